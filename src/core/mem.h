@@ -1,0 +1,20 @@
+/* mem.h: allocation that never returns NULL.
+ * Out of memory is not recoverable: xmalloc and friends call the hook that
+ * restores the terminal (set by ui/), print one line and exit with status 3. */
+#ifndef QKV_CORE_MEM_H
+#define QKV_CORE_MEM_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* 64-byte aligned, zero-filled; free with free(). */
+void *xalloc_aligned(size_t n);
+
+/* Called once before exiting on out-of-memory (e.g. endwin). */
+void mem_set_oom_hook(void (*hook)(void));
+
+#endif

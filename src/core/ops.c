@@ -1,0 +1,1359 @@
+/* ops.c: tensor operations with PyTorch's rules for shapes, broadcasting and
+ * dtypes, on top of the kernels in kernel/. Called by the evaluator (lang/)
+ * and by lessons; never prints, never exits: bad shapes and dims come back as
+ * NULL with a message in the error record, naming the shapes involved. */
+#include "core/ops.h"
+#include "core/mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ops_ctx_init(struct ops_ctx *ctx, enum kernel_variant variant)
+{
+	ctx->variant = variant;
+	ctx->max_elems = OPS_DEFAULT_MAX_ELEMS;
+}
+
+static const char *shp(char *buf, const struct tensor *t)
+{
+	return tensor_shape_str(buf, 96, t->ndim, t->shape);
+}
+
+int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, struct qkv_error *err)
+{
+	if (ndim > TENSOR_MAX_DIMS)
+		return error_set(err, 0, 0, "qkv tensors have at most %d dimensions, this one would have %d",
+				 TENSOR_MAX_DIMS, ndim);
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] < 0)
+			return error_set(err, 0, 0, "negative dimension %lld in a shape",
+					 (long long)shape[i]);
+		if (shape[i] > 0 && n > ctx->max_elems / shape[i] + 1)
+			n = ctx->max_elems + 1;
+		else
+			n *= shape[i];
+	}
+	if (n > ctx->max_elems) {
+		char buf[96];
+		return error_set(err, 0, 0,
+				 "a tensor of shape %s is over the limit of %lld elements (set QKV_MAX_ELEMS to raise it)",
+				 tensor_shape_str(buf, sizeof buf, ndim, shape), (long long)ctx->max_elems);
+	}
+	return 0;
+}
+
+struct tensor *ops_new(const struct ops_ctx *ctx, enum dtype dt, enum flavor fl, int ndim,
+		       const int64_t *shape, struct qkv_error *err)
+{
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	return tensor_new(dt, fl, ndim, shape);
+}
+
+struct tensor *ops_full(const struct ops_ctx *ctx, enum dtype dt, enum flavor fl, int ndim,
+			const int64_t *shape, double value, struct qkv_error *err)
+{
+	struct tensor *t = ops_new(ctx, dt, fl, ndim, shape, err);
+	if (!t || value == 0)
+		return t;
+	int64_t n = tensor_numel(t);
+	for (int64_t i = 0; i < n; i++)
+		tensor_set(t, i, value);
+	return t;
+}
+
+struct tensor *ops_scalar(enum dtype dt, enum flavor fl, double value)
+{
+	struct tensor *t = tensor_new(dt, fl, 0, NULL);
+	tensor_set(t, 0, value);
+	return t;
+}
+
+int ops_norm_dim(int dim, int ndim, struct qkv_error *err)
+{
+	int n = ndim > 0 ? ndim : 1;
+	if (dim < -n || dim >= n)
+		return error_set(err, 0, 0, "dim %d is out of range for a tensor with %d dimension%s (use -%d to %d)",
+				 dim, ndim, ndim == 1 ? "" : "s", n, n - 1);
+	return dim < 0 ? dim + n : dim;
+}
+
+/* ---- conversion and copies --------------------------------------------------- */
+
+static double clamp_i64(double v)
+{
+	if (isnan(v))
+		return 0;
+	if (v >= 9.2233720368547758e18)
+		return 9.2233720368547748e18;
+	if (v <= -9.2233720368547758e18)
+		return -9.2233720368547758e18;
+	return v;
+}
+
+/* Element-by-element copy of src into dst (same shape), any dtypes, any
+ * strides. The slow general path: cat, assignment, write-back. */
+static void copy_into(struct tensor *dst, const struct tensor *src)
+{
+	int64_t shape[4] = { 1, 1, 1, 1 }, ds[4] = { 0 }, ss[4] = { 0 };
+	int off = 4 - dst->ndim;
+	for (int i = 0; i < dst->ndim; i++) {
+		shape[off + i] = dst->shape[i];
+		ds[off + i] = dst->strides[i];
+		ss[off + i] = src->strides[i];
+	}
+	char *dd = dst->storage->data;
+	const char *sd = src->storage->data;
+	size_t dz = dtype_size(dst->dtype), sz = dtype_size(src->dtype);
+	for (int64_t i0 = 0; i0 < shape[0]; i0++)
+	for (int64_t i1 = 0; i1 < shape[1]; i1++)
+	for (int64_t i2 = 0; i2 < shape[2]; i2++)
+	for (int64_t i3 = 0; i3 < shape[3]; i3++) {
+		int64_t d = dst->offset + i0 * ds[0] + i1 * ds[1] + i2 * ds[2] + i3 * ds[3];
+		int64_t s = src->offset + i0 * ss[0] + i1 * ss[1] + i2 * ss[2] + i3 * ss[3];
+		const void *sp = sd + s * (int64_t)sz;
+		void *dp = dd + d * (int64_t)dz;
+		if (dst->dtype == src->dtype) {
+			memcpy(dp, sp, dz);
+			continue;
+		}
+		if (src->dtype == DT_I64 && dst->dtype == DT_I64)
+			continue;
+		double v;
+		switch (src->dtype) {
+		case DT_F32: v = *(const float *)sp; break;
+		case DT_F64: v = *(const double *)sp; break;
+		case DT_I64: v = (double)*(const int64_t *)sp; break;
+		default: v = *(const uint8_t *)sp; break;
+		}
+		switch (dst->dtype) {
+		case DT_F32: *(float *)dp = (float)v; break;
+		case DT_F64: *(double *)dp = v; break;
+		case DT_I64: *(int64_t *)dp = (int64_t)clamp_i64(v); break;
+		case DT_BOOL: *(uint8_t *)dp = v != 0; break;
+		}
+	}
+	dst->storage->version++;
+}
+
+struct tensor *ops_contiguous(struct tensor *t)
+{
+	if (tensor_is_contiguous(t))
+		return tensor_ref(t);
+	struct tensor *c = tensor_new(t->dtype, t->flavor, t->ndim, t->shape);
+	copy_strided(c->storage->data, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(t->dtype));
+	return c;
+}
+
+struct tensor *ops_clone(const struct tensor *t)
+{
+	struct tensor *c = tensor_new(t->dtype, t->flavor, t->ndim, t->shape);
+	copy_strided(c->storage->data, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(t->dtype));
+	return c;
+}
+
+struct tensor *ops_to_dtype(struct tensor *t, enum dtype dt)
+{
+	if (t->dtype == dt)
+		return tensor_ref(t);
+	struct tensor *c = tensor_new(dt, t->flavor, t->ndim, t->shape);
+	copy_into(c, t);
+	return c;
+}
+
+/* contiguous and of dtype dt: t itself when it already is */
+static struct tensor *contig_as(struct tensor *t, enum dtype dt)
+{
+	if (t->dtype == dt)
+		return ops_contiguous(t);
+	return ops_to_dtype(t, dt);
+}
+
+int ops_assign(struct tensor *dst, struct tensor *src, struct qkv_error *err)
+{
+	struct tensor *e = ops_expand(src, dst->ndim, dst->shape, err);
+	if (!e)
+		return -1;
+	copy_into(dst, e);
+	tensor_unref(e);
+	return 0;
+}
+
+/* ---- views ------------------------------------------------------------------ */
+
+static struct tensor *view_with(struct tensor *t, int ndim, const int64_t *shape, const int64_t *strides)
+{
+	struct tensor *v = tensor_alias(t);
+	v->ndim = ndim;
+	for (int i = 0; i < ndim; i++) {
+		v->shape[i] = shape[i];
+		v->strides[i] = strides[i];
+	}
+	return v;
+}
+
+/* Resolves one -1 in shape against numel; checks the count matches. */
+static int infer_shape(const struct tensor *t, int ndim, const int64_t *in, int64_t *out, struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (ndim > TENSOR_MAX_DIMS)
+		return error_set(err, 0, 0, "qkv tensors have at most %d dimensions, the new shape has %d",
+				 TENSOR_MAX_DIMS, ndim);
+	int infer = -1;
+	int64_t known = 1, numel = tensor_numel(t);
+	for (int i = 0; i < ndim; i++) {
+		out[i] = in[i];
+		if (in[i] == -1) {
+			if (infer >= 0)
+				return error_set(err, 0, 0, "only one dimension can be -1 (inferred)");
+			infer = i;
+		} else if (in[i] < 0) {
+			return error_set(err, 0, 0, "invalid shape dimension %lld", (long long)in[i]);
+		} else {
+			known *= in[i];
+		}
+	}
+	if (infer >= 0) {
+		if (known == 0 || numel % known != 0)
+			return error_set(err, 0, 0, "shape %s is invalid for a tensor of %lld elements",
+					 tensor_shape_str(b1, sizeof b1, ndim, in), (long long)numel);
+		out[infer] = numel / known;
+		known *= out[infer];
+	}
+	if (known != numel)
+		return error_set(err, 0, 0, "shape %s is invalid for a tensor of shape %s (%lld elements)",
+				 tensor_shape_str(b1, sizeof b1, ndim, in), shp(b2, t), (long long)numel);
+	return 0;
+}
+
+/* torch's computeStride: strides for viewing t as newshape without a copy,
+ * or false when the memory layout does not allow it. */
+static bool compute_view_strides(const struct tensor *t, int ndim, const int64_t *newshape, int64_t *newstrides)
+{
+	if (tensor_numel(t) == 0 || t->ndim == 0) {
+		int64_t s = 1;
+		for (int i = ndim - 1; i >= 0; i--) {
+			newstrides[i] = s;
+			s *= newshape[i] > 0 ? newshape[i] : 1;
+		}
+		return true;
+	}
+	int view_d = ndim - 1;
+	int64_t chunk_base_stride = t->strides[t->ndim - 1];
+	int64_t tensor_numel = 1, view_numel = 1;
+	for (int tensor_d = t->ndim - 1; tensor_d >= 0; tensor_d--) {
+		tensor_numel *= t->shape[tensor_d];
+		if (tensor_d == 0 ||
+		    (t->shape[tensor_d - 1] != 1 && t->strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+			while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+				newstrides[view_d] = view_numel * chunk_base_stride;
+				view_numel *= newshape[view_d];
+				view_d--;
+			}
+			if (view_numel != tensor_numel)
+				return false;
+			if (tensor_d > 0) {
+				chunk_base_stride = t->strides[tensor_d - 1];
+				tensor_numel = 1;
+				view_numel = 1;
+			}
+		}
+	}
+	return view_d == -1;
+}
+
+struct tensor *ops_view(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err)
+{
+	int64_t s[TENSOR_MAX_DIMS], st[TENSOR_MAX_DIMS];
+	if (infer_shape(t, ndim, shape, s, err) < 0)
+		return NULL;
+	if (!compute_view_strides(t, ndim, s, st)) {
+		char b[96];
+		error_set(err, 0, 0, "view of a non-contiguous tensor of shape %s: its elements are not laid out "
+			  "in order (after a transpose); call .contiguous() first, or use .reshape()", shp(b, t));
+		return NULL;
+	}
+	return view_with(t, ndim, s, st);
+}
+
+struct tensor *ops_reshape(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err)
+{
+	int64_t s[TENSOR_MAX_DIMS], st[TENSOR_MAX_DIMS];
+	if (infer_shape(t, ndim, shape, s, err) < 0)
+		return NULL;
+	if (compute_view_strides(t, ndim, s, st))
+		return view_with(t, ndim, s, st);
+	struct tensor *c = ops_contiguous(t);
+	struct tensor *v = ops_view(c, ndim, s, err);
+	tensor_unref(c);
+	return v;
+}
+
+struct tensor *ops_transpose(struct tensor *t, int d0, int d1, struct qkv_error *err)
+{
+	if (t->ndim == 0) {
+		if ((d0 == 0 || d0 == -1) && (d1 == 0 || d1 == -1))
+			return tensor_alias(t);
+	}
+	if ((d0 = ops_norm_dim(d0, t->ndim, err)) < 0 || (d1 = ops_norm_dim(d1, t->ndim, err)) < 0)
+		return NULL;
+	struct tensor *v = tensor_alias(t);
+	if (t->ndim == 0)
+		return v;
+	int64_t s = v->shape[d0], st = v->strides[d0];
+	v->shape[d0] = v->shape[d1];
+	v->strides[d0] = v->strides[d1];
+	v->shape[d1] = s;
+	v->strides[d1] = st;
+	return v;
+}
+
+struct tensor *ops_permute(struct tensor *t, const int *perm, int n, struct qkv_error *err)
+{
+	if (n != t->ndim) {
+		error_set(err, 0, 0, "permute needs %d dims for a %d-D tensor, got %d", t->ndim, t->ndim, n);
+		return NULL;
+	}
+	bool seen[TENSOR_MAX_DIMS] = { false };
+	struct tensor *v = tensor_alias(t);
+	for (int i = 0; i < n; i++) {
+		int d = ops_norm_dim(perm[i], t->ndim, err);
+		if (d < 0 || seen[d]) {
+			if (d >= 0)
+				error_set(err, 0, 0, "permute: dim %d appears twice", perm[i]);
+			tensor_unref(v);
+			return NULL;
+		}
+		seen[d] = true;
+		v->shape[i] = t->shape[d];
+		v->strides[i] = t->strides[d];
+	}
+	return v;
+}
+
+struct tensor *ops_reverse_dims(struct tensor *t)
+{
+	struct tensor *v = tensor_alias(t);
+	for (int i = 0; i < t->ndim; i++) {
+		v->shape[i] = t->shape[t->ndim - 1 - i];
+		v->strides[i] = t->strides[t->ndim - 1 - i];
+	}
+	return v;
+}
+
+struct tensor *ops_select(struct tensor *t, int dim, int64_t index, struct qkv_error *err)
+{
+	if (t->ndim == 0) {
+		error_set(err, 0, 0, "a 0-d tensor (a single number) cannot be indexed");
+		return NULL;
+	}
+	if ((dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	int64_t n = t->shape[dim];
+	if (index < -n || index >= n) {
+		error_set(err, 0, 0, "index %lld is out of range for dimension %d with size %lld",
+			  (long long)index, dim, (long long)n);
+		return NULL;
+	}
+	if (index < 0)
+		index += n;
+	struct tensor *v = tensor_alias(t);
+	v->offset += index * t->strides[dim];
+	for (int i = dim; i < t->ndim - 1; i++) {
+		v->shape[i] = t->shape[i + 1];
+		v->strides[i] = t->strides[i + 1];
+	}
+	v->ndim--;
+	return v;
+}
+
+struct tensor *ops_slice(struct tensor *t, int dim, bool has_start, int64_t start, bool has_stop,
+			 int64_t stop, int64_t step, struct qkv_error *err)
+{
+	if (t->ndim == 0) {
+		error_set(err, 0, 0, "a 0-d tensor (a single number) cannot be sliced");
+		return NULL;
+	}
+	if ((dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	if (step <= 0) {
+		error_set(err, 0, 0, "slice step must be positive, got %lld", (long long)step);
+		return NULL;
+	}
+	int64_t n = t->shape[dim];
+	if (!has_start)
+		start = 0;
+	if (!has_stop)
+		stop = n;
+	if (start < 0)
+		start += n;
+	if (stop < 0)
+		stop += n;
+	start = start < 0 ? 0 : start > n ? n : start;
+	stop = stop < start ? start : stop > n ? n : stop;
+	struct tensor *v = tensor_alias(t);
+	v->offset += start * t->strides[dim];
+	v->shape[dim] = (stop - start + step - 1) / step;
+	v->strides[dim] = t->strides[dim] * step;
+	return v;
+}
+
+struct tensor *ops_unsqueeze(struct tensor *t, int dim, struct qkv_error *err)
+{
+	if (t->ndim >= TENSOR_MAX_DIMS) {
+		error_set(err, 0, 0, "qkv tensors have at most %d dimensions", TENSOR_MAX_DIMS);
+		return NULL;
+	}
+	if (dim < -(t->ndim + 1) || dim > t->ndim) {
+		error_set(err, 0, 0, "dim %d is out of range for unsqueeze of a %d-D tensor", dim, t->ndim);
+		return NULL;
+	}
+	if (dim < 0)
+		dim += t->ndim + 1;
+	struct tensor *v = tensor_alias(t);
+	for (int i = t->ndim; i > dim; i--) {
+		v->shape[i] = t->shape[i - 1];
+		v->strides[i] = t->strides[i - 1];
+	}
+	v->shape[dim] = 1;
+	v->strides[dim] = dim < t->ndim ? t->strides[dim] * t->shape[dim] : 1;
+	v->ndim++;
+	return v;
+}
+
+struct tensor *ops_expand(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (ndim < t->ndim)
+		goto bad;
+	int64_t st[TENSOR_MAX_DIMS];
+	int off = ndim - t->ndim;
+	for (int i = 0; i < ndim; i++) {
+		if (i < off) {
+			st[i] = 0;
+			continue;
+		}
+		int64_t s = t->shape[i - off];
+		if (s == shape[i])
+			st[i] = t->strides[i - off];
+		else if (s == 1)
+			st[i] = 0;
+		else
+			goto bad;
+	}
+	return view_with(t, ndim, shape, st);
+bad:
+	error_set(err, 0, 0, "shape %s cannot be broadcast to %s", shp(b1, t),
+		  tensor_shape_str(b2, sizeof b2, ndim, shape));
+	return NULL;
+}
+
+/* ---- dtype promotion --------------------------------------------------------- */
+
+static int category(enum dtype d)
+{
+	return d == DT_BOOL ? 0 : d == DT_I64 ? 1 : 2;
+}
+
+/* promotion of two dtypes at the same tier */
+static enum dtype promote_dtypes(enum dtype a, enum dtype b)
+{
+	if (a == b)
+		return a;
+	int ca = category(a), cb = category(b);
+	if (ca != cb)
+		return ca > cb ? a : b;
+	return DT_F64;
+}
+
+static int tier(struct operand o)
+{
+	return o.scalar ? 0 : o.t->ndim == 0 ? 1 : 2;
+}
+
+static enum flavor result_flavor(struct operand a, struct operand b)
+{
+	if ((!a.scalar && a.t->flavor == FLAVOR_TORCH) || (!b.scalar && b.t->flavor == FLAVOR_TORCH))
+		return FLAVOR_TORCH;
+	if ((!a.scalar && a.t->flavor == FLAVOR_NUMPY) || (!b.scalar && b.t->flavor == FLAVOR_NUMPY))
+		return FLAVOR_NUMPY;
+	return FLAVOR_TORCH;
+}
+
+static enum dtype default_float(enum flavor fl)
+{
+	return fl == FLAVOR_NUMPY ? DT_F64 : DT_F32;
+}
+
+/* torch.result_type for two operands (numpy's value-based casting agrees on
+ * every case qkv can express). */
+static enum dtype promote(struct operand a, struct operand b, enum flavor fl)
+{
+	int ca = category(a.t->dtype), cb = category(b.t->dtype);
+	int c = ca > cb ? ca : cb;
+	int ta = ca == c ? tier(a) : -1, tb = cb == c ? tier(b) : -1;
+	int top = ta > tb ? ta : tb;
+	if (top == 0)	/* only Python numbers have the top category */
+		return c == 2 ? default_float(fl) : c == 1 ? DT_I64 : DT_BOOL;
+	enum dtype da = ta == top ? a.t->dtype : b.t->dtype;
+	enum dtype db = tb == top ? b.t->dtype : a.t->dtype;
+	return promote_dtypes(da, db);
+}
+
+static enum dtype compute_dtype(enum dtype d)
+{
+	return d == DT_F32 ? DT_F32 : DT_F64;
+}
+
+/* ---- elementwise ------------------------------------------------------------ */
+
+int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndim, int64_t *shape,
+			const char *what, struct qkv_error *err)
+{
+	int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+	for (int i = 0; i < n; i++) {
+		int ia = i - (n - a->ndim), ib = i - (n - b->ndim);
+		int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
+		if (sa != sb && sa != 1 && sb != 1) {
+			char b1[96], b2[96];
+			return error_set(err, 0, 0,
+					 "%s: shapes %s and %s do not broadcast (dimension %d: %lld against %lld)",
+					 what, shp(b1, a), shp(b2, b), i - n, (long long)sa, (long long)sb);
+		}
+		shape[i] = sa == 1 ? sb : sa;
+	}
+	*ndim = n;
+	return 0;
+}
+
+/* strides to read t as if it had the broadcast shape (ndim dims) */
+static void bcast_strides(const struct tensor *t, int ndim, const int64_t *shape, int64_t *st)
+{
+	int off = ndim - t->ndim;
+	for (int i = 0; i < ndim; i++) {
+		if (i < off || (t->shape[i - off] == 1 && shape[i] != 1))
+			st[i] = 0;
+		else
+			st[i] = t->strides[i - off];
+	}
+}
+
+static const char *ew_name(enum ew_op op)
+{
+	static const char *names[] = { "+", "-", "*", "/", "**", "//", "%", "maximum", "minimum" };
+	return names[op];
+}
+
+struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
+			  enum ew_op op, struct qkv_error *err)
+{
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (ops_broadcast_shape(a.t, b.t, &ndim, shape, ew_name(op), err) < 0)
+		return NULL;
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	enum flavor fl = result_flavor(a, b);
+	enum dtype rd = promote(a, b, fl);
+	if (op == EW_DIV && !dtype_is_float(rd))
+		rd = default_float(fl);
+	if (rd == DT_BOOL && op != EW_MAX && op != EW_MIN)
+		rd = DT_I64;
+	enum dtype cd = compute_dtype(rd);
+	struct tensor *ta = ops_to_dtype(a.t, cd), *tb = ops_to_dtype(b.t, cd);
+	struct tensor *out = tensor_new(cd, fl, ndim, shape);
+	int64_t sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
+	bcast_strides(ta, ndim, shape, sa);
+	bcast_strides(tb, ndim, shape, sb);
+	if (cd == DT_F32)
+		ew_binary_f32(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
+	else
+		ew_binary_f64(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
+	tensor_unref(ta);
+	tensor_unref(tb);
+	if (rd != cd) {
+		struct tensor *r = ops_to_dtype(out, rd);
+		tensor_unref(out);
+		out = r;
+	}
+	return out;
+}
+
+struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,
+			   enum cmp_op op, struct qkv_error *err)
+{
+	static const char *names[] = { "==", "!=", "<", "<=", ">", ">=" };
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (ops_broadcast_shape(a.t, b.t, &ndim, shape, names[op], err) < 0)
+		return NULL;
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	enum flavor fl = result_flavor(a, b);
+	enum dtype cd = compute_dtype(promote(a, b, fl));
+	struct tensor *ta = ops_to_dtype(a.t, cd), *tb = ops_to_dtype(b.t, cd);
+	struct tensor *out = tensor_new(DT_BOOL, fl, ndim, shape);
+	int64_t sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
+	bcast_strides(ta, ndim, shape, sa);
+	bcast_strides(tb, ndim, shape, sb);
+	if (cd == DT_F32)
+		ew_compare_f32(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
+	else
+		ew_compare_f64(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
+	tensor_unref(ta);
+	tensor_unref(tb);
+	return out;
+}
+
+struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b,
+			   bool is_or, struct qkv_error *err)
+{
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (dtype_is_float(a.t->dtype) || dtype_is_float(b.t->dtype)) {
+		error_set(err, 0, 0, "%s needs bool or integer tensors, got %s and %s", is_or ? "|" : "&",
+			  dtype_name(a.t->dtype), dtype_name(b.t->dtype));
+		return NULL;
+	}
+	if (ops_broadcast_shape(a.t, b.t, &ndim, shape, is_or ? "|" : "&", err) < 0)
+		return NULL;
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	enum flavor fl = result_flavor(a, b);
+	enum dtype rd = promote(a, b, fl);
+	struct tensor *ea = ops_expand(a.t, ndim, shape, err), *eb = ops_expand(b.t, ndim, shape, err);
+	struct tensor *out = tensor_new(rd, fl, ndim, shape);
+	int64_t n = tensor_numel(out);
+	for (int64_t i = 0; i < n; i++) {
+		int64_t x = tensor_get_i64(ea, i), y = tensor_get_i64(eb, i);
+		int64_t r = is_or ? (x | y) : (x & y);
+		if (rd == DT_I64)
+			((int64_t *)out->storage->data)[i] = r;
+		else
+			((uint8_t *)out->storage->data)[i] = r != 0;
+	}
+	tensor_unref(ea);
+	tensor_unref(eb);
+	return out;
+}
+
+struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err)
+{
+	(void)ctx;
+	if (a->dtype != DT_BOOL) {
+		error_set(err, 0, 0, "~ needs a bool tensor, got %s", dtype_name(a->dtype));
+		return NULL;
+	}
+	struct tensor *out = tensor_new(DT_BOOL, a->flavor, a->ndim, a->shape);
+	int64_t n = tensor_numel(a);
+	for (int64_t i = 0; i < n; i++)
+		((uint8_t *)out->storage->data)[i] = tensor_get(a, i) == 0;
+	return out;
+}
+
+struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
+			 struct qkv_error *err)
+{
+	(void)ctx;
+	(void)err;
+	enum dtype rd = a->dtype;
+	if (!dtype_is_float(rd) && op != EW_NEG && op != EW_ABS && op != EW_RELU)
+		rd = default_float(a->flavor);
+	if (rd == DT_BOOL)
+		rd = DT_I64;
+	enum dtype cd = compute_dtype(rd);
+	struct tensor *c = contig_as(a, cd);
+	struct tensor *out = tensor_new(cd, a->flavor, a->ndim, a->shape);
+	if (cd == DT_F32)
+		ew_unary_f32(out->storage->data, tensor_data(c), tensor_numel(c), op);
+	else
+		ew_unary_f64(out->storage->data, tensor_data(c), tensor_numel(c), op);
+	tensor_unref(c);
+	if (rd != cd) {
+		struct tensor *r = ops_to_dtype(out, rd);
+		tensor_unref(out);
+		out = r;
+	}
+	return out;
+}
+
+/* ---- matmul ------------------------------------------------------------------ */
+
+static void mm_kernel(const struct ops_ctx *ctx, enum dtype dt, void *c, const void *a, const void *b,
+		      int64_t m, int64_t k, int64_t n)
+{
+	if (dt == DT_F32) {
+		if (ctx->variant == KERNEL_LOOPS)
+			matmul_f32_loops(c, a, b, m, k, n);
+		else
+			matmul_f32_simd(c, a, b, m, k, n);
+	} else {
+		if (ctx->variant == KERNEL_LOOPS)
+			matmul_f64_loops(c, a, b, m, k, n);
+		else
+			matmul_f64_simd(c, a, b, m, k, n);
+	}
+}
+
+/* The dtype both operands of a matrix product are computed in; torch refuses
+ * mixed float dtypes, numpy promotes. */
+static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, enum dtype *cd,
+			enum dtype *rd, struct qkv_error *err)
+{
+	bool numpy = a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY;
+	if (!numpy && a->dtype != b->dtype && dtype_is_float(a->dtype) && dtype_is_float(b->dtype))
+		return error_set(err, 0, 0, "%s: both tensors need the same dtype, got %s and %s "
+				 "(convert one with .float() or .double())", what, dtype_name(a->dtype),
+				 dtype_name(b->dtype));
+	struct operand oa = { a, false }, ob = { b, false };
+	*rd = promote(oa, ob, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH);
+	if (*rd == DT_BOOL)
+		*rd = DT_I64;
+	*cd = compute_dtype(*rd);
+	return 0;
+}
+
+struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+			  struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (a->ndim == 0 || b->ndim == 0) {
+		error_set(err, 0, 0, "matmul needs tensors of at least 1 dimension, got shapes %s and %s",
+			  shp(b1, a), shp(b2, b));
+		return NULL;
+	}
+	enum dtype cd, rd;
+	if (matmul_dtype(a, b, "matmul", &cd, &rd, err) < 0)
+		return NULL;
+	int64_t m = a->ndim == 1 ? 1 : a->shape[a->ndim - 2];
+	int64_t k = a->shape[a->ndim - 1];
+	int64_t k2 = b->ndim == 1 ? b->shape[0] : b->shape[b->ndim - 2];
+	int64_t n = b->ndim == 1 ? 1 : b->shape[b->ndim - 1];
+	if (k != k2) {
+		error_set(err, 0, 0, "matmul: shapes %s and %s cannot be multiplied "
+			  "(%lld columns on the left, %lld rows on the right)",
+			  shp(b1, a), shp(b2, b), (long long)k, (long long)k2);
+		return NULL;
+	}
+	/* batch dims */
+	int na = a->ndim > 2 ? a->ndim - 2 : 0, nb = b->ndim > 2 ? b->ndim - 2 : 0;
+	int nbat = na > nb ? na : nb;
+	int64_t bshape[TENSOR_MAX_DIMS];
+	for (int i = 0; i < nbat; i++) {
+		int ia = i - (nbat - na), ib = i - (nbat - nb);
+		int64_t sa = ia >= 0 ? a->shape[ia] : 1, sb = ib >= 0 ? b->shape[ib] : 1;
+		if (sa != sb && sa != 1 && sb != 1) {
+			error_set(err, 0, 0, "matmul: the batch dimensions of %s and %s do not broadcast "
+				  "(%lld against %lld)", shp(b1, a), shp(b2, b), (long long)sa, (long long)sb);
+			return NULL;
+		}
+		bshape[i] = sa == 1 ? sb : sa;
+	}
+	int64_t oshape[TENSOR_MAX_DIMS];
+	int ond = 0;
+	for (int i = 0; i < nbat; i++)
+		oshape[ond++] = bshape[i];
+	if (a->ndim > 1)
+		oshape[ond++] = m;
+	if (b->ndim > 1)
+		oshape[ond++] = n;
+	enum flavor fl = (a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY) ? FLAVOR_NUMPY : FLAVOR_TORCH;
+	struct tensor *out = ops_new(ctx, cd, fl, ond, oshape, err);
+	if (!out)
+		return NULL;
+	struct tensor *ac = contig_as(a, cd), *bc = contig_as(b, cd);
+	int64_t batch = 1;
+	for (int i = 0; i < nbat; i++)
+		batch *= bshape[i];
+	size_t es = dtype_size(cd);
+	char *po = out->storage->data;
+	const char *pa = tensor_data(ac), *pb = tensor_data(bc);
+	if (nb == 0) {
+		/* b is one matrix: fold a's batch into its rows */
+		if (na == nbat)
+			mm_kernel(ctx, cd, po, pa, pb, batch * m, k, n);
+		else
+			for (int64_t i = 0; i < batch; i++)
+				mm_kernel(ctx, cd, po + i * m * n * es, pa, pb, m, k, n);
+	} else {
+		for (int64_t i = 0; i < batch; i++) {
+			/* offsets of batch element i in a and b, broadcasting size-1 dims */
+			int64_t rem = i, oa = 0, ob = 0, sa = 1, sb = 1;
+			for (int d = nbat - 1; d >= 0; d--) {
+				int64_t idx = rem % bshape[d];
+				rem /= bshape[d];
+				int ia = d - (nbat - na), ib = d - (nbat - nb);
+				if (ia >= 0) {
+					if (a->shape[ia] != 1)
+						oa += idx * sa;
+					sa *= a->shape[ia];
+				}
+				if (ib >= 0) {
+					if (b->shape[ib] != 1)
+						ob += idx * sb;
+					sb *= b->shape[ib];
+				}
+			}
+			mm_kernel(ctx, cd, po + i * m * n * es, pa + oa * m * k * es, pb + ob * k * n * es, m, k, n);
+		}
+	}
+	tensor_unref(ac);
+	tensor_unref(bc);
+	out->storage->version++;
+	if (rd != cd) {
+		struct tensor *r = ops_to_dtype(out, rd);
+		tensor_unref(out);
+		out = r;
+	}
+	return out;
+}
+
+struct tensor *ops_bmm(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+		       struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (a->ndim != 3 || b->ndim != 3) {
+		error_set(err, 0, 0, "bmm needs two 3-D tensors, got shapes %s and %s (torch.matmul takes any)",
+			  shp(b1, a), shp(b2, b));
+		return NULL;
+	}
+	if (a->shape[0] != b->shape[0]) {
+		error_set(err, 0, 0, "bmm: batch sizes differ: shapes %s and %s", shp(b1, a), shp(b2, b));
+		return NULL;
+	}
+	return ops_matmul(ctx, a, b, err);
+}
+
+struct tensor *ops_dot(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+		       struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (a->ndim != 1 || b->ndim != 1) {
+		error_set(err, 0, 0, "dot needs two 1-D tensors, got shapes %s and %s", shp(b1, a), shp(b2, b));
+		return NULL;
+	}
+	if (a->shape[0] != b->shape[0]) {
+		error_set(err, 0, 0, "dot: the tensors have different lengths: shapes %s and %s",
+			  shp(b1, a), shp(b2, b));
+		return NULL;
+	}
+	enum dtype cd, rd;
+	if (matmul_dtype(a, b, "dot", &cd, &rd, err) < 0)
+		return NULL;
+	(void)ctx;
+	struct tensor *ta = ops_to_dtype(a, cd), *tb = ops_to_dtype(b, cd);
+	struct tensor *out = tensor_new(cd, a->flavor, 0, NULL);
+	if (cd == DT_F32)
+		*(float *)out->storage->data = dot_f32(tensor_data(ta), ta->strides[0], tensor_data(tb),
+						       tb->strides[0], a->shape[0]);
+	else
+		*(double *)out->storage->data = dot_f64(tensor_data(ta), ta->strides[0], tensor_data(tb),
+							tb->strides[0], a->shape[0]);
+	tensor_unref(ta);
+	tensor_unref(tb);
+	if (rd != cd) {
+		struct tensor *r = ops_to_dtype(out, rd);
+		tensor_unref(out);
+		out = r;
+	}
+	return out;
+}
+
+/* ---- softmax ------------------------------------------------------------------ */
+
+static void softmax_kernel(const struct ops_ctx *ctx, enum dtype dt, void *dst, const void *src,
+			   int64_t rows, int64_t cols)
+{
+	if (dt == DT_F32) {
+		if (ctx->variant == KERNEL_LOOPS)
+			softmax_rows_f32_loops(dst, src, rows, cols);
+		else
+			softmax_rows_f32_simd(dst, src, rows, cols);
+	} else {
+		if (ctx->variant == KERNEL_LOOPS)
+			softmax_rows_f64_loops(dst, src, rows, cols);
+		else
+			softmax_rows_f64_simd(dst, src, rows, cols);
+	}
+}
+
+static int need_float(const struct tensor *t, const char *what, struct qkv_error *err)
+{
+	if (dtype_is_float(t->dtype))
+		return 0;
+	return error_set(err, 0, 0, "%s needs a floating-point tensor, got %s "
+			 "(write the numbers with a decimal point, or call .float())", what, dtype_name(t->dtype));
+}
+
+struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim, struct qkv_error *err)
+{
+	if (need_float(t, "softmax", err) < 0)
+		return NULL;
+	if ((dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	if (t->ndim == 0)
+		return ops_scalar(t->dtype, t->flavor, 1.0);
+	int last = t->ndim - 1;
+	struct tensor *moved = dim == last ? tensor_ref(t) : ops_transpose(t, dim, last, err);
+	struct tensor *c = ops_clone(moved);
+	tensor_unref(moved);
+	int64_t cols = c->shape[last];
+	int64_t rows = cols ? tensor_numel(c) / cols : 0;
+	if (rows > 0)
+		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, rows, cols);
+	if (dim == last)
+		return c;
+	struct tensor *back = ops_transpose(c, dim, last, err);
+	struct tensor *out = ops_contiguous(back);
+	tensor_unref(back);
+	tensor_unref(c);
+	return out;
+}
+
+struct tensor *ops_softmax_all(const struct ops_ctx *ctx, struct tensor *t, struct qkv_error *err)
+{
+	if (need_float(t, "softmax", err) < 0)
+		return NULL;
+	struct tensor *c = ops_clone(t);
+	int64_t n = tensor_numel(c);
+	if (n > 0)
+		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, 1, n);
+	return c;
+}
+
+/* ---- masks ------------------------------------------------------------------ */
+
+static int check_mask(const struct tensor *mask, const char *what, struct qkv_error *err)
+{
+	if (mask->dtype == DT_BOOL)
+		return 0;
+	return error_set(err, 0, 0, "%s needs a bool mask, got %s (compare it, e.g. mask == 0, or call .bool())",
+			 what, dtype_name(mask->dtype));
+}
+
+/* fills the contiguous tensor x where the (broadcast) mask is true */
+static void fill_contig(struct tensor *x, const struct tensor *mask_b, double value)
+{
+	int64_t n = tensor_numel(x);
+	if (x->dtype == DT_F32) {
+		masked_fill_f32(tensor_data(x), tensor_data(mask_b), mask_b->strides, x->shape, x->ndim, (float)value);
+	} else if (x->dtype == DT_F64) {
+		masked_fill_f64(tensor_data(x), tensor_data(mask_b), mask_b->strides, x->shape, x->ndim, value);
+	} else {
+		for (int64_t i = 0; i < n; i++)
+			if (tensor_get(mask_b, i) != 0)
+				tensor_set(x, i, value);
+	}
+	x->storage->version++;
+}
+
+static int check_fill_value(const struct tensor *t, double value, struct qkv_error *err)
+{
+	if (!dtype_is_float(t->dtype) && !isfinite(value))
+		return error_set(err, 0, 0, "cannot put %g into an %s tensor (only float tensors hold inf and nan)",
+				 value, dtype_name(t->dtype));
+	return 0;
+}
+
+struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,
+			       double value, struct qkv_error *err)
+{
+	if (check_mask(mask, "masked_fill", err) < 0 || check_fill_value(t, value, err) < 0)
+		return NULL;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (ops_broadcast_shape(t, mask, &ndim, shape, "masked_fill", err) < 0)
+		return NULL;
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	struct tensor *te = ops_expand(t, ndim, shape, err);
+	struct tensor *me = ops_expand(mask, ndim, shape, err);
+	struct tensor *out = ops_clone(te);
+	fill_contig(out, me, value);
+	tensor_unref(te);
+	tensor_unref(me);
+	return out;
+}
+
+int ops_masked_fill_(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,
+		     double value, struct qkv_error *err)
+{
+	(void)ctx;
+	if (check_mask(mask, "masked_fill_", err) < 0 || check_fill_value(t, value, err) < 0)
+		return -1;
+	struct tensor *me = ops_expand(mask, t->ndim, t->shape, err);
+	if (!me) {
+		char b1[96], b2[96];
+		return error_set(err, 0, 0, "masked_fill_: the mask of shape %s does not broadcast to the "
+				 "tensor's shape %s", shp(b1, mask), shp(b2, t));
+	}
+	if (tensor_is_contiguous(t)) {
+		fill_contig(t, me, value);
+	} else {
+		struct tensor *c = ops_clone(t);
+		fill_contig(c, me, value);
+		copy_into(t, c);
+		tensor_unref(c);
+	}
+	tensor_unref(me);
+	return 0;
+}
+
+struct tensor *ops_tri(const struct ops_ctx *ctx, struct tensor *t, int64_t diagonal, bool upper,
+		       struct qkv_error *err)
+{
+	(void)ctx;
+	if (t->ndim < 2) {
+		char b[96];
+		error_set(err, 0, 0, "%s needs a tensor of at least 2 dimensions, got shape %s",
+			  upper ? "triu" : "tril", shp(b, t));
+		return NULL;
+	}
+	struct tensor *out = ops_clone(t);
+	int64_t rows = t->shape[t->ndim - 2], cols = t->shape[t->ndim - 1];
+	int64_t batch = rows > 0 && cols > 0 ? tensor_numel(t) / (rows * cols) : 0;
+	tri_zero(out->storage->data, dtype_size(out->dtype), batch, rows, cols, diagonal, upper);
+	return out;
+}
+
+/* ---- attention pipeline -------------------------------------------------------- */
+
+struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct tensor *k,
+			     struct tensor *v, struct tensor *mask, bool causal, double scale,
+			     struct tensor **weights_out, struct qkv_error *err)
+{
+	char b1[96], b2[96], b3[96];
+	if (weights_out)
+		*weights_out = NULL;
+	if (need_float(q, "attention", err) < 0)
+		return NULL;
+	if (q->ndim < 2 || k->ndim != q->ndim || v->ndim != q->ndim || k->dtype != q->dtype ||
+	    v->dtype != q->dtype) {
+		error_set(err, 0, 0, "attention needs q, k, v of the same dtype and number of dims (at least 2), "
+			  "got %s, %s, %s", shp(b1, q), shp(b2, k), shp(b3, v));
+		return NULL;
+	}
+	int nd = q->ndim;
+	int64_t tq = q->shape[nd - 2], d = q->shape[nd - 1], tk = k->shape[nd - 2], dv = v->shape[nd - 1];
+	bool lead_ok = true;
+	for (int i = 0; i < nd - 2; i++)
+		lead_ok &= k->shape[i] == q->shape[i] && v->shape[i] == q->shape[i];
+	if (!lead_ok || k->shape[nd - 1] != d || v->shape[nd - 2] != tk) {
+		error_set(err, 0, 0, "attention: shapes q %s, k %s, v %s do not fit "
+			  "(need q (...,T,d), k (...,S,d), v (...,S,dv))", shp(b1, q), shp(b2, k), shp(b3, v));
+		return NULL;
+	}
+	int64_t wshape[TENSOR_MAX_DIMS], oshape[TENSOR_MAX_DIMS];
+	for (int i = 0; i < nd - 2; i++)
+		wshape[i] = oshape[i] = q->shape[i];
+	wshape[nd - 2] = tq;
+	wshape[nd - 1] = tk;
+	oshape[nd - 2] = tq;
+	oshape[nd - 1] = dv;
+	if (ops_check_shape(ctx, nd, wshape, err) < 0 || ops_check_shape(ctx, nd, oshape, err) < 0)
+		return NULL;
+	struct tensor *me = NULL;
+	if (mask) {
+		if (check_mask(mask, "attention", err) < 0)
+			return NULL;
+		struct tensor *e = ops_expand(mask, nd, wshape, err);
+		if (!e)
+			return NULL;
+		me = ops_contiguous(e);
+		tensor_unref(e);
+	}
+	struct tensor *qc = ops_contiguous(q), *kc = ops_contiguous(k), *vc = ops_contiguous(v);
+	struct tensor *w = tensor_new(q->dtype, q->flavor, nd, wshape);
+	struct tensor *out = tensor_new(q->dtype, q->flavor, nd, oshape);
+	int64_t batch = tensor_numel(out) / (tq * dv > 0 ? tq * dv : 1);
+	if (tq * dv == 0)
+		batch = 0;
+	size_t es = dtype_size(q->dtype);
+	for (int64_t i = 0; i < batch; i++) {
+		char *po = (char *)out->storage->data + i * tq * dv * es;
+		char *pw = (char *)w->storage->data + i * tq * tk * es;
+		const char *pq = (const char *)tensor_data(qc) + i * tq * d * es;
+		const char *pk = (const char *)tensor_data(kc) + i * tk * d * es;
+		const char *pv = (const char *)tensor_data(vc) + i * tk * dv * es;
+		const uint8_t *pm = me ? (const uint8_t *)tensor_data(me) + i * tq * tk : NULL;
+		if (q->dtype == DT_F32) {
+			if (ctx->variant == KERNEL_LOOPS)
+				attention_f32_loops((float *)po, (float *)pw, (const float *)pq, (const float *)pk,
+						    (const float *)pv, pm, causal, (float)scale, tq, tk, d, dv);
+			else
+				attention_f32_simd((float *)po, (float *)pw, (const float *)pq, (const float *)pk,
+						   (const float *)pv, pm, causal, (float)scale, tq, tk, d, dv);
+		} else {
+			if (ctx->variant == KERNEL_LOOPS)
+				attention_f64_loops((double *)po, (double *)pw, (const double *)pq,
+						    (const double *)pk, (const double *)pv, pm, causal, scale,
+						    tq, tk, d, dv);
+			else
+				attention_f64_simd((double *)po, (double *)pw, (const double *)pq,
+						   (const double *)pk, (const double *)pv, pm, causal, scale,
+						   tq, tk, d, dv);
+		}
+	}
+	tensor_unref(qc);
+	tensor_unref(kc);
+	tensor_unref(vc);
+	tensor_unref(me);
+	if (weights_out)
+		*weights_out = w;
+	else
+		tensor_unref(w);
+	return out;
+}
+
+struct tensor *ops_dropout(const struct ops_ctx *ctx, struct tensor *t, double p,
+			   struct torch_gen *g, struct qkv_error *err)
+{
+	(void)ctx;
+	if (!(p >= 0 && p <= 1)) {
+		error_set(err, 0, 0, "dropout probability has to be between 0 and 1, got %g", p);
+		return NULL;
+	}
+	if (need_float(t, "dropout", err) < 0)
+		return NULL;
+	if (p == 0 || tensor_numel(t) == 0)
+		return tensor_ref(t);
+	struct tensor *c = ops_contiguous(t);
+	struct tensor *out = tensor_new(t->dtype, t->flavor, t->ndim, t->shape);
+	int64_t n = tensor_numel(t);
+	if (p == 1) {
+		tensor_unref(c);
+		return out;
+	}
+	uint8_t *keep = xmalloc((size_t)n);
+	torch_fill_bernoulli(g, keep, n, 1 - p);
+	if (t->dtype == DT_F32)
+		dropout_f32(out->storage->data, tensor_data(c), keep, n, 1.0f / (float)(1 - p));
+	else
+		dropout_f64(out->storage->data, tensor_data(c), keep, n, 1.0 / (1 - p));
+	free(keep);
+	tensor_unref(c);
+	return out;
+}
+
+/* ---- reductions ---------------------------------------------------------------- */
+
+struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
+			  bool keepdim, enum reduce_op op, struct qkv_error *err)
+{
+	static const char *names[] = { "sum", "mean", "max", "min" };
+	(void)ctx;
+	if (!all && (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	if (t->ndim == 0)
+		all = true;
+	int64_t numel = tensor_numel(t);
+	int64_t outer = 1, n = numel, inner = 1;
+	if (!all) {
+		n = t->shape[dim];
+		for (int i = 0; i < dim; i++)
+			outer *= t->shape[i];
+		for (int i = dim + 1; i < t->ndim; i++)
+			inner *= t->shape[i];
+	}
+	if (n == 0 && (op == REDUCE_MAX || op == REDUCE_MIN)) {
+		error_set(err, 0, 0, "%s of an empty tensor has no value", names[op]);
+		return NULL;
+	}
+	enum dtype rd = t->dtype;
+	if (op == REDUCE_MEAN && !dtype_is_float(rd))
+		rd = default_float(t->flavor);
+	if ((op == REDUCE_SUM) && rd == DT_BOOL)
+		rd = DT_I64;
+	enum dtype cd = compute_dtype(rd);
+	struct tensor *c = contig_as(t, cd);
+	int64_t oshape[TENSOR_MAX_DIMS];
+	int ond = 0;
+	if (!all) {
+		for (int i = 0; i < t->ndim; i++) {
+			if (i != dim)
+				oshape[ond++] = t->shape[i];
+			else if (keepdim)
+				oshape[ond++] = 1;
+		}
+	} else if (keepdim) {
+		for (int i = 0; i < t->ndim; i++)
+			oshape[ond++] = 1;
+	}
+	struct tensor *out = tensor_new(cd, t->flavor, ond, oshape);
+	void *po = out->storage->data;
+	const void *pi = tensor_data(c);
+	bool is_min = op == REDUCE_MIN;
+	if (is_min) {	/* min(x) = -max(-x) */
+		struct tensor *neg = tensor_new(cd, t->flavor, c->ndim, c->shape);
+		if (cd == DT_F32)
+			ew_unary_f32(neg->storage->data, pi, numel, EW_NEG);
+		else
+			ew_unary_f64(neg->storage->data, pi, numel, EW_NEG);
+		tensor_unref(c);
+		c = neg;
+		pi = tensor_data(c);
+	}
+	if (op == REDUCE_MAX || op == REDUCE_MIN) {
+		if (cd == DT_F32)
+			max_dim_f32(po, pi, outer, n, inner);
+		else
+			max_dim_f64(po, pi, outer, n, inner);
+		if (is_min) {
+			if (cd == DT_F32)
+				ew_unary_f32(po, po, outer * inner, EW_NEG);
+			else
+				ew_unary_f64(po, po, outer * inner, EW_NEG);
+		}
+	} else {
+		if (cd == DT_F32)
+			sum_dim_f32(po, pi, outer, n, inner);
+		else
+			sum_dim_f64(po, pi, outer, n, inner);
+		if (op == REDUCE_MEAN) {
+			for (int64_t i = 0; i < outer * inner; i++) {
+				if (cd == DT_F32)
+					((float *)po)[i] /= (float)n;
+				else
+					((double *)po)[i] /= (double)n;
+			}
+		}
+	}
+	tensor_unref(c);
+	if (rd != cd) {
+		struct tensor *r = ops_to_dtype(out, rd);
+		tensor_unref(out);
+		out = r;
+	}
+	return out;
+}
+
+struct tensor *ops_all_any(struct tensor *t, bool any)
+{
+	int64_t n = tensor_numel(t);
+	bool r = !any;
+	for (int64_t i = 0; i < n; i++) {
+		bool nz = tensor_get(t, i) != 0;
+		if (any && nz) {
+			r = true;
+			break;
+		}
+		if (!any && !nz) {
+			r = false;
+			break;
+		}
+	}
+	return ops_scalar(DT_BOOL, t->flavor, r);
+}
+
+struct tensor *ops_isclose(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+			   double rtol, double atol, bool equal_nan, struct qkv_error *err)
+{
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (ops_broadcast_shape(a, b, &ndim, shape, "isclose", err) < 0)
+		return NULL;
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	struct tensor *ea = ops_expand(a, ndim, shape, err), *eb = ops_expand(b, ndim, shape, err);
+	enum flavor fl = a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY ? FLAVOR_NUMPY : FLAVOR_TORCH;
+	struct tensor *out = tensor_new(DT_BOOL, fl, ndim, shape);
+	int64_t n = tensor_numel(out);
+	for (int64_t i = 0; i < n; i++) {
+		double x = tensor_get(ea, i), y = tensor_get(eb, i);
+		bool close;
+		if (isnan(x) || isnan(y))
+			close = equal_nan && isnan(x) && isnan(y);
+		else if (x == y)
+			close = true;	/* equal infinities too */
+		else
+			close = isfinite(x) && isfinite(y) && fabs(x - y) <= atol + rtol * fabs(y);
+		((uint8_t *)out->storage->data)[i] = close;
+	}
+	tensor_unref(ea);
+	tensor_unref(eb);
+	return out;
+}
+
+struct tensor *ops_cat(const struct ops_ctx *ctx, struct tensor **ts, int n, int dim,
+		       struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (n == 0) {
+		error_set(err, 0, 0, "cat needs at least one tensor");
+		return NULL;
+	}
+	struct tensor *first = ts[0];
+	if (first->ndim == 0) {
+		error_set(err, 0, 0, "cat: zero-dimensional tensors cannot be concatenated (use stack)");
+		return NULL;
+	}
+	if ((dim = ops_norm_dim(dim, first->ndim, err)) < 0)
+		return NULL;
+	int64_t shape[TENSOR_MAX_DIMS];
+	memcpy(shape, first->shape, sizeof shape);
+	shape[dim] = 0;
+	enum dtype rd = first->dtype;
+	enum flavor fl = first->flavor;
+	for (int i = 0; i < n; i++) {
+		struct tensor *t = ts[i];
+		bool ok = t->ndim == first->ndim;
+		for (int d = 0; ok && d < t->ndim; d++)
+			ok = d == dim || t->shape[d] == first->shape[d];
+		if (!ok) {
+			error_set(err, 0, 0, "cat along dim %d: tensor %d has shape %s, tensor 0 has shape %s "
+				  "(all dims but %d must match)", dim, i, shp(b1, t), shp(b2, first), dim);
+			return NULL;
+		}
+		rd = promote_dtypes(rd, t->dtype);
+		shape[dim] += t->shape[dim];
+	}
+	struct tensor *out = ops_new(ctx, rd, fl, first->ndim, shape, err);
+	if (!out)
+		return NULL;
+	int64_t at = 0;
+	for (int i = 0; i < n; i++) {
+		struct tensor *dst = ops_slice(out, dim, true, at, true, at + ts[i]->shape[dim], 1, err);
+		copy_into(dst, ts[i]);
+		tensor_unref(dst);
+		at += ts[i]->shape[dim];
+	}
+	return out;
+}
+
+struct tensor *ops_stack(const struct ops_ctx *ctx, struct tensor **ts, int n, int dim,
+			 struct qkv_error *err)
+{
+	char b1[96], b2[96];
+	if (n == 0) {
+		error_set(err, 0, 0, "stack needs at least one tensor");
+		return NULL;
+	}
+	for (int i = 1; i < n; i++) {
+		if (!tensor_same_shape(ts[i], ts[0])) {
+			error_set(err, 0, 0, "stack needs tensors of equal shape, got %s at entry 0 and %s at entry %d",
+				  shp(b1, ts[0]), shp(b2, ts[i]), i);
+			return NULL;
+		}
+	}
+	if (dim < -(ts[0]->ndim + 1) || dim > ts[0]->ndim) {
+		error_set(err, 0, 0, "dim %d is out of range for stacking %d-D tensors", dim, ts[0]->ndim);
+		return NULL;
+	}
+	struct tensor **us = xmalloc(sizeof *us * (size_t)n);
+	int made = 0;
+	struct tensor *out = NULL;
+	for (; made < n; made++) {
+		us[made] = ops_unsqueeze(ts[made], dim, err);
+		if (!us[made])
+			goto done;
+	}
+	out = ops_cat(ctx, us, n, dim < 0 ? dim + ts[0]->ndim + 1 : dim, err);
+done:
+	for (int i = 0; i < made; i++)
+		tensor_unref(us[i]);
+	free(us);
+	return out;
+}

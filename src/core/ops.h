@@ -1,0 +1,138 @@
+/* ops.h: operations on whole tensors, with PyTorch's (and numpy's) rules for
+ * shapes, broadcasting, dims and dtype promotion. Each op checks its inputs,
+ * allocates its result and calls a kernel (kernel/kernel.h) of the variant the
+ * context selects. Recoverable errors return NULL (or -1) and fill err with a
+ * message that names the shapes involved; err's line/col stay 0 for the
+ * caller (the evaluator) to fill in. Results are new references. */
+#ifndef QKV_CORE_OPS_H
+#define QKV_CORE_OPS_H
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "core/tensor.h"
+#include "kernel/kernel.h"
+
+#define OPS_DEFAULT_MAX_ELEMS (16LL * 1024 * 1024)
+
+struct ops_ctx {
+	enum kernel_variant variant;
+	int64_t max_elems;          /* elements allowed in one tensor */
+};
+
+void ops_ctx_init(struct ops_ctx *ctx, enum kernel_variant variant);
+
+/* An operand of a binary op: a tensor, or a Python number wrapped as a 0-d
+ * tensor (scalar = true), which takes part in dtype promotion the way torch's
+ * wrapped numbers do (x_f32 * 0.5 stays float32). */
+struct operand {
+	struct tensor *t;
+	bool scalar;
+};
+
+/* Returns 0 when a tensor of this shape is allowed, else -1 with a message. */
+int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, struct qkv_error *err);
+struct tensor *ops_new(const struct ops_ctx *ctx, enum dtype dt, enum flavor fl, int ndim,
+		       const int64_t *shape, struct qkv_error *err);
+struct tensor *ops_full(const struct ops_ctx *ctx, enum dtype dt, enum flavor fl, int ndim,
+			const int64_t *shape, double value, struct qkv_error *err);
+struct tensor *ops_scalar(enum dtype dt, enum flavor fl, double value);
+
+/* A contiguous tensor with t's values: t itself (a new reference) when it is
+ * already contiguous, else a copy. */
+struct tensor *ops_contiguous(struct tensor *t);
+struct tensor *ops_clone(const struct tensor *t);
+/* A copy converted to dtype (a new reference to t when it already has it). */
+struct tensor *ops_to_dtype(struct tensor *t, enum dtype dt);
+/* Normalises a possibly negative dim for a tensor of ndim dims; -1 on error. */
+int ops_norm_dim(int dim, int ndim, struct qkv_error *err);
+
+/* ---- views: share storage, never copy -------------------------------------- */
+/* shape may contain one -1. Fails, as torch does, when the strides make the
+ * view impossible without a copy. */
+struct tensor *ops_view(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err);
+/* view when possible, else a contiguous copy reshaped */
+struct tensor *ops_reshape(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err);
+struct tensor *ops_transpose(struct tensor *t, int d0, int d1, struct qkv_error *err);
+struct tensor *ops_permute(struct tensor *t, const int *perm, int n, struct qkv_error *err);
+/* .T: reverses all dims (the identity on 0-d and 1-d) */
+struct tensor *ops_reverse_dims(struct tensor *t);
+/* x.select(dim, i): removes dim; i may be negative. */
+struct tensor *ops_select(struct tensor *t, int dim, int64_t index, struct qkv_error *err);
+/* Python slice start:stop:step on dim; has_* false means omitted. step > 0. */
+struct tensor *ops_slice(struct tensor *t, int dim, bool has_start, int64_t start, bool has_stop,
+			 int64_t stop, int64_t step, struct qkv_error *err);
+struct tensor *ops_unsqueeze(struct tensor *t, int dim, struct qkv_error *err);
+/* Broadcast view of t to shape (stride 0 on expanded dims). */
+struct tensor *ops_expand(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err);
+
+/* ---- elementwise ------------------------------------------------------------ */
+/* Broadcast shape of a and b into out; -1 with a message naming both shapes. */
+int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndim, int64_t *shape,
+			const char *what, struct qkv_error *err);
+struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
+			  enum ew_op op, struct qkv_error *err);
+struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,
+			   enum cmp_op op, struct qkv_error *err);
+/* Elementwise & and | of bool (or integer) tensors */
+struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b,
+			   bool is_or, struct qkv_error *err);
+struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
+			 struct qkv_error *err);
+struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err);
+
+/* ---- the attention building blocks ------------------------------------------- */
+/* torch.matmul / numpy @: 1-D and batched cases, batch dims broadcast. */
+struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+			  struct qkv_error *err);
+/* torch.bmm: both 3-D with equal batch */
+struct tensor *ops_bmm(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+		       struct qkv_error *err);
+/* torch.dot: two 1-D tensors of equal length, result 0-d */
+struct tensor *ops_dot(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+		       struct qkv_error *err);
+/* softmax along dim (negative allowed); float tensors only. */
+struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim,
+			   struct qkv_error *err);
+/* softmax over all elements (scipy's axis=None) */
+struct tensor *ops_softmax_all(const struct ops_ctx *ctx, struct tensor *t, struct qkv_error *err);
+/* where mask (bool, broadcastable to t) is true, value. In place writes into
+ * t's storage (t keeps its shape; mask must broadcast to t's shape). */
+struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,
+			       double value, struct qkv_error *err);
+int ops_masked_fill_(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,
+		     double value, struct qkv_error *err);
+/* torch.tril / torch.triu on the last two dims */
+struct tensor *ops_tri(const struct ops_ctx *ctx, struct tensor *t, int64_t diagonal, bool upper,
+		       struct qkv_error *err);
+/* Fused scores -> scale -> mask -> softmax -> weighted sum over the last two
+ * dims of q (...,tq,d), k (...,tk,d), v (...,tk,dv); leading dims must match.
+ * mask: NULL or bool broadcastable to (tq,tk), true = masked. When weights_out
+ * is not NULL it receives the (...,tq,tk) weights. */
+struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct tensor *k,
+			     struct tensor *v, struct tensor *mask, bool causal, double scale,
+			     struct tensor **weights_out, struct qkv_error *err);
+/* nn.Dropout(p) in training mode: keeps each element with probability 1-p
+ * (drawn from g like torch's bernoulli_) and scales kept ones by 1/(1-p). */
+struct tensor *ops_dropout(const struct ops_ctx *ctx, struct tensor *t, double p,
+			   struct torch_gen *g, struct qkv_error *err);
+
+/* ---- reductions and joins ---------------------------------------------------- */
+enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN };
+/* Over dim (all dims when all is true); keepdim as in torch. */
+struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
+			  bool keepdim, enum reduce_op op, struct qkv_error *err);
+/* .all() / .any(): 0-d bool */
+struct tensor *ops_all_any(struct tensor *t, bool any);
+/* torch.allclose / np.isclose: |a-b| <= atol + rtol*|b| elementwise (NaN never
+ * close unless equal_nan); isclose gives the bool tensor, allclose one bool. */
+struct tensor *ops_isclose(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+			   double rtol, double atol, bool equal_nan, struct qkv_error *err);
+struct tensor *ops_cat(const struct ops_ctx *ctx, struct tensor **ts, int n, int dim,
+		       struct qkv_error *err);
+struct tensor *ops_stack(const struct ops_ctx *ctx, struct tensor **ts, int n, int dim,
+			 struct qkv_error *err);
+
+/* Copies src (broadcast to dst's shape) into dst's elements, converting dtype. */
+int ops_assign(struct tensor *dst, struct tensor *src, struct qkv_error *err);
+
+#endif

@@ -1,0 +1,179 @@
+/* tensor.c: creation, reference counting and element access for struct tensor.
+ * Pure bookkeeping: no arithmetic (that is ops.c over kernel/), no printing
+ * (format.c). Never fails: sizes are checked by the caller before creation. */
+#include "core/tensor.h"
+#include "core/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t dtype_size(enum dtype dt)
+{
+	switch (dt) {
+	case DT_F32: return 4;
+	case DT_F64: return 8;
+	case DT_I64: return 8;
+	case DT_BOOL: return 1;
+	}
+	return 1;
+}
+
+const char *dtype_name(enum dtype dt)
+{
+	switch (dt) {
+	case DT_F32: return "float32";
+	case DT_F64: return "float64";
+	case DT_I64: return "int64";
+	case DT_BOOL: return "bool";
+	}
+	return "?";
+}
+
+bool dtype_is_float(enum dtype dt)
+{
+	return dt == DT_F32 || dt == DT_F64;
+}
+
+struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape)
+{
+	struct tensor *t = xcalloc(1, sizeof *t);
+	t->refs = 1;
+	t->dtype = dt;
+	t->flavor = fl;
+	t->ndim = ndim;
+	int64_t n = 1;
+	for (int i = ndim - 1; i >= 0; i--) {
+		t->shape[i] = shape[i];
+		t->strides[i] = n;
+		n *= shape[i] > 0 ? shape[i] : 1;
+	}
+	int64_t numel = tensor_numel(t);
+	t->storage = xcalloc(1, sizeof *t->storage);
+	t->storage->refs = 1;
+	t->storage->nbytes = (size_t)numel * dtype_size(dt);
+	t->storage->data = xalloc_aligned(t->storage->nbytes);
+	return t;
+}
+
+struct tensor *tensor_alias(const struct tensor *t)
+{
+	struct tensor *v = xmalloc(sizeof *v);
+	*v = *t;
+	v->refs = 1;
+	v->storage->refs++;
+	return v;
+}
+
+struct tensor *tensor_ref(struct tensor *t)
+{
+	if (t)
+		t->refs++;
+	return t;
+}
+
+void storage_unref(struct storage *st)
+{
+	if (st && --st->refs == 0) {
+		free(st->data);
+		free(st);
+	}
+}
+
+void tensor_unref(struct tensor *t)
+{
+	if (!t || --t->refs > 0)
+		return;
+	storage_unref(t->storage);
+	free(t);
+}
+
+int64_t tensor_numel(const struct tensor *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t->ndim; i++)
+		n *= t->shape[i];
+	return n;
+}
+
+bool tensor_is_contiguous(const struct tensor *t)
+{
+	int64_t expect = 1;
+	for (int i = t->ndim - 1; i >= 0; i--) {
+		if (t->shape[i] != 1 && t->strides[i] != expect)
+			return false;
+		expect *= t->shape[i];
+	}
+	return true;
+}
+
+bool tensor_same_shape(const struct tensor *a, const struct tensor *b)
+{
+	if (a->ndim != b->ndim)
+		return false;
+	for (int i = 0; i < a->ndim; i++)
+		if (a->shape[i] != b->shape[i])
+			return false;
+	return true;
+}
+
+void *tensor_data(const struct tensor *t)
+{
+	return (char *)t->storage->data + t->offset * (int64_t)dtype_size(t->dtype);
+}
+
+int64_t tensor_flat_offset(const struct tensor *t, int64_t flat)
+{
+	int64_t off = t->offset;
+	for (int i = t->ndim - 1; i >= 0; i--) {
+		int64_t n = t->shape[i];
+		off += (flat % n) * t->strides[i];
+		flat /= n;
+	}
+	return off;
+}
+
+double tensor_get(const struct tensor *t, int64_t flat)
+{
+	int64_t off = tensor_flat_offset(t, flat);
+	const void *d = t->storage->data;
+	switch (t->dtype) {
+	case DT_F32: return ((const float *)d)[off];
+	case DT_F64: return ((const double *)d)[off];
+	case DT_I64: return (double)((const int64_t *)d)[off];
+	case DT_BOOL: return ((const uint8_t *)d)[off];
+	}
+	return 0;
+}
+
+int64_t tensor_get_i64(const struct tensor *t, int64_t flat)
+{
+	int64_t off = tensor_flat_offset(t, flat);
+	if (t->dtype == DT_I64)
+		return ((const int64_t *)t->storage->data)[off];
+	return (int64_t)tensor_get(t, flat);
+}
+
+void tensor_set(struct tensor *t, int64_t flat, double v)
+{
+	int64_t off = tensor_flat_offset(t, flat);
+	void *d = t->storage->data;
+	switch (t->dtype) {
+	case DT_F32: ((float *)d)[off] = (float)v; break;
+	case DT_F64: ((double *)d)[off] = v; break;
+	case DT_I64: ((int64_t *)d)[off] = (int64_t)v; break;
+	case DT_BOOL: ((uint8_t *)d)[off] = v != 0; break;
+	}
+	t->storage->version++;
+}
+
+const char *tensor_shape_str(char *buf, size_t size, int ndim, const int64_t *shape)
+{
+	size_t n = 0;
+	n += (size_t)snprintf(buf + n, size - n, "[");
+	for (int i = 0; i < ndim && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, i ? ", %lld" : "%lld", (long long)shape[i]);
+	if (n < size)
+		snprintf(buf + n, size - n, "]");
+	return buf;
+}

@@ -1,0 +1,70 @@
+/* tensor.h: the n-d array every layer passes around.
+ * A tensor is a view (dtype, shape, strides, offset) onto a reference-counted
+ * storage, so view/transpose/slice share memory as in PyTorch. Elements are
+ * float32, float64, int64 or bool (one byte, 0 or 1). The flavor says whether
+ * the value came from torch or numpy, which decides how it prints. */
+#ifndef QKV_CORE_TENSOR_H
+#define QKV_CORE_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TENSOR_MAX_DIMS 4
+
+enum dtype { DT_F32, DT_F64, DT_I64, DT_BOOL };
+enum flavor { FLAVOR_TORCH, FLAVOR_NUMPY };
+
+struct storage {
+	int refs;
+	size_t nbytes;
+	void *data;        /* 64-byte aligned */
+	uint64_t version;  /* bumped by every in-place write */
+};
+
+struct tensor {
+	int refs;
+	enum dtype dtype;
+	enum flavor flavor;
+	int ndim;                         /* 0..TENSOR_MAX_DIMS */
+	int64_t shape[TENSOR_MAX_DIMS];
+	int64_t strides[TENSOR_MAX_DIMS]; /* in elements, may be 0 (expanded) */
+	int64_t offset;                   /* in elements from storage->data */
+	struct storage *storage;
+};
+
+size_t dtype_size(enum dtype dt);
+/* "float32", "float64", "int64", "bool" */
+const char *dtype_name(enum dtype dt);
+bool dtype_is_float(enum dtype dt);
+
+/* A new contiguous, zero-filled tensor. shape may be NULL when ndim == 0.
+ * Preconditions: 0 <= ndim <= TENSOR_MAX_DIMS, shape[i] >= 0, and the element
+ * count already checked against the limit (see ops_check_numel). */
+struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape);
+/* A new view sharing t's storage (refcount bumped), with the same geometry. */
+struct tensor *tensor_alias(const struct tensor *t);
+
+struct tensor *tensor_ref(struct tensor *t);
+void tensor_unref(struct tensor *t);   /* NULL is fine */
+void storage_unref(struct storage *st);
+
+int64_t tensor_numel(const struct tensor *t);
+bool tensor_is_contiguous(const struct tensor *t);
+bool tensor_same_shape(const struct tensor *a, const struct tensor *b);
+/* Address of element 0 of the view (storage data + offset). */
+void *tensor_data(const struct tensor *t);
+
+/* Offset in elements (from storage->data) of the element with the given
+ * row-major logical index 0 <= flat < numel. */
+int64_t tensor_flat_offset(const struct tensor *t, int64_t flat);
+/* Element at row-major logical index `flat`, converted to double / int64. */
+double tensor_get(const struct tensor *t, int64_t flat);
+int64_t tensor_get_i64(const struct tensor *t, int64_t flat);
+/* Stores v (converted to t's dtype) at row-major logical index `flat`. */
+void tensor_set(struct tensor *t, int64_t flat, double v);
+
+/* Writes "[2, 3]" style text of the shape into buf (at least 96 bytes). */
+const char *tensor_shape_str(char *buf, size_t size, int ndim, const int64_t *shape);
+
+#endif

@@ -1,0 +1,87 @@
+/* dispatch.c: the public *_simd kernels; each picks the AVX2+FMA table when
+ * the CPU has it (checked once) and the baseline table otherwise.
+ * Called by everything that wants the fast path; the CPU check is the only
+ * global state in kernel/, and nothing else here computes anything. */
+#include "kernel/kernel.h"
+#include "kernel/simd.h"
+
+/* The table chosen for this CPU (NULL until the first call) and the test
+ * hook's override. Written with atomics: racing first calls agree anyway. */
+static const struct simd_ops *dispatch_best;
+static bool dispatch_baseline_forced;
+
+static const struct simd_ops *dispatch_detect(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return &simd_ops_avx2;
+#endif
+	return &simd_ops_base;
+}
+
+static const struct simd_ops *dispatch_ops(void)
+{
+	if (__atomic_load_n(&dispatch_baseline_forced, __ATOMIC_RELAXED))
+		return &simd_ops_base;
+	const struct simd_ops *ops = __atomic_load_n(&dispatch_best, __ATOMIC_ACQUIRE);
+	if (ops == NULL) {
+		ops = dispatch_detect();
+		__atomic_store_n(&dispatch_best, ops, __ATOMIC_RELEASE);
+	}
+	return ops;
+}
+
+void kernel_force_baseline(bool on)
+{
+	__atomic_store_n(&dispatch_baseline_forced, on, __ATOMIC_RELAXED);
+}
+
+const char *kernel_simd_name(void)
+{
+	return dispatch_ops()->name;
+}
+
+void matmul_f32_simd(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n)
+{
+	dispatch_ops()->matmul_f32(c, a, b, m, k, n);
+}
+
+void matmul_f64_simd(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n)
+{
+	dispatch_ops()->matmul_f64(c, a, b, m, k, n);
+}
+
+void softmax_rows_f32_simd(float *dst, const float *src, int64_t rows, int64_t cols)
+{
+	dispatch_ops()->softmax_rows_f32(dst, src, rows, cols);
+}
+
+void softmax_rows_f64_simd(double *dst, const double *src, int64_t rows, int64_t cols)
+{
+	dispatch_ops()->softmax_rows_f64(dst, src, rows, cols);
+}
+
+void attention_f32_simd(float *out, float *weights, const float *q, const float *k,
+			const float *v, const uint8_t *mask, bool causal, float scale,
+			int64_t tq, int64_t tk, int64_t d, int64_t dv)
+{
+	dispatch_ops()->attention_f32(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+}
+
+void attention_f64_simd(double *out, double *weights, const double *q, const double *k,
+			const double *v, const uint8_t *mask, bool causal, double scale,
+			int64_t tq, int64_t tk, int64_t d, int64_t dv)
+{
+	dispatch_ops()->attention_f64(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+}
+
+void exp_f32_simd(float *out, const float *in, int64_t n)
+{
+	dispatch_ops()->exp_f32(out, in, n);
+}
+
+void exp_f64_simd(double *out, const double *in, int64_t n)
+{
+	dispatch_ops()->exp_f64(out, in, n);
+}

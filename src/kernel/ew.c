@@ -1,0 +1,310 @@
+/* ew.c: elementwise kernels with broadcasting: binary arithmetic, comparisons
+ * and unary maths, float32 and float64. Called by the ops layer for every
+ * elementwise operator. One plain-C implementation each (no simd twin); never
+ * allocates. Shapes have at most KERNEL_MAX_DIMS axes. */
+#include "kernel/kernel.h"
+#include "kernel/nd.h"
+
+#include <math.h>
+
+/* ---- scalar rules shared by both widths -------------------------------------
+ * pow special-cases the exponents torch special-cases (same results as torch:
+ * x*x for 2, sqrt for 0.5, ...). floordiv and mod follow Python: the quotient
+ * is floored, the remainder takes the sign of the divisor (7 % -2 == -1,
+ * -7 // 2 == -4, 6 % -3 == -0.0); division by zero gives inf or NaN as IEEE
+ * division does. max and min propagate NaN like torch.maximum. */
+static float ew_pow_f32(float x, float y)
+{
+	if (y == 2.0f)
+		return x * x;
+	if (y == 0.5f)
+		return sqrtf(x);
+	if (y == 3.0f)
+		return x * x * x;
+	if (y == -0.5f)
+		return 1.0f / sqrtf(x);
+	if (y == -1.0f)
+		return 1.0f / x;
+	if (y == -2.0f)
+		return 1.0f / (x * x);
+	return powf(x, y);
+}
+
+static double ew_pow_f64(double x, double y)
+{
+	if (y == 2.0)
+		return x * x;
+	if (y == 0.5)
+		return sqrt(x);
+	if (y == 3.0)
+		return x * x * x;
+	if (y == -0.5)
+		return 1.0 / sqrt(x);
+	if (y == -1.0)
+		return 1.0 / x;
+	if (y == -2.0)
+		return 1.0 / (x * x);
+	return pow(x, y);
+}
+
+/* Python's float floor division (CPython float_floor_div, torch's
+ * div_floor_floating): exact for representable quotients. */
+static float ew_floordiv_f32(float x, float y)
+{
+	if (y == 0.0f)
+		return x / y;
+	float mod = fmodf(x, y);
+	float div = (x - mod) / y;
+	if (mod != 0.0f && (y < 0.0f) != (mod < 0.0f))
+		div -= 1.0f;
+	if (div == 0.0f)
+		return copysignf(0.0f, x / y);
+	float floordiv = floorf(div);
+	if (div - floordiv > 0.5f)
+		floordiv += 1.0f;
+	return floordiv;
+}
+
+static double ew_floordiv_f64(double x, double y)
+{
+	if (y == 0.0)
+		return x / y;
+	double mod = fmod(x, y);
+	double div = (x - mod) / y;
+	if (mod != 0.0 && (y < 0.0) != (mod < 0.0))
+		div -= 1.0;
+	if (div == 0.0)
+		return copysign(0.0, x / y);
+	double floordiv = floor(div);
+	if (div - floordiv > 0.5)
+		floordiv += 1.0;
+	return floordiv;
+}
+
+/* Python's float remainder: the result has the sign of the divisor. */
+static float ew_mod_f32(float x, float y)
+{
+	float mod = fmodf(x, y);
+	if (mod == 0.0f)
+		return copysignf(0.0f, y);
+	if ((y < 0.0f) != (mod < 0.0f))
+		mod += y;
+	return mod;
+}
+
+static double ew_mod_f64(double x, double y)
+{
+	double mod = fmod(x, y);
+	if (mod == 0.0)
+		return copysign(0.0, y);
+	if ((y < 0.0) != (mod < 0.0))
+		mod += y;
+	return mod;
+}
+
+/* ---- one row: out[i] = expr(x, y), x = a[i*sa], y = b[i*sb] ----------------------
+ * The contiguous case and the scalar-operand cases get loops of their own
+ * with plain indexing, which the compiler can vectorise. */
+#define EW_ROW(T, expr) do { \
+		if (sa == 1 && sb == 1) { \
+			for (int64_t i = 0; i < n; i++) { \
+				T x = a[i], y = b[i]; \
+				out[i] = (expr); \
+			} \
+		} else if (sa == 1 && sb == 0) { \
+			T y = b[0]; \
+			for (int64_t i = 0; i < n; i++) { \
+				T x = a[i]; \
+				out[i] = (expr); \
+			} \
+		} else if (sa == 0 && sb == 1) { \
+			T x = a[0]; \
+			for (int64_t i = 0; i < n; i++) { \
+				T y = b[i]; \
+				out[i] = (expr); \
+			} \
+		} else { \
+			for (int64_t i = 0; i < n; i++) { \
+				T x = a[i * sa], y = b[i * sb]; \
+				out[i] = (expr); \
+			} \
+		} \
+	} while (0)
+
+/* out is (n), a is read at stride sa, b at stride sb (0: broadcast). */
+static void ew_row_f32(float *out, const float *a, int64_t sa, const float *b, int64_t sb,
+		       int64_t n, enum ew_op op)
+{
+	switch (op) {
+	case EW_ADD: EW_ROW(float, x + y); break;
+	case EW_SUB: EW_ROW(float, x - y); break;
+	case EW_MUL: EW_ROW(float, x * y); break;
+	case EW_DIV: EW_ROW(float, x / y); break;
+	case EW_POW: EW_ROW(float, ew_pow_f32(x, y)); break;
+	case EW_FLOORDIV: EW_ROW(float, ew_floordiv_f32(x, y)); break;
+	case EW_MOD: EW_ROW(float, ew_mod_f32(x, y)); break;
+	case EW_MAX: EW_ROW(float, (x > y || x != x) ? x : y); break;
+	case EW_MIN: EW_ROW(float, (x < y || x != x) ? x : y); break;
+	}
+}
+
+static void ew_row_f64(double *out, const double *a, int64_t sa, const double *b, int64_t sb,
+		       int64_t n, enum ew_op op)
+{
+	switch (op) {
+	case EW_ADD: EW_ROW(double, x + y); break;
+	case EW_SUB: EW_ROW(double, x - y); break;
+	case EW_MUL: EW_ROW(double, x * y); break;
+	case EW_DIV: EW_ROW(double, x / y); break;
+	case EW_POW: EW_ROW(double, ew_pow_f64(x, y)); break;
+	case EW_FLOORDIV: EW_ROW(double, ew_floordiv_f64(x, y)); break;
+	case EW_MOD: EW_ROW(double, ew_mod_f64(x, y)); break;
+	case EW_MAX: EW_ROW(double, (x > y || x != x) ? x : y); break;
+	case EW_MIN: EW_ROW(double, (x < y || x != x) ? x : y); break;
+	}
+}
+
+/* out is (n) bytes, 1 where the comparison holds (IEEE: NaN is only !=). */
+static void ew_cmp_row_f32(uint8_t *out, const float *a, int64_t sa, const float *b, int64_t sb,
+			   int64_t n, enum cmp_op op)
+{
+	switch (op) {
+	case CMP_EQ: EW_ROW(float, x == y); break;
+	case CMP_NE: EW_ROW(float, x != y); break;
+	case CMP_LT: EW_ROW(float, x < y); break;
+	case CMP_LE: EW_ROW(float, x <= y); break;
+	case CMP_GT: EW_ROW(float, x > y); break;
+	case CMP_GE: EW_ROW(float, x >= y); break;
+	}
+}
+
+static void ew_cmp_row_f64(uint8_t *out, const double *a, int64_t sa, const double *b, int64_t sb,
+			   int64_t n, enum cmp_op op)
+{
+	switch (op) {
+	case CMP_EQ: EW_ROW(double, x == y); break;
+	case CMP_NE: EW_ROW(double, x != y); break;
+	case CMP_LT: EW_ROW(double, x < y); break;
+	case CMP_LE: EW_ROW(double, x <= y); break;
+	case CMP_GT: EW_ROW(double, x > y); break;
+	case CMP_GE: EW_ROW(double, x >= y); break;
+	}
+}
+
+#undef EW_ROW
+
+/* ---- broadcasting: four nested loops over the padded shape ----------------------
+ * out is contiguous with the given shape; a and b are read at element strides
+ * astr/bstr (0 on a broadcast axis). The innermost axis is handed to a row
+ * function. out may equal a or b when that operand is contiguous too. */
+#define EW_BROADCAST(row_fn, op) do { \
+		int64_t sh[4], as[4], bs[4]; \
+		nd_pad4(sh, shape, ndim, 1); \
+		nd_pad4(as, astr, ndim, 0); \
+		nd_pad4(bs, bstr, ndim, 0); \
+		for (int64_t i0 = 0; i0 < sh[0]; i0++) \
+			for (int64_t i1 = 0; i1 < sh[1]; i1++) \
+				for (int64_t i2 = 0; i2 < sh[2]; i2++) { \
+					int64_t ao = i0 * as[0] + i1 * as[1] + i2 * as[2]; \
+					int64_t bo = i0 * bs[0] + i1 * bs[1] + i2 * bs[2]; \
+					row_fn(out, a + ao, as[3], b + bo, bs[3], sh[3], op); \
+					out += sh[3]; \
+				} \
+	} while (0)
+
+void ew_binary_f32(float *out, const float *a, const int64_t *astr, const float *b,
+		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op)
+{
+	EW_BROADCAST(ew_row_f32, op);
+}
+
+void ew_binary_f64(double *out, const double *a, const int64_t *astr, const double *b,
+		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op)
+{
+	EW_BROADCAST(ew_row_f64, op);
+}
+
+void ew_compare_f32(uint8_t *out, const float *a, const int64_t *astr, const float *b,
+		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op)
+{
+	EW_BROADCAST(ew_cmp_row_f32, op);
+}
+
+void ew_compare_f64(uint8_t *out, const double *a, const int64_t *astr, const double *b,
+		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op)
+{
+	EW_BROADCAST(ew_cmp_row_f64, op);
+}
+
+#undef EW_BROADCAST
+
+/* ---- unary ----------------------------------------------------------------------
+ * out and a are (n) contiguous; out may equal a. exp and log are libm's.
+ * relu keeps NaN (like torch) and turns -0.0 into 0. */
+void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op)
+{
+	switch (op) {
+	case EW_NEG:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = -a[i];
+		break;
+	case EW_EXP:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = expf(a[i]);
+		break;
+	case EW_SQRT:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = sqrtf(a[i]);
+		break;
+	case EW_ABS:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = fabsf(a[i]);
+		break;
+	case EW_LOG:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = logf(a[i]);
+		break;
+	case EW_TANH:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = tanhf(a[i]);
+		break;
+	case EW_RELU:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = a[i] > 0.0f || a[i] != a[i] ? a[i] : 0.0f;
+		break;
+	}
+}
+
+void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op)
+{
+	switch (op) {
+	case EW_NEG:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = -a[i];
+		break;
+	case EW_EXP:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = exp(a[i]);
+		break;
+	case EW_SQRT:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = sqrt(a[i]);
+		break;
+	case EW_ABS:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = fabs(a[i]);
+		break;
+	case EW_LOG:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = log(a[i]);
+		break;
+	case EW_TANH:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = tanh(a[i]);
+		break;
+	case EW_RELU:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = a[i] > 0.0 || a[i] != a[i] ? a[i] : 0.0;
+		break;
+	}
+}

@@ -1,0 +1,134 @@
+/* kernel.h: the numeric kernels, the bottom layer of qkv.
+ * Every kernel works on plain arrays: outputs first, const inputs next, sizes
+ * last; row-major and contiguous unless strides are passed. A kernel never
+ * allocates, prints, or reads global state, and includes nothing from core/.
+ *
+ * Matmul, softmax and the attention pipeline come as two variants:
+ *   _loops  scalar for-loops written to be read (they mirror the "unravelled"
+ *           attention of seed 003) and kept forever as the reference;
+ *   _simd   vectorised (GCC/Clang vector extensions, AVX2+FMA chosen at run
+ *           time on x86-64, a scalar-width fallback everywhere else).
+ * The two agree within 1e-5 relative (float32) and 1e-12 (float64). */
+#ifndef QKV_KERNEL_H
+#define QKV_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS };
+
+/* ---- matmul ------------------------------------------------------------
+ * c is (m,n), a is (m,k), b is (k,n); c = a·b, c is overwritten.
+ * k == 0 gives zeros. c must not alias a or b. */
+void matmul_f32_loops(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n);
+void matmul_f32_simd(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n);
+void matmul_f64_loops(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n);
+void matmul_f64_simd(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n);
+
+/* dot product of two length-n vectors read at strides sa, sb (in elements) */
+float dot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t n);
+double dot_f64(const double *a, int64_t sa, const double *b, int64_t sb, int64_t n);
+
+/* ---- softmax -----------------------------------------------------------
+ * dst and src are (rows, cols); softmax along each row: the row maximum is
+ * subtracted before exp. A row whose entries are all -inf gives all zeros
+ * (torch would give NaN; qkv documents this choice). dst may equal src. */
+void softmax_rows_f32_loops(float *dst, const float *src, int64_t rows, int64_t cols);
+void softmax_rows_f32_simd(float *dst, const float *src, int64_t rows, int64_t cols);
+void softmax_rows_f64_loops(double *dst, const double *src, int64_t rows, int64_t cols);
+void softmax_rows_f64_simd(double *dst, const double *src, int64_t rows, int64_t cols);
+
+/* ---- attention pipeline for one head ------------------------------------
+ * out is (tq,dv), weights is (tq,tk), q is (tq,d), k is (tk,d), v is (tk,dv).
+ * scores[i][j] = (q_i · k_j) * scale; masked when causal and j > i, or when
+ * mask (NULL or (tq,tk) bytes) is nonzero at [i][j]: a masked score is -inf.
+ * weights = softmax of the scores along j (an all-masked row gives zeros);
+ * out = weights · v. weights is both scratch and a result the caller reads. */
+void attention_f32_loops(float *out, float *weights, const float *q, const float *k,
+			 const float *v, const uint8_t *mask, bool causal, float scale,
+			 int64_t tq, int64_t tk, int64_t d, int64_t dv);
+void attention_f32_simd(float *out, float *weights, const float *q, const float *k,
+			const float *v, const uint8_t *mask, bool causal, float scale,
+			int64_t tq, int64_t tk, int64_t d, int64_t dv);
+void attention_f64_loops(double *out, double *weights, const double *q, const double *k,
+			 const double *v, const uint8_t *mask, bool causal, double scale,
+			 int64_t tq, int64_t tk, int64_t d, int64_t dv);
+void attention_f64_simd(double *out, double *weights, const double *q, const double *k,
+			const double *v, const uint8_t *mask, bool causal, double scale,
+			int64_t tq, int64_t tk, int64_t d, int64_t dv);
+
+/* ---- elementwise with broadcasting -------------------------------------
+ * out is contiguous with the given shape (ndim <= 4, ndim == 0 is one element);
+ * a and b are read at element strides astr/bstr (0 on a broadcast axis).
+ * EW_POW special-cases the exponents 0.5, 2, 3, -0.5, -1, -2 like torch. */
+enum ew_op { EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_POW, EW_FLOORDIV, EW_MOD, EW_MAX, EW_MIN };
+enum cmp_op { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
+void ew_binary_f32(float *out, const float *a, const int64_t *astr, const float *b,
+		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op);
+void ew_binary_f64(double *out, const double *a, const int64_t *astr, const double *b,
+		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op);
+void ew_compare_f32(uint8_t *out, const float *a, const int64_t *astr, const float *b,
+		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op);
+void ew_compare_f64(uint8_t *out, const double *a, const int64_t *astr, const double *b,
+		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op);
+
+/* out and a are length n contiguous; out may equal a */
+enum ew_unary { EW_NEG, EW_EXP, EW_SQRT, EW_ABS, EW_LOG, EW_TANH, EW_RELU };
+void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op);
+void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op);
+
+/* ---- data movement ------------------------------------------------------
+ * out is contiguous with the given shape; in is read at element strides istr.
+ * elsize is 1, 4 or 8 bytes. */
+void copy_strided(void *out, const void *in, const int64_t *istr, const int64_t *shape,
+		  int ndim, size_t elsize);
+/* x is contiguous with the given shape; where mask (read at strides mstr) is
+ * nonzero, x becomes value. */
+void masked_fill_f32(float *x, const uint8_t *mask, const int64_t *mstr, const int64_t *shape,
+		     int ndim, float value);
+void masked_fill_f64(double *x, const uint8_t *mask, const int64_t *mstr, const int64_t *shape,
+		     int ndim, double value);
+/* x is (batch, rows, cols) of elsize-byte elements; zeroes the entries with
+ * col - row > diagonal (upper == false: tril) or col - row < diagonal (triu). */
+void tri_zero(void *x, size_t elsize, int64_t batch, int64_t rows, int64_t cols,
+	      int64_t diagonal, bool upper);
+
+/* ---- reductions ---------------------------------------------------------
+ * in is (outer, n, inner) contiguous, out is (outer, inner): out = sum over n
+ * (float32 accumulates in double, then rounds once). */
+void sum_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner);
+void sum_dim_f64(double *out, const double *in, int64_t outer, int64_t n, int64_t inner);
+void max_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner);
+void max_dim_f64(double *out, const double *in, int64_t outer, int64_t n, int64_t inner);
+
+/* ---- dropout --------------------------------------------------------------
+ * out[i] = keep[i] ? in[i] * scale : 0, all length n (scale is 1/(1-p)). */
+void dropout_f32(float *out, const float *in, const uint8_t *keep, int64_t n, float scale);
+void dropout_f64(double *out, const double *in, const uint8_t *keep, int64_t n, double scale);
+
+/* ---- SIMD facts for the UI and bench -------------------------------------
+ * Names the SIMD path chosen at run time on this CPU ("avx2+fma", "sse2",
+ * "neon", "scalar"). */
+const char *kernel_simd_name(void);
+
+/* ---- additions ------------------------------------------------------------ */
+
+/* The most dimensions the strided kernels above (ew_*, copy_strided,
+ * masked_fill) accept; ndim == 0 is a single element. */
+#define KERNEL_MAX_DIMS 4
+
+/* out and in are length n; out may equal in. The vectorised exp that the simd
+ * softmax and attention use (Cephes-style, about 1 ulp): -inf gives 0, NaN
+ * gives NaN, overflow gives +inf, underflow gives subnormals and then 0.
+ * Exposed for the tests and the bench. */
+void exp_f32_simd(float *out, const float *in, int64_t n);
+void exp_f64_simd(double *out, const double *in, int64_t n);
+
+/* Test hook: on == true routes every *_simd kernel through the baseline path
+ * ("sse2", "neon" or "scalar") even on a CPU with AVX2+FMA, so both paths can
+ * be tested on one machine; on == false restores the run-time choice.
+ * kernel_simd_name() reports the path in use. Not for the program itself. */
+void kernel_force_baseline(bool on);
+
+#endif

@@ -1,0 +1,34 @@
+/* simd.h: kernel-internal. One table of the vectorised kernels per instruction
+ * set; simd_impl.h fills it once per set (simd_avx2.c, simd_base.c) and
+ * dispatch.c picks one at run time. Nothing outside src/kernel/ includes this. */
+#ifndef QKV_KERNEL_SIMD_H
+#define QKV_KERNEL_SIMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Same signatures and contracts as the *_simd functions of kernel.h. */
+struct simd_ops {
+	const char *name;
+	void (*matmul_f32)(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n);
+	void (*matmul_f64)(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n);
+	void (*softmax_rows_f32)(float *dst, const float *src, int64_t rows, int64_t cols);
+	void (*softmax_rows_f64)(double *dst, const double *src, int64_t rows, int64_t cols);
+	void (*attention_f32)(float *out, float *weights, const float *q, const float *k,
+			      const float *v, const uint8_t *mask, bool causal, float scale,
+			      int64_t tq, int64_t tk, int64_t d, int64_t dv);
+	void (*attention_f64)(double *out, double *weights, const double *q, const double *k,
+			      const double *v, const uint8_t *mask, bool causal, double scale,
+			      int64_t tq, int64_t tk, int64_t d, int64_t dv);
+	void (*exp_f32)(float *out, const float *in, int64_t n);
+	void (*exp_f64)(double *out, const double *in, int64_t n);
+};
+
+/* Baseline: SSE2 on x86-64, NEON on aarch64, generic vectors elsewhere. */
+extern const struct simd_ops simd_ops_base;
+#if defined(__x86_64__)
+/* AVX2 + FMA: only valid after dispatch.c has checked the CPU. */
+extern const struct simd_ops simd_ops_avx2;
+#endif
+
+#endif

@@ -1,0 +1,228 @@
+/* simd_impl.h: the vectorised kernels, written once with GCC/Clang vector
+ * extensions and compiled once per instruction set by simd_avx2.c and
+ * simd_base.c, each of which defines SIMD_BYTES, SIMD_NAME and SIMD_OPS first.
+ * Included nowhere else; no intrinsics, no -ffast-math assumptions. */
+#ifndef SIMD_BYTES
+#error "define SIMD_BYTES, SIMD_NAME and SIMD_OPS before including simd_impl.h"
+#endif
+
+#include "kernel/kernel.h"
+#include "kernel/simd.h"
+
+#include <math.h>
+#include <string.h>
+
+/* One register's worth of lanes: SIMD_BYTES is 32 for AVX2, 16 otherwise. */
+#if SIMD_BYTES != 32 && SIMD_BYTES != 16
+#error "SIMD_BYTES must be 16 or 32"
+#endif
+typedef float vf __attribute__((vector_size(SIMD_BYTES)));
+typedef int32_t vi32 __attribute__((vector_size(SIMD_BYTES)));
+typedef double vd __attribute__((vector_size(SIMD_BYTES)));
+typedef int64_t vi64 __attribute__((vector_size(SIMD_BYTES)));
+
+#define VF_LANES (SIMD_BYTES / 4)
+#define VD_LANES (SIMD_BYTES / 8)
+
+/* ---- lane helpers -----------------------------------------------------------
+ * Loads and stores go through memcpy: any alignment, no aliasing questions,
+ * and the compiler turns them into single unaligned vector moves. A vector
+ * comparison gives an integer vector of 0 / -1 per lane; C has no ?: for
+ * vectors, so select is spelled with bit operations. */
+static inline vf vf_load(const float *p)
+{
+	vf v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline void vf_store(float *p, vf v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+/* Every lane x; spelled as an initializer, which compilers turn into one
+ * broadcast (a loop over the lanes became a chain of shuffles on SSE2). */
+static inline vf vf_set1(float x)
+{
+#if SIMD_BYTES == 32
+	return (vf){x, x, x, x, x, x, x, x};
+#else
+	return (vf){x, x, x, x};
+#endif
+}
+
+static inline vf vf_select(vi32 mask, vf yes, vf no)
+{
+	return (vf)((mask & (vi32)yes) | (~mask & (vi32)no));
+}
+
+static inline vd vd_load(const double *p)
+{
+	vd v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline void vd_store(double *p, vd v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static inline vd vd_set1(double x)
+{
+#if SIMD_BYTES == 32
+	return (vd){x, x, x, x};
+#else
+	return (vd){x, x};
+#endif
+}
+
+static inline vd vd_select(vi64 mask, vd yes, vd no)
+{
+	return (vd)((mask & (vi64)yes) | (~mask & (vi64)no));
+}
+
+/* ---- exp ------------------------------------------------------------------
+ * Cephes-style: exp(x) = 2^n * exp(r) with n = round(x / ln2) and
+ * r = x - n*ln2 in [-ln2/2, ln2/2]; ln2 is split in two constants so that
+ * n*C1 is exact. exp(r) is Cephes' degree-6 polynomial (float) or a
+ * degree-13 Taylor polynomial (double).
+ * n is rounded by adding 1.5*2^23 (2^52): the sum's low mantissa bits are
+ * then n itself, so no float-to-int conversion is needed. 2^n is built in
+ * the exponent bits as 2^(n/2) * 2^(n - n/2), so that results just below
+ * the overflow threshold and in the subnormal range are rounded once, like
+ * libm. Above hi, x is clamped to hi (the result rounds to +inf); below lo
+ * the result is set to 0 by a select rather than by underflowing, because an
+ * underflowing multiply costs a microcode assist on x86 (2-3x slower, and
+ * masked scores are all -inf). So -inf gives exactly 0, +inf gives +inf,
+ * NaN gives NaN; only truly subnormal results take the slow multiply. */
+static inline vf vf_exp(vf x)
+{
+	const vf lo = vf_set1(-104.0f);   /* exp(x < -104) < 2^-150: rounds to 0 */
+	const vf hi = vf_set1(89.0f);     /* exp(89) > FLT_MAX: rounds to inf */
+	const vf magic = vf_set1(12582912.0f);   /* 1.5 * 2^23 */
+	vi32 nan = (vi32)(x != x);
+	vi32 zero = (vi32)(x < lo);                   /* -inf too */
+	vf xc = (vf)(~(nan | zero) & (vi32)x);        /* those lanes compute exp(0) */
+	xc = vf_select((vi32)(xc < hi), xc, hi);      /* +inf -> hi */
+
+	vf t = xc * 1.44269504088896341f + magic;
+	vf n = t - magic;
+	vi32 ni = (vi32)t - (vi32)magic;
+	vf r = xc - n * 0.693359375f;
+	r = r - n * -2.12194440e-4f;
+
+	vf p = vf_set1(1.9875691500e-4f);
+	p = p * r + 1.3981999507e-3f;
+	p = p * r + 8.3334519073e-3f;
+	p = p * r + 4.1665795894e-2f;
+	p = p * r + 1.6666665459e-1f;
+	p = p * r + 5.0000001201e-1f;
+	vf y = p * (r * r) + r + 1.0f;
+
+	vi32 n1 = ni >> 1;
+	vi32 n2 = ni - n1;
+	y = y * (vf)((n1 + 127) << 23) * (vf)((n2 + 127) << 23);
+	y = (vf)(~zero & (vi32)y);
+	return vf_select(nan, x, y);
+}
+
+static inline vd vd_exp(vd x)
+{
+	const vd lo = vd_set1(-746.0);    /* exp(x < -746) < 2^-1075: rounds to 0 */
+	const vd hi = vd_set1(710.0);     /* exp(710) > DBL_MAX: rounds to inf */
+	const vd magic = vd_set1(6755399441055744.0);   /* 1.5 * 2^52 */
+	vi64 nan = (vi64)(x != x);
+	vi64 zero = (vi64)(x < lo);
+	vd xc = (vd)(~(nan | zero) & (vi64)x);
+	xc = vd_select((vi64)(xc < hi), xc, hi);
+
+	vd t = xc * 1.4426950408889634073599 + magic;
+	vd n = t - magic;
+	vi64 ni = (vi64)t - (vi64)magic;
+	vd r = xc - n * 6.93145751953125e-1;
+	r = r - n * 1.42860682030941723212e-6;
+
+	/* exp(r) = 1 + (r + r^2 P(r)), P the Taylor series 1/2! + r/3! + ... +
+	 * r^11/13! (truncation error below 0.05 ulp for |r| <= ln2/2). Adding 1
+	 * last keeps the error near 1/2 ulp; Cephes' Pade form 1 + 2rP/(Q - rP)
+	 * measured up to 2 ulp against libm. */
+	vd p = vd_set1(1.0 / 6227020800.0);
+	p = p * r + 1.0 / 479001600.0;
+	p = p * r + 1.0 / 39916800.0;
+	p = p * r + 1.0 / 3628800.0;
+	p = p * r + 1.0 / 362880.0;
+	p = p * r + 1.0 / 40320.0;
+	p = p * r + 1.0 / 5040.0;
+	p = p * r + 1.0 / 720.0;
+	p = p * r + 1.0 / 120.0;
+	p = p * r + 1.0 / 24.0;
+	p = p * r + 1.0 / 6.0;
+	p = p * r + 0.5;
+	vd y = 1.0 + (p * (r * r) + r);
+
+	vi64 n1 = ni >> 1;
+	vi64 n2 = ni - n1;
+	y = y * (vd)((n1 + 1023) << 52) * (vd)((n2 + 1023) << 52);
+	y = (vd)(~zero & (vi64)y);
+	return vd_select(nan, x, y);
+}
+
+/* ---- matmul blocking ----------------------------------------------------------
+ * The micro-kernel computes SIMD_MR rows by 2 vectors of columns of c, held
+ * in 12 named vector accumulators (12 of the 16 AVX2 or SSE2 registers; an
+ * array of accumulators could end up on the stack), with one broadcast of a
+ * and two vectors of b per step. SIMD_MR is fixed by its code (rows a0..a5).
+ * SIMD_KC is the depth of one pass: the KC x 2-vector panel of b (16 KB on
+ * AVX2) is copied to the stack, so it is read contiguously from L1 however
+ * wide b is (rows of b 2 KB apart would all fall in the same cache sets). */
+#define SIMD_MR 6
+#ifndef SIMD_KC
+#define SIMD_KC 256
+#endif
+
+/* ---- the kernels, once per element type -------------------------------------
+ * simd_tmpl.h is written against T (element), V (vector), VI (comparison
+ * result), LANES and SUF (name suffix); the V-prefixed helpers above are
+ * reached through VFN(name). */
+#define SIMD_CAT_(a, b) a##b
+#define SIMD_CAT(a, b) SIMD_CAT_(a, b)
+#define TFN(name) SIMD_CAT(simd_##name##_, SUF)
+#define VFN(name) SIMD_CAT(V, _##name)
+
+#define T float
+#define V vf
+#define VI vi32
+#define LANES VF_LANES
+#define SUF f32
+#include "kernel/simd_tmpl.h"
+#undef T
+#undef V
+#undef VI
+#undef LANES
+#undef SUF
+
+#define T double
+#define V vd
+#define VI vi64
+#define LANES VD_LANES
+#define SUF f64
+#include "kernel/simd_tmpl.h"
+#undef T
+#undef V
+#undef VI
+#undef LANES
+#undef SUF
+
+const struct simd_ops SIMD_OPS = {
+	.name = SIMD_NAME,
+	.matmul_f32 = simd_matmul_f32,
+	.matmul_f64 = simd_matmul_f64,
+	.softmax_rows_f32 = simd_softmax_rows_f32,
+	.softmax_rows_f64 = simd_softmax_rows_f64,
+	.attention_f32 = simd_attention_f32,
+	.attention_f64 = simd_attention_f64,
+	.exp_f32 = simd_exp_f32,
+	.exp_f64 = simd_exp_f64,
+};

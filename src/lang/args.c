@@ -1,0 +1,342 @@
+/* args.c: argument binding and conversion for the built-in functions.
+ * Every error names the function and points at the offending argument. Used
+ * by builtins.c and methods.c only; never prints. */
+#include "lang/args.h"
+#include "core/mem.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int args_error(struct qkv_error *err, struct call *c, struct args *a, int i, const char *fmt, ...)
+{
+	const struct node *at = (a && i >= 0 && i < ARGS_MAX && a->at[i]) ? a->at[i] : c->node;
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, at->line, at->col, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int args_bind(struct call *c, const char *const *params, int nreq, struct args *a, struct qkv_error *err)
+{
+	memset(a, 0, sizeof *a);
+	int np = 0, star = -1;
+	while (params[np])
+		np++;
+	for (int i = 0; i < np; i++)
+		if (strcmp(params[i], "*") == 0)
+			star = i;
+	int pos = 0;
+	for (int i = 0; i < c->nargs; i++) {
+		if (star >= 0 && pos == star) {
+			/* collect the rest (or a single tuple/list given as is) */
+			int rest = c->nargs - i;
+			struct value *t = value_seq(V_TUPLE, rest);
+			for (int j = 0; j < rest; j++)
+				t->items[j] = value_ref(c->args[i + j]);
+			a->v[star] = t;
+			a->at[star] = c->arg_nodes[i];
+			pos = np;
+			break;
+		}
+		if (pos >= np) {
+			for (int j = 0; j < ARGS_MAX; j++)
+				value_unref(a->v[j]);
+			return error_set(err, c->arg_nodes[i]->line, c->arg_nodes[i]->col,
+					 "%s() takes at most %d argument%s, %d given", c->name, np, np == 1 ? "" : "s",
+					 c->nargs);
+		}
+		a->v[pos] = value_ref(c->args[i]);
+		a->at[pos] = c->arg_nodes[i];
+		pos++;
+	}
+	for (int k = 0; k < c->nkw; k++) {
+		int slot = -1;
+		for (int i = 0; i < np; i++)
+			if (i != star && strcmp(params[i], c->kwnames[k]) == 0)
+				slot = i;
+		if (star >= 0 && slot < 0 && strcmp(c->kwnames[k], "size") == 0)
+			slot = star;
+		if (slot < 0 || a->v[slot]) {
+			const struct node *at = c->kw_nodes[k];
+			for (int j = 0; j < ARGS_MAX; j++)
+				value_unref(a->v[j]);
+			if (slot < 0)
+				return error_set(err, at->line, at->col, "%s() got an unexpected keyword argument '%s'",
+						 c->name, c->kwnames[k]);
+			return error_set(err, at->line, at->col, "%s() got argument '%s' twice", c->name, c->kwnames[k]);
+		}
+		a->v[slot] = value_ref(c->kwargs[k]);
+		a->at[slot] = c->kw_nodes[k];
+	}
+	for (int i = 0; i < nreq; i++) {
+		if (!a->v[i] && i != star) {
+			for (int j = 0; j < ARGS_MAX; j++)
+				value_unref(a->v[j]);
+			return error_set(err, c->node->line, c->node->col, "%s() missing required argument '%s'",
+					 c->name, params[i]);
+		}
+	}
+	return 0;
+}
+
+int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (v && v->kind == V_TENSOR) {
+		*out = v->t;
+		return 0;
+	}
+	return args_error(err, c, a, i, "%s(): argument %d must be a tensor, not %s", c->name, i + 1,
+			  v ? value_type_name(v) : "nothing");
+}
+
+int args_int(struct call *c, struct args *a, int i, int64_t def, int64_t *out, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (!v || v->kind == V_NONE) {
+		*out = def;
+		return 0;
+	}
+	if (runtime_to_int(v, out, "this argument", err) < 0)
+		return args_error(err, c, a, i, "%s(): argument %d must be an integer, not %s", c->name, i + 1,
+				  value_type_name(v));
+	return 0;
+}
+
+int args_double(struct call *c, struct args *a, int i, double def, double *out, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (!v || v->kind == V_NONE) {
+		*out = def;
+		return 0;
+	}
+	if (runtime_to_double(v, out, "this argument", err) < 0)
+		return args_error(err, c, a, i, "%s(): argument %d must be a number, not %s", c->name, i + 1,
+				  value_type_name(v));
+	return 0;
+}
+
+int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (v->kind == V_BOOL || v->kind == V_INT) {
+		*out = v->kind == V_BOOL ? v->b : v->i != 0;
+		return 0;
+	}
+	return args_error(err, c, a, i, "%s(): argument %d must be True or False, not %s", c->name, i + 1,
+			  value_type_name(v));
+}
+
+int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
+	       struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (!v) {
+		*ndim = 0;
+		return 0;
+	}
+	/* randn((3, 5)) arrives as a 1-tuple holding a tuple */
+	if ((v->kind == V_TUPLE || v->kind == V_LIST) && v->n == 1 &&
+	    (v->items[0]->kind == V_TUPLE || v->items[0]->kind == V_LIST || v->items[0]->kind == V_SIZE))
+		v = v->items[0];
+	if (v->kind == V_INT) {
+		*ndim = 1;
+		shape[0] = v->i;
+	} else if (v->kind == V_TUPLE || v->kind == V_LIST || v->kind == V_SIZE) {
+		if (v->n > TENSOR_MAX_DIMS)
+			return args_error(err, c, a, i, "qkv tensors have at most %d dimensions, %s() was given %d",
+					  TENSOR_MAX_DIMS, c->name, v->n);
+		*ndim = v->n;
+		for (int k = 0; k < v->n; k++) {
+			struct value *e = v->items[k];
+			if (e->kind != V_INT)
+				return args_error(err, c, a, i, "%s(): sizes must be integers, got %s", c->name,
+						  value_type_name(e));
+			shape[k] = e->i;
+		}
+	} else {
+		return args_error(err, c, a, i, "%s(): the size must be integers or a tuple of them, not %s",
+				  c->name, value_type_name(v));
+	}
+	for (int k = 0; k < *ndim; k++) {
+		if (shape[k] < 0 && !(allow_neg1 && shape[k] == -1))
+			return args_error(err, c, a, i, "%s(): negative size %lld in the shape", c->name,
+					  (long long)shape[k]);
+	}
+	return 0;
+}
+
+int args_dtype(struct call *c, struct args *a, int i, bool *given, enum dtype *out, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	*given = false;
+	if (!v || v->kind == V_NONE)
+		return 0;
+	if (v->kind == V_DTYPE) {
+		*out = v->dtype;
+		*given = true;
+		return 0;
+	}
+	if (v->kind == V_STR) {
+		static const struct { const char *name; enum dtype dt; } names[] = {
+			{ "float32", DT_F32 }, { "float", DT_F64 }, { "float64", DT_F64 }, { "double", DT_F64 },
+			{ "int64", DT_I64 }, { "int", DT_I64 }, { "bool", DT_BOOL },
+		};
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+			if (strcmp(v->str, names[k].name) == 0) {
+				*out = names[k].dt;
+				*given = true;
+				return 0;
+			}
+		}
+	}
+	return args_error(err, c, a, i, "%s(): unknown dtype (use torch.float32, torch.float64, torch.int64 "
+			  "or torch.bool)", c->name);
+}
+
+/* ---- nested lists to tensors ------------------------------------------------ */
+
+struct nest {
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	bool any_float, any_int, any_bool;
+	int64_t count;
+};
+
+static int nest_scan(struct call *c, struct args *a, int i, const struct value *v, int depth, struct nest *n,
+		     struct qkv_error *err)
+{
+	bool seq = v->kind == V_LIST || v->kind == V_TUPLE;
+	if (seq || (v->kind == V_TENSOR && v->t->ndim > 0 && depth > 0)) {
+		int64_t len = seq ? v->n : v->t->shape[0];
+		if (depth >= TENSOR_MAX_DIMS)
+			return args_error(err, c, a, i, "%s(): nested more than %d deep (qkv tensors have at most %d "
+					  "dimensions)", c->name, TENSOR_MAX_DIMS, TENSOR_MAX_DIMS);
+		if (depth == n->ndim) {
+			if (n->count > 0)
+				goto ragged;
+			n->shape[depth] = len;
+			n->ndim = depth + 1;
+		} else if (depth > n->ndim || n->shape[depth] != len) {
+			goto ragged;
+		}
+		if (!seq) {
+			/* a tensor inside a list: take its elements */
+			if (v->t->ndim + depth > TENSOR_MAX_DIMS)
+				return args_error(err, c, a, i, "%s(): too many dimensions", c->name);
+			for (int k = 1; k < v->t->ndim; k++) {
+				if (n->ndim == depth + k) {
+					n->shape[depth + k] = v->t->shape[k];
+					n->ndim++;
+				} else if (n->shape[depth + k] != v->t->shape[k]) {
+					goto ragged;
+				}
+			}
+			if (dtype_is_float(v->t->dtype))
+				n->any_float = true;
+			else if (v->t->dtype == DT_I64)
+				n->any_int = true;
+			else
+				n->any_bool = true;
+			n->count += tensor_numel(v->t);
+			return 0;
+		}
+		for (int k = 0; k < v->n; k++)
+			if (nest_scan(c, a, i, v->items[k], depth + 1, n, err) < 0)
+				return -1;
+		return 0;
+	}
+	if (depth != n->ndim && !(n->count == 0 && depth <= n->ndim && depth == n->ndim))
+		goto ragged;
+	if (v->kind == V_FLOAT)
+		n->any_float = true;
+	else if (v->kind == V_INT)
+		n->any_int = true;
+	else if (v->kind == V_BOOL)
+		n->any_bool = true;
+	else if (v->kind == V_TENSOR && v->t->ndim == 0)
+		dtype_is_float(v->t->dtype) ? (n->any_float = true) : (n->any_int = true);
+	else
+		return args_error(err, c, a, i, "%s(): expected numbers, found %s", c->name, value_type_name(v));
+	n->count++;
+	return 0;
+ragged:
+	return args_error(err, c, a, i, "%s(): the nested lists are ragged: each row must have the same "
+			  "length at every depth (depth %d)", c->name, depth);
+}
+
+static void nest_fill(const struct value *v, struct tensor *t, int64_t *pos)
+{
+	if (v->kind == V_LIST || v->kind == V_TUPLE) {
+		for (int k = 0; k < v->n; k++)
+			nest_fill(v->items[k], t, pos);
+	} else if (v->kind == V_TENSOR) {
+		int64_t n = tensor_numel(v->t);
+		for (int64_t k = 0; k < n; k++) {
+			if (t->dtype == DT_I64)
+				((int64_t *)t->storage->data)[(*pos)++] = tensor_get_i64(v->t, k);
+			else
+				tensor_set(t, (*pos)++, tensor_get(v->t, k));
+		}
+	} else if (t->dtype == DT_I64 && v->kind == V_INT) {
+		((int64_t *)t->storage->data)[(*pos)++] = v->i;
+	} else {
+		tensor_set(t, (*pos)++, value_as_double(v));
+	}
+}
+
+struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor fl, bool has_dtype,
+			      enum dtype dtype, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (v->kind == V_TENSOR && v->t->ndim == 0) {
+		struct tensor *t = ops_to_dtype(v->t, has_dtype ? dtype : v->t->dtype);
+		struct tensor *r = ops_clone(t);
+		tensor_unref(t);
+		r->flavor = fl;
+		return r;
+	}
+	if (v->kind == V_TENSOR) {
+		struct tensor *t = ops_to_dtype(v->t, has_dtype ? dtype : v->t->dtype);
+		struct tensor *r = ops_clone(t);
+		tensor_unref(t);
+		r->flavor = fl;
+		return r;
+	}
+	struct nest n = { 0 };
+	if (nest_scan(c, a, i, v, 0, &n, err) < 0)
+		return NULL;
+	enum dtype dt = n.any_float ? (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32) : n.any_int ? DT_I64 :
+			n.any_bool ? DT_BOOL : (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32);
+	if (has_dtype)
+		dt = dtype;
+	if (ops_check_shape(&c->I->ops, n.ndim, n.shape, err) < 0) {
+		error_locate(err, a->at[i]->line, a->at[i]->col);
+		return NULL;
+	}
+	struct tensor *t = tensor_new(dt, fl, n.ndim, n.shape);
+	int64_t pos = 0;
+	nest_fill(v, t, &pos);
+	return t;
+}
+
+struct value *args_result(struct tensor *t)
+{
+	if (!t)
+		return NULL;
+	if (t->ndim == 0 && t->flavor == FLAVOR_NUMPY) {
+		struct value *s = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
+				: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0))
+				: value_float(tensor_get(t, 0));
+		tensor_unref(t);
+		return s;
+	}
+	return value_tensor(t);
+}

@@ -1,0 +1,44 @@
+/* args.h: binding a call's arguments to parameter names, and typed getters
+ * that report errors at the argument's own column. Shared by builtins.c and
+ * methods.c; not for use outside lang/. */
+#ifndef QKV_LANG_ARGS_H
+#define QKV_LANG_ARGS_H
+
+#include "lang/runtime.h"
+
+#define ARGS_MAX 12
+
+struct args {
+	struct value *v[ARGS_MAX];       /* NULL when not given */
+	const struct node *at[ARGS_MAX]; /* where it was given (for messages) */
+};
+
+/* Binds c's positional and keyword arguments to params (NULL-terminated),
+ * the first nreq of which are required. A parameter named "*" collects all
+ * remaining positionals into a tuple (for sizes: randn(3, 5)). */
+int args_bind(struct call *c, const char *const *params, int nreq, struct args *a, struct qkv_error *err);
+/* An error at argument i's column (the call's when it was not given). */
+int args_error(struct qkv_error *err, struct call *c, struct args *a, int i, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, struct qkv_error *err);
+int args_int(struct call *c, struct args *a, int i, int64_t def, int64_t *out, struct qkv_error *err);
+int args_double(struct call *c, struct args *a, int i, double def, double *out, struct qkv_error *err);
+int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct qkv_error *err);
+/* A shape from a tuple/list/Size or from the collected "*" tuple of ints. */
+int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
+	       struct qkv_error *err);
+/* An optional dtype argument (torch.float64, np.float32, "float32"). */
+int args_dtype(struct call *c, struct args *a, int i, bool *given, enum dtype *out, struct qkv_error *err);
+
+/* Builds a tensor from a nested list/tuple of numbers (or tensors), or a
+ * number: torch.tensor / np.array. Floats become default_float, all-int data
+ * int64, all-bool data bool, unless dtype is given. */
+struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor fl, bool has_dtype,
+			      enum dtype dtype, struct qkv_error *err);
+
+/* The value of a tensor result; NULL stays NULL. numpy 0-d results become
+ * Python numbers, as numpy returns scalars. */
+struct value *args_result(struct tensor *t);
+
+#endif

@@ -1,0 +1,1327 @@
+/* builtins.c: the functions and constants of torch, torch.nn,
+ * torch.nn.functional, numpy, numpy.random, scipy.special, math and Python's
+ * own builtins (print, len, float, ...). These are the only names the
+ * language knows: there are no imports of real modules and no file or system
+ * access. Called through runtime_call/runtime_module_attr; never prints except
+ * through the interpreter's emit callback (print). */
+#include "lang/args.h"
+#include "lang/runtime.h"
+#include "core/format.h"
+#include "core/mem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static struct ops_ctx *OPS(struct call *c)
+{
+	return &c->I->ops;
+}
+
+/* Locates an error from ops (no position yet) at the call. */
+static struct value *done(struct call *c, struct args *a, struct tensor *t, struct qkv_error *err)
+{
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a->v[i]);
+	if (!t) {
+		error_locate(err, c->node->line, c->node->col);
+		return NULL;
+	}
+	return args_result(t);
+}
+
+static struct value *fail(struct args *a)
+{
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a->v[i]);
+	return NULL;
+}
+
+static struct value *done_value(struct args *a, struct value *v)
+{
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a->v[i]);
+	return v;
+}
+
+/* ---- creation ------------------------------------------------------------------ */
+
+enum fill { FILL_ZEROS, FILL_ONES, FILL_RAND, FILL_RANDN };
+
+static struct value *create(struct call *c, enum fill fill, enum flavor fl, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("*", "dtype"), 0, &a, err) < 0)
+		return NULL;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	bool has_dt;
+	enum dtype dt = fl == FLAVOR_NUMPY ? DT_F64 : DT_F32;
+	if (args_shape(c, &a, 0, &ndim, shape, false, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+		return fail(&a);
+	if ((fill == FILL_RAND || fill == FILL_RANDN) && !dtype_is_float(dt))
+		return args_error(err, c, &a, 1, "%s() makes floating-point numbers; dtype %s is not allowed",
+				  c->name, dtype_name(dt)), fail(&a);
+	struct tensor *t = ops_new(OPS(c), dt, fl, ndim, shape, err);
+	if (!t)
+		return done(c, &a, NULL, err);
+	int64_t n = tensor_numel(t);
+	void *d = t->storage->data;
+	switch (fill) {
+	case FILL_ZEROS: break;
+	case FILL_ONES:
+		for (int64_t i = 0; i < n; i++)
+			tensor_set(t, i, 1);
+		break;
+	case FILL_RAND:
+		if (fl == FLAVOR_NUMPY)
+			np_fill_rand(&c->I->np_rng, d, n);
+		else if (dt == DT_F32)
+			torch_fill_uniform_f32(&c->I->torch_rng, d, n, 0, 1);
+		else
+			torch_fill_uniform_f64(&c->I->torch_rng, d, n, 0, 1);
+		break;
+	case FILL_RANDN:
+		if (fl == FLAVOR_NUMPY)
+			np_fill_randn(&c->I->np_rng, d, n);
+		else if (dt == DT_F32)
+			torch_fill_normal_f32(&c->I->torch_rng, d, n, 0, 1);
+		else
+			torch_fill_normal_f64(&c->I->torch_rng, d, n, 0, 1);
+		break;
+	}
+	return done(c, &a, t, err);
+}
+
+static struct value *f_zeros(struct call *c, struct qkv_error *err) { return create(c, FILL_ZEROS, FLAVOR_TORCH, err); }
+static struct value *f_ones(struct call *c, struct qkv_error *err) { return create(c, FILL_ONES, FLAVOR_TORCH, err); }
+static struct value *f_rand(struct call *c, struct qkv_error *err) { return create(c, FILL_RAND, FLAVOR_TORCH, err); }
+static struct value *f_randn(struct call *c, struct qkv_error *err) { return create(c, FILL_RANDN, FLAVOR_TORCH, err); }
+static struct value *np_zeros(struct call *c, struct qkv_error *err) { return create(c, FILL_ZEROS, FLAVOR_NUMPY, err); }
+static struct value *np_ones(struct call *c, struct qkv_error *err) { return create(c, FILL_ONES, FLAVOR_NUMPY, err); }
+static struct value *np_rand(struct call *c, struct qkv_error *err) { return create(c, FILL_RAND, FLAVOR_NUMPY, err); }
+static struct value *np_randn(struct call *c, struct qkv_error *err) { return create(c, FILL_RANDN, FLAVOR_NUMPY, err); }
+
+static struct value *like(struct call *c, enum fill fill, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "dtype"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	bool has_dt;
+	enum dtype dt;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+		return fail(&a);
+	if (!has_dt)
+		dt = x->dtype;
+	struct tensor *t = ops_new(OPS(c), dt, x->flavor, x->ndim, x->shape, err);
+	if (t) {
+		int64_t n = tensor_numel(t);
+		if (fill == FILL_ONES)
+			for (int64_t i = 0; i < n; i++)
+				tensor_set(t, i, 1);
+		else if (fill == FILL_RAND && dt == DT_F32)
+			torch_fill_uniform_f32(&c->I->torch_rng, t->storage->data, n, 0, 1);
+		else if (fill == FILL_RAND && dt == DT_F64)
+			torch_fill_uniform_f64(&c->I->torch_rng, t->storage->data, n, 0, 1);
+		else if (fill == FILL_RANDN && dt == DT_F32)
+			torch_fill_normal_f32(&c->I->torch_rng, t->storage->data, n, 0, 1);
+		else if (fill == FILL_RANDN && dt == DT_F64)
+			torch_fill_normal_f64(&c->I->torch_rng, t->storage->data, n, 0, 1);
+	}
+	return done(c, &a, t, err);
+}
+
+static struct value *f_zeros_like(struct call *c, struct qkv_error *err) { return like(c, FILL_ZEROS, err); }
+static struct value *f_ones_like(struct call *c, struct qkv_error *err) { return like(c, FILL_ONES, err); }
+static struct value *f_rand_like(struct call *c, struct qkv_error *err) { return like(c, FILL_RAND, err); }
+static struct value *f_randn_like(struct call *c, struct qkv_error *err) { return like(c, FILL_RANDN, err); }
+
+static struct value *f_full(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("size", "fill_value", "dtype"), 2, &a, err) < 0)
+		return NULL;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	double v;
+	bool has_dt;
+	enum dtype dt;
+	if (args_shape(c, &a, 0, &ndim, shape, false, err) < 0 || args_double(c, &a, 1, 0, &v, err) < 0 ||
+	    args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
+		return fail(&a);
+	if (!has_dt)
+		dt = a.v[1]->kind == V_INT ? DT_I64 : a.v[1]->kind == V_BOOL ? DT_BOOL : DT_F32;
+	return done(c, &a, ops_full(OPS(c), dt, FLAVOR_TORCH, ndim, shape, v, err), err);
+}
+
+static struct value *f_randint(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("low", "high", "size"), 2, &a, err) < 0)
+		return NULL;
+	int64_t lo = 0, hi;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	int size_at = 2;
+	if (!a.v[2]) {	/* randint(high, size) */
+		if (args_int(c, &a, 0, 0, &hi, err) < 0)
+			return fail(&a);
+		size_at = 1;
+	} else if (args_int(c, &a, 0, 0, &lo, err) < 0 || args_int(c, &a, 1, 0, &hi, err) < 0) {
+		return fail(&a);
+	}
+	if (args_shape(c, &a, size_at, &ndim, shape, false, err) < 0)
+		return fail(&a);
+	if (hi <= lo)
+		return args_error(err, c, &a, 1, "randint(): high (%lld) must be greater than low (%lld)",
+				  (long long)hi, (long long)lo), fail(&a);
+	struct tensor *t = ops_new(OPS(c), DT_I64, FLAVOR_TORCH, ndim, shape, err);
+	if (t)
+		torch_fill_randint(&c->I->torch_rng, t->storage->data, tensor_numel(t), lo, hi);
+	return done(c, &a, t, err);
+}
+
+static struct value *arange(struct call *c, enum flavor fl, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("start", "end", "step", "dtype"), 1, &a, err) < 0)
+		return NULL;
+	double s = 0, e, st = 1;
+	bool any_float = false;
+	for (int i = 0; i < 3; i++)
+		any_float |= a.v[i] && a.v[i]->kind == V_FLOAT;
+	if (a.v[1]) {
+		if (args_double(c, &a, 0, 0, &s, err) < 0 || args_double(c, &a, 1, 0, &e, err) < 0)
+			return fail(&a);
+	} else if (args_double(c, &a, 0, 0, &e, err) < 0) {
+		return fail(&a);
+	}
+	bool has_dt;
+	enum dtype dt;
+	if (args_double(c, &a, 2, 1, &st, err) < 0 || args_dtype(c, &a, 3, &has_dt, &dt, err) < 0)
+		return fail(&a);
+	if (st == 0 || !isfinite(s) || !isfinite(e) || !isfinite(st))
+		return args_error(err, c, &a, 2, "arange(): the step must be a nonzero finite number"), fail(&a);
+	double count = ceil((e - s) / st);
+	if (count < 0)
+		count = 0;
+	if (count > (double)OPS(c)->max_elems)
+		count = (double)OPS(c)->max_elems + 1;
+	int64_t shape[1] = { (int64_t)count };
+	if (!has_dt)
+		dt = any_float ? (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32) : DT_I64;
+	struct tensor *t = ops_new(OPS(c), dt, fl, 1, shape, err);
+	if (t)
+		for (int64_t i = 0; i < shape[0]; i++)
+			tensor_set(t, i, s + (double)i * st);
+	return done(c, &a, t, err);
+}
+
+static struct value *f_arange(struct call *c, struct qkv_error *err) { return arange(c, FLAVOR_TORCH, err); }
+static struct value *np_arange(struct call *c, struct qkv_error *err) { return arange(c, FLAVOR_NUMPY, err); }
+
+static struct value *eye(struct call *c, enum flavor fl, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("n", "m", "dtype"), 1, &a, err) < 0)
+		return NULL;
+	int64_t n, m;
+	if (args_int(c, &a, 0, 0, &n, err) < 0 || args_int(c, &a, 1, -1, &m, err) < 0)
+		return fail(&a);
+	if (m < 0)
+		m = n;
+	if (n < 0)
+		return args_error(err, c, &a, 0, "eye(): n must be non-negative, got %lld", (long long)n), fail(&a);
+	int64_t shape[2] = { n, m };
+	struct tensor *t = ops_new(OPS(c), fl == FLAVOR_NUMPY ? DT_F64 : DT_F32, fl, 2, shape, err);
+	if (t)
+		for (int64_t i = 0; i < n && i < m; i++)
+			tensor_set(t, i * m + i, 1);
+	return done(c, &a, t, err);
+}
+
+static struct value *f_eye(struct call *c, struct qkv_error *err) { return eye(c, FLAVOR_TORCH, err); }
+static struct value *np_eye(struct call *c, struct qkv_error *err) { return eye(c, FLAVOR_NUMPY, err); }
+
+static struct value *make_tensor(struct call *c, enum flavor fl, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("data", "dtype", "requires_grad"), 1, &a, err) < 0)
+		return NULL;
+	bool has_dt;
+	enum dtype dt;
+	if (args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+		return fail(&a);
+	return done(c, &a, args_to_tensor(c, &a, 0, fl, has_dt, dt, err), err);
+}
+
+static struct value *f_tensor(struct call *c, struct qkv_error *err) { return make_tensor(c, FLAVOR_TORCH, err); }
+static struct value *np_array(struct call *c, struct qkv_error *err) { return make_tensor(c, FLAVOR_NUMPY, err); }
+
+static struct value *f_from_numpy(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("ndarray"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return fail(&a);
+	struct tensor *t = tensor_alias(x);
+	t->flavor = FLAVOR_TORCH;
+	return done(c, &a, t, err);
+}
+
+/* ---- random state ------------------------------------------------------------- */
+
+static struct value *f_manual_seed(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("seed"), 1, &a, err) < 0)
+		return NULL;
+	int64_t s;
+	if (args_int(c, &a, 0, 0, &s, err) < 0)
+		return fail(&a);
+	torch_gen_seed(&c->I->torch_rng, (uint64_t)s);
+	return done_value(&a, value_none());
+}
+
+static struct value *f_initial_seed(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return done_value(&a, value_int((int64_t)c->I->torch_rng.seed));
+}
+
+static struct value *np_seed(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("seed"), 1, &a, err) < 0)
+		return NULL;
+	int64_t s;
+	if (args_int(c, &a, 0, 0, &s, err) < 0)
+		return fail(&a);
+	if (s < 0 || s > 4294967295LL)
+		return args_error(err, c, &a, 0, "seed must be between 0 and 2**32 - 1, got %lld", (long long)s),
+		       fail(&a);
+	np_gen_seed(&c->I->np_rng, (uint32_t)s);
+	return done_value(&a, value_none());
+}
+
+/* ---- arithmetic functions ----------------------------------------------------- */
+
+/* numpy functions take lists and numbers too */
+static int np_operand(struct call *c, struct args *a, int i, struct tensor **out, bool *owned, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	*owned = false;
+	if (v && v->kind == V_TENSOR) {
+		*out = v->t;
+		return 0;
+	}
+	if (!v)
+		return args_error(err, c, a, i, "%s(): missing argument", c->name);
+	*out = args_to_tensor(c, a, i, FLAVOR_NUMPY, false, DT_F64, err);
+	*owned = *out != NULL;
+	return *out ? 0 : -1;
+}
+
+static struct value *unary(struct call *c, enum ew_unary op, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	bool owned = false;
+	if (a.v[0]->kind != V_TENSOR && value_is_number(a.v[0]) && !numpy) {
+		return args_error(err, c, &a, 0, "%s(): argument 1 must be a tensor, not %s (math.%s works on numbers)",
+				  c->name, value_type_name(a.v[0]), strrchr(c->name, '.') + 1), fail(&a);
+	}
+	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
+		return fail(&a);
+	if (op == EW_SQRT || op == EW_LOG) {
+		/* numpy gives nan with a warning; qkv says so instead of hiding it */
+	}
+	struct tensor *r = ops_unary(OPS(c), x, op, err);
+	if (owned)
+		tensor_unref(x);
+	return done(c, &a, r, err);
+}
+
+static struct value *f_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, false, err); }
+static struct value *f_sqrt(struct call *c, struct qkv_error *err) { return unary(c, EW_SQRT, false, err); }
+static struct value *f_log(struct call *c, struct qkv_error *err) { return unary(c, EW_LOG, false, err); }
+static struct value *f_abs(struct call *c, struct qkv_error *err) { return unary(c, EW_ABS, false, err); }
+static struct value *f_tanh(struct call *c, struct qkv_error *err) { return unary(c, EW_TANH, false, err); }
+static struct value *f_relu(struct call *c, struct qkv_error *err) { return unary(c, EW_RELU, false, err); }
+static struct value *np_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, true, err); }
+static struct value *np_sqrt(struct call *c, struct qkv_error *err) { return unary(c, EW_SQRT, true, err); }
+static struct value *np_log(struct call *c, struct qkv_error *err) { return unary(c, EW_LOG, true, err); }
+static struct value *np_abs(struct call *c, struct qkv_error *err) { return unary(c, EW_ABS, true, err); }
+static struct value *np_tanh(struct call *c, struct qkv_error *err) { return unary(c, EW_TANH, true, err); }
+
+static struct value *two_tensors(struct call *c, const char *const *params,
+				 struct tensor *(*fn)(const struct ops_ctx *, struct tensor *, struct tensor *,
+						      struct qkv_error *),
+				 bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, params, 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x, *y;
+	bool ox = false, oy = false;
+	if (numpy) {
+		if (np_operand(c, &a, 0, &x, &ox, err) < 0)
+			return fail(&a);
+		if (np_operand(c, &a, 1, &y, &oy, err) < 0) {
+			if (ox)
+				tensor_unref(x);
+			return fail(&a);
+		}
+	} else if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &y, err) < 0) {
+		return fail(&a);
+	}
+	struct tensor *r = fn(OPS(c), x, y, err);
+	if (ox)
+		tensor_unref(x);
+	if (oy)
+		tensor_unref(y);
+	return done(c, &a, r, err);
+}
+
+static struct value *f_matmul(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "other"), ops_matmul, false, err); }
+static struct value *f_mm(struct call *c, struct qkv_error *err)
+{
+	for (int i = 0; i < c->nargs; i++)
+		if (c->args[i]->kind == V_TENSOR && c->args[i]->t->ndim != 2)
+			return error_set(err, c->arg_nodes[i]->line, c->arg_nodes[i]->col,
+					 "mm() needs 2-D tensors, argument %d is %d-D (torch.matmul takes any)", i + 1,
+					 c->args[i]->t->ndim), NULL;
+	return two_tensors(c, P("input", "mat2"), ops_matmul, false, err);
+}
+static struct value *f_bmm(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "mat2"), ops_bmm, false, err); }
+static struct value *f_dot(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "other"), ops_dot, false, err); }
+static struct value *np_matmul(struct call *c, struct qkv_error *err) { return two_tensors(c, P("a", "b"), ops_matmul, true, err); }
+
+static struct value *np_dot(struct call *c, struct qkv_error *err)
+{
+	/* np.dot: 1-D·1-D is the inner product, 2-D·2-D the matrix product */
+	return two_tensors(c, P("a", "b"), ops_matmul, true, err);
+}
+
+/* softmax: torch.softmax(input, dim), F.softmax(input, dim=None) */
+static struct value *softmax_common(struct call *c, bool implicit_dim, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "dim", "dtype"), implicit_dim ? 1 : 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	int64_t dim;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return fail(&a);
+	if (!a.v[1] || a.v[1]->kind == V_NONE) {
+		/* torch's _get_softmax_dim for the deprecated implicit dim */
+		dim = (x->ndim == 0 || x->ndim == 1 || x->ndim == 3) ? 0 : 1;
+	} else if (args_int(c, &a, 1, 0, &dim, err) < 0) {
+		return fail(&a);
+	}
+	bool has_dt;
+	enum dtype dt;
+	if (args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
+		return fail(&a);
+	struct tensor *in = has_dt ? ops_to_dtype(x, dt) : tensor_ref(x);
+	struct tensor *r = ops_softmax(OPS(c), in, (int)dim, err);
+	tensor_unref(in);
+	if (!r)
+		return args_error(err, c, &a, 1, "%s", err->msg), fail(&a);
+	return done(c, &a, r, err);
+}
+
+static struct value *f_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, false, err); }
+static struct value *F_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, true, err); }
+
+static struct value *scipy_softmax(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x", "axis"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	bool owned;
+	if (np_operand(c, &a, 0, &x, &owned, err) < 0)
+		return fail(&a);
+	struct tensor *in = dtype_is_float(x->dtype) ? tensor_ref(x) : ops_to_dtype(x, DT_F64);
+	struct tensor *r;
+	if (!a.v[1] || a.v[1]->kind == V_NONE) {
+		r = ops_softmax_all(OPS(c), in, err);
+	} else {
+		int64_t axis;
+		if (args_int(c, &a, 1, 0, &axis, err) < 0) {
+			tensor_unref(in);
+			if (owned)
+				tensor_unref(x);
+			return fail(&a);
+		}
+		r = ops_softmax(OPS(c), in, (int)axis, err);
+		if (!r)
+			args_error(err, c, &a, 1, "%s", err->msg);
+	}
+	tensor_unref(in);
+	if (owned)
+		tensor_unref(x);
+	return done(c, &a, r, err);
+}
+
+static struct value *tri(struct call *c, bool upper, const char *diag_name, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, (const char *const[]){ "input", diag_name, NULL }, 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	int64_t d;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &d, err) < 0)
+		return fail(&a);
+	return done(c, &a, ops_tri(OPS(c), x, d, upper, err), err);
+}
+
+static struct value *f_tril(struct call *c, struct qkv_error *err) { return tri(c, false, "diagonal", err); }
+static struct value *f_triu(struct call *c, struct qkv_error *err) { return tri(c, true, "diagonal", err); }
+static struct value *np_tril(struct call *c, struct qkv_error *err) { return tri(c, false, "k", err); }
+static struct value *np_triu(struct call *c, struct qkv_error *err) { return tri(c, true, "k", err); }
+
+static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, numpy ? P("a", "axis", "keepdims") : P("input", "dim", "keepdim"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	bool owned = false, keep;
+	int64_t dim = 0;
+	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
+		return fail(&a);
+	bool all = !a.v[1] || a.v[1]->kind == V_NONE;
+	struct tensor *r = NULL;
+	if ((all || args_int(c, &a, 1, 0, &dim, err) == 0) && args_bool(c, &a, 2, false, &keep, err) == 0) {
+		if (!all && (op == REDUCE_MAX || op == REDUCE_MIN) && !numpy) {
+			args_error(err, c, &a, 1, "%s(dim=...) returns values and indices in torch; qkv supports "
+				   "only the whole-tensor form, or x.amax(dim)", c->name);
+		} else {
+			r = ops_reduce(OPS(c), x, all, (int)dim, keep, op, err);
+			if (!r)
+				args_error(err, c, &a, 1, "%s", err->msg);
+		}
+	}
+	if (owned)
+		tensor_unref(x);
+	return r ? done(c, &a, r, err) : fail(&a);
+}
+
+static struct value *f_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, false, err); }
+static struct value *f_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, false, err); }
+static struct value *f_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, false, err); }
+static struct value *f_min(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MIN, false, err); }
+static struct value *np_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, true, err); }
+static struct value *np_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, true, err); }
+static struct value *np_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, true, err); }
+static struct value *np_min(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MIN, true, err); }
+
+/* torch.cat / torch.stack / np.stack / np.concatenate */
+static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, numpy ? P("arrays", "axis") : P("tensors", "dim"), 1, &a, err) < 0)
+		return NULL;
+	struct value *list = a.v[0];
+	if (list->kind != V_LIST && list->kind != V_TUPLE)
+		return args_error(err, c, &a, 0, "%s() takes a list of tensors, not %s", c->name,
+				  value_type_name(list)), fail(&a);
+	int64_t dim;
+	if (args_int(c, &a, 1, 0, &dim, err) < 0)
+		return fail(&a);
+	struct tensor **ts = xcalloc((size_t)list->n + 1, sizeof *ts);
+	struct tensor *r = NULL;
+	int made = 0;
+	for (; made < list->n; made++) {
+		struct value *e = list->items[made];
+		if (e->kind == V_TENSOR) {
+			ts[made] = tensor_ref(e->t);
+		} else if (numpy) {
+			struct args one = { { e }, { a.at[0] } };
+			ts[made] = args_to_tensor(c, &one, 0, FLAVOR_NUMPY, false, DT_F64, err);
+			if (!ts[made])
+				goto out;
+		} else {
+			args_error(err, c, &a, 0, "%s(): item %d of the list is %s, not a tensor", c->name, made,
+				   value_type_name(e));
+			goto out;
+		}
+	}
+	r = stack ? ops_stack(OPS(c), ts, list->n, (int)dim, err) : ops_cat(OPS(c), ts, list->n, (int)dim, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+out:
+	for (int i = 0; i < made; i++)
+		tensor_unref(ts[i]);
+	free(ts);
+	return r ? done(c, &a, r, err) : fail(&a);
+}
+
+static struct value *f_cat(struct call *c, struct qkv_error *err) { return join(c, false, false, err); }
+static struct value *f_stack(struct call *c, struct qkv_error *err) { return join(c, true, false, err); }
+static struct value *np_stack(struct call *c, struct qkv_error *err) { return join(c, true, true, err); }
+static struct value *np_concatenate(struct call *c, struct qkv_error *err) { return join(c, false, true, err); }
+
+static struct value *closeness(struct call *c, bool all, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, numpy ? P("a", "b", "rtol", "atol", "equal_nan") : P("input", "other", "rtol", "atol", "equal_nan"),
+		      2, &a, err) < 0)
+		return NULL;
+	struct tensor *x, *y;
+	bool ox = false, oy = false, eq_nan;
+	double rtol, atol;
+	struct value *r = NULL;
+	if ((numpy ? np_operand(c, &a, 0, &x, &ox, err) : args_tensor(c, &a, 0, &x, err)) < 0)
+		return fail(&a);
+	if ((numpy ? np_operand(c, &a, 1, &y, &oy, err) : args_tensor(c, &a, 1, &y, err)) < 0)
+		goto out;
+	if (args_double(c, &a, 2, 1e-05, &rtol, err) < 0 || args_double(c, &a, 3, 1e-08, &atol, err) < 0 ||
+	    args_bool(c, &a, 4, false, &eq_nan, err) < 0)
+		goto out;
+	if (!numpy && x->dtype != y->dtype && all) {
+		args_error(err, c, &a, 1, "allclose(): both tensors need the same dtype, got %s and %s",
+			   dtype_name(x->dtype), dtype_name(y->dtype));
+		goto out;
+	}
+	struct tensor *t = ops_isclose(OPS(c), x, y, rtol, atol, eq_nan, err);
+	if (!t) {
+		error_locate(err, c->node->line, c->node->col);
+		goto out;
+	}
+	if (all) {
+		struct tensor *b = ops_all_any(t, false);
+		r = value_bool(tensor_get(b, 0) != 0);
+		tensor_unref(b);
+		tensor_unref(t);
+	} else {
+		r = args_result(t);
+	}
+out:
+	if (ox)
+		tensor_unref(x);
+	if (oy && y)
+		tensor_unref(y);
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a.v[i]);
+	return r;
+}
+
+static struct value *f_allclose(struct call *c, struct qkv_error *err) { return closeness(c, true, false, err); }
+static struct value *f_isclose(struct call *c, struct qkv_error *err) { return closeness(c, false, false, err); }
+static struct value *np_allclose(struct call *c, struct qkv_error *err) { return closeness(c, true, true, err); }
+static struct value *np_isclose(struct call *c, struct qkv_error *err) { return closeness(c, false, true, err); }
+
+static struct value *f_equal(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "other"), 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x, *y;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &y, err) < 0)
+		return fail(&a);
+	bool eq = tensor_same_shape(x, y);
+	for (int64_t i = 0; eq && i < tensor_numel(x); i++)
+		eq = tensor_get(x, i) == tensor_get(y, i);
+	return done_value(&a, value_bool(eq));
+}
+
+static struct value *f_transpose(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "dim0", "dim1"), 3, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	int64_t d0, d1;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &d0, err) < 0 ||
+	    args_int(c, &a, 2, 0, &d1, err) < 0)
+		return fail(&a);
+	return done(c, &a, ops_transpose(x, (int)d0, (int)d1, err), err);
+}
+
+static struct value *np_transpose(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("a"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return fail(&a);
+	return done(c, &a, ops_reverse_dims(x), err);
+}
+
+static struct value *f_masked_fill(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "mask", "value"), 3, &a, err) < 0)
+		return NULL;
+	struct tensor *x, *m;
+	double v;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &m, err) < 0 ||
+	    args_double(c, &a, 2, 0, &v, err) < 0)
+		return fail(&a);
+	return done(c, &a, ops_masked_fill(OPS(c), x, m, v, err), err);
+}
+
+static struct value *f_numel(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return fail(&a);
+	return done_value(&a, value_int(tensor_numel(x)));
+}
+
+/* ---- attention and nn ------------------------------------------------------------ */
+
+static struct value *F_dropout(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "p", "training", "inplace"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	double p;
+	bool training;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_double(c, &a, 1, 0.5, &p, err) < 0 ||
+	    args_bool(c, &a, 2, true, &training, err) < 0)
+		return fail(&a);
+	if (!training)
+		return done(c, &a, tensor_ref(x), err);
+	return done(c, &a, ops_dropout(OPS(c), x, p, &c->I->torch_rng, err), err);
+}
+
+static struct value *F_linear(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "weight", "bias"), 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x, *w, *b = NULL;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &w, err) < 0)
+		return fail(&a);
+	if (a.v[2] && a.v[2]->kind != V_NONE && args_tensor(c, &a, 2, &b, err) < 0)
+		return fail(&a);
+	struct tensor *wt = ops_reverse_dims(w);
+	struct tensor *r = ops_matmul(OPS(c), x, wt, err);
+	tensor_unref(wt);
+	if (r && b) {
+		struct operand o1 = { r, false }, o2 = { b, false };
+		struct tensor *rb = ops_binary(OPS(c), o1, o2, EW_ADD, err);
+		tensor_unref(r);
+		r = rb;
+	}
+	return done(c, &a, r, err);
+}
+
+static struct value *F_sdpa(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale"), 3, &a, err) < 0)
+		return NULL;
+	struct tensor *q, *k, *v, *mask = NULL;
+	double p, scale;
+	bool causal;
+	if (args_tensor(c, &a, 0, &q, err) < 0 || args_tensor(c, &a, 1, &k, err) < 0 ||
+	    args_tensor(c, &a, 2, &v, err) < 0 || args_double(c, &a, 4, 0, &p, err) < 0 ||
+	    args_bool(c, &a, 5, false, &causal, err) < 0)
+		return fail(&a);
+	if (a.v[3] && a.v[3]->kind != V_NONE) {
+		if (args_tensor(c, &a, 3, &mask, err) < 0)
+			return fail(&a);
+		if (mask->dtype != DT_BOOL)
+			return args_error(err, c, &a, 3, "attn_mask must be a bool tensor in qkv (True = take part, "
+					  "as in torch); got %s", dtype_name(mask->dtype)), fail(&a);
+	}
+	if (p != 0)
+		return args_error(err, c, &a, 4, "dropout_p is not supported here; apply nn.Dropout to the weights"),
+		       fail(&a);
+	int64_t d = q->ndim > 0 ? q->shape[q->ndim - 1] : 1;
+	if (args_double(c, &a, 6, 1.0 / sqrt((double)d), &scale, err) < 0)
+		return fail(&a);
+	/* torch's attn_mask marks the positions that take part; the kernel's mask
+	 * marks the ones masked out */
+	struct tensor *masked = NULL;
+	if (mask) {
+		masked = ops_logical_not(OPS(c), mask, err);
+		if (!masked)
+			return done(c, &a, NULL, err);
+	}
+	struct tensor *r = ops_attention(OPS(c), q, k, v, masked, causal, scale, NULL, err);
+	tensor_unref(masked);
+	return done(c, &a, r, err);
+}
+
+static struct value *nn_linear(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("in_features", "out_features", "bias"), 2, &a, err) < 0)
+		return NULL;
+	int64_t in, out;
+	bool bias;
+	if (args_int(c, &a, 0, 0, &in, err) < 0 || args_int(c, &a, 1, 0, &out, err) < 0 ||
+	    args_bool(c, &a, 2, true, &bias, err) < 0)
+		return fail(&a);
+	if (in < 0 || out < 0)
+		return args_error(err, c, &a, in < 0 ? 0 : 1, "Linear(): sizes must be non-negative"), fail(&a);
+	int64_t wshape[2] = { out, in };
+	struct tensor *w = ops_new(OPS(c), DT_F32, FLAVOR_TORCH, 2, wshape, err);
+	if (!w)
+		return done(c, &a, NULL, err);
+	/* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias */
+	double wb = torch_linear_weight_bound(in);
+	torch_fill_uniform_f32(&c->I->torch_rng, w->storage->data, tensor_numel(w), -wb, wb);
+	struct object *o = xcalloc(1, sizeof *o);
+	o->kind = OBJ_LINEAR;
+	o->in_features = in;
+	o->out_features = out;
+	o->weight = value_tensor(w);
+	if (bias) {
+		struct tensor *b = tensor_new(DT_F32, FLAVOR_TORCH, 1, &out);
+		double bb = torch_linear_bias_bound(in);
+		torch_fill_uniform_f32(&c->I->torch_rng, b->storage->data, out, -bb, bb);
+		o->bias = value_tensor(b);
+	} else {
+		o->bias = value_none();
+	}
+	o->training = true;
+	return done_value(&a, value_object(o));
+}
+
+static struct value *nn_dropout(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("p", "inplace"), 0, &a, err) < 0)
+		return NULL;
+	double p;
+	if (args_double(c, &a, 0, 0.5, &p, err) < 0)
+		return fail(&a);
+	if (!(p >= 0 && p <= 1))
+		return args_error(err, c, &a, 0, "dropout probability has to be between 0 and 1, got %g", p),
+		       fail(&a);
+	struct object *o = xcalloc(1, sizeof *o);
+	o->kind = OBJ_DROPOUT;
+	o->p = p;
+	o->training = true;
+	return done_value(&a, value_object(o));
+}
+
+static struct value *nn_parameter(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("data", "requires_grad"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return fail(&a);
+	return done_value(&a, value_ref(a.v[0]));
+}
+
+/* ---- Python builtins ---------------------------------------------------------- */
+
+static struct value *py_print(struct call *c, struct qkv_error *err)
+{
+	const char *sep = " ", *end = "\n";
+	for (int k = 0; k < c->nkw; k++) {
+		struct value *v = c->kwargs[k];
+		bool is_sep = strcmp(c->kwnames[k], "sep") == 0, is_end = strcmp(c->kwnames[k], "end") == 0;
+		if ((!is_sep && !is_end) || (v->kind != V_STR && v->kind != V_NONE))
+			return error_set(err, c->kw_nodes[k]->line, c->kw_nodes[k]->col,
+					 "print() takes only sep= and end= strings as keywords"), NULL;
+		if (v->kind == V_STR)
+			*(is_sep ? &sep : &end) = v->str;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int i = 0; i < c->nargs; i++) {
+		if (i)
+			strbuf_puts(&sb, sep);
+		value_str_of(&sb, c->args[i]);
+	}
+	strbuf_puts(&sb, end);
+	/* emit line by line without the final newline */
+	if (c->I->emit) {
+		size_t len = sb.len;
+		if (len && sb.s[len - 1] == '\n')
+			sb.s[--len] = 0;
+		c->I->emit(c->I->udata, c->nargs == 1 ? c->args[0] : NULL, sb.s);
+	}
+	strbuf_free(&sb);
+	return value_none();
+}
+
+static struct value *py_len(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("obj"), 1, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	int64_t n;
+	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE)
+		n = v->n;
+	else if (v->kind == V_STR)
+		n = (int64_t)strlen(v->str);
+	else if (v->kind == V_TENSOR && v->t->ndim > 0)
+		n = v->t->shape[0];
+	else if (v->kind == V_TENSOR)
+		return args_error(err, c, &a, 0, "len() of a 0-d tensor (a single number)"), fail(&a);
+	else
+		return args_error(err, c, &a, 0, "object of type '%s' has no len()", value_type_name(v)), fail(&a);
+	return done_value(&a, value_int(n));
+}
+
+static int parse_float_str(const char *s, double *out)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	const char *p = s;
+	int sign = 1;
+	if (*p == '+' || *p == '-')
+		sign = *p++ == '-' ? -1 : 1;
+	char word[16];
+	size_t n = 0;
+	while (p[n] && !isspace((unsigned char)p[n]) && n < sizeof word - 1) {
+		word[n] = p[n];
+		n++;
+	}
+	word[n] = 0;
+	const char *rest = p + n;
+	while (isspace((unsigned char)*rest))
+		rest++;
+	if (*rest == 0 && (strcasecmp(word, "inf") == 0 || strcasecmp(word, "infinity") == 0)) {
+		*out = sign * INFINITY;
+		return 0;
+	}
+	if (*rest == 0 && strcasecmp(word, "nan") == 0) {
+		*out = NAN;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*p) && *p != '.')
+		return -1;
+	char *endp;
+	errno = 0;
+	double v = strtod(s, &endp);
+	if (endp == s)
+		return -1;
+	while (isspace((unsigned char)*endp))
+		endp++;
+	if (*endp)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static struct value *py_float(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 0, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	double d = 0;
+	if (!v)
+		return done_value(&a, value_float(0));
+	if (v->kind == V_STR) {
+		if (parse_float_str(v->str, &d) < 0)
+			return args_error(err, c, &a, 0, "could not convert string to float: '%s'", v->str), fail(&a);
+		return done_value(&a, value_float(d));
+	}
+	if (runtime_to_double(v, &d, "float()'s argument", err) < 0)
+		return args_error(err, c, &a, 0, "float() needs a number, a string or a one-element tensor, not %s",
+				  value_type_name(v)), fail(&a);
+	return done_value(&a, value_float(d));
+}
+
+static struct value *py_int(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 0, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	if (!v)
+		return done_value(&a, value_int(0));
+	if (v->kind == V_STR) {
+		char *endp;
+		errno = 0;
+		long long x = strtoll(v->str, &endp, 10);
+		while (isspace((unsigned char)*endp))
+			endp++;
+		if (endp == v->str || *endp || errno)
+			return args_error(err, c, &a, 0, "invalid literal for int(): '%s'", v->str), fail(&a);
+		return done_value(&a, value_int(x));
+	}
+	double d;
+	if (runtime_to_double(v, &d, "int()'s argument", err) < 0)
+		return args_error(err, c, &a, 0, "int() needs a number or a string, not %s", value_type_name(v)),
+		       fail(&a);
+	if (!isfinite(d) || fabs(d) >= 9.2e18)
+		return args_error(err, c, &a, 0, "cannot convert %g to an integer", d), fail(&a);
+	return done_value(&a, value_int((int64_t)d));
+}
+
+static struct value *py_bool(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 0, &a, err) < 0)
+		return NULL;
+	if (!a.v[0])
+		return done_value(&a, value_bool(false));
+	int t = runtime_truth(a.v[0], err);
+	if (t < 0)
+		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
+	return done_value(&a, value_bool(t));
+}
+
+static struct value *py_str(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 0, &a, err) < 0)
+		return NULL;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (a.v[0])
+		value_str_of(&sb, a.v[0]);
+	return done_value(&a, value_str_take(strbuf_detach(&sb)));
+}
+
+static struct value *py_repr(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 1, &a, err) < 0)
+		return NULL;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	value_repr(&sb, a.v[0]);
+	return done_value(&a, value_str_take(strbuf_detach(&sb)));
+}
+
+static struct value *py_abs(struct call *c, struct qkv_error *err)
+{
+	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
+		return f_abs(c, err);
+	struct args a;
+	if (args_bind(c, P("x"), 1, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	if (v->kind == V_FLOAT)
+		return done_value(&a, value_float(fabs(v->f)));
+	if (v->kind == V_INT || v->kind == V_BOOL) {
+		int64_t x = v->kind == V_INT ? v->i : v->b;
+		if (x == INT64_MIN)
+			return args_error(err, c, &a, 0, "integer overflow in abs()"), fail(&a);
+		return done_value(&a, value_int(x < 0 ? -x : x));
+	}
+	return args_error(err, c, &a, 0, "bad operand type for abs(): %s", value_type_name(v)), fail(&a);
+}
+
+static struct value *py_round(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("number", "ndigits"), 1, &a, err) < 0)
+		return NULL;
+	double x;
+	int64_t nd;
+	if (args_double(c, &a, 0, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &nd, err) < 0)
+		return fail(&a);
+	if (!a.v[1] || a.v[1]->kind == V_NONE) {
+		double r = nearbyint(x);	/* round half to even, as Python */
+		if (!isfinite(r) || fabs(r) >= 9.2e18)
+			return args_error(err, c, &a, 0, "cannot round %g to an integer", x), fail(&a);
+		return done_value(&a, value_int((int64_t)r));
+	}
+	if (nd > 300 || nd < -300)
+		return done_value(&a, value_float(nd > 0 ? x : 0.0 * x));
+	char buf[400];
+	snprintf(buf, sizeof buf, "%.*f", nd >= 0 ? (int)nd : 0, nd >= 0 ? x : x / pow(10, (double)-nd));
+	double r = strtod(buf, NULL);
+	if (nd < 0)
+		r = nearbyint(x / pow(10, (double)-nd)) * pow(10, (double)-nd);
+	return done_value(&a, value_float(r));
+}
+
+static struct value *minmax(struct call *c, bool is_max, struct qkv_error *err)
+{
+	struct value **items = c->args;
+	int n = c->nargs;
+	if (n == 1 && (c->args[0]->kind == V_LIST || c->args[0]->kind == V_TUPLE || c->args[0]->kind == V_SIZE)) {
+		items = c->args[0]->items;
+		n = c->args[0]->n;
+	}
+	if (n == 0)
+		return error_set(err, c->node->line, c->node->col, "%s() of an empty sequence", c->name), NULL;
+	struct value *best = NULL;
+	for (int i = 0; i < n; i++) {
+		if (!value_is_number(items[i]))
+			return error_set(err, c->node->line, c->node->col, "%s() compares numbers; got %s (use "
+					 "torch.max or x.max() for tensors)", c->name, value_type_name(items[i])), NULL;
+		double x = value_as_double(items[i]);
+		if (!best || (is_max ? x > value_as_double(best) : x < value_as_double(best)))
+			best = items[i];
+	}
+	return value_ref(best);
+}
+
+static struct value *py_max(struct call *c, struct qkv_error *err)
+{
+	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
+		return f_max(c, err);
+	return minmax(c, true, err);
+}
+
+static struct value *py_min(struct call *c, struct qkv_error *err)
+{
+	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
+		return f_min(c, err);
+	return minmax(c, false, err);
+}
+
+static struct value *py_sum(struct call *c, struct qkv_error *err)
+{
+	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
+		return f_sum(c, err);
+	struct args a;
+	if (args_bind(c, P("iterable", "start"), 1, &a, err) < 0)
+		return NULL;
+	struct value *seq = a.v[0];
+	if (seq->kind != V_LIST && seq->kind != V_TUPLE && seq->kind != V_SIZE)
+		return args_error(err, c, &a, 0, "sum() needs a list or tuple, not %s", value_type_name(seq)), fail(&a);
+	struct value *acc = a.v[1] ? value_ref(a.v[1]) : value_int(0);
+	for (int i = 0; i < seq->n; i++) {
+		struct value *r = NULL;
+		if (value_is_number(acc) && value_is_number(seq->items[i])) {
+			double x = value_as_double(acc) + value_as_double(seq->items[i]);
+			r = (acc->kind == V_FLOAT || seq->items[i]->kind == V_FLOAT) ? value_float(x)
+				: value_int((int64_t)x);
+		} else if (acc->kind == V_TENSOR || seq->items[i]->kind == V_TENSOR) {
+			struct tensor *ta = acc->kind == V_TENSOR ? acc->t : NULL;
+			struct tensor *tb = seq->items[i]->kind == V_TENSOR ? seq->items[i]->t : NULL;
+			struct operand oa = { ta ? tensor_ref(ta) : ops_scalar(DT_F64, FLAVOR_TORCH, value_as_double(acc)), !ta };
+			struct operand ob = { tb ? tensor_ref(tb) : ops_scalar(DT_F64, FLAVOR_TORCH, value_as_double(seq->items[i])), !tb };
+			struct tensor *t = ops_binary(OPS(c), oa, ob, EW_ADD, err);
+			tensor_unref(oa.t);
+			tensor_unref(ob.t);
+			r = t ? value_tensor(t) : NULL;
+		} else {
+			error_set(err, c->node->line, c->node->col, "sum() adds numbers or tensors, not %s",
+				  value_type_name(seq->items[i]));
+		}
+		value_unref(acc);
+		if (!r)
+			return fail(&a);
+		acc = r;
+	}
+	return done_value(&a, acc);
+}
+
+static struct value *py_range(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("start", "stop", "step"), 1, &a, err) < 0)
+		return NULL;
+	int64_t s = 0, e, st;
+	if (a.v[1]) {
+		if (args_int(c, &a, 0, 0, &s, err) < 0 || args_int(c, &a, 1, 0, &e, err) < 0)
+			return fail(&a);
+	} else if (args_int(c, &a, 0, 0, &e, err) < 0) {
+		return fail(&a);
+	}
+	if (args_int(c, &a, 2, 1, &st, err) < 0)
+		return fail(&a);
+	if (st == 0)
+		return args_error(err, c, &a, 2, "range() step must not be zero"), fail(&a);
+	int64_t n = st > 0 ? (e > s ? (e - s + st - 1) / st : 0) : (s > e ? (s - e - st - 1) / -st : 0);
+	if (n > 100000)
+		return args_error(err, c, &a, 0, "range() of %lld numbers is too long for qkv (at most 100000)",
+				  (long long)n), fail(&a);
+	struct value *r = value_seq(V_LIST, (int)n);
+	for (int64_t i = 0; i < n; i++)
+		r->items[i] = value_int(s + i * st);
+	return done_value(&a, r);
+}
+
+static struct value *to_seq(struct call *c, enum value_kind kind, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("iterable"), 0, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	if (!v)
+		return done_value(&a, value_seq(kind, 0));
+	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE) {
+		struct value *r = value_seq(kind, v->n);
+		for (int i = 0; i < v->n; i++)
+			r->items[i] = value_ref(v->items[i]);
+		return done_value(&a, r);
+	}
+	if (v->kind == V_TENSOR && v->t->ndim > 0) {
+		int64_t n = v->t->shape[0];
+		if (n > 100000)
+			return args_error(err, c, &a, 0, "tensor too long to turn into a list"), fail(&a);
+		struct value *r = value_seq(kind, (int)n);
+		for (int64_t i = 0; i < n; i++)
+			r->items[i] = args_result(ops_select(v->t, 0, i, err));
+		return done_value(&a, r);
+	}
+	return args_error(err, c, &a, 0, "'%s' object is not iterable", value_type_name(v)), fail(&a);
+}
+
+static struct value *py_list(struct call *c, struct qkv_error *err) { return to_seq(c, V_LIST, err); }
+static struct value *py_tuple(struct call *c, struct qkv_error *err) { return to_seq(c, V_TUPLE, err); }
+
+static struct value *py_quit(struct call *c, struct qkv_error *err)
+{
+	(void)err;
+	c->I->quit = true;
+	return value_none();
+}
+
+/* math.* on Python numbers */
+static struct value *math_fn(struct call *c, double (*fn)(double), bool nonneg, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 1, &a, err) < 0)
+		return NULL;
+	double x;
+	if (a.v[0]->kind == V_TENSOR && tensor_numel(a.v[0]->t) != 1)
+		return args_error(err, c, &a, 0, "%s() works on numbers; use torch.%s for tensors", c->name,
+				  strrchr(c->name, '.') + 1), fail(&a);
+	if (args_double(c, &a, 0, 0, &x, err) < 0)
+		return fail(&a);
+	if (nonneg && x < 0)
+		return args_error(err, c, &a, 0, "math domain error: %s() of a negative number", c->name), fail(&a);
+	return done_value(&a, value_float(fn(x)));
+}
+
+static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return math_fn(c, sqrt, true, err); }
+static struct value *m_exp(struct call *c, struct qkv_error *err) { return math_fn(c, exp, false, err); }
+static struct value *m_log(struct call *c, struct qkv_error *err) { return math_fn(c, log, true, err); }
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static const struct builtin functions[] = {
+	{ "torch.manual_seed", f_manual_seed }, { "torch.initial_seed", f_initial_seed },
+	{ "torch.randn", f_randn }, { "torch.rand", f_rand }, { "torch.randint", f_randint },
+	{ "torch.zeros", f_zeros }, { "torch.ones", f_ones }, { "torch.empty", f_zeros }, { "torch.full", f_full },
+	{ "torch.zeros_like", f_zeros_like }, { "torch.ones_like", f_ones_like },
+	{ "torch.rand_like", f_rand_like }, { "torch.randn_like", f_randn_like },
+	{ "torch.arange", f_arange }, { "torch.eye", f_eye },
+	{ "torch.tensor", f_tensor }, { "torch.from_numpy", f_from_numpy },
+	{ "torch.tril", f_tril }, { "torch.triu", f_triu },
+	{ "torch.matmul", f_matmul }, { "torch.mm", f_mm }, { "torch.bmm", f_bmm }, { "torch.dot", f_dot },
+	{ "torch.softmax", f_softmax }, { "torch.exp", f_exp }, { "torch.sqrt", f_sqrt }, { "torch.log", f_log },
+	{ "torch.abs", f_abs }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
+	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.max", f_max }, { "torch.min", f_min },
+	{ "torch.cat", f_cat }, { "torch.stack", f_stack },
+	{ "torch.allclose", f_allclose }, { "torch.isclose", f_isclose }, { "torch.equal", f_equal },
+	{ "torch.transpose", f_transpose }, { "torch.masked_fill", f_masked_fill }, { "torch.numel", f_numel },
+	{ "torch.nn.Linear", nn_linear }, { "torch.nn.Dropout", nn_dropout }, { "torch.nn.Parameter", nn_parameter },
+	{ "torch.nn.functional.softmax", F_softmax }, { "torch.nn.functional.dropout", F_dropout },
+	{ "torch.nn.functional.linear", F_linear }, { "torch.nn.functional.relu", f_relu },
+	{ "torch.nn.functional.scaled_dot_product_attention", F_sdpa },
+	{ "numpy.array", np_array }, { "numpy.stack", np_stack }, { "numpy.concatenate", np_concatenate },
+	{ "numpy.sqrt", np_sqrt }, { "numpy.exp", np_exp }, { "numpy.log", np_log }, { "numpy.abs", np_abs },
+	{ "numpy.tanh", np_tanh },
+	{ "numpy.dot", np_dot }, { "numpy.matmul", np_matmul }, { "numpy.isclose", np_isclose },
+	{ "numpy.allclose", np_allclose }, { "numpy.zeros", np_zeros }, { "numpy.ones", np_ones },
+	{ "numpy.sum", np_sum }, { "numpy.mean", np_mean }, { "numpy.max", np_max }, { "numpy.min", np_min },
+	{ "numpy.amax", np_max }, { "numpy.amin", np_min },
+	{ "numpy.transpose", np_transpose }, { "numpy.tril", np_tril }, { "numpy.triu", np_triu },
+	{ "numpy.arange", np_arange }, { "numpy.eye", np_eye },
+	{ "numpy.random.seed", np_seed }, { "numpy.random.rand", np_rand }, { "numpy.random.randn", np_randn },
+	{ "scipy.special.softmax", scipy_softmax },
+	{ "math.sqrt", m_sqrt }, { "math.exp", m_exp }, { "math.log", m_log },
+	{ "builtins.print", py_print }, { "builtins.len", py_len }, { "builtins.float", py_float },
+	{ "builtins.int", py_int }, { "builtins.bool", py_bool }, { "builtins.str", py_str },
+	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", py_round },
+	{ "builtins.min", py_min }, { "builtins.max", py_max }, { "builtins.sum", py_sum },
+	{ "builtins.range", py_range }, { "builtins.list", py_list }, { "builtins.tuple", py_tuple },
+	{ "builtins.quit", py_quit }, { "builtins.exit", py_quit },
+};
+
+static const char *const modules[] = {
+	"torch", "torch.nn", "torch.nn.functional", "numpy", "numpy.random", "scipy", "scipy.special", "math",
+};
+
+static const struct {
+	const char *name;
+	double value;
+} constants[] = {
+	{ "torch.inf", INFINITY }, { "torch.nan", NAN }, { "torch.pi", M_PI }, { "torch.e", M_E },
+	{ "numpy.inf", INFINITY }, { "numpy.nan", NAN }, { "numpy.pi", M_PI }, { "numpy.e", M_E },
+	{ "math.inf", INFINITY }, { "math.nan", NAN }, { "math.pi", M_PI }, { "math.e", M_E },
+};
+
+static const struct {
+	const char *name;
+	enum dtype dt;
+	enum flavor fl;
+} dtypes[] = {
+	{ "torch.float32", DT_F32, FLAVOR_TORCH }, { "torch.float", DT_F32, FLAVOR_TORCH },
+	{ "torch.float64", DT_F64, FLAVOR_TORCH }, { "torch.double", DT_F64, FLAVOR_TORCH },
+	{ "torch.int64", DT_I64, FLAVOR_TORCH }, { "torch.long", DT_I64, FLAVOR_TORCH },
+	{ "torch.bool", DT_BOOL, FLAVOR_TORCH },
+	{ "numpy.float32", DT_F32, FLAVOR_NUMPY }, { "numpy.float64", DT_F64, FLAVOR_NUMPY },
+	{ "numpy.int64", DT_I64, FLAVOR_NUMPY }, { "numpy.bool_", DT_BOOL, FLAVOR_NUMPY },
+};
+
+bool runtime_module_exists(const char *path)
+{
+	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
+		if (strcmp(modules[i], path) == 0)
+			return true;
+	return false;
+}
+
+struct value *runtime_module_attr(const char *module, const char *name)
+{
+	char q[160];
+	snprintf(q, sizeof q, "%s.%s", module, name);
+	if (runtime_module_exists(q))
+		return value_named(V_MODULE, q);
+	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+		if (strcmp(functions[i].name, q) == 0)
+			return value_named(V_FUNC, q);
+	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
+		if (strcmp(constants[i].name, q) == 0)
+			return value_float(constants[i].value);
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+		if (strcmp(dtypes[i].name, q) == 0)
+			return value_dtype(dtypes[i].dt, dtypes[i].fl);
+	return NULL;
+}
+
+struct value *runtime_global(const char *name)
+{
+	static const struct { const char *name, *target; } aliases[] = {
+		{ "torch", "torch" }, { "nn", "torch.nn" }, { "F", "torch.nn.functional" }, { "np", "numpy" },
+		{ "numpy", "numpy" }, { "math", "math" }, { "scipy", "scipy" },
+	};
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (strcmp(aliases[i].name, name) == 0)
+			return value_named(V_MODULE, aliases[i].target);
+	if (strcmp(name, "softmax") == 0)
+		return value_named(V_FUNC, "scipy.special.softmax");
+	return runtime_module_attr("builtins", name);
+}
+
+const struct builtin *runtime_find_function(const char *qualified)
+{
+	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+		if (strcmp(functions[i].name, qualified) == 0)
+			return &functions[i];
+	return NULL;
+}

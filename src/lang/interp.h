@@ -1,0 +1,45 @@
+/* interp.h: runs notebook statements against a workspace of named values.
+ * One interpreter is one workspace plus the torch and numpy random streams.
+ * Each statement is a transaction: if it fails, the workspace, every tensor
+ * it wrote in place and the random streams are exactly as before it. */
+#ifndef QKV_LANG_INTERP_H
+#define QKV_LANG_INTERP_H
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "lang/value.h"
+
+#include <stddef.h>
+
+struct interp;
+
+/* Called for every value the program shows: a bare expression's value (v set,
+ * text is its repr) and print() output (v is the single printed value or
+ * NULL, text is the line without its newline). */
+typedef void (*interp_emit_fn)(void *udata, const struct value *v, const char *text);
+
+struct interp *interp_new(enum kernel_variant variant);
+void interp_free(struct interp *I);
+void interp_set_output(struct interp *I, interp_emit_fn emit, void *udata);
+struct ops_ctx *interp_ops(struct interp *I);
+
+enum interp_status {
+	INTERP_OK = 0,
+	INTERP_ERROR = -1,      /* err has line, col, message; earlier statements ran */
+	INTERP_INCOMPLETE = -2, /* src ends inside a statement (REPL: read more) */
+};
+/* Parses and runs the statements of src one by one, stopping at the first
+ * error. first_line numbers src's first line in messages. */
+enum interp_status interp_run(struct interp *I, const char *src, size_t len, int first_line,
+			      struct qkv_error *err);
+
+/* The workspace, in order of first assignment. */
+int interp_var_count(const struct interp *I);
+const char *interp_var_name(const struct interp *I, int i);
+struct value *interp_get(const struct interp *I, const char *name);  /* borrowed or NULL */
+void interp_set(struct interp *I, const char *name, struct value *v); /* takes a reference */
+
+/* True once the program called quit() or exit(). */
+bool interp_quit_requested(const struct interp *I);
+
+#endif

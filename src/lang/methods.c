@@ -1,0 +1,692 @@
+/* methods.c: attributes and methods of values: x.T, x.shape, x.view(...),
+ * x.masked_fill(...), module members (torch.randn), and calling nn objects
+ * (Linear, Dropout). Also the one dispatcher every call goes through.
+ * Called by eval.c; never prints. */
+#include "lang/args.h"
+#include "lang/runtime.h"
+#include "core/mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static struct ops_ctx *OPS(struct call *c)
+{
+	return &c->I->ops;
+}
+
+static struct value *fail(struct args *a)
+{
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a->v[i]);
+	return NULL;
+}
+
+static struct value *done(struct call *c, struct args *a, struct tensor *t, struct qkv_error *err)
+{
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a->v[i]);
+	if (!t) {
+		error_locate(err, c->node->line, c->node->col);
+		return NULL;
+	}
+	return args_result(t);
+}
+
+static struct value *done_value(struct args *a, struct value *v)
+{
+	for (int i = 0; i < ARGS_MAX; i++)
+		value_unref(a->v[i]);
+	return v;
+}
+
+static struct tensor *SELF(struct call *c)
+{
+	return c->self->t;
+}
+
+static bool is_numpy(struct call *c)
+{
+	return SELF(c)->flavor == FLAVOR_NUMPY;
+}
+
+static struct value *shape_value(const struct tensor *t)
+{
+	struct value *s = value_seq(t->flavor == FLAVOR_NUMPY ? V_TUPLE : V_SIZE, t->ndim);
+	for (int i = 0; i < t->ndim; i++)
+		s->items[i] = value_int(t->shape[i]);
+	return s;
+}
+
+/* ---- tensor methods ------------------------------------------------------------ */
+
+static struct value *m_transpose(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (is_numpy(c)) {
+		/* numpy: a.transpose() reverses the axes, a.transpose(1, 0, 2) permutes */
+		if (args_bind(c, P("*"), 0, &a, err) < 0)
+			return NULL;
+		int n;
+		int64_t axes[TENSOR_MAX_DIMS];
+		if (args_shape(c, &a, 0, &n, axes, true, err) < 0)
+			return fail(&a);
+		if (n == 0)
+			return done(c, &a, ops_reverse_dims(SELF(c)), err);
+		int perm[TENSOR_MAX_DIMS];
+		for (int i = 0; i < n; i++)
+			perm[i] = (int)axes[i];
+		return done(c, &a, ops_permute(SELF(c), perm, n, err), err);
+	}
+	if (args_bind(c, P("dim0", "dim1"), 2, &a, err) < 0)
+		return NULL;
+	int64_t d0, d1;
+	if (args_int(c, &a, 0, 0, &d0, err) < 0 || args_int(c, &a, 1, 0, &d1, err) < 0)
+		return fail(&a);
+	struct tensor *r = ops_transpose(SELF(c), (int)d0, (int)d1, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_t(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	if (SELF(c)->ndim > 2)
+		return args_error(err, c, &a, -1, "t() expects a tensor of at most 2 dimensions, got %d-D "
+				  "(use transpose(a, b))", SELF(c)->ndim), fail(&a);
+	return done(c, &a, ops_reverse_dims(SELF(c)), err);
+}
+
+static struct value *reshape_like(struct call *c, bool view, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("*"), 1, &a, err) < 0)
+		return NULL;
+	int n;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (args_shape(c, &a, 0, &n, shape, true, err) < 0)
+		return fail(&a);
+	struct tensor *r = view ? ops_view(SELF(c), n, shape, err) : ops_reshape(SELF(c), n, shape, err);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_view(struct call *c, struct qkv_error *err) { return reshape_like(c, true, err); }
+static struct value *m_reshape(struct call *c, struct qkv_error *err) { return reshape_like(c, false, err); }
+
+static struct value *m_permute(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("*"), 1, &a, err) < 0)
+		return NULL;
+	int n;
+	int64_t dims[TENSOR_MAX_DIMS];
+	if (args_shape(c, &a, 0, &n, dims, true, err) < 0)
+		return fail(&a);
+	int perm[TENSOR_MAX_DIMS];
+	for (int i = 0; i < n; i++)
+		perm[i] = (int)dims[i];
+	return done(c, &a, ops_permute(SELF(c), perm, n, err), err);
+}
+
+static struct value *no_args(struct call *c, struct tensor *(*fn)(struct tensor *), struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return done(c, &a, fn(SELF(c)), err);
+}
+
+static struct tensor *clone_of(struct tensor *t) { return ops_clone(t); }
+static struct tensor *ref_of(struct tensor *t) { return tensor_ref(t); }
+static struct tensor *all_of(struct tensor *t) { return ops_all_any(t, false); }
+static struct tensor *any_of(struct tensor *t) { return ops_all_any(t, true); }
+static struct tensor *to_bool(struct tensor *t) { return ops_to_dtype(t, DT_BOOL); }
+static struct tensor *to_f32(struct tensor *t) { return ops_to_dtype(t, DT_F32); }
+static struct tensor *to_f64(struct tensor *t) { return ops_to_dtype(t, DT_F64); }
+static struct tensor *to_i64(struct tensor *t) { return ops_to_dtype(t, DT_I64); }
+
+static struct tensor *as_numpy(struct tensor *t)
+{
+	struct tensor *v = tensor_alias(t);
+	v->flavor = FLAVOR_NUMPY;
+	return v;
+}
+
+static struct value *m_contiguous(struct call *c, struct qkv_error *err) { return no_args(c, ops_contiguous, err); }
+static struct value *m_clone(struct call *c, struct qkv_error *err) { return no_args(c, clone_of, err); }
+static struct value *m_detach(struct call *c, struct qkv_error *err) { return no_args(c, ref_of, err); }
+static struct value *m_bool(struct call *c, struct qkv_error *err) { return no_args(c, to_bool, err); }
+static struct value *m_float(struct call *c, struct qkv_error *err) { return no_args(c, to_f32, err); }
+static struct value *m_double(struct call *c, struct qkv_error *err) { return no_args(c, to_f64, err); }
+static struct value *m_long(struct call *c, struct qkv_error *err) { return no_args(c, to_i64, err); }
+static struct value *m_numpy(struct call *c, struct qkv_error *err) { return no_args(c, as_numpy, err); }
+static struct value *m_T_fn(struct call *c, struct qkv_error *err) { return no_args(c, ops_reverse_dims, err); }
+
+static struct value *m_all(struct call *c, struct qkv_error *err)
+{
+	if (c->nargs || c->nkw)
+		return error_set(err, c->node->line, c->node->col, "all() with a dim is not supported; "
+				 "use .all() over the whole tensor"), NULL;
+	return no_args(c, all_of, err);
+}
+
+static struct value *m_any(struct call *c, struct qkv_error *err)
+{
+	if (c->nargs || c->nkw)
+		return error_set(err, c->node->line, c->node->col, "any() with a dim is not supported; "
+				 "use .any() over the whole tensor"), NULL;
+	return no_args(c, any_of, err);
+}
+
+static struct value *m_is_contiguous(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return done_value(&a, value_bool(tensor_is_contiguous(SELF(c))));
+}
+
+static struct value *m_masked_fill_common(struct call *c, bool inplace, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("mask", "value"), 2, &a, err) < 0)
+		return NULL;
+	struct tensor *m;
+	double v;
+	if (args_tensor(c, &a, 0, &m, err) < 0 || args_double(c, &a, 1, 0, &v, err) < 0)
+		return fail(&a);
+	if (!inplace) {
+		struct tensor *r = ops_masked_fill(OPS(c), SELF(c), m, v, err);
+		if (!r)
+			args_error(err, c, &a, 0, "%s", err->msg);
+		return done(c, &a, r, err);
+	}
+	interp_will_write(c->I, SELF(c)->storage);
+	if (ops_masked_fill_(OPS(c), SELF(c), m, v, err) < 0)
+		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
+	return done_value(&a, value_ref(c->self));
+}
+
+static struct value *m_masked_fill(struct call *c, struct qkv_error *err) { return m_masked_fill_common(c, false, err); }
+static struct value *m_masked_fill_(struct call *c, struct qkv_error *err) { return m_masked_fill_common(c, true, err); }
+
+static struct value *m_fill_common(struct call *c, bool zero, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, zero ? P(NULL) : P("value"), zero ? 0 : 1, &a, err) < 0)
+		return NULL;
+	double v = 0;
+	if (!zero && args_double(c, &a, 0, 0, &v, err) < 0)
+		return fail(&a);
+	struct tensor *s = ops_scalar(SELF(c)->dtype, SELF(c)->flavor, v);
+	interp_will_write(c->I, SELF(c)->storage);
+	int rc = ops_assign(SELF(c), s, err);
+	tensor_unref(s);
+	if (rc < 0)
+		return fail(&a);
+	return done_value(&a, value_ref(c->self));
+}
+
+static struct value *m_fill_(struct call *c, struct qkv_error *err) { return m_fill_common(c, false, err); }
+static struct value *m_zero_(struct call *c, struct qkv_error *err) { return m_fill_common(c, true, err); }
+
+static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_error *err)
+{
+	struct args a;
+	bool numpy = is_numpy(c);
+	if (args_bind(c, numpy ? P("axis", "keepdims") : P("dim", "keepdim"), 0, &a, err) < 0)
+		return NULL;
+	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
+	int64_t dim = 0;
+	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
+		return fail(&a);
+	if (!all && !numpy && (op == REDUCE_MAX || op == REDUCE_MIN))
+		return args_error(err, c, &a, 0, "%s(dim) returns values and indices in torch; use amax/amin(dim) "
+				  "for the values", c->name), fail(&a);
+	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, (int)dim, keep, op, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_sum(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_SUM, err); }
+static struct value *m_mean(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MEAN, err); }
+static struct value *m_max(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MAX, err); }
+static struct value *m_min(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MIN, err); }
+
+static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dim", "keepdim"), 0, &a, err) < 0)
+		return NULL;
+	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
+	int64_t dim = 0;
+	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
+		return fail(&a);
+	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, (int)dim, keep, op, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_amax(struct call *c, struct qkv_error *err) { return m_amax_common(c, REDUCE_MAX, err); }
+static struct value *m_amin(struct call *c, struct qkv_error *err) { return m_amax_common(c, REDUCE_MIN, err); }
+
+static struct value *m_unary(struct call *c, enum ew_unary op, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return done(c, &a, ops_unary(OPS(c), SELF(c), op, err), err);
+}
+
+static struct value *m_exp(struct call *c, struct qkv_error *err) { return m_unary(c, EW_EXP, err); }
+static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return m_unary(c, EW_SQRT, err); }
+static struct value *m_log(struct call *c, struct qkv_error *err) { return m_unary(c, EW_LOG, err); }
+static struct value *m_abs(struct call *c, struct qkv_error *err) { return m_unary(c, EW_ABS, err); }
+static struct value *m_tanh(struct call *c, struct qkv_error *err) { return m_unary(c, EW_TANH, err); }
+static struct value *m_relu(struct call *c, struct qkv_error *err) { return m_unary(c, EW_RELU, err); }
+
+static struct value *m_softmax(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dim"), 1, &a, err) < 0)
+		return NULL;
+	int64_t dim;
+	if (args_int(c, &a, 0, 0, &dim, err) < 0)
+		return fail(&a);
+	struct tensor *r = ops_softmax(OPS(c), SELF(c), (int)dim, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_unsqueeze(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dim"), 1, &a, err) < 0)
+		return NULL;
+	int64_t dim;
+	if (args_int(c, &a, 0, 0, &dim, err) < 0)
+		return fail(&a);
+	struct tensor *r = ops_unsqueeze(SELF(c), (int)dim, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_squeeze(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dim"), 0, &a, err) < 0)
+		return NULL;
+	struct tensor *t = SELF(c);
+	int64_t shape[TENSOR_MAX_DIMS];
+	int n = 0;
+	if (a.v[0] && a.v[0]->kind != V_NONE) {
+		int64_t d;
+		if (args_int(c, &a, 0, 0, &d, err) < 0)
+			return fail(&a);
+		int dim = ops_norm_dim((int)d, t->ndim, err);
+		if (dim < 0)
+			return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
+		for (int i = 0; i < t->ndim; i++)
+			if (i != dim || t->shape[i] != 1)
+				shape[n++] = t->shape[i];
+	} else {
+		for (int i = 0; i < t->ndim; i++)
+			if (t->shape[i] != 1)
+				shape[n++] = t->shape[i];
+	}
+	return done(c, &a, ops_reshape(t, n, shape, err), err);
+}
+
+static struct value *m_binary_tensor(struct call *c,
+				     struct tensor *(*fn)(const struct ops_ctx *, struct tensor *, struct tensor *,
+							  struct qkv_error *), struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("other"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *o;
+	if (args_tensor(c, &a, 0, &o, err) < 0)
+		return fail(&a);
+	return done(c, &a, fn(OPS(c), SELF(c), o, err), err);
+}
+
+static struct value *m_matmul(struct call *c, struct qkv_error *err) { return m_binary_tensor(c, ops_matmul, err); }
+
+static struct value *m_dot(struct call *c, struct qkv_error *err)
+{
+	return m_binary_tensor(c, is_numpy(c) ? ops_matmul : ops_dot, err);
+}
+
+static struct value *m_tri(struct call *c, bool upper, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("diagonal"), 0, &a, err) < 0)
+		return NULL;
+	int64_t d;
+	if (args_int(c, &a, 0, 0, &d, err) < 0)
+		return fail(&a);
+	return done(c, &a, ops_tri(OPS(c), SELF(c), d, upper, err), err);
+}
+
+static struct value *m_tril(struct call *c, struct qkv_error *err) { return m_tri(c, false, err); }
+static struct value *m_triu(struct call *c, struct qkv_error *err) { return m_tri(c, true, err); }
+
+static struct value *m_item(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	struct tensor *t = SELF(c);
+	if (tensor_numel(t) != 1)
+		return args_error(err, c, &a, -1, "item() needs a tensor with one element, this one has %lld",
+				  (long long)tensor_numel(t)), fail(&a);
+	struct value *v = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
+			: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0)) : value_float(tensor_get(t, 0));
+	return done_value(&a, v);
+}
+
+static struct value *m_size(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dim"), 0, &a, err) < 0)
+		return NULL;
+	struct tensor *t = SELF(c);
+	if (!a.v[0])
+		return done_value(&a, shape_value(t));
+	int64_t d;
+	if (args_int(c, &a, 0, 0, &d, err) < 0)
+		return fail(&a);
+	int dim = ops_norm_dim((int)d, t->ndim, err);
+	if (dim < 0)
+		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
+	return done_value(&a, value_int(t->shape[dim]));
+}
+
+static struct value *m_stride(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dim"), 0, &a, err) < 0)
+		return NULL;
+	struct tensor *t = SELF(c);
+	if (!a.v[0]) {
+		struct value *s = value_seq(V_TUPLE, t->ndim);
+		for (int i = 0; i < t->ndim; i++)
+			s->items[i] = value_int(t->strides[i]);
+		return done_value(&a, s);
+	}
+	int64_t d;
+	if (args_int(c, &a, 0, 0, &d, err) < 0)
+		return fail(&a);
+	int dim = ops_norm_dim((int)d, t->ndim, err);
+	if (dim < 0)
+		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
+	return done_value(&a, value_int(t->strides[dim]));
+}
+
+static struct value *m_dim(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return done_value(&a, value_int(SELF(c)->ndim));
+}
+
+static struct value *m_numel(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return done_value(&a, value_int(tensor_numel(SELF(c))));
+}
+
+static struct value *m_astype(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dtype"), 1, &a, err) < 0)
+		return NULL;
+	bool given;
+	enum dtype dt;
+	if (args_dtype(c, &a, 0, &given, &dt, err) < 0)
+		return fail(&a);
+	struct tensor *t = ops_to_dtype(SELF(c), dt);
+	struct tensor *r = t == SELF(c) ? ops_clone(t) : tensor_ref(t);
+	tensor_unref(t);
+	return done(c, &a, r, err);
+}
+
+static struct value *m_to(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("dtype"), 1, &a, err) < 0)
+		return NULL;
+	bool given;
+	enum dtype dt;
+	if (args_dtype(c, &a, 0, &given, &dt, err) < 0)
+		return fail(&a);
+	return done(c, &a, ops_to_dtype(SELF(c), dt), err);
+}
+
+static struct value *m_tolist_rec(struct tensor *t)
+{
+	if (t->ndim == 0) {
+		return t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
+		       : t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0)) : value_float(tensor_get(t, 0));
+	}
+	struct value *l = value_seq(V_LIST, (int)t->shape[0]);
+	for (int64_t i = 0; i < t->shape[0]; i++) {
+		struct tensor *s = ops_select(t, 0, i, NULL);
+		l->items[i] = m_tolist_rec(s);
+		tensor_unref(s);
+	}
+	return l;
+}
+
+static struct value *m_tolist(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	if (tensor_numel(SELF(c)) > 100000)
+		return args_error(err, c, &a, -1, "tolist() of %lld elements is too long",
+				  (long long)tensor_numel(SELF(c))), fail(&a);
+	return done_value(&a, m_tolist_rec(SELF(c)));
+}
+
+static const struct builtin tensor_methods[] = {
+	{ "transpose", m_transpose }, { "t", m_t }, { "view", m_view }, { "reshape", m_reshape },
+	{ "permute", m_permute }, { "contiguous", m_contiguous }, { "is_contiguous", m_is_contiguous },
+	{ "clone", m_clone }, { "copy", m_clone }, { "detach", m_detach }, { "numpy", m_numpy },
+	{ "bool", m_bool }, { "float", m_float }, { "double", m_double }, { "long", m_long },
+	{ "astype", m_astype }, { "to", m_to },
+	{ "masked_fill", m_masked_fill }, { "masked_fill_", m_masked_fill_ },
+	{ "fill_", m_fill_ }, { "zero_", m_zero_ },
+	{ "sum", m_sum }, { "mean", m_mean }, { "max", m_max }, { "min", m_min }, { "amax", m_amax },
+	{ "amin", m_amin }, { "all", m_all }, { "any", m_any },
+	{ "exp", m_exp }, { "sqrt", m_sqrt }, { "log", m_log }, { "abs", m_abs }, { "tanh", m_tanh },
+	{ "relu", m_relu },
+	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
+	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
+	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
+	{ "tolist", m_tolist }, { "__T", m_T_fn },
+};
+
+/* ---- nn objects ----------------------------------------------------------------- */
+
+static struct value *m_train_eval(struct call *c, bool training, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("mode"), 0, &a, err) < 0)
+		return NULL;
+	bool mode;
+	if (args_bool(c, &a, 0, true, &mode, err) < 0)
+		return fail(&a);
+	c->self->obj->training = training ? mode : false;
+	return done_value(&a, value_ref(c->self));
+}
+
+static struct value *m_train(struct call *c, struct qkv_error *err) { return m_train_eval(c, true, err); }
+static struct value *m_eval(struct call *c, struct qkv_error *err) { return m_train_eval(c, false, err); }
+
+static const struct builtin object_methods[] = {
+	{ "train", m_train }, { "eval", m_eval },
+};
+
+static struct value *call_object(struct call *c, struct value *callee, struct qkv_error *err)
+{
+	struct object *o = callee->obj;
+	struct args a;
+	c->name = o->kind == OBJ_LINEAR ? "Linear" : "Dropout";
+	if (args_bind(c, P("input"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return fail(&a);
+	if (o->kind == OBJ_DROPOUT) {
+		if (!o->training)
+			return done(c, &a, tensor_ref(x), err);
+		return done(c, &a, ops_dropout(OPS(c), x, o->p, &c->I->torch_rng, err), err);
+	}
+	/* Linear: y = x · Wᵀ + b */
+	struct tensor *w = o->weight->t;
+	if (x->ndim == 0 || x->shape[x->ndim - 1] != w->shape[w->ndim - 1]) {
+		char b1[96], b2[96];
+		return args_error(err, c, &a, 0, "Linear(in_features=%lld): the input's last dimension must be %lld, "
+				  "got shape %s (weight %s)", (long long)o->in_features,
+				  (long long)w->shape[w->ndim - 1], tensor_shape_str(b1, sizeof b1, x->ndim, x->shape),
+				  tensor_shape_str(b2, sizeof b2, w->ndim, w->shape)), fail(&a);
+	}
+	struct tensor *wt = ops_reverse_dims(w);
+	struct tensor *r = ops_matmul(OPS(c), x, wt, err);
+	tensor_unref(wt);
+	if (r && o->bias && o->bias->kind == V_TENSOR) {
+		struct operand o1 = { r, false }, o2 = { o->bias->t, false };
+		struct tensor *rb = ops_binary(OPS(c), o1, o2, EW_ADD, err);
+		tensor_unref(r);
+		r = rb;
+	}
+	return done(c, &a, r, err);
+}
+
+/* ---- attributes ---------------------------------------------------------------- */
+
+static const struct builtin *find(const struct builtin *table, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(table[i].name, name) == 0)
+			return &table[i];
+	return NULL;
+}
+
+struct value *runtime_attr(struct interp *I, struct value *self, const char *name, struct qkv_error *err)
+{
+	(void)I;
+	if (self->kind == V_MODULE) {
+		struct value *v = runtime_module_attr(self->str, name);
+		if (!v)
+			error_set(err, 0, 0, "module '%s' has no attribute '%s' in qkv", self->str, name);
+		return v;
+	}
+	if (self->kind == V_TENSOR) {
+		struct tensor *t = self->t;
+		if (strcmp(name, "T") == 0)
+			return value_tensor(ops_reverse_dims(t));
+		if (strcmp(name, "mT") == 0) {
+			if (t->ndim < 2)
+				return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), NULL;
+			return value_tensor(ops_transpose(t, -2, -1, err));
+		}
+		if (strcmp(name, "shape") == 0)
+			return shape_value(t);
+		if (strcmp(name, "ndim") == 0)
+			return value_int(t->ndim);
+		if (strcmp(name, "dtype") == 0)
+			return value_dtype(t->dtype, t->flavor);
+		if (strcmp(name, "data") == 0)
+			return value_ref(self);
+		if (strcmp(name, "size") == 0 && t->flavor == FLAVOR_NUMPY)
+			return value_int(tensor_numel(t));
+		if (strcmp(name, "requires_grad") == 0)
+			return value_bool(false);
+		if (find(tensor_methods, sizeof tensor_methods / sizeof tensor_methods[0], name) && name[0] != '_')
+			return value_method(self, name);
+		return error_set(err, 0, 0, "'%s' object has no attribute '%s' in qkv", value_type_name(self), name),
+		       NULL;
+	}
+	if (self->kind == V_OBJECT) {
+		struct object *o = self->obj;
+		if (o->kind == OBJ_LINEAR) {
+			if (strcmp(name, "weight") == 0)
+				return value_ref(o->weight);
+			if (strcmp(name, "bias") == 0)
+				return value_ref(o->bias);
+			if (strcmp(name, "in_features") == 0)
+				return value_int(o->in_features);
+			if (strcmp(name, "out_features") == 0)
+				return value_int(o->out_features);
+		} else {
+			if (strcmp(name, "p") == 0)
+				return value_float(o->p);
+		}
+		if (strcmp(name, "training") == 0)
+			return value_bool(o->training);
+		if (find(object_methods, sizeof object_methods / sizeof object_methods[0], name))
+			return value_method(self, name);
+		return error_set(err, 0, 0, "'%s' object has no attribute '%s'", value_type_name(self), name), NULL;
+	}
+	if (self->kind == V_DTYPE && strcmp(name, "is_floating_point") == 0)
+		return value_bool(dtype_is_float(self->dtype));
+	error_set(err, 0, 0, "'%s' object has no attribute '%s'", value_type_name(self), name);
+	return NULL;
+}
+
+struct value *runtime_call(struct call *c, struct value *callee, struct qkv_error *err)
+{
+	if (callee->kind == V_FUNC) {
+		const struct builtin *b = runtime_find_function(callee->str);
+		if (!b)
+			return error_set(err, 0, 0, "'%s' is not callable", callee->str), NULL;
+		/* the name as the notebooks spell it: np.sqrt, F.softmax, nn.Linear */
+		static const struct { const char *full, *shown; } prefixes[] = {
+			{ "builtins.", "" }, { "numpy.", "np." }, { "torch.nn.functional.", "F." },
+			{ "torch.nn.", "nn." }, { "scipy.special.", "" },
+		};
+		const char *qual = callee->str;
+		c->name = qual;
+		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+			size_t n = strlen(prefixes[i].full);
+			if (strncmp(qual, prefixes[i].full, n) == 0) {
+				snprintf(c->namebuf, sizeof c->namebuf, "%s%s", prefixes[i].shown, qual + n);
+				c->name = c->namebuf;
+				break;
+			}
+		}
+		return b->fn(c, err);
+	}
+	if (callee->kind == V_METHOD) {
+		c->self = callee->self;
+		c->name = callee->str;
+		const struct builtin *b = NULL;
+		if (c->self->kind == V_TENSOR)
+			b = find(tensor_methods, sizeof tensor_methods / sizeof tensor_methods[0], callee->str);
+		else if (c->self->kind == V_OBJECT)
+			b = find(object_methods, sizeof object_methods / sizeof object_methods[0], callee->str);
+		if (!b)
+			return error_set(err, 0, 0, "no method %s", callee->str), NULL;
+		return b->fn(c, err);
+	}
+	if (callee->kind == V_OBJECT)
+		return call_object(c, callee, err);
+	if (callee->kind == V_DTYPE)
+		return error_set(err, 0, 0, "dtypes are not callable in qkv; use x.float() or .astype(...)"), NULL;
+	error_set(err, 0, 0, "'%s' object is not callable", value_type_name(callee));
+	return NULL;
+}

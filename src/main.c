@@ -1,0 +1,402 @@
+/* main.c: the command line. Parses options, picks one mode (eval, repl; the
+ * lesson modes and the full-screen UI come later) and decides exit statuses:
+ * 0 success, 2 bad input (usage, a statement that fails), 3 out of memory.
+ * The only file that turns error records into process exits. */
+#include "core/format.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "lang/interp.h"
+
+#include <editline/readline.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: qkv [--kernel=simd|loops] COMMAND [ARGS]\n"
+	"\n"
+	"qkv teaches the attention mechanism of transformers: it runs the lines of\n"
+	"the notebooks you are reading (a subset of Python with torch and numpy) on a\n"
+	"plain for-loop kernel and on a vectorised SIMD kernel.\n"
+	"\n"
+	"commands:\n"
+	"  repl                 type statements line by line (the default for now)\n"
+	"  eval [--json] [-e STMT]... [FILE|-]\n"
+	"                       run statements from -e, FILE or standard input and\n"
+	"                       print each bare expression's value\n"
+	"\n"
+	"options:\n"
+	"  --kernel=simd|loops  which kernel computes matmul, softmax and attention\n"
+	"                       (default simd; loops are the readable for-loops)\n"
+	"  --json               (eval) one JSON object per printed value\n"
+	"  -h, --help           this text\n"
+	"  --version            the version\n"
+	"\n"
+	"environment:\n"
+	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 16777216)\n"
+	"\n"
+	"Exit status: 0 on success, 2 when a statement or the command line is wrong.\n"
+	"See qkv(1) for the language.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "qkv: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'qkv --help'.\n");
+	return 2;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void json_string(struct strbuf *sb, const char *s)
+{
+	strbuf_putc(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			strbuf_printf(sb, "\\%c", *p);
+		else if (*p == '\n')
+			strbuf_puts(sb, "\\n");
+		else if (*p == '\t')
+			strbuf_puts(sb, "\\t");
+		else if (*p < 0x20)
+			strbuf_printf(sb, "\\u%04x", *p);
+		else
+			strbuf_putc(sb, (char)*p);
+	}
+	strbuf_putc(sb, '"');
+}
+
+static void json_number(struct strbuf *sb, double v, enum dtype dt)
+{
+	if (dt == DT_BOOL) {
+		strbuf_puts(sb, v != 0 ? "true" : "false");
+	} else if (dt == DT_I64) {
+		strbuf_printf(sb, "%lld", (long long)v);
+	} else if (v != v || v == 1.0 / 0.0 || v == -1.0 / 0.0) {
+		strbuf_puts(sb, v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
+	} else {
+		format_shortest(sb, v, dt);
+	}
+}
+
+static void json_tensor(struct strbuf *sb, const struct tensor *t)
+{
+	strbuf_puts(sb, "{\"shape\":[");
+	for (int i = 0; i < t->ndim; i++)
+		strbuf_printf(sb, i ? ",%lld" : "%lld", (long long)t->shape[i]);
+	strbuf_printf(sb, "],\"dtype\":\"%s\",\"data\":[", dtype_name(t->dtype));
+	int64_t n = tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_putc(sb, ',');
+		if (t->dtype == DT_I64)
+			strbuf_printf(sb, "%lld", (long long)tensor_get_i64(t, i));
+		else
+			json_number(sb, tensor_get(t, i), t->dtype);
+	}
+	strbuf_puts(sb, "]}");
+}
+
+struct out {
+	bool json;
+};
+
+static void emit(void *udata, const struct value *v, const char *text)
+{
+	struct out *o = udata;
+	if (!o->json) {
+		fputs(text, stdout);
+		fputc('\n', stdout);
+		return;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (v && v->kind == V_TENSOR) {
+		json_tensor(&sb, v->t);
+	} else if (v && value_is_number(v)) {
+		enum dtype dt = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
+		strbuf_printf(&sb, "{\"shape\":[],\"dtype\":\"%s\",\"data\":[", dtype_name(dt));
+		if (v->kind == V_INT)
+			strbuf_printf(&sb, "%lld", (long long)v->i);
+		else
+			json_number(&sb, value_as_double(v), dt);
+		strbuf_puts(&sb, "]}");
+	} else {
+		strbuf_puts(&sb, "{\"text\":");
+		json_string(&sb, text);
+		strbuf_putc(&sb, '}');
+	}
+	puts(sb.s);
+	strbuf_free(&sb);
+}
+
+/* ---- reading input ----------------------------------------------------------- */
+
+static char *read_all(FILE *f, size_t *len)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_putn(&sb, buf, n);
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+/* Prints the line `line` of src (1-based, relative to first_line) with a caret
+ * under column col. */
+static void show_caret(const char *src, size_t len, int first_line, int line, int col)
+{
+	int want = line - first_line;
+	const char *p = src, *end = src + len;
+	for (int l = 0; l < want && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return;
+		p = nl + 1;
+	}
+	const char *e = memchr(p, '\n', (size_t)(end - p));
+	if (!e)
+		e = end;
+	fprintf(stderr, "    %.*s\n    %*s^\n", (int)(e - p), p, col > 1 ? col - 1 : 0, "");
+}
+
+static struct interp *make_interp(enum kernel_variant kv)
+{
+	struct interp *I = interp_new(kv);
+	const char *lim = getenv("QKV_MAX_ELEMS");
+	if (lim && *lim) {
+		char *endp;
+		errno = 0;
+		long long v = strtoll(lim, &endp, 10);
+		if (*endp || errno || v <= 0) {
+			fprintf(stderr, "qkv: QKV_MAX_ELEMS must be a positive whole number, got '%s'\n", lim);
+			interp_free(I);
+			return NULL;
+		}
+		interp_ops(I)->max_elems = v;
+	}
+	return I;
+}
+
+/* ---- eval ---------------------------------------------------------------------- */
+
+static int cmd_eval(int argc, char **argv, enum kernel_variant kv)
+{
+	struct out o = { false };
+	const char *file = NULL;
+	int nexpr = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			o.json = true;
+		} else if (strcmp(argv[i], "-e") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("%s needs a statement", "-e");
+			i++;
+			nexpr++;
+		} else if (strncmp(argv[i], "-e", 2) == 0 && argv[i][2]) {
+			nexpr++;
+		} else if (strcmp(argv[i], "-") == 0 || argv[i][0] != '-') {
+			if (file)
+				return usage_error("eval takes one FILE, got a second: %s", argv[i]);
+			file = argv[i];
+		} else {
+			return usage_error("eval: unknown option %s", argv[i]);
+		}
+	}
+	struct interp *I = make_interp(kv);
+	if (!I)
+		return 2;
+	interp_set_output(I, emit, &o);
+	int status = 0, line = 1;
+	struct qkv_error err;
+	/* -e statements first, in order, then the file (or stdin when nothing given) */
+	for (int i = 0; i < argc && status == 0; i++) {
+		const char *src = NULL;
+		if (strcmp(argv[i], "-e") == 0)
+			src = argv[++i];
+		else if (strncmp(argv[i], "-e", 2) == 0 && argv[i][2])
+			src = argv[i] + 2;
+		if (!src)
+			continue;
+		size_t len = strlen(src);
+		enum interp_status st = interp_run(I, src, len, line, &err);
+		if (st == INTERP_INCOMPLETE)
+			error_set(&err, line, (int)len + 1, "the statement is not finished (an open bracket or string)");
+		if (st != INTERP_OK) {
+			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			status = 2;
+		}
+		for (const char *p = src; *p; p++)
+			line += *p == '\n';
+		line++;
+		if (interp_quit_requested(I))
+			goto out;
+	}
+	if (status == 0 && (file || nexpr == 0)) {
+		FILE *f = stdin;
+		const char *name = "-";
+		if (file && strcmp(file, "-") != 0) {
+			f = fopen(file, "rb");
+			name = file;
+			if (!f) {
+				fprintf(stderr, "qkv: %s: %s\n", file, strerror(errno));
+				status = 2;
+				goto out;
+			}
+		}
+		size_t len;
+		char *src = read_all(f, &len);
+		if (f != stdin)
+			fclose(f);
+		enum interp_status st = interp_run(I, src, len, line, &err);
+		if (st == INTERP_INCOMPLETE)
+			error_set(&err, err.line ? err.line : line, err.col ? err.col : 1,
+				  "the input ends inside a statement (an open bracket or string)");
+		if (st != INTERP_OK) {
+			if (file && strcmp(name, "-") != 0)
+				fprintf(stderr, "qkv: %s: line %d, col %d: %s\n", name, err.line, err.col, err.msg);
+			else
+				fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			status = 2;
+		}
+		free(src);
+	}
+out:
+	fflush(stdout);
+	interp_free(I);
+	return status;
+}
+
+/* ---- repl ------------------------------------------------------------------------ */
+
+static char *next_line(bool tty, const char *prompt)
+{
+	if (tty) {
+		char *l = readline(prompt);
+		if (l && *l)
+			add_history(l);
+		return l;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	int ch;
+	bool any = false;
+	while ((ch = getchar()) != EOF) {
+		any = true;
+		if (ch == '\n')
+			break;
+		strbuf_putc(&sb, (char)ch);
+	}
+	if (!any) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+static int cmd_repl(int argc, char **argv, enum kernel_variant kv)
+{
+	if (argc > 0)
+		return usage_error("repl takes no arguments, got %s", argv[0]);
+	bool tty = isatty(STDIN_FILENO);
+	struct out o = { false };
+	struct interp *I = make_interp(kv);
+	if (!I)
+		return 2;
+	interp_set_output(I, emit, &o);
+	if (tty)
+		printf("qkv %s: type notebook lines (torch, numpy) or matrices like X = [1 2; 3 4]. "
+		       "quit() or Ctrl-D leaves.\n", QKV_VERSION);
+	struct strbuf pending;
+	strbuf_init(&pending);
+	int line_no = 1, start_line = 1, errors = 0;
+	for (;;) {
+		char *l = next_line(tty, pending.len ? "... " : ">>> ");
+		if (!l)
+			break;
+		if (pending.len == 0)
+			start_line = line_no;
+		strbuf_puts(&pending, l);
+		strbuf_putc(&pending, '\n');
+		free(l);
+		line_no++;
+		struct qkv_error err;
+		/* The whole pending text runs at once: it is one statement (or
+		 * several on one line) whose earlier part was incomplete. */
+		enum interp_status st = interp_run(I, pending.s, pending.len, start_line, &err);
+		if (st == INTERP_INCOMPLETE)
+			continue;
+		if (st == INTERP_ERROR) {
+			show_caret(pending.s, pending.len, start_line, err.line, err.col);
+			fprintf(stderr, "error: %s\n", err.msg);
+			errors++;
+		}
+		fflush(stdout);
+		strbuf_reset(&pending);
+		if (interp_quit_requested(I))
+			break;
+	}
+	if (pending.len) {
+		fprintf(stderr, "error: the input ended inside a statement (an open bracket or string)\n");
+		errors++;
+	}
+	if (tty)
+		putchar('\n');
+	strbuf_free(&pending);
+	interp_free(I);
+	return (!tty && errors) ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum kernel_variant kv = KERNEL_SIMD;
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("qkv %s\n", QKV_VERSION);
+			return 0;
+		}
+		if (strcmp(argv[i], "--kernel=simd") == 0)
+			kv = KERNEL_SIMD;
+		else if (strcmp(argv[i], "--kernel=loops") == 0)
+			kv = KERNEL_LOOPS;
+		else if (strncmp(argv[i], "--kernel", 8) == 0)
+			return usage_error("--kernel must be simd or loops, got '%s'", argv[i]);
+		else
+			break;	/* may be a command's option (eval --json) */
+	}
+	/* options may also follow the command: qkv eval --kernel=loops */
+	for (int j = i; j < argc; j++) {
+		if (strcmp(argv[j], "--kernel=simd") == 0 || strcmp(argv[j], "--kernel=loops") == 0) {
+			kv = argv[j][9] == 'l' ? KERNEL_LOOPS : KERNEL_SIMD;
+			for (int k = j; k < argc - 1; k++)
+				argv[k] = argv[k + 1];
+			argc--;
+			j--;
+		} else if (strncmp(argv[j], "--kernel", 8) == 0) {
+			return usage_error("--kernel must be simd or loops, got '%s'", argv[j]);
+		}
+	}
+	if (i >= argc)
+		return cmd_repl(0, NULL, kv);
+	const char *cmd = argv[i];
+	if (strcmp(cmd, "eval") == 0)
+		return cmd_eval(argc - i - 1, argv + i + 1, kv);
+	if (strcmp(cmd, "repl") == 0)
+		return cmd_repl(argc - i - 1, argv + i + 1, kv);
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (cmd[0] == '-')
+		return usage_error("unknown option %s", cmd);
+	return usage_error("unknown command '%s'", cmd);
+}

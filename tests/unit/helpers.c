@@ -1,0 +1,214 @@
+/* helpers.c: process and text helpers for the tests (see helpers.h).
+ * Test-only code: runs ./qkv with pipes and compares printed numbers. */
+#include "helpers.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *qkv_binary(void)
+{
+	const char *q = getenv("QKV");
+	return q && *q ? q : "./qkv";
+}
+
+char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, len = 0, n;
+	char *s = malloc(cap);
+	while ((n = fread(s + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2)
+			s = realloc(s, cap *= 2);
+	}
+	fclose(f);
+	s[len] = 0;
+	return s;
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		while (*len + n + 1 > *cap)
+			*cap *= 2;
+		*buf = realloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, data, n);
+	*len += n;
+	(*buf)[*len] = 0;
+}
+
+int run_qkv(const char *const *argv, const char *stdin_text, const char *env, char **out, char **err)
+{
+	int pin[2], pout[2], perr[2];
+	if (pipe(pin) || pipe(pout) || pipe(perr))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		dup2(perr[1], 2);
+		close(pin[1]);
+		close(pout[0]);
+		close(perr[0]);
+		if (env)
+			putenv((char *)env);
+		int n = 0;
+		while (argv[n])
+			n++;
+		char **args = calloc((size_t)n + 1, sizeof *args);
+		args[0] = (char *)qkv_binary();
+		for (int i = 1; i < n; i++)
+			args[i] = (char *)argv[i];
+		execv(args[0], args);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	close(perr[1]);
+	if (stdin_text) {
+		size_t left = strlen(stdin_text);
+		const char *p = stdin_text;
+		while (left > 0) {
+			ssize_t w = write(pin[1], p, left);
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	close(pin[1]);
+	size_t ol = 0, oc = 256, el = 0, ec = 256;
+	*out = calloc(oc, 1);
+	*err = calloc(ec, 1);
+	struct pollfd fds[2] = { { pout[0], POLLIN, 0 }, { perr[0], POLLIN, 0 } };
+	int open_fds = 2;
+	char buf[4096];
+	while (open_fds > 0) {
+		if (poll(fds, 2, 60000) <= 0)
+			break;
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			ssize_t r = read(fds[i].fd, buf, sizeof buf);
+			if (r <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+			} else if (i == 0) {
+				append(out, &ol, &oc, buf, (size_t)r);
+			} else {
+				append(err, &el, &ec, buf, (size_t)r);
+			}
+		}
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- tolerant comparison ------------------------------------------------------ */
+
+static size_t number_at(const char *s, double *v, double *unit)
+{
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	int frac = 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			frac++;
+		}
+	}
+	int exp = 0;
+	if ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) ||
+					 ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2])))) {
+		char *end;
+		exp = (int)strtol(p + 1, &end, 10);
+		p = end;
+	}
+	*v = strtod(s, NULL);
+	*unit = pow(10.0, exp - frac);
+	return (size_t)(p - s);
+}
+
+static void strip_grad_fn(char *s)
+{
+	char *p;
+	while ((p = strstr(s, ", grad_fn=<")) != NULL) {
+		char *e = strchr(p, '>');
+		if (!e)
+			break;
+		memmove(p, e + 1, strlen(e + 1) + 1);
+	}
+}
+
+static int line_of(const char *start, const char *at)
+{
+	int l = 1;
+	for (const char *p = start; p < at; p++)
+		l += *p == '\n';
+	return l;
+}
+
+bool text_matches(const char *got_in, const char *want_in, double f32_rel, bool prefix, char *why, size_t whylen)
+{
+	char *got = strdup(got_in), *want = strdup(want_in);
+	strip_grad_fn(got);
+	strip_grad_fn(want);
+	const char *g = got, *w = want;
+	bool ok = true;
+	while (*w) {
+		double gv, wv, gu, wu;
+		size_t wn = (w == want || !isalnum((unsigned char)w[-1])) ? number_at(w, &wv, &wu) : 0;
+		size_t gn = (g == got || !isalnum((unsigned char)g[-1])) ? number_at(g, &gv, &gu) : 0;
+		if (wn && gn) {
+			/* one unit in the last digit (same number of characters),
+			 * or a float32 rounding difference in a 17-digit print */
+			bool same_text = wn == gn && strncmp(g, w, wn) == 0;
+			bool unit = gn == wn && fabs(gv - wv) <= wu * 1.000001;
+			bool f32 = fabs(gv - wv) <= f32_rel * fabs(wv);
+			if (!same_text && !unit && !f32) {
+				snprintf(why, whylen, "line %d: got %.*s, want %.*s", line_of(want, w), (int)gn, g,
+					 (int)wn, w);
+				ok = false;
+				break;
+			}
+			g += gn;
+			w += wn;
+			continue;
+		}
+		if (*g != *w) {
+			const char *ge = strchr(g, '\n'), *we = strchr(w, '\n');
+			snprintf(why, whylen, "line %d differs:\n got: %.*s\nwant: %.*s", line_of(want, w),
+				 (int)(ge ? ge - g : (long)strlen(g)), g, (int)(we ? we - w : (long)strlen(w)), w);
+			ok = false;
+			break;
+		}
+		g++;
+		w++;
+	}
+	if (ok && *g && !prefix) {
+		snprintf(why, whylen, "extra output after the expected text: %.80s", g);
+		ok = false;
+	}
+	free(got);
+	free(want);
+	return ok;
+}
