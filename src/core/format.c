@@ -757,9 +757,9 @@ static const char *torch_dtype_name(enum dtype dt)
 	return "?";
 }
 
-static void torch_repr(struct strbuf *out, const struct tensor *t)
+static void torch_repr(struct strbuf *out, const struct tensor *t, const char *extra)
 {
-	struct strbuf body, suffix[2];
+	struct strbuf body, suffix[3];
 	int nsuffix = 0;
 	strbuf_init(&body);
 	strbuf_puts(&body, "tensor(");
@@ -783,6 +783,10 @@ static void torch_repr(struct strbuf *out, const struct tensor *t)
 			strbuf_init(&suffix[nsuffix]);
 			strbuf_printf(&suffix[nsuffix++], "dtype=%s", torch_dtype_name(t->dtype));
 		}
+	}
+	if (extra) {
+		strbuf_init(&suffix[nsuffix]);
+		strbuf_puts(&suffix[nsuffix++], extra);
 	}
 	/* _add_suffixes, including its "+ 1" in the last line length. */
 	const char *nl = strrchr(body.s, '\n');
@@ -1128,7 +1132,13 @@ void format_repr(struct strbuf *out, const struct tensor *t)
 	if (t->flavor == FLAVOR_NUMPY)
 		np_repr(out, t);
 	else
-		torch_repr(out, t);
+		torch_repr(out, t, NULL);
+}
+
+void format_repr_parameter(struct strbuf *out, const struct tensor *t)
+{
+	strbuf_puts(out, "Parameter containing:\n");
+	torch_repr(out, t, "requires_grad=True");
 }
 
 void format_str(struct strbuf *out, const struct tensor *t)
@@ -1136,7 +1146,7 @@ void format_str(struct strbuf *out, const struct tensor *t)
 	if (t->flavor == FLAVOR_NUMPY)
 		np_str(out, t);
 	else
-		torch_repr(out, t);
+		torch_repr(out, t, NULL);
 }
 
 /* ---- Python's format() mini-language ------------------------------------ */

@@ -12,6 +12,9 @@
 /* What a notebook shows for a bare expression: torch `tensor(...)` (with
  * `dtype=torch.float64` etc. when not a default dtype) or numpy `array(...)`. */
 void format_repr(struct strbuf *out, const struct tensor *t);
+/* An nn.Parameter (a Linear's weight or bias) as torch shows it:
+ * "Parameter containing:\ntensor(..., requires_grad=True)". */
+void format_repr_parameter(struct strbuf *out, const struct tensor *t);
 /* What print(x) shows: numpy's str ("[1. 2.]") for numpy arrays; for torch
  * tensors the same text as format_repr. */
 void format_str(struct strbuf *out, const struct tensor *t);

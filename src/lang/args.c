@@ -12,11 +12,12 @@
 int args_error(struct qkv_error *err, struct call *c, struct args *a, int i, const char *fmt, ...)
 {
 	const struct node *at = (a && i >= 0 && i < ARGS_MAX && a->at[i]) ? a->at[i] : c->node;
+	char msg[sizeof err->msg];	/* fmt's arguments may be err->msg itself */
 	va_list ap;
 	va_start(ap, fmt);
-	error_vset(err, at->line, at->col, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return -1;
+	return error_set(err, at->line, at->col, "%s", msg);
 }
 
 int args_bind(struct call *c, const char *const *params, int nreq, struct args *a, struct qkv_error *err)

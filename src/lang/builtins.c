@@ -790,12 +790,12 @@ static struct value *nn_linear(struct call *c, struct qkv_error *err)
 	o->kind = OBJ_LINEAR;
 	o->in_features = in;
 	o->out_features = out;
-	o->weight = value_tensor(w);
+	o->weight = value_parameter(w);
 	if (bias) {
 		struct tensor *b = tensor_new(DT_F32, FLAVOR_TORCH, 1, &out);
 		double bb = torch_linear_bias_bound(in);
 		torch_fill_uniform_f32(&c->I->torch_rng, b->storage->data, out, -bb, bb);
-		o->bias = value_tensor(b);
+		o->bias = value_parameter(b);
 	} else {
 		o->bias = value_none();
 	}
@@ -829,7 +829,7 @@ static struct value *nn_parameter(struct call *c, struct qkv_error *err)
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
 		return fail(&a);
-	return done_value(&a, value_ref(a.v[0]));
+	return done_value(&a, value_parameter(tensor_ref(x)));
 }
 
 /* ---- Python builtins ---------------------------------------------------------- */

@@ -164,8 +164,9 @@ static int lex_utf8_decode(const struct lexer *lx, uint32_t *cp)
 enum skip_result { SKIP_OK, SKIP_BAD_BACKSLASH, SKIP_CONTINUED_EOF };
 
 /* Skips spaces, tabs, comments, line continuations and (inside brackets or a
- * field) newlines. Stops at a newline that ends a statement. */
-static enum skip_result lex_skip_space(struct lexer *lx, bool *space)
+ * field) newlines. Stops at a newline that ends a statement. When the input
+ * ends after a continuation, *bs_line:*bs_col is its backslash. */
+static enum skip_result lex_skip_space(struct lexer *lx, bool *space, int *bs_line, int *bs_col)
 {
 	bool continued = false;
 	for (;;) {
@@ -179,6 +180,8 @@ static enum skip_result lex_skip_space(struct lexer *lx, bool *space)
 			lex_advance(lx);
 		} else if (c == '\\' && !lx->sub) {
 			int d = lex_peek(lx, 1);
+			*bs_line = lx->line;
+			*bs_col = lx->col;
 			if (d == '\n') {
 				lex_advance(lx);
 				lex_advance(lx);
@@ -192,8 +195,6 @@ static enum skip_result lex_skip_space(struct lexer *lx, bool *space)
 				return SKIP_BAD_BACKSLASH;
 			}
 			continued = true;
-			*space = true;
-			continue;
 		} else {
 			if (c < 0 && continued && !lx->sub)
 				return SKIP_CONTINUED_EOF;
@@ -583,6 +584,7 @@ static int lex_fstring_field(struct lexer *lx, struct token *t, int q, bool trip
 {
 	struct fstr_part part = {0};
 	int brace_line = lx->line, brace_col = lx->col;
+	char opens[64];         /* the field's open brackets (the parser checks deeper ones) */
 	int depth = 0;
 	size_t debug_end = 0;
 	bool blank = true;
@@ -627,11 +629,15 @@ static int lex_fstring_field(struct lexer *lx, struct token *t, int q, bool trip
 			continue;
 		}
 		if (c == '(' || c == '[' || c == '{') {
+			if (depth < (int)sizeof opens)
+				opens[depth] = (char)c;
 			depth++;
 		} else if ((c == ')' || c == ']') && depth > 0) {
 			depth--;
 		} else if (c == '}') {
-			if (depth == 0)
+			/* a '}' that closes no '{' ends the field; the parser then
+			 * names the bracket left open */
+			if (depth == 0 || (depth <= (int)sizeof opens && opens[depth - 1] != '{'))
 				break;
 			depth--;
 		} else if (depth == 0 && c == '!' && lex_peek(lx, 1) != '=') {
@@ -948,9 +954,9 @@ void lexer_next(struct lexer *lx, struct token *t)
 {
 	bool space = false;
 	enum skip_result skip;
-	int c;
+	int c, bs_line = 0, bs_col = 0;
 	memset(t, 0, sizeof *t);
-	skip = lex_skip_space(lx, &space);
+	skip = lex_skip_space(lx, &space, &bs_line, &bs_col);
 	t->start = lx->pos;
 	t->line = lx->line;
 	t->col = lx->col;
@@ -958,12 +964,12 @@ void lexer_next(struct lexer *lx, struct token *t)
 	if (skip == SKIP_CONTINUED_EOF) {
 		while (lx->pos < lx->end)
 			lex_advance(lx);
-		lex_fail(lx, t, T_INCOMPLETE, t->line, t->col, "the input ends after a line continuation '\\'");
+		lex_fail(lx, t, T_INCOMPLETE, bs_line, bs_col, "the input ends after a line continuation '\\'");
 		return;
 	}
 	if (skip == SKIP_BAD_BACKSLASH) {
 		lex_advance(lx);
-		lex_fail(lx, t, T_ERROR, t->line, t->col, "'\\' continues a line only at the end of the line");
+		lex_fail(lx, t, T_ERROR, bs_line, bs_col, "'\\' continues a line only at the end of the line");
 		return;
 	}
 	c = lex_peek(lx, 0);

@@ -58,6 +58,13 @@ struct value *value_tensor(struct tensor *t)
 	return v;
 }
 
+struct value *value_parameter(struct tensor *t)
+{
+	struct value *v = value_tensor(t);
+	v->parameter = true;
+	return v;
+}
+
 struct value *value_seq(enum value_kind kind, int n)
 {
 	struct value *v = make(kind);
@@ -202,7 +209,12 @@ void value_repr(struct strbuf *out, const struct value *v)
 	case V_INT: strbuf_printf(out, "%lld", (long long)v->i); break;
 	case V_FLOAT: format_py_float(out, v->f); break;
 	case V_STR: repr_str(out, v->str); break;
-	case V_TENSOR: format_repr(out, v->t); break;
+	case V_TENSOR:
+		if (v->parameter && v->t->flavor == FLAVOR_TORCH)
+			format_repr_parameter(out, v->t);
+		else
+			format_repr(out, v->t);
+		break;
 	case V_LIST: case V_TUPLE: case V_SIZE: seq_repr(out, v, false); break;
 	case V_MODULE: strbuf_printf(out, "<module '%s'>", v->str); break;
 	case V_FUNC: strbuf_printf(out, "<built-in function %s>", v->str); break;
@@ -228,7 +240,7 @@ void value_str_of(struct strbuf *out, const struct value *v)
 {
 	if (v->kind == V_STR)
 		strbuf_puts(out, v->str);
-	else if (v->kind == V_TENSOR)
+	else if (v->kind == V_TENSOR && !v->parameter)
 		format_str(out, v->t);
 	else if (v->kind == V_DTYPE && v->flavor == FLAVOR_NUMPY)
 		strbuf_puts(out, dtype_name(v->dtype));

@@ -43,6 +43,7 @@ struct value {
 	double f;
 	char *str;              /* V_STR text, V_MODULE/V_FUNC/V_METHOD name (owned) */
 	struct tensor *t;       /* V_TENSOR */
+	bool parameter;         /* V_TENSOR: an nn.Parameter (prints as one) */
 	int n;                  /* V_LIST/V_TUPLE/V_SIZE */
 	struct value **items;
 	struct value *self;     /* V_METHOD */
@@ -59,6 +60,8 @@ struct value *value_str(const char *s);
 struct value *value_str_take(char *s);
 /* takes ownership of the tensor reference */
 struct value *value_tensor(struct tensor *t);
+/* the same tensor (shared storage) marked as an nn.Parameter */
+struct value *value_parameter(struct tensor *t);
 /* an empty sequence of n slots to fill (items[i] owned) */
 struct value *value_seq(enum value_kind kind, int n);
 struct value *value_named(enum value_kind kind, const char *name);

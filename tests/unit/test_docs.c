@@ -84,3 +84,22 @@ Test(docs, comparator_should_allow_one_unit_in_the_last_digit_only)
 	cr_assert(text_matches("tensor([[1.]])", "tensor([[1.]], grad_fn=<MmBackward0>)", 0, false, why,
 			       sizeof why));
 }
+
+/* The language's semantics against real PyTorch, NumPy and Python: views,
+ * strides, indexing, broadcasting, dtypes, reductions, printing. */
+Test(docs, tensor_semantics_should_match_pytorch)
+{
+	check_session("lang_tensors", "--kernel=simd", "ref", 0, false);
+	check_session("lang_tensors", "--kernel=loops", "ref", 0, false);
+}
+
+Test(docs, array_semantics_should_match_numpy)
+{
+	check_session("lang_numpy", "--kernel=simd", "ref", 0, false);
+	check_session("lang_numpy", "--kernel=loops", "ref", 0, false);
+}
+
+Test(docs, python_values_should_print_as_python_prints_them)
+{
+	check_session("lang_python", "--kernel=simd", "ref", 0, false);
+}

@@ -205,8 +205,10 @@ Test(kernel, matmul_simd_should_match_loops_f64)
 
 Test(kernel, matmul_simd_should_match_loops_across_block_edges)
 {
-	/* sizes around the register tile (6 x 16) and the depth block (256) */
-	static const int64_t dims[][3] = {{6, 256, 16}, {5, 257, 15}, {13, 300, 33}, {12, 512, 48}, {2, 600, 9}};
+	/* sizes around the register tile (6 x 16 floats, 6 x 8 doubles) and the
+	 * depth of one pass (512), where partial sums are added back into c */
+	static const int64_t dims[][3] = {{6, 512, 16}, {5, 513, 15}, {13, 600, 33}, {12, 1024, 48},
+					  {2, 1100, 9}, {7, 1537, 8}};
 	for (int path = 0; path < 2; path++) {
 		use_path(path);
 		for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
@@ -219,6 +221,33 @@ Test(kernel, matmul_simd_should_match_loops_across_block_edges)
 			double e = max_err_f64(got, ref, m * n, &at);
 			cr_assert(e <= TOL_F64, "%s %lldx%lldx%lld: err %.3g at %lld", kernel_simd_name(),
 				  (long long)m, (long long)k, (long long)n, e, (long long)at);
+			free(a), free(b), free(ref), free(got);
+		}
+	}
+	use_path(0);
+}
+
+Test(kernel, matmul_simd_should_be_exact_on_small_integers_f32)
+{
+	/* entries in -2..2: every partial sum is an integer below 2^24, so any
+	 * summation order gives the same float and the two must agree exactly,
+	 * whatever k (here past one pass of 512, where c is accumulated) */
+	static const int64_t dims[][3] = {{6, 512, 16}, {5, 513, 15}, {13, 1100, 33}, {7, 1537, 8}};
+	for (int path = 0; path < 2; path++) {
+		use_path(path);
+		for (size_t t = 0; t < sizeof dims / sizeof dims[0]; t++) {
+			int64_t m = dims[t][0], k = dims[t][1], n = dims[t][2];
+			float *a = rand_f32(m * k, 0, 1), *b = rand_f32(k * n, 0, 1);
+			for (int64_t i = 0; i < m * k; i++)
+				a[i] = floorf(a[i] * 5) - 2;
+			for (int64_t i = 0; i < k * n; i++)
+				b[i] = floorf(b[i] * 5) - 2;
+			float *ref = rand_f32(m * n, 0, 0), *got = rand_f32(m * n, 0, 0);
+			matmul_f32_loops(ref, a, b, m, k, n);
+			matmul_f32_simd(got, a, b, m, k, n);
+			for (int64_t i = 0; i < m * n; i++)
+				cr_assert(got[i] == ref[i], "%s %lldx%lldx%lld: c[%lld] simd %g loops %g", kernel_simd_name(),
+					  (long long)m, (long long)k, (long long)n, (long long)i, got[i], ref[i]);
 			free(a), free(b), free(ref), free(got);
 		}
 	}

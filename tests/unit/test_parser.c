@@ -1,0 +1,1119 @@
+/* test_parser.c: unit tests for the lexer and parser (src/lang/lexer.c,
+ * parser.c, ast.c). Trees are compared as compact S-expressions printed by
+ * sexp_node below; errors as "line:col: message". */
+#include <criterion/criterion.h>
+
+#include "core/mem.h"
+#include "core/strbuf.h"
+#include "lang/ast.h"
+#include "lang/parser.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- S-expression printer ------------------------------------------------------ */
+
+static void sexp_node(struct strbuf *b, const struct node *n);
+
+static void sexp_number(struct strbuf *b, double v)
+{
+	char buf[64];
+	if (isnan(v)) {
+		strbuf_puts(b, "nan");
+		return;
+	}
+	if (isinf(v)) {
+		strbuf_puts(b, v < 0 ? "-inf" : "inf");
+		return;
+	}
+	snprintf(buf, sizeof buf, "%.15g", v);
+	strbuf_puts(b, buf);
+	if (!strpbrk(buf, ".e"))
+		strbuf_puts(b, ".0");
+}
+
+static void sexp_string(struct strbuf *b, const char *s)
+{
+	strbuf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n')
+			strbuf_puts(b, "\\n");
+		else if (c == '\t')
+			strbuf_puts(b, "\\t");
+		else if (c == '"' || c == '\\')
+			strbuf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7F)
+			strbuf_printf(b, "\\x%02x", c);
+		else
+			strbuf_putc(b, (char)c);
+	}
+	strbuf_putc(b, '"');
+}
+
+static void sexp_kids(struct strbuf *b, const char *head, const struct node *n, int from)
+{
+	strbuf_printf(b, "(%s", head);
+	for (int i = from; i < n->nkids; i++) {
+		strbuf_putc(b, ' ');
+		sexp_node(b, n->kids[i]);
+	}
+	strbuf_putc(b, ')');
+}
+
+static void sexp_node(struct strbuf *b, const struct node *n)
+{
+	if (!n) {
+		strbuf_putc(b, '_');
+		return;
+	}
+	switch (n->kind) {
+	case N_NUM:
+		if (n->is_int)
+			strbuf_printf(b, "%lld", (long long)n->ival);
+		else
+			sexp_number(b, n->num);
+		break;
+	case N_STR:
+		sexp_string(b, n->str);
+		break;
+	case N_FSTR:
+		sexp_kids(b, "fstr", n, 0);
+		break;
+	case N_FMT:
+		strbuf_puts(b, "(fmt ");
+		sexp_node(b, n->kids[0]);
+		if (n->op)
+			strbuf_printf(b, " !%c", n->op);
+		if (n->str)
+			strbuf_printf(b, " :%s", n->str);
+		strbuf_putc(b, ')');
+		break;
+	case N_NAME:
+		strbuf_puts(b, n->str);
+		break;
+	case N_CONST:
+		strbuf_puts(b, n->op == 'T' ? "True" : n->op == 'F' ? "False" : "None");
+		break;
+	case N_LIST:
+		sexp_kids(b, "list", n, 0);
+		break;
+	case N_TUPLE:
+		sexp_kids(b, "tuple", n, 0);
+		break;
+	case N_MATRIX: {
+		int count = n->rows ? n->rows * n->cols : n->cols;
+		if (n->rows)
+			strbuf_printf(b, "(matrix %dx%d", n->rows, n->cols);
+		else
+			strbuf_printf(b, "(matrix %d", n->cols);
+		for (int i = 0; i < count; i++) {
+			strbuf_putc(b, ' ');
+			if (n->values[i] == floor(n->values[i]) && fabs(n->values[i]) < 1e15)
+				strbuf_printf(b, "%lld", (long long)n->values[i]);
+			else
+				sexp_number(b, n->values[i]);
+		}
+		strbuf_putc(b, ')');
+		break;
+	}
+	case N_UNARY:
+	case N_BINARY:
+		sexp_kids(b, op_name(n->op), n, 0);
+		break;
+	case N_ATTR:
+		strbuf_puts(b, "(. ");
+		sexp_node(b, n->kids[0]);
+		strbuf_printf(b, " %s)", n->str);
+		break;
+	case N_CALL:
+		strbuf_puts(b, "(call ");
+		sexp_node(b, n->kids[0]);
+		for (int i = 1; i < n->nkids; i++) {
+			strbuf_putc(b, ' ');
+			if (n->kwnames && n->kwnames[i - 1])
+				strbuf_printf(b, "%s=", n->kwnames[i - 1]);
+			sexp_node(b, n->kids[i]);
+		}
+		strbuf_putc(b, ')');
+		break;
+	case N_INDEX:
+		sexp_kids(b, "index", n, 0);
+		break;
+	case N_SLICE:
+		sexp_kids(b, "slice", n, 0);
+		break;
+	case N_ASSIGN:
+		sexp_kids(b, "=", n, 0);
+		break;
+	case N_AUGASSIGN: {
+		char head[8];
+		snprintf(head, sizeof head, "%s=", op_name(n->op));
+		sexp_kids(b, head, n, 0);
+		break;
+	}
+	case N_IMPORT:
+		strbuf_printf(b, "(import %s", n->str);
+		for (int i = 0; i < n->nkids; i++) {
+			strbuf_printf(b, " %s", n->kids[i]->str);
+			if (n->kwnames && n->kwnames[i])
+				strbuf_printf(b, " as %s", n->kwnames[i]);
+		}
+		strbuf_putc(b, ')');
+		break;
+	case N_EXPR:
+		sexp_node(b, n->kids[0]);
+		break;
+	case N_PASS:
+		strbuf_puts(b, "(pass)");
+		break;
+	}
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static char result[16384];
+
+/* Parses every statement of src: their S-expressions joined by " ; ", or the
+ * failure as "error L:C: msg" / "incomplete L:C: msg" after what parsed. */
+static const char *parse_n(const char *src, size_t len)
+{
+	struct parser *p = parser_new(src, len, 1);
+	struct strbuf b;
+	struct node *n;
+	struct qkv_error err;
+	enum parse_status st;
+	bool first = true;
+	strbuf_init(&b);
+	error_clear(&err);
+	while ((st = parser_next(p, &n, &err)) == PARSE_OK) {
+		if (!first)
+			strbuf_puts(&b, " ; ");
+		sexp_node(&b, n);
+		node_free(n);
+		first = false;
+	}
+	if (st != PARSE_END) {
+		if (!first)
+			strbuf_puts(&b, " ; ");
+		strbuf_printf(&b, "%s %d:%d: %s", st == PARSE_ERROR ? "error" : "incomplete", err.line, err.col,
+			      err.msg);
+	}
+	parser_free(p);
+	snprintf(result, sizeof result, "%s", b.s ? b.s : "");
+	strbuf_free(&b);
+	return result;
+}
+
+static const char *parse(const char *src)
+{
+	return parse_n(src, strlen(src));
+}
+
+/* The first statement's tree (caller frees), or NULL. */
+static struct node *parse_first(const char *src)
+{
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n = NULL;
+	struct qkv_error err;
+	if (parser_next(p, &n, &err) != PARSE_OK)
+		n = NULL;
+	parser_free(p);
+	return n;
+}
+
+static enum parse_status status_of(const char *src)
+{
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n;
+	struct qkv_error err;
+	enum parse_status st;
+	while ((st = parser_next(p, &n, &err)) == PARSE_OK)
+		node_free(n);
+	parser_free(p);
+	return st;
+}
+
+#define expect_parse(src, want) cr_expect_str_eq(parse(src), want, "source: %s\n   got: %s\nwanted: %s", \
+						     src, result, want)
+
+struct case_ {
+	const char *src;
+	const char *want;
+};
+
+static void expect_cases(const struct case_ *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cr_expect_str_eq(parse(cases[i].src), cases[i].want, "source: %s\n   got: %s\nwanted: %s",
+				 cases[i].src, result, cases[i].want);
+}
+
+#define EXPECT_CASES(arr) expect_cases(arr, sizeof arr / sizeof arr[0])
+
+/* ---- statements ------------------------------------------------------------------ */
+
+Test(parser, assignment_should_bind_a_name_to_an_expression)
+{
+	expect_parse("x = 1", "(= x 1)");
+	expect_parse("x=y", "(= x y)");
+	expect_parse("t = 1, 2", "(= t (tuple 1 2))");
+}
+
+Test(parser, tuple_unpacking_should_target_a_tuple_of_names)
+{
+	expect_parse("a, b = b, a", "(= (tuple a b) (tuple b a))");
+	expect_parse("(q, k) = pair", "(= (tuple q k) pair)");
+	expect_parse("a, = xs", "(= (tuple a) xs)");
+}
+
+Test(parser, subscript_and_attribute_assignment_should_target_index_and_attr)
+{
+	expect_parse("x[i, j] = 0", "(= (index x i j) 0)");
+	expect_parse("x[:, 1] = v", "(= (index x (slice _ _ _) 1) v)");
+	expect_parse("layer.weight = w", "(= (. layer weight) w)");
+}
+
+Test(parser, augmented_assignment_should_keep_its_operator)
+{
+	expect_parse("x += 1", "(+= x 1)");
+	expect_parse("x -= 1", "(-= x 1)");
+	expect_parse("x *= 2", "(*= x 2)");
+	expect_parse("x /= n", "(/= x n)");
+	expect_parse("x @= W", "(@= x W)");
+	expect_parse("x[0] += 1", "(+= (index x 0) 1)");
+	expect_parse("x //= 2; x %= 3; x **= 2", "(//= x 2) ; (%= x 3) ; (**= x 2)");
+}
+
+Test(parser, a_bare_expression_should_become_an_expression_statement)
+{
+	struct node *n = parse_first("K.shape, Q.shape, V.shape");
+	cr_assert_not_null(n);
+	cr_expect_eq(n->kind, N_EXPR);
+	cr_expect_eq(n->kids[0]->kind, N_TUPLE);
+	node_free(n);
+	expect_parse("K.shape, Q.shape, V.shape", "(tuple (. K shape) (. Q shape) (. V shape))");
+	expect_parse("x,", "(tuple x)");
+}
+
+Test(parser, imports_should_record_module_path_names_and_aliases)
+{
+	struct node *n = parse_first("import torch");
+	cr_assert_not_null(n);
+	cr_expect_eq(n->kind, N_IMPORT);
+	cr_expect_str_eq(n->str, "torch");
+	cr_expect_eq(n->nkids, 1);
+	cr_expect_str_eq(n->kids[0]->str, "torch");
+	cr_expect_null(n->kwnames[0]);
+	node_free(n);
+	expect_parse("import torch.nn as nn", "(import torch.nn torch.nn as nn)");
+	expect_parse("import numpy as np", "(import numpy numpy as np)");
+	expect_parse("from scipy.special import softmax", "(import scipy.special softmax)");
+	expect_parse("from torch import nn", "(import torch nn)");
+	expect_parse("from torch.nn import functional as F, Linear",
+		     "(import torch.nn functional as F Linear)");
+	expect_parse("from torch import (nn,\n  optim,)", "(import torch nn optim)");
+}
+
+Test(parser, statements_should_be_separated_by_newlines_and_semicolons)
+{
+	expect_parse("a = 1\nb = 2", "(= a 1) ; (= b 2)");
+	expect_parse("a = 1; b = 2;", "(= a 1) ; (= b 2)");
+	expect_parse("a = 1\r\nb = 2\r\n", "(= a 1) ; (= b 2)");
+}
+
+Test(parser, blank_lines_comments_and_stray_semicolons_should_produce_nothing)
+{
+	expect_parse("", "");
+	expect_parse("\n\n   \n", "");
+	expect_parse("# just a comment\n  # another", "");
+	expect_parse(";;\n;", "");
+	expect_parse("x = 1  # set x\n\n# done\n", "(= x 1)");
+}
+
+Test(parser, pass_should_produce_an_empty_statement)
+{
+	struct node *n = parse_first("pass");
+	cr_assert_not_null(n);
+	cr_expect_eq(n->kind, N_PASS);
+	node_free(n);
+}
+
+/* ---- lexical rules ------------------------------------------------------------------ */
+
+Test(parser, numbers_should_follow_python_literal_rules)
+{
+	static const struct case_ cases[] = {
+		{"0", "0"},
+		{"42", "42"},
+		{"1_000_000", "1000000"},
+		{"9223372036854775807", "9223372036854775807"},
+		{"1.0", "1.0"},
+		{"1.", "1.0"},
+		{".5", "0.5"},
+		{"1e-3", "0.001"},
+		{"2.5E+4", "25000.0"},
+		{"1_0.2_5", "10.25"},
+		{"0x1F", "31"},
+		{"0b101", "5"},
+		{"0o17", "15"},
+		{"1e-400", "0.0"},
+		{"00", "0"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, numbers_out_of_range_should_be_errors_at_their_column)
+{
+	expect_parse("x = 9223372036854775808", "error 1:5: number out of range");
+	expect_parse("y = 2 * 1e999", "error 1:9: number out of range");
+	expect_parse("z = 0xFFFFFFFFFFFFFFFFF", "error 1:5: number out of range");
+}
+
+Test(parser, malformed_numbers_should_be_errors)
+{
+	expect_parse("1__0", "error 1:1: invalid number '1__0'");
+	expect_parse("x = 1_", "error 1:5: invalid number '1_'");
+	expect_parse("1e", "error 1:1: invalid number '1e'");
+	expect_parse("3x", "error 1:1: invalid number '3x'");
+	expect_parse("007", "error 1:1: leading zeros are not allowed in integers (write 7, not 07)");
+	expect_parse("2j", "error 1:1: complex numbers are not supported");
+}
+
+Test(parser, strings_should_resolve_escapes)
+{
+	static const struct case_ cases[] = {
+		{"'abc'", "\"abc\""},
+		{"\"a'b\"", "\"a'b\""},
+		{"'a\\nb\\tc'", "\"a\\nb\\tc\""},
+		{"'\\\\ \\' \\\"'", "\"\\\\ ' \\\"\""},
+		{"'\\x41\\x7e'", "\"A~\""},
+		{"'\\xe9'", "\"\xc3\xa9\""},
+		{"'\\u00e9'", "\"\xc3\xa9\""},
+		{"'\\d'", "\"\\\\d\""},
+		{"r'\\n'", "\"\\\\n\""},
+		{"''", "\"\""},
+		{"'caf\xc3\xa9 \xe2\x9c\x93'", "\"caf\xc3\xa9 \xe2\x9c\x93\""},
+		{"'a\\\nb'", "\"ab\""},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, triple_quoted_strings_should_span_lines)
+{
+	expect_parse("s = '''one\ntwo'''", "(= s \"one\\ntwo\")");
+	expect_parse("\"\"\"a \"quoted\" word\"\"\"", "\"a \\\"quoted\\\" word\"");
+	expect_parse("s = '''x''' ; t = 1", "(= s \"x\") ; (= t 1)");
+}
+
+Test(parser, adjacent_strings_should_be_joined)
+{
+	expect_parse("'ab' \"cd\"", "\"abcd\"");
+	expect_parse("('a'\n 'b')", "\"ab\"");
+	expect_parse("f'{x}' 'y'", "(fstr (fmt x) \"y\")");
+}
+
+Test(parser, fstrings_should_split_into_text_and_fields)
+{
+	static const struct case_ cases[] = {
+		{"f'a{x}b'", "(fstr \"a\" (fmt x) \"b\")"},
+		{"f\"{x:.2f}\"", "(fstr (fmt x :.2f))"},
+		{"f'{x!r}'", "(fstr (fmt x !r))"},
+		{"f'{x!s:>10}'", "(fstr (fmt x !s :>10))"},
+		{"f'{{literal}} {y}'", "(fstr \"{literal} \" (fmt y))"},
+		{"f'{a[0] + b.c(1, d=2)}'", "(fstr (fmt (+ (index a 0) (call (. b c) 1 d=2))))"},
+		{"f'{d[\"k\"]}'", "(fstr (fmt (index d \"k\")))"},
+		{"f'{x == y}'", "(fstr (fmt (== x y)))"},
+		{"f'{x=}'", "(fstr \"x=\" (fmt x !r))"},
+		{"f'{x = :.1f}'", "(fstr \"x = \" (fmt x :.1f))"},
+		{"f''", "\"\""},
+		{"f'plain'", "\"plain\""},
+		{"f'''multi\n{x}'''", "(fstr \"multi\\n\" (fmt x))"},
+		{"f'tab\\t{x}'", "(fstr \"tab\\t\" (fmt x))"},
+		{"f'{f\"{x}\"}'", "(fstr (fmt (fstr (fmt x))))"},
+		{"rf'\\d{x}'", "(fstr \"\\\\d\" (fmt x))"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, fstring_errors_should_point_into_the_line)
+{
+	expect_parse("print(f'{x +}')", "error 1:13: unexpected '}'");
+	expect_parse("f'{}'", "error 1:3: f-string: empty expression in '{}'");
+	expect_parse("f'a } b'", "error 1:5: f-string: single '}' is not allowed; write '}}'");
+	expect_parse("f'{x'", "error 1:5: f-string: expected '}' to close '{' opened at 1:3");
+	expect_parse("f'{x!z}'", "error 1:5: f-string: the conversion after '!' must be r or s");
+	expect_parse("f'{(x}'", "error 1:6: expected ')' to close '(' opened at 1:4");
+	expect_parse("f'{x y}'", "error 1:6: unexpected name 'y'");
+	expect_parse("f'{x:{w}}'", "error 1:6: f-string: nested '{...}' in a format spec is not supported");
+	expect_parse("f'{a\\n}'", "error 1:5: f-string expressions cannot contain '\\'");
+}
+
+Test(parser, fstring_field_nodes_should_carry_positions_in_the_line)
+{
+	struct node *n = parse_first("print(f'x = {value:.3f}')");
+	struct node *f, *field;
+	cr_assert_not_null(n);
+	f = n->kids[0]->kids[1];
+	cr_assert_eq(f->kind, N_FSTR);
+	cr_expect_eq(f->line, 1);
+	cr_expect_eq(f->col, 7);
+	field = f->kids[1];
+	cr_assert_eq(field->kind, N_FMT);
+	cr_expect_eq(field->col, 13);
+	cr_expect_eq(field->kids[0]->kind, N_NAME);
+	cr_expect_eq(field->kids[0]->col, 14);
+	node_free(n);
+	n = parse_first("s = f'''a\n  {b}'''");
+	cr_assert_not_null(n);
+	field = n->kids[1]->kids[1];
+	cr_expect_eq(field->kids[0]->line, 2);
+	cr_expect_eq(field->kids[0]->col, 4);
+	node_free(n);
+}
+
+Test(parser, comments_and_backslash_continuations_should_be_whitespace)
+{
+	expect_parse("x = 1 + \\\n    2", "(= x (+ 1 2))");
+	expect_parse("x = (1 +  # first\n 2)  # second", "(= x (+ 1 2))");
+	expect_parse("x = 1 \\\n", "incomplete 1:7: the input ends after a line continuation '\\'");
+	expect_parse("x = 1 \\ y", "error 1:7: '\\' continues a line only at the end of the line");
+}
+
+Test(parser, newlines_inside_brackets_should_be_whitespace)
+{
+	expect_parse("f(a,\n  b\n)", "(call f a b)");
+	expect_parse("[\n1,\n2\n]", "(list 1 2)");
+	expect_parse("x = (\n\n  y\n)", "(= x y)");
+}
+
+Test(parser, a_line_break_after_a_binary_operator_should_continue_the_statement)
+{
+	expect_parse("x = 1 +\n2", "(= x (+ 1 2))");
+	expect_parse("x =\n  y", "(= x y)");
+}
+
+Test(parser, leading_indentation_should_be_ignored)
+{
+	expect_parse("    x = 1\n\t\ty = 2", "(= x 1) ; (= y 2)");
+}
+
+Test(parser, tabs_and_utf8_characters_should_count_as_one_column)
+{
+	expect_parse("\tx = )", "error 1:6: unexpected ')'");
+	expect_parse("s = 'h\xc3\xa9'; )", "(= s \"h\xc3\xa9\") ; error 1:11: unexpected ')'");
+}
+
+/* ---- expressions -------------------------------------------------------------------- */
+
+Test(parser, precedence_should_follow_python)
+{
+	static const struct case_ cases[] = {
+		{"a + b * c", "(+ a (* b c))"},
+		{"a * b + c", "(+ (* a b) c)"},
+		{"a - b - c", "(- (- a b) c)"},
+		{"a / b / c", "(/ (/ a b) c)"},
+		{"a @ b / c", "(/ (@ a b) c)"},
+		{"a // b % c", "(% (// a b) c)"},
+		{"a | b & c", "(| a (& b c))"},
+		{"a & b == c", "(== (& a b) c)"},
+		{"a == b | c", "(== a (| b c))"},
+		{"a + b < c * d", "(< (+ a b) (* c d))"},
+		{"not a == b", "(not (== a b))"},
+		{"a or b and c", "(or a (and b c))"},
+		{"a and not b or c", "(or (and a (not b)) c)"},
+		{"not not a", "(not (not a))"},
+		{"-a * b", "(* (- a) b)"},
+		{"~m & k", "(& (~ m) k)"},
+		{"+x", "(+ x)"},
+		{"(a + b) * c", "(* (+ a b) c)"},
+		{"a.b.c(d)[e]", "(index (call (. (. a b) c) d) e)"},
+		{"-x.y", "(- (. x y))"},
+		{"a / b ** c", "(/ a (** b c))"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, power_should_be_right_associative_and_bind_tighter_than_unary_minus)
+{
+	expect_parse("-2**2", "(- (** 2 2))");
+	expect_parse("2**3**2", "(** 2 (** 3 2))");
+	expect_parse("2**-1", "(** 2 (- 1))");
+	expect_parse("a ** -b ** c", "(** a (- (** b c)))");
+	expect_parse("x.shape[-1] ** 0.5", "(** (index (. x shape) (- 1)) 0.5)");
+}
+
+Test(parser, comparisons_should_include_membership_and_identity)
+{
+	static const struct case_ cases[] = {
+		{"a == b", "(== a b)"}, {"a != b", "(!= a b)"}, {"a < b", "(< a b)"}, {"a <= b", "(<= a b)"},
+		{"a > b", "(> a b)"}, {"a >= b", "(>= a b)"}, {"a in b", "(in a b)"},
+		{"a not in b", "(not in a b)"}, {"a is None", "(is a None)"}, {"a is not None", "(is not a None)"},
+		{"True or False", "(or True False)"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, chained_comparisons_should_be_rejected_with_a_hint)
+{
+	expect_parse("a < b < c", "error 1:7: chained comparisons like a < b < c are not supported; "
+		     "write (a < b) and (b < c)");
+}
+
+Test(parser, calls_should_take_positional_and_keyword_arguments)
+{
+	expect_parse("f()", "(call f)");
+	expect_parse("f(a, b)", "(call f a b)");
+	expect_parse("f(a, key=value)", "(call f a key=value)");
+	expect_parse("f(a, b,)", "(call f a b)");
+	expect_parse("torch.softmax(s, dim=-1)", "(call (. torch softmax) s dim=(- 1))");
+	expect_parse("f(x == 0)", "(call f (== x 0))");
+	expect_parse("f()()", "(call (call f))");
+	expect_parse("(a + b).sum()", "(call (. (+ a b) sum))");
+	expect_parse("'x'.upper()", "(call (. \"x\" upper))");
+}
+
+Test(parser, call_argument_errors_should_be_reported)
+{
+	expect_parse("f(dim=1, x)", "error 1:10: positional argument follows keyword argument");
+	expect_parse("f(dim=1, dim=2)", "error 1:10: keyword argument 'dim' is given twice");
+	expect_parse("f(*args)", "error 1:3: argument unpacking with '*' is not supported");
+	expect_parse("f(a b)", "error 1:5: expected ',' or ')' before name 'b'");
+	expect_parse("f(a.b=1)", "error 1:6: unexpected '='; use '==' to compare");
+}
+
+Test(parser, subscripts_should_parse_indices_and_slices)
+{
+	static const struct case_ cases[] = {
+		{"x[0]", "(index x 0)"},
+		{"x[i, j]", "(index x i j)"},
+		{"x[a:b]", "(index x (slice a b _))"},
+		{"x[:, 1]", "(index x (slice _ _ _) 1)"},
+		{"x[::2]", "(index x (slice _ _ 2))"},
+		{"x[1::]", "(index x (slice 1 _ _))"},
+		{"x[:-1]", "(index x (slice _ (- 1) _))"},
+		{"x[a:b:c, :]", "(index x (slice a b c) (slice _ _ _))"},
+		{"x[None]", "(index x None)"},
+		{"x[:, None]", "(index x (slice _ _ _) None)"},
+		{"x[0,]", "(index x 0)"},
+		{"x[(0, 1)]", "(index x (tuple 0 1))"},
+		{"x[0][1]", "(index (index x 0) 1)"},
+	};
+	EXPECT_CASES(cases);
+	expect_parse("x[]", "error 1:3: expected an index between '[' and ']'");
+}
+
+Test(parser, tuples_and_lists_should_parse_every_form)
+{
+	static const struct case_ cases[] = {
+		{"(a, b)", "(tuple a b)"},
+		{"(a,)", "(tuple a)"},
+		{"()", "(tuple)"},
+		{"(a)", "a"},
+		{"((a))", "a"},
+		{"[a, b]", "(list a b)"},
+		{"[]", "(list)"},
+		{"[a, b,]", "(list a b)"},
+		{"[[1, 2], [3, 4]]", "(list (list 1 2) (list 3 4))"},
+		{"[(1, 2)]", "(list (tuple 1 2))"},
+		{"[x - 1]", "(list (- x 1))"},
+		{"[1 - 2]", "(list (- 1 2))"},
+		{"[1, -2]", "(list 1 (- 2))"},
+		{"[a -1]", "(list (- a 1))"},
+		{"[inf, nan]", "(list inf nan)"},
+	};
+	EXPECT_CASES(cases);
+}
+
+/* ---- matrix literals ---------------------------------------------------------------- */
+
+Test(parser, matrix_literal_should_parse_rows_and_columns)
+{
+	struct node *n = parse_first("X = [1 2 3; 4 5 6]");
+	cr_assert_not_null(n);
+	cr_assert_eq(n->kids[1]->kind, N_MATRIX);
+	cr_expect_eq(n->kids[1]->rows, 2);
+	cr_expect_eq(n->kids[1]->cols, 3);
+	cr_expect(n->kids[1]->is_int);
+	cr_expect_eq(n->kids[1]->values[5], 6.0);
+	node_free(n);
+	expect_parse("X = [1 2 3; 4 5 6]", "(= X (matrix 2x3 1 2 3 4 5 6))");
+	expect_parse("[1, 2; 3, 4]", "(matrix 2x2 1 2 3 4)");
+	expect_parse("[1; 2; 3]", "(matrix 3x1 1 2 3)");
+	expect_parse("[0.5 1e-3; -1 +2]", "(matrix 2x2 0.5 0.001 -1 2)");
+	expect_parse("[1 2\n 3 4]", "(matrix 4 1 2 3 4)");
+	expect_parse("[1 2;\n 3 4]", "(matrix 2x2 1 2 3 4)");
+}
+
+Test(parser, matrix_literal_without_semicolon_should_be_one_dimensional)
+{
+	struct node *n = parse_first("[1 2 3]");
+	cr_assert_not_null(n);
+	cr_assert_eq(n->kids[0]->kind, N_MATRIX);
+	cr_expect_eq(n->kids[0]->rows, 0);
+	cr_expect_eq(n->kids[0]->cols, 3);
+	node_free(n);
+	expect_parse("[1 2 3]", "(matrix 3 1 2 3)");
+	expect_parse("[1 2, 3]", "(matrix 3 1 2 3)");
+}
+
+Test(parser, matrix_trailing_semicolon_should_make_one_row_two_dimensional)
+{
+	expect_parse("[1 2 3;]", "(matrix 1x3 1 2 3)");
+	expect_parse("[1 2; 3 4;]", "(matrix 2x2 1 2 3 4)");
+	expect_parse("[5;]", "(matrix 1x1 5)");
+}
+
+Test(parser, matrix_elements_should_allow_signs_inf_and_nan)
+{
+	struct node *n = parse_first("[1 -2 +3 -inf nan; 1.5 inf -nan 0 0]");
+	cr_assert_not_null(n);
+	cr_assert_eq(n->kids[0]->kind, N_MATRIX);
+	cr_expect_not(n->kids[0]->is_int);
+	node_free(n);
+	expect_parse("[1 -2 +3 -inf nan; 1.5 inf -nan 0 0]",
+		     "(matrix 2x5 1 -2 3 -inf nan 1.5 inf nan 0 0)");
+	expect_parse("[-1 -2]", "(matrix 2 -1 -2)");
+	expect_parse("[1 -2]", "(matrix 2 1 -2)");
+	expect_parse("[1,-2; 3,-4]", "(matrix 2x2 1 -2 3 -4)");
+	expect_parse("[inf nan]", "(matrix 2 inf nan)");
+}
+
+Test(parser, matrix_elements_that_are_not_numbers_should_be_errors)
+{
+	expect_parse("[1 - 2 3]", "error 1:4: matrix elements must be numbers");
+	expect_parse("[1-2 3]", "error 1:3: matrix elements must be numbers");
+	expect_parse("[1 2 x]", "error 1:6: matrix elements must be numbers");
+	expect_parse("[a; b]", "error 1:2: matrix elements must be numbers");
+	expect_parse("[1 2; 3 (4)]", "error 1:9: matrix elements must be numbers");
+	expect_parse("[1 2, , 3]", "error 1:7: unexpected ','");
+	expect_parse("[;]", "error 1:2: row 1 of the matrix is empty");
+	expect_parse("[1 2;; 3 4]", "error 1:6: row 2 of the matrix is empty");
+	expect_parse("[1 2; 3 4)", "error 1:10: expected ']' to close '[' opened at 1:1");
+}
+
+Test(parser, ragged_matrix_should_name_the_row_and_column)
+{
+	expect_parse("[1 2 3; 4 5]", "error 1:12: row 2 has 2 elements, row 1 has 3");
+	expect_parse("[1 2; 3 4 5]", "error 1:11: row 2 has 3 elements, row 1 has 2");
+	expect_parse("X = [1 2 3;\n     4 5 6;\n     7]", "error 3:7: row 3 has 1 element, row 1 has 3");
+}
+
+Test(parser, lists_with_commas_should_not_become_matrices)
+{
+	expect_parse("[1, 2, 3]", "(list 1 2 3)");
+	expect_parse("[[1 2], [3 4]]", "(list (matrix 2 1 2) (matrix 2 3 4))");
+	expect_parse("[f(1 2)]", "error 1:6: expected ',' or ')' before number '2'");
+}
+
+/* ---- positions ---------------------------------------------------------------------- */
+
+static void expect_pos(const struct node *n, int line, int col, const char *what)
+{
+	cr_assert_not_null(n, "%s: no node", what);
+	cr_expect_eq(n->line, line, "%s: line %d, want %d", what, n->line, line);
+	cr_expect_eq(n->col, col, "%s: col %d, want %d", what, n->col, col);
+}
+
+Test(parser, node_positions_should_point_where_errors_belong)
+{
+	struct node *n = parse_first("y = a.b(c)[d] + -e");
+	struct node *sum, *idx, *call, *attr;
+	cr_assert_not_null(n);
+	expect_pos(n, 1, 3, "assign at '='");
+	sum = n->kids[1];
+	expect_pos(sum, 1, 15, "binary at operator");
+	idx = sum->kids[0];
+	expect_pos(idx, 1, 11, "index at '['");
+	call = idx->kids[0];
+	expect_pos(call, 1, 8, "call at '('");
+	attr = call->kids[0];
+	expect_pos(attr, 1, 7, "attr at the name after '.'");
+	expect_pos(attr->kids[0], 1, 5, "name");
+	expect_pos(sum->kids[1], 1, 17, "unary at operator");
+	expect_pos(sum->kids[1]->kids[0], 1, 18, "operand");
+	node_free(n);
+
+	n = parse_first("  K.shape, [1, 2], (3, 4)");
+	cr_assert_not_null(n);
+	expect_pos(n, 1, 3, "expression statement at its first token");
+	expect_pos(n->kids[0], 1, 3, "bare tuple at its first element");
+	expect_pos(n->kids[0]->kids[1], 1, 12, "list at '['");
+	expect_pos(n->kids[0]->kids[2], 1, 20, "tuple at '('");
+	node_free(n);
+
+	n = parse_first("x[1:2] += 'a'");
+	cr_assert_not_null(n);
+	expect_pos(n, 1, 8, "augassign at operator");
+	expect_pos(n->kids[0]->kids[1], 1, 3, "slice at its first character");
+	expect_pos(n->kids[1], 1, 11, "string at quote");
+	node_free(n);
+
+	n = parse_first("\nfrom torch import nn");
+	cr_assert_not_null(n);
+	expect_pos(n, 2, 1, "import at 'from'");
+	expect_pos(n->kids[0], 2, 19, "imported name");
+	node_free(n);
+
+	n = parse_first("a not in b");
+	cr_assert_not_null(n);
+	expect_pos(n->kids[0], 1, 3, "'not in' at 'not'");
+	node_free(n);
+}
+
+/* ---- the notebooks --------------------------------------------------------------------- */
+
+Test(parser, notebook_lines_should_parse)
+{
+	static const struct case_ cases[] = {
+		{"S = torch.matmul(X, X.transpose(0, 1))",
+		 "(= S (call (. torch matmul) X (call (. X transpose) 0 1)))"},
+		{"masked_S = S.masked_fill(mask == 0, float(\"-inf\"))",
+		 "(= masked_S (call (. S masked_fill) (== mask 0) (call float \"-inf\")))"},
+		{"masked_S = masked_S / (4 ** 0.5)", "(= masked_S (/ masked_S (** 4 0.5)))"},
+		{"1 / 3 * X[0] + 1 / 3 * X[1] + 1 / 3 * X[2]",
+		 "(+ (+ (* (/ 1 3) (index X 0)) (* (/ 1 3) (index X 1))) (* (/ 1 3) (index X 2)))"},
+		{"W[0, 0] * X[0] + W[0, 1] * X[1]",
+		 "(+ (* (index W 0 0) (index X 0)) (* (index W 0 1) (index X 1)))"},
+		{"K.shape, Q.shape, V.shape", "(tuple (. K shape) (. Q shape) (. V shape))"},
+		{"attention_scores.masked_fill_(self_mask.bool()[:attention_scores.shape[1], "
+		 ":attention_scores.shape[1]], -torch.inf)",
+		 "(call (. attention_scores masked_fill_) (index (call (. self_mask bool)) "
+		 "(slice _ (index (. attention_scores shape) 1) _) (slice _ (index (. attention_scores shape) 1) _)) "
+		 "(- (. torch inf)))"},
+		{"attention_weights = torch.softmax(attention_scores/value.shape[-1] ** 0.5, dim=-1)",
+		 "(= attention_weights (call (. torch softmax) (/ attention_scores (** (index (. value shape) (- 1)) "
+		 "0.5)) dim=(- 1)))"},
+		{"K_view = K.view(2, n_tokens, n_heads, head_dim)",
+		 "(= K_view (call (. K view) 2 n_tokens n_heads head_dim))"},
+		{"R_combined = R.contiguous().view(2, n_tokens, d_out)",
+		 "(= R_combined (call (. (call (. R contiguous)) view) 2 n_tokens d_out))"},
+		{"print((sa_v1_outs_new == sa_v2_outs).all())",
+		 "(call print (call (. (== sa_v1_outs_new sa_v2_outs) all)))"},
+		{"weights = softmax(query@animals.T/scaling, axis=1)",
+		 "(= weights (call softmax (/ (@ query (. animals T)) scaling) axis=1))"},
+		{"animals = np.stack([kitten, lizard, salmon, whale, wolf], axis=0)",
+		 "(= animals (call (. np stack) (list kitten lizard salmon whale wolf) axis=0))"},
+		{"print(f'Updated mammal embedding: {animal_output[0]}')",
+		 "(call print (fstr \"Updated mammal embedding: \" (fmt (index animal_output 0))))"},
+		{"print(f\"attention({i}, {j}) = {dot_product}\")",
+		 "(call print (fstr \"attention(\" (fmt i) \", \" (fmt j) \") = \" (fmt dot_product)))"},
+		{"X = [1 2 3; 4 5 6]", "(= X (matrix 2x3 1 2 3 4 5 6))"},
+		{"import torch", "(import torch torch)"},
+		{"import torch.nn as nn", "(import torch.nn torch.nn as nn)"},
+		{"import numpy as np", "(import numpy numpy as np)"},
+		{"from scipy.special import softmax", "(import scipy.special softmax)"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, multi_line_tensor_literal_should_parse)
+{
+	const char *src =
+		"inputs = torch.tensor([[0.43, 0.15, 0.89], # Your     (x^1)\n"
+		"   [0.55, 0.87, 0.66], # journey  (x^2)\n"
+		"   [0.57, 0.85, 0.64], # starts   (x^3)\n"
+		"   [0.22, 0.58, 0.33], # with     (x^4)\n"
+		"   [0.77, 0.25, 0.10], # one      (x^5)\n"
+		"   [0.05, 0.80, 0.55]] # step     (x^6)\n"
+		")\n"
+		"print(inputs.shape)\n";
+	expect_parse(src,
+		     "(= inputs (call (. torch tensor) (list (list 0.43 0.15 0.89) (list 0.55 0.87 0.66) "
+		     "(list 0.57 0.85 0.64) (list 0.22 0.58 0.33) (list 0.77 0.25 0.1) (list 0.05 0.8 0.55)))) ; "
+		     "(call print (. inputs shape))");
+}
+
+/* ---- errors ----------------------------------------------------------------------------- */
+
+Test(parser, bad_inputs_should_report_the_exact_line_and_column)
+{
+	static const struct case_ cases[] = {
+		{"x = 1)", "error 1:6: unexpected ')'"},
+		{"x = )", "error 1:5: unexpected ')'"},
+		{"print('abc)", "error 1:7: unterminated string"},
+		{"s = 'abc\nt = 1", "error 1:5: unterminated string"},
+		{"x = [1, 2)", "error 1:10: expected ']' to close '[' opened at 1:5"},
+		{"x = (1, 2]", "error 1:10: expected ')' to close '(' opened at 1:5"},
+		{"f(x) = 1", "error 1:6: '=' cannot assign to a call"},
+		{"1 = x", "error 1:3: '=' cannot assign to a number"},
+		{"a + b = c", "error 1:7: '=' cannot assign to an expression (to compare, use '==')"},
+		{"a, f() = x", "error 1:8: '=' cannot assign to a call"},
+		{"a, b[0] = x", "error 1:9: '=' can only unpack into plain names, as in a, b = ..."},
+		{"a, b += 1", "error 1:6: '+=' cannot assign to a tuple"},
+		{"None = 1", "error 1:6: '=' cannot assign to None"},
+		{"[a, b] = c", "error 1:8: '=' cannot assign to a list"},
+		{"a = b = 1", "error 1:7: chained assignment (a = b = ...) is not supported; assign one target "
+			      "per statement"},
+		{"x = 1 2", "error 1:7: unexpected number '2'"},
+		{"x = y z", "error 1:7: unexpected name 'z'"},
+		{"ok = 1\n\nx = $", "(= ok 1) ; error 3:5: unexpected character '$'"},
+		{"x = a.", "error 1:7: expected a name after '.'"},
+		{"x = a.1", "error 1:6: unexpected number '.1'"},
+		{"x = {1: 2}", "error 1:5: '{...}' dicts and sets are not supported"},
+		{"x = a ^ b", "error 1:7: '^' (xor) is not supported; for powers use **"},
+		{"x = a << 1", "error 1:7: shift operators are not supported"},
+		{"x = !a", "error 1:5: unexpected '!'; write 'not x' or 'a != b'"},
+		{"x[...]", "error 1:3: '...' (Ellipsis) is not supported; write ':' for each dimension"},
+		{"(x := 1)", "error 1:4: ':=' is not supported; assign in a separate statement"},
+		{"x = b'abc'", "error 1:5: bytes literals (b'...') are not supported"},
+		{"x = '\\x4'", "error 1:6: invalid \\x escape: it needs 2 hex digits"},
+		{"x = '\\0'", "error 1:6: strings cannot contain NUL characters"},
+		{"import", "error 1:7: expected a module name after 'import'"},
+		{"import torch, numpy", "error 1:13: import one module per statement"},
+		{"from . import x", "error 1:6: relative imports (from . import x) are not supported"},
+		{"from torch import *", "error 1:19: 'import *' is not supported; name what you import, as in "
+					"from torch import nn"},
+		{"from torch nn", "error 1:12: expected 'import' after the module name"},
+		{"import torch as", "error 1:16: expected a name after 'as'"},
+		{"x = 5 if c else 6", "error 1:7: conditional expressions (a if c else b) are not supported; "
+				      "use torch.where(c, a, b)"},
+		{"ys = [y * 2 for y in xs]", "error 1:13: comprehensions ('for' inside an expression) are not "
+					     "supported; use tensor operations such as torch.stack or torch.matmul"},
+		{"f = lambda x: x", "error 1:5: 'lambda' is not supported; write the expression out where you "
+				    "need it"},
+		{"x = 1\ny = 2\nz = (3 +\n 4))", "(= x 1) ; (= y 2) ; error 4:4: unexpected ')'"},
+		{"x = \xe2\x80\x9chi\xe2\x80\x9d", "error 1:5: unexpected character U+201C: it is a curly quote; "
+						   "use a plain ' or \""},
+		{"x\xc2\xa0= 1", "error 1:2: unexpected character U+00A0: it is a non-breaking space; retype "
+				 "it as a plain space"},
+		{"\xcf\x80 = 3", "error 1:1: unexpected character '\xcf\x80' (U+03C0): names must be ASCII"},
+		{"x = 1 +", "incomplete 1:7: the input ends after '+'"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, block_keywords_should_be_rejected_with_specific_messages)
+{
+	static const struct case_ cases[] = {
+		{"for i in range(3):", "error 1:1: qkv runs single statements: 'for' loops are not supported; "
+				       "use tensor operations instead (torch.matmul adds up the products for you)"},
+		{"while True:", "error 1:1: qkv runs single statements: 'while' loops are not supported; use "
+				"tensor operations instead"},
+		{"if x > 0:", "error 1:1: qkv runs single statements: 'if' blocks are not supported; for an "
+			      "elementwise choice use torch.where(condition, a, b)"},
+		{"def f(x):", "error 1:1: qkv runs single statements: defining functions with 'def' is not "
+			      "supported; type the body's statements one at a time"},
+		{"class Attn(nn.Module):", "error 1:1: qkv runs single statements: defining classes is not "
+					   "supported; use ready-made modules such as nn.Linear"},
+		{"  return x", "error 1:3: qkv runs single statements: 'return' only works inside a function; "
+			       "type the expression itself to see its value"},
+		{"with torch.no_grad():", "error 1:1: qkv runs single statements: 'with' blocks are not "
+					  "supported; type the statements inside the block directly"},
+		{"else:", "error 1:1: qkv runs single statements: 'else' belongs to an 'if' block, which qkv "
+			  "does not run"},
+		{"del x", "error 1:1: 'del' is not supported; assign the name a new value instead"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, unfinished_input_should_be_incomplete)
+{
+	static const char *const srcs[] = {
+		"x = (1,", "x = torch.tensor([[1, 2],\n", "print(f'{x}'", "x = 1 +", "x = 1 *\n",
+		"y = a and", "z = not", "x =", "x +=", "s = '''abc", "s = f'''{x}\n", "x = 1 + \\",
+		"x = 1 \\\n", "X = [1 2 3;", "X = [1 2", "s = 'abc\\", "s = 'abc\\\n", "f(a,\n  b", "x[1:",
+		"a, b =", "x is", "x = -",
+	};
+	for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++)
+		cr_expect_eq(status_of(srcs[i]), PARSE_INCOMPLETE, "source: %s -> %s", srcs[i], parse(srcs[i]));
+	expect_parse("x = 1\ny = f(a,\n", "(= x 1) ; incomplete 2:6: '(' opened at 2:6 is never closed");
+	expect_parse("s = '''abc", "incomplete 1:5: unterminated triple-quoted string");
+	/* complete or plainly wrong input is not incomplete */
+	cr_expect_eq(status_of("x = a."), PARSE_ERROR);
+	cr_expect_eq(status_of("x = (1 2"), PARSE_ERROR);
+	cr_expect_eq(status_of("s = 'abc"), PARSE_ERROR);
+	cr_expect_eq(status_of("x = 1,"), PARSE_END);
+}
+
+Test(parser, deep_nesting_should_be_an_error_not_a_crash)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	strbuf_puts(&b, "x = ");
+	for (int i = 0; i < PARSE_MAX_DEPTH - 1; i++)
+		strbuf_putc(&b, '(');
+	strbuf_putc(&b, '1');
+	for (int i = 0; i < PARSE_MAX_DEPTH - 1; i++)
+		strbuf_putc(&b, ')');
+	cr_expect_eq(status_of(b.s), PARSE_END, "%d nested parentheses should parse", PARSE_MAX_DEPTH - 1);
+	strbuf_reset(&b);
+	strbuf_puts(&b, "x = ");
+	for (int i = 0; i < 100000; i++)
+		strbuf_putc(&b, '[');
+	cr_expect_str_eq(parse(b.s), "error 1:69: expression nested too deeply");
+	strbuf_reset(&b);
+	for (int i = 0; i < 10000; i++)
+		strbuf_puts(&b, "-");
+	strbuf_puts(&b, "1");
+	cr_expect_str_eq(parse(b.s), "error 1:65: expression nested too deeply");
+	strbuf_free(&b);
+}
+
+Test(parser, tall_trees_should_be_rejected_by_the_height_limit)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	strbuf_puts(&b, "x = 1");
+	for (int i = 0; i < 200; i++)
+		strbuf_puts(&b, " + 1");
+	cr_expect_eq(status_of(b.s), PARSE_END, "a 200-term sum should parse");
+	strbuf_reset(&b);
+	strbuf_puts(&b, "x = a");
+	for (int i = 0; i < 20000; i++)
+		strbuf_puts(&b, ".b");
+	cr_expect_eq(status_of(b.s), PARSE_ERROR);
+	cr_expect(strstr(parse(b.s), "expression nested too deeply") != NULL, "%s", parse(b.s));
+	strbuf_free(&b);
+}
+
+Test(parser, a_statement_longer_than_the_limit_should_be_an_error)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	strbuf_puts(&b, "x = [");
+	for (int i = 0; i < PARSE_MAX_STMT / 2; i++)
+		strbuf_puts(&b, "1,");
+	strbuf_puts(&b, "]");
+	cr_expect(strstr(parse(b.s), "statement is longer than 65536 bytes") != NULL, "%.80s", parse(b.s));
+	strbuf_reset(&b);
+	strbuf_puts(&b, "x = (");
+	for (int i = 0; i < PARSE_MAX_STMT; i++)
+		strbuf_puts(&b, "1,");
+	cr_expect_eq(status_of(b.s), PARSE_ERROR, "a huge unfinished statement is an error, not incomplete");
+	strbuf_reset(&b);
+	strbuf_puts(&b, "s = '");
+	for (int i = 0; i < PARSE_MAX_STMT; i++)
+		strbuf_putc(&b, 'a');
+	strbuf_puts(&b, "'");
+	cr_expect_eq(status_of(b.s), PARSE_ERROR);
+	strbuf_free(&b);
+}
+
+Test(parser, nul_bytes_and_invalid_utf8_should_be_rejected_cleanly)
+{
+	static const char src1[] = "x = 1\0 + 2";
+	static const char src2[] = "s = 'a\0b'";
+	static const char src3[] = "x = \xff\xfe";
+	static const char src4[] = "s = '\xff\xfe'";
+	cr_expect_str_eq(parse_n(src1, sizeof src1 - 1), "error 1:6: unexpected character (byte 0x00)");
+	cr_expect_str_eq(parse_n(src2, sizeof src2 - 1), "error 1:7: strings cannot contain NUL characters");
+	cr_expect_str_eq(parse_n(src3, sizeof src3 - 1), "error 1:5: unexpected character (byte 0xFF)");
+	cr_expect_str_eq(parse_n(src4, sizeof src4 - 1), "(= s \"\xff\xfe\")");
+	/* the length given is authoritative: the rest of the buffer is never read */
+	cr_expect_str_eq(parse_n("x = 12345", 5), "(= x 1)");
+}
+
+/* ---- the API ----------------------------------------------------------------------------- */
+
+Test(parser, span_should_cover_each_statement)
+{
+	const char *src = "  a = 1  # one\nb = f(2,\n  3); c\n";
+	struct parser *p = parser_new(src, strlen(src), 10);
+	struct node *n;
+	struct qkv_error err;
+	int line;
+	size_t start, end;
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	parser_last_span(p, &line, &start, &end);
+	cr_expect_eq(line, 10);
+	cr_expect_eq(n->line, 10);
+	cr_expect_eq(strncmp(src + start, "a = 1", end - start), 0);
+	cr_expect_eq(end - start, 5);
+	node_free(n);
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	parser_last_span(p, &line, &start, &end);
+	cr_expect_eq(line, 11);
+	cr_expect_eq(end - start, strlen("b = f(2,\n  3)"));
+	cr_expect_eq(strncmp(src + start, "b = f(2,\n  3)", end - start), 0);
+	node_free(n);
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	parser_last_span(p, &line, &start, &end);
+	cr_expect_eq(line, 12);
+	cr_expect_eq(end - start, 1);
+	cr_expect_eq(src[start], 'c');
+	node_free(n);
+	cr_expect_eq(parser_next(p, &n, &err), PARSE_END);
+	cr_expect_eq(parser_next(p, &n, &err), PARSE_END);
+	cr_expect_null(n);
+	parser_free(p);
+}
+
+Test(parser, incomplete_span_should_start_at_the_unfinished_statement)
+{
+	const char *src = "x = 1\ny = (2,\n";
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n;
+	struct qkv_error err;
+	size_t start, end;
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	node_free(n);
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_INCOMPLETE);
+	parser_last_span(p, NULL, &start, &end);
+	cr_expect_eq(start, 6);
+	cr_expect_eq(end, strlen(src));
+	parser_free(p);
+}
+
+Test(parser, errors_should_be_sticky)
+{
+	const char *src = "x = )\ny = 1";
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n;
+	struct qkv_error err;
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_ERROR);
+	error_clear(&err);
+	cr_expect_eq(parser_next(p, &n, &err), PARSE_ERROR);
+	cr_expect_eq(err.line, 1);
+	cr_expect_eq(err.col, 5);
+	cr_expect_null(n);
+	cr_expect_eq(parser_next(p, &n, NULL), PARSE_ERROR);
+	parser_free(p);
+}
+
+Test(parser, first_line_should_offset_line_numbers)
+{
+	const char *src = "a = 1\nb = )";
+	struct parser *p = parser_new(src, strlen(src), 41);
+	struct node *n;
+	struct qkv_error err;
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	cr_expect_eq(n->line, 41);
+	node_free(n);
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_ERROR);
+	cr_expect_eq(err.line, 42);
+	cr_expect_eq(err.col, 5);
+	parser_free(p);
+}
+
+Test(parser, op_name_should_name_every_operator)
+{
+	cr_expect_str_eq(op_name(OP_ADD), "+");
+	cr_expect_str_eq(op_name(OP_MATMUL), "@");
+	cr_expect_str_eq(op_name(OP_FLOORDIV), "//");
+	cr_expect_str_eq(op_name(OP_NOTIN), "not in");
+	cr_expect_str_eq(op_name(OP_ISNOT), "is not");
+	cr_expect_str_eq(op_name('!'), "not");
+	cr_expect_str_eq(op_name(0), "?");
+	for (int op = OP_ADD; op <= OP_ISNOT; op++)
+		cr_expect_str_neq(op_name(op), "?", "op %d", op);
+}
+
+Test(parser, node_free_should_accept_null_and_tall_trees)
+{
+	struct node *n = NULL;
+	node_free(NULL);
+	for (int i = 0; i < 100000; i++) {
+		struct node *u = xcalloc(1, sizeof *u);
+		u->kind = N_UNARY;
+		u->op = '-';
+		if (n) {
+			u->kids = xmalloc(sizeof *u->kids);
+			u->kids[0] = n;
+			u->nkids = 1;
+		}
+		n = u;
+	}
+	node_free(n);
+}
