@@ -59,7 +59,7 @@ $(BUILD)/qkv-tests: $(LIBOBJS) $(TESTOBJS)
 
 # ---- Debian packages ----------------------------------------------------
 BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libedit-dev
-TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux
+TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux gcc-aarch64-linux-gnu
 
 define install_debs
 	@missing=""; \
@@ -92,7 +92,7 @@ run: deps
 	./qkv repl
 
 test: deps-test
-	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang
+	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64
 	QKV=./qkv $(BUILD)/qkv-tests
 
 # Compile everything with clang too, warnings as errors (objects discarded).
@@ -103,11 +103,13 @@ check-clang:
 
 objs: $(OBJS) $(TESTOBJS)
 
-# Kernel and core must also build for aarch64 (NEON path).
+# The engine (kernel with its NEON path, core, lang) must also build for
+# aarch64, warning-free.
 check-aarch64:
 	@command -v aarch64-linux-gnu-gcc >/dev/null || { echo "check-aarch64: needs gcc-aarch64-linux-gnu"; exit 1; }
-	$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/aarch64 PKG_CFLAGS= \
-		$(patsubst %.c,$(BUILD)/aarch64/%.o,$(wildcard src/kernel/*.c src/core/*.c))
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/aarch64 PKG_CFLAGS= \
+		$(patsubst %.c,$(BUILD)/aarch64/%.o,$(wildcard src/kernel/*.c src/core/*.c src/lang/*.c)) >/dev/null
+	@echo "check-aarch64: kernel, core and lang build for aarch64"
 
 # Layering (DESIGN.md): curses only in ui/, cJSON only in lesson/, kernel/
 # includes nothing of qkv's but itself, and no layer includes one above it.

@@ -147,8 +147,9 @@ static char *read_all(FILE *f, size_t *len)
 }
 
 /* Prints the line `line` of src (1-based, relative to first_line) with a caret
- * under column col. */
-static void show_caret(const char *src, size_t len, int first_line, int line, int col)
+ * under column col; with echo false only the caret line (the line is on the
+ * terminal right above it, after a 4-column prompt). */
+static void show_caret(const char *src, size_t len, int first_line, int line, int col, bool echo)
 {
 	int want = line - first_line;
 	const char *p = src, *end = src + len;
@@ -161,7 +162,9 @@ static void show_caret(const char *src, size_t len, int first_line, int line, in
 	const char *e = memchr(p, '\n', (size_t)(end - p));
 	if (!e)
 		e = end;
-	fprintf(stderr, "    %.*s\n    %*s^\n", (int)(e - p), p, col > 1 ? col - 1 : 0, "");
+	if (echo)
+		fprintf(stderr, "    %.*s\n", (int)(e - p), p);
+	fprintf(stderr, "    %*s^\n", col > 1 ? col - 1 : 0, "");
 }
 
 static struct interp *make_interp(enum kernel_variant kv)
@@ -223,9 +226,7 @@ static int cmd_eval(int argc, char **argv, enum kernel_variant kv)
 		if (!src)
 			continue;
 		size_t len = strlen(src);
-		enum interp_status st = interp_run(I, src, len, line, &err);
-		if (st == INTERP_INCOMPLETE)
-			error_set(&err, line, (int)len + 1, "the statement is not finished (an open bracket or string)");
+		enum interp_status st = interp_run(I, src, len, line, INTERP_PER_STATEMENT, &err);
 		if (st != INTERP_OK) {
 			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
 			status = 2;
@@ -252,10 +253,7 @@ static int cmd_eval(int argc, char **argv, enum kernel_variant kv)
 		char *src = read_all(f, &len);
 		if (f != stdin)
 			fclose(f);
-		enum interp_status st = interp_run(I, src, len, line, &err);
-		if (st == INTERP_INCOMPLETE)
-			error_set(&err, err.line ? err.line : line, err.col ? err.col : 1,
-				  "the input ends inside a statement (an open bracket or string)");
+		enum interp_status st = interp_run(I, src, len, line, INTERP_PER_STATEMENT, &err);
 		if (st != INTERP_OK) {
 			if (file && strcmp(name, "-") != 0)
 				fprintf(stderr, "qkv: %s: line %d, col %d: %s\n", name, err.line, err.col, err.msg);
@@ -309,8 +307,7 @@ static int cmd_repl(int argc, char **argv, enum kernel_variant kv)
 		return 2;
 	interp_set_output(I, emit, &o);
 	if (tty)
-		printf("qkv %s: type notebook lines (torch, numpy) or matrices like X = [1 2; 3 4]. "
-		       "quit() or Ctrl-D leaves.\n", QKV_VERSION);
+		printf("qkv %s. Type notebook lines or matrices: X = [1 2; 3 4]. quit() leaves.\n", QKV_VERSION);
 	struct strbuf pending;
 	strbuf_init(&pending);
 	int line_no = 1, start_line = 1, errors = 0;
@@ -325,13 +322,14 @@ static int cmd_repl(int argc, char **argv, enum kernel_variant kv)
 		free(l);
 		line_no++;
 		struct qkv_error err;
-		/* The whole pending text runs at once: it is one statement (or
-		 * several on one line) whose earlier part was incomplete. */
-		enum interp_status st = interp_run(I, pending.s, pending.len, start_line, &err);
-		if (st == INTERP_INCOMPLETE)
+		/* Nothing runs until the statement is complete (an open bracket
+		 * continues on the next line); then the lines run as one. */
+		if (interp_check_complete(pending.s, pending.len) == INTERP_INCOMPLETE)
 			continue;
+		enum interp_status st = interp_run(I, pending.s, pending.len, start_line, INTERP_ATOMIC, &err);
 		if (st == INTERP_ERROR) {
-			show_caret(pending.s, pending.len, start_line, err.line, err.col);
+			bool last_line = err.line == line_no - 1;
+			show_caret(pending.s, pending.len, start_line, err.line, err.col, !(tty && last_line));
 			fprintf(stderr, "error: %s\n", err.msg);
 			errors++;
 		}
@@ -341,7 +339,11 @@ static int cmd_repl(int argc, char **argv, enum kernel_variant kv)
 			break;
 	}
 	if (pending.len) {
-		fprintf(stderr, "error: the input ended inside a statement (an open bracket or string)\n");
+		/* the input ended inside a statement: the parser says where */
+		struct qkv_error err;
+		interp_run(I, pending.s, pending.len, start_line, INTERP_ATOMIC, &err);
+		show_caret(pending.s, pending.len, start_line, err.line, err.col, true);
+		fprintf(stderr, "error: %s\n", err.msg);
 		errors++;
 	}
 	if (tty)

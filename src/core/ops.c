@@ -508,6 +508,16 @@ static enum dtype compute_dtype(enum dtype d)
 	return d == DT_F32 ? DT_F32 : DT_F64;
 }
 
+/* out converted to dtype rd (out itself when it already has it); consumes out */
+static struct tensor *retype(struct tensor *out, enum dtype rd)
+{
+	if (out->dtype == rd)
+		return out;
+	struct tensor *r = ops_to_dtype(out, rd);
+	tensor_unref(out);
+	return r;
+}
+
 /* ---- elementwise ------------------------------------------------------------ */
 
 int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndim, int64_t *shape,
@@ -547,64 +557,80 @@ static const char *ew_name(enum ew_op op)
 	return names[op];
 }
 
+/* Two operands broadcast against each other and converted to one compute
+ * dtype, ready for an ew_* kernel. */
+struct bcast {
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS], sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
+	struct tensor *ta, *tb;
+	enum flavor fl;
+};
+
+static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct operand b, const char *what,
+		       struct bcast *bc, struct qkv_error *err)
+{
+	if (ops_broadcast_shape(a.t, b.t, &bc->ndim, bc->shape, what, err) < 0 ||
+	    ops_check_shape(ctx, bc->ndim, bc->shape, err) < 0)
+		return -1;
+	bc->fl = result_flavor(a, b);
+	return 0;
+}
+
+static void bcast_convert(struct bcast *bc, struct operand a, struct operand b, enum dtype cd)
+{
+	bc->ta = ops_to_dtype(a.t, cd);
+	bc->tb = ops_to_dtype(b.t, cd);
+	bcast_strides(bc->ta, bc->ndim, bc->shape, bc->sa);
+	bcast_strides(bc->tb, bc->ndim, bc->shape, bc->sb);
+}
+
+static void bcast_release(struct bcast *bc)
+{
+	tensor_unref(bc->ta);
+	tensor_unref(bc->tb);
+}
+
 struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			  enum ew_op op, struct qkv_error *err)
 {
-	int ndim;
-	int64_t shape[TENSOR_MAX_DIMS];
-	if (ops_broadcast_shape(a.t, b.t, &ndim, shape, ew_name(op), err) < 0)
+	struct bcast bc;
+	if (bcast_shape(ctx, a, b, ew_name(op), &bc, err) < 0)
 		return NULL;
-	if (ops_check_shape(ctx, ndim, shape, err) < 0)
-		return NULL;
-	enum flavor fl = result_flavor(a, b);
-	enum dtype rd = promote(a, b, fl);
+	enum dtype rd = promote(a, b, bc.fl);
 	if (op == EW_DIV && !dtype_is_float(rd))
-		rd = default_float(fl);
+		rd = default_float(bc.fl);
 	if (rd == DT_BOOL && op != EW_MAX && op != EW_MIN)
 		rd = DT_I64;
 	enum dtype cd = compute_dtype(rd);
-	struct tensor *ta = ops_to_dtype(a.t, cd), *tb = ops_to_dtype(b.t, cd);
-	struct tensor *out = tensor_new(cd, fl, ndim, shape);
-	int64_t sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
-	bcast_strides(ta, ndim, shape, sa);
-	bcast_strides(tb, ndim, shape, sb);
+	bcast_convert(&bc, a, b, cd);
+	struct tensor *out = tensor_new(cd, bc.fl, bc.ndim, bc.shape);
 	if (cd == DT_F32)
-		ew_binary_f32(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
+		ew_binary_f32(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
+			      bc.ndim, op);
 	else
-		ew_binary_f64(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
-	tensor_unref(ta);
-	tensor_unref(tb);
-	if (rd != cd) {
-		struct tensor *r = ops_to_dtype(out, rd);
-		tensor_unref(out);
-		out = r;
-	}
-	return out;
+		ew_binary_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
+			      bc.ndim, op);
+	bcast_release(&bc);
+	return retype(out, rd);
 }
 
 struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			   enum cmp_op op, struct qkv_error *err)
 {
 	static const char *names[] = { "==", "!=", "<", "<=", ">", ">=" };
-	int ndim;
-	int64_t shape[TENSOR_MAX_DIMS];
-	if (ops_broadcast_shape(a.t, b.t, &ndim, shape, names[op], err) < 0)
+	struct bcast bc;
+	if (bcast_shape(ctx, a, b, names[op], &bc, err) < 0)
 		return NULL;
-	if (ops_check_shape(ctx, ndim, shape, err) < 0)
-		return NULL;
-	enum flavor fl = result_flavor(a, b);
-	enum dtype cd = compute_dtype(promote(a, b, fl));
-	struct tensor *ta = ops_to_dtype(a.t, cd), *tb = ops_to_dtype(b.t, cd);
-	struct tensor *out = tensor_new(DT_BOOL, fl, ndim, shape);
-	int64_t sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
-	bcast_strides(ta, ndim, shape, sa);
-	bcast_strides(tb, ndim, shape, sb);
+	enum dtype cd = compute_dtype(promote(a, b, bc.fl));
+	bcast_convert(&bc, a, b, cd);
+	struct tensor *out = tensor_new(DT_BOOL, bc.fl, bc.ndim, bc.shape);
 	if (cd == DT_F32)
-		ew_compare_f32(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
+		ew_compare_f32(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
+			       bc.ndim, op);
 	else
-		ew_compare_f64(out->storage->data, tensor_data(ta), sa, tensor_data(tb), sb, shape, ndim, op);
-	tensor_unref(ta);
-	tensor_unref(tb);
+		ew_compare_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
+			       bc.ndim, op);
+	bcast_release(&bc);
 	return out;
 }
 
@@ -672,12 +698,7 @@ struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_un
 	else
 		ew_unary_f64(out->storage->data, tensor_data(c), tensor_numel(c), op);
 	tensor_unref(c);
-	if (rd != cd) {
-		struct tensor *r = ops_to_dtype(out, rd);
-		tensor_unref(out);
-		out = r;
-	}
-	return out;
+	return retype(out, rd);
 }
 
 /* ---- matmul ------------------------------------------------------------------ */
@@ -803,12 +824,7 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	tensor_unref(ac);
 	tensor_unref(bc);
 	out->storage->version++;
-	if (rd != cd) {
-		struct tensor *r = ops_to_dtype(out, rd);
-		tensor_unref(out);
-		out = r;
-	}
-	return out;
+	return retype(out, rd);
 }
 
 struct tensor *ops_bmm(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
@@ -854,12 +870,7 @@ struct tensor *ops_dot(const struct ops_ctx *ctx, struct tensor *a, struct tenso
 							tb->strides[0], a->shape[0]);
 	tensor_unref(ta);
 	tensor_unref(tb);
-	if (rd != cd) {
-		struct tensor *r = ops_to_dtype(out, rd);
-		tensor_unref(out);
-		out = r;
-	}
-	return out;
+	return retype(out, rd);
 }
 
 /* ---- softmax ------------------------------------------------------------------ */
@@ -1222,12 +1233,7 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 		}
 	}
 	tensor_unref(c);
-	if (rd != cd) {
-		struct tensor *r = ops_to_dtype(out, rd);
-		tensor_unref(out);
-		out = r;
-	}
-	return out;
+	return retype(out, rd);
 }
 
 struct tensor *ops_all_any(struct tensor *t, bool any)

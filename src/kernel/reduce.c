@@ -10,25 +10,44 @@
  * so that the inner loop runs along contiguous memory. */
 #define REDUCE_BLOCK 64
 
-/* out is (outer, inner), in is (outer, n, inner): out = sum over n, each
- * column summed in order p = 0..n-1 in double and rounded once to float.
- * n == 0 gives 0. */
+/* Pairwise sum in float of rows p..q-1 of a block of w columns: runs of up to
+ * 16 rows are added in order, longer ranges split in half. This is how
+ * PyTorch's cascade sum rounds (a float32 row of softmax weights sums to
+ * 0.99999994 there, and here, not to 1.0), with error growing like log n.
+ * Recursion depth is at most log2(n / 16) < 40; each level keeps one block
+ * of partial sums on the stack. */
+static void pairwise_f32(float *acc, const float *src, int64_t inner, int64_t p, int64_t q, int64_t w)
+{
+	if (q - p <= 16) {
+		for (int64_t i = 0; i < w; i++)
+			acc[i] = 0.0f;
+		for (int64_t r = p; r < q; r++) {
+			const float *row = src + r * inner;
+			for (int64_t i = 0; i < w; i++)
+				acc[i] += row[i];
+		}
+		return;
+	}
+	float right[REDUCE_BLOCK];
+	int64_t mid = p + (q - p) / 2;
+	pairwise_f32(acc, src, inner, p, mid, w);
+	pairwise_f32(right, src, inner, mid, q, w);
+	for (int64_t i = 0; i < w; i++)
+		acc[i] += right[i];
+}
+
+/* out is (outer, inner), in is (outer, n, inner): out = sum over n in float,
+ * pairwise (see pairwise_f32). n == 0 gives 0. */
 void sum_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner)
 {
-	double acc[REDUCE_BLOCK];
+	float acc[REDUCE_BLOCK];
 	for (int64_t o = 0; o < outer; o++) {
 		const float *src = in + o * n * inner;
 		for (int64_t i0 = 0; i0 < inner; i0 += REDUCE_BLOCK) {
 			int64_t w = inner - i0 < REDUCE_BLOCK ? inner - i0 : REDUCE_BLOCK;
+			pairwise_f32(acc, src + i0, inner, 0, n, w);
 			for (int64_t i = 0; i < w; i++)
-				acc[i] = 0.0;
-			for (int64_t p = 0; p < n; p++) {
-				const float *row = src + p * inner + i0;
-				for (int64_t i = 0; i < w; i++)
-					acc[i] += (double)row[i];
-			}
-			for (int64_t i = 0; i < w; i++)
-				out[o * inner + i0 + i] = (float)acc[i];
+				out[o * inner + i0 + i] = acc[i];
 		}
 	}
 }

@@ -17,6 +17,9 @@ int args_error(struct qkv_error *err, struct call *c, struct args *a, int i, con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* an argument: the caret goes where its text starts (a keyword's name) */
+	if (at != c->node && at->sline)
+		return error_set(err, at->sline, at->scol, "%s", msg);
 	return error_set(err, at->line, at->col, "%s", msg);
 }
 
@@ -45,7 +48,7 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 		if (pos >= np) {
 			for (int j = 0; j < ARGS_MAX; j++)
 				value_unref(a->v[j]);
-			return error_set(err, c->arg_nodes[i]->line, c->arg_nodes[i]->col,
+			return error_set(err, c->arg_nodes[i]->sline, c->arg_nodes[i]->scol,
 					 "%s() takes at most %d argument%s, %d given", c->name, np, np == 1 ? "" : "s",
 					 c->nargs);
 		}
@@ -65,9 +68,10 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 			for (int j = 0; j < ARGS_MAX; j++)
 				value_unref(a->v[j]);
 			if (slot < 0)
-				return error_set(err, at->line, at->col, "%s() got an unexpected keyword argument '%s'",
+				return error_set(err, at->sline, at->scol, "%s() got an unexpected keyword argument '%s'",
 						 c->name, c->kwnames[k]);
-			return error_set(err, at->line, at->col, "%s() got argument '%s' twice", c->name, c->kwnames[k]);
+			return error_set(err, at->sline, at->scol, "%s() got argument '%s' twice", c->name,
+					 c->kwnames[k]);
 		}
 		a->v[slot] = value_ref(c->kwargs[k]);
 		a->at[slot] = c->kw_nodes[k];
@@ -133,6 +137,27 @@ int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct
 	}
 	return args_error(err, c, a, i, "%s(): argument %d must be True or False, not %s", c->name, i + 1,
 			  value_type_name(v));
+}
+
+int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err)
+{
+	int64_t d;
+	if (args_int(c, a, i, 0, &d, err) < 0)
+		return -1;
+	int n = ndim > 0 ? ndim : 1;
+	if (d < -n || d >= n)
+		return args_error(err, c, a, i, "dim %lld is out of range for a tensor with %d dimension%s (use -%d to %d)",
+				  (long long)d, ndim, ndim == 1 ? "" : "s", n, n - 1);
+	*out = (int)(d < 0 ? d + n : d);
+	return 0;
+}
+
+int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err)
+{
+	if (dtype_is_float(t->dtype))
+		return 0;
+	return args_error(err, c, a, i, "%s() needs a floating-point tensor, got %s (write the numbers with a "
+			  "decimal point, or call .float())", c->name, dtype_name(t->dtype));
 }
 
 int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
@@ -328,16 +353,32 @@ struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor
 	return t;
 }
 
-struct value *args_result(struct tensor *t)
+void args_release(struct args *a)
 {
-	if (!t)
-		return NULL;
-	if (t->ndim == 0 && t->flavor == FLAVOR_NUMPY) {
-		struct value *s = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
-				: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0))
-				: value_float(tensor_get(t, 0));
-		tensor_unref(t);
-		return s;
+	for (int i = 0; i < ARGS_MAX; i++) {
+		value_unref(a->v[i]);
+		a->v[i] = NULL;
 	}
-	return value_tensor(t);
+}
+
+struct value *args_fail(struct args *a)
+{
+	args_release(a);
+	return NULL;
+}
+
+struct value *args_return(struct args *a, struct value *v)
+{
+	args_release(a);
+	return v;
+}
+
+struct value *args_done(struct call *c, struct args *a, struct tensor *t, struct qkv_error *err)
+{
+	args_release(a);
+	if (!t) {
+		error_locate(err, c->node->line, c->node->col);
+		return NULL;
+	}
+	return value_from_result(t);
 }

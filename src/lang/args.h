@@ -25,6 +25,11 @@ int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, stru
 int args_int(struct call *c, struct args *a, int i, int64_t def, int64_t *out, struct qkv_error *err);
 int args_double(struct call *c, struct args *a, int i, double def, double *out, struct qkv_error *err);
 int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct qkv_error *err);
+/* A dim argument for a tensor of ndim dims, normalised (negative counts from
+ * the end); the error names the range and points at the argument. */
+int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err);
+/* Fails at argument i unless t holds floats. */
+int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err);
 /* A shape from a tuple/list/Size or from the collected "*" tuple of ints. */
 int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
 	       struct qkv_error *err);
@@ -37,8 +42,13 @@ int args_dtype(struct call *c, struct args *a, int i, bool *given, enum dtype *o
 struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor fl, bool has_dtype,
 			      enum dtype dtype, struct qkv_error *err);
 
-/* The value of a tensor result; NULL stays NULL. numpy 0-d results become
- * Python numbers, as numpy returns scalars. */
-struct value *args_result(struct tensor *t);
+/* Ending a built-in: each releases the bound arguments. args_fail returns
+ * NULL (err already filled); args_return returns v; args_done turns an op's
+ * tensor result into a value (value_from_result), or when it is NULL places
+ * the op's error at the call. */
+void args_release(struct args *a);
+struct value *args_fail(struct args *a);
+struct value *args_return(struct args *a, struct value *v);
+struct value *args_done(struct call *c, struct args *a, struct tensor *t, struct qkv_error *err);
 
 #endif

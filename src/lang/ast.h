@@ -45,6 +45,9 @@ enum tok_op {
 struct node {
 	enum node_kind kind;
 	int line, col;
+	int sline, scol;       /* where the expression's text starts (a keyword
+	                          argument's value: at its keyword), for carets
+	                          under a whole argument */
 	int op;
 	bool is_int;
 	int64_t ival;

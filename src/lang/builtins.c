@@ -25,30 +25,8 @@ static struct ops_ctx *OPS(struct call *c)
 }
 
 /* Locates an error from ops (no position yet) at the call. */
-static struct value *done(struct call *c, struct args *a, struct tensor *t, struct qkv_error *err)
-{
-	for (int i = 0; i < ARGS_MAX; i++)
-		value_unref(a->v[i]);
-	if (!t) {
-		error_locate(err, c->node->line, c->node->col);
-		return NULL;
-	}
-	return args_result(t);
-}
 
-static struct value *fail(struct args *a)
-{
-	for (int i = 0; i < ARGS_MAX; i++)
-		value_unref(a->v[i]);
-	return NULL;
-}
 
-static struct value *done_value(struct args *a, struct value *v)
-{
-	for (int i = 0; i < ARGS_MAX; i++)
-		value_unref(a->v[i]);
-	return v;
-}
 
 /* ---- creation ------------------------------------------------------------------ */
 
@@ -64,13 +42,13 @@ static struct value *create(struct call *c, enum fill fill, enum flavor fl, stru
 	bool has_dt;
 	enum dtype dt = fl == FLAVOR_NUMPY ? DT_F64 : DT_F32;
 	if (args_shape(c, &a, 0, &ndim, shape, false, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if ((fill == FILL_RAND || fill == FILL_RANDN) && !dtype_is_float(dt))
 		return args_error(err, c, &a, 1, "%s() makes floating-point numbers; dtype %s is not allowed",
-				  c->name, dtype_name(dt)), fail(&a);
+				  c->name, dtype_name(dt)), args_fail(&a);
 	struct tensor *t = ops_new(OPS(c), dt, fl, ndim, shape, err);
 	if (!t)
-		return done(c, &a, NULL, err);
+		return args_done(c, &a, NULL, err);
 	int64_t n = tensor_numel(t);
 	void *d = t->storage->data;
 	switch (fill) {
@@ -96,7 +74,7 @@ static struct value *create(struct call *c, enum fill fill, enum flavor fl, stru
 			torch_fill_normal_f64(&c->I->torch_rng, d, n, 0, 1);
 		break;
 	}
-	return done(c, &a, t, err);
+	return args_done(c, &a, t, err);
 }
 
 static struct value *f_zeros(struct call *c, struct qkv_error *err) { return create(c, FILL_ZEROS, FLAVOR_TORCH, err); }
@@ -117,7 +95,7 @@ static struct value *like(struct call *c, enum fill fill, struct qkv_error *err)
 	bool has_dt;
 	enum dtype dt;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!has_dt)
 		dt = x->dtype;
 	struct tensor *t = ops_new(OPS(c), dt, x->flavor, x->ndim, x->shape, err);
@@ -135,7 +113,7 @@ static struct value *like(struct call *c, enum fill fill, struct qkv_error *err)
 		else if (fill == FILL_RANDN && dt == DT_F64)
 			torch_fill_normal_f64(&c->I->torch_rng, t->storage->data, n, 0, 1);
 	}
-	return done(c, &a, t, err);
+	return args_done(c, &a, t, err);
 }
 
 static struct value *f_zeros_like(struct call *c, struct qkv_error *err) { return like(c, FILL_ZEROS, err); }
@@ -155,10 +133,10 @@ static struct value *f_full(struct call *c, struct qkv_error *err)
 	enum dtype dt;
 	if (args_shape(c, &a, 0, &ndim, shape, false, err) < 0 || args_double(c, &a, 1, 0, &v, err) < 0 ||
 	    args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!has_dt)
 		dt = a.v[1]->kind == V_INT ? DT_I64 : a.v[1]->kind == V_BOOL ? DT_BOOL : DT_F32;
-	return done(c, &a, ops_full(OPS(c), dt, FLAVOR_TORCH, ndim, shape, v, err), err);
+	return args_done(c, &a, ops_full(OPS(c), dt, FLAVOR_TORCH, ndim, shape, v, err), err);
 }
 
 static struct value *f_randint(struct call *c, struct qkv_error *err)
@@ -172,20 +150,20 @@ static struct value *f_randint(struct call *c, struct qkv_error *err)
 	int size_at = 2;
 	if (!a.v[2]) {	/* randint(high, size) */
 		if (args_int(c, &a, 0, 0, &hi, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 		size_at = 1;
 	} else if (args_int(c, &a, 0, 0, &lo, err) < 0 || args_int(c, &a, 1, 0, &hi, err) < 0) {
-		return fail(&a);
+		return args_fail(&a);
 	}
 	if (args_shape(c, &a, size_at, &ndim, shape, false, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (hi <= lo)
 		return args_error(err, c, &a, 1, "randint(): high (%lld) must be greater than low (%lld)",
-				  (long long)hi, (long long)lo), fail(&a);
+				  (long long)hi, (long long)lo), args_fail(&a);
 	struct tensor *t = ops_new(OPS(c), DT_I64, FLAVOR_TORCH, ndim, shape, err);
 	if (t)
 		torch_fill_randint(&c->I->torch_rng, t->storage->data, tensor_numel(t), lo, hi);
-	return done(c, &a, t, err);
+	return args_done(c, &a, t, err);
 }
 
 static struct value *arange(struct call *c, enum flavor fl, struct qkv_error *err)
@@ -199,16 +177,16 @@ static struct value *arange(struct call *c, enum flavor fl, struct qkv_error *er
 		any_float |= a.v[i] && a.v[i]->kind == V_FLOAT;
 	if (a.v[1]) {
 		if (args_double(c, &a, 0, 0, &s, err) < 0 || args_double(c, &a, 1, 0, &e, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 	} else if (args_double(c, &a, 0, 0, &e, err) < 0) {
-		return fail(&a);
+		return args_fail(&a);
 	}
 	bool has_dt;
 	enum dtype dt;
 	if (args_double(c, &a, 2, 1, &st, err) < 0 || args_dtype(c, &a, 3, &has_dt, &dt, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (st == 0 || !isfinite(s) || !isfinite(e) || !isfinite(st))
-		return args_error(err, c, &a, 2, "arange(): the step must be a nonzero finite number"), fail(&a);
+		return args_error(err, c, &a, 2, "arange(): the step must be a nonzero finite number"), args_fail(&a);
 	double count = ceil((e - s) / st);
 	if (count < 0)
 		count = 0;
@@ -221,7 +199,7 @@ static struct value *arange(struct call *c, enum flavor fl, struct qkv_error *er
 	if (t)
 		for (int64_t i = 0; i < shape[0]; i++)
 			tensor_set(t, i, s + (double)i * st);
-	return done(c, &a, t, err);
+	return args_done(c, &a, t, err);
 }
 
 static struct value *f_arange(struct call *c, struct qkv_error *err) { return arange(c, FLAVOR_TORCH, err); }
@@ -234,17 +212,17 @@ static struct value *eye(struct call *c, enum flavor fl, struct qkv_error *err)
 		return NULL;
 	int64_t n, m;
 	if (args_int(c, &a, 0, 0, &n, err) < 0 || args_int(c, &a, 1, -1, &m, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (m < 0)
 		m = n;
 	if (n < 0)
-		return args_error(err, c, &a, 0, "eye(): n must be non-negative, got %lld", (long long)n), fail(&a);
+		return args_error(err, c, &a, 0, "eye(): n must be non-negative, got %lld", (long long)n), args_fail(&a);
 	int64_t shape[2] = { n, m };
 	struct tensor *t = ops_new(OPS(c), fl == FLAVOR_NUMPY ? DT_F64 : DT_F32, fl, 2, shape, err);
 	if (t)
 		for (int64_t i = 0; i < n && i < m; i++)
 			tensor_set(t, i * m + i, 1);
-	return done(c, &a, t, err);
+	return args_done(c, &a, t, err);
 }
 
 static struct value *f_eye(struct call *c, struct qkv_error *err) { return eye(c, FLAVOR_TORCH, err); }
@@ -258,8 +236,8 @@ static struct value *make_tensor(struct call *c, enum flavor fl, struct qkv_erro
 	bool has_dt;
 	enum dtype dt;
 	if (args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
-		return fail(&a);
-	return done(c, &a, args_to_tensor(c, &a, 0, fl, has_dt, dt, err), err);
+		return args_fail(&a);
+	return args_done(c, &a, args_to_tensor(c, &a, 0, fl, has_dt, dt, err), err);
 }
 
 static struct value *f_tensor(struct call *c, struct qkv_error *err) { return make_tensor(c, FLAVOR_TORCH, err); }
@@ -272,10 +250,10 @@ static struct value *f_from_numpy(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *t = tensor_alias(x);
 	t->flavor = FLAVOR_TORCH;
-	return done(c, &a, t, err);
+	return args_done(c, &a, t, err);
 }
 
 /* ---- random state ------------------------------------------------------------- */
@@ -287,9 +265,9 @@ static struct value *f_manual_seed(struct call *c, struct qkv_error *err)
 		return NULL;
 	int64_t s;
 	if (args_int(c, &a, 0, 0, &s, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	torch_gen_seed(&c->I->torch_rng, (uint64_t)s);
-	return done_value(&a, value_none());
+	return args_return(&a, value_none());
 }
 
 static struct value *f_initial_seed(struct call *c, struct qkv_error *err)
@@ -297,7 +275,7 @@ static struct value *f_initial_seed(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return done_value(&a, value_int((int64_t)c->I->torch_rng.seed));
+	return args_return(&a, value_int((int64_t)c->I->torch_rng.seed));
 }
 
 static struct value *np_seed(struct call *c, struct qkv_error *err)
@@ -307,12 +285,12 @@ static struct value *np_seed(struct call *c, struct qkv_error *err)
 		return NULL;
 	int64_t s;
 	if (args_int(c, &a, 0, 0, &s, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (s < 0 || s > 4294967295LL)
 		return args_error(err, c, &a, 0, "seed must be between 0 and 2**32 - 1, got %lld", (long long)s),
-		       fail(&a);
+		       args_fail(&a);
 	np_gen_seed(&c->I->np_rng, (uint32_t)s);
-	return done_value(&a, value_none());
+	return args_return(&a, value_none());
 }
 
 /* ---- arithmetic functions ----------------------------------------------------- */
@@ -342,17 +320,17 @@ static struct value *unary(struct call *c, enum ew_unary op, bool numpy, struct 
 	bool owned = false;
 	if (a.v[0]->kind != V_TENSOR && value_is_number(a.v[0]) && !numpy) {
 		return args_error(err, c, &a, 0, "%s(): argument 1 must be a tensor, not %s (math.%s works on numbers)",
-				  c->name, value_type_name(a.v[0]), strrchr(c->name, '.') + 1), fail(&a);
+				  c->name, value_type_name(a.v[0]), strrchr(c->name, '.') + 1), args_fail(&a);
 	}
 	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (op == EW_SQRT || op == EW_LOG) {
 		/* numpy gives nan with a warning; qkv says so instead of hiding it */
 	}
 	struct tensor *r = ops_unary(OPS(c), x, op, err);
 	if (owned)
 		tensor_unref(x);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *f_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, false, err); }
@@ -379,21 +357,21 @@ static struct value *two_tensors(struct call *c, const char *const *params,
 	bool ox = false, oy = false;
 	if (numpy) {
 		if (np_operand(c, &a, 0, &x, &ox, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 		if (np_operand(c, &a, 1, &y, &oy, err) < 0) {
 			if (ox)
 				tensor_unref(x);
-			return fail(&a);
+			return args_fail(&a);
 		}
 	} else if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &y, err) < 0) {
-		return fail(&a);
+		return args_fail(&a);
 	}
 	struct tensor *r = fn(OPS(c), x, y, err);
 	if (ox)
 		tensor_unref(x);
 	if (oy)
 		tensor_unref(y);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *f_matmul(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "other"), ops_matmul, false, err); }
@@ -423,25 +401,23 @@ static struct value *softmax_common(struct call *c, bool implicit_dim, struct qk
 	if (args_bind(c, P("input", "dim", "dtype"), implicit_dim ? 1 : 2, &a, err) < 0)
 		return NULL;
 	struct tensor *x;
-	int64_t dim;
-	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return fail(&a);
+	int dim;
+	bool has_dt;
+	enum dtype dt;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
+		return args_fail(&a);
+	if (!has_dt && args_need_float(c, &a, 0, x, err) < 0)
+		return args_fail(&a);
 	if (!a.v[1] || a.v[1]->kind == V_NONE) {
 		/* torch's _get_softmax_dim for the deprecated implicit dim */
 		dim = (x->ndim == 0 || x->ndim == 1 || x->ndim == 3) ? 0 : 1;
-	} else if (args_int(c, &a, 1, 0, &dim, err) < 0) {
-		return fail(&a);
+	} else if (args_dim(c, &a, 1, x->ndim, &dim, err) < 0) {
+		return args_fail(&a);
 	}
-	bool has_dt;
-	enum dtype dt;
-	if (args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
-		return fail(&a);
 	struct tensor *in = has_dt ? ops_to_dtype(x, dt) : tensor_ref(x);
-	struct tensor *r = ops_softmax(OPS(c), in, (int)dim, err);
+	struct tensor *r = ops_softmax(OPS(c), in, dim, err);
 	tensor_unref(in);
-	if (!r)
-		return args_error(err, c, &a, 1, "%s", err->msg), fail(&a);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *f_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, false, err); }
@@ -455,7 +431,7 @@ static struct value *scipy_softmax(struct call *c, struct qkv_error *err)
 	struct tensor *x;
 	bool owned;
 	if (np_operand(c, &a, 0, &x, &owned, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *in = dtype_is_float(x->dtype) ? tensor_ref(x) : ops_to_dtype(x, DT_F64);
 	struct tensor *r;
 	if (!a.v[1] || a.v[1]->kind == V_NONE) {
@@ -466,7 +442,7 @@ static struct value *scipy_softmax(struct call *c, struct qkv_error *err)
 			tensor_unref(in);
 			if (owned)
 				tensor_unref(x);
-			return fail(&a);
+			return args_fail(&a);
 		}
 		r = ops_softmax(OPS(c), in, (int)axis, err);
 		if (!r)
@@ -475,7 +451,7 @@ static struct value *scipy_softmax(struct call *c, struct qkv_error *err)
 	tensor_unref(in);
 	if (owned)
 		tensor_unref(x);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *tri(struct call *c, bool upper, const char *diag_name, struct qkv_error *err)
@@ -486,8 +462,8 @@ static struct value *tri(struct call *c, bool upper, const char *diag_name, stru
 	struct tensor *x;
 	int64_t d;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &d, err) < 0)
-		return fail(&a);
-	return done(c, &a, ops_tri(OPS(c), x, d, upper, err), err);
+		return args_fail(&a);
+	return args_done(c, &a, ops_tri(OPS(c), x, d, upper, err), err);
 }
 
 static struct value *f_tril(struct call *c, struct qkv_error *err) { return tri(c, false, "diagonal", err); }
@@ -504,7 +480,7 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 	bool owned = false, keep;
 	int64_t dim = 0;
 	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	bool all = !a.v[1] || a.v[1]->kind == V_NONE;
 	struct tensor *r = NULL;
 	if ((all || args_int(c, &a, 1, 0, &dim, err) == 0) && args_bool(c, &a, 2, false, &keep, err) == 0) {
@@ -519,7 +495,7 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 	}
 	if (owned)
 		tensor_unref(x);
-	return r ? done(c, &a, r, err) : fail(&a);
+	return r ? args_done(c, &a, r, err) : args_fail(&a);
 }
 
 static struct value *f_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, false, err); }
@@ -540,10 +516,10 @@ static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_err
 	struct value *list = a.v[0];
 	if (list->kind != V_LIST && list->kind != V_TUPLE)
 		return args_error(err, c, &a, 0, "%s() takes a list of tensors, not %s", c->name,
-				  value_type_name(list)), fail(&a);
+				  value_type_name(list)), args_fail(&a);
 	int64_t dim;
 	if (args_int(c, &a, 1, 0, &dim, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor **ts = xcalloc((size_t)list->n + 1, sizeof *ts);
 	struct tensor *r = NULL;
 	int made = 0;
@@ -569,7 +545,7 @@ out:
 	for (int i = 0; i < made; i++)
 		tensor_unref(ts[i]);
 	free(ts);
-	return r ? done(c, &a, r, err) : fail(&a);
+	return r ? args_done(c, &a, r, err) : args_fail(&a);
 }
 
 static struct value *f_cat(struct call *c, struct qkv_error *err) { return join(c, false, false, err); }
@@ -588,7 +564,7 @@ static struct value *closeness(struct call *c, bool all, bool numpy, struct qkv_
 	double rtol, atol;
 	struct value *r = NULL;
 	if ((numpy ? np_operand(c, &a, 0, &x, &ox, err) : args_tensor(c, &a, 0, &x, err)) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if ((numpy ? np_operand(c, &a, 1, &y, &oy, err) : args_tensor(c, &a, 1, &y, err)) < 0)
 		goto out;
 	if (args_double(c, &a, 2, 1e-05, &rtol, err) < 0 || args_double(c, &a, 3, 1e-08, &atol, err) < 0 ||
@@ -610,7 +586,7 @@ static struct value *closeness(struct call *c, bool all, bool numpy, struct qkv_
 		tensor_unref(b);
 		tensor_unref(t);
 	} else {
-		r = args_result(t);
+		r = value_from_result(t);
 	}
 out:
 	if (ox)
@@ -634,11 +610,11 @@ static struct value *f_equal(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x, *y;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &y, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	bool eq = tensor_same_shape(x, y);
 	for (int64_t i = 0; eq && i < tensor_numel(x); i++)
 		eq = tensor_get(x, i) == tensor_get(y, i);
-	return done_value(&a, value_bool(eq));
+	return args_return(&a, value_bool(eq));
 }
 
 static struct value *f_transpose(struct call *c, struct qkv_error *err)
@@ -650,8 +626,8 @@ static struct value *f_transpose(struct call *c, struct qkv_error *err)
 	int64_t d0, d1;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &d0, err) < 0 ||
 	    args_int(c, &a, 2, 0, &d1, err) < 0)
-		return fail(&a);
-	return done(c, &a, ops_transpose(x, (int)d0, (int)d1, err), err);
+		return args_fail(&a);
+	return args_done(c, &a, ops_transpose(x, (int)d0, (int)d1, err), err);
 }
 
 static struct value *np_transpose(struct call *c, struct qkv_error *err)
@@ -661,8 +637,8 @@ static struct value *np_transpose(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return fail(&a);
-	return done(c, &a, ops_reverse_dims(x), err);
+		return args_fail(&a);
+	return args_done(c, &a, ops_reverse_dims(x), err);
 }
 
 static struct value *f_masked_fill(struct call *c, struct qkv_error *err)
@@ -674,8 +650,8 @@ static struct value *f_masked_fill(struct call *c, struct qkv_error *err)
 	double v;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &m, err) < 0 ||
 	    args_double(c, &a, 2, 0, &v, err) < 0)
-		return fail(&a);
-	return done(c, &a, ops_masked_fill(OPS(c), x, m, v, err), err);
+		return args_fail(&a);
+	return args_done(c, &a, ops_masked_fill(OPS(c), x, m, v, err), err);
 }
 
 static struct value *f_numel(struct call *c, struct qkv_error *err)
@@ -685,8 +661,8 @@ static struct value *f_numel(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return fail(&a);
-	return done_value(&a, value_int(tensor_numel(x)));
+		return args_fail(&a);
+	return args_return(&a, value_int(tensor_numel(x)));
 }
 
 /* ---- attention and nn ------------------------------------------------------------ */
@@ -701,10 +677,10 @@ static struct value *F_dropout(struct call *c, struct qkv_error *err)
 	bool training;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_double(c, &a, 1, 0.5, &p, err) < 0 ||
 	    args_bool(c, &a, 2, true, &training, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!training)
-		return done(c, &a, tensor_ref(x), err);
-	return done(c, &a, ops_dropout(OPS(c), x, p, &c->I->torch_rng, err), err);
+		return args_done(c, &a, tensor_ref(x), err);
+	return args_done(c, &a, ops_dropout(OPS(c), x, p, &c->I->torch_rng, err), err);
 }
 
 static struct value *F_linear(struct call *c, struct qkv_error *err)
@@ -714,9 +690,9 @@ static struct value *F_linear(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x, *w, *b = NULL;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_tensor(c, &a, 1, &w, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (a.v[2] && a.v[2]->kind != V_NONE && args_tensor(c, &a, 2, &b, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *wt = ops_reverse_dims(w);
 	struct tensor *r = ops_matmul(OPS(c), x, wt, err);
 	tensor_unref(wt);
@@ -726,7 +702,7 @@ static struct value *F_linear(struct call *c, struct qkv_error *err)
 		tensor_unref(r);
 		r = rb;
 	}
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *F_sdpa(struct call *c, struct qkv_error *err)
@@ -740,31 +716,31 @@ static struct value *F_sdpa(struct call *c, struct qkv_error *err)
 	if (args_tensor(c, &a, 0, &q, err) < 0 || args_tensor(c, &a, 1, &k, err) < 0 ||
 	    args_tensor(c, &a, 2, &v, err) < 0 || args_double(c, &a, 4, 0, &p, err) < 0 ||
 	    args_bool(c, &a, 5, false, &causal, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (a.v[3] && a.v[3]->kind != V_NONE) {
 		if (args_tensor(c, &a, 3, &mask, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 		if (mask->dtype != DT_BOOL)
 			return args_error(err, c, &a, 3, "attn_mask must be a bool tensor in qkv (True = take part, "
-					  "as in torch); got %s", dtype_name(mask->dtype)), fail(&a);
+					  "as in torch); got %s", dtype_name(mask->dtype)), args_fail(&a);
 	}
 	if (p != 0)
 		return args_error(err, c, &a, 4, "dropout_p is not supported here; apply nn.Dropout to the weights"),
-		       fail(&a);
+		       args_fail(&a);
 	int64_t d = q->ndim > 0 ? q->shape[q->ndim - 1] : 1;
 	if (args_double(c, &a, 6, 1.0 / sqrt((double)d), &scale, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	/* torch's attn_mask marks the positions that take part; the kernel's mask
 	 * marks the ones masked out */
 	struct tensor *masked = NULL;
 	if (mask) {
 		masked = ops_logical_not(OPS(c), mask, err);
 		if (!masked)
-			return done(c, &a, NULL, err);
+			return args_done(c, &a, NULL, err);
 	}
 	struct tensor *r = ops_attention(OPS(c), q, k, v, masked, causal, scale, NULL, err);
 	tensor_unref(masked);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *nn_linear(struct call *c, struct qkv_error *err)
@@ -776,13 +752,13 @@ static struct value *nn_linear(struct call *c, struct qkv_error *err)
 	bool bias;
 	if (args_int(c, &a, 0, 0, &in, err) < 0 || args_int(c, &a, 1, 0, &out, err) < 0 ||
 	    args_bool(c, &a, 2, true, &bias, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (in < 0 || out < 0)
-		return args_error(err, c, &a, in < 0 ? 0 : 1, "Linear(): sizes must be non-negative"), fail(&a);
+		return args_error(err, c, &a, in < 0 ? 0 : 1, "Linear(): sizes must be non-negative"), args_fail(&a);
 	int64_t wshape[2] = { out, in };
 	struct tensor *w = ops_new(OPS(c), DT_F32, FLAVOR_TORCH, 2, wshape, err);
 	if (!w)
-		return done(c, &a, NULL, err);
+		return args_done(c, &a, NULL, err);
 	/* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias */
 	double wb = torch_linear_weight_bound(in);
 	torch_fill_uniform_f32(&c->I->torch_rng, w->storage->data, tensor_numel(w), -wb, wb);
@@ -800,7 +776,7 @@ static struct value *nn_linear(struct call *c, struct qkv_error *err)
 		o->bias = value_none();
 	}
 	o->training = true;
-	return done_value(&a, value_object(o));
+	return args_return(&a, value_object(o));
 }
 
 static struct value *nn_dropout(struct call *c, struct qkv_error *err)
@@ -810,15 +786,15 @@ static struct value *nn_dropout(struct call *c, struct qkv_error *err)
 		return NULL;
 	double p;
 	if (args_double(c, &a, 0, 0.5, &p, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!(p >= 0 && p <= 1))
 		return args_error(err, c, &a, 0, "dropout probability has to be between 0 and 1, got %g", p),
-		       fail(&a);
+		       args_fail(&a);
 	struct object *o = xcalloc(1, sizeof *o);
 	o->kind = OBJ_DROPOUT;
 	o->p = p;
 	o->training = true;
-	return done_value(&a, value_object(o));
+	return args_return(&a, value_object(o));
 }
 
 static struct value *nn_parameter(struct call *c, struct qkv_error *err)
@@ -828,8 +804,8 @@ static struct value *nn_parameter(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return fail(&a);
-	return done_value(&a, value_parameter(tensor_ref(x)));
+		return args_fail(&a);
+	return args_return(&a, value_parameter(tensor_ref(x)));
 }
 
 /* ---- Python builtins ---------------------------------------------------------- */
@@ -879,10 +855,10 @@ static struct value *py_len(struct call *c, struct qkv_error *err)
 	else if (v->kind == V_TENSOR && v->t->ndim > 0)
 		n = v->t->shape[0];
 	else if (v->kind == V_TENSOR)
-		return args_error(err, c, &a, 0, "len() of a 0-d tensor (a single number)"), fail(&a);
+		return args_error(err, c, &a, 0, "len() of a 0-d tensor (a single number)"), args_fail(&a);
 	else
-		return args_error(err, c, &a, 0, "object of type '%s' has no len()", value_type_name(v)), fail(&a);
-	return done_value(&a, value_int(n));
+		return args_error(err, c, &a, 0, "object of type '%s' has no len()", value_type_name(v)), args_fail(&a);
+	return args_return(&a, value_int(n));
 }
 
 static int parse_float_str(const char *s, double *out)
@@ -934,16 +910,16 @@ static struct value *py_float(struct call *c, struct qkv_error *err)
 	struct value *v = a.v[0];
 	double d = 0;
 	if (!v)
-		return done_value(&a, value_float(0));
+		return args_return(&a, value_float(0));
 	if (v->kind == V_STR) {
 		if (parse_float_str(v->str, &d) < 0)
-			return args_error(err, c, &a, 0, "could not convert string to float: '%s'", v->str), fail(&a);
-		return done_value(&a, value_float(d));
+			return args_error(err, c, &a, 0, "could not convert string to float: '%s'", v->str), args_fail(&a);
+		return args_return(&a, value_float(d));
 	}
 	if (runtime_to_double(v, &d, "float()'s argument", err) < 0)
 		return args_error(err, c, &a, 0, "float() needs a number, a string or a one-element tensor, not %s",
-				  value_type_name(v)), fail(&a);
-	return done_value(&a, value_float(d));
+				  value_type_name(v)), args_fail(&a);
+	return args_return(&a, value_float(d));
 }
 
 static struct value *py_int(struct call *c, struct qkv_error *err)
@@ -953,7 +929,7 @@ static struct value *py_int(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct value *v = a.v[0];
 	if (!v)
-		return done_value(&a, value_int(0));
+		return args_return(&a, value_int(0));
 	if (v->kind == V_STR) {
 		char *endp;
 		errno = 0;
@@ -961,16 +937,16 @@ static struct value *py_int(struct call *c, struct qkv_error *err)
 		while (isspace((unsigned char)*endp))
 			endp++;
 		if (endp == v->str || *endp || errno)
-			return args_error(err, c, &a, 0, "invalid literal for int(): '%s'", v->str), fail(&a);
-		return done_value(&a, value_int(x));
+			return args_error(err, c, &a, 0, "invalid literal for int(): '%s'", v->str), args_fail(&a);
+		return args_return(&a, value_int(x));
 	}
 	double d;
 	if (runtime_to_double(v, &d, "int()'s argument", err) < 0)
 		return args_error(err, c, &a, 0, "int() needs a number or a string, not %s", value_type_name(v)),
-		       fail(&a);
+		       args_fail(&a);
 	if (!isfinite(d) || fabs(d) >= 9.2e18)
-		return args_error(err, c, &a, 0, "cannot convert %g to an integer", d), fail(&a);
-	return done_value(&a, value_int((int64_t)d));
+		return args_error(err, c, &a, 0, "cannot convert %g to an integer", d), args_fail(&a);
+	return args_return(&a, value_int((int64_t)d));
 }
 
 static struct value *py_bool(struct call *c, struct qkv_error *err)
@@ -979,11 +955,11 @@ static struct value *py_bool(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("x"), 0, &a, err) < 0)
 		return NULL;
 	if (!a.v[0])
-		return done_value(&a, value_bool(false));
+		return args_return(&a, value_bool(false));
 	int t = runtime_truth(a.v[0], err);
 	if (t < 0)
-		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
-	return done_value(&a, value_bool(t));
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	return args_return(&a, value_bool(t));
 }
 
 static struct value *py_str(struct call *c, struct qkv_error *err)
@@ -995,7 +971,7 @@ static struct value *py_str(struct call *c, struct qkv_error *err)
 	strbuf_init(&sb);
 	if (a.v[0])
 		value_str_of(&sb, a.v[0]);
-	return done_value(&a, value_str_take(strbuf_detach(&sb)));
+	return args_return(&a, value_str_take(strbuf_detach(&sb)));
 }
 
 static struct value *py_repr(struct call *c, struct qkv_error *err)
@@ -1006,7 +982,7 @@ static struct value *py_repr(struct call *c, struct qkv_error *err)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	value_repr(&sb, a.v[0]);
-	return done_value(&a, value_str_take(strbuf_detach(&sb)));
+	return args_return(&a, value_str_take(strbuf_detach(&sb)));
 }
 
 static struct value *py_abs(struct call *c, struct qkv_error *err)
@@ -1018,14 +994,14 @@ static struct value *py_abs(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct value *v = a.v[0];
 	if (v->kind == V_FLOAT)
-		return done_value(&a, value_float(fabs(v->f)));
+		return args_return(&a, value_float(fabs(v->f)));
 	if (v->kind == V_INT || v->kind == V_BOOL) {
 		int64_t x = v->kind == V_INT ? v->i : v->b;
 		if (x == INT64_MIN)
-			return args_error(err, c, &a, 0, "integer overflow in abs()"), fail(&a);
-		return done_value(&a, value_int(x < 0 ? -x : x));
+			return args_error(err, c, &a, 0, "integer overflow in abs()"), args_fail(&a);
+		return args_return(&a, value_int(x < 0 ? -x : x));
 	}
-	return args_error(err, c, &a, 0, "bad operand type for abs(): %s", value_type_name(v)), fail(&a);
+	return args_error(err, c, &a, 0, "bad operand type for abs(): %s", value_type_name(v)), args_fail(&a);
 }
 
 static struct value *py_round(struct call *c, struct qkv_error *err)
@@ -1036,21 +1012,21 @@ static struct value *py_round(struct call *c, struct qkv_error *err)
 	double x;
 	int64_t nd;
 	if (args_double(c, &a, 0, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &nd, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!a.v[1] || a.v[1]->kind == V_NONE) {
 		double r = nearbyint(x);	/* round half to even, as Python */
 		if (!isfinite(r) || fabs(r) >= 9.2e18)
-			return args_error(err, c, &a, 0, "cannot round %g to an integer", x), fail(&a);
-		return done_value(&a, value_int((int64_t)r));
+			return args_error(err, c, &a, 0, "cannot round %g to an integer", x), args_fail(&a);
+		return args_return(&a, value_int((int64_t)r));
 	}
 	if (nd > 300 || nd < -300)
-		return done_value(&a, value_float(nd > 0 ? x : 0.0 * x));
+		return args_return(&a, value_float(nd > 0 ? x : 0.0 * x));
 	char buf[400];
 	snprintf(buf, sizeof buf, "%.*f", nd >= 0 ? (int)nd : 0, nd >= 0 ? x : x / pow(10, (double)-nd));
 	double r = strtod(buf, NULL);
 	if (nd < 0)
 		r = nearbyint(x / pow(10, (double)-nd)) * pow(10, (double)-nd);
-	return done_value(&a, value_float(r));
+	return args_return(&a, value_float(r));
 }
 
 static struct value *minmax(struct call *c, bool is_max, struct qkv_error *err)
@@ -1098,7 +1074,7 @@ static struct value *py_sum(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct value *seq = a.v[0];
 	if (seq->kind != V_LIST && seq->kind != V_TUPLE && seq->kind != V_SIZE)
-		return args_error(err, c, &a, 0, "sum() needs a list or tuple, not %s", value_type_name(seq)), fail(&a);
+		return args_error(err, c, &a, 0, "sum() needs a list or tuple, not %s", value_type_name(seq)), args_fail(&a);
 	struct value *acc = a.v[1] ? value_ref(a.v[1]) : value_int(0);
 	for (int i = 0; i < seq->n; i++) {
 		struct value *r = NULL;
@@ -1121,10 +1097,10 @@ static struct value *py_sum(struct call *c, struct qkv_error *err)
 		}
 		value_unref(acc);
 		if (!r)
-			return fail(&a);
+			return args_fail(&a);
 		acc = r;
 	}
-	return done_value(&a, acc);
+	return args_return(&a, acc);
 }
 
 static struct value *py_range(struct call *c, struct qkv_error *err)
@@ -1135,22 +1111,22 @@ static struct value *py_range(struct call *c, struct qkv_error *err)
 	int64_t s = 0, e, st;
 	if (a.v[1]) {
 		if (args_int(c, &a, 0, 0, &s, err) < 0 || args_int(c, &a, 1, 0, &e, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 	} else if (args_int(c, &a, 0, 0, &e, err) < 0) {
-		return fail(&a);
+		return args_fail(&a);
 	}
 	if (args_int(c, &a, 2, 1, &st, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (st == 0)
-		return args_error(err, c, &a, 2, "range() step must not be zero"), fail(&a);
+		return args_error(err, c, &a, 2, "range() step must not be zero"), args_fail(&a);
 	int64_t n = st > 0 ? (e > s ? (e - s + st - 1) / st : 0) : (s > e ? (s - e - st - 1) / -st : 0);
 	if (n > 100000)
 		return args_error(err, c, &a, 0, "range() of %lld numbers is too long for qkv (at most 100000)",
-				  (long long)n), fail(&a);
+				  (long long)n), args_fail(&a);
 	struct value *r = value_seq(V_LIST, (int)n);
 	for (int64_t i = 0; i < n; i++)
 		r->items[i] = value_int(s + i * st);
-	return done_value(&a, r);
+	return args_return(&a, r);
 }
 
 static struct value *to_seq(struct call *c, enum value_kind kind, struct qkv_error *err)
@@ -1160,23 +1136,23 @@ static struct value *to_seq(struct call *c, enum value_kind kind, struct qkv_err
 		return NULL;
 	struct value *v = a.v[0];
 	if (!v)
-		return done_value(&a, value_seq(kind, 0));
+		return args_return(&a, value_seq(kind, 0));
 	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE) {
 		struct value *r = value_seq(kind, v->n);
 		for (int i = 0; i < v->n; i++)
 			r->items[i] = value_ref(v->items[i]);
-		return done_value(&a, r);
+		return args_return(&a, r);
 	}
 	if (v->kind == V_TENSOR && v->t->ndim > 0) {
 		int64_t n = v->t->shape[0];
 		if (n > 100000)
-			return args_error(err, c, &a, 0, "tensor too long to turn into a list"), fail(&a);
+			return args_error(err, c, &a, 0, "tensor too long to turn into a list"), args_fail(&a);
 		struct value *r = value_seq(kind, (int)n);
 		for (int64_t i = 0; i < n; i++)
-			r->items[i] = args_result(ops_select(v->t, 0, i, err));
-		return done_value(&a, r);
+			r->items[i] = value_from_result(ops_select(v->t, 0, i, err));
+		return args_return(&a, r);
 	}
-	return args_error(err, c, &a, 0, "'%s' object is not iterable", value_type_name(v)), fail(&a);
+	return args_error(err, c, &a, 0, "'%s' object is not iterable", value_type_name(v)), args_fail(&a);
 }
 
 static struct value *py_list(struct call *c, struct qkv_error *err) { return to_seq(c, V_LIST, err); }
@@ -1198,12 +1174,12 @@ static struct value *math_fn(struct call *c, double (*fn)(double), bool nonneg, 
 	double x;
 	if (a.v[0]->kind == V_TENSOR && tensor_numel(a.v[0]->t) != 1)
 		return args_error(err, c, &a, 0, "%s() works on numbers; use torch.%s for tensors", c->name,
-				  strrchr(c->name, '.') + 1), fail(&a);
+				  strrchr(c->name, '.') + 1), args_fail(&a);
 	if (args_double(c, &a, 0, 0, &x, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (nonneg && x < 0)
-		return args_error(err, c, &a, 0, "math domain error: %s() of a negative number", c->name), fail(&a);
-	return done_value(&a, value_float(fn(x)));
+		return args_error(err, c, &a, 0, "math domain error: %s() of a negative number", c->name), args_fail(&a);
+	return args_return(&a, value_float(fn(x)));
 }
 
 static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return math_fn(c, sqrt, true, err); }

@@ -78,8 +78,29 @@ struct value *interp_get(const struct interp *I, const char *name)
 	return NULL;
 }
 
+static struct undo *undo_push(struct interp *I);
+
+static void unbind(struct interp *I, const char *name)
+{
+	for (int i = 0; i < I->nvars; i++) {
+		if (strcmp(I->names[i], name) == 0) {
+			free(I->names[i]);
+			value_unref(I->vals[i]);
+			memmove(I->names + i, I->names + i + 1, sizeof *I->names * (size_t)(I->nvars - i - 1));
+			memmove(I->vals + i, I->vals + i + 1, sizeof *I->vals * (size_t)(I->nvars - i - 1));
+			I->nvars--;
+			return;
+		}
+	}
+}
+
 void interp_set(struct interp *I, const char *name, struct value *v)
 {
+	if (I->log_bindings) {
+		struct undo *u = undo_push(I);
+		u->name = xstrdup(name);
+		u->old = value_ref(interp_get(I, name));
+	}
 	for (int i = 0; i < I->nvars; i++) {
 		if (strcmp(I->names[i], name) == 0) {
 			value_unref(I->vals[i]);
@@ -142,6 +163,19 @@ static void undo_clear(struct interp *I, bool restore)
 			}
 			free(u->bytes);
 			storage_unref(u->st);
+		} else if (u->name) {
+			if (restore) {
+				bool log = I->log_bindings;
+				I->log_bindings = false;
+				if (u->old)
+					interp_set(I, u->name, u->old);
+				else
+					unbind(I, u->name);
+				I->log_bindings = log;
+			} else {
+				value_unref(u->old);
+			}
+			free(u->name);
 		} else if (restore) {
 			value_unref(*u->slot);
 			*u->slot = u->old;
@@ -224,12 +258,6 @@ int runtime_format_field(struct strbuf *out, const struct value *v, const char *
 	if (rc < 0)
 		return error_set(err, 0, 0, "format spec '%s' is not supported for %s", spec, value_type_name(v));
 	return 0;
-}
-
-static struct value *tensor_value(struct tensor *t, struct qkv_error *err)
-{
-	(void)err;
-	return t ? value_tensor(t) : NULL;
 }
 
 /* A Python number as a 0-d tensor operand for a binary op with a tensor. */
@@ -378,7 +406,7 @@ static struct value *binop(struct interp *I, int op, struct value *a, struct val
 			if (!ta || !tb)
 				return error_set(err, 0, 0, "@ needs two tensors, got %s and %s",
 						 value_type_name(a), value_type_name(b)), NULL;
-			return tensor_value(ops_matmul(&I->ops, a->t, b->t, err), err);
+			return value_from_result(ops_matmul(&I->ops, a->t, b->t, err));
 		}
 		struct operand oa = operand_of(a), ob = operand_of(b);
 		struct tensor *r = NULL;
@@ -405,17 +433,8 @@ static struct value *binop(struct interp *I, int op, struct value *a, struct val
 		}
 		tensor_unref(oa.t);
 		tensor_unref(ob.t);
-		if (!r)
-			return NULL;
 		/* numpy: a 0-d result is a numpy scalar, which prints like a Python number */
-		if (r->ndim == 0 && r->flavor == FLAVOR_NUMPY) {
-			struct value *s = r->dtype == DT_BOOL ? value_bool(tensor_get(r, 0) != 0)
-					: r->dtype == DT_I64 ? value_int(tensor_get_i64(r, 0))
-					: value_float(tensor_get(r, 0));
-			tensor_unref(r);
-			return s;
-		}
-		return value_tensor(r);
+		return value_from_result(r);
 	}
 	if (value_is_number(a) && value_is_number(b)) {
 		if (op == OP_MATMUL)
@@ -464,11 +483,11 @@ static struct value *unop(struct interp *I, int op, struct value *a, struct qkv_
 		if (op == '+')
 			return value_ref(a);
 		if (op == '~')
-			return tensor_value(ops_logical_not(&I->ops, a->t, err), err);
+			return value_from_result(ops_logical_not(&I->ops, a->t, err));
 		if (a->t->dtype == DT_BOOL)
 			return error_set(err, 0, 0, "negation of a bool tensor is not supported (use ~ to invert it)"),
 			       NULL;
-		return tensor_value(ops_unary(&I->ops, a->t, EW_NEG, err), err);
+		return value_from_result(ops_unary(&I->ops, a->t, EW_NEG, err));
 	}
 	if (op == '~' && (a->kind == V_INT || a->kind == V_BOOL))
 		return value_int(~(a->kind == V_INT ? a->i : a->b));
@@ -506,17 +525,6 @@ static int slice_bound(struct interp *I, const struct node *n, bool *has, int64_
 	return rc;
 }
 
-static struct value *scalar_of_numpy(struct tensor *r)
-{
-	if (r->ndim == 0 && r->flavor == FLAVOR_NUMPY) {
-		struct value *s = r->dtype == DT_BOOL ? value_bool(tensor_get(r, 0) != 0)
-				: r->dtype == DT_I64 ? value_int(tensor_get_i64(r, 0))
-				: value_float(tensor_get(r, 0));
-		tensor_unref(r);
-		return s;
-	}
-	return value_tensor(r);
-}
 
 /* The view x[...] of a tensor (shares storage). */
 static struct tensor *index_tensor(struct interp *I, struct tensor *t, const struct node *n, struct qkv_error *err)
@@ -640,7 +648,7 @@ static struct value *eval_index(struct interp *I, const struct node *n, struct q
 	if (base->kind == V_TENSOR) {
 		struct tensor *t = index_tensor(I, base->t, n, err);
 		if (t)
-			r = scalar_of_numpy(t);
+			r = value_from_result(t);
 	} else if (base->kind == V_LIST || base->kind == V_TUPLE || base->kind == V_SIZE || base->kind == V_STR) {
 		r = index_seq(I, base, n, err);
 	} else {
@@ -981,7 +989,7 @@ static int collect_bindings(struct interp *I, const struct node *target, struct 
 			struct value *item;
 			if (v->kind == V_TENSOR) {
 				struct tensor *t = ops_select(v->t, 0, i, err);
-				item = scalar_of_numpy(t);
+				item = value_from_result(t);
 			} else {
 				item = value_ref(v->items[i]);
 			}
@@ -1135,46 +1143,73 @@ static int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *e
 }
 
 enum interp_status interp_run(struct interp *I, const char *src, size_t len, int first_line,
-			      struct qkv_error *err)
+			      int flags, struct qkv_error *err)
 {
 	struct parser *p = parser_new(src, len, first_line);
 	enum interp_status status = INTERP_OK;
+	bool atomic = flags & INTERP_ATOMIC;
+	struct torch_gen torch_start = I->torch_rng;
+	struct np_gen np_start = I->np_rng;
+	I->log_bindings = atomic;
 	for (;;) {
 		struct node *stmt = NULL;
 		error_clear(err);
 		enum parse_status ps = parser_next(p, &stmt, err);
 		if (ps == PARSE_END)
 			break;
-		if (ps == PARSE_INCOMPLETE) {
-			status = INTERP_INCOMPLETE;
-			break;
-		}
-		if (ps == PARSE_ERROR) {
-			status = INTERP_ERROR;
+		if (ps == PARSE_INCOMPLETE || ps == PARSE_ERROR) {
+			status = ps == PARSE_INCOMPLETE ? INTERP_INCOMPLETE : INTERP_ERROR;
 			break;
 		}
 		struct torch_gen torch_saved = I->torch_rng;
 		struct np_gen np_saved = I->np_rng;
 		int rc = exec_stmt(I, stmt, err);
-		if (rc < 0) {
-			undo_clear(I, true);
-			I->torch_rng = torch_saved;
-			I->np_rng = np_saved;
-			if (err->line == 0) {
-				err->line = stmt->line;
-				err->col = stmt->col;
-			}
-		} else {
-			undo_clear(I, false);
+		if (rc < 0 && err->line == 0) {
+			err->line = stmt->line;
+			err->col = stmt->col;
 		}
 		node_free(stmt);
 		if (rc < 0) {
 			status = INTERP_ERROR;
+			if (!atomic) {
+				undo_clear(I, true);
+				I->torch_rng = torch_saved;
+				I->np_rng = np_saved;
+			}
 			break;
 		}
+		if (!atomic)
+			undo_clear(I, false);
 		if (I->quit)
 			break;
 	}
+	if (atomic) {
+		bool failed = status != INTERP_OK;
+		undo_clear(I, failed);
+		if (failed) {
+			I->torch_rng = torch_start;
+			I->np_rng = np_start;
+		}
+	}
+	I->log_bindings = false;
 	parser_free(p);
 	return status;
+}
+
+enum interp_status interp_check_complete(const char *src, size_t len)
+{
+	struct parser *p = parser_new(src, len, 1);
+	struct qkv_error err;
+	enum interp_status st = INTERP_OK;
+	for (;;) {
+		struct node *stmt = NULL;
+		enum parse_status ps = parser_next(p, &stmt, &err);
+		node_free(stmt);
+		if (ps == PARSE_INCOMPLETE)
+			st = INTERP_INCOMPLETE;
+		if (ps != PARSE_OK)
+			break;
+	}
+	parser_free(p);
+	return st;
 }

@@ -28,10 +28,20 @@ enum interp_status {
 	INTERP_ERROR = -1,      /* err has line, col, message; earlier statements ran */
 	INTERP_INCOMPLETE = -2, /* src ends inside a statement (REPL: read more) */
 };
+enum interp_flags {
+	INTERP_PER_STATEMENT = 0, /* a failing statement is undone; the ones before it stay */
+	INTERP_ATOMIC = 1,        /* a failure undoes every statement of src (a REPL line) */
+};
 /* Parses and runs the statements of src one by one, stopping at the first
- * error. first_line numbers src's first line in messages. */
+ * error. first_line numbers src's first line in messages. Output of the
+ * statements that ran has been emitted either way. */
 enum interp_status interp_run(struct interp *I, const char *src, size_t len, int first_line,
-			      struct qkv_error *err);
+			      int flags, struct qkv_error *err);
+
+/* Parses src without running it: INTERP_INCOMPLETE when it ends inside a
+ * statement (a REPL then reads another line), else INTERP_OK (syntax errors
+ * are left for interp_run to report). */
+enum interp_status interp_check_complete(const char *src, size_t len);
 
 /* The workspace, in order of first assignment. */
 int interp_var_count(const struct interp *I);

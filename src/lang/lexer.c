@@ -42,8 +42,11 @@ void token_free(struct token *t)
 		free(t->parts[i].spec);
 	}
 	free(t->parts);
-	memset(t, 0, sizeof *t);
+	t->str = NULL;
+	t->parts = NULL;
+	t->nparts = 0;
 	t->kind = T_EOF;
+	t->len = 0;
 }
 
 /* ---- characters ----------------------------------------------------------- */
@@ -843,8 +846,11 @@ static void lex_name(struct lexer *lx, struct token *t)
 	if (lex_prefixed_string(lx, t, len))
 		return;
 	t->kind = T_NAME;
+	if (len > 8)
+		return;
 	for (size_t i = 0; i < sizeof lex_keywords / sizeof lex_keywords[0]; i++) {
-		if (strlen(lex_keywords[i].word) == len && memcmp(lex_keywords[i].word, lx->src + t->start, len) == 0) {
+		if (lex_keywords[i].word[0] == lx->src[t->start] && strlen(lex_keywords[i].word) == len &&
+		    memcmp(lex_keywords[i].word, lx->src + t->start, len) == 0) {
 			t->kind = lex_keywords[i].kind;
 			break;
 		}
@@ -893,9 +899,13 @@ static void lex_track_bracket(struct lexer *lx, const struct token *t)
 
 static bool lex_operator(struct lexer *lx, struct token *t)
 {
+	int c = lex_peek(lx, 0);
 	for (size_t i = 0; i < sizeof lex_ops / sizeof lex_ops[0]; i++) {
-		size_t n = strlen(lex_ops[i].text), k;
-		for (k = 0; k < n; k++)
+		size_t n, k;
+		if ((unsigned char)lex_ops[i].text[0] != c)
+			continue;
+		n = strlen(lex_ops[i].text);
+		for (k = 1; k < n; k++)
 			if (lex_peek(lx, k) != (unsigned char)lex_ops[i].text[k])
 				break;
 		if (k < n)

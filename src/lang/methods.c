@@ -17,30 +17,8 @@ static struct ops_ctx *OPS(struct call *c)
 	return &c->I->ops;
 }
 
-static struct value *fail(struct args *a)
-{
-	for (int i = 0; i < ARGS_MAX; i++)
-		value_unref(a->v[i]);
-	return NULL;
-}
 
-static struct value *done(struct call *c, struct args *a, struct tensor *t, struct qkv_error *err)
-{
-	for (int i = 0; i < ARGS_MAX; i++)
-		value_unref(a->v[i]);
-	if (!t) {
-		error_locate(err, c->node->line, c->node->col);
-		return NULL;
-	}
-	return args_result(t);
-}
 
-static struct value *done_value(struct args *a, struct value *v)
-{
-	for (int i = 0; i < ARGS_MAX; i++)
-		value_unref(a->v[i]);
-	return v;
-}
 
 static struct tensor *SELF(struct call *c)
 {
@@ -72,23 +50,20 @@ static struct value *m_transpose(struct call *c, struct qkv_error *err)
 		int n;
 		int64_t axes[TENSOR_MAX_DIMS];
 		if (args_shape(c, &a, 0, &n, axes, true, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 		if (n == 0)
-			return done(c, &a, ops_reverse_dims(SELF(c)), err);
+			return args_done(c, &a, ops_reverse_dims(SELF(c)), err);
 		int perm[TENSOR_MAX_DIMS];
 		for (int i = 0; i < n; i++)
 			perm[i] = (int)axes[i];
-		return done(c, &a, ops_permute(SELF(c), perm, n, err), err);
+		return args_done(c, &a, ops_permute(SELF(c), perm, n, err), err);
 	}
 	if (args_bind(c, P("dim0", "dim1"), 2, &a, err) < 0)
 		return NULL;
-	int64_t d0, d1;
-	if (args_int(c, &a, 0, 0, &d0, err) < 0 || args_int(c, &a, 1, 0, &d1, err) < 0)
-		return fail(&a);
-	struct tensor *r = ops_transpose(SELF(c), (int)d0, (int)d1, err);
-	if (!r)
-		args_error(err, c, &a, 0, "%s", err->msg);
-	return done(c, &a, r, err);
+	int d0, d1;
+	if (args_dim(c, &a, 0, SELF(c)->ndim, &d0, err) < 0 || args_dim(c, &a, 1, SELF(c)->ndim, &d1, err) < 0)
+		return args_fail(&a);
+	return args_done(c, &a, ops_transpose(SELF(c), d0, d1, err), err);
 }
 
 static struct value *m_t(struct call *c, struct qkv_error *err)
@@ -98,8 +73,8 @@ static struct value *m_t(struct call *c, struct qkv_error *err)
 		return NULL;
 	if (SELF(c)->ndim > 2)
 		return args_error(err, c, &a, -1, "t() expects a tensor of at most 2 dimensions, got %d-D "
-				  "(use transpose(a, b))", SELF(c)->ndim), fail(&a);
-	return done(c, &a, ops_reverse_dims(SELF(c)), err);
+				  "(use transpose(a, b))", SELF(c)->ndim), args_fail(&a);
+	return args_done(c, &a, ops_reverse_dims(SELF(c)), err);
 }
 
 static struct value *reshape_like(struct call *c, bool view, struct qkv_error *err)
@@ -110,9 +85,9 @@ static struct value *reshape_like(struct call *c, bool view, struct qkv_error *e
 	int n;
 	int64_t shape[TENSOR_MAX_DIMS];
 	if (args_shape(c, &a, 0, &n, shape, true, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *r = view ? ops_view(SELF(c), n, shape, err) : ops_reshape(SELF(c), n, shape, err);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *m_view(struct call *c, struct qkv_error *err) { return reshape_like(c, true, err); }
@@ -126,11 +101,11 @@ static struct value *m_permute(struct call *c, struct qkv_error *err)
 	int n;
 	int64_t dims[TENSOR_MAX_DIMS];
 	if (args_shape(c, &a, 0, &n, dims, true, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	int perm[TENSOR_MAX_DIMS];
 	for (int i = 0; i < n; i++)
 		perm[i] = (int)dims[i];
-	return done(c, &a, ops_permute(SELF(c), perm, n, err), err);
+	return args_done(c, &a, ops_permute(SELF(c), perm, n, err), err);
 }
 
 static struct value *no_args(struct call *c, struct tensor *(*fn)(struct tensor *), struct qkv_error *err)
@@ -138,7 +113,7 @@ static struct value *no_args(struct call *c, struct tensor *(*fn)(struct tensor 
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return done(c, &a, fn(SELF(c)), err);
+	return args_done(c, &a, fn(SELF(c)), err);
 }
 
 static struct tensor *clone_of(struct tensor *t) { return ops_clone(t); }
@@ -188,7 +163,7 @@ static struct value *m_is_contiguous(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return done_value(&a, value_bool(tensor_is_contiguous(SELF(c))));
+	return args_return(&a, value_bool(tensor_is_contiguous(SELF(c))));
 }
 
 static struct value *m_masked_fill_common(struct call *c, bool inplace, struct qkv_error *err)
@@ -199,17 +174,17 @@ static struct value *m_masked_fill_common(struct call *c, bool inplace, struct q
 	struct tensor *m;
 	double v;
 	if (args_tensor(c, &a, 0, &m, err) < 0 || args_double(c, &a, 1, 0, &v, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!inplace) {
 		struct tensor *r = ops_masked_fill(OPS(c), SELF(c), m, v, err);
 		if (!r)
 			args_error(err, c, &a, 0, "%s", err->msg);
-		return done(c, &a, r, err);
+		return args_done(c, &a, r, err);
 	}
 	interp_will_write(c->I, SELF(c)->storage);
 	if (ops_masked_fill_(OPS(c), SELF(c), m, v, err) < 0)
-		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
-	return done_value(&a, value_ref(c->self));
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	return args_return(&a, value_ref(c->self));
 }
 
 static struct value *m_masked_fill(struct call *c, struct qkv_error *err) { return m_masked_fill_common(c, false, err); }
@@ -222,14 +197,14 @@ static struct value *m_fill_common(struct call *c, bool zero, struct qkv_error *
 		return NULL;
 	double v = 0;
 	if (!zero && args_double(c, &a, 0, 0, &v, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *s = ops_scalar(SELF(c)->dtype, SELF(c)->flavor, v);
 	interp_will_write(c->I, SELF(c)->storage);
 	int rc = ops_assign(SELF(c), s, err);
 	tensor_unref(s);
 	if (rc < 0)
-		return fail(&a);
-	return done_value(&a, value_ref(c->self));
+		return args_fail(&a);
+	return args_return(&a, value_ref(c->self));
 }
 
 static struct value *m_fill_(struct call *c, struct qkv_error *err) { return m_fill_common(c, false, err); }
@@ -244,14 +219,14 @@ static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_erro
 	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
 	int64_t dim = 0;
 	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (!all && !numpy && (op == REDUCE_MAX || op == REDUCE_MIN))
 		return args_error(err, c, &a, 0, "%s(dim) returns values and indices in torch; use amax/amin(dim) "
-				  "for the values", c->name), fail(&a);
+				  "for the values", c->name), args_fail(&a);
 	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, (int)dim, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *m_sum(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_SUM, err); }
@@ -267,11 +242,11 @@ static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv
 	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
 	int64_t dim = 0;
 	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, (int)dim, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *m_amax(struct call *c, struct qkv_error *err) { return m_amax_common(c, REDUCE_MAX, err); }
@@ -282,7 +257,7 @@ static struct value *m_unary(struct call *c, enum ew_unary op, struct qkv_error 
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return done(c, &a, ops_unary(OPS(c), SELF(c), op, err), err);
+	return args_done(c, &a, ops_unary(OPS(c), SELF(c), op, err), err);
 }
 
 static struct value *m_exp(struct call *c, struct qkv_error *err) { return m_unary(c, EW_EXP, err); }
@@ -297,13 +272,10 @@ static struct value *m_softmax(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("dim"), 1, &a, err) < 0)
 		return NULL;
-	int64_t dim;
-	if (args_int(c, &a, 0, 0, &dim, err) < 0)
-		return fail(&a);
-	struct tensor *r = ops_softmax(OPS(c), SELF(c), (int)dim, err);
-	if (!r)
-		args_error(err, c, &a, 0, "%s", err->msg);
-	return done(c, &a, r, err);
+	int dim;
+	if (args_need_float(c, &a, -1, SELF(c), err) < 0 || args_dim(c, &a, 0, SELF(c)->ndim, &dim, err) < 0)
+		return args_fail(&a);
+	return args_done(c, &a, ops_softmax(OPS(c), SELF(c), dim, err), err);
 }
 
 static struct value *m_unsqueeze(struct call *c, struct qkv_error *err)
@@ -313,11 +285,11 @@ static struct value *m_unsqueeze(struct call *c, struct qkv_error *err)
 		return NULL;
 	int64_t dim;
 	if (args_int(c, &a, 0, 0, &dim, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *r = ops_unsqueeze(SELF(c), (int)dim, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *m_squeeze(struct call *c, struct qkv_error *err)
@@ -331,10 +303,10 @@ static struct value *m_squeeze(struct call *c, struct qkv_error *err)
 	if (a.v[0] && a.v[0]->kind != V_NONE) {
 		int64_t d;
 		if (args_int(c, &a, 0, 0, &d, err) < 0)
-			return fail(&a);
+			return args_fail(&a);
 		int dim = ops_norm_dim((int)d, t->ndim, err);
 		if (dim < 0)
-			return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
+			return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
 		for (int i = 0; i < t->ndim; i++)
 			if (i != dim || t->shape[i] != 1)
 				shape[n++] = t->shape[i];
@@ -343,7 +315,7 @@ static struct value *m_squeeze(struct call *c, struct qkv_error *err)
 			if (t->shape[i] != 1)
 				shape[n++] = t->shape[i];
 	}
-	return done(c, &a, ops_reshape(t, n, shape, err), err);
+	return args_done(c, &a, ops_reshape(t, n, shape, err), err);
 }
 
 static struct value *m_binary_tensor(struct call *c,
@@ -355,8 +327,8 @@ static struct value *m_binary_tensor(struct call *c,
 		return NULL;
 	struct tensor *o;
 	if (args_tensor(c, &a, 0, &o, err) < 0)
-		return fail(&a);
-	return done(c, &a, fn(OPS(c), SELF(c), o, err), err);
+		return args_fail(&a);
+	return args_done(c, &a, fn(OPS(c), SELF(c), o, err), err);
 }
 
 static struct value *m_matmul(struct call *c, struct qkv_error *err) { return m_binary_tensor(c, ops_matmul, err); }
@@ -373,8 +345,8 @@ static struct value *m_tri(struct call *c, bool upper, struct qkv_error *err)
 		return NULL;
 	int64_t d;
 	if (args_int(c, &a, 0, 0, &d, err) < 0)
-		return fail(&a);
-	return done(c, &a, ops_tri(OPS(c), SELF(c), d, upper, err), err);
+		return args_fail(&a);
+	return args_done(c, &a, ops_tri(OPS(c), SELF(c), d, upper, err), err);
 }
 
 static struct value *m_tril(struct call *c, struct qkv_error *err) { return m_tri(c, false, err); }
@@ -388,10 +360,10 @@ static struct value *m_item(struct call *c, struct qkv_error *err)
 	struct tensor *t = SELF(c);
 	if (tensor_numel(t) != 1)
 		return args_error(err, c, &a, -1, "item() needs a tensor with one element, this one has %lld",
-				  (long long)tensor_numel(t)), fail(&a);
+				  (long long)tensor_numel(t)), args_fail(&a);
 	struct value *v = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
 			: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0)) : value_float(tensor_get(t, 0));
-	return done_value(&a, v);
+	return args_return(&a, v);
 }
 
 static struct value *m_size(struct call *c, struct qkv_error *err)
@@ -401,14 +373,14 @@ static struct value *m_size(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *t = SELF(c);
 	if (!a.v[0])
-		return done_value(&a, shape_value(t));
+		return args_return(&a, shape_value(t));
 	int64_t d;
 	if (args_int(c, &a, 0, 0, &d, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	int dim = ops_norm_dim((int)d, t->ndim, err);
 	if (dim < 0)
-		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
-	return done_value(&a, value_int(t->shape[dim]));
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	return args_return(&a, value_int(t->shape[dim]));
 }
 
 static struct value *m_stride(struct call *c, struct qkv_error *err)
@@ -421,15 +393,15 @@ static struct value *m_stride(struct call *c, struct qkv_error *err)
 		struct value *s = value_seq(V_TUPLE, t->ndim);
 		for (int i = 0; i < t->ndim; i++)
 			s->items[i] = value_int(t->strides[i]);
-		return done_value(&a, s);
+		return args_return(&a, s);
 	}
 	int64_t d;
 	if (args_int(c, &a, 0, 0, &d, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	int dim = ops_norm_dim((int)d, t->ndim, err);
 	if (dim < 0)
-		return args_error(err, c, &a, 0, "%s", err->msg), fail(&a);
-	return done_value(&a, value_int(t->strides[dim]));
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	return args_return(&a, value_int(t->strides[dim]));
 }
 
 static struct value *m_dim(struct call *c, struct qkv_error *err)
@@ -437,7 +409,7 @@ static struct value *m_dim(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return done_value(&a, value_int(SELF(c)->ndim));
+	return args_return(&a, value_int(SELF(c)->ndim));
 }
 
 static struct value *m_numel(struct call *c, struct qkv_error *err)
@@ -445,7 +417,7 @@ static struct value *m_numel(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return done_value(&a, value_int(tensor_numel(SELF(c))));
+	return args_return(&a, value_int(tensor_numel(SELF(c))));
 }
 
 static struct value *m_astype(struct call *c, struct qkv_error *err)
@@ -456,11 +428,11 @@ static struct value *m_astype(struct call *c, struct qkv_error *err)
 	bool given;
 	enum dtype dt;
 	if (args_dtype(c, &a, 0, &given, &dt, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	struct tensor *t = ops_to_dtype(SELF(c), dt);
 	struct tensor *r = t == SELF(c) ? ops_clone(t) : tensor_ref(t);
 	tensor_unref(t);
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 static struct value *m_to(struct call *c, struct qkv_error *err)
@@ -471,8 +443,8 @@ static struct value *m_to(struct call *c, struct qkv_error *err)
 	bool given;
 	enum dtype dt;
 	if (args_dtype(c, &a, 0, &given, &dt, err) < 0)
-		return fail(&a);
-	return done(c, &a, ops_to_dtype(SELF(c), dt), err);
+		return args_fail(&a);
+	return args_done(c, &a, ops_to_dtype(SELF(c), dt), err);
 }
 
 static struct value *m_tolist_rec(struct tensor *t)
@@ -497,8 +469,8 @@ static struct value *m_tolist(struct call *c, struct qkv_error *err)
 		return NULL;
 	if (tensor_numel(SELF(c)) > 100000)
 		return args_error(err, c, &a, -1, "tolist() of %lld elements is too long",
-				  (long long)tensor_numel(SELF(c))), fail(&a);
-	return done_value(&a, m_tolist_rec(SELF(c)));
+				  (long long)tensor_numel(SELF(c))), args_fail(&a);
+	return args_return(&a, m_tolist_rec(SELF(c)));
 }
 
 static const struct builtin tensor_methods[] = {
@@ -528,9 +500,9 @@ static struct value *m_train_eval(struct call *c, bool training, struct qkv_erro
 		return NULL;
 	bool mode;
 	if (args_bool(c, &a, 0, true, &mode, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	c->self->obj->training = training ? mode : false;
-	return done_value(&a, value_ref(c->self));
+	return args_return(&a, value_ref(c->self));
 }
 
 static struct value *m_train(struct call *c, struct qkv_error *err) { return m_train_eval(c, true, err); }
@@ -549,11 +521,11 @@ static struct value *call_object(struct call *c, struct value *callee, struct qk
 		return NULL;
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return fail(&a);
+		return args_fail(&a);
 	if (o->kind == OBJ_DROPOUT) {
 		if (!o->training)
-			return done(c, &a, tensor_ref(x), err);
-		return done(c, &a, ops_dropout(OPS(c), x, o->p, &c->I->torch_rng, err), err);
+			return args_done(c, &a, tensor_ref(x), err);
+		return args_done(c, &a, ops_dropout(OPS(c), x, o->p, &c->I->torch_rng, err), err);
 	}
 	/* Linear: y = x · Wᵀ + b */
 	struct tensor *w = o->weight->t;
@@ -562,7 +534,7 @@ static struct value *call_object(struct call *c, struct value *callee, struct qk
 		return args_error(err, c, &a, 0, "Linear(in_features=%lld): the input's last dimension must be %lld, "
 				  "got shape %s (weight %s)", (long long)o->in_features,
 				  (long long)w->shape[w->ndim - 1], tensor_shape_str(b1, sizeof b1, x->ndim, x->shape),
-				  tensor_shape_str(b2, sizeof b2, w->ndim, w->shape)), fail(&a);
+				  tensor_shape_str(b2, sizeof b2, w->ndim, w->shape)), args_fail(&a);
 	}
 	struct tensor *wt = ops_reverse_dims(w);
 	struct tensor *r = ops_matmul(OPS(c), x, wt, err);
@@ -573,7 +545,7 @@ static struct value *call_object(struct call *c, struct value *callee, struct qk
 		tensor_unref(r);
 		r = rb;
 	}
-	return done(c, &a, r, err);
+	return args_done(c, &a, r, err);
 }
 
 /* ---- attributes ---------------------------------------------------------------- */

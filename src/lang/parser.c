@@ -1,8 +1,7 @@
-/* parser.c: a hand-written recursive-descent parser that turns the tokens of
- * lexer.c into one struct node tree per statement, for eval.c and the REPL.
- * It never recurses deeper than PARSE_MAX_DEPTH, never hands out a tree taller
- * than PARSE_MAX_HEIGHT, and never calls input that is merely unfinished an
- * error: that is PARSE_INCOMPLETE, so a REPL can read another line. */
+/* parser.c: hand-written recursive descent from lexer.c tokens to one struct
+ * node tree per statement, called by eval.c (interp_run) and the REPL.
+ * Never recurses past PARSE_MAX_DEPTH, never returns a tree taller than
+ * PARSE_MAX_HEIGHT, never calls merely unfinished input an error. */
 #include "lang/parser.h"
 #include "lang/lexer.h"
 #include "core/mem.h"
@@ -52,6 +51,30 @@ static struct node *node_new(enum node_kind kind, int line, int col)
 	n->line = line;
 	n->col = col;
 	return n;
+}
+
+/* Sets sline/scol of every node that has none yet to the earliest position
+ * in its subtree: where the expression's text starts. Depth is bounded by
+ * PARSE_MAX_HEIGHT. */
+static void node_set_starts(struct node *n)
+{
+	if (!n)
+		return;
+	int line = n->line, col = n->col;
+	for (int i = 0; i < n->nkids; i++) {
+		struct node *k = n->kids[i];
+		if (!k)
+			continue;
+		node_set_starts(k);
+		if (k->sline < line || (k->sline == line && k->scol < col)) {
+			line = k->sline;
+			col = k->scol;
+		}
+	}
+	if (n->sline == 0) {
+		n->sline = line;
+		n->scol = col;
+	}
 }
 
 /* Appends a child (which may be NULL, for an absent slice bound). */
@@ -551,7 +574,9 @@ static bool parse_bracket_is_matrix(struct parser *p)
 		    (!lx.sub && t.start > p->span_start + PARSE_MAX_STMT))
 			break;
 		if (t.kind == T_LPAR || t.kind == T_LBRACK || t.kind == T_LBRACE) {
-			depth++;
+			/* the parse fails on nesting before it gets back here */
+			if (++depth > PARSE_MAX_DEPTH)
+				break;
 		} else if (t.kind == T_RPAR || t.kind == T_RBRACK || t.kind == T_RBRACE) {
 			if (depth-- == 0)
 				break;
@@ -764,6 +789,7 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 		char *kw = NULL;
 		struct node *e;
 		int nargs = n->nkids - 1;
+		int kw_line = 0, kw_col = 0;
 		if (p->tok.kind == T_STAR || p->tok.kind == T_DSTAR) {
 			node_free(n);
 			return parse_fail(p, "argument unpacking with '%s' is not supported",
@@ -771,6 +797,8 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 		}
 		if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
 			kw = xstrndup(p->src + p->tok.start, p->tok.len);
+			kw_line = p->tok.line;
+			kw_col = p->tok.col;
 			for (int i = 0; i < nargs; i++) {
 				if (n->kwnames[i] && strcmp(n->kwnames[i], kw) == 0) {
 					parse_error_at(p, p->tok.line, p->tok.col, "keyword argument '%s' is given twice",
@@ -786,11 +814,16 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 			node_free(n);
 			return parse_fail(p, "positional argument follows keyword argument");
 		}
+		int arg_line = kw ? kw_line : p->tok.line, arg_col = kw ? kw_col : p->tok.col;
 		e = parse_expr(p);
 		if (!e) {
 			free(kw);
 			node_free(n);
 			return NULL;
+		}
+		if (kw) {
+			e->sline = arg_line;
+			e->scol = arg_col;
 		}
 		node_add_name(&n->kwnames, nargs, kw);
 		node_add(n, e);
@@ -1187,6 +1220,30 @@ static const char *parse_target_noun(const struct node *t)
 	}
 }
 
+/* Unpacking targets: names, or (nested) tuples of names. */
+static int parse_check_unpack(struct parser *p, const struct node *t, const struct token *op)
+{
+	int n = (int)op->len;
+	const char *s = p->src + op->start;
+	for (int i = 0; i < t->nkids; i++) {
+		const struct node *k = t->kids[i];
+		if (k->kind == N_NAME)
+			continue;
+		if (k->kind == N_TUPLE && k->nkids > 0) {
+			if (parse_check_unpack(p, k, op) < 0)
+				return -1;
+			continue;
+		}
+		if (k->kind == N_INDEX || k->kind == N_ATTR || k->kind == N_TUPLE)
+			parse_error_at(p, op->line, op->col, "'%.*s' can only unpack into plain names, as in "
+				       "a, b = ...", n, s);
+		else
+			parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to %s", n, s, parse_target_noun(k));
+		return -1;
+	}
+	return 0;
+}
+
 /* Checks what stands left of '=' (or '+=', ...): a name, x[i], obj.attr, or
  * (for '=' only) a tuple of names. Errors point at the operator. */
 static int parse_check_target(struct parser *p, const struct node *t, const struct token *op, bool aug)
@@ -1195,21 +1252,8 @@ static int parse_check_target(struct parser *p, const struct node *t, const stru
 	const char *s = p->src + op->start;
 	if (t->kind == N_NAME || t->kind == N_INDEX || t->kind == N_ATTR)
 		return 0;
-	if (t->kind == N_TUPLE && !aug && t->nkids > 0) {
-		for (int i = 0; i < t->nkids; i++) {
-			const struct node *k = t->kids[i];
-			if (k->kind == N_NAME)
-				continue;
-			if (k->kind == N_INDEX || k->kind == N_ATTR || k->kind == N_TUPLE)
-				parse_error_at(p, op->line, op->col, "'%.*s' can only unpack into plain names, "
-					       "as in a, b = ...", n, s);
-			else
-				parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to %s", n, s,
-					       parse_target_noun(k));
-			return -1;
-		}
-		return 0;
-	}
+	if (t->kind == N_TUPLE && !aug && t->nkids > 0)
+		return parse_check_unpack(p, t, op);
 	if (t->kind == N_TUPLE && t->nkids == 0)
 		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to an empty tuple", n, s);
 	else if ((t->kind == N_BINARY || t->kind == N_UNARY) && !aug)
@@ -1230,6 +1274,11 @@ static struct node *parse_assign_or_expr(struct parser *p)
 	if (!lhs)
 		return NULL;
 	if (p->tok.kind != T_ASSIGN && p->tok.kind != T_AUGASSIGN) {
+		if (lhs->kind == N_NAME && strcmp(lhs->str, "print") == 0 && parse_starts_expr(&p->tok) &&
+		    p->tok.kind != T_LPAR) {
+			node_free(lhs);
+			return parse_fail(p, "print is a function: write print(...)");
+		}
 		n = node_new(N_EXPR, line, col);
 		node_add(n, lhs);
 		return parse_end(p, n);
@@ -1484,6 +1533,7 @@ enum parse_status parser_next(struct parser *p, struct node **out, struct qkv_er
 		node_free(n);
 		n = NULL;
 	}
+	node_set_starts(n);
 	p->in_stmt = false;
 	if (!n) {
 		if (!p->failed)

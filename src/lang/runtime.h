@@ -12,6 +12,7 @@ struct undo {
 	void *bytes;
 	struct value **slot;    /* or an object attribute replaced, and its old value */
 	struct value *old;
+	char *name;             /* or a workspace name bound, and its old value (NULL: unbound) */
 };
 
 struct interp {
@@ -25,6 +26,7 @@ struct interp {
 	void *udata;
 	int nundo, capundo;
 	struct undo *undo;
+	bool log_bindings;      /* atomic run: record name bindings for rollback */
 	bool quit;
 };
 

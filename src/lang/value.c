@@ -58,6 +58,20 @@ struct value *value_tensor(struct tensor *t)
 	return v;
 }
 
+struct value *value_from_result(struct tensor *t)
+{
+	if (!t)
+		return NULL;
+	if (t->ndim == 0 && t->flavor == FLAVOR_NUMPY) {
+		struct value *s = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
+				: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0))
+				: value_float(tensor_get(t, 0));
+		tensor_unref(t);
+		return s;
+	}
+	return value_tensor(t);
+}
+
 struct value *value_parameter(struct tensor *t)
 {
 	struct value *v = value_tensor(t);

@@ -60,6 +60,9 @@ struct value *value_str(const char *s);
 struct value *value_str_take(char *s);
 /* takes ownership of the tensor reference */
 struct value *value_tensor(struct tensor *t);
+/* The value of an op's result; NULL stays NULL. numpy 0-d results become
+ * Python numbers, as numpy returns scalars. Takes the tensor reference. */
+struct value *value_from_result(struct tensor *t);
 /* the same tensor (shared storage) marked as an nn.Parameter */
 struct value *value_parameter(struct tensor *t);
 /* an empty sequence of n slots to fill (items[i] owned) */

@@ -177,7 +177,7 @@ static char result[16384];
 
 /* Parses every statement of src: their S-expressions joined by " ; ", or the
  * failure as "error L:C: msg" / "incomplete L:C: msg" after what parsed. */
-static const char *parse_n(const char *src, size_t len)
+static const char *parse_all_n(const char *src, size_t len)
 {
 	struct parser *p = parser_new(src, len, 1);
 	struct strbuf b;
@@ -206,9 +206,9 @@ static const char *parse_n(const char *src, size_t len)
 	return result;
 }
 
-static const char *parse(const char *src)
+static const char *parse_all(const char *src)
 {
-	return parse_n(src, strlen(src));
+	return parse_all_n(src, strlen(src));
 }
 
 /* The first statement's tree (caller frees), or NULL. */
@@ -223,7 +223,7 @@ static struct node *parse_first(const char *src)
 	return n;
 }
 
-static enum parse_status status_of(const char *src)
+static enum parse_status parse_status_of(const char *src)
 {
 	struct parser *p = parser_new(src, strlen(src), 1);
 	struct node *n;
@@ -235,18 +235,18 @@ static enum parse_status status_of(const char *src)
 	return st;
 }
 
-#define expect_parse(src, want) cr_expect_str_eq(parse(src), want, "source: %s\n   got: %s\nwanted: %s", \
+#define expect_parse(src, want) cr_expect_str_eq(parse_all(src), want, "source: %s\n   got: %s\nwanted: %s", \
 						     src, result, want)
 
-struct case_ {
+struct parse_case {
 	const char *src;
 	const char *want;
 };
 
-static void expect_cases(const struct case_ *cases, size_t n)
+static void expect_cases(const struct parse_case *cases, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		cr_expect_str_eq(parse(cases[i].src), cases[i].want, "source: %s\n   got: %s\nwanted: %s",
+		cr_expect_str_eq(parse_all(cases[i].src), cases[i].want, "source: %s\n   got: %s\nwanted: %s",
 				 cases[i].src, result, cases[i].want);
 }
 
@@ -266,6 +266,7 @@ Test(parser, tuple_unpacking_should_target_a_tuple_of_names)
 	expect_parse("a, b = b, a", "(= (tuple a b) (tuple b a))");
 	expect_parse("(q, k) = pair", "(= (tuple q k) pair)");
 	expect_parse("a, = xs", "(= (tuple a) xs)");
+	expect_parse("(a, b), c = pairs", "(= (tuple (tuple a b) c) pairs)");
 }
 
 Test(parser, subscript_and_attribute_assignment_should_target_index_and_attr)
@@ -344,7 +345,7 @@ Test(parser, pass_should_produce_an_empty_statement)
 
 Test(parser, numbers_should_follow_python_literal_rules)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"0", "0"},
 		{"42", "42"},
 		{"1_000_000", "1000000"},
@@ -383,7 +384,7 @@ Test(parser, malformed_numbers_should_be_errors)
 
 Test(parser, strings_should_resolve_escapes)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"'abc'", "\"abc\""},
 		{"\"a'b\"", "\"a'b\""},
 		{"'a\\nb\\tc'", "\"a\\nb\\tc\""},
@@ -416,7 +417,7 @@ Test(parser, adjacent_strings_should_be_joined)
 
 Test(parser, fstrings_should_split_into_text_and_fields)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"f'a{x}b'", "(fstr \"a\" (fmt x) \"b\")"},
 		{"f\"{x:.2f}\"", "(fstr (fmt x :.2f))"},
 		{"f'{x!r}'", "(fstr (fmt x !r))"},
@@ -432,6 +433,7 @@ Test(parser, fstrings_should_split_into_text_and_fields)
 		{"f'''multi\n{x}'''", "(fstr \"multi\\n\" (fmt x))"},
 		{"f'tab\\t{x}'", "(fstr \"tab\\t\" (fmt x))"},
 		{"f'{f\"{x}\"}'", "(fstr (fmt (fstr (fmt x))))"},
+		{"f\"\"\"{x[\"a\"]}\"\"\"", "(fstr (fmt (index x \"a\")))"},
 		{"rf'\\d{x}'", "(fstr \"\\\\d\" (fmt x))"},
 	};
 	EXPECT_CASES(cases);
@@ -509,7 +511,7 @@ Test(parser, tabs_and_utf8_characters_should_count_as_one_column)
 
 Test(parser, precedence_should_follow_python)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"a + b * c", "(+ a (* b c))"},
 		{"a * b + c", "(+ (* a b) c)"},
 		{"a - b - c", "(- (- a b) c)"},
@@ -546,7 +548,7 @@ Test(parser, power_should_be_right_associative_and_bind_tighter_than_unary_minus
 
 Test(parser, comparisons_should_include_membership_and_identity)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"a == b", "(== a b)"}, {"a != b", "(!= a b)"}, {"a < b", "(< a b)"}, {"a <= b", "(<= a b)"},
 		{"a > b", "(> a b)"}, {"a >= b", "(>= a b)"}, {"a in b", "(in a b)"},
 		{"a not in b", "(not in a b)"}, {"a is None", "(is a None)"}, {"a is not None", "(is not a None)"},
@@ -585,7 +587,7 @@ Test(parser, call_argument_errors_should_be_reported)
 
 Test(parser, subscripts_should_parse_indices_and_slices)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"x[0]", "(index x 0)"},
 		{"x[i, j]", "(index x i j)"},
 		{"x[a:b]", "(index x (slice a b _))"},
@@ -606,7 +608,7 @@ Test(parser, subscripts_should_parse_indices_and_slices)
 
 Test(parser, tuples_and_lists_should_parse_every_form)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"(a, b)", "(tuple a b)"},
 		{"(a,)", "(tuple a)"},
 		{"()", "(tuple)"},
@@ -766,7 +768,7 @@ Test(parser, node_positions_should_point_where_errors_belong)
 
 Test(parser, notebook_lines_should_parse)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"S = torch.matmul(X, X.transpose(0, 1))",
 		 "(= S (call (. torch matmul) X (call (. X transpose) 0 1)))"},
 		{"masked_S = S.masked_fill(mask == 0, float(\"-inf\"))",
@@ -829,7 +831,7 @@ Test(parser, multi_line_tensor_literal_should_parse)
 
 Test(parser, bad_inputs_should_report_the_exact_line_and_column)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"x = 1)", "error 1:6: unexpected ')'"},
 		{"x = )", "error 1:5: unexpected ')'"},
 		{"print('abc)", "error 1:7: unterminated string"},
@@ -880,13 +882,14 @@ Test(parser, bad_inputs_should_report_the_exact_line_and_column)
 				 "it as a plain space"},
 		{"\xcf\x80 = 3", "error 1:1: unexpected character '\xcf\x80' (U+03C0): names must be ASCII"},
 		{"x = 1 +", "incomplete 1:7: the input ends after '+'"},
+		{"print \"hi\"", "error 1:7: print is a function: write print(...)"},
 	};
 	EXPECT_CASES(cases);
 }
 
 Test(parser, block_keywords_should_be_rejected_with_specific_messages)
 {
-	static const struct case_ cases[] = {
+	static const struct parse_case cases[] = {
 		{"for i in range(3):", "error 1:1: qkv runs single statements: 'for' loops are not supported; "
 				       "use tensor operations instead (torch.matmul adds up the products for you)"},
 		{"while True:", "error 1:1: qkv runs single statements: 'while' loops are not supported; use "
@@ -917,14 +920,14 @@ Test(parser, unfinished_input_should_be_incomplete)
 		"a, b =", "x is", "x = -",
 	};
 	for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++)
-		cr_expect_eq(status_of(srcs[i]), PARSE_INCOMPLETE, "source: %s -> %s", srcs[i], parse(srcs[i]));
+		cr_expect_eq(parse_status_of(srcs[i]), PARSE_INCOMPLETE, "source: %s -> %s", srcs[i], parse_all(srcs[i]));
 	expect_parse("x = 1\ny = f(a,\n", "(= x 1) ; incomplete 2:6: '(' opened at 2:6 is never closed");
 	expect_parse("s = '''abc", "incomplete 1:5: unterminated triple-quoted string");
 	/* complete or plainly wrong input is not incomplete */
-	cr_expect_eq(status_of("x = a."), PARSE_ERROR);
-	cr_expect_eq(status_of("x = (1 2"), PARSE_ERROR);
-	cr_expect_eq(status_of("s = 'abc"), PARSE_ERROR);
-	cr_expect_eq(status_of("x = 1,"), PARSE_END);
+	cr_expect_eq(parse_status_of("x = a."), PARSE_ERROR);
+	cr_expect_eq(parse_status_of("x = (1 2"), PARSE_ERROR);
+	cr_expect_eq(parse_status_of("s = 'abc"), PARSE_ERROR);
+	cr_expect_eq(parse_status_of("x = 1,"), PARSE_END);
 }
 
 Test(parser, deep_nesting_should_be_an_error_not_a_crash)
@@ -937,17 +940,17 @@ Test(parser, deep_nesting_should_be_an_error_not_a_crash)
 	strbuf_putc(&b, '1');
 	for (int i = 0; i < PARSE_MAX_DEPTH - 1; i++)
 		strbuf_putc(&b, ')');
-	cr_expect_eq(status_of(b.s), PARSE_END, "%d nested parentheses should parse", PARSE_MAX_DEPTH - 1);
+	cr_expect_eq(parse_status_of(b.s), PARSE_END, "%d nested parentheses should parse", PARSE_MAX_DEPTH - 1);
 	strbuf_reset(&b);
 	strbuf_puts(&b, "x = ");
 	for (int i = 0; i < 100000; i++)
 		strbuf_putc(&b, '[');
-	cr_expect_str_eq(parse(b.s), "error 1:69: expression nested too deeply");
+	cr_expect_str_eq(parse_all(b.s), "error 1:69: expression nested too deeply");
 	strbuf_reset(&b);
 	for (int i = 0; i < 10000; i++)
 		strbuf_puts(&b, "-");
 	strbuf_puts(&b, "1");
-	cr_expect_str_eq(parse(b.s), "error 1:65: expression nested too deeply");
+	cr_expect_str_eq(parse_all(b.s), "error 1:65: expression nested too deeply");
 	strbuf_free(&b);
 }
 
@@ -958,13 +961,13 @@ Test(parser, tall_trees_should_be_rejected_by_the_height_limit)
 	strbuf_puts(&b, "x = 1");
 	for (int i = 0; i < 200; i++)
 		strbuf_puts(&b, " + 1");
-	cr_expect_eq(status_of(b.s), PARSE_END, "a 200-term sum should parse");
+	cr_expect_eq(parse_status_of(b.s), PARSE_END, "a 200-term sum should parse");
 	strbuf_reset(&b);
 	strbuf_puts(&b, "x = a");
 	for (int i = 0; i < 20000; i++)
 		strbuf_puts(&b, ".b");
-	cr_expect_eq(status_of(b.s), PARSE_ERROR);
-	cr_expect(strstr(parse(b.s), "expression nested too deeply") != NULL, "%s", parse(b.s));
+	cr_expect_eq(parse_status_of(b.s), PARSE_ERROR);
+	cr_expect(strstr(parse_all(b.s), "expression nested too deeply") != NULL, "%s", parse_all(b.s));
 	strbuf_free(&b);
 }
 
@@ -976,18 +979,18 @@ Test(parser, a_statement_longer_than_the_limit_should_be_an_error)
 	for (int i = 0; i < PARSE_MAX_STMT / 2; i++)
 		strbuf_puts(&b, "1,");
 	strbuf_puts(&b, "]");
-	cr_expect(strstr(parse(b.s), "statement is longer than 65536 bytes") != NULL, "%.80s", parse(b.s));
+	cr_expect(strstr(parse_all(b.s), "statement is longer than 65536 bytes") != NULL, "%.80s", parse_all(b.s));
 	strbuf_reset(&b);
 	strbuf_puts(&b, "x = (");
 	for (int i = 0; i < PARSE_MAX_STMT; i++)
 		strbuf_puts(&b, "1,");
-	cr_expect_eq(status_of(b.s), PARSE_ERROR, "a huge unfinished statement is an error, not incomplete");
+	cr_expect_eq(parse_status_of(b.s), PARSE_ERROR, "a huge unfinished statement is an error, not incomplete");
 	strbuf_reset(&b);
 	strbuf_puts(&b, "s = '");
 	for (int i = 0; i < PARSE_MAX_STMT; i++)
 		strbuf_putc(&b, 'a');
 	strbuf_puts(&b, "'");
-	cr_expect_eq(status_of(b.s), PARSE_ERROR);
+	cr_expect_eq(parse_status_of(b.s), PARSE_ERROR);
 	strbuf_free(&b);
 }
 
@@ -997,12 +1000,12 @@ Test(parser, nul_bytes_and_invalid_utf8_should_be_rejected_cleanly)
 	static const char src2[] = "s = 'a\0b'";
 	static const char src3[] = "x = \xff\xfe";
 	static const char src4[] = "s = '\xff\xfe'";
-	cr_expect_str_eq(parse_n(src1, sizeof src1 - 1), "error 1:6: unexpected character (byte 0x00)");
-	cr_expect_str_eq(parse_n(src2, sizeof src2 - 1), "error 1:7: strings cannot contain NUL characters");
-	cr_expect_str_eq(parse_n(src3, sizeof src3 - 1), "error 1:5: unexpected character (byte 0xFF)");
-	cr_expect_str_eq(parse_n(src4, sizeof src4 - 1), "(= s \"\xff\xfe\")");
+	cr_expect_str_eq(parse_all_n(src1, sizeof src1 - 1), "error 1:6: unexpected character (byte 0x00)");
+	cr_expect_str_eq(parse_all_n(src2, sizeof src2 - 1), "error 1:7: strings cannot contain NUL characters");
+	cr_expect_str_eq(parse_all_n(src3, sizeof src3 - 1), "error 1:5: unexpected character (byte 0xFF)");
+	cr_expect_str_eq(parse_all_n(src4, sizeof src4 - 1), "(= s \"\xff\xfe\")");
 	/* the length given is authoritative: the rest of the buffer is never read */
-	cr_expect_str_eq(parse_n("x = 12345", 5), "(= x 1)");
+	cr_expect_str_eq(parse_all_n("x = 12345", 5), "(= x 1)");
 }
 
 /* ---- the API ----------------------------------------------------------------------------- */

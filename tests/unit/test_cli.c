@@ -1,0 +1,227 @@
+/* test_cli.c: qkv eval, qkv repl, --help and --version as a person runs them:
+ * the binary is started with pipes, its output, errors and exit status read.
+ * Every bad input of the engine issue must give one line naming the column,
+ * exit status 2, and no change to the workspace. */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int eval1(const char *stmt, char **out, char **err)
+{
+	const char *argv[] = { "qkv", "eval", "-e", stmt, NULL };
+	return run_qkv(argv, NULL, NULL, out, err);
+}
+
+struct bad {
+	const char *stmt;
+	int col;
+	const char *words;   /* must appear in the message */
+};
+
+/* One statement each; the column is where the caret belongs. */
+static const struct bad bad_inputs[] = {
+	{ "Y = undefined_name + 1", 5, "name 'undefined_name' is not defined" },
+	{ "torch.dot(torch.ones(2))", 10, "missing required argument 'other'" },
+	{ "torch.tril(torch.ones(2, 2), 0, 1)", 33, "takes at most 2 arguments" },
+	{ "torch.softmax(torch.ones(2), dim=0, axis=1)", 37, "unexpected keyword argument 'axis'" },
+	{ "torch.dot(1, 2)", 11, "must be a tensor, not int" },
+	{ "torch.ones(2, 3) @ torch.ones(2, 3)", 18, "shapes [2, 3] and [2, 3] cannot be multiplied" },
+	{ "torch.ones(2, 3) + torch.ones(4)", 18, "shapes [2, 3] and [4] do not broadcast" },
+	{ "torch.matmul(torch.ones(2, 5), torch.ones(4, 3))", 13, "[2, 5] and [4, 3]" },
+	{ "torch.ones(3)[5]", 15, "index 5 is out of range for dimension 0 with size 3" },
+	{ "torch.ones(2, 3)[0, 1, 2]", 17, "too many indices" },
+	{ "torch.ones(2, 3).T.view(6)", 24, "non-contiguous" },
+	{ "torch.ones(2, 3).transpose(0, 4)", 31, "dim 4 is out of range" },
+	{ "torch.softmax(torch.ones(2, 2), dim=-3)", 33, "dim -3 is out of range" },
+	{ "torch.randn(-1, 3)", 13, "negative size -1" },
+	{ "torch.ones(2, 3).view(4, 2)", 22, "invalid for a tensor of shape [2, 3]" },
+	{ "print(\"abc)", 7, "unterminated string" },
+	{ "X = [1 2 3; 4 5]", 16, "row 2 has 2 elements, row 1 has 3" },
+	{ "torch.tensor([[1, 2], [3]])", 14, "ragged" },
+	{ "np.array([[1.0], [2.0, 3.0]])", 10, "ragged" },
+	{ "x = 1e999", 5, "out of range" },
+	{ "torch.ones(100000, 100000)", 11, "over the limit" },
+	{ "torch.ones(2).masked_fill(torch.ones(2), 0.0)", 27, "bool mask" },
+	{ "torch.ones(2, 2) @ torch.ones(2, 2, dtype=torch.float64)", 18, "same dtype" },
+	{ "torch.softmax(torch.tensor([1, 2]), dim=0)", 15, "floating-point" },
+	{ "float('abc')", 7, "could not convert string to float" },
+	{ "1 / 0", 3, "division by zero" },
+	{ "(1, 2)[3]", 8, "out of range" },
+	{ "torch.nope(1)", 7, "has no attribute 'nope'" },
+	{ "x = ", 5, "" },
+	{ "a b", 3, "" },
+	{ "for i in range(3): print(i)", 1, "for" },
+};
+
+Test(cli, every_bad_input_should_give_one_line_with_its_column_and_exit_2)
+{
+	for (size_t i = 0; i < sizeof bad_inputs / sizeof bad_inputs[0]; i++) {
+		const struct bad *b = &bad_inputs[i];
+		char *out, *err;
+		int rc = eval1(b->stmt, &out, &err);
+		cr_expect_eq(rc, 2, "%s: exit %d", b->stmt, rc);
+		char prefix[64];
+		snprintf(prefix, sizeof prefix, "qkv: line 1, col %d: ", b->col);
+		cr_expect(strncmp(err, prefix, strlen(prefix)) == 0, "%s: want '%s...', got '%s'", b->stmt, prefix, err);
+		cr_expect(strstr(err, b->words) != NULL, "%s: message lacks '%s': %s", b->stmt, b->words, err);
+		char *nl = strchr(err, '\n');
+		cr_expect(nl && nl[1] == 0, "%s: want exactly one line on stderr, got '%s'", b->stmt, err);
+		cr_expect_str_empty(out, "%s: printed '%s'", b->stmt, out);
+		free(out);
+		free(err);
+	}
+}
+
+Test(cli, eval_should_run_the_statements_before_an_error_and_none_after)
+{
+	const char *argv[] = { "qkv", "eval", "-e", "print(1)", "-e", "x = 2; print(x); bad(", "-e", "print(3)", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, NULL, NULL, &out, &err);
+	cr_assert_eq(rc, 2);
+	cr_assert_str_eq(out, "1\n2\n");
+	cr_assert(strncmp(err, "qkv: line 2, col ", 17) == 0, "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, eval_should_read_a_file_or_standard_input)
+{
+	const char *argv[] = { "qkv", "eval", "-", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "X = [1 2; 3 4]\nX.sum()\n\nX.T\n", NULL, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "tensor(10.)\ntensor([[1., 3.],\n        [2., 4.]])\n");
+	free(out);
+	free(err);
+	const char *argv2[] = { "qkv", "eval", "tests/docs/no-such-file.qkv", NULL };
+	rc = run_qkv(argv2, NULL, NULL, &out, &err);
+	cr_assert_eq(rc, 2);
+	cr_assert(strstr(err, "no-such-file.qkv") != NULL, "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, eval_errors_in_a_file_should_name_the_file_line_and_column)
+{
+	const char *argv[] = { "qkv", "eval", "-", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "a = 1\nb = [1 2; 3 4]\nc = b @ torch.ones(3)\n", NULL, &out, &err);
+	cr_assert_eq(rc, 2);
+	cr_assert_str_eq(err, "qkv: line 3, col 7: matmul: shapes [2, 2] and [3] cannot be multiplied "
+			 "(2 columns on the left, 3 rows on the right)\n");
+	free(out);
+	free(err);
+}
+
+Test(cli, json_should_print_shape_dtype_and_full_precision_data)
+{
+	const char *argv[] = { "qkv", "eval", "--json", "-e",
+			       "x = torch.tensor([[1.5, float('-inf')], [0.1, float('nan')]]); x; x.shape[-1]; 2.5; "
+			       "print('hi'); torch.tensor([True, False]); np.array([0.1, 1e300])", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, NULL, NULL, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out,
+			 "{\"shape\":[2,2],\"dtype\":\"float32\",\"data\":[1.5,\"-inf\",0.1,\"nan\"]}\n"
+			 "{\"shape\":[],\"dtype\":\"int64\",\"data\":[2]}\n"
+			 "{\"shape\":[],\"dtype\":\"float64\",\"data\":[2.5]}\n"
+			 "{\"text\":\"hi\"}\n"
+			 "{\"shape\":[2],\"dtype\":\"bool\",\"data\":[true,false]}\n"
+			 "{\"shape\":[2],\"dtype\":\"float64\",\"data\":[0.1,1e+300]}\n");
+	free(out);
+	free(err);
+}
+
+Test(cli, kernels_should_be_selectable_before_or_after_the_command)
+{
+	const char *argv[] = { "qkv", "eval", "--kernel=loops", "-e", "torch.softmax([1 2; 3 5], dim=-1)", NULL };
+	char *out, *err;
+	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, "tensor([[0.2689, 0.7311],\n        [0.1192, 0.8808]])\n");
+	free(out);
+	free(err);
+	const char *bad[] = { "qkv", "--kernel=fast", "eval", "-e", "1", NULL };
+	cr_assert_eq(run_qkv(bad, NULL, NULL, &out, &err), 2);
+	cr_assert(strstr(err, "--kernel must be simd or loops") != NULL, "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, repl_should_show_a_caret_and_keep_the_workspace_after_an_error)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv,
+			 "X = [1 2; 3 4]\n"
+			 "X = X @ torch.ones(3)\n"
+			 "X\n"
+			 "torch.manual_seed(1); a = torch.rand(1)\n"
+			 "X = X.T; b = torch.rand(2); c = b @ b @ b\n"
+			 "X; torch.rand(2)\n"
+			 "torch.manual_seed(1); a = torch.rand(1); torch.rand(2)\n",
+			 NULL, &out, &err);
+	cr_assert_eq(rc, 2, "an error in piped input makes the exit status 2");
+	/* the failing lines left X alone and rolled the random stream back: the
+	 * last two lines draw the same numbers */
+	const char *want_x = "tensor([[1., 2.],\n        [3., 4.]])\n";
+	cr_assert(strncmp(out, want_x, strlen(want_x)) == 0, "%s", out);
+	const char *rest = out + strlen(want_x);
+	cr_assert(strncmp(rest, want_x, strlen(want_x)) == 0, "X changed: %s", out);
+	rest += strlen(want_x);
+	const char *nl = strchr(rest, '\n');
+	cr_assert(nl && strcmp(nl + 1, rest) != 0);
+	cr_assert(strncmp(rest, nl + 1, (size_t)(nl - rest + 1)) == 0, "random stream not rolled back: %s", out);
+	cr_assert(strstr(err, "    X = X @ torch.ones(3)\n          ^\nerror: matmul: shapes [2, 2] and [3]") == err,
+		  "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(cli, repl_should_continue_a_statement_over_open_brackets)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "inputs = torch.tensor([[0.43, 0.15],\n   [0.55, 0.87]])\ninputs.shape\n", NULL, &out,
+			 &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "torch.Size([2, 2])\n");
+	free(out);
+	free(err);
+}
+
+Test(cli, help_and_version_should_print_and_exit_0)
+{
+	const char *h[] = { "qkv", "--help", NULL };
+	const char *v[] = { "qkv", "--version", NULL };
+	const char *u[] = { "qkv", "frobnicate", NULL };
+	char *out, *err;
+	cr_assert_eq(run_qkv(h, NULL, NULL, &out, &err), 0);
+	cr_assert(strstr(out, "usage: qkv") == out);
+	free(out);
+	free(err);
+	cr_assert_eq(run_qkv(v, NULL, NULL, &out, &err), 0);
+	cr_assert(strncmp(out, "qkv ", 4) == 0);
+	free(out);
+	free(err);
+	cr_assert_eq(run_qkv(u, NULL, NULL, &out, &err), 2);
+	cr_assert(strstr(err, "unknown command 'frobnicate'") != NULL);
+	free(out);
+	free(err);
+}
+
+Test(cli, max_elems_should_come_from_the_environment_and_be_checked)
+{
+	const char *argv[] = { "qkv", "eval", "-e", "torch.ones(10, 10)", NULL };
+	char *out, *err;
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_MAX_ELEMS=50", &out, &err), 2);
+	cr_assert(strstr(err, "over the limit of 50 elements") != NULL, "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_MAX_ELEMS=lots", &out, &err), 2);
+	cr_assert(strstr(err, "QKV_MAX_ELEMS must be a positive whole number") != NULL, "%s", err);
+	free(out);
+	free(err);
+}
