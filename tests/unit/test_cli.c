@@ -51,7 +51,7 @@ static const struct bad bad_inputs[] = {
 	{ "1 / 0", 3, "division by zero" },
 	{ "(1, 2)[3]", 8, "out of range" },
 	{ "torch.nope(1)", 7, "has no attribute 'nope'" },
-	{ "x = ", 5, "" },
+	{ "x = ", 3, "the input ends after '='" },
 	{ "a b", 3, "" },
 	{ "for i in range(3): print(i)", 1, "for" },
 };
