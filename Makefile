@@ -34,7 +34,7 @@ LIBOBJS := $(LIBSRCS:%.c=$(BUILD)/%.o)
 TESTSRCS:= $(sort $(wildcard tests/unit/*.c))
 TESTOBJS:= $(TESTSRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all objs run test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 refs
+.PHONY: all objs sanitize test-san run test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 refs
 
 all: qkv
 
@@ -56,6 +56,21 @@ endif
 
 $(BUILD)/qkv-tests: $(LIBOBJS) $(TESTOBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJS) $(TESTOBJS) $(LDLIBS) -lcriterion
+
+# ---- AddressSanitizer + UndefinedBehaviorSanitizer build: ./qkv-san ------
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+sanitize:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san CFLAGS="$(SAN_FLAGS) $(CFLAGS)" \
+		LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" OPT=-O1 $(BUILD)/san/qkv $(BUILD)/san/qkv-tests
+	@cp $(BUILD)/san/qkv qkv-san
+
+$(BUILD)/qkv: $(OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+# the whole suite against ./qkv-san, in-process tests built with sanitizers too
+test-san: sanitize
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 QKV=./qkv-san $(BUILD)/san/qkv-tests
 
 # ---- Debian packages ----------------------------------------------------
 BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libedit-dev
@@ -93,6 +108,7 @@ run: deps
 
 test: deps-test
 	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64
+	@$(MAKE) --no-print-directory test-san
 	QKV=./qkv $(BUILD)/qkv-tests
 
 # Compile everything with clang too, warnings as errors (objects discarded).

@@ -1027,10 +1027,10 @@ static int exec_import(struct interp *I, const struct node *n, struct qkv_error 
 		const char *as = n->kwnames ? n->kwnames[i] : NULL;
 		struct value *v = NULL;
 		const char *bind;
+		char root[64];
 		if (strcmp(n->str, nm->str) == 0) {	/* import a.b [as c] */
 			if (!runtime_module_exists(nm->str))
 				goto unknown;
-			char root[64];
 			size_t len = strcspn(nm->str, ".");
 			if (len >= sizeof root)
 				goto unknown;
