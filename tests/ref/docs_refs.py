@@ -13,12 +13,18 @@ import io
 import pathlib
 import sys
 
+import numpy
 import torch
 
 HERE = pathlib.Path(__file__).resolve().parent.parent / "docs"
 
 
 def run(path):
+    # each session starts as a fresh process would: torch's generator at its
+    # default seed (as qkv's), numpy's at 0 (qkv's documented choice; a fresh
+    # numpy would seed from the OS)
+    torch.manual_seed(67280421310721)
+    numpy.random.seed(0)
     src = path.read_text()
     tree = ast.parse(src, str(path))
     env = {"__name__": "__qkv_session__"}

@@ -59,6 +59,12 @@ Test(docs, seed002_should_print_what_pytorch_prints)
 	check_session("seed002", "--kernel=loops", "ref", 0, false);
 }
 
+Test(docs, seed003_should_print_what_pytorch_prints_from_a_fresh_start)
+{
+	check_session("seed003", "--kernel=simd", "ref", 0, false);
+	check_session("seed003", "--kernel=loops", "ref", 0, false);
+}
+
 Test(docs, seed004_should_print_what_the_notebook_printed)
 {
 	check_session("seed004", "--kernel=simd", "doc", 0, false);
