@@ -6,6 +6,10 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "lang/interp.h"
+#include "lesson/catalog.h"
+#include "lesson/runner.h"
+#include "text/json.h"
+#include "text/render.h"
 
 #include <editline/readline.h>
 #include <errno.h>
@@ -23,6 +27,11 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  repl                 type statements line by line (the default for now)\n"
+	"  list                 the lessons: number, id, title, steps\n"
+	"  run [--plain|--json] LESSON...\n"
+	"                       every step as text: narration, code, heatmaps\n"
+	"  check [LESSON...]    validate lessons and verify every expected value\n"
+	"                       (all built-in lessons when none is named)\n"
 	"  eval [--json] [-e STMT]... [FILE|-]\n"
 	"                       run statements from -e, FILE or standard input and\n"
 	"                       print each bare expression's value\n"
@@ -34,10 +43,16 @@ static const char usage[] =
 	"  -h, --help           this text\n"
 	"  --version            the version\n"
 	"\n"
+	"A LESSON is a file path, a number from qkv list, or a lesson id.\n"
+	"\n"
 	"environment:\n"
 	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 16777216)\n"
+	"  QKV_LESSONS          a directory of more lessons (*.json); they replace\n"
+	"                       built-in lessons with the same id\n"
+	"  NO_COLOR             no colours in qkv run\n"
 	"\n"
-	"Exit status: 0 on success, 2 when a statement or the command line is wrong.\n"
+	"Exit status: 0 on success, 1 when qkv check finds a wrong value, 2 when a\n"
+	"statement, a lesson or the command line is wrong.\n"
 	"See qkv(1) for the language.\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -49,55 +64,6 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* ---- output ---------------------------------------------------------------- */
-
-static void json_string(struct strbuf *sb, const char *s)
-{
-	strbuf_putc(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			strbuf_printf(sb, "\\%c", *p);
-		else if (*p == '\n')
-			strbuf_puts(sb, "\\n");
-		else if (*p == '\t')
-			strbuf_puts(sb, "\\t");
-		else if (*p < 0x20)
-			strbuf_printf(sb, "\\u%04x", *p);
-		else
-			strbuf_putc(sb, (char)*p);
-	}
-	strbuf_putc(sb, '"');
-}
-
-static void json_number(struct strbuf *sb, double v, enum dtype dt)
-{
-	if (dt == DT_BOOL) {
-		strbuf_puts(sb, v != 0 ? "true" : "false");
-	} else if (dt == DT_I64) {
-		strbuf_printf(sb, "%lld", (long long)v);
-	} else if (v != v || v == 1.0 / 0.0 || v == -1.0 / 0.0) {
-		strbuf_puts(sb, v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
-	} else {
-		format_shortest(sb, v, dt);
-	}
-}
-
-static void json_tensor(struct strbuf *sb, const struct tensor *t)
-{
-	strbuf_puts(sb, "{\"shape\":[");
-	for (int i = 0; i < t->ndim; i++)
-		strbuf_printf(sb, i ? ",%lld" : "%lld", (long long)t->shape[i]);
-	strbuf_printf(sb, "],\"dtype\":\"%s\",\"data\":[", dtype_name(t->dtype));
-	int64_t n = tensor_numel(t);
-	for (int64_t i = 0; i < n; i++) {
-		if (i)
-			strbuf_putc(sb, ',');
-		if (t->dtype == DT_I64)
-			strbuf_printf(sb, "%lld", (long long)tensor_get_i64(t, i));
-		else
-			json_number(sb, tensor_get(t, i), t->dtype);
-	}
-	strbuf_puts(sb, "]}");
-}
 
 struct out {
 	bool json;
@@ -114,18 +80,18 @@ static void emit(void *udata, const struct value *v, const char *text)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	if (v && v->kind == V_TENSOR) {
-		json_tensor(&sb, v->t);
+		json_put_tensor(&sb, v->t);
 	} else if (v && value_is_number(v)) {
 		enum dtype dt = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
 		strbuf_printf(&sb, "{\"shape\":[],\"dtype\":\"%s\",\"data\":[", dtype_name(dt));
 		if (v->kind == V_INT)
 			strbuf_printf(&sb, "%lld", (long long)v->i);
 		else
-			json_number(&sb, value_as_double(v), dt);
+			json_put_number(&sb, value_as_double(v), dt);
 		strbuf_puts(&sb, "]}");
 	} else {
 		strbuf_puts(&sb, "{\"text\":");
-		json_string(&sb, text);
+		json_put_string(&sb, text);
 		strbuf_putc(&sb, '}');
 	}
 	puts(sb.s);
@@ -353,6 +319,197 @@ static int cmd_repl(int argc, char **argv, enum kernel_variant kv)
 	return (!tty && errors) ? 2 : 0;
 }
 
+/* ---- lessons ------------------------------------------------------------------- */
+
+static void print_warning(void *udata, const char *message)
+{
+	(void)udata;
+	fprintf(stderr, "%s\n", message);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	if (argc > 0)
+		return usage_error("list takes no arguments, got %s", argv[0]);
+	struct catalog c;
+	catalog_load(&c, print_warning, NULL);
+	for (int i = 0; i < c.n; i++) {
+		const struct catalog_entry *e = &c.entries[i];
+		if (e->lesson)
+			printf("%2d  %-26s %s (%d steps)\n", i + 1, e->lesson->id, e->lesson->title, e->lesson->nsteps);
+		else
+			printf("%2d  %-26s (cannot be loaded: %s)\n", i + 1, "?", e->error);
+	}
+	catalog_free(&c);
+	return 0;
+}
+
+/* Whether `qkv run` may colour its heatmaps. */
+static bool want_color(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !(nc && *nc) && term && strcmp(term, "dumb") != 0;
+}
+
+/* Runs every step of l into out (text or JSON lines). -1 with err when a
+ * step fails: nothing of the lesson is printed then. */
+static int run_lesson(const struct lesson *l, enum kernel_variant kv, bool json, struct strbuf *out,
+		      struct qkv_error *err)
+{
+	struct render_opts o = { 80, !json && want_color() };
+	struct runner *r = runner_new(l, kv);
+	int rc = 0;
+	if (!json)
+		render_lesson_header(out, l, &o);
+	for (int k = 0; k < l->nsteps && rc == 0; k++) {
+		struct step_result res;
+		rc = runner_step(r, &res, err);
+		for (int e = 0; rc == 0 && e < l->steps[k].nexpects; e++) {
+			struct expect_result er;
+			rc = runner_expect(r, &l->steps[k], &res, e, &er, err);
+		}
+		if (rc == 0 && json) {
+			render_step_json(out, l, k, &res);
+			strbuf_putc(out, '\n');
+		} else if (rc == 0) {
+			render_step(out, l, k, &res, &o);
+		}
+		step_result_free(&res);
+	}
+	runner_free(r);
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv, enum kernel_variant kv)
+{
+	bool json = false;
+	int nlessons = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if (strcmp(argv[i], "--plain") == 0)
+			json = false;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("run: unknown option %s", argv[i]);
+		else
+			nlessons++;
+	}
+	if (nlessons == 0)
+		return usage_error("%s", "run needs a LESSON (a path, a number or an id; see qkv list)");
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	int status = 0;
+	for (int i = 0; i < argc && status == 0; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			continue;
+		struct qkv_error err;
+		struct lesson *l = catalog_resolve(&c, argv[i], print_warning, NULL, &err);
+		struct strbuf out;
+		strbuf_init(&out);
+		if (!l || run_lesson(l, kv, json, &out, &err) < 0) {
+			fprintf(stderr, "qkv: %s\n", err.msg);
+			status = 2;
+		} else {
+			fputs(out.s, stdout);
+		}
+		strbuf_free(&out);
+		lesson_free(l);
+	}
+	catalog_free(&c);
+	return status;
+}
+
+/* Checks one lesson: every step runs, every expect holds. Returns 2 when the
+ * lesson is invalid (refused whole: none of its expects count), else adds to
+ * the counts. */
+static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *passed_total, int *failed_total)
+{
+	struct runner *r = runner_new(l, kv);
+	struct qkv_error err;
+	int status = 0, passed = 0, failed = 0;
+	struct strbuf fails;
+	strbuf_init(&fails);
+	for (int k = 0; k < l->nsteps && status == 0; k++) {
+		const struct step *st = &l->steps[k];
+		struct step_result res;
+		if (runner_step(r, &res, &err) < 0) {
+			fprintf(stderr, "qkv: %s\n", err.msg);
+			status = 2;
+		}
+		for (int e = 0; status == 0 && e < st->nexpects; e++) {
+			struct expect_result er;
+			if (runner_expect(r, st, &res, e, &er, &err) < 0) {
+				fprintf(stderr, "qkv: %s\n", err.msg);
+				status = 2;
+			} else if (er.pass) {
+				passed++;
+			} else {
+				failed++;
+				const struct expect *x = &st->expects[e];
+				strbuf_printf(&fails, "%s:%d:%d: %s: step %d (%s): %s%s%s\n", l->name, x->at.line,
+					      x->at.col, x->path, k + 1, st->title, er.detail, x->why ? " \u2014 " : "",
+					      x->why ? x->why : "");
+			}
+		}
+		step_result_free(&res);
+	}
+	runner_free(r);
+	if (status == 0) {
+		fputs(fails.s, stdout);
+		*passed_total += passed;
+		*failed_total += failed;
+	}
+	strbuf_free(&fails);
+	return status;
+}
+
+struct tally {
+	int passed, failed, refused;
+};
+
+/* Resolves and checks one LESSON argument; 2 when it is refused. */
+static int check_one(const struct catalog *c, const char *arg, enum kernel_variant kv, struct tally *t)
+{
+	struct qkv_error err;
+	struct lesson *l = catalog_resolve(c, arg, print_warning, NULL, &err);
+	int status = 2;
+	if (!l)
+		fprintf(stderr, "qkv: %s\n", err.msg);
+	else
+		status = check_lesson(l, kv, &t->passed, &t->failed);
+	t->refused += status == 2;
+	lesson_free(l);
+	return status;
+}
+
+static int cmd_check(int argc, char **argv, enum kernel_variant kv)
+{
+	for (int i = 0; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("check: unknown option %s", argv[i]);
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	struct tally t = { 0, 0, 0 };
+	int status = 0;
+	/* no argument: every lesson of the catalog, by number */
+	for (int i = 0; i < (argc ? argc : c.n); i++) {
+		char num[16];
+		snprintf(num, sizeof num, "%d", i + 1);
+		if (check_one(&c, argc ? argv[i] : num, kv, &t) == 2)
+			status = 2;
+	}
+	catalog_free(&c);
+	if (t.refused)
+		printf("%d passed, %d failed, %d lesson%s refused\n", t.passed, t.failed, t.refused,
+		       t.refused == 1 ? "" : "s");
+	else
+		printf("%d passed, %d failed\n", t.passed, t.failed);
+	if (status)
+		return status;
+	return t.failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum kernel_variant kv = KERNEL_SIMD;
@@ -394,6 +551,12 @@ int main(int argc, char **argv)
 		return cmd_eval(argc - i - 1, argv + i + 1, kv);
 	if (strcmp(cmd, "repl") == 0)
 		return cmd_repl(argc - i - 1, argv + i + 1, kv);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list(argc - i - 1, argv + i + 1);
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - i - 1, argv + i + 1, kv);
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - i - 1, argv + i + 1, kv);
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;

@@ -1147,7 +1147,8 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 {
 	struct parser *p = parser_new(src, len, first_line);
 	enum interp_status status = INTERP_OK;
-	bool atomic = flags & INTERP_ATOMIC;
+	bool dry = flags & INTERP_DRY_RUN;
+	bool atomic = (flags & INTERP_ATOMIC) || dry;
 	struct torch_gen torch_start = I->torch_rng;
 	struct np_gen np_start = I->np_rng;
 	I->log_bindings = atomic;
@@ -1184,7 +1185,7 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 			break;
 	}
 	if (atomic) {
-		bool failed = status != INTERP_OK;
+		bool failed = status != INTERP_OK || dry;
 		undo_clear(I, failed);
 		if (failed) {
 			I->torch_rng = torch_start;
@@ -1212,4 +1213,39 @@ enum interp_status interp_check_complete(const char *src, size_t len)
 	}
 	parser_free(p);
 	return st;
+}
+
+struct value *interp_eval(struct interp *I, const char *src, size_t len, struct qkv_error *err)
+{
+	struct parser *p = parser_new(src, len, 1);
+	struct node *stmt = NULL;
+	struct value *v = NULL;
+	error_clear(err);
+	enum parse_status ps = parser_next(p, &stmt, err);
+	if (ps == PARSE_OK && stmt->kind != N_EXPR) {
+		error_set(err, stmt->line, stmt->col, "expected an expression, not a statement");
+	} else if (ps == PARSE_OK) {
+		struct node *extra = NULL;
+		struct qkv_error e2;
+		if (parser_next(p, &extra, &e2) != PARSE_END) {
+			error_set(err, extra ? extra->line : e2.line, extra ? extra->col : e2.col,
+				  "expected one expression");
+		} else {
+			struct torch_gen torch_saved = I->torch_rng;
+			struct np_gen np_saved = I->np_rng;
+			bool log = I->log_bindings;
+			I->log_bindings = true;
+			v = eval(I, stmt->kids[0], err);
+			undo_clear(I, true);	/* an expression leaves no trace */
+			I->log_bindings = log;
+			I->torch_rng = torch_saved;
+			I->np_rng = np_saved;
+		}
+		node_free(extra);
+	} else if (ps == PARSE_END) {
+		error_set(err, 1, 1, "the expression is empty");
+	}
+	node_free(stmt);
+	parser_free(p);
+	return v;
 }

@@ -31,12 +31,19 @@ enum interp_status {
 enum interp_flags {
 	INTERP_PER_STATEMENT = 0, /* a failing statement is undone; the ones before it stay */
 	INTERP_ATOMIC = 1,        /* a failure undoes every statement of src (a REPL line) */
+	INTERP_DRY_RUN = 2,       /* undo everything at the end, even on success (timing a
+	                             computation without changing the workspace) */
 };
 /* Parses and runs the statements of src one by one, stopping at the first
  * error. first_line numbers src's first line in messages. Output of the
  * statements that ran has been emitted either way. */
 enum interp_status interp_run(struct interp *I, const char *src, size_t len, int first_line,
 			      int flags, struct qkv_error *err);
+
+/* Evaluates the single expression in src and returns its value (a new
+ * reference), leaving the workspace and the random streams untouched; NULL
+ * with err (line/col within src) when src is not one expression or fails. */
+struct value *interp_eval(struct interp *I, const char *src, size_t len, struct qkv_error *err);
 
 /* Parses src without running it: INTERP_INCOMPLETE when it ends inside a
  * statement (a REPL then reads another line), else INTERP_OK (syntax errors

@@ -1,6 +1,7 @@
 /* helpers.c: process and text helpers for the tests (see helpers.h).
  * Test-only code: runs ./qkv with pipes and compares printed numbers. */
 #include "helpers.h"
+#include "core/textcmp.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -117,98 +118,7 @@ int run_qkv(const char *const *argv, const char *stdin_text, const char *env, ch
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* ---- tolerant comparison ------------------------------------------------------ */
-
-static size_t number_at(const char *s, double *v, double *unit)
+bool text_matches(const char *got, const char *want, double f32_rel, bool prefix, char *why, size_t whylen)
 {
-	const char *p = s;
-	if (*p == '-' || *p == '+')
-		p++;
-	if (!isdigit((unsigned char)*p))
-		return 0;
-	int frac = 0;
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (*p == '.') {
-		p++;
-		while (isdigit((unsigned char)*p)) {
-			p++;
-			frac++;
-		}
-	}
-	int exp = 0;
-	if ((*p == 'e' || *p == 'E') && (isdigit((unsigned char)p[1]) ||
-					 ((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2])))) {
-		char *end;
-		exp = (int)strtol(p + 1, &end, 10);
-		p = end;
-	}
-	*v = strtod(s, NULL);
-	*unit = pow(10.0, exp - frac);
-	return (size_t)(p - s);
-}
-
-static void strip_grad_fn(char *s)
-{
-	char *p;
-	while ((p = strstr(s, ", grad_fn=<")) != NULL) {
-		char *e = strchr(p, '>');
-		if (!e)
-			break;
-		memmove(p, e + 1, strlen(e + 1) + 1);
-	}
-}
-
-static int line_of(const char *start, const char *at)
-{
-	int l = 1;
-	for (const char *p = start; p < at; p++)
-		l += *p == '\n';
-	return l;
-}
-
-bool text_matches(const char *got_in, const char *want_in, double f32_rel, bool prefix, char *why, size_t whylen)
-{
-	char *got = strdup(got_in), *want = strdup(want_in);
-	strip_grad_fn(got);
-	strip_grad_fn(want);
-	const char *g = got, *w = want;
-	bool ok = true;
-	while (*w) {
-		double gv, wv, gu, wu;
-		size_t wn = (w == want || !isalnum((unsigned char)w[-1])) ? number_at(w, &wv, &wu) : 0;
-		size_t gn = (g == got || !isalnum((unsigned char)g[-1])) ? number_at(g, &gv, &gu) : 0;
-		if (wn && gn) {
-			/* one unit in the last digit (same number of characters),
-			 * or a float32 rounding difference in a 17-digit print */
-			bool same_text = wn == gn && strncmp(g, w, wn) == 0;
-			bool unit = gn == wn && fabs(gv - wv) <= wu * 1.000001;
-			bool f32 = fabs(gv - wv) <= f32_rel * fabs(wv);
-			if (!same_text && !unit && !f32) {
-				snprintf(why, whylen, "line %d: got %.*s, want %.*s", line_of(want, w), (int)gn, g,
-					 (int)wn, w);
-				ok = false;
-				break;
-			}
-			g += gn;
-			w += wn;
-			continue;
-		}
-		if (*g != *w) {
-			const char *ge = strchr(g, '\n'), *we = strchr(w, '\n');
-			snprintf(why, whylen, "line %d differs:\n got: %.*s\nwant: %.*s", line_of(want, w),
-				 (int)(ge ? ge - g : (long)strlen(g)), g, (int)(we ? we - w : (long)strlen(w)), w);
-			ok = false;
-			break;
-		}
-		g++;
-		w++;
-	}
-	if (ok && *g && !prefix) {
-		snprintf(why, whylen, "extra output after the expected text: %.80s", g);
-		ok = false;
-	}
-	free(got);
-	free(want);
-	return ok;
+	return textcmp_match(got, want, f32_rel, prefix, why, whylen);
 }

@@ -1,0 +1,176 @@
+/* jsonpos.c: source positions for a cJSON tree (see jsonpos.h).
+ * The walk trusts nothing: it stops at the end of the text and at any
+ * character it does not expect, so a mismatch can only lose positions, never
+ * read out of bounds. Never prints, never fails. */
+#include "lesson/jsonpos.h"
+#include "core/mem.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void add(struct jsonpos *m, const cJSON *node, size_t value, size_t key)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->entries = xrealloc(m->entries, sizeof *m->entries * m->cap);
+	}
+	m->entries[m->n++] = (struct jsonpos_entry){ node, value, key };
+}
+
+static size_t skip_ws(const char *t, size_t len, size_t p)
+{
+	while (p < len && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r'))
+		p++;
+	return p;
+}
+
+/* p at an opening quote: returns the offset after the closing quote */
+static size_t skip_string(const char *t, size_t len, size_t p)
+{
+	p++;
+	while (p < len && t[p] != '"') {
+		if (t[p] == '\\')
+			p++;
+		p++;
+	}
+	return p < len ? p + 1 : len;
+}
+
+static size_t skip_scalar(const char *t, size_t len, size_t p)
+{
+	while (p < len && !strchr(",]} \t\r\n", t[p]))
+		p++;
+	return p;
+}
+
+/* Walks the value of node starting at p; returns the offset after it. Depth
+ * is bounded by cJSON's own nesting limit (CJSON_NESTING_LIMIT). */
+static size_t walk(struct jsonpos *m, size_t p, const cJSON *node, size_t key)
+{
+	const char *t = m->text;
+	size_t len = m->len;
+	p = skip_ws(t, len, p);
+	if (p >= len)
+		return len;
+	add(m, node, p, key);
+	if (cJSON_IsObject(node) || cJSON_IsArray(node)) {
+		bool obj = cJSON_IsObject(node);
+		char close = obj ? '}' : ']';
+		p++;
+		for (const cJSON *c = node->child; c; c = c->next) {
+			p = skip_ws(t, len, p);
+			size_t k = (size_t)-1;
+			if (obj) {
+				if (p >= len || t[p] != '"')
+					return len;
+				k = p;
+				p = skip_ws(t, len, skip_string(t, len, p));
+				if (p >= len || t[p] != ':')
+					return len;
+				p++;
+			}
+			p = skip_ws(t, len, walk(m, p, c, k));
+			if (p < len && t[p] == ',')
+				p++;
+		}
+		p = skip_ws(t, len, p);
+		return p < len && t[p] == close ? p + 1 : len;
+	}
+	if (t[p] == '"')
+		return skip_string(t, len, p);
+	return skip_scalar(t, len, p);
+}
+
+static int by_node(const void *a, const void *b)
+{
+	const struct jsonpos_entry *x = a, *y = b;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+void jsonpos_build(struct jsonpos *m, const char *text, size_t len, const cJSON *root)
+{
+	memset(m, 0, sizeof *m);
+	m->text = text;
+	m->len = len;
+	size_t p = 0;
+	if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+	    (unsigned char)text[2] == 0xBF)
+		p = 3;	/* a UTF-8 byte order mark */
+	if (root)
+		walk(m, p, root, (size_t)-1);
+	qsort(m->entries, m->n, sizeof *m->entries, by_node);
+}
+
+void jsonpos_free(struct jsonpos *m)
+{
+	free(m->entries);
+	memset(m, 0, sizeof *m);
+}
+
+void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col)
+{
+	int l = 1, c = 1;
+	for (size_t i = 0; i < off && i < len; i++) {
+		unsigned char ch = (unsigned char)text[i];
+		if (ch == '\n') {
+			l++;
+			c = 1;
+		} else if ((ch & 0xC0) != 0x80) {	/* count characters, not UTF-8 continuation bytes */
+			c++;
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+static const struct jsonpos_entry *find(const struct jsonpos *m, const cJSON *node)
+{
+	struct jsonpos_entry key = { node, 0, 0 };
+	return m->n ? bsearch(&key, m->entries, m->n, sizeof *m->entries, by_node) : NULL;
+}
+
+size_t jsonpos_offset(const struct jsonpos *m, const cJSON *node)
+{
+	const struct jsonpos_entry *e = find(m, node);
+	return e ? e->value : (size_t)-1;
+}
+
+void jsonpos_of(const struct jsonpos *m, const cJSON *node, int key, int *line, int *col)
+{
+	const struct jsonpos_entry *e = find(m, node);
+	*line = *col = 0;
+	if (!e)
+		return;
+	size_t off = key && e->key != (size_t)-1 ? e->key : e->value;
+	jsonpos_linecol(m->text, m->len, off, line, col);
+}
+
+/* bytes an escape sequence decodes to: \uXXXX may be 1-4 UTF-8 bytes */
+static size_t escape_decoded_len(const char *t, size_t len, size_t p)
+{
+	if (p + 1 >= len || t[p + 1] != 'u' || p + 5 >= len)
+		return 1;
+	unsigned v = (unsigned)strtoul((char[]){ t[p + 2], t[p + 3], t[p + 4], t[p + 5], 0 }, NULL, 16);
+	if (v >= 0xD800 && v <= 0xDBFF)
+		return 4;	/* a surrogate pair: 4 bytes for both escapes */
+	if (v >= 0xDC00 && v <= 0xDFFF)
+		return 0;
+	return v < 0x80 ? 1 : v < 0x800 ? 2 : 3;
+}
+
+void jsonpos_string_linecol(const char *text, size_t len, size_t str_off, size_t decoded_off, int *line,
+			    int *col)
+{
+	size_t p = str_off + 1, d = 0;
+	while (p < len && text[p] != '"' && d < decoded_off) {
+		if (text[p] == '\\') {
+			d += escape_decoded_len(text, len, p);
+			p += (p + 1 < len && text[p + 1] == 'u') ? 6 : 2;
+		} else {
+			d++;
+			p++;
+		}
+	}
+	jsonpos_linecol(text, len, p < len ? p : len, line, col);
+}

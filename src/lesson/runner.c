@@ -1,0 +1,357 @@
+/* runner.c: runs lessons step by step (see runner.h).
+ * Drives the interpreter with each step's code, evaluates shows and expects
+ * without changing the workspace, and turns positions inside code and
+ * expressions into positions in the lesson file. Never prints. */
+#include "lesson/runner.h"
+#include "core/format.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "core/textcmp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct runner {
+	const struct lesson *l;
+	struct interp *I;
+	int done;
+	struct strbuf out;         /* output of the code being run */
+};
+
+static void capture(void *udata, const struct value *v, const char *text)
+{
+	(void)v;
+	struct runner *r = udata;
+	strbuf_puts(&r->out, text);
+	strbuf_putc(&r->out, '\n');
+}
+
+struct runner *runner_new(const struct lesson *l, enum kernel_variant variant)
+{
+	struct runner *r = xcalloc(1, sizeof *r);
+	r->l = l;
+	r->I = interp_new(variant);
+	strbuf_init(&r->out);
+	interp_set_output(r->I, capture, r);
+	return r;
+}
+
+void runner_free(struct runner *r)
+{
+	if (!r)
+		return;
+	interp_free(r->I);
+	strbuf_free(&r->out);
+	free(r);
+}
+
+struct interp *runner_interp(struct runner *r)
+{
+	return r->I;
+}
+
+int runner_done(const struct runner *r)
+{
+	return r->done;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Runs code (lines of a step or a timing entry); a failure is reported at
+ * the failing statement's place in the file. */
+static int run_code(struct runner *r, const char *code, const struct code_line *lines, int nlines, const char *path,
+		    int flags, struct qkv_error *err)
+{
+	struct qkv_error e;
+	enum interp_status st = interp_run(r->I, code, strlen(code), 1, flags, &e);
+	if (st == INTERP_OK)
+		return 0;
+	int k = e.line - 1;
+	struct loc at = lesson_code_loc(r->l, lines, nlines, k, e.col);
+	char p[128];
+	/* code given as an array names the element; one string with several
+	 * lines names the line */
+	if (nlines > 1 && lines[0].str_off != lines[nlines - 1].str_off)
+		snprintf(p, sizeof p, "%s[%d]", path, k < 0 ? 0 : k);
+	else if (nlines > 1)
+		snprintf(p, sizeof p, "%s (line %d)", path, k < 0 ? 1 : k + 1);
+	else
+		snprintf(p, sizeof p, "%s", path);
+	return lesson_error(r->l, at, p, err, "%s", e.msg);
+}
+
+/* Evaluates a show's or an expect's expression: its value as a tensor (a
+ * number becomes a 0-d tensor). Errors point into the expression. */
+static struct tensor *eval_tensor(struct runner *r, const char *expr, struct loc at, const char *path,
+				  const char *what, struct qkv_error *err)
+{
+	struct qkv_error e;
+	struct value *v = interp_eval(r->I, expr, strlen(expr), &e);
+	if (!v) {
+		bool bare_name = strspn(expr, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
+				 strlen(expr);
+		if (bare_name && strstr(e.msg, "is not defined"))
+			return lesson_error(r->l, at, path, err, "no tensor named '%s' exists after this step's code",
+					    expr), NULL;
+		struct loc inner = { at.line, at.col + (e.line == 1 ? e.col : 1) };
+		return lesson_error(r->l, inner, path, err, "%s", e.msg), NULL;
+	}
+	struct tensor *t = NULL;
+	if (v->kind == V_TENSOR)
+		t = tensor_ref(v->t);
+	else if (value_is_number(v))
+		t = ops_scalar(v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL, FLAVOR_TORCH,
+			       value_as_double(v));
+	else
+		lesson_error(r->l, at, path, err, "%s must be a tensor or a number; '%s' is %s", what, expr,
+			     value_type_name(v));
+	value_unref(v);
+	return t;
+}
+
+static int check_labels(struct runner *r, const struct show *s, const struct tensor *t, struct qkv_error *err)
+{
+	int nd = t->ndim;
+	int64_t rows = nd >= 2 ? t->shape[nd - 2] : 1, cols = nd >= 1 ? t->shape[nd - 1] : 1;
+	char p[160];
+	if (s->nslice > (nd > 2 ? nd - 2 : 0)) {
+		snprintf(p, sizeof p, "%s.slice", s->path);
+		return lesson_error(r->l, s->slice_at, p, err, "'%s' has %d dimension%s: a slice of %d index%s is too "
+				    "many", s->expr, nd, nd == 1 ? "" : "s", s->nslice, s->nslice == 1 ? "" : "es");
+	}
+	for (int i = 0; i < s->nslice; i++) {
+		if (s->slice[i] >= t->shape[i]) {
+			snprintf(p, sizeof p, "%s.slice[%d]", s->path, i);
+			return lesson_error(r->l, s->slice_at, p, err, "index %lld is out of range: dimension %d of '%s' "
+					    "has size %lld", (long long)s->slice[i], i, s->expr, (long long)t->shape[i]);
+		}
+	}
+	if (s->kind == SHOW_HEATMAP || s->kind == SHOW_COMPARE) {
+		if (s->nrows && s->nrows != rows) {
+			snprintf(p, sizeof p, "%s.rows", s->path);
+			return lesson_error(r->l, s->rows_at, p, err, "%d labels for %lld rows of '%s'", s->nrows,
+					    (long long)rows, s->expr);
+		}
+		if (s->ncols && s->ncols != cols) {
+			snprintf(p, sizeof p, "%s.cols", s->path);
+			return lesson_error(r->l, s->cols_at, p, err, "%d labels for %lld columns of '%s'", s->ncols,
+					    (long long)cols, s->expr);
+		}
+		return 0;
+	}
+	/* tokens: weights (T, T), (H, T, T) or (B, H, T, T) */
+	if (nd < 2 || nd > 4 || t->shape[nd - 1] != t->shape[nd - 2] || !dtype_is_float(t->dtype))
+		return lesson_error(r->l, s->at, s->path, err, "a token view needs square weights of shape (T, T), "
+				    "(heads, T, T) or (batch, heads, T, T); '%s' has shape %s", s->expr,
+				    tensor_shape_str(p, sizeof p, nd, t->shape));
+	if (s->ncols && s->ncols != cols) {
+		snprintf(p, sizeof p, "%s.labels", s->path);
+		return lesson_error(r->l, s->cols_at, p, err, "%d labels for %lld tokens", s->ncols, (long long)cols);
+	}
+	if (s->query >= cols) {
+		snprintf(p, sizeof p, "%s.query", s->path);
+		return lesson_error(r->l, s->query_at, p, err, "query %lld is out of range: there are %lld tokens",
+				    (long long)s->query, (long long)cols);
+	}
+	return 0;
+}
+
+static int eval_compare(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
+{
+	struct ops_ctx *ops = interp_ops(r->I);
+	enum kernel_variant saved = ops->variant;
+	ops->variant = KERNEL_LOOPS;
+	double t0 = now_ms();
+	sh->loops = eval_tensor(r, s->expr, s->at, s->path, "a comparison", err);
+	sh->loops_ms = now_ms() - t0;
+	ops->variant = KERNEL_SIMD;
+	t0 = now_ms();
+	sh->t = sh->loops ? eval_tensor(r, s->expr, s->at, s->path, "a comparison", err) : NULL;
+	sh->simd_ms = now_ms() - t0;
+	ops->variant = saved;
+	if (!sh->t || check_labels(r, s, sh->t, err) < 0)
+		return -1;
+	sh->agree = tensor_same_shape(sh->t, sh->loops);
+	sh->max_diff = 0;
+	int64_t n = sh->agree ? tensor_numel(sh->t) : 0;
+	for (int64_t i = 0; i < n; i++) {
+		double a = tensor_get(sh->t, i), b = tensor_get(sh->loops, i);
+		if (a == b || (isnan(a) && isnan(b)))
+			continue;
+		double d = fabs(a - b);
+		if (!(d <= sh->max_diff))
+			sh->max_diff = d;
+		if (!(d <= 1e-6 + 1e-5 * fabs(b)))
+			sh->agree = false;
+	}
+	return 0;
+}
+
+static int eval_show(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
+{
+	sh->show = s;
+	switch (s->kind) {
+	case SHOW_HEATMAP:
+	case SHOW_TOKENS:
+		sh->t = eval_tensor(r, s->expr, s->at, s->path, s->kind == SHOW_HEATMAP ? "a heatmap" : "a token view",
+				    err);
+		if (!sh->t)
+			return -1;
+		return check_labels(r, s, sh->t, err);
+	case SHOW_COMPARE:
+		return eval_compare(r, s, sh, err);
+	case SHOW_TIMING:
+		sh->timing_ms = xcalloc((size_t)s->ntimings, sizeof *sh->timing_ms);
+		for (int i = 0; i < s->ntimings; i++) {
+			const struct timing_entry *t = &s->timings[i];
+			char p[160];
+			snprintf(p, sizeof p, "%s.timing[%d].code", s->path, i);
+			double t0 = now_ms();
+			if (run_code(r, t->code, t->lines, t->nlines, p, INTERP_DRY_RUN, err) < 0)
+				return -1;
+			sh->timing_ms[i] = now_ms() - t0;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+void step_result_free(struct step_result *s)
+{
+	free(s->output);
+	for (int i = 0; i < s->nshown; i++) {
+		tensor_unref(s->shown[i].t);
+		tensor_unref(s->shown[i].loops);
+		free(s->shown[i].timing_ms);
+	}
+	free(s->shown);
+	memset(s, 0, sizeof *s);
+}
+
+int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err)
+{
+	if (r->done >= r->l->nsteps)
+		return error_set(err, 0, 0, "%s: no more steps", r->l->name);
+	const struct step *st = &r->l->steps[r->done];
+	strbuf_reset(&r->out);
+	char p[96];
+	snprintf(p, sizeof p, "%s.code", st->path);
+	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT, err);
+	r->done++;
+	if (out) {
+		memset(out, 0, sizeof *out);
+		out->output = xstrdup(r->out.s ? r->out.s : "");
+		if (rc < 0)
+			return -1;
+		out->shown = xcalloc((size_t)st->nshows + 1, sizeof *out->shown);
+		for (int i = 0; i < st->nshows; i++) {
+			out->nshown++;
+			if (eval_show(r, &st->shows[i], &out->shown[i], err) < 0)
+				return -1;
+		}
+	}
+	return rc;
+}
+
+static void describe_tensor(char *buf, size_t size, const struct tensor *t)
+{
+	char s[96];
+	snprintf(buf, size, "shape %s", tensor_shape_str(s, sizeof s, t->ndim, t->shape));
+}
+
+int runner_expect(struct runner *r, const struct step *st, const struct step_result *res, int k,
+		  struct expect_result *out, struct qkv_error *err)
+{
+	const struct expect *e = &st->expects[k];
+	memset(out, 0, sizeof *out);
+	char why[256];
+	if (e->kind == EXPECT_OUTPUT) {
+		/* the output ends with a newline the expected text need not have */
+		struct strbuf want;
+		strbuf_init(&want);
+		strbuf_puts(&want, e->text);
+		if (want.len && want.s[want.len - 1] != '\n')
+			strbuf_putc(&want, '\n');
+		out->pass = textcmp_match(res->output, want.s, 0, false, why, sizeof why);
+		if (!out->pass)
+			snprintf(out->detail, sizeof out->detail, "the printed output differs, %s", why);
+		strbuf_free(&want);
+		return 0;
+	}
+	if (e->kind == EXPECT_TEXT) {
+		struct qkv_error e2;
+		struct value *v = interp_eval(r->I, e->expr, strlen(e->expr), &e2);
+		if (!v)
+			return lesson_error(r->l, e->at, e->path, err, "%s", e2.msg);
+		struct strbuf sb;
+		strbuf_init(&sb);
+		value_repr(&sb, v);
+		value_unref(v);
+		out->pass = textcmp_match(sb.s, e->text, 0, false, why, sizeof why);
+		if (!out->pass)
+			snprintf(out->detail, sizeof out->detail, "'%s' prints differently, %s", e->expr, why);
+		strbuf_free(&sb);
+		return 0;
+	}
+	struct tensor *t = eval_tensor(r, e->expr, e->at, e->path, "an expected value", err);
+	if (!t)
+		return -1;
+	bool shape_ok = t->ndim == e->ndim;
+	for (int i = 0; shape_ok && i < e->ndim; i++)
+		shape_ok = t->shape[i] == e->shape[i];
+	if (!shape_ok) {
+		char have[128], want[96];
+		describe_tensor(have, sizeof have, t);
+		snprintf(out->detail, sizeof out->detail, "'%s' has %s, the expected values have shape %s", e->expr,
+			 have, tensor_shape_str(want, sizeof want, e->ndim, e->shape));
+		tensor_unref(t);
+		return 0;
+	}
+	out->pass = true;
+	int64_t n = tensor_numel(t), worst = -1;
+	for (int64_t i = 0; i < n; i++) {
+		double a = tensor_get(t, i), b = e->values[i];
+		if (a == b || (isnan(a) && isnan(b)))
+			continue;
+		double d = fabs(a - b);
+		if (isnan(d))
+			d = INFINITY;
+		if (d > out->max_diff || worst < 0) {
+			out->max_diff = d;
+			worst = i;
+		}
+		if (!(d <= e->tol))
+			out->pass = false;
+	}
+	if (!out->pass)
+		snprintf(out->detail, sizeof out->detail, "'%s': largest difference %.3g at element %lld (got %.6g, "
+			 "want %.6g, tolerance %g)", e->expr, out->max_diff, (long long)worst, tensor_get(t, worst),
+			 e->values[worst], e->tol);
+	tensor_unref(t);
+	return 0;
+}
+
+int lesson_validate(const struct lesson *l, enum kernel_variant variant, struct qkv_error *err)
+{
+	struct runner *r = runner_new(l, variant);
+	int rc = 0;
+	for (int i = 0; i < l->nsteps && rc == 0; i++) {
+		struct step_result res;
+		rc = runner_step(r, &res, err);
+		for (int k = 0; rc == 0 && k < l->steps[i].nexpects; k++) {
+			struct expect_result er;
+			rc = runner_expect(r, &l->steps[i], &res, k, &er, err);
+		}
+		step_result_free(&res);
+	}
+	runner_free(r);
+	return rc;
+}

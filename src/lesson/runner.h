@@ -1,0 +1,60 @@
+/* runner.h: running a lesson's steps in one workspace.
+ * The runner executes each step's code in order, evaluates what the step
+ * shows (tensors for heatmaps, loops-against-SIMD comparisons, timings) and
+ * verifies its expects. `qkv run`, `qkv check` and the full-screen program
+ * all drive lessons through it. Errors name FILE:LINE:COL: PATH. */
+#ifndef QKV_LESSON_RUNNER_H
+#define QKV_LESSON_RUNNER_H
+
+#include "core/strbuf.h"
+#include "lang/interp.h"
+#include "lesson/lesson.h"
+
+/* One evaluated show. */
+struct shown {
+	const struct show *show;
+	struct tensor *t;          /* heatmap, tokens: the value; compare: the SIMD result */
+	struct tensor *loops;      /* compare: the loops result */
+	double simd_ms, loops_ms;  /* compare */
+	double max_diff;           /* compare: largest |simd - loops| */
+	bool agree;                /* compare: allclose(rtol 1e-5, atol 1e-6) */
+	double *timing_ms;         /* timing: one per entry */
+};
+
+struct step_result {
+	char *output;              /* what the code printed (bare expressions and print) */
+	struct shown *shown;
+	int nshown;
+};
+
+struct runner;
+
+/* A runner at the start of the lesson (no step run yet). */
+struct runner *runner_new(const struct lesson *l, enum kernel_variant variant);
+void runner_free(struct runner *r);
+struct interp *runner_interp(struct runner *r);
+/* Steps run so far. */
+int runner_done(const struct runner *r);
+
+/* Runs the next step: its code, then its shows (when out is not NULL). On
+ * failure returns -1 with err->msg the full "FILE:LINE:COL: PATH: message"
+ * line; the workspace is as the statements before the failing one left it. */
+int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err);
+void step_result_free(struct step_result *s);
+
+/* The result of one expect. */
+struct expect_result {
+	bool pass;
+	double max_diff;           /* values, text: largest difference found */
+	char detail[400];          /* why it failed */
+};
+
+/* Verifies the expects of the step just run (its result holds its output). */
+int runner_expect(struct runner *r, const struct step *st, const struct step_result *res, int k,
+		  struct expect_result *out, struct qkv_error *err);
+
+/* Runs a whole lesson once, checking every show and expect name exists and
+ * every step's code runs: the lesson is valid when this returns 0. */
+int lesson_validate(const struct lesson *l, enum kernel_variant variant, struct qkv_error *err);
+
+#endif

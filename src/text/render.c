@@ -1,0 +1,425 @@
+/* render.c: lesson steps as plain text (see render.h).
+ * Called by main.c for `qkv run`; draws from the view/ models and never
+ * touches a terminal itself (the caller decides whether colours are on). */
+#include "text/render.h"
+#include "text/json.h"
+#include "core/format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const shades[5] = { " ", "\u2591", "\u2592", "\u2593", "\u2588" };
+
+static int utf8_width(const char *s, size_t n)
+{
+	int w = 0;
+	for (size_t i = 0; i < n && s[i]; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+/* Whether the space at p lies inside a short `inline code` span of the line
+ * [start, end): backquotes pair up in order; a span of up to 40 characters
+ * stays on one line, a longer one may break at its spaces. */
+static bool in_short_code(const char *start, const char *end, const char *p)
+{
+	const char *open = NULL;
+	for (const char *q = start; q < end; q++) {
+		if (*q != '`')
+			continue;
+		if (!open) {
+			open = q;
+		} else {
+			if (p > open && p < q)
+				return q - open <= 40;
+			open = NULL;
+		}
+	}
+	return false;
+}
+
+/* Appends text wrapped to width columns, each line starting with indent
+ * spaces; existing '\n' are kept. */
+static void wrap(struct strbuf *out, const char *text, int indent, int width)
+{
+	const char *p = text;
+	int avail = width - indent;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		const char *line = p;
+		int col = 0;
+		strbuf_pad(out, ' ', (size_t)indent);
+		while (p < end) {
+			while (p < end && *p == ' ')
+				p++;
+			const char *w = p;
+			while (p < end && (*p != ' ' || in_short_code(line, end, p)))
+				p++;
+			int ww = utf8_width(w, (size_t)(p - w));
+			if (ww == 0)
+				break;
+			if (col > 0 && col + 1 + ww > avail) {
+				strbuf_putc(out, '\n');
+				strbuf_pad(out, ' ', (size_t)indent);
+				col = 0;
+			} else if (col > 0) {
+				strbuf_putc(out, ' ');
+				col++;
+			}
+			strbuf_putn(out, w, (size_t)(p - w));
+			col += ww;
+		}
+		strbuf_putc(out, '\n');
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* The 256-colour index for a position 0..1 on the scale: diverging runs
+ * blue - grey - orange (readable for red/green colour blindness), weights
+ * run from a pale to a deep blue. */
+static int color_index(const struct heatmap *h, double pos)
+{
+	static const int diverging[] = { 25, 31, 67, 110, 153, 252, 223, 216, 209, 202, 166 };
+	static const int weights[] = { 255, 195, 153, 117, 75, 33, 27, 21, 19, 17 };
+	if (h->scale == SCALE_DIVERGING) {
+		int i = (int)floor(pos * 10 + 0.5);
+		return diverging[i < 0 ? 0 : i > 10 ? 10 : i];
+	}
+	int i = (int)floor(pos * 9 + 0.5);
+	return weights[i < 0 ? 0 : i > 9 ? 9 : i];
+}
+
+static void put_fit(struct strbuf *out, const char *s, int width)
+{
+	/* right-aligned, cut to width characters */
+	int w = utf8_width(s, strlen(s));
+	if (w <= width) {
+		strbuf_pad(out, ' ', (size_t)(width - w));
+		strbuf_puts(out, s);
+		return;
+	}
+	int taken = 0;
+	for (const char *p = s; *p && taken < width - 1; p++) {
+		strbuf_putc(out, *p);
+		if ((((unsigned char)p[1]) & 0xC0) != 0x80)
+			taken++;
+	}
+	strbuf_puts(out, "\u2026");
+}
+
+void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, const struct render_opts *o)
+{
+	int lw = h->label_width > 12 ? 12 : h->label_width;
+	/* each cell: a number right-aligned in cw, then its shade */
+	char fmt[16];
+	int cw = 7;
+	for (int c = 0; c < h->cols; c++) {
+		int w = utf8_width(h->col_labels[c], strlen(h->col_labels[c]));
+		cw = w > cw ? (w > 10 ? 10 : w) : cw;
+	}
+	int avail = o->width - indent - lw - 1;
+	int ncols = h->cols;
+	while (cw > 4 && (cw + 2) * ncols > avail)
+		cw--;
+	bool numbers = heatmap_number_format(h, cw, fmt);
+	if (!numbers) {
+		cw = 0;	/* shade only */
+	} else {
+		/* no wider than the widest number or column label needs */
+		int need = 1;
+		for (int r = 0; r < h->rows; r++) {
+			for (int c = 0; c < h->cols; c++) {
+				char cell[64];
+				heatmap_cell_text(h, r, c, fmt, 1, cell, sizeof cell);
+				int w = (int)strlen(cell);
+				need = w > need ? w : need;
+			}
+		}
+		for (int c = 0; c < h->cols; c++) {
+			int w = utf8_width(h->col_labels[c], strlen(h->col_labels[c]));
+			need = w > need ? w : need;
+		}
+		cw = need < cw ? need : cw;
+	}
+	int per = cw + (numbers ? 2 : 1);
+	int shown_cols = avail / per < ncols ? (avail / per > 0 ? avail / per : 1) : ncols;
+	const char *scale = h->scale == SCALE_WEIGHTS ? "weights" : "diverging";
+	strbuf_pad(out, ' ', (size_t)indent);
+	strbuf_printf(out, "%d\u00d7%d, %s scale %.2g \u2026 %.2g", h->rows, h->cols, scale, h->lo, h->hi);
+	if (h->slice_name[0])
+		strbuf_printf(out, ", %s", h->slice_name);
+	if (shown_cols < ncols)
+		strbuf_printf(out, " (columns 0\u2013%d of %d)", shown_cols - 1, ncols);
+	strbuf_putc(out, '\n');
+	if (numbers) {
+		strbuf_pad(out, ' ', (size_t)(indent + lw + 1));
+		for (int c = 0; c < shown_cols; c++) {
+			put_fit(out, h->col_labels[c], cw);
+			if (c + 1 < shown_cols)
+				strbuf_pad(out, ' ', (size_t)(per - cw));
+		}
+		strbuf_putc(out, '\n');
+	}
+	int max_rows = 48;
+	for (int r = 0; r < h->rows; r++) {
+		if (h->rows > max_rows && r == max_rows / 2) {
+			strbuf_pad(out, ' ', (size_t)indent);
+			strbuf_printf(out, "%*s \u22ee (%d rows)\n", lw, "", h->rows - max_rows);
+			r = h->rows - max_rows / 2;
+		}
+		strbuf_pad(out, ' ', (size_t)indent);
+		char label[64];
+		snprintf(label, sizeof label, "%s", h->row_labels[r]);
+		put_fit(out, label, lw);
+		strbuf_putc(out, ' ');
+		for (int c = 0; c < shown_cols; c++) {
+			double v = heatmap_value(h, r, c);
+			enum cell_kind k = heatmap_cell_kind(h, r, c);
+			if (o->color && k == CELL_VALUE)
+				strbuf_printf(out, "\x1b[48;5;%dm\x1b[38;5;%dm", color_index(h, heatmap_position(h, v)),
+					      heatmap_position(h, v) > 0.75 || heatmap_position(h, v) < 0.2 ? 231 : 16);
+			if (numbers) {
+				char cell[64];
+				heatmap_cell_text(h, r, c, fmt, cw, cell, sizeof cell);
+				strbuf_puts(out, cell);
+			}
+			/* masked (-inf) cells get a dot, not a shade of the scale */
+			strbuf_puts(out, k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ? shades[heatmap_shade(h, v)] : "?");
+			if (o->color && k == CELL_VALUE)
+				strbuf_puts(out, "\x1b[0m");
+			if (numbers && c + 1 < shown_cols)
+				strbuf_putc(out, ' ');
+		}
+		strbuf_putc(out, '\n');
+	}
+}
+
+static void render_tokens(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
+{
+	const struct show *s = sh->show;
+	const struct tensor *t = sh->t;
+	int nd = t->ndim;
+	int64_t T = t->shape[nd - 1];
+	int64_t heads = nd >= 3 ? t->shape[nd - 3] : 1;
+	int64_t batch_off = nd == 4 ? (s->nslice ? s->slice[0] : 0) * heads * T * T : 0;
+	char qlabel[64];
+	if (s->query < s->ncols)
+		snprintf(qlabel, sizeof qlabel, "%s", s->cols[s->query]);
+	else
+		snprintf(qlabel, sizeof qlabel, "%lld", (long long)s->query);
+	if (s->title)
+		strbuf_printf(out, "  %s\n", s->title);
+	strbuf_printf(out, "  weights of the query token '%s' over the keys%s\n", qlabel, heads > 1 ? ", by head" : "");
+	int shown_heads = (int)(heads < 4 ? heads : 4);
+	int bar = (o->width - 16) / shown_heads - 8;
+	bar = bar > 14 ? 14 : bar < 4 ? 4 : bar;
+	/* header: each column is a number, then its bar */
+	strbuf_pad(out, ' ', 14);
+	for (int h = 0; h < shown_heads; h++) {
+		char name[32];
+		if (h < s->nheads)
+			snprintf(name, sizeof name, "%s", s->heads[h]);
+		else
+			snprintf(name, sizeof name, "head %d", h);
+		strbuf_putc(out, ' ');
+		int w = utf8_width(name, strlen(name));
+		strbuf_puts(out, name);
+		strbuf_pad(out, ' ', (size_t)(w < bar + 6 ? bar + 6 - w : 0));
+	}
+	strbuf_putc(out, '\n');
+	for (int64_t k = 0; k < T; k++) {
+		char label[64];
+		if (k < s->ncols)
+			snprintf(label, sizeof label, "%s", s->cols[k]);
+		else
+			snprintf(label, sizeof label, "%lld", (long long)k);
+		strbuf_puts(out, "    ");
+		put_fit(out, label, 10);
+		for (int64_t h = 0; h < shown_heads; h++) {
+			double w = tensor_get(t, batch_off + h * T * T + s->query * T + k);
+			int n = isfinite(w) ? (int)floor(w * bar + 0.5) : 0;
+			n = n < 0 ? 0 : n > bar ? bar : n;
+			strbuf_printf(out, " %5.3f ", w);
+			for (int i = 0; i < n; i++)
+				strbuf_puts(out, "\u2588");
+			if (h + 1 < shown_heads)
+				strbuf_pad(out, ' ', (size_t)(bar - n));
+		}
+		strbuf_putc(out, '\n');
+	}
+	if (heads > 4)
+		strbuf_printf(out, "    (heads 0\u20133 of %lld)\n", (long long)heads);
+}
+
+static void render_shown(struct strbuf *out, const struct step *st, const struct shown *sh,
+			 const struct render_opts *o)
+{
+	(void)st;
+	const struct show *s = sh->show;
+	strbuf_putc(out, '\n');
+	switch (s->kind) {
+	case SHOW_HEATMAP: {
+		strbuf_printf(out, "  %s\n", s->title ? s->title : s->expr);
+		struct heatmap h;
+		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+		render_heatmap(out, &h, 2, o);
+		heatmap_free(&h);
+		break;
+	}
+	case SHOW_COMPARE: {
+		strbuf_printf(out, "  %s: for-loops against SIMD\n", s->title ? s->title : s->expr);
+		strbuf_printf(out, "    %s (largest difference %.2g)", sh->agree ? "they agree" : "they DIFFER",
+			      sh->max_diff);
+		/* below a millisecond the clock measures noise, not the kernels */
+		if (sh->loops_ms >= 1.0)
+			strbuf_printf(out, "; loops %.1f ms, SIMD %.2f ms (%.0f\u00d7 faster)", sh->loops_ms, sh->simd_ms,
+				      sh->simd_ms > 0 ? sh->loops_ms / sh->simd_ms : 0.0);
+		else
+			strbuf_puts(out, "; both too quick to time");
+		strbuf_putc(out, '\n');
+		struct heatmap h;
+		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+		render_heatmap(out, &h, 4, o);
+		heatmap_free(&h);
+		break;
+	}
+	case SHOW_TOKENS:
+		render_tokens(out, sh, o);
+		break;
+	case SHOW_TIMING:
+		strbuf_printf(out, "  %s\n", s->title ? s->title : "timing");
+		for (int i = 0; i < s->ntimings; i++) {
+			strbuf_printf(out, "    %-32s %10.1f ms", s->timings[i].label, sh->timing_ms[i]);
+			if (i > 0 && sh->timing_ms[i] > 0)
+				strbuf_printf(out, "  (%.2f\u00d7 the first)", sh->timing_ms[i] / sh->timing_ms[0]);
+			strbuf_putc(out, '\n');
+		}
+		break;
+	}
+}
+
+/* ">>> code", broken at a space (or anywhere) so no line passes width; the
+ * rest continues after "... ", as a REPL shows continued lines. */
+static void put_code_line(struct strbuf *out, const char *code, int width)
+{
+	const char *p = code;
+	const char *prompt = ">>> ";
+	int avail = width - 4;
+	while (*p) {
+		int n = (int)strlen(p);
+		int take = n;
+		if (utf8_width(p, (size_t)n) > avail) {
+			take = 0;
+			int cols = 0, last_space = -1;
+			while (p[take] && cols < avail) {
+				if (p[take] == ' ')
+					last_space = take;
+				take++;
+				while ((((unsigned char)p[take]) & 0xC0) == 0x80)
+					take++;
+				cols++;
+			}
+			if (last_space > avail / 2)
+				take = last_space + 1;
+		}
+		strbuf_puts(out, prompt);
+		strbuf_putn(out, p, (size_t)take);
+		strbuf_putc(out, '\n');
+		p += take;
+		prompt = "... ";
+	}
+}
+
+void render_lesson_header(struct strbuf *out, const struct lesson *l, const struct render_opts *o)
+{
+	strbuf_printf(out, "%s\n", l->title);
+	struct strbuf src;
+	strbuf_init(&src);
+	strbuf_printf(&src, "(retells %s; %d steps)", l->source, l->nsteps);
+	wrap(out, src.s, 0, o->width);
+	strbuf_free(&src);
+	strbuf_putc(out, '\n');
+	wrap(out, l->summary, 0, o->width);
+}
+
+void render_step(struct strbuf *out, const struct lesson *l, int k, const struct step_result *res,
+		 const struct render_opts *o)
+{
+	const struct step *st = &l->steps[k];
+	char head[256];
+	snprintf(head, sizeof head, "\u2500\u2500 Step %d/%d: %s ", k + 1, l->nsteps, st->title);
+	strbuf_putc(out, '\n');
+	strbuf_puts(out, head);
+	int hw = utf8_width(head, strlen(head));
+	for (int i = hw; i < o->width; i++)
+		strbuf_puts(out, "\u2500");
+	strbuf_puts(out, "\n\n");
+	for (int i = 0; i < st->ntext; i++) {
+		if (i)
+			strbuf_putc(out, '\n');
+		wrap(out, st->text[i], 0, o->width);
+	}
+	if (st->nlines) {
+		strbuf_putc(out, '\n');
+		for (int i = 0; i < st->nlines; i++)
+			put_code_line(out, st->lines[i].text, o->width);
+		/* the output as the notebook printed it, flush left (torch's own
+		 * lines may run a character or two past 80 with their brackets) */
+		if (res->output && *res->output)
+			strbuf_puts(out, res->output);
+	}
+	for (int i = 0; i < res->nshown; i++)
+		render_shown(out, st, &res->shown[i], o);
+	for (int i = 0; i < st->nnote; i++) {
+		strbuf_putc(out, '\n');
+		struct strbuf note;
+		strbuf_init(&note);
+		strbuf_printf(&note, "%s%s", i == 0 ? "Note: " : "", st->note[i]);
+		wrap(out, note.s, 2, o->width);
+		strbuf_free(&note);
+	}
+}
+
+void render_step_json(struct strbuf *out, const struct lesson *l, int k, const struct step_result *res)
+{
+	const struct step *st = &l->steps[k];
+	strbuf_printf(out, "{\"lesson\":");
+	json_put_string(out, l->id);
+	strbuf_printf(out, ",\"step\":%d,\"title\":", k + 1);
+	json_put_string(out, st->title);
+	strbuf_puts(out, ",\"output\":");
+	json_put_string(out, res->output ? res->output : "");
+	strbuf_puts(out, ",\"shows\":[");
+	for (int i = 0; i < res->nshown; i++) {
+		const struct shown *sh = &res->shown[i];
+		const struct show *s = sh->show;
+		static const char *kinds[] = { "heatmap", "compare", "tokens", "timing" };
+		if (i)
+			strbuf_putc(out, ',');
+		strbuf_printf(out, "{\"kind\":\"%s\"", kinds[s->kind]);
+		if (s->expr) {
+			strbuf_puts(out, ",\"expr\":");
+			json_put_string(out, s->expr);
+		}
+		if (sh->t) {
+			strbuf_puts(out, ",\"tensor\":");
+			json_put_tensor(out, sh->t);
+		}
+		if (s->kind == SHOW_COMPARE)
+			strbuf_printf(out, ",\"agree\":%s,\"max_diff\":%.17g,\"loops_ms\":%.3f,\"simd_ms\":%.3f",
+				      sh->agree ? "true" : "false", sh->max_diff, sh->loops_ms, sh->simd_ms);
+		if (s->kind == SHOW_TIMING) {
+			strbuf_puts(out, ",\"entries\":[");
+			for (int t = 0; t < s->ntimings; t++) {
+				strbuf_puts(out, t ? ",{\"label\":" : "{\"label\":");
+				json_put_string(out, s->timings[t].label);
+				strbuf_printf(out, ",\"ms\":%.3f}", sh->timing_ms[t]);
+			}
+			strbuf_putc(out, ']');
+		}
+		strbuf_putc(out, '}');
+	}
+	strbuf_puts(out, "]}");
+}

@@ -1,0 +1,214 @@
+/* test_lessons.c: lessons as a teacher and a student meet them through the
+ * command line: qkv check, qkv run, qkv list. Every broken lesson under
+ * tests/lessons/bad must be refused with its exact message (expected.txt)
+ * and exit status 2; the built-in lessons must check and run cleanly. */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int qkv(const char *a1, const char *a2, const char *a3, const char *env, char **out, char **err)
+{
+	const char *argv[] = { "qkv", a1, a2, a3, NULL };
+	return run_qkv(argv, NULL, env, out, err);
+}
+
+Test(lessons, every_broken_lesson_should_be_refused_with_its_exact_message)
+{
+	char *list = read_text("tests/lessons/bad/expected.txt");
+	cr_assert(list, "cannot read tests/lessons/bad/expected.txt");
+	int cases = 0;
+	for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
+		char *tab = strchr(line, '\t');
+		cr_assert(tab, "bad line in expected.txt: %s", line);
+		*tab = 0;
+		char path[256];
+		snprintf(path, sizeof path, "tests/lessons/bad/%s", line);
+		char *out, *err;
+		int rc = qkv("check", path, NULL, NULL, &out, &err);
+		char *nl = strchr(err, '\n');
+		if (nl)
+			*nl = 0;
+		cr_expect_eq(rc, 2, "%s: exit %d", line, rc);
+		cr_expect_str_eq(err, tab + 1, "%s", line);
+		free(out);
+		free(err);
+		cases++;
+	}
+	cr_assert_geq(cases, 30, "at least 30 broken lessons");
+	free(list);
+}
+
+Test(lessons, a_missing_file_and_a_huge_file_should_be_refused)
+{
+	char *out, *err;
+	cr_assert_eq(qkv("check", "tests/lessons/bad/no-such-lesson.json", NULL, NULL, &out, &err), 2);
+	cr_assert_str_eq(err, "qkv: tests/lessons/bad/no-such-lesson.json: No such file or directory\n");
+	free(out);
+	free(err);
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/qkv-huge-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs("{\"id\": \"huge\", \"title\": \"", f);
+	for (int i = 0; i < 9 * 1024 * 1024 / 64; i++)
+		fputs("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", f);
+	fputs("\"}\n", f);
+	fclose(f);
+	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 2);
+	cr_assert(strstr(err, "a lesson may have at most 8388608") != NULL, "%s", err);
+	unlink(path);
+	free(out);
+	free(err);
+}
+
+Test(lessons, unknown_fields_should_be_warnings_so_newer_lessons_still_open)
+{
+	const char *lesson = "{\"format\": 2, \"id\": \"newer\", \"title\": \"Newer\", \"source\": \"x\", "
+			     "\"summary\": \"s\", \"colour\": \"blue\", \"steps\": [{\"title\": \"t\", \"text\": \"x\", "
+			     "\"code\": \"x = 1\", \"exercise\": {\"ask\": \"?\"}}]}";
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/qkv-newer-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(lesson, f);
+	fclose(f);
+	char *out, *err;
+	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(err, ":1:2: format: warning: written for lesson format 2") != NULL, "%s", err);
+	cr_assert(strstr(err, "colour: warning: unknown field 'colour' (ignored)") != NULL, "%s", err);
+	cr_assert(strstr(err, "steps[0].exercise: warning: unknown field 'exercise'") != NULL, "%s", err);
+	cr_assert_str_eq(out, "0 passed, 0 failed\n");
+	unlink(path);
+	free(out);
+	free(err);
+}
+
+Test(lessons, the_example_in_format_md_should_be_the_committed_one_and_pass)
+{
+	char *doc = read_text("lessons/FORMAT.md"), *example = read_text("tests/lessons/format-example.json");
+	cr_assert(doc && example);
+	cr_assert(strstr(doc, example) != NULL, "FORMAT.md's example differs from tests/lessons/format-example.json");
+	char *out, *err;
+	cr_assert_eq(qkv("check", "tests/lessons/format-example.json", NULL, NULL, &out, &err), 0, "%s%s", out, err);
+	cr_assert_str_eq(out, "3 passed, 0 failed\n");
+	free(out);
+	free(err);
+	free(doc);
+	free(example);
+}
+
+Test(lessons, a_wrong_expected_value_should_fail_with_the_largest_difference)
+{
+	char *example = read_text("tests/lessons/format-example.json");
+	char *p = strstr(example, "0.5761");
+	cr_assert(p);
+	memcpy(p, "0.5771", 6);
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/qkv-wrong-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fputs(example, f);
+	fclose(f);
+	char *out, *err;
+	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 1, "%s", err);
+	cr_assert(strstr(out, path) == out, "%s", out);
+	cr_assert(strstr(out, ":39:21: steps[1].expect[0]: step 2 (Scores and weights): the printed output differs, "
+		  "line 3: got 0.5761 where 0.5771 was expected\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "\n2 passed, 1 failed\n") != NULL, "%s", out);
+	unlink(path);
+	free(out);
+	free(err);
+	free(example);
+}
+
+/* display width of a UTF-8 line */
+static int width_of(const char *s, size_t n)
+{
+	int w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+static void check_runs_in_80_columns(const char *lesson)
+{
+	char *out, *err;
+	int rc = qkv("run", "--plain", lesson, "NO_COLOR=1", &out, &err);
+	cr_assert_eq(rc, 0, "%s: %s", lesson, err);
+	cr_assert_str_empty(err, "%s: %s", lesson, err);
+	int line = 1;
+	for (char *p = out; *p; line++) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		/* narration, code and heatmaps fit 80 columns; torch's own printed
+		 * lines may end a bracket or two later, as torch prints them */
+		cr_expect_leq(width_of(p, n), 82, "%s: line %d is %d columns: %.*s", lesson, line, width_of(p, n),
+			      (int)n, p);
+		cr_expect(memchr(p, '\x1b', n) == NULL, "%s: escape codes with NO_COLOR", lesson);
+		p += n + (nl != NULL);
+	}
+	free(out);
+	free(err);
+}
+
+Test(lessons, run_plain_should_fit_80_columns_without_colour)
+{
+	check_runs_in_80_columns("tests/lessons/format-example.json");
+}
+
+Test(lessons, lessons_in_qkv_lessons_should_be_listed_and_override_by_id)
+{
+	char *out, *err;
+	cr_assert_eq(qkv("list", NULL, NULL, "QKV_LESSONS=tests/lessons", &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "tiny-attention") != NULL, "%s", out);
+	char *line = strstr(out, "tiny-attention");
+	cr_assert(strstr(line, "Attention in three tokens (2 steps)") != NULL, "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(qkv("check", "tiny-attention", NULL, "QKV_LESSONS=tests/lessons", &out, &err), 0, "%s", err);
+	cr_assert_str_eq(out, "3 passed, 0 failed\n");
+	free(out);
+	free(err);
+	cr_assert_eq(qkv("run", "--plain", "no-such-id", NULL, &out, &err), 2);
+	cr_assert(strstr(err, "no lesson named 'no-such-id'") != NULL, "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(lessons, every_built_in_lesson_should_check_and_run_in_80_columns, .timeout = 300)
+{
+	char *out, *err;
+	int rc = qkv("check", NULL, NULL, NULL, &out, &err);
+	cr_assert_eq(rc, 0, "qkv check: %s%s", out, err);
+	cr_assert(strstr(out, " passed, 0 failed\n") != NULL, "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(qkv("list", NULL, NULL, NULL, &out, &err), 0);
+	int n = 0;
+	for (char *p = out; (p = strchr(p, '\n')) != NULL; p++)
+		n++;
+	free(out);
+	free(err);
+	cr_assert_geq(n, 3, "the built-in lessons are listed");
+	for (int i = 1; i <= n; i++) {
+		char num[16];
+		snprintf(num, sizeof num, "%d", i);
+		check_runs_in_80_columns(num);
+	}
+}
+
+Test(lessons, run_json_should_emit_one_object_per_step)
+{
+	char *out, *err;
+	cr_assert_eq(qkv("run", "--json", "tests/lessons/format-example.json", NULL, &out, &err), 0, "%s", err);
+	const char *first = "{\"lesson\":\"tiny-attention\",\"step\":1,\"title\":\"Three tokens\",";
+	cr_assert(strncmp(out, first, strlen(first)) == 0, "%s", out);
+	char *second = strchr(out, '\n');
+	cr_assert(second && strstr(second + 1, "{\"lesson\":\"tiny-attention\",\"step\":2,") == second + 1);
+	cr_assert(strstr(out, "\"kind\":\"compare\",\"expr\":\"torch.softmax(X @ X.T, dim=-1)\"") != NULL, "%s",
+		  out);
+	free(out);
+	free(err);
+}
