@@ -55,6 +55,12 @@ struct ops_ctx *interp_ops(struct interp *I)
 	return &I->ops;
 }
 
+void interp_statement_lines(const struct interp *I, int *first, int *last)
+{
+	*first = I->stmt_first;
+	*last = I->stmt_last;
+}
+
 bool interp_quit_requested(const struct interp *I)
 {
 	return I->quit;
@@ -1164,6 +1170,11 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 		}
 		struct torch_gen torch_saved = I->torch_rng;
 		struct np_gen np_saved = I->np_rng;
+		size_t span_start, span_end;
+		parser_last_span(p, &I->stmt_first, &span_start, &span_end);
+		I->stmt_last = I->stmt_first;
+		for (size_t b = span_start; b < span_end && b < len; b++)
+			I->stmt_last += src[b] == '\n';
 		int rc = exec_stmt(I, stmt, err);
 		if (rc < 0 && err->line == 0) {
 			err->line = stmt->line;

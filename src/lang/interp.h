@@ -56,6 +56,10 @@ const char *interp_var_name(const struct interp *I, int i);
 struct value *interp_get(const struct interp *I, const char *name);  /* borrowed or NULL */
 void interp_set(struct interp *I, const char *name, struct value *v); /* takes a reference */
 
+/* While a statement runs (e.g. inside the emit callback): the first and last
+ * lines of its source, numbered as interp_run's first_line numbers them. */
+void interp_statement_lines(const struct interp *I, int *first, int *last);
+
 /* True once the program called quit() or exit(). */
 bool interp_quit_requested(const struct interp *I);
 

@@ -27,6 +27,7 @@ struct interp {
 	int nundo, capundo;
 	struct undo *undo;
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
+	int stmt_first, stmt_last; /* lines of the statement being run */
 	bool quit;
 };
 

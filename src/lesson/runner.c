@@ -19,6 +19,8 @@ struct runner {
 	struct interp *I;
 	int done;
 	struct strbuf out;         /* output of the code being run */
+	struct out_piece *pieces;  /* and by statement */
+	int npieces;
 };
 
 static void capture(void *udata, const struct value *v, const char *text)
@@ -27,6 +29,14 @@ static void capture(void *udata, const struct value *v, const char *text)
 	struct runner *r = udata;
 	strbuf_puts(&r->out, text);
 	strbuf_putc(&r->out, '\n');
+	int first, last;
+	interp_statement_lines(r->I, &first, &last);
+	r->pieces = xrealloc(r->pieces, sizeof *r->pieces * (size_t)(r->npieces + 1));
+	struct strbuf t;
+	strbuf_init(&t);
+	strbuf_puts(&t, text);
+	strbuf_putc(&t, '\n');
+	r->pieces[r->npieces++] = (struct out_piece){ last, strbuf_detach(&t) };
 }
 
 struct runner *runner_new(const struct lesson *l, enum kernel_variant variant)
@@ -227,6 +237,9 @@ static int eval_show(struct runner *r, const struct show *s, struct shown *sh, s
 void step_result_free(struct step_result *s)
 {
 	free(s->output);
+	for (int i = 0; i < s->npieces; i++)
+		free(s->pieces[i].text);
+	free(s->pieces);
 	for (int i = 0; i < s->nshown; i++) {
 		tensor_unref(s->shown[i].t);
 		tensor_unref(s->shown[i].loops);
@@ -242,13 +255,26 @@ int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err
 		return error_set(err, 0, 0, "%s: no more steps", r->l->name);
 	const struct step *st = &r->l->steps[r->done];
 	strbuf_reset(&r->out);
+	r->pieces = NULL;
+	r->npieces = 0;
 	char p[96];
 	snprintf(p, sizeof p, "%s.code", st->path);
 	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT, err);
 	r->done++;
+	if (!out) {
+		for (int i = 0; i < r->npieces; i++)
+			free(r->pieces[i].text);
+		free(r->pieces);
+		r->pieces = NULL;
+		r->npieces = 0;
+	}
 	if (out) {
 		memset(out, 0, sizeof *out);
 		out->output = xstrdup(r->out.s ? r->out.s : "");
+		out->pieces = r->pieces;
+		out->npieces = r->npieces;
+		r->pieces = NULL;
+		r->npieces = 0;
 		if (rc < 0)
 			return -1;
 		out->shown = xcalloc((size_t)st->nshows + 1, sizeof *out->shown);

@@ -21,8 +21,16 @@ struct shown {
 	double *timing_ms;         /* timing: one per entry */
 };
 
+/* Output printed by the statement that ends on code line `line` (1-based). */
+struct out_piece {
+	int line;
+	char *text;                /* with its newline */
+};
+
 struct step_result {
 	char *output;              /* what the code printed (bare expressions and print) */
+	struct out_piece *pieces;  /* the same, statement by statement */
+	int npieces;
 	struct shown *shown;
 	int nshown;
 };

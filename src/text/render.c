@@ -363,12 +363,17 @@ void render_step(struct strbuf *out, const struct lesson *l, int k, const struct
 	}
 	if (st->nlines) {
 		strbuf_putc(out, '\n');
-		for (int i = 0; i < st->nlines; i++)
+		/* each statement's output under it, flush left as a notebook
+		 * prints it (torch's own lines may run a character or two past
+		 * 80 with their closing brackets) */
+		int piece = 0;
+		for (int i = 0; i < st->nlines; i++) {
 			put_code_line(out, st->lines[i].text, o->width);
-		/* the output as the notebook printed it, flush left (torch's own
-		 * lines may run a character or two past 80 with their brackets) */
-		if (res->output && *res->output)
-			strbuf_puts(out, res->output);
+			while (piece < res->npieces && res->pieces[piece].line <= i + 1)
+				strbuf_puts(out, res->pieces[piece++].text);
+		}
+		while (piece < res->npieces)
+			strbuf_puts(out, res->pieces[piece++].text);
 	}
 	for (int i = 0; i < res->nshown; i++)
 		render_shown(out, st, &res->shown[i], o);
