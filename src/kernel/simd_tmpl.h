@@ -51,12 +51,12 @@ static void TFN(micro)(T *restrict c, int64_t ldc, const T *const *ar,
 		V b1 = VFN(load)(bp + LANES);
 		V x;
 		bp += NR;
-		x = VFN(set1)(a0[p]); c00 += x * b0; c01 += x * b1;
-		x = VFN(set1)(a1[p]); c10 += x * b0; c11 += x * b1;
-		x = VFN(set1)(a2[p]); c20 += x * b0; c21 += x * b1;
-		x = VFN(set1)(a3[p]); c30 += x * b0; c31 += x * b1;
-		x = VFN(set1)(a4[p]); c40 += x * b0; c41 += x * b1;
-		x = VFN(set1)(a5[p]); c50 += x * b0; c51 += x * b1;
+		x = VFN(set1)(a0[p]); MAC(c00, x, b0); MAC(c01, x, b1);
+		x = VFN(set1)(a1[p]); MAC(c10, x, b0); MAC(c11, x, b1);
+		x = VFN(set1)(a2[p]); MAC(c20, x, b0); MAC(c21, x, b1);
+		x = VFN(set1)(a3[p]); MAC(c30, x, b0); MAC(c31, x, b1);
+		x = VFN(set1)(a4[p]); MAC(c40, x, b0); MAC(c41, x, b1);
+		x = VFN(set1)(a5[p]); MAC(c50, x, b0); MAC(c51, x, b1);
 	}
 	TFN(store_row)(c + 0 * ldc, c00, c01, add);
 	TFN(store_row)(c + 1 * ldc, c10, c11, add);

@@ -19,6 +19,35 @@ static int utf8_width(const char *s, size_t n)
 	return w;
 }
 
+/* Text wrapped at spaces to width; lines after the first start 4 columns in. */
+static void wrap_hanging(struct strbuf *out, const char *text, int width)
+{
+	const char *p = text;
+	int col = 0;
+	size_t pending = 0;	/* spaces before the next word, written only if it fits */
+	while (*p) {
+		const char *w = p;
+		while (*p && *p != ' ')
+			p++;
+		int ww = utf8_width(w, (size_t)(p - w));
+		if (col > 4 && col + (int)pending + ww > width) {
+			strbuf_puts(out, "\n    ");
+			col = 4;
+		} else {
+			strbuf_pad(out, ' ', pending);
+			col += (int)pending;
+		}
+		strbuf_putn(out, w, (size_t)(p - w));
+		col += ww;
+		pending = 0;
+		while (*p == ' ') {
+			p++;
+			pending++;
+		}
+	}
+	strbuf_putc(out, '\n');
+}
+
 /* Whether the space at p lies inside a short `inline code` span of the line
  * [start, end): backquotes pair up in order; a span of up to 40 characters
  * stays on one line, a longer one may break at its spaces. */
@@ -300,6 +329,33 @@ static void render_shown(struct strbuf *out, const struct step *st, const struct
 	}
 }
 
+/* One printed line with tabs expanded to 8-column stops. A line over width
+ * + 2 columns is wrapped at a space, continuing 4 columns in; torch's own
+ * tensor lines, which may end a bracket or two past 80, are left whole. */
+static void put_output_line(struct strbuf *out, const char *line, size_t n, int width)
+{
+	struct strbuf ex;
+	strbuf_init(&ex);
+	int col = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (line[i] == '\t') {
+			int to = (col / 8 + 1) * 8;
+			strbuf_pad(&ex, ' ', (size_t)(to - col));
+			col = to;
+		} else {
+			strbuf_putc(&ex, line[i]);
+			col += (((unsigned char)line[i]) & 0xC0) != 0x80;
+		}
+	}
+	if (col <= width + 2) {
+		strbuf_putn(out, ex.s, ex.len);
+		strbuf_putc(out, '\n');
+	} else {
+		wrap_hanging(out, ex.s, width);
+	}
+	strbuf_free(&ex);
+}
+
 /* ">>> code", broken at a space (or anywhere) so no line passes width; the
  * rest continues after "... ", as a REPL shows continued lines. */
 static void put_code_line(struct strbuf *out, const char *code, int width)
@@ -312,22 +368,33 @@ static void put_code_line(struct strbuf *out, const char *code, int width)
 		int take = n;
 		if (utf8_width(p, (size_t)n) > avail) {
 			take = 0;
-			int cols = 0, last_space = -1;
+			int cols = 0;
 			while (p[take] && cols < avail) {
-				if (p[take] == ' ')
-					last_space = take;
 				take++;
 				while ((((unsigned char)p[take]) & 0xC0) == 0x80)
 					take++;
 				cols++;
 			}
-			if (last_space > avail / 2)
-				take = last_space + 1;
+		}
+		int shown = take, skip = 0;
+		if (take < n && shown > 0) {
+			int space = -1;
+			for (int i = take - 1; i > avail / 2; i--) {
+				if (p[i] == ' ') {
+					space = i;
+					break;
+				}
+			}
+			if (space > 0) {	/* break at the space, which neither line keeps */
+				shown = space;
+				skip = 1;
+				take = space;
+			}
 		}
 		strbuf_puts(out, prompt);
-		strbuf_putn(out, p, (size_t)take);
+		strbuf_putn(out, p, (size_t)shown);
 		strbuf_putc(out, '\n');
-		p += take;
+		p += take + skip;
 		prompt = "... ";
 	}
 }
@@ -367,13 +434,19 @@ void render_step(struct strbuf *out, const struct lesson *l, int k, const struct
 		 * prints it (torch's own lines may run a character or two past
 		 * 80 with their closing brackets) */
 		int piece = 0;
-		for (int i = 0; i < st->nlines; i++) {
-			put_code_line(out, st->lines[i].text, o->width);
-			while (piece < res->npieces && res->pieces[piece].line <= i + 1)
-				strbuf_puts(out, res->pieces[piece++].text);
+		for (int i = 0; i <= st->nlines; i++) {
+			if (i < st->nlines)
+				put_code_line(out, st->lines[i].text, o->width);
+			while (piece < res->npieces && (res->pieces[piece].line <= i + 1 || i == st->nlines)) {
+				const char *t = res->pieces[piece++].text;
+				while (*t) {
+					const char *nl = strchr(t, '\n');
+					size_t n = nl ? (size_t)(nl - t) : strlen(t);
+					put_output_line(out, t, n, o->width);
+					t += n + (nl != NULL);
+				}
+			}
 		}
-		while (piece < res->npieces)
-			strbuf_puts(out, res->pieces[piece++].text);
 	}
 	for (int i = 0; i < res->nshown; i++)
 		render_shown(out, st, &res->shown[i], o);

@@ -29,17 +29,14 @@ void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *sli
 	memset(h, 0, sizeof *h);
 	int nd = t->ndim;
 	int lead = nd > 2 ? nd - 2 : 0;
-	int64_t base = 0, stride = 1;
 	int64_t r = nd >= 2 ? t->shape[nd - 2] : 1, c = nd >= 1 ? t->shape[nd - 1] : 1;
-	/* the flat offset of the chosen slice in row-major order */
+	/* the flat offset of the chosen matrix: its leading indices in row-major order */
 	int64_t idx[TENSOR_MAX_DIMS] = { 0 };
 	for (int i = 0; i < lead && i < nslice; i++)
 		idx[i] = slice[i];
-	for (int i = nd - 1; i >= 0; i--) {
-		if (i < lead)
-			base += idx[i] * stride;
-		stride *= t->shape[i];
-	}
+	int64_t base = 0;
+	for (int i = 0; i < lead; i++)
+		base = base * t->shape[i] + idx[i];
 	base *= r * c;
 	if (lead) {
 		static const char *names1[] = { "batch" }, *names2[] = { "batch", "head" };

@@ -1120,3 +1120,32 @@ Test(kernel, dropout_should_scale_kept_and_zero_dropped)
 	dropout_f64(ind, ind, keep, 3, 1.25);
 	cr_assert(ind[0] == 1.25 && ind[1] == 0 && ind[2] == 0, "f64 in place");
 }
+
+Test(kernel, matmul_simd_f64_should_equal_loops_bit_for_bit)
+{
+	/* float64 rounds each product and each sum like the loops (and numpy's
+	 * small products): no fused multiply-add */
+	static const int64_t dims[] = { 1, 3, 7, 17, 33, 64, 100 };
+	for (size_t si = 0; si < 7; si++) {
+		int64_t m = dims[si], k = dims[(si + 3) % 7], n = dims[(si + 5) % 7];
+		double *a = malloc(sizeof *a * (size_t)(m * k)), *b = malloc(sizeof *b * (size_t)(k * n));
+		double *c1 = malloc(sizeof *c1 * (size_t)(m * n)), *c2 = malloc(sizeof *c2 * (size_t)(m * n));
+		uint64_t s = 12345 + (uint64_t)si;
+		for (int64_t i = 0; i < m * k; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			a[i] = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+		}
+		for (int64_t i = 0; i < k * n; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			b[i] = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+		}
+		matmul_f64_loops(c1, a, b, m, k, n);
+		matmul_f64_simd(c2, a, b, m, k, n);
+		cr_assert(memcmp(c1, c2, sizeof *c1 * (size_t)(m * n)) == 0, "m=%lld k=%lld n=%lld", (long long)m,
+			  (long long)k, (long long)n);
+		free(a);
+		free(b);
+		free(c1);
+		free(c2);
+	}
+}

@@ -123,12 +123,16 @@ Test(lessons, a_wrong_expected_value_should_fail_with_the_largest_difference)
 	free(example);
 }
 
-/* display width of a UTF-8 line */
+/* display width of a UTF-8 line (tabs to 8-column stops) */
 static int width_of(const char *s, size_t n)
 {
 	int w = 0;
-	for (size_t i = 0; i < n; i++)
-		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\t')
+			w = (w / 8 + 1) * 8;
+		else
+			w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	}
 	return w;
 }
 
