@@ -26,17 +26,21 @@ int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, s
 	if (ndim > TENSOR_MAX_DIMS)
 		return error_set(err, 0, 0, "qkv tensors have at most %d dimensions, this one would have %d",
 				 TENSOR_MAX_DIMS, ndim);
+	/* The product of the sizes, counting a 0 as 1, is what strides reach:
+	 * keeping it under the limit keeps every stride and offset far from
+	 * overflowing, even for empty tensors. */
 	int64_t n = 1;
+	bool over = false;
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0)
-			return error_set(err, 0, 0, "negative dimension %lld in a shape",
-					 (long long)shape[i]);
-		if (shape[i] > 0 && n > ctx->max_elems / shape[i] + 1)
-			n = ctx->max_elems + 1;
+			return error_set(err, 0, 0, "negative dimension %lld in a shape", (long long)shape[i]);
+		int64_t d = shape[i] > 0 ? shape[i] : 1;
+		if (d > ctx->max_elems || n > ctx->max_elems / d)
+			over = true;
 		else
-			n *= shape[i];
+			n *= d;
 	}
-	if (n > ctx->max_elems) {
+	if (over) {
 		char buf[96];
 		return error_set(err, 0, 0,
 				 "a tensor of shape %s is over the limit of %lld elements (set QKV_MAX_ELEMS to raise it)",
@@ -396,7 +400,7 @@ struct tensor *ops_slice(struct tensor *t, int dim, bool has_start, int64_t star
 	stop = stop < start ? start : stop > n ? n : stop;
 	struct tensor *v = tensor_alias(t);
 	v->offset += start * t->strides[dim];
-	v->shape[dim] = (stop - start + step - 1) / step;
+	v->shape[dim] = (stop - start) / step + ((stop - start) % step != 0);
 	v->strides[dim] = t->strides[dim] * step;
 	return v;
 }

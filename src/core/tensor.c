@@ -4,6 +4,7 @@
 #include "core/tensor.h"
 #include "core/mem.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,11 @@ void tensor_set(struct tensor *t, int64_t flat, double v)
 	switch (t->dtype) {
 	case DT_F32: ((float *)d)[off] = (float)v; break;
 	case DT_F64: ((double *)d)[off] = v; break;
-	case DT_I64: ((int64_t *)d)[off] = (int64_t)v; break;
+	case DT_I64:
+		/* converting an out-of-range double to int64 is undefined: clamp */
+		((int64_t *)d)[off] = isnan(v) ? 0 : v >= 9.2233720368547758e18 ? INT64_MAX
+				    : v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
+		break;
 	case DT_BOOL: ((uint8_t *)d)[off] = v != 0; break;
 	}
 	t->storage->version++;

@@ -756,9 +756,10 @@ static struct value *nn_linear(struct call *c, struct qkv_error *err)
 	if (in < 0 || out < 0)
 		return args_error(err, c, &a, in < 0 ? 0 : 1, "Linear(): sizes must be non-negative"), args_fail(&a);
 	int64_t wshape[2] = { out, in };
-	struct tensor *w = ops_new(OPS(c), DT_F32, FLAVOR_TORCH, 2, wshape, err);
-	if (!w)
+	/* both shapes are checked before anything is made or drawn */
+	if (ops_check_shape(OPS(c), 2, wshape, err) < 0 || (bias && ops_check_shape(OPS(c), 1, &out, err) < 0))
 		return args_done(c, &a, NULL, err);
+	struct tensor *w = tensor_new(DT_F32, FLAVOR_TORCH, 2, wshape);
 	/* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias */
 	double wb = torch_linear_weight_bound(in);
 	torch_fill_uniform_f32(&c->I->torch_rng, w->storage->data, tensor_numel(w), -wb, wb);
@@ -1119,10 +1120,13 @@ static struct value *py_range(struct call *c, struct qkv_error *err)
 		return args_fail(&a);
 	if (st == 0)
 		return args_error(err, c, &a, 2, "range() step must not be zero"), args_fail(&a);
-	int64_t n = st > 0 ? (e > s ? (e - s + st - 1) / st : 0) : (s > e ? (s - e - st - 1) / -st : 0);
+	/* the count in 128 bits: s, e and st may be anywhere in int64 */
+	__int128 span = st > 0 ? (__int128)e - s : (__int128)s - e, step = st > 0 ? st : -(__int128)st;
+	__int128 count = span > 0 ? (span + step - 1) / step : 0;
+	int64_t n = count > 100000 ? 100001 : (int64_t)count;
 	if (n > 100000)
-		return args_error(err, c, &a, 0, "range() of %lld numbers is too long for qkv (at most 100000)",
-				  (long long)n), args_fail(&a);
+		return args_error(err, c, &a, 0, "range() of %s numbers is too long for qkv (at most 100000)",
+				  count > 100000 ? "more than 100000" : "so many"), args_fail(&a);
 	struct value *r = value_seq(V_LIST, (int)n);
 	for (int64_t i = 0; i < n; i++)
 		r->items[i] = value_int(s + i * st);

@@ -225,3 +225,37 @@ Test(cli, max_elems_should_come_from_the_environment_and_be_checked)
 	free(out);
 	free(err);
 }
+
+/* Inputs a fuzzer found crashing (or tripping a sanitizer) before they were
+ * fixed: each must end with status 0 or 2 and at most one line of error,
+ * which under the sanitizer build (make test-san) also means no report. */
+static const char *const fuzz_regressions[] = {
+	"nn.Linear(0, 9223372036854775807)",
+	"range(-9223372036854775807 - 1, 9223372036854775807)",
+	"range(-9223372036854775807, -3, 65)",
+	"range(0, 9223372036854775807, 3)",
+	"range(10, 0, -9223372036854775807 - 1)",
+	"range(9223372036854775807)",
+	"torch.arange(9223372036854775807, -9223372036854775807 - 1, -2**62)",
+	"torch.cat([torch.zeros(9223372036854775807, 0), torch.zeros(9223372036854775807, 0)])",
+	"torch.full((2,), 9223372036854775807)",
+	"torch.zeros(2**62, 4, 0, 3)",
+	"torch.zeros(2, 9223372036854775807, 0).transpose(0, 1).contiguous()",
+	"torch.zeros(9223372036854775807, 0).tolist()",
+	"torch.zeros(9223372036854775807, 0)[::4611686018427387904]",
+	"torch.zeros(9223372036854775807, 0, 2) @ torch.zeros(2, 3)",
+};
+
+Test(cli, inputs_that_once_crashed_should_end_cleanly)
+{
+	for (size_t i = 0; i < sizeof fuzz_regressions / sizeof fuzz_regressions[0]; i++) {
+		char *out, *err;
+		int rc = eval1(fuzz_regressions[i], &out, &err);
+		cr_expect(rc == 0 || rc == 2, "%s: exit %d: %s", fuzz_regressions[i], rc, err);
+		char *nl = strchr(err, '\n');
+		cr_expect(!nl || nl[1] == 0, "%s: more than one line on stderr: %s", fuzz_regressions[i], err);
+		cr_expect(rc == 0 || strncmp(err, "qkv: line 1, col ", 17) == 0, "%s: %s", fuzz_regressions[i], err);
+		free(out);
+		free(err);
+	}
+}

@@ -162,6 +162,19 @@ Test(lessons, run_plain_should_fit_80_columns_without_colour)
 	check_runs_in_80_columns("tests/lessons/format-example.json");
 }
 
+/* A teacher wrote this lesson from FORMAT.md alone (without reading qkv's
+ * code or the other lessons): the format's documentation is enough. */
+Test(lessons, a_lesson_written_from_format_md_alone_should_check_and_run)
+{
+	char *out, *err;
+	cr_assert_eq(qkv("check", "tests/lessons/sixth/temperature.json", NULL, NULL, &out, &err), 0, "%s%s", out,
+		     err);
+	cr_assert(strstr(out, " passed, 0 failed\n") != NULL, "%s", out);
+	free(out);
+	free(err);
+	check_runs_in_80_columns("tests/lessons/sixth/temperature.json");
+}
+
 Test(lessons, lessons_in_qkv_lessons_should_be_listed_and_override_by_id)
 {
 	char *out, *err;
