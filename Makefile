@@ -83,14 +83,15 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san CFLAGS="$(SAN_FLAGS) $(CFLAGS)" \
 		LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" OPT=-O1 $(BUILD)/san/qkv $(BUILD)/san/qkv-tests
-	@cp $(BUILD)/san/qkv qkv-san
+	@cp $(BUILD)/san/qkv qkv-san.tmp && mv -f qkv-san.tmp qkv-san
 
 $(BUILD)/qkv: $(OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
 # the whole suite against ./qkv-san, in-process tests built with sanitizers too
 test-san: sanitize
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 QKV=./qkv-san $(BUILD)/san/qkv-tests
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
+		QKV=./qkv-san $(BUILD)/san/qkv-tests
 
 # ---- Debian packages ----------------------------------------------------
 BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libedit-dev
@@ -124,7 +125,7 @@ deps-test:
 # ---- the two README commands -------------------------------------------
 run: deps
 	@$(MAKE) --no-print-directory qkv
-	./qkv repl
+	./qkv
 
 test: deps-test
 	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64

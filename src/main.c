@@ -1,5 +1,5 @@
-/* main.c: the command line. Parses options, picks one mode (eval, repl; the
- * lesson modes and the full-screen UI come later) and decides exit statuses:
+/* main.c: the command line. Parses options, picks one mode (the full-screen
+ * program, eval, repl, run, check, list) and decides exit statuses:
  * 0 success, 2 bad input (usage, a statement that fails), 3 out of memory.
  * The only file that turns error records into process exits. */
 #include "core/format.h"
@@ -10,6 +10,7 @@
 #include "lesson/runner.h"
 #include "text/json.h"
 #include "text/render.h"
+#include "ui/ui.h"
 
 #include <editline/readline.h>
 #include <errno.h>
@@ -19,14 +20,17 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: qkv [--kernel=simd|loops] COMMAND [ARGS]\n"
+	"usage: qkv [--kernel=simd|loops] [LESSON [--step N]] [--big] [--no-color]\n"
+	"       qkv [--kernel=simd|loops] COMMAND [ARGS]\n"
 	"\n"
 	"qkv teaches the attention mechanism of transformers: it runs the lines of\n"
 	"the notebooks you are reading (a subset of Python with torch and numpy) on a\n"
 	"plain for-loop kernel and on a vectorised SIMD kernel.\n"
 	"\n"
+	"qkv alone opens the lesson menu; qkv LESSON opens a lesson, full screen.\n"
+	"\n"
 	"commands:\n"
-	"  repl                 type statements line by line (the default for now)\n"
+	"  repl                 type statements line by line\n"
 	"  list                 the lessons: number, id, title, steps\n"
 	"  run [--plain|--json] LESSON...\n"
 	"                       every step as text: narration, code, heatmaps\n"
@@ -37,6 +41,9 @@ static const char usage[] =
 	"                       print each bare expression's value\n"
 	"\n"
 	"options:\n"
+	"  --step N             open the lesson at step N\n"
+	"  --big                big cells, for a projector (the b key toggles it)\n"
+	"  --no-color           no colours (also when NO_COLOR is set)\n"
 	"  --kernel=simd|loops  which kernel computes matmul, softmax and attention\n"
 	"                       (default simd; loops are the readable for-loops)\n"
 	"  --json               (eval) one JSON object per printed value\n"
@@ -544,8 +551,36 @@ int main(int argc, char **argv)
 			return usage_error("--kernel must be simd or loops, got '%s'", argv[j]);
 		}
 	}
-	if (i >= argc)
-		return cmd_repl(0, NULL, kv);
+	/* the full-screen options, anywhere */
+	struct ui_options uo = { NULL, 0, false, false, kv };
+	for (int j = i; j < argc; j++) {
+		int drop = 0;
+		if (strcmp(argv[j], "--big") == 0) {
+			uo.big = true;
+			drop = 1;
+		} else if (strcmp(argv[j], "--no-color") == 0) {
+			uo.no_color = true;
+			drop = 1;
+		} else if (strcmp(argv[j], "--step") == 0) {
+			char *end = NULL;
+			long n = j + 1 < argc ? strtol(argv[j + 1], &end, 10) : 0;
+			if (j + 1 >= argc || *end || n < 1 || n > 100000)
+				return usage_error("--step needs a step number, got '%s'", j + 1 < argc ? argv[j + 1] : "");
+			uo.step = (int)n;
+			drop = 2;
+		}
+		if (drop) {
+			for (int k = j; k + drop < argc; k++)
+				argv[k] = argv[k + drop];
+			argc -= drop;
+			j--;
+		}
+	}
+	if (i >= argc) {
+		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+			return usage_error("%s", "the full-screen program needs a terminal (for pipes: qkv run, qkv eval)");
+		return ui_run(&uo);
+	}
 	const char *cmd = argv[i];
 	if (strcmp(cmd, "eval") == 0)
 		return cmd_eval(argc - i - 1, argv + i + 1, kv);
@@ -563,5 +598,12 @@ int main(int argc, char **argv)
 	}
 	if (cmd[0] == '-')
 		return usage_error("unknown option %s", cmd);
-	return usage_error("unknown command '%s'", cmd);
+	/* anything else is a LESSON to open full screen */
+	if (i + 1 < argc)
+		return usage_error("unexpected argument '%s' after the lesson", argv[i + 1]);
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return usage_error("'%s' is not a command, and opening a lesson full screen needs a terminal "
+				   "(for pipes: qkv run LESSON)", cmd);
+	uo.lesson = cmd;
+	return ui_run(&uo);
 }

@@ -165,6 +165,11 @@ struct tensor *ops_to_dtype(struct tensor *t, enum dtype dt)
 		return tensor_ref(t);
 	struct tensor *c = tensor_new(dt, t->flavor, t->ndim, t->shape);
 	copy_into(c, t);
+	/* float to float keeps the values, so it keeps how they were computed */
+	if (t->from && dtype_is_float(t->dtype) && dtype_is_float(dt)) {
+		c->from = t->from;
+		c->from->refs++;
+	}
 	return c;
 }
 
@@ -522,6 +527,21 @@ static struct tensor *retype(struct tensor *out, enum dtype rd)
 	return r;
 }
 
+/* ---- derivations ------------------------------------------------------------- */
+
+/* Records how out was computed (a new derivation of kind over views of a, b,
+ * c) when out is a fresh result small enough to explain cell by cell; returns
+ * it for the caller to fill in, or NULL. Never touches out's numbers. */
+static struct derivation *derive(struct tensor *out, enum deriv_kind kind, struct tensor *a, struct tensor *b,
+				 struct tensor *c)
+{
+	if (!out || out->refs != 1 || tensor_numel(out) > DERIVATION_MAX_ELEMS)
+		return NULL;
+	derivation_unref(out->from);
+	out->from = derivation_new(kind, a, b, c);
+	return out->from;
+}
+
 /* ---- elementwise ------------------------------------------------------------ */
 
 int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndim, int64_t *shape,
@@ -615,7 +635,27 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 		ew_binary_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
 			      bc.ndim, op);
 	bcast_release(&bc);
-	return retype(out, rd);
+	out = retype(out, rd);
+	/* x * 2, 0.5 * x, S / 2: a tensor scaled by a Python number */
+	if ((op == EW_MUL || op == EW_DIV) && a.scalar != b.scalar && !(op == EW_DIV && a.scalar)) {
+		struct operand x = a.scalar ? b : a, k = a.scalar ? a : b;
+		struct derivation *d = derive(out, DERIV_SCALE, x.t, NULL, NULL);
+		if (d) {
+			d->scalar = tensor_get(k.t, 0);
+			d->divide = op == EW_DIV;
+			/* a scaled product keeps its factors (b @ c), so that they
+			 * survive when this derivation is flattened into the inner
+			 * level of a mask or a softmax */
+			struct derivation *p = x.t->from;
+			if (p && p->kind == DERIV_MATMUL) {
+				d->b = p->a ? tensor_alias(p->a) : NULL;
+				d->c = p->b ? tensor_alias(p->b) : NULL;
+				memcpy(d->label_b, p->label_a, sizeof d->label_b);
+				memcpy(d->label_c, p->label_b, sizeof d->label_c);
+			}
+		}
+	}
+	return out;
 }
 
 struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,
@@ -828,7 +868,9 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	tensor_unref(ac);
 	tensor_unref(bc);
 	out->storage->version++;
-	return retype(out, rd);
+	out = retype(out, rd);
+	derive(out, DERIV_MATMUL, a, b, NULL);
+	return out;
 }
 
 struct tensor *ops_bmm(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
@@ -919,12 +961,16 @@ struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim,
 	int64_t rows = cols ? tensor_numel(c) / cols : 0;
 	if (rows > 0)
 		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, rows, cols);
-	if (dim == last)
-		return c;
-	struct tensor *back = ops_transpose(c, dim, last, err);
-	struct tensor *out = ops_contiguous(back);
-	tensor_unref(back);
-	tensor_unref(c);
+	struct tensor *out = c;
+	if (dim != last) {
+		struct tensor *back = ops_transpose(c, dim, last, err);
+		out = ops_contiguous(back);
+		tensor_unref(back);
+		tensor_unref(c);
+	}
+	struct derivation *d = derive(out, DERIV_SOFTMAX, t, NULL, NULL);
+	if (d)
+		d->dim = dim;
 	return out;
 }
 
@@ -990,6 +1036,9 @@ struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, stru
 	fill_contig(out, me, value);
 	tensor_unref(te);
 	tensor_unref(me);
+	struct derivation *d = derive(out, DERIV_MASKED_FILL, t, mask, NULL);
+	if (d)
+		d->scalar = value;
 	return out;
 }
 
@@ -1005,6 +1054,19 @@ int ops_masked_fill_(const struct ops_ctx *ctx, struct tensor *t, struct tensor 
 		return error_set(err, 0, 0, "masked_fill_: the mask of shape %s does not broadcast to the "
 				 "tensor's shape %s", shp(b1, mask), shp(b2, t));
 	}
+	/* scores.masked_fill_(mask, -inf) on a whole tensor (not a view into
+	 * another): it now holds a fill over a copy of what it held */
+	struct derivation *fill = NULL;
+	if (tensor_is_contiguous(t) && t->offset == 0 && tensor_numel(t) <= DERIVATION_MAX_ELEMS &&
+	    (size_t)tensor_numel(t) * dtype_size(t->dtype) == t->storage->nbytes) {
+		struct tensor *before = ops_clone(t);
+		before->from = t->from;	/* so that the fill's inner is how t was computed */
+		if (before->from)
+			before->from->refs++;
+		fill = derivation_new(DERIV_MASKED_FILL, before, mask, NULL);
+		fill->scalar = value;
+		tensor_unref(before);
+	}
 	if (tensor_is_contiguous(t)) {
 		fill_contig(t, me, value);
 	} else {
@@ -1014,6 +1076,10 @@ int ops_masked_fill_(const struct ops_ctx *ctx, struct tensor *t, struct tensor 
 		tensor_unref(c);
 	}
 	tensor_unref(me);
+	if (fill) {
+		derivation_unref(t->from);
+		t->from = fill;
+	}
 	return 0;
 }
 
@@ -1116,6 +1182,20 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 	tensor_unref(kc);
 	tensor_unref(vc);
 	tensor_unref(me);
+	/* the mask (true = masked, broadcastable to the weights) has no slot of
+	 * its own: it rides in inner, as a DERIV_MASKED_FILL with b = mask and no
+	 * a; an attention's inner is that or NULL, never how q was computed */
+	struct derivation *how = derive(out, DERIV_ATTENTION, q, k, v);
+	if (how) {
+		how->scalar = scale;
+		how->causal = causal;
+		derivation_unref(how->inner);
+		how->inner = NULL;
+		if (mask) {
+			how->inner = derivation_new(DERIV_MASKED_FILL, NULL, mask, NULL);
+			how->inner->scalar = -INFINITY;
+		}
+	}
 	if (weights_out)
 		*weights_out = w;
 	else

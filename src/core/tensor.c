@@ -63,7 +63,50 @@ struct tensor *tensor_alias(const struct tensor *t)
 	*v = *t;
 	v->refs = 1;
 	v->storage->refs++;
+	v->from = NULL;
 	return v;
+}
+
+static struct tensor *bare_view(struct tensor *t)
+{
+	return t ? tensor_alias(t) : NULL;	/* tensor_alias drops the derivation */
+}
+
+struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c)
+{
+	struct derivation *d = xcalloc(1, sizeof *d);
+	d->refs = 1;
+	d->kind = kind;
+	d->a = bare_view(a);
+	d->b = bare_view(b);
+	d->c = bare_view(c);
+	if (a && a->from) {
+		if (!a->from->inner) {
+			d->inner = a->from;
+			d->inner->refs++;
+		} else {	/* a copy of a's derivation without its own inner level */
+			struct derivation *f = a->from, *in = xcalloc(1, sizeof *in);
+			*in = *f;
+			in->refs = 1;
+			in->inner = NULL;
+			in->a = bare_view(f->a);
+			in->b = bare_view(f->b);
+			in->c = bare_view(f->c);
+			d->inner = in;
+		}
+	}
+	return d;
+}
+
+void derivation_unref(struct derivation *d)
+{
+	if (!d || --d->refs > 0)
+		return;
+	tensor_unref(d->a);
+	tensor_unref(d->b);
+	tensor_unref(d->c);
+	derivation_unref(d->inner);
+	free(d);
 }
 
 struct tensor *tensor_ref(struct tensor *t)
@@ -86,6 +129,7 @@ void tensor_unref(struct tensor *t)
 	if (!t || --t->refs > 0)
 		return;
 	storage_unref(t->storage);
+	derivation_unref(t->from);
 	free(t);
 }
 

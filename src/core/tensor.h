@@ -22,6 +22,35 @@ struct storage {
 	uint64_t version;  /* bumped by every in-place write */
 };
 
+/* How a tensor was computed, for the cell inspector and the loop animation:
+ * set by the ops that teach (matmul, softmax, scaling by a number,
+ * masked_fill, the fused attention) on results of at most
+ * DERIVATION_MAX_ELEMS elements; NULL otherwise and on views. Its operands
+ * are views without derivations of their own; `inner` keeps one level more
+ * (how operand a was computed: the product under a scaling or a mask), and
+ * an inner derivation never has an inner one, so nothing chains further. */
+#define DERIVATION_MAX_ELEMS 65536
+
+enum deriv_kind {
+	DERIV_MATMUL,       /* a @ b */
+	DERIV_SOFTMAX,      /* softmax(a, dim) */
+	DERIV_SCALE,        /* a * scalar, or a / scalar when divide */
+	DERIV_MASKED_FILL,  /* a.masked_fill(b, scalar) */
+	DERIV_ATTENTION,    /* softmax(a·bᵀ·scalar [masked]) · c, fused */
+};
+
+struct derivation {
+	int refs;
+	enum deriv_kind kind;
+	struct tensor *a, *b, *c;   /* operands (b, c may be NULL) */
+	struct derivation *inner;   /* how a was computed, or NULL */
+	double scalar;
+	bool divide;
+	bool causal;
+	int dim;
+	char label_a[48], label_b[48], label_c[48];  /* how the code named them ("Q", "K.T"), or "" */
+};
+
 struct tensor {
 	int refs;
 	enum dtype dtype;
@@ -31,6 +60,7 @@ struct tensor {
 	int64_t strides[TENSOR_MAX_DIMS]; /* in elements, may be 0 (expanded) */
 	int64_t offset;                   /* in elements from storage->data */
 	struct storage *storage;
+	struct derivation *from;          /* how it was computed, or NULL */
 };
 
 size_t dtype_size(enum dtype dt);
@@ -42,7 +72,14 @@ bool dtype_is_float(enum dtype dt);
  * Preconditions: 0 <= ndim <= TENSOR_MAX_DIMS, shape[i] >= 0, and the element
  * count already checked against the limit (see ops_check_numel). */
 struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape);
-/* A new view sharing t's storage (refcount bumped), with the same geometry. */
+/* A new derivation of the given kind over views of a, b, c (any may be NULL),
+ * with inner set from a->from (flattened to one level); the caller sets the
+ * other fields. Attach with t->from = d when t is small enough. */
+struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c);
+void derivation_unref(struct derivation *d);
+
+/* A new view sharing t's storage (refcount bumped), with the same geometry
+ * (a view has no derivation of its own). */
 struct tensor *tensor_alias(const struct tensor *t);
 
 struct tensor *tensor_ref(struct tensor *t);

@@ -463,6 +463,8 @@ static struct value *tri(struct call *c, bool upper, const char *diag_name, stru
 	int64_t d;
 	if (args_tensor(c, &a, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &d, err) < 0)
 		return args_fail(&a);
+	int64_t edge = INT32_MAX;	/* any diagonal past every row and column acts alike */
+	d = d > edge ? edge : d < -edge ? -edge : d;
 	return args_done(c, &a, ops_tri(OPS(c), x, d, upper, err), err);
 }
 
@@ -851,8 +853,11 @@ static struct value *py_len(struct call *c, struct qkv_error *err)
 	int64_t n;
 	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE)
 		n = v->n;
-	else if (v->kind == V_STR)
-		n = (int64_t)strlen(v->str);
+	else if (v->kind == V_STR) {
+		n = 0;	/* characters, not UTF-8 bytes */
+		for (const unsigned char *p = (const unsigned char *)v->str; *p; p++)
+			n += (*p & 0xC0) != 0x80;
+	}
 	else if (v->kind == V_TENSOR && v->t->ndim > 0)
 		n = v->t->shape[0];
 	else if (v->kind == V_TENSOR)
@@ -931,6 +936,10 @@ static struct value *py_int(struct call *c, struct qkv_error *err)
 	struct value *v = a.v[0];
 	if (!v)
 		return args_return(&a, value_int(0));
+	if (v->kind == V_INT || v->kind == V_BOOL)
+		return args_return(&a, value_int(v->kind == V_INT ? v->i : v->b));
+	if (v->kind == V_TENSOR && tensor_numel(v->t) == 1 && !dtype_is_float(v->t->dtype))
+		return args_return(&a, value_int(tensor_get_i64(v->t, 0)));
 	if (v->kind == V_STR) {
 		char *endp;
 		errno = 0;
@@ -1014,6 +1023,28 @@ static struct value *py_round(struct call *c, struct qkv_error *err)
 	int64_t nd;
 	if (args_double(c, &a, 0, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &nd, err) < 0)
 		return args_fail(&a);
+	if (a.v[0]->kind == V_INT || a.v[0]->kind == V_BOOL) {
+		/* Python: round(int) and round(int, n) are ints (half to even) */
+		int64_t v = a.v[0]->kind == V_INT ? a.v[0]->i : a.v[0]->b;
+		if (!a.v[1] || a.v[1]->kind == V_NONE || nd >= 0)
+			return args_return(&a, value_int(v));
+		if (nd < -18)
+			return args_return(&a, value_int(0));
+		int64_t p = 1;
+		for (int64_t k = 0; k < -nd; k++)
+			p *= 10;
+		int64_t q = v / p, r = v % p;
+		if (r < 0) {
+			r += p;
+			q--;
+		}
+		if (2 * r > p || (2 * r == p && (q & 1)))
+			q++;
+		int64_t out;
+		if (__builtin_mul_overflow(q, p, &out))
+			return args_error(err, c, &a, 0, "integer overflow in round()"), args_fail(&a);
+		return args_return(&a, value_int(out));
+	}
 	if (!a.v[1] || a.v[1]->kind == V_NONE) {
 		double r = nearbyint(x);	/* round half to even, as Python */
 		if (!isfinite(r) || fabs(r) >= 9.2e18)
@@ -1080,9 +1111,16 @@ static struct value *py_sum(struct call *c, struct qkv_error *err)
 	for (int i = 0; i < seq->n; i++) {
 		struct value *r = NULL;
 		if (value_is_number(acc) && value_is_number(seq->items[i])) {
-			double x = value_as_double(acc) + value_as_double(seq->items[i]);
-			r = (acc->kind == V_FLOAT || seq->items[i]->kind == V_FLOAT) ? value_float(x)
-				: value_int((int64_t)x);
+			const struct value *b = seq->items[i];
+			if (acc->kind != V_FLOAT && b->kind != V_FLOAT) {
+				int64_t x = acc->kind == V_INT ? acc->i : acc->b, y = b->kind == V_INT ? b->i : b->b, z;
+				if (__builtin_add_overflow(x, y, &z))
+					error_set(err, c->node->line, c->node->col, "integer overflow in sum()");
+				else
+					r = value_int(z);
+			} else {
+				r = value_float(value_as_double(acc) + value_as_double(b));
+			}
 		} else if (acc->kind == V_TENSOR || seq->items[i]->kind == V_TENSOR) {
 			struct tensor *ta = acc->kind == V_TENSOR ? acc->t : NULL;
 			struct tensor *tb = seq->items[i]->kind == V_TENSOR ? seq->items[i]->t : NULL;

@@ -3,6 +3,7 @@
  * each statement a transaction (undo log of in-place writes and a snapshot of
  * the random streams). Called by main.c (eval, repl) and later by lessons and
  * the UI; never prints (output goes through the emit callback), never exits. */
+#include "lang/astprint.h"
 #include "lang/interp.h"
 #include "lang/parser.h"
 #include "lang/runtime.h"
@@ -723,6 +724,29 @@ fail:
 
 /* ---- calls ------------------------------------------------------------------ */
 
+/* Names the operands of the derivation a call just made after the code that
+ * gave them (Q.matmul(K.T): "Q", "K.T"): the receiver, a Linear's weight, the
+ * arguments. Labels only (lang/astprint.h); never changes a value. */
+static void label_call(const struct node *n, const struct value *callee, const struct call *c, struct tensor *t)
+{
+	const struct node *fn = n->kids[0];
+	struct ast_operand *ops = xcalloc((size_t)(c->nargs + c->nkw + 2), sizeof *ops);
+	int k = 0;
+	if (callee->kind == V_METHOD && fn->kind == N_ATTR && callee->self && callee->self->kind == V_TENSOR)
+		ops[k++] = (struct ast_operand){ fn->kids[0], NULL, callee->self->t };
+	for (int i = 0; i < c->nargs; i++)
+		ops[k++] = (struct ast_operand){ c->arg_nodes[i], NULL,
+						 c->args[i]->kind == V_TENSOR ? c->args[i]->t : NULL };
+	for (int i = 0; i < c->nkw; i++)
+		ops[k++] = (struct ast_operand){ c->kw_nodes[i], NULL,
+						 c->kwargs[i]->kind == V_TENSOR ? c->kwargs[i]->t : NULL };
+	if (callee->kind == V_OBJECT && callee->obj->kind == OBJ_LINEAR && callee->obj->weight &&
+	    callee->obj->weight->kind == V_TENSOR)
+		ops[k++] = (struct ast_operand){ fn, ".weight", callee->obj->weight->t };
+	ast_label_operands(t, ops, k);
+	free(ops);
+}
+
 static struct value *eval_call(struct interp *I, const struct node *n, struct qkv_error *err)
 {
 	struct value *callee = eval(I, n->kids[0], err);
@@ -764,6 +788,8 @@ static struct value *eval_call(struct interp *I, const struct node *n, struct qk
 	r = runtime_call(&c, callee, err);
 	if (!r)
 		error_locate(err, n->line, n->col);
+	else if (r->kind == V_TENSOR && r->t->from)
+		label_call(n, callee, &c, r->t);
 done:
 	for (int i = 0; i < c.nargs; i++)
 		value_unref(c.args[i]);
@@ -868,6 +894,13 @@ static struct value *eval(struct interp *I, const struct node *n, struct qkv_err
 			}
 		} else {
 			r = binop(I, n->op, a, b, err);
+			if (r && r->kind == V_TENSOR && r->t->from) {	/* name the operands: "Q", "K.T" */
+				struct ast_operand o[2] = {
+					{ n->kids[0], NULL, a->kind == V_TENSOR ? a->t : NULL },
+					{ n->kids[1], NULL, b->kind == V_TENSOR ? b->t : NULL },
+				};
+				ast_label_operands(r->t, o, 2);
+			}
 		}
 		value_unref(a);
 		value_unref(b);

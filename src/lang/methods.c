@@ -198,6 +198,9 @@ static struct value *m_fill_common(struct call *c, bool zero, struct qkv_error *
 	double v = 0;
 	if (!zero && args_double(c, &a, 0, 0, &v, err) < 0)
 		return args_fail(&a);
+	if (!dtype_is_float(SELF(c)->dtype) && !(v > -9.2233720368547758e18 && v < 9.2233720368547758e18))
+		return args_error(err, c, &a, 0, "fill_(): %g does not fit in an %s tensor", v,
+				  dtype_name(SELF(c)->dtype)), args_fail(&a);
 	struct tensor *s = ops_scalar(SELF(c)->dtype, SELF(c)->flavor, v);
 	interp_will_write(c->I, SELF(c)->storage);
 	int rc = ops_assign(SELF(c), s, err);
@@ -346,6 +349,7 @@ static struct value *m_tri(struct call *c, bool upper, struct qkv_error *err)
 	int64_t d;
 	if (args_int(c, &a, 0, 0, &d, err) < 0)
 		return args_fail(&a);
+	d = d > INT32_MAX ? INT32_MAX : d < -INT32_MAX ? -INT32_MAX : d;
 	return args_done(c, &a, ops_tri(OPS(c), SELF(c), d, upper, err), err);
 }
 

@@ -66,6 +66,7 @@ struct value *value_from_result(struct tensor *t)
 		struct value *s = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
 				: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0))
 				: value_float(tensor_get(t, 0));
+		s->f32 = t->dtype == DT_F32;
 		tensor_unref(t);
 		return s;
 	}
@@ -221,7 +222,12 @@ void value_repr(struct strbuf *out, const struct value *v)
 	case V_NONE: strbuf_puts(out, "None"); break;
 	case V_BOOL: strbuf_puts(out, v->b ? "True" : "False"); break;
 	case V_INT: strbuf_printf(out, "%lld", (long long)v->i); break;
-	case V_FLOAT: format_py_float(out, v->f); break;
+	case V_FLOAT:
+		if (v->f32)
+			format_shortest(out, v->f, DT_F32);	/* numpy's float32 scalar */
+		else
+			format_py_float(out, v->f);
+		break;
 	case V_STR: repr_str(out, v->str); break;
 	case V_TENSOR:
 		if (v->parameter && v->t->flavor == FLAVOR_TORCH)

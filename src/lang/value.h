@@ -41,6 +41,7 @@ struct value {
 	bool b;
 	int64_t i;
 	double f;
+	bool f32;               /* V_FLOAT: a numpy float32 scalar (prints in float32 digits) */
 	char *str;              /* V_STR text, V_MODULE/V_FUNC/V_METHOD name (owned) */
 	struct tensor *t;       /* V_TENSOR */
 	bool parameter;         /* V_TENSOR: an nn.Parameter (prints as one) */

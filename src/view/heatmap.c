@@ -211,3 +211,332 @@ void heatmap_cell_text(const struct heatmap *h, int r, int c, const char *fmt, i
 	}
 	snprintf(out, size, "%*s", width, num);
 }
+
+/* ---- layout ---------------------------------------------------------- */
+
+/* The few values whose printed widths bound everyone's: in fixed and
+ * scientific notation a value's width grows with its magnitude (and its
+ * sign), and the exponent's width is largest at the extremes, so the largest
+ * and smallest nonzero magnitude of each sign, the zeros and one value that
+ * is not whole decide what heatmap_number_format picks for the whole
+ * matrix. Gathered in one pass so that a 512x512 layout stays cheap. */
+struct layout_values {
+	double sample[8];
+	int nsample;
+	int special_w;        /* widest of "-inf", "inf", "nan" present, or 0 */
+	int col_label_w;      /* widest column label, in characters */
+};
+
+static void layout_gather(const struct heatmap *h, struct layout_values *s)
+{
+	double max_pos = 0, min_pos = INFINITY, max_neg = -INFINITY, min_neg = 0, breaker = 0;
+	bool pos_zero = false, neg_zero = false, has_breaker = false;
+	memset(s, 0, sizeof *s);
+	size_t n = (size_t)h->rows * (size_t)h->cols;
+	for (size_t i = 0; i < n; i++) {
+		double v = h->values[i];
+		if (!isfinite(v)) {
+			int w = isnan(v) ? 3 : v < 0 ? 4 : 3;
+			s->special_w = w > s->special_w ? w : s->special_w;
+			continue;
+		}
+		if (v > 0) {
+			max_pos = v > max_pos ? v : max_pos;
+			min_pos = v < min_pos ? v : min_pos;
+		} else if (v < 0) {
+			max_neg = v > max_neg ? v : max_neg;
+			min_neg = v < min_neg ? v : min_neg;
+		} else if (signbit(v)) {
+			neg_zero = true;
+		} else {
+			pos_zero = true;
+		}
+		if (!has_breaker && !(v == floor(v) && fabs(v) < 1e9)) {
+			has_breaker = true;
+			breaker = v;
+		}
+	}
+	if (max_pos > 0) {
+		s->sample[s->nsample++] = max_pos;
+		s->sample[s->nsample++] = min_pos;
+	}
+	if (min_neg < 0) {
+		s->sample[s->nsample++] = min_neg;
+		s->sample[s->nsample++] = max_neg;
+	}
+	if (pos_zero)
+		s->sample[s->nsample++] = 0.0;
+	if (neg_zero)
+		s->sample[s->nsample++] = -0.0;
+	if (has_breaker)
+		s->sample[s->nsample++] = breaker;
+	for (int c = 0; c < h->cols; c++) {
+		int w = text_width(h->col_labels[c]);
+		s->col_label_w = w > s->col_label_w ? w : s->col_label_w;
+	}
+}
+
+/* One step of the zoom ladder: half blocks, colour-only cells, then
+ * numbers at growing widths and precisions. */
+struct layout_level {
+	bool half, numbers;
+	int text_w;           /* characters of the widest cell text (numbers) */
+	char fmt[16];
+};
+
+#define LAYOUT_MAX_LEVELS 24
+
+/* Fills lv with the ladder, narrowest first; returns its length. */
+static int layout_levels(const struct layout_values *s, struct layout_level *lv)
+{
+	int n = 0;
+	memset(lv, 0, 2 * sizeof *lv);
+	lv[n++].half = true;
+	n++;	/* lv[1]: colour only, 2-column cells */
+	struct heatmap proxy;
+	memset(&proxy, 0, sizeof proxy);
+	double sample[8];
+	memcpy(sample, s->sample, sizeof sample);
+	proxy.rows = 1;
+	proxy.cols = s->nsample;
+	proxy.values = sample;
+	for (int w = 1; w <= 16 && n < LAYOUT_MAX_LEVELS - 1; w++) {
+		char fmt[16];
+		if (!heatmap_number_format(&proxy, w, fmt))
+			continue;
+		int need = 1;
+		for (int i = 0; i < s->nsample; i++) {
+			int len = fmt_len(fmt, s->sample[i]);
+			need = len > need ? len : need;
+		}
+		need = s->special_w > need ? s->special_w : need;
+		struct layout_level *last = &lv[n - 1];
+		if (!last->numbers || need > last->text_w) {
+			memset(&lv[n], 0, sizeof lv[n]);
+			lv[n].numbers = true;
+			lv[n].text_w = need;
+			snprintf(lv[n].fmt, sizeof lv[n].fmt, "%s", fmt);
+			n++;
+		} else if (need == last->text_w) {
+			snprintf(last->fmt, sizeof last->fmt, "%s", fmt);
+		}
+	}
+	/* at the top, cells as wide as the column labels (12 at most) */
+	int label = s->col_label_w > 12 ? 12 : s->col_label_w;
+	if (lv[n - 1].numbers && label > lv[n - 1].text_w) {
+		lv[n] = lv[n - 1];
+		lv[n].text_w = label;
+		n++;
+	}
+	return n;
+}
+
+/* A level's geometry in a width x height pane; label_cols is label_w plus
+ * the space between the labels and the cells (0 without labels). */
+struct layout_geom {
+	int label_w, label_cols, cell_w, cell_h, header_h;
+};
+
+static void layout_geometry(const struct heatmap *h, const struct layout_level *lv, bool big, int width,
+			    int height, struct layout_geom *g)
+{
+	if (lv->half)
+		g->cell_w = big ? 2 : 1;
+	else if (!lv->numbers)
+		g->cell_w = big ? 4 : 2;
+	else
+		g->cell_w = (lv->text_w + 1) * (big ? 2 : 1);
+	g->cell_h = big && !lv->half ? 2 : 1;
+	/* row labels: 12 characters at most, then a space; never more than
+	 * half the pane, nor so much that no cell fits */
+	int lw = h->label_width > 12 ? 12 : h->label_width;
+	int limit = (width - g->cell_w < width / 2 ? width - g->cell_w : width / 2) - 1;
+	lw = lw > limit ? limit : lw;
+	g->label_w = lw < 1 ? 0 : lw;
+	g->label_cols = g->label_w ? g->label_w + 1 : 0;
+	/* column labels need a cell of 3 columns (2 characters and a space) */
+	g->header_h = !lv->half && g->cell_w >= 3 && height >= 1 + g->cell_h ? 1 : 0;
+}
+
+/* Lines the body of n rows takes. */
+static long long layout_body_lines(const struct layout_level *lv, const struct layout_geom *g, long long n)
+{
+	return lv->half ? (n + 1) / 2 : n * g->cell_h;
+}
+
+static bool layout_fits_all(const struct heatmap *h, const struct layout_level *lv, const struct layout_geom *g,
+			    int width, int height)
+{
+	return g->label_cols + (long long)h->cols * g->cell_w <= width &&
+	       g->header_h + layout_body_lines(lv, g, h->rows) <= height;
+}
+
+static bool layout_fits_one(const struct layout_geom *g, int width, int height)
+{
+	return g->label_cols + g->cell_w <= width && g->header_h + g->cell_h <= height;
+}
+
+/* The first of n visible items (of total) that centres item cur, clamped. */
+static int layout_scroll(int cur, int n, int total)
+{
+	int first = cur - (n - 1) / 2;
+	first = first > total - n ? total - n : first;
+	return first < 0 ? 0 : first;
+}
+
+void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c,
+		    struct heatmap_layout *L)
+{
+	memset(L, 0, sizeof *L);
+	width = width < 0 ? 0 : width;
+	height = height < 0 ? 0 : height;
+	struct layout_values s;
+	layout_gather(h, &s);
+	struct layout_level lv[LAYOUT_MAX_LEVELS];
+	int n = layout_levels(&s, lv);
+	/* a pane too small for even the smallest big cell drops big */
+	struct layout_geom g;
+	layout_geometry(h, &lv[0], big, width, height, &g);
+	if (big && !layout_fits_one(&g, width, height)) {
+		heatmap_layout(h, width, height, zoom, false, cur_r, cur_c, L);
+		return;
+	}
+	/* zoom 0: the most detailed level that shows the whole matrix, else
+	 * the most compact; zoom steps along the ladder from there */
+	int def = 0;
+	for (int i = n - 1; i > 0 && !def; i--) {
+		layout_geometry(h, &lv[i], big, width, height, &g);
+		if (layout_fits_all(h, &lv[i], &g, width, height))
+			def = i;
+	}
+	long long want = (long long)def + zoom;
+	int level = want < 0 ? 0 : want > n - 1 ? n - 1 : (int)want;
+	layout_geometry(h, &lv[level], big, width, height, &g);
+	while (level > 0 && !layout_fits_one(&g, width, height)) {
+		level--;
+		layout_geometry(h, &lv[level], big, width, height, &g);
+	}
+	const struct layout_level *chosen = &lv[level];
+	L->label_w = g.label_w;
+	L->cell_w = g.cell_w;
+	L->cell_h = g.cell_h;
+	L->numbers = chosen->numbers;
+	snprintf(L->fmt, sizeof L->fmt, "%s", chosen->fmt);
+	L->half_blocks = chosen->half;
+	L->header_h = g.header_h;
+	if (!layout_fits_one(&g, width, height) || h->rows <= 0 || h->cols <= 0) {
+		/* not even one cell: nothing to draw */
+		L->label_w = L->header_h = 0;
+		return;
+	}
+	/* the legend goes under the grid when a line is left; a grid that must
+	 * scroll gives one up for it in a pane of 8 lines or more */
+	int lines = height - g.header_h;
+	bool legend_ok = width >= 12;
+	if (layout_body_lines(chosen, &g, h->rows) <= lines) {
+		L->legend = legend_ok && g.header_h + layout_body_lines(chosen, &g, h->rows) + 1 <= height;
+	} else if (legend_ok && height >= 8) {
+		lines--;
+		L->legend = true;
+	}
+	int cap_c = (width - g.label_cols) / g.cell_w;
+	L->vis_cols = h->cols < cap_c ? h->cols : cap_c;
+	cur_c = cur_c > h->cols - 1 ? h->cols - 1 : cur_c;
+	cur_c = cur_c < 0 ? 0 : cur_c;
+	L->col0 = layout_scroll(cur_c, L->vis_cols, h->cols);
+	cur_r = cur_r > h->rows - 1 ? h->rows - 1 : cur_r;
+	cur_r = cur_r < 0 ? 0 : cur_r;
+	if (chosen->half) {
+		/* whole pairs of rows, so a line always holds rows 2k and 2k+1 */
+		int pairs = (h->rows + 1) / 2;
+		int vis_pairs = pairs < lines ? pairs : lines;
+		int p0 = layout_scroll(cur_r / 2, vis_pairs, pairs);
+		L->row0 = 2 * p0;
+		L->vis_rows = 2 * vis_pairs < h->rows - L->row0 ? 2 * vis_pairs : h->rows - L->row0;
+	} else {
+		int cap_r = lines / g.cell_h;
+		L->vis_rows = h->rows < cap_r ? h->rows : cap_r;
+		L->row0 = layout_scroll(cur_r, L->vis_rows, h->rows);
+	}
+	L->width = g.label_cols + L->vis_cols * g.cell_w;
+	L->height = g.header_h + (int)layout_body_lines(chosen, &g, L->vis_rows) + (L->legend ? 1 : 0);
+}
+
+/* ---- legend ---------------------------------------------------------- */
+
+/* A scale end, short: 4.4, 0.35, 12, 1.5e-05. */
+static void legend_number(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+	if (a == 0)
+		snprintf(buf, size, "0");
+	else if (a >= 1e6 || a < 0.01)
+		snprintf(buf, size, "%.1e", v);
+	else if (a >= 10)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.2g", v);
+}
+
+/* Copies s into out (size bytes), cut to width characters with a final "…". */
+static void legend_copy_fitted(char *out, size_t size, const char *s, int width)
+{
+	if (size == 0)
+		return;
+	out[0] = 0;
+	if (width <= 0)
+		return;
+	int w = text_width(s);
+	int keep = w <= width ? w : width - 1;
+	size_t i = 0, len = strlen(s);
+	const char *ell = w <= width ? "" : "\u2026";
+	for (int chars = 0; i < len; chars++) {
+		size_t j = i + 1;
+		while (j < len && (((unsigned char)s[j]) & 0xC0) == 0x80)
+			j++;
+		if (chars >= keep || j + strlen(ell) + 1 > size)
+			break;
+		i = j;
+	}
+	memcpy(out, s, i);
+	out[i] = 0;
+	if (*ell && i + strlen(ell) + 1 <= size)
+		memcpy(out + i, ell, strlen(ell) + 1);
+}
+
+void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width)
+{
+	char lo[32], hi[32], base[96];
+	legend_number(h->lo, lo, sizeof lo);
+	legend_number(h->hi, hi, sizeof hi);
+	const char *hint;
+	if (h->scale == SCALE_WEIGHTS) {
+		snprintf(base, sizeof base, "weights: %s \u2026 %s", lo, hi);
+		hint = " (pale to deep blue)";
+	} else {
+		snprintf(base, sizeof base, "scores: %s \u2026 0 \u2026 %s", lo, hi);
+		hint = " (blue negative, orange positive)";
+	}
+	bool masked = false;
+	for (size_t i = 0, n = (size_t)h->rows * (size_t)h->cols; i < n && !masked; i++)
+		masked = isinf(h->values[i]) && h->values[i] < 0;
+	/* the longest form that fits: with the colours named, the mask noted */
+	const char *mask = masked ? "   \u00b7 = masked (-inf)" : "";
+	const char *short_mask = masked ? "  \u00b7 masked" : "";
+	char ends[72];
+	snprintf(ends, sizeof ends, "%s \u2026 %s", lo, hi);
+	const char *forms[5][3] = {
+		{ base, hint, mask },
+		{ base, "", mask },
+		{ base, "", short_mask },
+		{ base, "", "" },
+		{ ends, "", "" },
+	};
+	char text[256];
+	for (int i = 0; i < 5; i++) {
+		snprintf(text, sizeof text, "%s%s%s", forms[i][0], forms[i][1], forms[i][2]);
+		if (text_width(text) <= width)
+			break;
+	}
+	legend_copy_fitted(out, size, text, width);
+}

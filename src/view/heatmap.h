@@ -46,4 +46,46 @@ bool heatmap_number_format(const struct heatmap *h, int width, char *fmt);
 /* A cell's text in fmt, right-aligned in width; masked cells read "-inf". */
 void heatmap_cell_text(const struct heatmap *h, int r, int c, const char *fmt, int width, char *out, size_t size);
 
+/* Where a heatmap goes in a pane of width x height characters. */
+struct heatmap_layout {
+	int label_w;           /* columns for the row labels (0 when none fit) */
+	int cell_w;            /* columns per cell */
+	int cell_h;            /* lines per cell row (2 in big mode, 1 otherwise;
+	                          in half-block mode one line holds 2 rows) */
+	bool numbers;          /* numbers drawn in the cells */
+	char fmt[16];          /* their printf format ("%.4f", "%.1e", ...) */
+	bool half_blocks;      /* compact: colour only, two rows per line (▀) */
+	int header_h;          /* lines of column labels above the cells */
+	int row0, col0;        /* first visible row and column (scrolled so the
+	                          cursor is visible) */
+	int vis_rows, vis_cols;
+	int width, height;     /* what the grid uses, labels and header included */
+	bool legend;           /* a legend line fits under the grid */
+};
+/* The geometry, from the pane's top-left corner: row labels in columns
+ * 0..label_w-1, a space, then the cells from column label_w + 1 (from 0
+ * when label_w is 0), cell_w columns each with the last one a gap (numbers
+ * are heatmap_cell_text(..., L->fmt, cell_w - 1, ...), which always fits;
+ * colour-only cells fill all cell_w columns). header_h lines of column
+ * labels come first, then the rows (cell_h lines each; in half-block mode
+ * line k holds rows row0 + 2k and row0 + 2k + 1, row0 even), then the
+ * legend line when legend is set. width and height are what all of this
+ * takes, the legend line included, never more than the pane; row0 +
+ * vis_rows <= rows and col0 + vis_cols <= cols; vis_rows and vis_cols are 0
+ * only when not even one cell fits the pane (or the matrix is empty).
+ * Zoom steps along one ladder: half blocks, 2-column colour cells, then
+ * numbers with more and more decimals (then as wide as the column labels);
+ * zoom 0 is the highest step that shows the whole matrix, or half blocks
+ * when none does. The cursor is centred when the grid must scroll. */
+
+/* Lays h out in width x height: numbers when they fit (at the widest precision
+ * the zoom allows: zoom 0 is the default, positive adds decimals, negative
+ * narrows toward colour-only cells and then half blocks), scrolled so that
+ * (cur_r, cur_c) is visible; big doubles the cells for a projector. */
+void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c,
+		    struct heatmap_layout *L);
+/* The legend text: "scores: -4.4 … 0 … 4.4 (blue negative, orange positive)"
+ * or "weights: 0 … 1", fitted to width. */
+void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width);
+
 #endif

@@ -1,0 +1,360 @@
+/* astprint.c: expressions back to source text, and operand labels from them.
+ * Called by the evaluator (eval.c) when a call or an operator made a tensor
+ * with a derivation; the text only names things for the cell inspector.
+ * Never evaluates, never allocates more than its bounded text, never fails. */
+#include "lang/astprint.h"
+#include "core/format.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deeper than this a subtree prints as "…": a label holds 47 bytes, so the
+ * leaves of a long chain a + b + c + ... would never show anyway. */
+#define MAX_DEPTH 24
+
+struct printer {
+	struct strbuf sb;
+	size_t limit;   /* stop once the text is longer than this */
+};
+
+/* Binding strength, loosest first, as the parser (parser.c) nests them. */
+enum { P_OR = 1, P_AND, P_NOT, P_CMP, P_BITOR, P_BITAND, P_ARITH, P_TERM, P_UNARY, P_POW, P_ATOM };
+
+static int binary_prec(int op)
+{
+	switch (op) {
+	case OP_OR: return P_OR;
+	case OP_AND: return P_AND;
+	case OP_BITOR: return P_BITOR;
+	case OP_BITAND: return P_BITAND;
+	case OP_ADD: case OP_SUB: return P_ARITH;
+	case OP_MUL: case OP_DIV: case OP_FLOORDIV: case OP_MOD: case OP_MATMUL: return P_TERM;
+	case OP_POW: return P_POW;
+	default: return P_CMP;	/* == != < <= > >= in, not in, is, is not */
+	}
+}
+
+static int prec(const struct node *n)
+{
+	if (n->kind == N_BINARY)
+		return binary_prec(n->op);
+	if (n->kind == N_UNARY)
+		return n->op == '!' ? P_NOT : P_UNARY;
+	return P_ATOM;
+}
+
+static void print_node(struct printer *p, const struct node *n, int depth);
+
+/* n, in parentheses when it binds looser than min */
+static void print_at(struct printer *p, const struct node *n, int min, int depth)
+{
+	bool paren = prec(n) < min;
+	if (paren)
+		strbuf_putc(&p->sb, '(');
+	print_node(p, n, depth);
+	if (paren)
+		strbuf_putc(&p->sb, ')');
+}
+
+static void print_string(struct printer *p, const char *s)
+{
+	char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
+	strbuf_putc(&p->sb, q);
+	for (; *s && p->sb.len <= p->limit; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '\\' || ch == (unsigned char)q)
+			strbuf_printf(&p->sb, "\\%c", ch);
+		else if (ch == '\n')
+			strbuf_puts(&p->sb, "\\n");
+		else if (ch == '\t')
+			strbuf_puts(&p->sb, "\\t");
+		else if (ch < 0x20 || ch == 0x7f)
+			strbuf_printf(&p->sb, "\\x%02x", ch);
+		else
+			strbuf_putc(&p->sb, (char)ch);
+	}
+	strbuf_putc(&p->sb, q);
+}
+
+/* a matrix element or a float literal */
+static void print_number(struct printer *p, double v, bool as_int)
+{
+	if (as_int && fabs(v) < 1e15 && v == floor(v))
+		strbuf_printf(&p->sb, "%.0f", v);
+	else
+		format_py_float(&p->sb, v);
+}
+
+static void print_fstring(struct printer *p, const struct node *n, int depth)
+{
+	strbuf_puts(&p->sb, "f'");
+	for (int i = 0; i < n->nkids && p->sb.len <= p->limit; i++) {
+		const struct node *k = n->kids[i];
+		if (k->kind == N_STR) {
+			for (const char *s = k->str; *s; s++) {
+				if (*s == '{' || *s == '}')
+					strbuf_putc(&p->sb, *s);
+				if (*s == '\'' || *s == '\\')
+					strbuf_putc(&p->sb, '\\');
+				strbuf_putc(&p->sb, *s == '\n' ? ' ' : *s);
+			}
+		} else if (k->kind == N_FMT && k->nkids > 0) {
+			strbuf_putc(&p->sb, '{');
+			print_node(p, k->kids[0], depth + 1);
+			if (k->op)
+				strbuf_printf(&p->sb, "!%c", k->op);
+			if (k->str)
+				strbuf_printf(&p->sb, ":%s", k->str);
+			strbuf_putc(&p->sb, '}');
+		}
+	}
+	strbuf_putc(&p->sb, '\'');
+}
+
+static void print_list(struct printer *p, const struct node *n, int first, int depth)
+{
+	for (int i = first; i < n->nkids && p->sb.len <= p->limit; i++) {
+		if (i > first)
+			strbuf_puts(&p->sb, ", ");
+		print_node(p, n->kids[i], depth + 1);
+	}
+}
+
+static void print_slice(struct printer *p, const struct node *n, int depth)
+{
+	for (int i = 0; i < 3 && i < n->nkids; i++) {
+		if (i == 2 && !n->kids[2])
+			break;
+		if (i > 0)
+			strbuf_putc(&p->sb, ':');
+		if (n->kids[i])
+			print_node(p, n->kids[i], depth + 1);
+	}
+}
+
+static void print_binary(struct printer *p, const struct node *n, int depth)
+{
+	int L = binary_prec(n->op), left_min = L, right_min = L + 1;
+	if (n->op == OP_POW) {	/* base is a primary, exponent a unary factor */
+		left_min = P_ATOM;
+		right_min = P_UNARY;
+	} else if (L == P_CMP) {	/* comparisons do not chain */
+		left_min = P_CMP + 1;
+	}
+	print_at(p, n->kids[0], left_min, depth + 1);
+	strbuf_printf(&p->sb, " %s ", op_name(n->op));
+	print_at(p, n->kids[1], right_min, depth + 1);
+}
+
+static void print_node(struct printer *p, const struct node *n, int depth)
+{
+	if (p->sb.len > p->limit)
+		return;
+	if (depth > MAX_DEPTH) {
+		strbuf_puts(&p->sb, "…");
+		return;
+	}
+	switch (n->kind) {
+	case N_NUM:
+		if (n->is_int)
+			strbuf_printf(&p->sb, "%lld", (long long)n->ival);
+		else
+			print_number(p, n->num, false);
+		break;
+	case N_STR:
+		print_string(p, n->str ? n->str : "");
+		break;
+	case N_FSTR:
+		print_fstring(p, n, depth);
+		break;
+	case N_NAME:
+		strbuf_puts(&p->sb, n->str);
+		break;
+	case N_CONST:
+		strbuf_puts(&p->sb, n->op == 'T' ? "True" : n->op == 'F' ? "False" : "None");
+		break;
+	case N_LIST:
+		strbuf_putc(&p->sb, '[');
+		print_list(p, n, 0, depth);
+		strbuf_putc(&p->sb, ']');
+		break;
+	case N_TUPLE:
+		strbuf_putc(&p->sb, '(');
+		print_list(p, n, 0, depth);
+		strbuf_puts(&p->sb, n->nkids == 1 ? ",)" : ")");
+		break;
+	case N_MATRIX: {
+		int rows = n->rows > 0 ? n->rows : 1;
+		strbuf_putc(&p->sb, '[');
+		for (int r = 0; r < rows && p->sb.len <= p->limit; r++) {
+			if (r > 0)
+				strbuf_puts(&p->sb, "; ");
+			for (int c = 0; c < n->cols && p->sb.len <= p->limit; c++) {
+				if (c > 0)
+					strbuf_putc(&p->sb, ' ');
+				print_number(p, n->values[(size_t)r * (size_t)n->cols + (size_t)c], true);
+			}
+		}
+		strbuf_putc(&p->sb, ']');
+		break;
+	}
+	case N_UNARY:
+		if (n->op == '!') {
+			strbuf_puts(&p->sb, "not ");
+			print_at(p, n->kids[0], P_NOT, depth + 1);
+		} else {
+			strbuf_putc(&p->sb, (char)n->op);
+			print_at(p, n->kids[0], P_UNARY, depth + 1);
+		}
+		break;
+	case N_BINARY:
+		print_binary(p, n, depth);
+		break;
+	case N_ATTR: {
+		const struct node *base = n->kids[0];
+		bool paren = prec(base) < P_ATOM || base->kind == N_NUM;	/* (2).real, not 2.real */
+		if (paren)
+			strbuf_putc(&p->sb, '(');
+		print_node(p, base, depth + 1);
+		if (paren)
+			strbuf_putc(&p->sb, ')');
+		strbuf_printf(&p->sb, ".%s", n->str);
+		break;
+	}
+	case N_CALL:
+		print_at(p, n->kids[0], P_ATOM, depth + 1);
+		strbuf_putc(&p->sb, '(');
+		for (int i = 1; i < n->nkids && p->sb.len <= p->limit; i++) {
+			if (i > 1)
+				strbuf_puts(&p->sb, ", ");
+			if (n->kwnames && n->kwnames[i - 1])
+				strbuf_printf(&p->sb, "%s=", n->kwnames[i - 1]);
+			print_node(p, n->kids[i], depth + 1);
+		}
+		strbuf_putc(&p->sb, ')');
+		break;
+	case N_INDEX:
+		print_at(p, n->kids[0], P_ATOM, depth + 1);
+		strbuf_putc(&p->sb, '[');
+		print_list(p, n, 1, depth);
+		strbuf_putc(&p->sb, ']');
+		break;
+	case N_SLICE:
+		print_slice(p, n, depth);
+		break;
+	default:	/* statements never reach here; say so rather than guess */
+		strbuf_puts(&p->sb, "…");
+		break;
+	}
+}
+
+/* Copies s into buf (size bytes), cutting at a UTF-8 character boundary and
+ * ending with "…" when it does not fit. */
+static void fit(char *buf, size_t size, const char *s)
+{
+	size_t len = strlen(s);
+	if (len < size) {
+		memcpy(buf, s, len + 1);
+		return;
+	}
+	size_t cut = size >= 4 ? size - 4 : 0;	/* room for "…" (3 bytes) and the NUL */
+	while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	memcpy(buf, s, cut);
+	memcpy(buf + cut, "…", 4);
+}
+
+/* n's text, then suffix; n is put in parentheses when it is an operation
+ * and the suffix an attribute */
+static char *print_with_suffix(const struct node *n, const char *suffix, char *buf, size_t size)
+{
+	struct printer p;
+	strbuf_init(&p.sb);
+	p.limit = size + 8;
+	print_at(&p, n, suffix ? P_ATOM : 0, 0);
+	if (suffix)
+		strbuf_puts(&p.sb, suffix);
+	fit(buf, size, p.sb.s);
+	strbuf_free(&p.sb);
+	return buf;
+}
+
+char *ast_print(const struct node *n, char *buf, size_t size)
+{
+	return print_with_suffix(n, NULL, buf, size);
+}
+
+/* ---- labels ----------------------------------------------------------------- */
+
+static bool same_view(const struct tensor *x, const struct tensor *t)
+{
+	if (x->storage != t->storage || x->offset != t->offset || x->ndim != t->ndim)
+		return false;
+	for (int i = 0; i < x->ndim; i++)
+		if (x->shape[i] != t->shape[i] || (x->shape[i] > 1 && x->strides[i] != t->strides[i]))
+			return false;
+	return true;
+}
+
+/* x is t with its dims reversed (t.T), and not simply t */
+static bool transposed_view(const struct tensor *x, const struct tensor *t)
+{
+	if (x->storage != t->storage || x->offset != t->offset || x->ndim != t->ndim || x->ndim < 2)
+		return false;
+	for (int i = 0; i < x->ndim; i++) {
+		int j = x->ndim - 1 - i;
+		if (x->shape[i] != t->shape[j] || (x->shape[i] > 1 && x->strides[i] != t->strides[j]))
+			return false;
+	}
+	return true;
+}
+
+void ast_label_operands(struct tensor *result, const struct ast_operand *ops, int n)
+{
+	struct derivation *d = result->from;
+	if (!d || d->refs != 1 || n <= 0)
+		return;
+	/* the result is an operand's own tensor: an in-place op (x.masked_fill_)
+	 * made d just now, unless d already has names (x returned as it was) */
+	for (int i = 0; i < n; i++)
+		if (ops[i].t == result && (d->label_a[0] || d->label_b[0] || d->label_c[0]))
+			return;
+	struct tensor *slot[3] = { d->a, d->b, d->c };
+	char *label[3] = { d->label_a, d->label_b, d->label_c };
+	int nslots = d->kind == DERIV_SCALE ? 1 : 3;	/* a scaling's b, c are its product's, named already */
+	bool *used = xcalloc((size_t)n, sizeof *used);
+	/* first the operands that are views of an argument's tensor */
+	for (int s = 0; s < nslots; s++) {
+		if (!slot[s] || label[s][0])
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (used[i] || !ops[i].t)
+				continue;
+			bool same = same_view(slot[s], ops[i].t), tr = !same && transposed_view(slot[s], ops[i].t);
+			if (!same && !tr)
+				continue;
+			char suffix[32];
+			snprintf(suffix, sizeof suffix, "%s%s", ops[i].suffix ? ops[i].suffix : "", tr ? ".T" : "");
+			print_with_suffix(ops[i].node, suffix[0] ? suffix : NULL, label[s], sizeof d->label_a);
+			used[i] = true;
+			break;
+		}
+	}
+	/* then the rest (converted copies: softmax(x, dtype=...)) in order */
+	for (int s = 0, i = 0; s < nslots; s++) {
+		if (!slot[s] || label[s][0])
+			continue;
+		while (i < n && (used[i] || !ops[i].t))
+			i++;
+		if (i == n)
+			break;
+		print_with_suffix(ops[i].node, ops[i].suffix, label[s], sizeof d->label_a);
+		used[i] = true;
+	}
+	free(used);
+}

@@ -1,0 +1,126 @@
+/* app.c: the full-screen program's main loop: one state (menu or lesson,
+ * with an optional help overlay), a draw and a key function per state,
+ * resize and signals handled here. The terminal is restored on every way
+ * out: q, an error exit, SIGINT, SIGTERM, SIGHUP. */
+#include "ui/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MIN_COLS 80
+#define MIN_ROWS 24
+
+static void draw_too_small(struct app *a)
+{
+	erase();
+	const char *msg = "enlarge the terminal to 80\u00d724";
+	char size[64];
+	snprintf(size, sizeof size, "(it is %d\u00d7%d; q quits)", a->cols, a->rows);
+	int y = a->rows / 2;
+	term_put(y > 0 ? y - 1 : 0, 0, msg, a->cols);
+	term_put(y, 0, size, a->cols);
+}
+
+static void draw(struct app *a)
+{
+	if (a->cols < MIN_COLS || a->rows < MIN_ROWS) {
+		draw_too_small(a);
+	} else {
+		if (a->screen == SCREEN_MENU)
+			menu_draw(a);
+		else
+			screen_draw(a);
+		if (a->help)
+			help_draw(a);
+	}
+	refresh();
+}
+
+static void key(struct app *a, int ch)
+{
+	if (ch == KEY_RESIZE) {
+		getmaxyx(stdscr, a->rows, a->cols);
+		return;
+	}
+	if (a->help) {
+		if (ch == 27 || ch == '?' || ch == 'q')
+			a->help = false;
+		return;
+	}
+	if (ch == '?') {
+		a->help = true;
+		return;
+	}
+	if (a->screen == SCREEN_LESSON && a->goto_prompt) {
+		screen_key(a, ch);
+		return;
+	}
+	if (ch == 'q') {
+		if (a->screen == SCREEN_LESSON && !a->opt.lesson) {
+			screen_close(a);
+			a->screen = SCREEN_MENU;
+		} else {
+			a->quit = true;
+		}
+		return;
+	}
+	if (ch == 27)
+		return;
+	if (a->cols < MIN_COLS || a->rows < MIN_ROWS)
+		return;
+	if (ch == KEY_MOUSE) {
+		MEVENT ev;
+		if (getmouse(&ev) == OK && a->screen == SCREEN_LESSON)
+			screen_mouse(a, ev.y, ev.x);
+		return;
+	}
+	if (a->screen == SCREEN_MENU)
+		menu_key(a, ch);
+	else
+		screen_key(a, ch);
+}
+
+int ui_run(const struct ui_options *o)
+{
+	struct app a;
+	memset(&a, 0, sizeof a);
+	a.opt = *o;
+	a.big = o->big;
+	a.speed = 1;
+	a.failed_step = -1;
+	catalog_load(&a.catalog, NULL, NULL);
+	progress_load(&a.progress);
+	/* a lesson named on the command line must open, or nothing starts */
+	if (o->lesson) {
+		struct qkv_error err;
+		struct lesson *l = catalog_resolve(&a.catalog, o->lesson, NULL, NULL, &err);
+		if (!l) {
+			fprintf(stderr, "qkv: %s\n", err.msg);
+			catalog_free(&a.catalog);
+			progress_free(&a.progress);
+			return 2;
+		}
+		lesson_free(l);
+	}
+	term_start(&a);
+	if (a.progress.problem[0])
+		snprintf(a.status, sizeof a.status, "%s", a.progress.problem);
+	if (o->lesson)
+		screen_open(&a, o->lesson, o->step);
+	while (!a.quit && !term_signalled()) {
+		draw(&a);
+		int ch = getch();
+		if (ch == ERR) {
+			if (a.screen == SCREEN_LESSON)
+				screen_tick(&a);
+			continue;
+		}
+		key(&a, ch);
+	}
+	screen_close(&a);
+	term_stop();
+	progress_save(&a.progress);
+	catalog_free(&a.catalog);
+	progress_free(&a.progress);
+	return 0;
+}

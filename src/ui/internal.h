@@ -1,0 +1,95 @@
+/* internal.h: what the ui's modules share: the program state, the terminal
+ * helpers (term.c), drawing (draw.c) and the screens (menu.c, screen.c).
+ * Only for src/ui. */
+#ifndef QKV_UI_INTERNAL_H
+#define QKV_UI_INTERNAL_H
+
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <curses.h>
+
+#include "lesson/catalog.h"
+#include "lesson/progress.h"
+#include "lesson/runner.h"
+#include "ui/ui.h"
+#include "view/heatmap.h"
+#include "view/looptrace.h"
+#include "view/palette.h"
+
+enum screen_id { SCREEN_MENU, SCREEN_LESSON };
+enum pane { PANE_TEXT, PANE_VIEW };
+
+struct app {
+	struct ui_options opt;
+	enum color_mode cmode;
+	bool direct_color;          /* the terminal takes 24-bit colour numbers */
+	enum screen_id screen;
+	bool help;                  /* the help overlay is open */
+	bool quit;
+	int rows, cols;             /* terminal size */
+	char status[400];           /* a message for the status line */
+	bool status_error;
+
+	struct catalog catalog;
+	struct progress progress;
+	int menu_sel;
+
+	/* the open lesson */
+	struct lesson *lesson;
+	struct runner *runner;
+	struct step_result *results;   /* one per step, valid up to `ran` */
+	int ran;                        /* steps run so far */
+	int failed_step;                /* -1, or the step whose code failed */
+	char failure[400];
+	int step;                       /* 0-based current step */
+	enum pane focus;
+	int text_scroll;
+	int show;                       /* which show of the step the view draws */
+	int cur_r, cur_c;               /* the cell cursor */
+	int zoom;
+	bool big;
+	int64_t slice[2];
+	bool goto_prompt;               /* typing a step number after 'g' */
+	char goto_buf[8];
+
+	/* the loops-beside-vectorised animation of the current compare show */
+	struct looptrace *trace;
+	const struct tensor *trace_of;
+	bool running;
+	int speed;                      /* iterations per tick, a power of 2 */
+};
+
+/* term.c */
+void term_start(struct app *a);
+void term_stop(void);
+bool term_signalled(void);            /* SIGINT/SIGTERM/SIGHUP arrived */
+/* attribute for a cell of colour c with readable text on it */
+attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair);
+/* a colour pair for fg on bg (NULL: the terminal's background) */
+short term_pair(struct app *a, struct rgb fg, const struct rgb *bg);
+void term_put(int y, int x, const char *s, int maxw);   /* UTF-8, cut to maxw columns */
+int term_width_of(const char *s);
+/* lines and boxes: Unicode box characters in a UTF-8 locale, else ACS */
+void term_hline(int y, int x, int n);
+void term_vline(int y, int x, int n);
+void term_box(int y, int x, int h, int w);
+
+/* draw.c */
+void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int h_lines, int w, int cur_r,
+		  int cur_c, bool cursor, int zoom, bool big);
+int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr);
+
+/* menu.c */
+void menu_draw(struct app *a);
+void menu_key(struct app *a, int ch);
+
+/* screen.c: the lesson screen */
+int screen_open(struct app *a, const char *arg, int step);
+void screen_close(struct app *a);
+void screen_draw(struct app *a);
+void screen_key(struct app *a, int ch);
+void screen_mouse(struct app *a, int y, int x);
+void screen_tick(struct app *a);      /* the loop animation */
+
+void help_draw(struct app *a);
+
+#endif

@@ -1,0 +1,651 @@
+/* screen.c: the lesson screen: header with progress, narration and code,
+ * the step's view (heatmap, loops beside SIMD, token view, timing), the cell
+ * inspector and the status line; and its keys. Steps run forward through the
+ * runner once and are kept, so going back is instant. An error in a step is
+ * shown in the status line and the program goes on. */
+#include "ui/internal.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "view/inspect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- running steps ----------------------------------------------------------- */
+
+/* A copy of t that later in-place statements cannot change, keeping how it
+ * was computed (for the inspector). */
+static struct tensor *keep(struct tensor *t)
+{
+	if (!t)
+		return NULL;
+	struct tensor *c = ops_clone(t);
+	c->from = t->from;
+	if (c->from)
+		c->from->refs++;
+	tensor_unref(t);
+	return c;
+}
+
+/* Runs steps up to k (0-based) that have not run yet. */
+static void run_to(struct app *a, int k)
+{
+	while (a->ran <= k && a->ran < a->lesson->nsteps && a->failed_step < 0) {
+		struct step_result *res = &a->results[a->ran];
+		struct qkv_error err;
+		if (runner_step(a->runner, res, &err) < 0) {
+			a->failed_step = a->ran;
+			snprintf(a->failure, sizeof a->failure, "%s", err.msg);
+			snprintf(a->status, sizeof a->status, "%s", err.msg);
+			a->status_error = true;
+		}
+		for (int i = 0; i < res->nshown; i++) {
+			res->shown[i].t = keep(res->shown[i].t);
+			res->shown[i].loops = keep(res->shown[i].loops);
+		}
+		a->ran++;
+	}
+}
+
+static void reset_view(struct app *a)
+{
+	a->show = 0;
+	a->cur_r = a->cur_c = 0;
+	a->text_scroll = 0;
+	a->slice[0] = a->slice[1] = -1;
+	looptrace_free(a->trace);
+	a->trace = NULL;
+	a->trace_of = NULL;
+	a->running = false;
+}
+
+static void go_to(struct app *a, int k)
+{
+	if (k < 0)
+		k = 0;
+	if (k >= a->lesson->nsteps)
+		k = a->lesson->nsteps - 1;
+	run_to(a, k);
+	if (a->step != k)
+		reset_view(a);
+	a->step = k;
+	progress_mark(&a->progress, a->lesson->id, k + 1, a->lesson->nsteps);
+}
+
+int screen_open(struct app *a, const char *arg, int step)
+{
+	struct qkv_error err;
+	struct lesson *l = catalog_resolve(&a->catalog, arg, NULL, NULL, &err);
+	if (!l) {
+		snprintf(a->status, sizeof a->status, "%s", err.msg);
+		a->status_error = true;
+		return -1;
+	}
+	screen_close(a);
+	a->lesson = l;
+	a->runner = runner_new(l, a->opt.variant);
+	a->results = xcalloc((size_t)l->nsteps, sizeof *a->results);
+	a->ran = 0;
+	a->failed_step = -1;
+	a->step = -1;
+	a->screen = SCREEN_LESSON;
+	a->status[0] = 0;
+	a->status_error = false;
+	go_to(a, step > 0 ? step - 1 : 0);
+	return 0;
+}
+
+void screen_close(struct app *a)
+{
+	if (!a->lesson)
+		return;
+	for (int i = 0; i < a->ran; i++)
+		step_result_free(&a->results[i]);
+	free(a->results);
+	runner_free(a->runner);
+	lesson_free(a->lesson);
+	looptrace_free(a->trace);
+	a->trace = NULL;
+	a->lesson = NULL;
+	a->results = NULL;
+	a->runner = NULL;
+	progress_save(&a->progress);
+}
+
+/* ---- what the view shows ------------------------------------------------------- */
+
+static const struct step_result *current(const struct app *a)
+{
+	return a->step < a->ran ? &a->results[a->step] : NULL;
+}
+
+static const struct shown *current_shown(const struct app *a)
+{
+	const struct step_result *r = current(a);
+	if (!r || r->nshown == 0)
+		return NULL;
+	int i = a->show < r->nshown ? a->show : 0;
+	return &r->shown[i];
+}
+
+/* The 2-D matrix of a shown tensor and its cursor limits. */
+static void build_heatmap(struct app *a, const struct shown *sh, struct heatmap *h)
+{
+	const struct show *s = sh->show;
+	int64_t slice[2] = { s->nslice > 0 ? s->slice[0] : 0, s->nslice > 1 ? s->slice[1] : 0 };
+	for (int i = 0; i < 2; i++)
+		if (a->slice[i] >= 0)
+			slice[i] = a->slice[i];
+	heatmap_build(h, sh->t, slice, 2, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+	if (a->cur_r >= h->rows)
+		a->cur_r = h->rows - 1;
+	if (a->cur_c >= h->cols)
+		a->cur_c = h->cols - 1;
+}
+
+/* The flat index in t of the cursor's cell in the shown slice. */
+static int64_t cursor_flat(const struct app *a, const struct shown *sh)
+{
+	const struct tensor *t = sh->t;
+	int nd = t->ndim, lead = nd > 2 ? nd - 2 : 0;
+	int64_t r = nd >= 2 ? t->shape[nd - 2] : 1, c = nd >= 1 ? t->shape[nd - 1] : 1;
+	int64_t base = 0;
+	for (int i = 0; i < lead; i++) {
+		int64_t idx = a->slice[i] >= 0 ? a->slice[i] : (sh->show->nslice > i ? sh->show->slice[i] : 0);
+		base = base * t->shape[i] + idx;
+	}
+	return base * r * c + (int64_t)a->cur_r * c + a->cur_c;
+}
+
+/* ---- drawing ------------------------------------------------------------------- */
+
+static void draw_header(struct app *a)
+{
+	char left[256], right[64];
+	snprintf(left, sizeof left, " %s", a->lesson->title);
+	snprintf(right, sizeof right, " step %d/%d ", a->step + 1, a->lesson->nsteps);
+	attron(A_REVERSE);
+	mvhline(0, 0, ' ', a->cols);
+	int bar = a->cols >= 100 ? 20 : 10;
+	int rw = term_width_of(right) + bar + 2;
+	term_put(0, 0, left, a->cols - rw - 1);
+	term_put(0, a->cols - rw, right, rw);
+	/* the progress bar */
+	int filled = (a->step + 1) * bar / a->lesson->nsteps;
+	for (int i = 0; i < bar; i++)
+		term_put(0, a->cols - bar - 1 + i, i < filled ? "\u2588" : "\u2591", 1);
+	attroff(A_REVERSE);
+}
+
+static void draw_status(struct app *a)
+{
+	int y = a->rows - 1;
+	move(y, 0);
+	clrtoeol();
+	if (a->goto_prompt) {
+		char buf[64];
+		snprintf(buf, sizeof buf, " go to step (1-%d): %s", a->lesson->nsteps, a->goto_buf);
+		term_put(y, 0, buf, a->cols);
+		return;
+	}
+	if (a->status[0]) {
+		attron(a->status_error ? A_BOLD : A_NORMAL);
+		term_put(y, 0, a->status, a->cols);
+		attroff(A_BOLD);
+		return;
+	}
+	const char *keys = a->focus == PANE_VIEW ?
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v next view  b big  ? help  q quit" :
+		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v next view  ? help  q quit";
+	attron(A_DIM);
+	term_put(y, 0, keys, a->cols);
+	attroff(A_DIM);
+}
+
+/* The narration, code with its output, and note of the step; returns lines used. */
+static void draw_text(struct app *a, int y, int x, int w, int h)
+{
+	const struct step *st = &a->lesson->steps[a->step];
+	const struct step_result *r = current(a);
+	/* everything as one text: paragraphs, code, output, notes */
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%s\n\n", st->title);
+	for (int i = 0; i < st->ntext; i++)
+		strbuf_printf(&sb, "%s\n\n", st->text[i]);
+	int piece = 0;
+	for (int i = 0; i < st->nlines; i++) {
+		strbuf_printf(&sb, ">>> %s\n", st->lines[i].text);
+		while (r && piece < r->npieces && r->pieces[piece].line <= i + 1)
+			strbuf_puts(&sb, r->pieces[piece++].text);
+	}
+	if (a->failed_step == a->step)
+		strbuf_printf(&sb, "\nThis step's code failed: %s\n", a->failure);
+	else if (a->failed_step >= 0 && a->step > a->failed_step)
+		strbuf_printf(&sb, "\n(Not run: step %d failed.)\n", a->failed_step + 1);
+	for (int i = 0; i < st->nnote; i++)
+		strbuf_printf(&sb, "\n%s%s\n", i == 0 ? "Note: " : "", st->note[i]);
+	int total = draw_wrapped(sb.s, y, x, w, h, a->text_scroll, A_NORMAL);
+	if (a->text_scroll > total - h && total > h)
+		a->text_scroll = total - h;
+	if (total > h && h > 0) {
+		attron(A_DIM);
+		char more[32];
+		snprintf(more, sizeof more, "%s", a->text_scroll + h < total ? "\u2193 more" : "");
+		term_put(y + h - 1, x + w - 6, more, 6);
+		attroff(A_DIM);
+	}
+	strbuf_free(&sb);
+}
+
+static void draw_inspector(struct app *a, const struct shown *sh, const struct heatmap *h, int y, int x, int w,
+			   int lines)
+{
+	if (lines <= 0)
+		return;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char name[160];
+	snprintf(name, sizeof name, "%s", sh->show->expr ? sh->show->expr : "x");
+	inspect_cell(&sb, sh->t, name, cursor_flat(a, sh), w);
+	(void)h;
+	draw_wrapped(sb.s, y, x, w, lines, 0, A_BOLD);
+	strbuf_free(&sb);
+}
+
+static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int w, int hh)
+{
+	const struct show *s = sh->show;
+	const struct tensor *t = sh->t;
+	int nd = t->ndim;
+	int64_t T = t->shape[nd - 1], heads = nd >= 3 ? t->shape[nd - 3] : 1;
+	int64_t boff = nd == 4 ? (s->nslice ? s->slice[0] : 0) * heads * T * T : 0;
+	int64_t q = a->cur_r < T ? a->cur_r : 0;
+	char buf[256];
+	snprintf(buf, sizeof buf, "query token: %s   (\u2191/\u2193 choose)", q < s->ncols ? s->cols[q] : "");
+	term_put(y, x, buf, w);
+	int lw = 10, colw = (w - lw - 1) / (int)(heads < 1 ? 1 : heads);
+	int shown_heads = (int)heads;
+	if (colw < 10) {
+		colw = 10;
+		shown_heads = (w - lw - 1) / colw;
+	}
+	for (int hd = 0; hd < shown_heads; hd++) {
+		snprintf(buf, sizeof buf, "%s", hd < s->nheads ? s->heads[hd] : "");
+		if (!buf[0])
+			snprintf(buf, sizeof buf, "head %d", hd);
+		attron(A_BOLD);
+		term_put(y + 1, x + lw + 1 + hd * colw, buf, colw - 1);
+		attroff(A_BOLD);
+	}
+	for (int64_t k = 0; k < T && k + 2 < hh; k++) {
+		snprintf(buf, sizeof buf, "%10.10s", k < s->ncols ? s->cols[k] : "");
+		if (k >= s->ncols)
+			snprintf(buf, sizeof buf, "%10lld", (long long)k);
+		term_put(y + 2 + (int)k, x, buf, lw);
+		for (int hd = 0; hd < shown_heads; hd++) {
+			double v = tensor_get(t, boff + hd * T * T + q * T + k);
+			int bw = colw - 7;
+			int n = isfinite(v) ? (int)floor(v * bw + 0.5) : 0;
+			n = n < 0 ? 0 : n > bw ? bw : n;
+			char bar[512] = "";
+			size_t bl = 0;
+			for (int i = 0; i < n && bl + 4 < sizeof bar; i++) {
+				memcpy(bar + bl, "\u2588", 3);
+				bl += 3;
+			}
+			bar[bl] = 0;
+			char line[600];
+			snprintf(line, sizeof line, "%5.3f %s", v, bar);
+			term_put(y + 2 + (int)k, x + lw + 1 + hd * colw, line, colw - 1);
+		}
+	}
+}
+
+static void draw_timing(const struct shown *sh, int y, int x, int w)
+{
+	const struct show *s = sh->show;
+	double max = 0;
+	for (int i = 0; i < s->ntimings; i++)
+		max = sh->timing_ms[i] > max ? sh->timing_ms[i] : max;
+	for (int i = 0; i < s->ntimings; i++) {
+		char buf[256];
+		snprintf(buf, sizeof buf, "%-34.34s %9.1f ms", s->timings[i].label, sh->timing_ms[i]);
+		term_put(y + 2 * i, x, buf, w);
+		int bw = w - 2, n = max > 0 ? (int)(sh->timing_ms[i] / max * bw) : 0;
+		for (int k = 0; k < n; k++)
+			term_put(y + 2 * i + 1, x + 1 + k, "\u2588", 1);
+	}
+}
+
+static void draw_compare(struct app *a, const struct shown *sh, int y, int x, int w, int hh)
+{
+	if (!a->trace || a->trace_of != sh->t) {
+		looptrace_free(a->trace);
+		a->trace = sh->t ? looptrace_for(sh->t) : NULL;
+		a->trace_of = sh->t;
+		a->running = false;
+	}
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s  \u2014  %s (largest difference %.2g)", sh->agree ? "loops and SIMD agree" :
+		 "loops and SIMD DIFFER", sh->show->expr, sh->max_diff);
+	term_put(y + hh - 1, x, buf, w);
+	if (sh->loops_ms >= 1.0)
+		snprintf(buf, sizeof buf, "loops %.1f ms, SIMD %.2f ms", sh->loops_ms, sh->simd_ms);
+	else
+		snprintf(buf, sizeof buf, "both too quick to time");
+	term_put(y + hh - 2, x, buf, w);
+	int half = w / 2;
+	/* right: the vectorised result at once */
+	struct heatmap hv;
+	heatmap_build(&hv, sh->t, NULL, 0, sh->show->rows, sh->show->nrows, sh->show->cols, sh->show->ncols,
+		      sh->show->scale);
+	attron(A_BOLD);
+	term_put(y, x + half + 1, "vectorised (SIMD), all at once", half - 1);
+	attroff(A_BOLD);
+	draw_heatmap(a, &hv, y + 1, x + half + 1, hh - 3, half - 1, a->cur_r, a->cur_c, false, a->zoom, false);
+	heatmap_free(&hv);
+	if (!a->trace) {
+		term_put(y + 1, x, "(no loop version to animate for this expression)", half - 1);
+		return;
+	}
+	/* left: the loop code, the current line highlighted, the matrix filling */
+	const char *const *lines;
+	int n = looptrace_code(a->trace, &lines), cur = looptrace_current_line(a->trace);
+	attron(A_BOLD);
+	snprintf(buf, sizeof buf, "for-loops: %lld of %lld  (s step, r %s, < > speed \u00d7%d)",
+		 (long long)looptrace_pos(a->trace), (long long)looptrace_total(a->trace), a->running ? "pause" : "run",
+		 a->speed);
+	term_put(y, x, buf, half - 1);
+	attroff(A_BOLD);
+	int ly = y + 1;
+	for (int i = 0; i < n && ly < y + hh - 3; i++, ly++) {
+		if (i == cur)
+			attron(A_REVERSE);
+		term_put(ly, x, lines[i], half - 1);
+		if (i == cur)
+			attroff(A_REVERSE);
+	}
+	looptrace_indices(a->trace, buf, sizeof buf);
+	term_put(ly++, x, buf, half - 1);
+	looptrace_explain(a->trace, buf, sizeof buf);
+	term_put(ly++, x, buf, half - 1);
+	int rows, cols;
+	const double *vals;
+	const uint8_t *state;
+	looptrace_matrix(a->trace, &rows, &cols, &vals, &state);
+	int64_t shape[2] = { rows, cols };
+	struct tensor *m = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
+	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
+		((double *)m->storage->data)[i] = state[i] ? vals[i] : NAN;
+	struct heatmap hm;
+	heatmap_build(&hm, m, NULL, 0, NULL, 0, NULL, 0, sh->show->scale == SCALE_AUTO ? hv.scale : sh->show->scale);
+	draw_heatmap(a, &hm, ly, x, y + hh - 3 - ly, half - 1, 0, 0, false, a->zoom, false);
+	heatmap_free(&hm);
+	tensor_unref(m);
+}
+
+static void draw_view(struct app *a, int y, int x, int w, int hh)
+{
+	const struct step_result *r = current(a);
+	const struct shown *sh = current_shown(a);
+	if (!r || !sh) {
+		attron(A_DIM);
+		term_put(y, x, a->failed_step >= 0 && a->step >= a->failed_step ? "(nothing to show: the step failed)" :
+			 "(this step shows no tensor)", w);
+		attroff(A_DIM);
+		return;
+	}
+	const struct show *s = sh->show;
+	static const char *kinds[] = { "heatmap", "loops beside SIMD", "token view", "timing" };
+	char title[400];
+	if (r->nshown > 1)
+		snprintf(title, sizeof title, "[%d/%d] %s: %s  (v: next)", a->show + 1, r->nshown, kinds[s->kind],
+			 s->title ? s->title : s->expr ? s->expr : "");
+	else
+		snprintf(title, sizeof title, "%s: %s", kinds[s->kind], s->title ? s->title : s->expr ? s->expr : "");
+	attron(a->focus == PANE_VIEW ? A_BOLD | A_UNDERLINE : A_BOLD);
+	term_put(y, x, title, w);
+	attroff(A_BOLD | A_UNDERLINE);
+	y++;
+	hh--;
+	switch (s->kind) {
+	case SHOW_HEATMAP: {
+		struct heatmap h;
+		build_heatmap(a, sh, &h);
+		int insp = a->focus == PANE_VIEW ? (hh >= 16 ? 4 : 2) : 0;
+		if (h.slice_name[0]) {
+			char sl[128];
+			snprintf(sl, sizeof sl, "%s   ([ ] to change)", h.slice_name);
+			term_put(y++, x, sl, w);
+			hh--;
+		}
+		draw_heatmap(a, &h, y, x, hh - insp, w, a->cur_r, a->cur_c, a->focus == PANE_VIEW, a->zoom, a->big);
+		if (insp)
+			draw_inspector(a, sh, &h, y + hh - insp, x, w, insp);
+		heatmap_free(&h);
+		break;
+	}
+	case SHOW_COMPARE:
+		draw_compare(a, sh, y, x, w, hh);
+		break;
+	case SHOW_TOKENS:
+		draw_tokens(a, sh, y, x, w, hh);
+		break;
+	case SHOW_TIMING:
+		draw_timing(sh, y, x, w);
+		break;
+	}
+}
+
+void screen_draw(struct app *a)
+{
+	erase();
+	draw_header(a);
+	int top = 1, bottom = a->rows - 1;
+	int avail = bottom - top;
+	if (a->cols >= 140) {
+		/* wide: the text on the left, the view on the right */
+		int tw = a->cols * 2 / 5;
+		draw_text(a, top + 1, 1, tw - 2, avail - 1);
+		term_vline(top, tw, avail);
+		draw_view(a, top + 1, tw + 2, a->cols - tw - 3, avail - 1);
+	} else {
+		int th = avail * 2 / 5;
+		if (th < 6)
+			th = 6;
+		draw_text(a, top, 1, a->cols - 2, th);
+		term_hline(top + th, 0, a->cols);
+		draw_view(a, top + th + 1, 1, a->cols - 2, avail - th - 1);
+	}
+	draw_status(a);
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static void move_cursor(struct app *a, int dr, int dc)
+{
+	const struct shown *sh = current_shown(a);
+	if (!sh || !sh->t)
+		return;
+	const struct tensor *t = sh->t;
+	int nd = t->ndim;
+	int rows = nd >= 2 ? (int)t->shape[nd - 2] : 1, cols = nd >= 1 ? (int)t->shape[nd - 1] : 1;
+	if (sh->show->kind == SHOW_TOKENS)
+		cols = 1;
+	a->cur_r += dr;
+	a->cur_c += dc;
+	a->cur_r = a->cur_r < 0 ? 0 : a->cur_r >= rows ? rows - 1 : a->cur_r;
+	a->cur_c = a->cur_c < 0 ? 0 : a->cur_c >= cols ? cols - 1 : a->cur_c;
+}
+
+static void change_slice(struct app *a, int delta)
+{
+	const struct shown *sh = current_shown(a);
+	if (!sh || !sh->t || sh->t->ndim < 3)
+		return;
+	const struct tensor *t = sh->t;
+	int lead = t->ndim - 2;
+	/* the innermost leading index moves first (head), then the batch */
+	int64_t idx[2] = { 0, 0 };
+	for (int i = 0; i < lead; i++)
+		idx[i] = a->slice[i] >= 0 ? a->slice[i] : (sh->show->nslice > i ? sh->show->slice[i] : 0);
+	int64_t flat = lead == 2 ? idx[0] * t->shape[1] + idx[1] : idx[0];
+	int64_t total = lead == 2 ? t->shape[0] * t->shape[1] : t->shape[0];
+	flat = (flat + delta + total) % total;
+	if (lead == 2) {
+		a->slice[0] = flat / t->shape[1];
+		a->slice[1] = flat % t->shape[1];
+	} else {
+		a->slice[0] = flat;
+	}
+}
+
+void screen_key(struct app *a, int ch)
+{
+	if (a->goto_prompt) {
+		size_t n = strlen(a->goto_buf);
+		if (ch >= '0' && ch <= '9' && n < sizeof a->goto_buf - 1) {
+			a->goto_buf[n] = (char)ch;
+			a->goto_buf[n + 1] = 0;
+		} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n > 0) {
+			a->goto_buf[n - 1] = 0;
+		} else if (ch == '\n' || ch == KEY_ENTER) {
+			a->goto_prompt = false;
+			if (n)
+				go_to(a, atoi(a->goto_buf) - 1);
+		} else if (ch == 27) {
+			a->goto_prompt = false;
+		}
+		return;
+	}
+	a->status[0] = 0;
+	a->status_error = false;
+	const struct step_result *r = current(a);
+	switch (ch) {
+	case KEY_RIGHT:
+		if (a->focus == PANE_VIEW)
+			move_cursor(a, 0, 1);
+		else
+			go_to(a, a->step + 1);
+		break;
+	case KEY_LEFT:
+		if (a->focus == PANE_VIEW)
+			move_cursor(a, 0, -1);
+		else
+			go_to(a, a->step - 1);
+		break;
+	case 'n': case ' ': go_to(a, a->step + 1); break;
+	case 'p': go_to(a, a->step - 1); break;
+	case KEY_HOME: go_to(a, 0); break;
+	case KEY_END: go_to(a, a->lesson->nsteps - 1); break;
+	case 'g':
+		a->goto_prompt = true;
+		a->goto_buf[0] = 0;
+		break;
+	case '\t':
+		a->focus = a->focus == PANE_TEXT ? PANE_VIEW : PANE_TEXT;
+		break;
+	case KEY_UP: case 'k':
+		if (a->focus == PANE_VIEW)
+			move_cursor(a, -1, 0);
+		else if (a->text_scroll > 0)
+			a->text_scroll--;
+		break;
+	case KEY_DOWN: case 'j':
+		if (a->focus == PANE_VIEW)
+			move_cursor(a, 1, 0);
+		else
+			a->text_scroll++;
+		break;
+	case 'h': move_cursor(a, 0, -1); break;
+	case 'l': move_cursor(a, 0, 1); break;
+	case '+': case '=': if (a->zoom < 2) a->zoom++; break;
+	case '-': if (a->zoom > -2) a->zoom--; break;
+	case ']': change_slice(a, 1); break;
+	case '[': change_slice(a, -1); break;
+	case 'b': a->big = !a->big; break;
+	case 'v':
+		if (r && r->nshown > 1) {
+			a->show = (a->show + 1) % r->nshown;
+			a->cur_r = a->cur_c = 0;
+			a->slice[0] = a->slice[1] = -1;
+		}
+		break;
+	case 's':
+		if (a->trace) {
+			a->running = false;
+			looptrace_seek(a->trace, looptrace_pos(a->trace) + 1);
+		}
+		break;
+	case 'r':
+		if (a->trace) {
+			if (looptrace_pos(a->trace) >= looptrace_total(a->trace))
+				looptrace_seek(a->trace, 0);
+			a->running = !a->running;
+		}
+		break;
+	case '<': case ',': if (a->speed > 1) a->speed /= 2; break;
+	case '>': case '.': if (a->speed < 1 << 20) a->speed *= 2; break;
+	default: break;
+	}
+}
+
+void screen_tick(struct app *a)
+{
+	if (a->trace && a->running) {
+		int64_t pos = looptrace_pos(a->trace) + a->speed;
+		if (pos >= looptrace_total(a->trace)) {
+			pos = looptrace_total(a->trace);
+			a->running = false;
+		}
+		looptrace_seek(a->trace, pos);
+	}
+}
+
+void screen_mouse(struct app *a, int y, int x)
+{
+	/* a click on the view pane selects the cell under it: recompute the
+	 * layout the view was drawn with */
+	const struct shown *sh = current_shown(a);
+	if (!sh || !sh->t || sh->show->kind != SHOW_HEATMAP)
+		return;
+	int top = 1, avail = a->rows - 2, vx, vy, vw, vh;
+	if (a->cols >= 140) {
+		int tw = a->cols * 2 / 5;
+		vx = tw + 2;
+		vy = top + 1;
+		vw = a->cols - tw - 3;
+		vh = avail - 1;
+	} else {
+		int th = avail * 2 / 5 < 6 ? 6 : avail * 2 / 5;
+		vx = 1;
+		vy = top + th + 1;
+		vw = a->cols - 2;
+		vh = avail - th - 1;
+	}
+	struct heatmap h;
+	build_heatmap(a, sh, &h);
+	vy++;	/* the view's title */
+	vh--;
+	if (h.slice_name[0]) {
+		vy++;
+		vh--;
+	}
+	a->focus = PANE_VIEW;
+	int insp = vh >= 16 ? 4 : 2;
+	struct heatmap_layout L;
+	heatmap_layout(&h, vw, vh - insp, a->zoom, a->big, a->cur_r, a->cur_c, &L);
+	int gx = vx + L.label_w + (L.label_w ? 1 : 0), gy = vy + L.header_h;
+	if (x >= gx && y >= gy && L.cell_w > 0) {
+		int c = L.half_blocks ? x - gx : (x - gx) / L.cell_w;
+		int rr = L.half_blocks ? (y - gy) * 2 : (y - gy) / (L.cell_h > 0 ? L.cell_h : 1);
+		if (c < L.vis_cols && rr < L.vis_rows) {
+			a->cur_c = L.col0 + c;
+			a->cur_r = L.row0 + rr;
+		}
+	}
+	heatmap_free(&h);
+}

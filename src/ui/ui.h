@@ -1,0 +1,23 @@
+/* ui.h: the full-screen program (curses). The only part of qkv that touches
+ * the terminal; it draws what src/view computes. */
+#ifndef QKV_UI_UI_H
+#define QKV_UI_UI_H
+
+#include "kernel/kernel.h"
+
+#include <stdbool.h>
+
+struct ui_options {
+	const char *lesson;       /* a LESSON argument, or NULL for the menu */
+	int step;                 /* 1-based step to open at, 0 for the first */
+	bool no_color;            /* --no-color */
+	bool big;                 /* --big: presenter cells */
+	enum kernel_variant variant;
+};
+
+/* Runs the program until the user quits. Returns the exit status: 0, or 2
+ * when the lesson given cannot be opened (the message is printed after the
+ * terminal is restored). */
+int ui_run(const struct ui_options *o);
+
+#endif

@@ -1,0 +1,121 @@
+/* looptrace.h: the loop version of a computation, one iteration at a time.
+ * For a matmul, a softmax or a whole attention (the kinds a `compare` show
+ * animates), it gives the loop code a student reads (as in seed 003), the
+ * line and indices of iteration t, and the result matrix filled up to t, so
+ * the ui can animate "loops beside vectorised". Pure: computes from the
+ * operands it is given, in double, and never draws. */
+#ifndef QKV_VIEW_LOOPTRACE_H
+#define QKV_VIEW_LOOPTRACE_H
+
+#include "core/tensor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum trace_kind { TRACE_MATMUL, TRACE_SOFTMAX, TRACE_ATTENTION };
+
+struct looptrace;
+
+/* Traces whose loops would run more iterations than this are refused (NULL),
+ * and so are attentions whose dot products would take more multiply-adds than
+ * LOOPTRACE_MAX_WORK to prepare, or whose output has more cells than
+ * LOOPTRACE_MAX_ITERATIONS. */
+#define LOOPTRACE_MAX_ITERATIONS 50000000LL
+#define LOOPTRACE_MAX_WORK 200000000LL
+
+/* The constructors copy their operands (in double) and keep no reference to
+ * them. Operands with more than 2 dims are followed through their first
+ * matrix (batch 0, head 0: see looptrace_slice); a 1-D a of a matmul is one
+ * row and a 1-D b one column. NULL when the shapes do not fit, when a size is
+ * 0 (nothing to animate) or over the limits above. */
+
+/* c = a @ b for a (m,k) and b (k,n). */
+struct looptrace *looptrace_matmul(const struct tensor *a, const struct tensor *b);
+/* softmax of the rows of x (rows, cols), as kernel/loops.c computes it (a
+ * row of -inf only becomes zeros). */
+struct looptrace *looptrace_softmax(const struct tensor *x);
+/* softmax(q·kᵀ·scale, masked when causal or by mask (bool (tq,tk), true =
+ * masked, may be NULL; size-1 dims broadcast)) · v, for q (tq,d), k (tk,d),
+ * v (tk,dv). */
+struct looptrace *looptrace_attention(const struct tensor *q, const struct tensor *k, const struct tensor *v,
+				      const struct tensor *mask, bool causal, double scale);
+/* From how t was computed (its derivation), when it is one of the three
+ * (DERIV_MATMUL; DERIV_SOFTMAX over the last dim; DERIV_ATTENTION, causal or
+ * not, with the mask its inner DERIV_MASKED_FILL carries); NULL otherwise. The code names the operands with the derivation's
+ * labels ("Q", "K.T") when it has them. */
+struct looptrace *looptrace_for(const struct tensor *t);
+void looptrace_free(struct looptrace *lt);
+
+enum trace_kind looptrace_kind(const struct looptrace *lt);
+int64_t looptrace_total(const struct looptrace *lt);       /* iterations */
+void looptrace_seek(struct looptrace *lt, int64_t t);      /* 0..total: after t iterations */
+int64_t looptrace_pos(const struct looptrace *lt);
+
+/* The current iteration is the last one run: iteration pos - 1. At pos 0
+ * nothing has run: there is no current line (-1), cell or indices.
+ *
+ * What one iteration is, and the matrix (looptrace_matrix) it fills:
+ *   TRACE_MATMUL: one `s += a[i, p] * b[p, j]`; the one with p = k - 1 also
+ *     stores c[i, j] = s (total m·n·k). Matrix c (m,n): cells before (i, j)
+ *     done (2), (i, j) in progress (1) holding the partial sum s (done once
+ *     p = k - 1), the rest 0.
+ *   TRACE_SOFTMAX: per row three passes over its cols entries: the running
+ *     max, exp(y - max) summed, the division by the sum; a row of -inf only
+ *     runs the max pass and then one iteration that zeroes it (total about
+ *     3·rows·cols). Matrix y (rows,cols), a copy of x turning into weights:
+ *     rows before done (2), rows after hold x (0); in the current row, the
+ *     max pass marks the entries it has looked at 1 (the rest 0); the exp
+ *     pass holds exp(y - max) (1) up to j and x after it (0); the division
+ *     pass holds weights (2) up to j and exp values (1) after it.
+ *   TRACE_ATTENTION, in three phases (looptrace_phase):
+ *     "scores": one per (q_idx, k_idx), the whole dot product (or -inf for a
+ *       masked key); matrix att (tq,tk): cells up to (q_idx, k_idx) done (2),
+ *       the rest 0 (zeros, as torch.zeros made them).
+ *     "softmax": the softmax passes above over att, in place; matrix att,
+ *       with the states of TRACE_SOFTMAX (rows after hold their scores, 0).
+ *     "weighted sum": one `out[row] += a[v_idx] * v` per (row, v_idx), a
+ *       whole row of dv numbers; matrix out (tq,dv): rows before done (2),
+ *       the current row the partial sum (1; done once v_idx = tk - 1), the
+ *       rest 0.
+ *   Total 2·tq·tk plus the softmax's. */
+
+/* The loop code (Python-like lines, the notebook's names, the real sizes)
+ * and the line of the statement the current iteration runs (the `s +=`, the
+ * assignment of a score or a weight, ...), -1 at pos 0. */
+int looptrace_code(const struct looptrace *lt, const char *const **lines);
+int looptrace_current_line(const struct looptrace *lt);
+/* Every line the current iteration runs, first..last (e.g. the `s +=` and
+ * the store on the last p, or `if`, `= -inf` and `continue` for a masked
+ * key); -1, -1 at pos 0. */
+void looptrace_current_span(const struct looptrace *lt, int *first, int *last);
+/* "i = 1, j = 2, p = 3" for the current iteration; "" at pos 0 */
+void looptrace_indices(const struct looptrace *lt, char *buf, size_t size);
+/* One line on what the current iteration does, with numbers:
+ * "s += Q[1, 3] · K.T[3, 2] = 0.2134 × -1.3021 → s = -0.4515" */
+void looptrace_explain(const struct looptrace *lt, char *buf, size_t size);
+
+/* The matrix being filled: rows x cols values, and which cells are done (2),
+ * being computed (1) or not yet reached (0) (see above for each kind).
+ * Borrowed; valid until the next seek. Its size changes between the phases
+ * of an attention. */
+void looptrace_matrix(const struct looptrace *lt, int *rows, int *cols, const double **values,
+		      const uint8_t **state);
+/* The cell of that matrix the current iteration reads or writes; col is -1
+ * when it writes a whole row (a weighted sum, a row of -inf zeroed). False
+ * at pos 0. */
+bool looptrace_current_cell(const struct looptrace *lt, int *row, int *col);
+
+/* Which part of the computation the current iteration is in: "matmul",
+ * "softmax", or for an attention "scores", "softmax", "weighted sum"; and
+ * the name of the matrix it fills then: "c", "y", "att", "out" (the code's
+ * names). */
+const char *looptrace_phase(const struct looptrace *lt);
+const char *looptrace_matrix_name(const struct looptrace *lt);
+/* The positions first..last of the current phase (pos 0 counts to the first
+ * phase): seek(last) finishes it, seek(last + 1) starts the next one. */
+void looptrace_phase_bounds(const struct looptrace *lt, int64_t *first, int64_t *last);
+/* "batch 0" or "batch 0, head 0" when the operands had 3 or 4 dims and the
+ * trace follows their first matrix; "" for matrices. */
+const char *looptrace_slice(const struct looptrace *lt);
+
+#endif

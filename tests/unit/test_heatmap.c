@@ -1,0 +1,448 @@
+/* test_heatmap.c: heatmap_layout and heatmap_legend (view/heatmap.c) at the
+ * pane sizes a terminal gives (10x3 up to 200x60) for matrices from 1x1 to
+ * 512x512: numbers when they fit, colour cells or half blocks when not, the
+ * cursor always visible, nothing outside the pane. No terminal involved. */
+#include <criterion/criterion.h>
+
+#include "core/tensor.h"
+#include "view/heatmap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+enum fill { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL, FILL_TINY, FILL_WHOLE, FILL_LARGE, FILL_ZEROS };
+
+static uint32_t lcg_state;
+
+/* uniform in [-1, 1), reproducible */
+static double lcg(void)
+{
+	lcg_state = lcg_state * 1664525u + 1013904223u;
+	return (lcg_state >> 8) / 8388608.0 - 1.0;
+}
+
+static double fill_value(enum fill f, int64_t r, int64_t c)
+{
+	switch (f) {
+	case FILL_SCORES: {
+		/* magnitudes 0.05 .. 4.4, within torch's fixed-point range */
+		double u = lcg();
+		return (u < 0 ? -1 : 1) * (0.05 + 4.35 * fabs(u));
+	}
+	case FILL_WEIGHTS: return 0.51 + 0.49 * lcg();
+	case FILL_CAUSAL: return c > r ? -INFINITY : 3 * lcg();
+	case FILL_TINY: return (r + c) % 3 == 0 ? 6e-6 * (1 + lcg()) : 0.3 + 0.2 * lcg();
+	case FILL_WHOLE: return (double)((r + c) % 2);
+	case FILL_LARGE: return 12345.678 * lcg();
+	case FILL_ZEROS: return (r + c) % 2 ? 0.0 : -0.0;
+	}
+	return 0;
+}
+
+/* A rows x cols heatmap of the given kind; labels are indices unless given. */
+static void make_heatmap(struct heatmap *h, int64_t rows, int64_t cols, enum fill f, char *const *labels,
+			 int nlabels)
+{
+	int64_t shape[2] = { rows, cols };
+	struct tensor *t = tensor_new(DT_F32, FLAVOR_TORCH, 2, shape);
+	lcg_state = (uint32_t)(rows * 7919 + cols * 31 + f);
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t c = 0; c < cols; c++)
+			tensor_set(t, r * cols + c, fill_value(f, r, c));
+	heatmap_build(h, t, NULL, 0, labels, nlabels, labels, nlabels, SCALE_AUTO);
+	tensor_unref(t);
+}
+
+static int utf8_chars(const char *s)
+{
+	int n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += (*p & 0xC0) != 0x80;
+	return n;
+}
+
+/* Every promise of heatmap_layout for one call: sizes, scrolling, cursor. */
+static void check_layout(const struct heatmap *h, int w, int ht, int zoom, bool big, int cur_r, int cur_c,
+			 struct heatmap_layout *L)
+{
+	heatmap_layout(h, w, ht, zoom, big, cur_r, cur_c, L);
+	char what[160];
+	snprintf(what, sizeof what, "%dx%d matrix in %dx%d, zoom %d%s, cursor %d,%d", h->rows, h->cols, w, ht, zoom,
+		 big ? " big" : "", cur_r, cur_c);
+	int fields[] = { L->label_w, L->cell_w, L->cell_h, L->header_h, L->row0, L->col0,
+			 L->vis_rows, L->vis_cols, L->width, L->height };
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+		cr_assert(fields[i] >= 0, "%s: field %zu is negative", what, i);
+	cr_assert(L->width <= w && L->height <= ht, "%s: uses %dx%d", what, L->width, L->height);
+	cr_assert(L->vis_rows <= h->rows && L->vis_cols <= h->cols, "%s: shows more than the matrix", what);
+	cr_assert(L->row0 + L->vis_rows <= h->rows && L->col0 + L->vis_cols <= h->cols, "%s: scrolled past", what);
+	cr_assert(L->label_w <= 12, "%s: row labels %d wide", what, L->label_w);
+	cr_assert(L->cell_w >= 1 && L->cell_h >= 1 && L->header_h <= 1, "%s", what);
+	cr_assert(!(L->numbers && L->half_blocks), "%s", what);
+	cr_assert(L->numbers == (L->fmt[0] != 0), "%s: fmt \"%s\"", what, L->fmt);
+	if (L->vis_rows == 0 || L->vis_cols == 0) {
+		cr_assert(L->vis_rows == 0 && L->vis_cols == 0 && L->width == 0 && L->height == 0, "%s", what);
+		return;
+	}
+	/* the geometry adds up */
+	int lines = L->half_blocks ? (L->vis_rows + 1) / 2 : L->vis_rows * L->cell_h;
+	cr_assert_eq(L->height, L->header_h + lines + (L->legend ? 1 : 0), "%s", what);
+	cr_assert_eq(L->width, (L->label_w ? L->label_w + 1 : 0) + L->vis_cols * L->cell_w, "%s", what);
+	if (L->half_blocks)
+		cr_assert(L->row0 % 2 == 0, "%s: half blocks from an odd row", what);
+	/* the cursor (clamped to the matrix) is on screen */
+	int cr = cur_r < 0 ? 0 : cur_r >= h->rows ? h->rows - 1 : cur_r;
+	int cc = cur_c < 0 ? 0 : cur_c >= h->cols ? h->cols - 1 : cur_c;
+	cr_assert(cr >= L->row0 && cr < L->row0 + L->vis_rows, "%s: cursor row off screen (rows %d+%d)", what,
+		  L->row0, L->vis_rows);
+	cr_assert(cc >= L->col0 && cc < L->col0 + L->vis_cols, "%s: cursor column off screen (cols %d+%d)", what,
+		  L->col0, L->vis_cols);
+	/* every visible number fits its cell, the last column left as a gap */
+	if (L->numbers) {
+		for (int r = L->row0; r < L->row0 + L->vis_rows; r++) {
+			for (int c = L->col0; c < L->col0 + L->vis_cols; c++) {
+				char text[64];
+				heatmap_cell_text(h, r, c, L->fmt, L->cell_w - 1, text, sizeof text);
+				cr_assert((int)strlen(text) <= L->cell_w - 1, "%s: \"%s\" in %d columns", what, text,
+					  L->cell_w - 1);
+			}
+		}
+	}
+}
+
+Test(heatmap, layout_should_stay_inside_every_pane_for_every_matrix_zoom_and_cursor)
+{
+	static const int panes[][2] = { { 10, 3 }, { 20, 5 }, { 40, 8 }, { 76, 12 }, { 80, 24 }, { 120, 40 },
+					{ 200, 60 }, { 1, 1 }, { 3, 1 }, { 2, 2 } };
+	static const int sizes[][2] = { { 1, 1 }, { 3, 3 }, { 8, 8 }, { 64, 64 }, { 512, 512 }, { 3, 100 },
+					{ 100, 3 }, { 1, 7 }, { 7, 1 }, { 5, 6 } };
+	static const enum fill fills[] = { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL };
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+			if (sizes[s][0] == 512 && f > 0)
+				continue;	/* one 512x512 fill is enough */
+			struct heatmap h;
+			make_heatmap(&h, sizes[s][0], sizes[s][1], fills[f], NULL, 0);
+			int curs[][2] = { { 0, 0 }, { h.rows / 2, h.cols / 3 }, { h.rows - 1, h.cols - 1 },
+					  { h.rows - 2, 1 }, { -4, 9999 } };
+			for (size_t p = 0; p < sizeof panes / sizeof panes[0]; p++) {
+				for (int zoom = -3; zoom <= 3; zoom++) {
+					for (int big = 0; big < 2; big++) {
+						for (size_t k = 0; k < sizeof curs / sizeof curs[0]; k++) {
+							struct heatmap_layout L;
+							check_layout(&h, panes[p][0], panes[p][1], zoom, big, curs[k][0],
+								     curs[k][1], &L);
+							/* any pane of a line and a column shows a cell */
+							cr_assert(L.vis_rows > 0 && L.vis_cols > 0, "%dx%d in %dx%d zoom %d",
+								  h.rows, h.cols, panes[p][0], panes[p][1], zoom);
+						}
+					}
+				}
+			}
+			heatmap_free(&h);
+		}
+	}
+}
+
+Test(heatmap, layout_should_show_numbers_when_a_small_matrix_fits)
+{
+	static const int panes[][2] = { { 76, 12 }, { 80, 24 }, { 120, 40 }, { 200, 60 } };
+	for (size_t p = 0; p < 4; p++) {
+		struct heatmap h;
+		make_heatmap(&h, 3, 3, FILL_WEIGHTS, NULL, 0);
+		struct heatmap_layout L;
+		check_layout(&h, panes[p][0], panes[p][1], 0, false, 0, 0, &L);
+		cr_assert(L.numbers && !L.half_blocks);
+		cr_assert_str_eq(L.fmt, "%.4f", "torch's four decimals when there is room");
+		cr_assert_eq(L.vis_rows, 3);
+		cr_assert_eq(L.vis_cols, 3);
+		cr_assert_eq(L.header_h, 1, "column labels above number cells");
+		cr_assert(L.legend, "a legend under a small grid");
+		heatmap_free(&h);
+		make_heatmap(&h, 8, 8, FILL_SCORES, NULL, 0);
+		check_layout(&h, panes[p][0], panes[p][1], 0, false, 7, 7, &L);
+		cr_assert(L.numbers, "8x8 numbers in %dx%d", panes[p][0], panes[p][1]);
+		cr_assert(L.vis_rows == 8 && L.vis_cols == 8 && L.row0 == 0 && L.col0 == 0);
+		heatmap_free(&h);
+	}
+}
+
+Test(heatmap, layout_should_fall_back_to_colour_cells_then_half_blocks)
+{
+	struct heatmap h;
+	struct heatmap_layout L;
+	/* 16x16 in 76x24: no room for numbers, room for 2-column colour cells */
+	make_heatmap(&h, 16, 16, FILL_SCORES, NULL, 0);
+	check_layout(&h, 76, 24, 0, false, 0, 0, &L);
+	cr_assert(!L.numbers && !L.half_blocks && L.cell_w == 2 && L.cell_h == 1);
+	cr_assert(L.vis_rows == 16 && L.vis_cols == 16);
+	cr_assert_eq(L.header_h, 0, "no column labels over 2-column cells");
+	heatmap_free(&h);
+	/* 64x64 in 76x12 and 200x60, 512x512 anywhere: half blocks */
+	make_heatmap(&h, 64, 64, FILL_WEIGHTS, NULL, 0);
+	check_layout(&h, 76, 12, 0, false, 0, 0, &L);
+	cr_assert(L.half_blocks && !L.numbers && L.cell_w == 1 && L.header_h == 0);
+	check_layout(&h, 200, 60, 0, false, 0, 0, &L);
+	cr_assert(L.half_blocks, "64 rows need 64 lines as cells, 32 as half blocks");
+	cr_assert(L.vis_rows == 64 && L.vis_cols == 64, "the whole 64x64 in 200x60");
+	check_layout(&h, 120, 40, 0, false, 0, 0, &L);
+	cr_assert(L.half_blocks && L.vis_rows == 64 && L.vis_cols == 64);
+	heatmap_free(&h);
+	make_heatmap(&h, 512, 512, FILL_SCORES, NULL, 0);
+	check_layout(&h, 200, 60, 0, false, 0, 0, &L);
+	cr_assert(L.half_blocks && L.row0 == 0 && L.col0 == 0);
+	cr_assert(L.legend, "a scrolling grid keeps a line for the legend");
+	cr_assert_eq(L.height, 60);
+	cr_assert_eq(L.vis_rows, 2 * 59, "59 lines of half blocks, then the legend");
+	heatmap_free(&h);
+}
+
+Test(heatmap, layout_should_scroll_so_the_cursor_is_visible)
+{
+	struct heatmap h;
+	struct heatmap_layout L;
+	make_heatmap(&h, 512, 512, FILL_SCORES, NULL, 0);
+	check_layout(&h, 76, 12, 0, false, 300, 400, &L);
+	cr_assert(L.row0 > 0 && L.col0 > 0);
+	check_layout(&h, 76, 12, 0, false, 511, 511, &L);
+	cr_assert_eq(L.row0 + L.vis_rows, 512);
+	cr_assert_eq(L.col0 + L.vis_cols, 512);
+	check_layout(&h, 76, 12, 3, false, 257, 3, &L);
+	cr_assert(L.numbers, "zoomed in, numbers even for 512x512");
+	check_layout(&h, 200, 60, 2, true, 100, 500, &L);
+	heatmap_free(&h);
+	/* odd row counts in half blocks: the last row is reachable */
+	make_heatmap(&h, 101, 3, FILL_WEIGHTS, NULL, 0);
+	for (int r = 0; r < 101; r++)
+		check_layout(&h, 20, 5, -5, false, r, 2, &L);
+	heatmap_free(&h);
+}
+
+Test(heatmap, zoom_should_add_decimals_in_and_narrow_cells_out)
+{
+	struct heatmap h;
+	struct heatmap_layout L0, L;
+	make_heatmap(&h, 8, 8, FILL_SCORES, NULL, 0);
+	check_layout(&h, 76, 12, 0, false, 0, 0, &L0);
+	cr_assert(L0.numbers);
+	check_layout(&h, 76, 12, -1, false, 0, 0, &L);
+	cr_assert(L.numbers && L.cell_w < L0.cell_w, "zoom -1: narrower numbers (%s vs %s)", L.fmt, L0.fmt);
+	int prev = L0.cell_w;
+	bool colour = false, half = false;
+	for (int z = -1; z >= -8; z--) {
+		check_layout(&h, 76, 12, z, false, 0, 0, &L);
+		cr_assert(L.cell_w <= prev, "zoom %d widened the cells", z);
+		prev = L.cell_w;
+		colour |= !L.numbers && !L.half_blocks;
+		half |= L.half_blocks;
+	}
+	cr_assert(colour && half, "zooming out reaches colour cells and half blocks");
+	check_layout(&h, 76, 12, -100, false, 0, 0, &L);
+	cr_assert(L.half_blocks);
+	heatmap_free(&h);
+	/* zooming in from the default of a big matrix: colour cells, then numbers
+	 * with more and more decimals */
+	make_heatmap(&h, 64, 64, FILL_SCORES, NULL, 0);
+	prev = 0;
+	int decimals = -1;
+	for (int z = 0; z <= 8; z++) {
+		check_layout(&h, 120, 40, z, false, 10, 10, &L);
+		cr_assert(L.cell_w >= prev, "zoom %d narrowed the cells", z);
+		prev = L.cell_w;
+		if (L.numbers && L.fmt[2] >= '0' && L.fmt[2] <= '9' && L.fmt[3] == 'f') {
+			cr_assert(L.fmt[2] - '0' >= decimals, "zoom %d lost decimals: %s", z, L.fmt);
+			decimals = L.fmt[2] - '0';
+		}
+	}
+	cr_assert_eq(decimals, 4, "zoomed all the way in: four decimals");
+	check_layout(&h, 120, 40, 100, false, 10, 10, &L);
+	cr_assert(L.numbers);
+	heatmap_free(&h);
+}
+
+Test(heatmap, layout_format_should_be_heatmap_number_format_at_the_cell_width)
+{
+	static const enum fill fills[] = { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL, FILL_TINY,
+					   FILL_WHOLE, FILL_LARGE, FILL_ZEROS };
+	for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+		struct heatmap h;
+		make_heatmap(&h, 6, 5, fills[f], NULL, 0);
+		for (int z = -6; z <= 6; z++) {
+			struct heatmap_layout L;
+			check_layout(&h, 200, 60, z, false, 0, 0, &L);
+			if (!L.numbers)
+				continue;
+			char fmt[16];
+			cr_assert(heatmap_number_format(&h, L.cell_w - 1, fmt));
+			cr_assert_str_eq(L.fmt, fmt, "fill %zu zoom %d: cells of %d", f, z, L.cell_w);
+		}
+		heatmap_free(&h);
+	}
+}
+
+Test(heatmap, layout_should_keep_tiny_and_masked_values_readable)
+{
+	struct heatmap h;
+	struct heatmap_layout L;
+	/* a weight of 6e-06 must never read 0.0000 */
+	make_heatmap(&h, 4, 4, FILL_TINY, NULL, 0);
+	check_layout(&h, 120, 40, 0, false, 0, 0, &L);
+	cr_assert(L.numbers && strchr(L.fmt, 'e'), "scientific for tiny weights, got %s", L.fmt);
+	heatmap_free(&h);
+	/* -inf cells need room for "-inf" */
+	make_heatmap(&h, 4, 4, FILL_CAUSAL, NULL, 0);
+	for (int z = -3; z <= 3; z++) {
+		check_layout(&h, 76, 12, z, false, 0, 0, &L);
+		if (L.numbers)
+			cr_assert(L.cell_w - 1 >= 4);
+	}
+	heatmap_free(&h);
+	/* a 0/1 mask prints without decimals */
+	make_heatmap(&h, 5, 5, FILL_WHOLE, NULL, 0);
+	check_layout(&h, 76, 12, 0, false, 0, 0, &L);
+	cr_assert(L.numbers);
+	cr_assert_str_eq(L.fmt, "%.0f");
+	heatmap_free(&h);
+}
+
+Test(heatmap, big_mode_should_double_the_cells)
+{
+	struct heatmap h;
+	struct heatmap_layout L, B;
+	make_heatmap(&h, 3, 3, FILL_WEIGHTS, NULL, 0);
+	check_layout(&h, 200, 60, 0, false, 0, 0, &L);
+	check_layout(&h, 200, 60, 0, true, 0, 0, &B);
+	cr_assert(B.numbers);
+	cr_assert_str_eq(B.fmt, L.fmt);
+	cr_assert_eq(B.cell_w, 2 * L.cell_w);
+	cr_assert_eq(B.cell_h, 2);
+	cr_assert_eq(L.cell_h, 1);
+	cr_assert_eq(B.vis_rows, 3);
+	heatmap_free(&h);
+	/* big colour cells in a pane where only those fit */
+	make_heatmap(&h, 16, 16, FILL_SCORES, NULL, 0);
+	check_layout(&h, 80, 40, 0, true, 0, 0, &B);
+	cr_assert(!B.numbers && !B.half_blocks && B.cell_w == 4 && B.cell_h == 2, "cell %dx%d", B.cell_w, B.cell_h);
+	heatmap_free(&h);
+}
+
+Test(heatmap, labels_should_be_truncated_to_fit)
+{
+	char *names[] = { "a_rather_long_token_name", "the", "cat", "sat_on_the_mat_today", "x" };
+	struct heatmap h;
+	struct heatmap_layout L;
+	make_heatmap(&h, 5, 5, FILL_SCORES, names, 5);
+	check_layout(&h, 200, 60, 0, false, 0, 0, &L);
+	cr_assert_eq(L.label_w, 12, "row labels at most 12 columns");
+	cr_assert(L.numbers && L.header_h == 1);
+	/* in a narrow pane, labels give way to the cells */
+	check_layout(&h, 10, 3, 0, false, 0, 0, &L);
+	cr_assert(L.label_w <= 4);
+	cr_assert(L.vis_cols >= 1);
+	heatmap_free(&h);
+	/* short labels keep their width */
+	char *short_names[] = { "The", "cat", "sat" };
+	make_heatmap(&h, 3, 3, FILL_WEIGHTS, short_names, 3);
+	check_layout(&h, 76, 12, 0, false, 0, 0, &L);
+	cr_assert_eq(L.label_w, 3);
+	heatmap_free(&h);
+}
+
+Test(heatmap, layout_of_a_512x512_matrix_should_be_cheap_enough_for_every_keypress)
+{
+	struct heatmap h;
+	make_heatmap(&h, 512, 512, FILL_TINY, NULL, 0);
+	clock_t start = clock();
+	for (int i = 0; i < 100; i++) {
+		struct heatmap_layout L;
+		heatmap_layout(&h, 200, 60, i % 5, i % 2, i, 511 - i, &L);
+	}
+	double secs = (double)(clock() - start) / CLOCKS_PER_SEC;
+	cr_assert(secs < 5, "100 layouts took %.2f s", secs);
+	heatmap_free(&h);
+}
+
+Test(heatmap, layout_should_handle_empty_panes)
+{
+	struct heatmap h;
+	struct heatmap_layout L;
+	make_heatmap(&h, 8, 8, FILL_SCORES, NULL, 0);
+	int sizes[][2] = { { 0, 0 }, { 0, 10 }, { 10, 0 }, { -5, -5 } };
+	for (int i = 0; i < 4; i++) {
+		heatmap_layout(&h, sizes[i][0], sizes[i][1], 0, false, 3, 3, &L);
+		cr_assert(L.vis_rows == 0 && L.vis_cols == 0 && L.width == 0 && L.height == 0);
+		cr_assert(!L.legend);
+	}
+	heatmap_free(&h);
+}
+
+Test(heatmap, legend_should_name_the_scale_and_its_ends)
+{
+	struct heatmap h;
+	char out[256];
+	make_heatmap(&h, 4, 4, FILL_SCORES, NULL, 0);
+	h.lo = -4.37;
+	h.hi = 4.37;
+	heatmap_legend(&h, out, sizeof out, 200);
+	cr_assert(strncmp(out, "scores: -4.4 \u2026 0 \u2026 4.4", strlen("scores: -4.4 \u2026 0 \u2026 4.4")) == 0,
+		  "got \"%s\"", out);
+	cr_assert(strstr(out, "blue") && strstr(out, "orange"), "got \"%s\"", out);
+	cr_assert(!strstr(out, "masked"));
+	heatmap_free(&h);
+	make_heatmap(&h, 4, 4, FILL_WEIGHTS, NULL, 0);
+	heatmap_legend(&h, out, sizeof out, 200);
+	cr_assert(strncmp(out, "weights: 0 \u2026 1", strlen("weights: 0 \u2026 1")) == 0, "got \"%s\"", out);
+	heatmap_free(&h);
+}
+
+Test(heatmap, legend_should_note_masked_cells)
+{
+	struct heatmap h;
+	char out[256];
+	make_heatmap(&h, 5, 5, FILL_CAUSAL, NULL, 0);
+	heatmap_legend(&h, out, sizeof out, 200);
+	cr_assert(strstr(out, "\u00b7 = masked (-inf)"), "got \"%s\"", out);
+	cr_assert(strncmp(out, "scores:", 7) == 0);
+	/* narrower: the colour words go first, the mask note stays */
+	heatmap_legend(&h, out, sizeof out, 44);
+	cr_assert(strstr(out, "masked") && !strstr(out, "orange"), "got \"%s\"", out);
+	heatmap_free(&h);
+}
+
+Test(heatmap, legend_should_fit_any_width_and_buffer)
+{
+	struct heatmap h;
+	make_heatmap(&h, 5, 5, FILL_CAUSAL, NULL, 0);
+	for (int w = -1; w <= 90; w++) {
+		char out[256];
+		heatmap_legend(&h, out, sizeof out, w);
+		cr_assert(utf8_chars(out) <= (w > 0 ? w : 0), "width %d: \"%s\"", w, out);
+		if (w >= 30)
+			cr_assert(strncmp(out, "scores", 6) == 0, "width %d: \"%s\"", w, out);
+	}
+	/* narrow: the two ends without the name rather than a cut name */
+	char narrow[64];
+	heatmap_legend(&h, narrow, sizeof narrow, 12);
+	cr_assert(strstr(narrow, "\u2026") && !strstr(narrow, "scores"), "got \"%s\"", narrow);
+	heatmap_legend(&h, (char[1]){ 'x' }, 1, 80);
+	for (size_t size = 1; size < 40; size++) {
+		char out[64];
+		memset(out, 'x', sizeof out);
+		heatmap_legend(&h, out, size, 80);
+		cr_assert(strlen(out) < size, "size %zu", size);
+		cr_assert_eq(out[size], 'x', "size %zu: wrote past the buffer", size);
+		/* never a cut UTF-8 sequence */
+		size_t n = strlen(out);
+		if (n) {
+			size_t i = n - 1;
+			while (i > 0 && (((unsigned char)out[i]) & 0xC0) == 0x80)
+				i--;
+			unsigned char lead = (unsigned char)out[i];
+			size_t len = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+			cr_assert_eq(n - i, len, "size %zu: \"%s\" ends mid-character", size, out);
+		}
+	}
+	heatmap_free(&h);
+}

@@ -1,0 +1,245 @@
+/* test_ui.c: the full-screen program in a real terminal (tmux), as a person
+ * sees it: at 80x24, 120x40 and 200x60, the step counter, the heatmap's
+ * numbers, the help overlay, the inspector, the loop animation, NO_COLOR, a
+ * resize, and the terminal restored on q and on signals (stty -g). */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char session[64];
+
+static void tmux(const char *fmt, const char *arg)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, fmt, session, arg);
+	if (system(cmd) != 0) {
+		/* a failed tmux command shows up as a missing screen below */
+	}
+}
+
+/* The screen now (with -e: colour escapes kept). */
+static char *screen(bool escapes)
+{
+	char cmd[256], path[128];
+	snprintf(path, sizeof path, "/tmp/qkv-ui-%d.txt", (int)getpid());
+	snprintf(cmd, sizeof cmd, "tmux capture-pane -p %s -t %s > %s 2>/dev/null", escapes ? "-e" : "", session, path);
+	if (system(cmd) != 0)
+		return strdup("");
+	char *s = read_text(path);
+	unlink(path);
+	return s ? s : strdup("");
+}
+
+/* Waits (about 8 s at most) until the screen shows want. */
+static char *wait_for(const char *want)
+{
+	for (int i = 0; i < 160; i++) {
+		char *s = screen(false);
+		if (strstr(s, want))
+			return s;
+		free(s);
+		usleep(50000);
+	}
+	return screen(false);
+}
+
+static void start(int w, int h, const char *env, const char *args)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	snprintf(session, sizeof session, "qkvui%d", (int)getpid());
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color %s %s %s; sleep 30'",
+		 session, w, h, env ? env : "", qkv_binary(), args);
+	cr_assert_eq(system(cmd), 0, "tmux failed");
+}
+
+static void stop(void)
+{
+	tmux("tmux kill-session -t %s 2>/dev/null%s", "");
+}
+
+static void keys(const char *k)
+{
+	tmux("tmux send-keys -t %s %s", k);
+}
+
+static void opens_at(int w, int h)
+{
+	start(w, h, "XDG_STATE_HOME=/tmp/qkv-ui-state", "1");
+	char *s = wait_for("step 1/28");
+	cr_assert(strstr(s, "step 1/28"), "%dx%d: %s", w, h, s);
+	cr_assert(strstr(s, "Attention, step by step"), "%dx%d: %s", w, h, s);
+	/* the heatmap of X shows its numbers: X[0, 0] is 0.3367 */
+	cr_assert(strstr(s, "0.3367"), "%dx%d: no heatmap numbers: %s", w, h, s);
+	free(s);
+	keys("Right");
+	s = wait_for("step 2/28");
+	cr_assert(strstr(s, "step 2/28"), "%dx%d: the step counter did not move: %s", w, h, s);
+	free(s);
+	keys("q");
+	stop();
+}
+
+Test(ui, opens_a_lesson_and_steps_at_80x24) { opens_at(80, 24); }
+Test(ui, opens_a_lesson_and_steps_at_120x40) { opens_at(120, 40); }
+Test(ui, opens_a_lesson_and_steps_at_200x60) { opens_at(200, 60); }
+
+Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = stop)
+{
+	start(100, 30, "XDG_STATE_HOME=/tmp/qkv-ui-state-menu", "");
+	char *s = wait_for("Choose a lesson");
+	cr_assert(strstr(s, "Attention with animals"), "%s", s);
+	free(s);
+	keys("Down Down Down Down Enter");
+	s = wait_for("step 1/14");
+	cr_assert(strstr(s, "Attention with animals"), "%s", s);
+	free(s);
+}
+
+Test(ui, help_should_list_every_key_and_close_with_escape, .fini = stop)
+{
+	start(100, 30, NULL, "1");
+	free(wait_for("step 1/28"));
+	keys("?");
+	char *s = wait_for("Keys");
+	cr_assert(strstr(s, "go to a step") && strstr(s, "zoom") && strstr(s, "big cells"), "%s", s);
+	free(s);
+	keys("Escape");
+	for (int i = 0; i < 40; i++) {
+		s = screen(false);
+		if (!strstr(s, "go to a step"))
+			break;
+		free(s);
+		s = NULL;
+		usleep(50000);
+	}
+	cr_assert(s, "the help stayed open");
+	free(s);
+}
+
+Test(ui, the_inspector_should_show_a_scores_arithmetic, .fini = stop)
+{
+	/* lesson 1 step 4: S = X·Xᵀ; the cursor on S[0, 1] */
+	start(120, 40, NULL, "1 --step 4");
+	free(wait_for("step 4/28"));
+	keys("Tab Right");
+	char *s = wait_for("\u00b7");
+	cr_assert(strstr(s, "-0.1217"), "no S[0, 1] on screen: %s", s);
+	cr_assert(strstr(s, "0.3367\u00d7"), "no term of the dot product: %s", s);
+	free(s);
+}
+
+/* Whether the captured screen sets a colour: SGR 30-37, 40-47, 90-97,
+ * 100-107, or 38;/48; (256 and 24-bit); 39 and 49 only reset to defaults. */
+static bool has_colour(const char *s)
+{
+	for (const char *p = strstr(s, "\x1b["); p; p = strstr(p + 1, "\x1b[")) {
+		const char *q = p + 2;
+		while (*q && *q != 'm') {
+			char *end;
+			long v = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			if ((v >= 30 && v <= 37) || (v >= 40 && v <= 47) || (v >= 90 && v <= 97) ||
+			    (v >= 100 && v <= 107) || v == 38 || v == 48)
+				return true;
+			q = *end == ';' ? end + 1 : end;
+		}
+	}
+	return false;
+}
+
+Test(ui, no_color_should_draw_without_colour_codes, .fini = stop)
+{
+	start(100, 30, "NO_COLOR=1", "1");
+	free(wait_for("step 1/28"));
+	char *s = screen(true);
+	cr_assert(!has_colour(s), "colour codes: %s", s);
+	/* magnitude in shade characters instead */
+	cr_assert(strstr(s, "\u2591") || strstr(s, "\u2592") || strstr(s, "\u2593") || strstr(s, "\u2588"), "%s", s);
+	free(s);
+	stop();
+	start(100, 30, NULL, "1");
+	free(wait_for("step 1/28"));
+	s = screen(true);
+	cr_assert(has_colour(s), "no colours without NO_COLOR: %s", s);
+	free(s);
+}
+
+Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = stop)
+{
+	start(120, 40, NULL, "1");
+	free(wait_for("step 1/28"));
+	tmux("tmux resize-window -t %s -x 60 -y 20%s", "");
+	char *s = wait_for("enlarge the terminal to 80");
+	cr_assert(strstr(s, "enlarge the terminal to 80\u00d724"), "%s", s);
+	free(s);
+	tmux("tmux resize-window -t %s -x 90 -y 30%s", "");
+	s = wait_for("step 1/28");
+	cr_assert(strstr(s, "0.3367"), "%s", s);
+	free(s);
+}
+
+Test(ui, the_loops_animation_should_advance, .fini = stop)
+{
+	start(120, 40, NULL, "tests/lessons/format-example.json --step 2");
+	free(wait_for("step 2/2"));
+	keys("v v");
+	char *s = wait_for("for-loops:");
+	cr_assert(strstr(s, "for-loops: 0 of"), "%s", s);
+	free(s);
+	keys("s s s");
+	s = wait_for("for-loops: 3 of");
+	cr_assert(strstr(s, "for-loops: 3 of"), "the animation did not step: %s", s);
+	free(s);
+}
+
+/* stty -g before and after, in a shell inside tmux */
+static void check_restored(const char *how)
+{
+	char before[128], after[128];
+	snprintf(before, sizeof before, "/tmp/qkv-stty-before-%d", (int)getpid());
+	snprintf(after, sizeof after, "/tmp/qkv-stty-after-%d", (int)getpid());
+	snprintf(session, sizeof session, "qkvstty%d", (int)getpid());
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'stty -g > %s; TERM=xterm-256color %s 1; "
+		 "stty -g > %s; sleep 30'", session, before, qkv_binary(), after);
+	cr_assert_eq(system(cmd), 0);
+	free(wait_for("step 1/28"));
+	if (strcmp(how, "q") == 0) {
+		keys("q");
+	} else {
+		snprintf(cmd, sizeof cmd, "pkill -%s -f '^%s 1$'", how, qkv_binary());
+		if (system(cmd) != 0) {
+			/* pkill found nothing: the test below fails */
+		}
+	}
+	char *b = NULL, *a = NULL;
+	for (int i = 0; i < 100 && !a; i++) {
+		usleep(50000);
+		a = read_text(after);
+	}
+	b = read_text(before);
+	cr_assert(a && b, "%s: the program did not end", how);
+	cr_assert_str_eq(a, b, "%s: the terminal was not restored", how);
+	free(a);
+	free(b);
+	unlink(before);
+	unlink(after);
+	stop();
+}
+
+Test(ui, q_and_signals_should_restore_the_terminal)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	check_restored("q");
+	check_restored("TERM");
+	check_restored("INT");
+	check_restored("HUP");
+}
