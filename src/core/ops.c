@@ -205,7 +205,8 @@ static struct tensor *view_with(struct tensor *t, int ndim, const int64_t *shape
 }
 
 /* Resolves one -1 in shape against numel; checks the count matches. */
-static int infer_shape(const struct tensor *t, int ndim, const int64_t *in, int64_t *out, struct qkv_error *err)
+static int infer_shape(const struct ops_ctx *ctx, const struct tensor *t, int ndim, const int64_t *in, int64_t *out,
+		       struct qkv_error *err)
 {
 	char b1[96], b2[96];
 	if (ndim > TENSOR_MAX_DIMS)
@@ -221,8 +222,8 @@ static int infer_shape(const struct tensor *t, int ndim, const int64_t *in, int6
 			infer = i;
 		} else if (in[i] < 0) {
 			return error_set(err, 0, 0, "invalid shape dimension %lld", (long long)in[i]);
-		} else {
-			known *= in[i];
+		} else if (__builtin_mul_overflow(known, in[i], &known)) {
+			return error_set(err, 0, 0, "shape %s is far too large", tensor_shape_str(b1, sizeof b1, ndim, in));
 		}
 	}
 	if (infer >= 0) {
@@ -235,7 +236,9 @@ static int infer_shape(const struct tensor *t, int ndim, const int64_t *in, int6
 	if (known != numel)
 		return error_set(err, 0, 0, "shape %s is invalid for a tensor of shape %s (%lld elements)",
 				 tensor_shape_str(b1, sizeof b1, ndim, in), shp(b2, t), (long long)numel);
-	return 0;
+	/* an empty tensor may take any shape with a 0 in it: keep its other
+	 * sizes within the limit like any new tensor's */
+	return ops_check_shape(ctx, ndim, out, err);
 }
 
 /* torch's computeStride: strides for viewing t as newshape without a copy,
@@ -274,10 +277,11 @@ static bool compute_view_strides(const struct tensor *t, int ndim, const int64_t
 	return view_d == -1;
 }
 
-struct tensor *ops_view(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err)
+struct tensor *ops_view(const struct ops_ctx *ctx, struct tensor *t, int ndim, const int64_t *shape,
+		       struct qkv_error *err)
 {
 	int64_t s[TENSOR_MAX_DIMS], st[TENSOR_MAX_DIMS];
-	if (infer_shape(t, ndim, shape, s, err) < 0)
+	if (infer_shape(ctx, t, ndim, shape, s, err) < 0)
 		return NULL;
 	if (!compute_view_strides(t, ndim, s, st)) {
 		char b[96];
@@ -288,15 +292,16 @@ struct tensor *ops_view(struct tensor *t, int ndim, const int64_t *shape, struct
 	return view_with(t, ndim, s, st);
 }
 
-struct tensor *ops_reshape(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err)
+struct tensor *ops_reshape(const struct ops_ctx *ctx, struct tensor *t, int ndim, const int64_t *shape,
+			  struct qkv_error *err)
 {
 	int64_t s[TENSOR_MAX_DIMS], st[TENSOR_MAX_DIMS];
-	if (infer_shape(t, ndim, shape, s, err) < 0)
+	if (infer_shape(ctx, t, ndim, shape, s, err) < 0)
 		return NULL;
 	if (compute_view_strides(t, ndim, s, st))
 		return view_with(t, ndim, s, st);
 	struct tensor *c = ops_contiguous(t);
-	struct tensor *v = ops_view(c, ndim, s, err);
+	struct tensor *v = ops_view(ctx, c, ndim, s, err);
 	tensor_unref(c);
 	return v;
 }
@@ -509,12 +514,19 @@ static enum dtype promote(struct operand a, struct operand b, enum flavor fl)
 		return c == 2 ? default_float(fl) : c == 1 ? DT_I64 : DT_BOOL;
 	enum dtype da = ta == top ? a.t->dtype : b.t->dtype;
 	enum dtype db = tb == top ? b.t->dtype : a.t->dtype;
+	/* numpy: an int64 array with a float32 one makes float64 (float32 cannot
+	 * hold every int64); torch keeps float32 */
+	if (fl == FLAVOR_NUMPY && !a.scalar && !b.scalar && tier(a) == tier(b) &&
+	    ((a.t->dtype == DT_I64 && b.t->dtype == DT_F32) || (a.t->dtype == DT_F32 && b.t->dtype == DT_I64)))
+		return DT_F64;
 	return promote_dtypes(da, db);
 }
 
+/* The dtype a kernel computes in: floats as themselves, int64 exactly; bool
+ * (and anything else) as float64. */
 static enum dtype compute_dtype(enum dtype d)
 {
-	return d == DT_F32 ? DT_F32 : DT_F64;
+	return d == DT_F32 ? DT_F32 : d == DT_I64 ? DT_I64 : DT_F64;
 }
 
 /* out converted to dtype rd (out itself when it already has it); consumes out */
@@ -627,9 +639,31 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 		rd = DT_I64;
 	enum dtype cd = compute_dtype(rd);
 	bcast_convert(&bc, a, b, cd);
+	if (cd == DT_I64 && (op == EW_FLOORDIV || op == EW_MOD || op == EW_POW)) {
+		/* integers: refuse a zero divisor (torch raises; numpy gives 0) and a
+		 * negative power (torch: "Integers to negative integer powers are
+		 * not allowed") */
+		struct tensor *e = ops_expand(bc.tb, bc.ndim, bc.shape, err);
+		int64_t n = tensor_numel(e), bad = -1;
+		for (int64_t i = 0; e && i < n && bad < 0; i++) {
+			int64_t y = tensor_get_i64(e, i);
+			if (op == EW_POW ? y < 0 : y == 0)
+				bad = i;
+		}
+		tensor_unref(e);
+		if (bad >= 0 && (op == EW_POW || bc.fl == FLAVOR_TORCH)) {
+			bcast_release(&bc);
+			error_set(err, 0, 0, op == EW_POW ? "integers to negative integer powers are not allowed "
+				  "(make the base a float: 2.0 ** -1)" : "integer division or modulo by zero");
+			return NULL;
+		}
+	}
 	struct tensor *out = tensor_new(cd, bc.fl, bc.ndim, bc.shape);
 	if (cd == DT_F32)
 		ew_binary_f32(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
+			      bc.ndim, op);
+	else if (cd == DT_I64)
+		ew_binary_i64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
 			      bc.ndim, op);
 	else
 		ew_binary_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
@@ -670,6 +704,9 @@ struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct o
 	struct tensor *out = tensor_new(DT_BOOL, bc.fl, bc.ndim, bc.shape);
 	if (cd == DT_F32)
 		ew_compare_f32(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
+			       bc.ndim, op);
+	else if (cd == DT_I64)
+		ew_compare_i64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
 			       bc.ndim, op);
 	else
 		ew_compare_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
@@ -737,10 +774,21 @@ struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_un
 	enum dtype cd = compute_dtype(rd);
 	struct tensor *c = contig_as(a, cd);
 	struct tensor *out = tensor_new(cd, a->flavor, a->ndim, a->shape);
-	if (cd == DT_F32)
-		ew_unary_f32(out->storage->data, tensor_data(c), tensor_numel(c), op);
-	else
-		ew_unary_f64(out->storage->data, tensor_data(c), tensor_numel(c), op);
+	int64_t n = tensor_numel(c);
+	if (cd == DT_F32) {
+		ew_unary_f32(out->storage->data, tensor_data(c), n, op);
+	} else if (cd == DT_I64) {
+		/* exact: negation wraps like torch's, abs of INT64_MIN stays itself */
+		const int64_t *x = tensor_data(c);
+		int64_t *y = out->storage->data;
+		for (int64_t i = 0; i < n; i++) {
+			uint64_t neg = 0 - (uint64_t)x[i];
+			y[i] = op == EW_NEG ? (int64_t)neg : op == EW_ABS ? (x[i] < 0 ? (int64_t)neg : x[i])
+			       : (x[i] > 0 ? x[i] : 0);
+		}
+	} else {
+		ew_unary_f64(out->storage->data, tensor_data(c), n, op);
+	}
 	tensor_unref(c);
 	return retype(out, rd);
 }
@@ -777,7 +825,7 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 	*rd = promote(oa, ob, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH);
 	if (*rd == DT_BOOL)
 		*rd = DT_I64;
-	*cd = compute_dtype(*rd);
+	*cd = *rd == DT_F32 ? DT_F32 : DT_F64;	/* the matmul kernels are float only */
 	return 0;
 }
 
@@ -1016,6 +1064,8 @@ static int check_fill_value(const struct tensor *t, double value, struct qkv_err
 	if (!dtype_is_float(t->dtype) && !isfinite(value))
 		return error_set(err, 0, 0, "cannot put %g into an %s tensor (only float tensors hold inf and nan)",
 				 value, dtype_name(t->dtype));
+	if (t->dtype == DT_I64 && !(value > -9.2233720368547758e18 && value < 9.2233720368547758e18))
+		return error_set(err, 0, 0, "%g does not fit in an int64 tensor", value);
 	return 0;
 }
 
@@ -1263,6 +1313,8 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	if ((op == REDUCE_SUM) && rd == DT_BOOL)
 		rd = DT_I64;
 	enum dtype cd = compute_dtype(rd);
+	if (cd == DT_I64 && op == REDUCE_MEAN)
+		cd = DT_F64;
 	struct tensor *c = contig_as(t, cd);
 	int64_t oshape[TENSOR_MAX_DIMS];
 	int ond = 0;
@@ -1280,6 +1332,26 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	struct tensor *out = tensor_new(cd, t->flavor, ond, oshape);
 	void *po = out->storage->data;
 	const void *pi = tensor_data(c);
+	if (cd == DT_I64) {
+		/* int64 exactly: sums wrap like torch's, max and min compare ints */
+		const int64_t *x = pi;
+		int64_t *y = po;
+		for (int64_t o = 0; o < outer; o++) {
+			for (int64_t in = 0; in < inner; in++) {
+				int64_t acc = op == REDUCE_SUM ? 0 : x[o * n * inner + in];
+				for (int64_t k = op == REDUCE_SUM ? 0 : 1; k < n; k++) {
+					int64_t v = x[(o * n + k) * inner + in];
+					if (op == REDUCE_SUM)
+						acc = (int64_t)((uint64_t)acc + (uint64_t)v);
+					else if (op == REDUCE_MAX ? v > acc : v < acc)
+						acc = v;
+				}
+				y[o * inner + in] = acc;
+			}
+		}
+		tensor_unref(c);
+		return retype(out, rd);
+	}
 	bool is_min = op == REDUCE_MIN;
 	if (is_min) {	/* min(x) = -max(-x) */
 		struct tensor *neg = tensor_new(cd, t->flavor, c->ndim, c->shape);
@@ -1398,7 +1470,10 @@ struct tensor *ops_cat(const struct ops_ctx *ctx, struct tensor **ts, int n, int
 			return NULL;
 		}
 		rd = promote_dtypes(rd, t->dtype);
-		shape[dim] += t->shape[dim];
+		if (__builtin_add_overflow(shape[dim], t->shape[dim], &shape[dim])) {
+			error_set(err, 0, 0, "cat: the joined dimension would be far too large");
+			return NULL;
+		}
 	}
 	struct tensor *out = ops_new(ctx, rd, fl, first->ndim, shape, err);
 	if (!out)

@@ -49,9 +49,11 @@ int ops_norm_dim(int dim, int ndim, struct qkv_error *err);
 /* ---- views: share storage, never copy -------------------------------------- */
 /* shape may contain one -1. Fails, as torch does, when the strides make the
  * view impossible without a copy. */
-struct tensor *ops_view(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err);
+struct tensor *ops_view(const struct ops_ctx *ctx, struct tensor *t, int ndim, const int64_t *shape,
+		       struct qkv_error *err);
 /* view when possible, else a contiguous copy reshaped */
-struct tensor *ops_reshape(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err);
+struct tensor *ops_reshape(const struct ops_ctx *ctx, struct tensor *t, int ndim, const int64_t *shape,
+			  struct qkv_error *err);
 struct tensor *ops_transpose(struct tensor *t, int d0, int d1, struct qkv_error *err);
 struct tensor *ops_permute(struct tensor *t, const int *perm, int n, struct qkv_error *err);
 /* .T: reverses all dims (the identity on 0-d and 1-d) */

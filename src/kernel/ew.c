@@ -197,6 +197,70 @@ static void ew_cmp_row_f64(uint8_t *out, const double *a, int64_t sa, const doub
  * out is contiguous with the given shape; a and b are read at element strides
  * astr/bstr (0 on a broadcast axis). The innermost axis is handed to a row
  * function. out may equal a or b when that operand is contiguous too. */
+/* int64: exact, wrapping on overflow as two's complement (as torch's CPU ops
+ * do), floor division and modulo with Python's signs. Division by zero and
+ * negative powers are the caller's to refuse (ops.c); here they give 0. */
+static int64_t i64_op(int64_t x, int64_t y, enum ew_op op)
+{
+	uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+	switch (op) {
+	case EW_ADD: return (int64_t)(ux + uy);
+	case EW_SUB: return (int64_t)(ux - uy);
+	case EW_MUL: return (int64_t)(ux * uy);
+	case EW_MAX: return x > y ? x : y;
+	case EW_MIN: return x < y ? x : y;
+	case EW_FLOORDIV:
+	case EW_MOD: {
+		if (y == 0)
+			return 0;
+		if (y == -1)	/* INT64_MIN / -1 wraps; x % -1 is 0 */
+			return op == EW_FLOORDIV ? (int64_t)(0 - ux) : 0;
+		int64_t q = x / y, r = x % y;
+		if (r != 0 && ((r < 0) != (y < 0))) {
+			q--;
+			r += y;
+		}
+		return op == EW_FLOORDIV ? q : r;
+	}
+	case EW_POW: {
+		if (y < 0)
+			return 0;
+		uint64_t acc = 1, base = ux;
+		for (uint64_t e = uy; e; e >>= 1) {
+			if (e & 1)
+				acc *= base;
+			base *= base;
+		}
+		return (int64_t)acc;
+	}
+	case EW_DIV: return y ? x / y : 0;	/* not used: true division makes floats */
+	}
+	return 0;
+}
+
+static void ew_row_i64(int64_t *out, const int64_t *a, int64_t sa, const int64_t *b, int64_t sb, int64_t n,
+		       enum ew_op op)
+{
+	for (int64_t i = 0; i < n; i++)
+		out[i] = i64_op(a[i * sa], b[i * sb], op);
+}
+
+static void ew_cmp_row_i64(uint8_t *out, const int64_t *a, int64_t sa, const int64_t *b, int64_t sb, int64_t n,
+			   enum cmp_op op)
+{
+	for (int64_t i = 0; i < n; i++) {
+		int64_t x = a[i * sa], y = b[i * sb];
+		switch (op) {
+		case CMP_EQ: out[i] = x == y; break;
+		case CMP_NE: out[i] = x != y; break;
+		case CMP_LT: out[i] = x < y; break;
+		case CMP_LE: out[i] = x <= y; break;
+		case CMP_GT: out[i] = x > y; break;
+		case CMP_GE: out[i] = x >= y; break;
+		}
+	}
+}
+
 #define EW_BROADCAST(row_fn, op) do { \
 		int64_t sh[4], as[4], bs[4]; \
 		nd_pad4(sh, shape, ndim, 1); \
@@ -234,6 +298,18 @@ void ew_compare_f64(uint8_t *out, const double *a, const int64_t *astr, const do
 		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op)
 {
 	EW_BROADCAST(ew_cmp_row_f64, op);
+}
+
+void ew_binary_i64(int64_t *out, const int64_t *a, const int64_t *astr, const int64_t *b,
+		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op)
+{
+	EW_BROADCAST(ew_row_i64, op);
+}
+
+void ew_compare_i64(uint8_t *out, const int64_t *a, const int64_t *astr, const int64_t *b,
+		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op)
+{
+	EW_BROADCAST(ew_cmp_row_i64, op);
 }
 
 #undef EW_BROADCAST

@@ -68,6 +68,13 @@ void ew_binary_f32(float *out, const float *a, const int64_t *astr, const float 
 		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op);
 void ew_binary_f64(double *out, const double *a, const int64_t *astr, const double *b,
 		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op);
+/* int64, exact: + - * wrap as two's complement, // and % follow Python
+ * (floor), ** by repeated squaring; a zero divisor or a negative exponent
+ * gives 0 (the caller refuses them first). */
+void ew_binary_i64(int64_t *out, const int64_t *a, const int64_t *astr, const int64_t *b,
+		   const int64_t *bstr, const int64_t *shape, int ndim, enum ew_op op);
+void ew_compare_i64(uint8_t *out, const int64_t *a, const int64_t *astr, const int64_t *b,
+		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op);
 void ew_compare_f32(uint8_t *out, const float *a, const int64_t *astr, const float *b,
 		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op);
 void ew_compare_f64(uint8_t *out, const double *a, const int64_t *astr, const double *b,

@@ -86,7 +86,7 @@ static struct value *reshape_like(struct call *c, bool view, struct qkv_error *e
 	int64_t shape[TENSOR_MAX_DIMS];
 	if (args_shape(c, &a, 0, &n, shape, true, err) < 0)
 		return args_fail(&a);
-	struct tensor *r = view ? ops_view(SELF(c), n, shape, err) : ops_reshape(SELF(c), n, shape, err);
+	struct tensor *r = view ? ops_view(OPS(c), SELF(c), n, shape, err) : ops_reshape(OPS(c), SELF(c), n, shape, err);
 	return args_done(c, &a, r, err);
 }
 
@@ -318,7 +318,7 @@ static struct value *m_squeeze(struct call *c, struct qkv_error *err)
 			if (t->shape[i] != 1)
 				shape[n++] = t->shape[i];
 	}
-	return args_done(c, &a, ops_reshape(t, n, shape, err), err);
+	return args_done(c, &a, ops_reshape(OPS(c), t, n, shape, err), err);
 }
 
 static struct value *m_binary_tensor(struct call *c,

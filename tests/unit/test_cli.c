@@ -244,6 +244,21 @@ static const char *const fuzz_regressions[] = {
 	"torch.zeros(9223372036854775807, 0).tolist()",
 	"torch.zeros(9223372036854775807, 0)[::4611686018427387904]",
 	"torch.zeros(9223372036854775807, 0, 2) @ torch.zeros(2, 3)",
+	"x = torch.zeros(0).view(2**32, 2**32); x[1, 1] = 1.0",
+	"torch.zeros(0).reshape(2**32, 2**32)",
+	"torch.zeros(2**40, 0).sum(0)",
+	"torch.ones(0, 2**40).softmax(0)",
+	"torch.stack([torch.zeros(2**40, 0)])",
+	"np.zeros((2**40, 0)).sum(axis=0)",
+	"torch.arange(3) + 9223372036854775807",
+	"torch.tensor(7).fill_(float('inf'))",
+	"torch.arange(6).masked_fill_(torch.arange(6) > 2, 1e19)",
+	"sum([9223372036854775807, 1])",
+	"torch.triu(torch.ones(3, 3), 9223372036854775807)",
+	"torch.arange(5.)[::9223372036854775807]",
+	"torch.arange(6.).view(2, 3)[::2**62]",
+	"range(-9223372036854775807, 0, 5)",
+	"torch.arange(3) // 0",
 };
 
 Test(cli, inputs_that_once_crashed_should_end_cleanly)
