@@ -408,6 +408,10 @@ struct tensor *ops_slice(struct tensor *t, int dim, bool has_start, int64_t star
 		stop += n;
 	start = start < 0 ? 0 : start > n ? n : start;
 	stop = stop < start ? start : stop > n ? n : stop;
+	/* a step past the end takes one element at most: its stride then does
+	 * not matter, and clamping it keeps stride * step from overflowing */
+	if (step > n)
+		step = n > 0 ? n : 1;
 	struct tensor *v = tensor_alias(t);
 	v->offset += start * t->strides[dim];
 	v->shape[dim] = (stop - start) / step + ((stop - start) % step != 0);
