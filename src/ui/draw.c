@@ -42,8 +42,9 @@ static void cell_text(struct app *a, const struct heatmap *h, const struct heatm
 	char body[128] = "";
 	if (L->numbers && numw > 0) {
 		heatmap_cell_text(h, r, c, L->fmt, numw, body, sizeof body);
-	} else if (k == CELL_NEG_INF || (mono && k == CELL_VALUE)) {
-		/* colour-free cells: the mark across the cell */
+	} else if (k == CELL_NEG_INF || k == CELL_VALUE) {
+		/* cells without numbers: the shade across the cell, over its colour
+		 * when there is colour, so magnitude never rests on colour alone */
 		size_t n = 0, ml = strlen(mark);
 		for (int i = 0; i < numw && n + ml < sizeof body; i++) {
 			memcpy(body + n, mark, ml);

@@ -74,8 +74,9 @@ static void opens_at(int w, int h)
 	char *s = wait_for("step 1/28");
 	cr_assert(strstr(s, "step 1/28"), "%dx%d: %s", w, h, s);
 	cr_assert(strstr(s, "Attention, step by step"), "%dx%d: %s", w, h, s);
-	/* the heatmap of X shows its numbers: X[0, 0] is 0.3367 */
+	/* the heatmap of X shows its numbers: X[0, 0] is 0.3367; and its legend */
 	cr_assert(strstr(s, "0.3367"), "%dx%d: no heatmap numbers: %s", w, h, s);
+	cr_assert(strstr(s, "scores"), "%dx%d: no legend: %s", w, h, s);
 	free(s);
 	keys("Right");
 	s = wait_for("step 2/28");
