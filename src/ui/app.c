@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define MIN_COLS 80
 #define MIN_ROWS 24
@@ -107,14 +108,25 @@ int ui_run(const struct ui_options *o)
 		snprintf(a.status, sizeof a.status, "%s", a.progress.problem);
 	if (o->lesson)
 		screen_open(&a, o->lesson, o->step);
+	int fast_errors = 0;
 	while (!a.quit && !term_signalled()) {
 		draw(&a);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int ch = getch();
 		if (ch == ERR) {
+			/* getch waits up to 100 ms for a key; failing at once, again and
+			 * again, means the terminal is gone (its window closed): end */
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+			fast_errors = ms < 5 ? fast_errors + 1 : 0;
+			if (fast_errors > 50)
+				break;
 			if (a.screen == SCREEN_LESSON)
 				screen_tick(&a);
 			continue;
 		}
+		fast_errors = 0;
 		key(&a, ch);
 	}
 	screen_close(&a);

@@ -244,3 +244,59 @@ Test(ui, q_and_signals_should_restore_the_terminal)
 	check_restored("INT");
 	check_restored("HUP");
 }
+
+Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = stop)
+{
+	/* lesson 1 step 4 shows S = X·Xᵀ; click on row "sequence", column
+	 * "example" (an xterm SGR mouse report), and the inspector explains it */
+	start(120, 40, NULL, "1 --step 4");
+	char *s = wait_for("step 4/28");
+	int y = 0, x = -1;
+	for (char *line = s; line && *line; y++) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		char *hit = strstr(line, "-0.0653");
+		if (strstr(line, "sequence") && hit && hit > strstr(line, "sequence")) {
+			x = (int)(hit - line) + 2;
+			break;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(s);
+	cr_assert_geq(x, 0, "no S on screen");
+	char seq[64];
+	snprintf(seq, sizeof seq, "-l '\x1b[<0;%d;%dM'", x + 1, y + 1);
+	keys(seq);
+	snprintf(seq, sizeof seq, "-l '\x1b[<0;%d;%dm'", x + 1, y + 1);
+	keys(seq);
+	s = wait_for("S[2, 1]");
+	cr_assert(strstr(s, "S[2, 1] = X[2, :]"), "the click did not select S[2, 1]: %s", s);
+	free(s);
+}
+
+Test(ui, a_closed_terminal_should_end_the_program)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	/* a copy of a lesson under a unique name, to find this process alone */
+	char path[96], cmd[512];
+	snprintf(path, sizeof path, "/tmp/qkv-lost-%d.json", (int)getpid());
+	snprintf(cmd, sizeof cmd, "cp tests/lessons/format-example.json %s", path);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(session, sizeof session, "qkvlost%d", (int)getpid());
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color %s %s'", session,
+		 qkv_binary(), path);
+	cr_assert_eq(system(cmd), 0);
+	free(wait_for("step 1/2"));
+	stop();
+	/* "[q]kv-lost" matches the program's command line but not this shell's */
+	snprintf(cmd, sizeof cmd, "pgrep -f '[q]kv-lost-%d[.]json' >/dev/null", (int)getpid());
+	int alive = 1;
+	for (int i = 0; i < 60 && alive; i++) {
+		usleep(50000);
+		alive = system(cmd) == 0;
+	}
+	unlink(path);
+	cr_assert(!alive, "qkv went on running after its terminal closed");
+}
