@@ -24,7 +24,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CPPFLAGS += -Isrc -DQKV_VERSION='"$(VERSION)"'
 ALL_CFLAGS = $(STD) $(OPT) $(DEBUG) $(WARN) $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS  += -Wl,--as-needed $(PKG_LIBS) -ledit -lm -lpthread
+LDLIBS  += -Wl,--as-needed $(PKG_LIBS) -lreadline -lm -lpthread
 
 BUILD   := build
 SRCS    := $(shell find src -name '*.c' | sort)
@@ -94,8 +94,8 @@ test-san: sanitize
 		QKV=./qkv-san $(BUILD)/san/qkv-tests
 
 # ---- Debian packages ----------------------------------------------------
-BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libedit-dev
-TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux gcc-aarch64-linux-gnu
+BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev
+TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux strace gcc-aarch64-linux-gnu
 
 define install_debs
 	@missing=""; \

@@ -12,7 +12,8 @@
 #include "text/render.h"
 #include "ui/ui.h"
 
-#include <editline/readline.h>
+#include <readline/history.h>
+#include <readline/readline.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ static const char usage[] =
 	"                       print each bare expression's value\n"
 	"\n"
 	"options:\n"
+	"  --repl               full screen: a workspace view and the prompt\n"
 	"  --step N             open the lesson at step N\n"
 	"  --big                big cells, for a projector (the b key toggles it)\n"
 	"  --no-color           no colours (also when NO_COLOR is set)\n"
@@ -459,6 +461,21 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 					      x->why ? x->why : "");
 			}
 		}
+		for (int e = 0; status == 0 && e < st->nexercises; e++) {
+			bool solved;
+			char detail[256];
+			if (runner_check_exercise(r, st, e, &solved, detail, sizeof detail, &err) < 0) {
+				fprintf(stderr, "qkv: %s\n", err.msg);
+				status = 2;
+			} else if (solved) {
+				passed++;
+			} else {
+				failed++;
+				const struct exercise *x = &st->exercises[e];
+				strbuf_printf(&fails, "%s:%d:%d: %s: step %d (%s): %s\n", l->name, x->answer_at.line,
+					      x->answer_at.col, x->path, k + 1, st->title, detail);
+			}
+		}
 		step_result_free(&res);
 	}
 	runner_free(r);
@@ -552,7 +569,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* the full-screen options, anywhere */
-	struct ui_options uo = { NULL, 0, false, false, kv };
+	struct ui_options uo = { NULL, 0, false, false, false, kv };
 	for (int j = i; j < argc; j++) {
 		int drop = 0;
 		if (strcmp(argv[j], "--big") == 0) {
@@ -560,6 +577,9 @@ int main(int argc, char **argv)
 			drop = 1;
 		} else if (strcmp(argv[j], "--no-color") == 0) {
 			uo.no_color = true;
+			drop = 1;
+		} else if (strcmp(argv[j], "--repl") == 0) {
+			uo.repl = true;
 			drop = 1;
 		} else if (strcmp(argv[j], "--step") == 0) {
 			char *end = NULL;

@@ -1343,3 +1343,16 @@ const struct builtin *runtime_find_function(const char *qualified)
 			return &functions[i];
 	return NULL;
 }
+
+void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *udata)
+{
+	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+		fn(udata, functions[i].name);
+	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
+		fn(udata, modules[i]);
+	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
+		fn(udata, constants[i].name);
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+		fn(udata, dtypes[i].name);
+	runtime_each_method(fn, udata);
+}

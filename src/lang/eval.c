@@ -45,6 +45,55 @@ void interp_free(struct interp *I)
 	free(I);
 }
 
+/* A copy of v that shares no tensor storage with it. */
+static struct value *value_deep_copy(struct value *v)
+{
+	switch (v->kind) {
+	case V_TENSOR: {
+		struct tensor *c = ops_clone(v->t);
+		c->from = v->t->from;
+		if (c->from)
+			c->from->refs++;
+		struct value *n = value_tensor(c);
+		n->parameter = v->parameter;
+		return n;
+	}
+	case V_LIST:
+	case V_TUPLE: {
+		struct value *n = value_seq(v->kind, v->n);
+		for (int i = 0; i < v->n; i++)
+			n->items[i] = value_deep_copy(v->items[i]);
+		return n;
+	}
+	case V_OBJECT: {
+		struct object *o = xcalloc(1, sizeof *o);
+		*o = *v->obj;
+		o->weight = v->obj->weight ? value_deep_copy(v->obj->weight) : NULL;
+		o->bias = v->obj->bias ? value_deep_copy(v->obj->bias) : NULL;
+		return value_object(o);
+	}
+	default:
+		return value_ref(v);
+	}
+}
+
+struct interp *interp_clone(const struct interp *I)
+{
+	struct interp *c = interp_new(I->ops.variant);
+	c->ops = I->ops;
+	c->torch_rng = I->torch_rng;
+	c->np_rng = I->np_rng;
+	for (int i = 0; i < I->nvars; i++)
+		interp_set(c, I->names[i], value_deep_copy(I->vals[i]));
+	return c;
+}
+
+void interp_set_observer(struct interp *I, interp_observe_fn observe, void *udata)
+{
+	I->observe = observe;
+	I->observe_udata = udata;
+}
+
 void interp_set_output(struct interp *I, interp_emit_fn emit, void *udata)
 {
 	I->emit = emit;
@@ -1132,6 +1181,8 @@ static int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *e
 			I->emit(I->udata, v, sb.s);
 			strbuf_free(&sb);
 		}
+		if (v->kind != V_NONE && I->observe)
+			I->observe(I->observe_udata, v);
 		value_unref(v);
 		return 0;
 	case N_ASSIGN:
@@ -1139,6 +1190,8 @@ static int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *e
 		if (!v)
 			return -1;
 		rc = assign_to(I, n->kids[0], v, err);
+		if (rc == 0 && I->observe)
+			I->observe(I->observe_udata, v);
 		value_unref(v);
 		return rc;
 	case N_AUGASSIGN: {
@@ -1292,4 +1345,62 @@ struct value *interp_eval(struct interp *I, const char *src, size_t len, struct 
 	node_free(stmt);
 	parser_free(p);
 	return v;
+}
+
+/* ---- completion -------------------------------------------------------------- */
+
+struct completion {
+	const char *module;      /* "torch.nn." style prefix to match, or NULL */
+	const char *prefix;
+	void (*fn)(void *, const char *);
+	void *udata;
+};
+
+static void complete_qualified(void *udata, const char *q)
+{
+	struct completion *c = udata;
+	size_t ml = strlen(c->module);
+	if (strncmp(q, c->module, ml) != 0)
+		return;
+	const char *rest = q + ml;
+	if (strchr(rest, '.'))
+		return;	/* a deeper name: torch.nn.Linear is not torch.<...> */
+	if (strncmp(rest, c->prefix, strlen(c->prefix)) == 0)
+		c->fn(c->udata, rest);
+}
+
+void interp_complete(const struct interp *I, const char *context, const char *prefix,
+		     void (*fn)(void *udata, const char *name), void *udata)
+{
+	size_t pl = strlen(prefix);
+	if (!context) {
+		for (int i = 0; i < I->nvars; i++)
+			if (strncmp(I->names[i], prefix, pl) == 0)
+				fn(udata, I->names[i]);
+		static const char *const globals[] = { "torch", "nn", "F", "np", "math", "softmax", "print", "len",
+						       "float", "int", "abs", "round", "min", "max", "sum", "range",
+						       "list", "tuple", "str", "True", "False", "None", NULL };
+		for (int i = 0; globals[i]; i++)
+			if (strncmp(globals[i], prefix, pl) == 0)
+				fn(udata, globals[i]);
+		return;
+	}
+	/* what the context names: a module alias, a module path, or a value */
+	char module[160];
+	struct value *v = interp_get(I, context);
+	struct value *g = v ? NULL : runtime_global(context);
+	const struct value *m = v ? v : g;
+	if (m && m->kind == V_MODULE)
+		snprintf(module, sizeof module, "%s.", m->str);
+	else if (m && m->kind == V_TENSOR)
+		snprintf(module, sizeof module, "Tensor.");
+	else if (!m && runtime_module_exists(context))
+		snprintf(module, sizeof module, "%s.", context);
+	else
+		module[0] = 0;
+	value_unref(g);
+	if (!module[0])
+		return;
+	struct completion c = { module, prefix, fn, udata };
+	runtime_each_name(complete_qualified, &c);
 }

@@ -18,8 +18,17 @@ struct interp;
  * NULL, text is the line without its newline). */
 typedef void (*interp_emit_fn)(void *udata, const struct value *v, const char *text);
 
+/* Called with the value of every statement that produces one: a bare
+ * expression's value, or the value just assigned (the last one of a tuple
+ * assignment). For checking exercises and showing results at the prompt. */
+typedef void (*interp_observe_fn)(void *udata, const struct value *v);
+
 struct interp *interp_new(enum kernel_variant variant);
+void interp_set_observer(struct interp *I, interp_observe_fn observe, void *udata);
 void interp_free(struct interp *I);
+/* A new interpreter holding a deep copy of I's workspace (tensors copied, so
+ * nothing done in one changes the other) and of its random streams. */
+struct interp *interp_clone(const struct interp *I);
 void interp_set_output(struct interp *I, interp_emit_fn emit, void *udata);
 struct ops_ctx *interp_ops(struct interp *I);
 
@@ -59,6 +68,14 @@ void interp_set(struct interp *I, const char *name, struct value *v); /* takes a
 /* While a statement runs (e.g. inside the emit callback): the first and last
  * lines of its source, numbered as interp_run's first_line numbers them. */
 void interp_statement_lines(const struct interp *I, int *first, int *last);
+
+/* Names a student can type that begin with prefix, for completion: after
+ * "X." (context = the text before the dot) the attributes and methods of X
+ * (a module's functions, a tensor's methods); with context NULL the
+ * workspace's names and the global ones (torch, np, print, ...). Calls fn
+ * for each; the names are borrowed. */
+void interp_complete(const struct interp *I, const char *context, const char *prefix,
+		     void (*fn)(void *udata, const char *name), void *udata);
 
 /* True once the program called quit() or exit(). */
 bool interp_quit_requested(const struct interp *I);

@@ -666,3 +666,17 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 	error_set(err, 0, 0, "'%s' object is not callable", value_type_name(callee));
 	return NULL;
 }
+
+void runtime_each_method(void (*fn)(void *udata, const char *qualified), void *udata)
+{
+	static const char *const attrs[] = { "Tensor.T", "Tensor.shape", "Tensor.ndim", "Tensor.dtype", "Tensor.mT" };
+	char buf[64];
+	for (size_t i = 0; i < sizeof tensor_methods / sizeof tensor_methods[0]; i++) {
+		if (tensor_methods[i].name[0] == '_')
+			continue;
+		snprintf(buf, sizeof buf, "Tensor.%s", tensor_methods[i].name);
+		fn(udata, buf);
+	}
+	for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+		fn(udata, attrs[i]);
+}

@@ -24,6 +24,8 @@ struct interp {
 	struct value **vals;
 	interp_emit_fn emit;
 	void *udata;
+	interp_observe_fn observe;
+	void *observe_udata;
 	int nundo, capundo;
 	struct undo *undo;
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
@@ -65,6 +67,11 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 struct value *runtime_call(struct call *c, struct value *callee, struct qkv_error *err);
 /* The built-in function with this qualified name, or NULL. */
 const struct builtin *runtime_find_function(const char *qualified);
+/* Every tensor method, as "Tensor.NAME" (methods.c). */
+void runtime_each_method(void (*fn)(void *udata, const char *qualified), void *udata);
+/* Every function, constant, submodule and tensor method name, for completion:
+ * fn(udata, qualified name) ("torch.randn", "Tensor.view"). */
+void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *udata);
 /* Whether a module path exists ("torch.nn.functional"). */
 bool runtime_module_exists(const char *path);
 

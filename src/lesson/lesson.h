@@ -75,6 +75,20 @@ struct expect {
 	char *why;
 };
 
+/* Something for the student to compute at the prompt. */
+struct exercise {
+	char *ask;
+	char *answer;       /* expression computing the expected tensor */
+	struct loc answer_at;
+	double tol;
+	char **hints;
+	int nhints;
+	char *solution;     /* statements, joined with '\n' */
+	struct code_line *solution_lines;
+	int nsolution;
+	char *path;         /* "steps[3].exercise[0]" */
+};
+
 struct step {
 	char *title;
 	char **text;        /* paragraphs */
@@ -88,6 +102,8 @@ struct step {
 	int nexpects;
 	char **note;
 	int nnote;
+	struct exercise *exercises;
+	int nexercises;
 	struct loc at;
 	char *path;         /* "steps[3]" */
 };
@@ -111,6 +127,10 @@ typedef void (*lesson_warn_fn)(void *udata, const char *message);
  * message" line (err->line/col set too). name names the file in messages. */
 struct lesson *lesson_parse(const char *name, const char *text, size_t len, lesson_warn_fn warn, void *udata,
 			    struct qkv_error *err);
+/* Reads a whole file of text (NUL-terminated, at most LESSON_MAX_BYTES):
+ * NULL with a message naming path when it is missing, a directory (not
+ * what, e.g. "a lesson file"), too large or unreadable. */
+char *lesson_read_text(const char *path, const char *what, size_t *len, struct qkv_error *err);
 /* Reads and parses a lesson file: a missing file, a directory, an unreadable
  * or oversized file are errors like any other. */
 struct lesson *lesson_load_file(const char *path, lesson_warn_fn warn, void *udata, struct qkv_error *err);

@@ -439,6 +439,19 @@ ragged:
 	return fail(ld, n, path, "the expected values are ragged: every row must have the same length");
 }
 
+/* "tol": a number of at least 0. */
+static int get_tol(struct loader *ld, const cJSON *tol, const char *path, double *out)
+{
+	if (cJSON_IsNumber(tol) && tol->valuedouble >= 0) {
+		*out = tol->valuedouble;
+		return 0;
+	}
+	char *p = path_join(path, "tol");
+	int rc = fail(ld, tol, p, "must be a number of at least 0");
+	free(p);
+	return rc;
+}
+
 static int get_expect(struct loader *ld, const cJSON *n, const char *path, struct expect *e)
 {
 	e->path = xstrdup(path);
@@ -456,17 +469,8 @@ static int get_expect(struct loader *ld, const cJSON *n, const char *path, struc
 	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(n, "tol");
 	if (get_string(ld, n, "why", path, false, false, &e->why, NULL) < 0)
 		return -1;
-	if (tol) {
-		char *p = path_join(path, "tol");
-		int rc = 0;
-		if (!cJSON_IsNumber(tol) || tol->valuedouble < 0)
-			rc = fail(ld, tol, p, "must be a number of at least 0");
-		else
-			e->tol = tol->valuedouble;
-		free(p);
-		if (rc < 0)
-			return -1;
-	}
+	if (tol && get_tol(ld, tol, path, &e->tol) < 0)
+		return -1;
 	const cJSON *textual = NULL;
 	if (out) {
 		if (tensor || text || values)
@@ -538,6 +542,82 @@ static int each_item(const cJSON *n, const cJSON **items, int max)
 	return k;
 }
 
+static int get_exercise(struct loader *ld, const cJSON *n, const char *path, struct exercise *x)
+{
+	x->path = xstrdup(path);
+	x->tol = 1e-4;
+	if (!cJSON_IsObject(n))
+		return fail(ld, n, path, "must be an object with \"ask\", \"answer\" and \"solution\", not %s",
+			    type_name(n));
+	static const char *const allowed[] = { "ask", "answer", "tol", "hints", "solution", NULL };
+	const cJSON *answer;
+	if (check_members(ld, n, path, allowed) < 0 || get_string(ld, n, "ask", path, true, true, &x->ask, NULL) < 0 ||
+	    get_string(ld, n, "answer", path, true, true, &x->answer, &answer) < 0)
+		return -1;
+	x->answer_at = loc_of(ld, answer, 0);
+	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(n, "tol");
+	if (tol && get_tol(ld, tol, path, &x->tol) < 0)
+		return -1;
+	const cJSON *hints = cJSON_GetObjectItemCaseSensitive(n, "hints");
+	if (hints) {
+		char *p = path_join(path, "hints");
+		int rc = get_strings(ld, hints, p, &x->hints, &x->nhints);
+		free(p);
+		if (rc < 0)
+			return -1;
+	}
+	const cJSON *sol = cJSON_GetObjectItemCaseSensitive(n, "solution");
+	if (!sol)
+		return fail(ld, n, path, "missing required field 'solution' (statements that solve it)");
+	char *p = path_join(path, "solution");
+	int rc = get_code(ld, sol, p, &x->solution, &x->solution_lines, &x->nsolution);
+	free(p);
+	return rc;
+}
+
+/* A field holding one object or an array of them ("show", "exercise",
+ * "expect"): returns the array of its elements (of size bytes each, filled
+ * by fn, *count of them, even when one failed: *rc is then -1), or NULL
+ * when the field is absent. */
+typedef int (*item_fn)(struct loader *ld, const cJSON *n, const char *path, void *out);
+
+static void *get_each(struct loader *ld, const cJSON *parent, const char *path, const char *name, size_t size,
+		      item_fn fn, int *count, int *rc)
+{
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(parent, name);
+	*rc = 0;
+	if (!f)
+		return NULL;
+	int total = cJSON_IsArray(f) ? cJSON_GetArraySize(f) : 1;
+	const cJSON **items = xcalloc((size_t)total + 1, sizeof *items);
+	int k = each_item(f, items, total);
+	char *arr = xcalloc((size_t)k + 1, size);
+	char *base = path_join(path, name);
+	for (int i = 0; i < k && *rc == 0; i++) {
+		char *p = cJSON_IsArray(f) ? path_index(base, i) : xstrdup(base);
+		*rc = fn(ld, items[i], p, arr + (size_t)(*count)++ * size);
+		free(p);
+	}
+	free(base);
+	free(items);
+	return arr;
+}
+
+static int get_show_item(struct loader *ld, const cJSON *n, const char *path, void *out)
+{
+	return get_show(ld, n, path, out);
+}
+
+static int get_exercise_item(struct loader *ld, const cJSON *n, const char *path, void *out)
+{
+	return get_exercise(ld, n, path, out);
+}
+
+static int get_expect_item(struct loader *ld, const cJSON *n, const char *path, void *out)
+{
+	return get_expect(ld, n, path, out);
+}
+
 static int get_step(struct loader *ld, const cJSON *n, int index, struct step *st)
 {
 	st->path = path_index("steps", index);
@@ -545,7 +625,7 @@ static int get_step(struct loader *ld, const cJSON *n, int index, struct step *s
 	if (!cJSON_IsObject(n))
 		return fail(ld, n, path, "each step must be an object, not %s", type_name(n));
 	st->at = loc_of(ld, n, 0);
-	static const char *const allowed[] = { "title", "text", "code", "show", "expect", "note", NULL };
+	static const char *const allowed[] = { "title", "text", "code", "show", "expect", "note", "exercise", NULL };
 	if (check_members(ld, n, path, allowed) < 0 || get_string(ld, n, "title", path, true, true, &st->title, NULL) < 0)
 		return -1;
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(n, "text");
@@ -574,40 +654,15 @@ static int get_step(struct loader *ld, const cJSON *n, int index, struct step *s
 		if (rc < 0)
 			return -1;
 	}
-	const cJSON *show = cJSON_GetObjectItemCaseSensitive(n, "show");
-	if (show) {
-		int total = cJSON_IsArray(show) ? cJSON_GetArraySize(show) : 1;
-		const cJSON **items = xcalloc((size_t)total + 1, sizeof *items);
-		int k = each_item(show, items, total);
-		st->shows = xcalloc((size_t)k + 1, sizeof *st->shows);
-		char *base = path_join(path, "show");
-		for (int i = 0; i < k && rc == 0; i++) {
-			p = cJSON_IsArray(show) ? path_index(base, i) : xstrdup(base);
-			rc = get_show(ld, items[i], p, &st->shows[st->nshows++]);
-			free(p);
-		}
-		free(base);
-		free(items);
-		if (rc < 0)
-			return -1;
-	}
-	const cJSON *expect = cJSON_GetObjectItemCaseSensitive(n, "expect");
-	if (expect) {
-		int total = cJSON_IsArray(expect) ? cJSON_GetArraySize(expect) : 1;
-		const cJSON **items = xcalloc((size_t)total + 1, sizeof *items);
-		int k = each_item(expect, items, total);
-		st->expects = xcalloc((size_t)k + 1, sizeof *st->expects);
-		char *base = path_join(path, "expect");
-		for (int i = 0; i < k && rc == 0; i++) {
-			p = cJSON_IsArray(expect) ? path_index(base, i) : xstrdup(base);
-			rc = get_expect(ld, items[i], p, &st->expects[st->nexpects++]);
-			free(p);
-		}
-		free(base);
-		free(items);
-		if (rc < 0)
-			return -1;
-	}
+	st->shows = get_each(ld, n, path, "show", sizeof *st->shows, get_show_item, &st->nshows, &rc);
+	if (rc < 0)
+		return -1;
+	st->exercises = get_each(ld, n, path, "exercise", sizeof *st->exercises, get_exercise_item, &st->nexercises, &rc);
+	if (rc < 0)
+		return -1;
+	st->expects = get_each(ld, n, path, "expect", sizeof *st->expects, get_expect_item, &st->nexpects, &rc);
+	if (rc < 0)
+		return -1;
 	return 0;
 }
 
@@ -828,16 +883,16 @@ fail:
 	return NULL;
 }
 
-struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *udata, struct qkv_error *err)
+char *lesson_read_text(const char *path, const char *what, size_t *len, struct qkv_error *err)
 {
 	struct stat st;
-	error_clear(err);
+	*len = 0;
 	if (stat(path, &st) != 0) {
 		error_set(err, 0, 0, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		error_set(err, 0, 0, "%s: is a directory, not a lesson file", path);
+		error_set(err, 0, 0, "%s: is a directory, not %s", path, what);
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -845,8 +900,8 @@ struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *u
 		return NULL;
 	}
 	if ((unsigned long long)st.st_size > LESSON_MAX_BYTES) {
-		error_set(err, 0, 0, "%s: the file is %lld bytes; a lesson may have at most %u", path,
-			  (long long)st.st_size, LESSON_MAX_BYTES);
+		error_set(err, 0, 0, "%s: the file is %lld bytes; %s may have at most %u", path,
+			  (long long)st.st_size, what, LESSON_MAX_BYTES);
 		return NULL;
 	}
 	FILE *f = fopen(path, "rb");
@@ -854,22 +909,37 @@ struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *u
 		error_set(err, 0, 0, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	size_t cap = (size_t)st.st_size + 1, len = 0, n;
+	size_t cap = (size_t)st.st_size + 1, n;
 	char *buf = xmalloc(cap + 1);
-	while ((n = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += n;
-		if (len > LESSON_MAX_BYTES)
+	while ((n = fread(buf + *len, 1, cap - *len, f)) > 0) {
+		*len += n;
+		if (*len > LESSON_MAX_BYTES)
 			break;
-		if (len == cap)
+		if (*len == cap)
 			buf = xrealloc(buf, (cap *= 2) + 1);
 	}
-	bool failed = ferror(f);
+	bool failed = ferror(f), grew = *len > LESSON_MAX_BYTES;
 	fclose(f);
-	if (failed) {
-		error_set(err, 0, 0, "%s: read error", path);
+	if (failed || grew) {
+		if (grew)
+			error_set(err, 0, 0, "%s: the file grew past %u bytes while it was read", path, LESSON_MAX_BYTES);
+		else
+			error_set(err, 0, 0, "%s: read error", path);
 		free(buf);
+		*len = 0;
 		return NULL;
 	}
+	buf[*len] = 0;
+	return buf;
+}
+
+struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *udata, struct qkv_error *err)
+{
+	error_clear(err);
+	size_t len;
+	char *buf = lesson_read_text(path, "a lesson file", &len, err);
+	if (!buf)
+		return NULL;
 	struct lesson *l = lesson_parse(path, buf, len, warnfn, udata, err);
 	free(buf);
 	return l;
@@ -915,6 +985,16 @@ void lesson_free(struct lesson *l)
 		}
 		free(st->expects);
 		free_strings(st->note, st->nnote);
+		for (int k = 0; k < st->nexercises; k++) {
+			struct exercise *x = &st->exercises[k];
+			free(x->ask);
+			free(x->answer);
+			free_strings(x->hints, x->nhints);
+			free(x->solution);
+			free_lines(x->solution_lines, x->nsolution);
+			free(x->path);
+		}
+		free(st->exercises);
 	}
 	free(l->steps);
 	free(l->name);

@@ -39,6 +39,15 @@ static void capture(void *udata, const struct value *v, const char *text)
 	r->pieces[r->npieces++] = (struct out_piece){ last, strbuf_detach(&t) };
 }
 
+static void drop_pieces(struct runner *r)
+{
+	for (int i = 0; i < r->npieces; i++)
+		free(r->pieces[i].text);
+	free(r->pieces);
+	r->pieces = NULL;
+	r->npieces = 0;
+}
+
 struct runner *runner_new(const struct lesson *l, enum kernel_variant variant)
 {
 	struct runner *r = xcalloc(1, sizeof *r);
@@ -55,6 +64,7 @@ void runner_free(struct runner *r)
 		return;
 	interp_free(r->I);
 	strbuf_free(&r->out);
+	drop_pieces(r);
 	free(r);
 }
 
@@ -255,19 +265,13 @@ int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err
 		return error_set(err, 0, 0, "%s: no more steps", r->l->name);
 	const struct step *st = &r->l->steps[r->done];
 	strbuf_reset(&r->out);
-	r->pieces = NULL;
-	r->npieces = 0;
+	drop_pieces(r);	/* printed by an exercise check since the last step */
 	char p[96];
 	snprintf(p, sizeof p, "%s.code", st->path);
 	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT, err);
 	r->done++;
-	if (!out) {
-		for (int i = 0; i < r->npieces; i++)
-			free(r->pieces[i].text);
-		free(r->pieces);
-		r->pieces = NULL;
-		r->npieces = 0;
-	}
+	if (!out)
+		drop_pieces(r);
 	if (out) {
 		memset(out, 0, sizeof *out);
 		out->output = xstrdup(r->out.s ? r->out.s : "");
@@ -380,4 +384,79 @@ int lesson_validate(const struct lesson *l, enum kernel_variant variant, struct 
 	}
 	runner_free(r);
 	return rc;
+}
+
+/* ---- exercises ------------------------------------------------------------------ */
+
+void answer_compare(const struct tensor *got, const struct tensor *want, double tol, struct answer_check *out)
+{
+	memset(out, 0, sizeof *out);
+	out->shape_ok = tensor_same_shape(got, want);
+	if (!out->shape_ok)
+		return;
+	int64_t n = tensor_numel(want);
+	for (int64_t i = 0; i < n; i++) {
+		double a = tensor_get(got, i), b = tensor_get(want, i);
+		if (a == b || (isnan(a) && isnan(b)))
+			continue;
+		double d = fabs(a - b);
+		if (isnan(d))
+			d = INFINITY;
+		if (d > out->max_diff)
+			out->max_diff = d;
+		if (!(d <= tol)) {
+			if (out->nlisted < 8)
+				out->bad[out->nlisted++] = i;
+			out->nbad++;
+		}
+	}
+	out->pass = out->nbad == 0;
+}
+
+struct tensor *runner_exercise_expected(struct runner *r, const struct step *st, int k, struct qkv_error *err)
+{
+	const struct exercise *x = &st->exercises[k];
+	char p[160];
+	snprintf(p, sizeof p, "%s.answer", x->path);
+	return eval_tensor(r, x->answer, x->answer_at, p, "an exercise's answer", err);
+}
+
+struct solution_watch {
+	const struct tensor *want;
+	double tol;
+	bool solved;
+};
+
+static void watch_solution(void *udata, const struct value *v)
+{
+	struct solution_watch *w = udata;
+	if (v->kind != V_TENSOR || w->solved)
+		return;
+	struct answer_check ac;
+	answer_compare(v->t, w->want, w->tol, &ac);
+	w->solved = ac.pass;
+}
+
+int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *solved, char *detail,
+			  size_t size, struct qkv_error *err)
+{
+	const struct exercise *x = &st->exercises[k];
+	*solved = false;
+	detail[0] = 0;
+	struct tensor *want = runner_exercise_expected(r, st, k, err);
+	if (!want)
+		return -1;
+	struct solution_watch w = { want, x->tol, false };
+	interp_set_observer(r->I, watch_solution, &w);
+	char p[160];
+	snprintf(p, sizeof p, "%s.solution", x->path);
+	int rc = run_code(r, x->solution, x->solution_lines, x->nsolution, p, INTERP_DRY_RUN, err);
+	interp_set_observer(r->I, NULL, NULL);
+	tensor_unref(want);
+	if (rc < 0)
+		return -1;
+	*solved = w.solved;
+	if (!w.solved)
+		snprintf(detail, size, "its solution does not produce the answer '%s'", x->answer);
+	return 0;
 }

@@ -61,6 +61,26 @@ struct expect_result {
 int runner_expect(struct runner *r, const struct step *st, const struct step_result *res, int k,
 		  struct expect_result *out, struct qkv_error *err);
 
+/* How a student's tensor compares with an exercise's expected one. */
+struct answer_check {
+	bool pass;
+	bool shape_ok;
+	int64_t nbad;            /* cells off by more than the tolerance */
+	int64_t bad[8];          /* the first of them, as flat indices */
+	int nlisted;
+	double max_diff;
+};
+void answer_compare(const struct tensor *got, const struct tensor *want, double tol, struct answer_check *out);
+
+/* The expected tensor of exercise k of step st, evaluated in the runner's
+ * workspace as the step left it (a new reference), or NULL with err. */
+struct tensor *runner_exercise_expected(struct runner *r, const struct step *st, int k, struct qkv_error *err);
+/* qkv check for an exercise: its answer evaluates and its solution, run
+ * without changing the workspace, produces the expected tensor. 0, or -1
+ * with err (an invalid lesson); *solved false when the solution misses. */
+int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *solved, char *detail,
+			  size_t size, struct qkv_error *err);
+
 /* Runs a whole lesson once, checking every show and expect name exists and
  * every step's code runs: the lesson is valid when this returns 0. */
 int lesson_validate(const struct lesson *l, enum kernel_variant variant, struct qkv_error *err);

@@ -22,6 +22,20 @@ static void draw_too_small(struct app *a)
 	term_put(y, 0, size, a->cols);
 }
 
+/* qkv --repl: only a workspace view and the prompt */
+static void repl_draw(struct app *a)
+{
+	erase();
+	curs_set(0);
+	attron(A_REVERSE);
+	mvhline(0, 0, ' ', a->cols);
+	term_put(0, 1, "qkv \u2014 workspace  (:help lists the commands, :quit or Ctrl-D leaves)", a->cols - 2);
+	attroff(A_REVERSE);
+	int bottom = a->rows - prompt_lines(a);
+	prompt_draw_view(a, 2, 1, a->cols - 2, bottom - 3);
+	prompt_draw(a, bottom);
+}
+
 static void draw(struct app *a)
 {
 	if (a->cols < MIN_COLS || a->rows < MIN_ROWS) {
@@ -29,6 +43,8 @@ static void draw(struct app *a)
 	} else {
 		if (a->screen == SCREEN_MENU)
 			menu_draw(a);
+		else if (a->screen == SCREEN_REPL)
+			repl_draw(a);
 		else
 			screen_draw(a);
 		if (a->help)
@@ -46,6 +62,30 @@ static void key(struct app *a, int ch)
 	if (a->help) {
 		if (ch == 27 || ch == '?' || ch == 'q')
 			a->help = false;
+		return;
+	}
+	if (a->prompt.open) {
+		if (ch == 27) {
+			/* a lone Esc closes the prompt; Esc and a key is Alt+key */
+			timeout(30);
+			int next = getch();
+			timeout(100);
+			if (next == ERR) {
+				if (a->screen == SCREEN_REPL)
+					return;	/* the repl screen is only the prompt */
+				prompt_close(a);
+				return;
+			}
+			prompt_key(a, 27);
+			prompt_key(a, next);
+			return;
+		}
+		if (ch == KEY_MOUSE) {
+			MEVENT ev;
+			getmouse(&ev);
+			return;
+		}
+		prompt_key(a, ch);
 		return;
 	}
 	if (ch == '?') {
@@ -106,8 +146,12 @@ int ui_run(const struct ui_options *o)
 	term_start(&a);
 	if (a.progress.problem[0])
 		snprintf(a.status, sizeof a.status, "%s", a.progress.problem);
-	if (o->lesson)
+	if (o->repl) {
+		a.screen = SCREEN_REPL;
+		prompt_open(&a, NULL, NULL, 0);
+	} else if (o->lesson) {
 		screen_open(&a, o->lesson, o->step);
+	}
 	int fast_errors = 0;
 	while (!a.quit && !term_signalled()) {
 		draw(&a);
@@ -130,6 +174,7 @@ int ui_run(const struct ui_options *o)
 		key(&a, ch);
 	}
 	screen_close(&a);
+	prompt_close(&a);
 	term_stop();
 	progress_save(&a.progress);
 	catalog_free(&a.catalog);

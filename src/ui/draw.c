@@ -206,3 +206,22 @@ int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip,
 	attroff(attr);
 	return line;
 }
+
+int draw_lines(const char *text, int y, int x, int w, int max_lines, int skip)
+{
+	/* text laid out by its writer (printed tensors, tables): lines as they
+	 * are, cut at the edge; returns the number of lines in all */
+	int line = 0;
+	char buf[1024];
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (line >= skip && line - skip < max_lines) {
+			snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
+			term_put(y + line - skip, x, buf, w);
+		}
+		line++;
+		p += n + (nl ? 1 : 0);
+	}
+	return line;
+}

@@ -15,7 +15,33 @@
 #include "view/looptrace.h"
 #include "view/palette.h"
 
-enum screen_id { SCREEN_MENU, SCREEN_LESSON };
+enum screen_id { SCREEN_MENU, SCREEN_LESSON, SCREEN_REPL };
+
+/* The prompt: a workspace of its own (a copy of the step's, or empty for
+ * qkv --repl), the statements typed, and what its view shows. */
+struct prompt {
+	bool open;
+	struct interp *I;
+	struct interp *base;          /* what :reset goes back to */
+	char **typed;                 /* statements run so far, for :save */
+	int ntyped;
+	struct value *shown;          /* the value the view shows, or NULL */
+	char shown_name[400];
+	bool loops;                   /* :show NAME loops */
+	struct tensor *loops_t;       /* its loops result, and times */
+	double loops_ms, simd_ms;
+	char *out;                    /* what the last line printed */
+	char error[600];              /* the last error, with its column */
+	int error_col;
+	char *listing;                /* :ls / :help text */
+	char message[400];            /* one line of news (saved, solved...) */
+	/* the exercises of the step the prompt was opened on */
+	const struct step *step;
+	int step_index;
+	int hint;                     /* hints shown so far */
+	bool *solved;
+	bool *solved_now;             /* answered by the line running now */
+};
 enum pane { PANE_TEXT, PANE_VIEW };
 
 struct app {
@@ -51,6 +77,8 @@ struct app {
 	bool goto_prompt;               /* typing a step number after 'g' */
 	char goto_buf[8];
 
+	struct prompt prompt;
+
 	/* the loops-beside-vectorised animation of the current compare show */
 	struct looptrace *trace;
 	const struct tensor *trace_of;
@@ -77,6 +105,7 @@ void term_box(int y, int x, int h, int w);
 void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int h_lines, int w, int cur_r,
 		  int cur_c, bool cursor, int zoom, bool big);
 int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr);
+int draw_lines(const char *text, int y, int x, int w, int max_lines, int skip);
 
 /* menu.c */
 void menu_draw(struct app *a);
@@ -91,5 +120,16 @@ void screen_mouse(struct app *a, int y, int x);
 void screen_tick(struct app *a);      /* the loop animation */
 
 void help_draw(struct app *a);
+
+/* prompt.c */
+void prompt_open(struct app *a, struct interp *from, const struct step *st, int step_index);
+void prompt_close(struct app *a);
+void prompt_key(struct app *a, int ch);
+/* Draws the prompt's lines at the bottom (the caller leaves them free) and
+ * returns how many lines it uses; prompt_draw_view draws its result. */
+int prompt_lines(const struct app *a);
+void prompt_draw(struct app *a, int y);
+void prompt_draw_view(struct app *a, int y, int x, int w, int h);
+void prompt_history_save(void);
 
 #endif

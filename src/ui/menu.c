@@ -24,12 +24,26 @@ void menu_draw(struct app *a)
 				snprintf(mark, sizeof mark, "\u2713 done");
 			else if (p && p->furthest > 0)
 				snprintf(mark, sizeof mark, "\u25d0 %d/%d", p->furthest, e->lesson->nsteps);
+			/* exercises: solved ones are stored as "id#step.k" */
+			int total = 0, done = 0;
+			for (int s = 0; s < e->lesson->nsteps; s++) {
+				for (int k = 0; k < e->lesson->steps[s].nexercises; k++) {
+					char key[160];
+					snprintf(key, sizeof key, "%s#%d.%d", e->lesson->id, s, k);
+					total++;
+					done += progress_get(&a->progress, key) != NULL;
+				}
+			}
+			if (total) {
+				size_t ml = strlen(mark);
+				snprintf(mark + ml, sizeof mark - ml, "%s\u270e %d/%d", ml ? " " : "", done, total);
+			}
 			/* pad the mark by columns: "◐" is one column but three bytes */
-			int pad = 9 - term_width_of(mark);
+			int pad = 18 - term_width_of(mark);
 			snprintf(line, sizeof line, " %2d  %s%*s %s (%d steps)", i + 1, mark, pad > 0 ? pad : 0, "",
 				 e->lesson->title, e->lesson->nsteps);
 		} else {
-			snprintf(line, sizeof line, " %2d  %-9s (cannot be loaded: %s)", i + 1, "", e->error);
+			snprintf(line, sizeof line, " %2d  %-18s (cannot be loaded: %s)", i + 1, "", e->error);
 		}
 		if (i == a->menu_sel)
 			attron(A_REVERSE);
@@ -94,6 +108,7 @@ void help_draw(struct app *a)
 		"r              loops: run or pause",
 		"<  >           loops: slower, faster",
 		"b              big cells for a projector",
+		":              the prompt: your own statements (:help there)",
 		"?              this help; Esc closes it",
 		"q              back to the menu; q again quits",
 	};

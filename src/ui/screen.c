@@ -63,6 +63,7 @@ static void reset_view(struct app *a)
 
 static void go_to(struct app *a, int k)
 {
+	prompt_close(a);	/* the prompt belongs to the step it was opened on */
 	if (k < 0)
 		k = 0;
 	if (k >= a->lesson->nsteps)
@@ -101,6 +102,7 @@ void screen_close(struct app *a)
 {
 	if (!a->lesson)
 		return;
+	prompt_close(a);
 	for (int i = 0; i < a->ran; i++)
 		step_result_free(&a->results[i]);
 	free(a->results);
@@ -197,8 +199,8 @@ static void draw_status(struct app *a)
 		return;
 	}
 	const char *keys = a->focus == PANE_VIEW ?
-		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v next view  b big  ? help  q quit" :
-		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v next view  ? help  q quit";
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v view  : prompt  ? help  q quit" :
+		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v view  : prompt  ? help  q quit";
 	attron(A_DIM);
 	term_put(y, 0, keys, a->cols);
 	attroff(A_DIM);
@@ -389,6 +391,13 @@ static void draw_compare(struct app *a, const struct shown *sh, int y, int x, in
 
 static void draw_view(struct app *a, int y, int x, int w, int hh)
 {
+	if (a->prompt.open) {
+		attron(A_BOLD);
+		term_put(y, x, "prompt: your own statements on a copy of this step's workspace (:help)", w);
+		attroff(A_BOLD);
+		prompt_draw_view(a, y + 1, x, w, hh - 1);
+		return;
+	}
 	const struct step_result *r = current(a);
 	const struct shown *sh = current_shown(a);
 	if (!r || !sh) {
@@ -443,8 +452,9 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 void screen_draw(struct app *a)
 {
 	erase();
+	curs_set(0);
 	draw_header(a);
-	int top = 1, bottom = a->rows - 1;
+	int top = 1, bottom = a->rows - 1 - prompt_lines(a);
 	int avail = bottom - top;
 	if (a->cols >= 140) {
 		/* wide: the text on the left, the view on the right */
@@ -460,7 +470,10 @@ void screen_draw(struct app *a)
 		term_hline(top + th, 0, a->cols);
 		draw_view(a, top + th + 1, 1, a->cols - 2, avail - th - 1);
 	}
-	draw_status(a);
+	if (a->prompt.open)
+		prompt_draw(a, bottom);
+	else
+		draw_status(a);
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -567,6 +580,26 @@ void screen_key(struct app *a, int ch)
 	case ']': change_slice(a, 1); break;
 	case '[': change_slice(a, -1); break;
 	case 'b': a->big = !a->big; break;
+	case ':': {
+		/* the prompt works on a copy of this step's workspace: the live one
+		 * when this is the last step run, else the lesson run again up to it */
+		if (a->failed_step >= 0 && a->step >= a->failed_step) {
+			snprintf(a->status, sizeof a->status, "This step's code failed; the prompt needs a step that ran.");
+			a->status_error = true;
+			break;
+		}
+		struct runner *live = a->runner, *again = NULL;
+		if (a->step != a->ran - 1) {
+			again = runner_new(a->lesson, a->opt.variant);
+			struct qkv_error err;
+			for (int k = 0; k <= a->step; k++)
+				runner_step(again, NULL, &err);
+			live = again;
+		}
+		prompt_open(a, runner_interp(live), &a->lesson->steps[a->step], a->step);
+		runner_free(again);
+		break;
+	}
 	case 'v':
 		if (r && r->nshown > 1) {
 			a->show = (a->show + 1) % r->nshown;

@@ -12,6 +12,7 @@ struct ui_options {
 	int step;                 /* 1-based step to open at, 0 for the first */
 	bool no_color;            /* --no-color */
 	bool big;                 /* --big: presenter cells */
+	bool repl;                /* --repl: a workspace view and the prompt only */
 	enum kernel_variant variant;
 };
 

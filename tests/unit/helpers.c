@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,4 +122,51 @@ int run_qkv(const char *const *argv, const char *stdin_text, const char *env, ch
 bool text_matches(const char *got, const char *want, double f32_rel, bool prefix, char *why, size_t whylen)
 {
 	return textcmp_match(got, want, f32_rel, prefix, why, whylen);
+}
+
+static char tmux_dir[64];
+
+void tmux_private_server(void)
+{
+	if (tmux_dir[0])
+		return;
+	snprintf(tmux_dir, sizeof tmux_dir, "/tmp/qkv-tmux-%d", (int)getpid());
+	mkdir(tmux_dir, 0700);
+	setenv("TMUX_TMPDIR", tmux_dir, 1);
+}
+
+void tmux_private_server_end(void)
+{
+	if (!tmux_dir[0])
+		return;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "tmux kill-server 2>/dev/null; rm -rf %s", tmux_dir);
+	if (system(cmd) != 0) {
+		/* no server was running */
+	}
+	tmux_dir[0] = 0;
+}
+
+char *tmux_screen(const char *session, bool escapes)
+{
+	char cmd[256], path[128];
+	snprintf(path, sizeof path, "/tmp/qkv-screen-%d.txt", (int)getpid());
+	snprintf(cmd, sizeof cmd, "tmux capture-pane -p %s -t %s > %s 2>/dev/null", escapes ? "-e" : "", session, path);
+	if (system(cmd) != 0)
+		return strdup("");
+	char *s = read_text(path);
+	unlink(path);
+	return s ? s : strdup("");
+}
+
+char *tmux_wait_for(const char *session, const char *want)
+{
+	for (int i = 0; i < 160; i++) {
+		char *s = tmux_screen(session, false);
+		if (strstr(s, want))
+			return s;
+		free(s);
+		usleep(50000);
+	}
+	return tmux_screen(session, false);
 }

@@ -14,6 +14,22 @@ const char *qkv_binary(void);
  * none); returns the exit status, or -1. *out and *err receive malloc'd text. */
 int run_qkv(const char *const *argv, const char *stdin_text, const char *env, char **out, char **err);
 
+/* Gives this test process a tmux server of its own (TMUX_TMPDIR, inherited
+ * by every tmux that system() runs): tests run in parallel, and one test's
+ * last session ending stops a shared server under another's feet. */
+void tmux_private_server(void);
+
+/* Stops that server and removes its directory. */
+void tmux_private_server_end(void);
+
+/* The screen of tmux session now (malloc'd, "" if tmux fails); with
+ * escapes, its colour escapes kept. */
+char *tmux_screen(const char *session, bool escapes);
+
+/* Waits (about 8 s at most) until the screen shows want; returns it then,
+ * or the last screen seen. */
+char *tmux_wait_for(const char *session, const char *want);
+
 /* Reads a whole file (malloc'd), or NULL. */
 char *read_text(const char *path);
 

@@ -59,7 +59,7 @@ Test(lessons, a_missing_file_and_a_huge_file_should_be_refused)
 	fputs("\"}\n", f);
 	fclose(f);
 	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 2);
-	cr_assert(strstr(err, "a lesson may have at most 8388608") != NULL, "%s", err);
+	cr_assert(strstr(err, "a lesson file may have at most 8388608") != NULL, "%s", err);
 	unlink(path);
 	free(out);
 	free(err);
@@ -69,7 +69,7 @@ Test(lessons, unknown_fields_should_be_warnings_so_newer_lessons_still_open)
 {
 	const char *lesson = "{\"format\": 2, \"id\": \"newer\", \"title\": \"Newer\", \"source\": \"x\", "
 			     "\"summary\": \"s\", \"colour\": \"blue\", \"steps\": [{\"title\": \"t\", \"text\": \"x\", "
-			     "\"code\": \"x = 1\", \"exercise\": {\"ask\": \"?\"}}]}";
+			     "\"code\": \"x = 1\", \"quiz\": {\"ask\": \"?\"}}]}";
 	char path[64];
 	snprintf(path, sizeof path, "/tmp/qkv-newer-%d.json", (int)getpid());
 	FILE *f = fopen(path, "w");
@@ -79,7 +79,7 @@ Test(lessons, unknown_fields_should_be_warnings_so_newer_lessons_still_open)
 	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 0, "%s", err);
 	cr_assert(strstr(err, ":1:2: format: warning: written for lesson format 2") != NULL, "%s", err);
 	cr_assert(strstr(err, "colour: warning: unknown field 'colour' (ignored)") != NULL, "%s", err);
-	cr_assert(strstr(err, "steps[0].exercise: warning: unknown field 'exercise'") != NULL, "%s", err);
+	cr_assert(strstr(err, "steps[0].quiz: warning: unknown field 'quiz'") != NULL, "%s", err);
 	cr_assert_str_eq(out, "0 passed, 0 failed\n");
 	unlink(path);
 	free(out);

@@ -18,35 +18,16 @@ static int sh(const char *fmt, const char *arg)
 	return system(cmd);
 }
 
-static char *capture(void)
-{
-	char cmd[256], path[128];
-	snprintf(path, sizeof path, "/tmp/qkv-tty-%d.txt", (int)getpid());
-	snprintf(cmd, sizeof cmd, "tmux capture-pane -p -t %s > %s", session, path);
-	if (system(cmd) != 0)
-		return NULL;
-	char *s = read_text(path);
-	unlink(path);
-	return s;
-}
-
-/* Waits until the screen contains `want` (at most about 5 s). */
 static char *wait_for(const char *want)
 {
-	for (int i = 0; i < 100; i++) {
-		char *s = capture();
-		if (s && strstr(s, want))
-			return s;
-		free(s);
-		usleep(50000);
-	}
-	return capture();
+	return tmux_wait_for(session, want);
 }
 
 static void start(void)
 {
 	snprintf(session, sizeof session, "qkvtest%d", (int)getpid());
 	char cmd[512];
+	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm %s repl'", session,
 		 qkv_binary());
 	cr_assert_eq(system(cmd), 0, "tmux failed to start");
@@ -54,7 +35,7 @@ static void start(void)
 
 static void stop(void)
 {
-	sh("tmux kill-session -t %s 2>/dev/null%s", "");
+	tmux_private_server_end();
 }
 
 Test(tty, repl_should_prompt_and_put_the_caret_under_the_column, .init = start, .fini = stop)

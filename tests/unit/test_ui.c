@@ -21,30 +21,14 @@ static void tmux(const char *fmt, const char *arg)
 	}
 }
 
-/* The screen now (with -e: colour escapes kept). */
 static char *screen(bool escapes)
 {
-	char cmd[256], path[128];
-	snprintf(path, sizeof path, "/tmp/qkv-ui-%d.txt", (int)getpid());
-	snprintf(cmd, sizeof cmd, "tmux capture-pane -p %s -t %s > %s 2>/dev/null", escapes ? "-e" : "", session, path);
-	if (system(cmd) != 0)
-		return strdup("");
-	char *s = read_text(path);
-	unlink(path);
-	return s ? s : strdup("");
+	return tmux_screen(session, escapes);
 }
 
-/* Waits (about 8 s at most) until the screen shows want. */
 static char *wait_for(const char *want)
 {
-	for (int i = 0; i < 160; i++) {
-		char *s = screen(false);
-		if (strstr(s, want))
-			return s;
-		free(s);
-		usleep(50000);
-	}
-	return screen(false);
+	return tmux_wait_for(session, want);
 }
 
 static void start(int w, int h, const char *env, const char *args)
@@ -53,6 +37,7 @@ static void start(int w, int h, const char *env, const char *args)
 		cr_skip_test("tmux is not installed");
 	snprintf(session, sizeof session, "qkvui%d", (int)getpid());
 	char cmd[1024];
+	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color %s %s %s; sleep 30'",
 		 session, w, h, env ? env : "", qkv_binary(), args);
 	cr_assert_eq(system(cmd), 0, "tmux failed");
@@ -60,7 +45,7 @@ static void start(int w, int h, const char *env, const char *args)
 
 static void stop(void)
 {
-	tmux("tmux kill-session -t %s 2>/dev/null%s", "");
+	tmux_private_server_end();
 }
 
 static void keys(const char *k)
@@ -208,6 +193,7 @@ static void check_restored(const char *how)
 	snprintf(after, sizeof after, "/tmp/qkv-stty-after-%d", (int)getpid());
 	snprintf(session, sizeof session, "qkvstty%d", (int)getpid());
 	char cmd[1024];
+	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'stty -g > %s; TERM=xterm-256color %s 1; "
 		 "stty -g > %s; sleep 30'", session, before, qkv_binary(), after);
 	cr_assert_eq(system(cmd), 0);
@@ -285,6 +271,7 @@ Test(ui, a_closed_terminal_should_end_the_program)
 	snprintf(cmd, sizeof cmd, "cp tests/lessons/format-example.json %s", path);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(session, sizeof session, "qkvlost%d", (int)getpid());
+	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color %s %s'", session,
 		 qkv_binary(), path);
 	cr_assert_eq(system(cmd), 0);

@@ -1,0 +1,868 @@
+/* prompt.c: the statement prompt inside the full-screen program (':' in a
+ * lesson, or the whole screen for qkv --repl). Line editing is GNU readline
+ * through its callback interface, fed with the keys curses reads and drawn
+ * by us (readline never writes to the terminal). A failing line leaves the
+ * workspace as it was and stays in the input for fixing. */
+#include "ui/internal.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "lesson/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <readline/history.h>
+#include <readline/readline.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HISTORY_MAX 1000
+
+static struct app *cur;            /* readline's callbacks carry no context */
+static unsigned char queue[64];    /* bytes of the key being fed to readline */
+static int qhead, qlen;
+static char *pending;              /* text to put back in the input (after an error) */
+static bool readline_ready;
+static char history_path[4096];
+static char completions[400];      /* the matches readline would list */
+
+/* ---- readline plumbing --------------------------------------------------------- */
+
+static int getc_from_queue(FILE *f)
+{
+	(void)f;
+	if (qhead < qlen)
+		return queue[qhead++];
+	return EOF;
+}
+
+/* readline batches typed characters when it sees more input waiting; the
+ * only input it may see is the queue (stdin belongs to curses), or an empty
+ * queue would read as EOF, which readline takes for Enter */
+static int queue_has_input(void)
+{
+	return qhead < qlen;
+}
+
+static void redisplay_nothing(void)
+{
+	/* the screen is redrawn after every key by the main loop */
+}
+
+static void prep_nothing(int meta)
+{
+	(void)meta;
+}
+
+static void deprep_nothing(void)
+{
+}
+
+static int put_back_pending(void)
+{
+	if (pending) {
+		rl_insert_text(pending);
+		free(pending);
+		pending = NULL;
+	}
+	return 0;
+}
+
+static void show_matches(char **matches, int n, int longest)
+{
+	(void)longest;
+	size_t len = 0;
+	completions[0] = 0;
+	for (int i = 1; i <= n && len + 2 < sizeof completions; i++)
+		len += (size_t)snprintf(completions + len, sizeof completions - len, "%s%s", i > 1 ? "  " : "",
+					matches[i]);
+}
+
+/* completion: ':' commands, names, or attributes after a dot */
+static char **cands;
+static int ncands, capcands;
+
+static void add_cand(void *udata, const char *name)
+{
+	(void)udata;
+	for (int i = 0; i < ncands; i++)
+		if (strcmp(cands[i], name) == 0)
+			return;
+	if (ncands == capcands) {
+		capcands = capcands ? 2 * capcands : 32;
+		cands = xrealloc(cands, sizeof *cands * (size_t)capcands);
+	}
+	cands[ncands++] = xstrdup(name);
+}
+
+static char *next_cand(const char *text, int state)
+{
+	static int i;
+	(void)text;
+	if (state == 0)
+		i = 0;
+	return i < ncands ? strdup(cands[i++]) : NULL;	/* readline frees with free() */
+}
+
+static char **complete(const char *text, int start, int end)
+{
+	(void)end;
+	for (int i = 0; i < ncands; i++)
+		free(cands[i]);
+	ncands = 0;
+	rl_attempted_completion_over = 1;
+	completions[0] = 0;
+	if (rl_line_buffer[0] == ':' && start <= 1) {
+		static const char *const cmds[] = { "show", "ls", "help", "clear", "reset", "quit", "save", "save!",
+						    "load", "hint", "solution", NULL };
+		for (int i = 0; cmds[i]; i++)
+			if (strncmp(cmds[i], text, strlen(text)) == 0)
+				add_cand(NULL, cmds[i]);
+	} else if (start > 0 && rl_line_buffer[start - 1] == '.') {
+		/* the dotted name before: torch.nn., X. */
+		int b = start - 1;
+		while (b > 0 && (rl_line_buffer[b - 1] == '.' || rl_line_buffer[b - 1] == '_' ||
+				 (rl_line_buffer[b - 1] >= 'a' && rl_line_buffer[b - 1] <= 'z') ||
+				 (rl_line_buffer[b - 1] >= 'A' && rl_line_buffer[b - 1] <= 'Z') ||
+				 (rl_line_buffer[b - 1] >= '0' && rl_line_buffer[b - 1] <= '9')))
+			b--;
+		char ctx[160];
+		snprintf(ctx, sizeof ctx, "%.*s", start - 1 - b, rl_line_buffer + b);
+		interp_complete(cur->prompt.I, ctx, text, add_cand, NULL);
+	} else {
+		interp_complete(cur->prompt.I, NULL, text, add_cand, NULL);
+	}
+	return ncands ? rl_completion_matches(text, next_cand) : NULL;
+}
+
+static void on_line(char *line);
+
+static void readline_start(void)
+{
+	if (!readline_ready) {
+		rl_getc_function = getc_from_queue;
+		rl_input_available_hook = queue_has_input;
+		rl_redisplay_function = redisplay_nothing;
+		rl_prep_term_function = prep_nothing;
+		rl_deprep_term_function = deprep_nothing;
+		rl_catch_signals = 0;
+		rl_catch_sigwinch = 0;
+		rl_change_environment = 0;
+		rl_startup_hook = put_back_pending;
+		rl_attempted_completion_function = complete;
+		rl_completion_display_matches_hook = show_matches;
+		rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
+		rl_outstream = fopen("/dev/null", "w");	/* readline writes nothing itself */
+		rl_instream = stdin;
+		const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+		if (xdg && *xdg == '/')
+			snprintf(history_path, sizeof history_path, "%s/qkv/history", xdg);
+		else if (home && *home)
+			snprintf(history_path, sizeof history_path, "%s/.local/state/qkv/history", home);
+		using_history();
+		stifle_history(HISTORY_MAX);
+		if (history_path[0])
+			read_history(history_path);
+		readline_ready = true;
+	}
+	rl_callback_handler_install(">>> ", on_line);
+}
+
+void prompt_history_save(void)
+{
+	if (!readline_ready || !history_path[0])
+		return;
+	/* the directory, then the file created 0600 before readline writes it */
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", history_path);
+	for (char *p = dir + 1; *p; p++) {
+		if (*p == '/') {
+			*p = 0;
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+	}
+	int fd = open(history_path, O_WRONLY | O_CREAT, 0600);
+	if (fd >= 0) {
+		fchmod(fd, 0600);
+		close(fd);
+	}
+	write_history(history_path);
+	history_truncate_file(history_path, HISTORY_MAX);
+}
+
+/* ---- running lines ------------------------------------------------------------- */
+
+static struct strbuf printed;
+
+static void capture(void *udata, const struct value *v, const char *text)
+{
+	(void)udata;
+	(void)v;
+	strbuf_puts(&printed, text);
+	strbuf_putc(&printed, '\n');
+}
+
+/* The last value produced; and exercises checked against each value. */
+static void observe(void *udata, const struct value *v)
+{
+	struct app *a = udata;
+	struct prompt *p = &a->prompt;
+	if (v->kind != V_TENSOR && !value_is_number(v))
+		return;
+	value_unref(p->shown);
+	p->shown = value_ref((struct value *)v);
+	p->shown_name[0] = 0;
+	if (v->kind != V_TENSOR || !p->step)
+		return;
+	for (int k = 0; k < p->step->nexercises; k++) {
+		if (p->solved[k] || p->solved_now[k])
+			continue;
+		const struct exercise *x = &p->step->exercises[k];
+		struct qkv_error err;
+		struct value *want = interp_eval(p->base, x->answer, strlen(x->answer), &err);
+		if (!want || want->kind != V_TENSOR) {
+			value_unref(want);
+			continue;
+		}
+		struct answer_check ac;
+		answer_compare(v->t, want->t, x->tol, &ac);
+		if (ac.pass) {
+			p->solved_now[k] = true;	/* kept if the whole line runs */
+			snprintf(p->message, sizeof p->message, "\u2713 Exercise solved: %s", x->ask);
+		} else if (ac.shape_ok) {
+			char cells[200] = "";
+			size_t n = 0;
+			for (int i = 0; i < ac.nlisted && n + 40 < sizeof cells; i++) {
+				/* the cell's index, from its position in row-major order */
+				int64_t idx[TENSOR_MAX_DIMS], rest = ac.bad[i];
+				for (int d = want->t->ndim - 1; d >= 0; d--) {
+					idx[d] = rest % want->t->shape[d];
+					rest /= want->t->shape[d];
+				}
+				n += (size_t)snprintf(cells + n, sizeof cells - n, "%s[", i ? " " : "");
+				for (int d = 0; d < want->t->ndim && n + 24 < sizeof cells; d++)
+					n += (size_t)snprintf(cells + n, sizeof cells - n, "%s%lld", d ? ", " : "",
+							      (long long)idx[d]);
+				n += (size_t)snprintf(cells + n, sizeof cells - n, "]");
+			}
+			snprintf(p->message, sizeof p->message, "Not yet: %lld cell%s differ (largest by %.3g): %s%s",
+				 (long long)ac.nbad, ac.nbad == 1 ? "" : "s", ac.max_diff, cells,
+				 ac.nbad > ac.nlisted ? " …" : "");
+		} else {
+			char g[96], w[96];
+			snprintf(p->message, sizeof p->message, "Not yet: the answer has shape %s, yours %s",
+				 tensor_shape_str(w, sizeof w, want->t->ndim, want->t->shape),
+				 tensor_shape_str(g, sizeof g, v->t->ndim, v->t->shape));
+		}
+		value_unref(want);
+	}
+}
+
+/* An error for the line just entered, with the caret at column col of it
+ * (1-based); the line goes back into the input when it is shown. */
+static void set_error(struct prompt *p, int col, const char *msg)
+{
+	snprintf(p->error, sizeof p->error, "%s", msg);
+	p->error_col = col > 0 ? col : 1;
+}
+
+static void show_listing(struct prompt *p, const char *text)
+{
+	free(p->listing);
+	p->listing = xstrdup(text);
+}
+
+static void cmd_ls(struct prompt *p)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	int n = interp_var_count(p->I);
+	if (n == 0)
+		strbuf_puts(&sb, "(the workspace is empty)");
+	for (int i = 0; i < n; i++) {
+		const char *name = interp_var_name(p->I, i);
+		struct value *v = interp_get(p->I, name);
+		char dims[80], shape[112] = "";
+		if (v->kind == V_TENSOR)
+			snprintf(shape, sizeof shape, "%-16s %s", tensor_shape_str(dims, sizeof dims, v->t->ndim, v->t->shape),
+				 dtype_name(v->t->dtype));
+		strbuf_printf(&sb, "%-16s %-10s %s\n", name, value_type_name(v), shape);
+	}
+	show_listing(p, sb.s);
+	strbuf_free(&sb);
+}
+
+static const char help_text[] =
+	"Type notebook lines (S = Q @ K.T) or matrices (X = [1 2; 3 4]); Enter runs them.\n"
+	":show NAME          show a tensor     :show NAME loops   loops beside SIMD\n"
+	":ls                 the workspace     :clear             clear the view\n"
+	":reset              back to the step's workspace\n"
+	":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
+	":load FILE          run a lesson's or a file's statements\n"
+	":hint  :solution    for the step's exercise\n"
+	":quit, Ctrl-D on an empty line, or Esc: close the prompt\n"
+	"Editing: arrows, Ctrl-A/E/K/U/W, Alt-B/F, Up/Down history, Ctrl-R search, Tab completes.\n"
+	"More: :help show, save, load, exercise, keys, matrices, torch, F, np, Tensor";
+
+static const struct {
+	const char *topic, *text;
+} help_topics[] = {
+	{ "show", ":show NAME shows a tensor of the workspace (or any expression) as a heatmap.\n"
+		  ":show EXPR loops runs a matmul, softmax or attention expression twice, once on the\n"
+		  "plain for-loop kernels and once on the SIMD ones, and draws the two side by side with\n"
+		  "their times and the largest difference between them." },
+	{ "save", ":save FILE.json writes the statements typed so far as a lesson of one step, with the\n"
+		  "values they make as its expects; qkv FILE.json, qkv run and qkv check open it.\n"
+		  "In a lesson the step's own code comes first. The file is written to a temporary\n"
+		  "file and renamed, so an interrupted save leaves the old file whole.\n"
+		  ":save! FILE.json replaces a file that exists." },
+	{ "load", ":load FILE runs a file's statements in the workspace: a lesson (.json) gives the code\n"
+		  "of all its steps in order, any other file is read as statements." },
+	{ "exercise", "A step with an exercise asks a question under the view. Compute the answer at the\n"
+		      "prompt: every value a line makes is compared with the expected one.\n"
+		      ":hint gives the next hint, :solution the statement that computes it.\n"
+		      "Solved exercises are kept in progress.json and marked with a pencil in the menu." },
+	{ "keys", "Left/Right, Home/End or Ctrl-A/Ctrl-E move; Alt-B/Alt-F move by word.\n"
+		  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before; Ctrl-Y pastes.\n"
+		  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history); Ctrl-R searches it.\n"
+		  "Tab completes names, functions, methods after a dot, and : commands.\n"
+		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves." },
+	{ "matrices", "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers, ';' between\n"
+		      "rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work as in the notebooks.\n"
+		      "Several statements go on one line separated by ';'." },
+};
+
+/* :help, :help TOPIC; a module's name lists its functions */
+static void cmd_help(struct app *a, const char *topic, int argcol)
+{
+	struct prompt *p = &a->prompt;
+	if (!*topic) {
+		show_listing(p, help_text);
+		return;
+	}
+	for (size_t i = 0; i < sizeof help_topics / sizeof *help_topics; i++) {
+		if (strcmp(topic, help_topics[i].topic) == 0) {
+			show_listing(p, help_topics[i].text);
+			return;
+		}
+	}
+	for (int i = 0; i < ncands; i++)
+		free(cands[i]);
+	ncands = 0;
+	interp_complete(p->I, topic, "", add_cand, NULL);
+	if (ncands == 0) {
+		char msg[120];
+		snprintf(msg, sizeof msg, "no help on '%.40s' (try :help, :help keys or :help torch)", topic);
+		set_error(p, argcol, msg);
+		return;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_printf(&sb, "%s. names (Tab completes them):\n", topic);
+	for (int i = 0, col = 0; i < ncands; i++) {
+		int len = (int)strlen(cands[i]) + 2;
+		if (col && col + len > a->cols - 4) {
+			strbuf_putc(&sb, '\n');
+			col = 0;
+		}
+		strbuf_printf(&sb, "%s  ", cands[i]);
+		col += len;
+	}
+	show_listing(p, sb.s);
+	strbuf_free(&sb);
+}
+
+/* Runs a typed line, or (file set) the code :load read from file, whose
+ * name starts at column argcol of the typed line. All or nothing. */
+static void run_statements(struct app *a, const char *line, const char *file, int argcol)
+{
+	struct prompt *p = &a->prompt;
+	strbuf_reset(&printed);
+	interp_set_output(p->I, capture, NULL);
+	interp_set_observer(p->I, observe, a);
+	struct qkv_error err;
+	char message[sizeof p->message];
+	memcpy(message, p->message, sizeof message);
+	int nx = p->step ? p->step->nexercises : 0;
+	memset(p->solved_now, 0, (size_t)nx + 1);
+	enum interp_status st = interp_run(p->I, line, strlen(line), 1, INTERP_ATOMIC, &err);
+	if (st == INTERP_INCOMPLETE && err.msg[0] == 0)
+		error_set(&err, 1, (int)strlen(line) + 1, "the statement is not finished");
+	if (st != INTERP_OK) {
+		/* nothing of the line counts: not even an exercise it answered */
+		memcpy(p->message, message, sizeof message);
+		if (!file) {
+			set_error(p, err.col, err.msg);
+		} else {
+			char msg[600];
+			snprintf(msg, sizeof msg, "%.150s:%d:%d: %s", file, err.line, err.col, err.msg);
+			set_error(p, argcol, msg);
+		}
+		return;
+	}
+	free(p->out);
+	p->out = xstrdup(printed.s ? printed.s : "");
+	for (int k = 0; k < nx; k++) {
+		if (p->solved_now[k] && !p->solved[k]) {
+			char key[160];
+			p->solved[k] = true;
+			snprintf(key, sizeof key, "%.120s#%d.%d", a->lesson ? a->lesson->id : "", p->step_index, k);
+			progress_mark(&a->progress, key, 1, 1);
+			progress_save(&a->progress);
+		}
+	}
+	free(p->listing);	/* the new value replaces a listing or help */
+	p->listing = NULL;
+	p->typed = xrealloc(p->typed, sizeof *p->typed * (size_t)(p->ntyped + 1));
+	p->typed[p->ntyped++] = xstrdup(line);
+	p->loops = false;
+}
+
+static void show_loops(struct app *a, const char *expr, int exprcol)
+{
+	struct prompt *p = &a->prompt;
+	struct ops_ctx *ops = interp_ops(p->I);
+	enum kernel_variant saved = ops->variant;
+	struct qkv_error err;
+	struct timespec t0, t1;
+	ops->variant = KERNEL_LOOPS;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct value *lv = interp_eval(p->I, expr, strlen(expr), &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	p->loops_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ops->variant = KERNEL_SIMD;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct value *sv = lv ? interp_eval(p->I, expr, strlen(expr), &err) : NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	p->simd_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ops->variant = saved;
+	if (!sv || sv->kind != V_TENSOR || lv->kind != V_TENSOR) {
+		if (!sv)
+			set_error(p, exprcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
+		else
+			set_error(p, exprcol, ":show ... loops needs a tensor expression");
+		value_unref(lv);
+		value_unref(sv);
+		return;
+	}
+	value_unref(p->shown);
+	p->shown = sv;
+	tensor_unref(p->loops_t);
+	p->loops_t = tensor_ref(lv->t);
+	value_unref(lv);
+	snprintf(p->shown_name, sizeof p->shown_name, "%s", expr);
+	p->loops = true;
+}
+
+static void clear_view(struct prompt *p)
+{
+	value_unref(p->shown);
+	p->shown = NULL;
+	free(p->out);
+	p->out = NULL;
+	p->shown_name[0] = 0;
+	p->loops = false;
+}
+
+static void cmd_show(struct app *a, char *arg, int argcol)
+{
+	struct prompt *p = &a->prompt;
+	size_t n = strlen(arg);
+	while (n && arg[n - 1] == ' ')
+		arg[--n] = 0;
+	bool loops = n > 6 && strcmp(arg + n - 6, " loops") == 0;
+	if (loops)
+		arg[n - 6] = 0;
+	if (!arg[0]) {
+		set_error(p, argcol, ":show needs a name or an expression: :show W");
+		return;
+	}
+	if (loops) {
+		show_loops(a, arg, argcol);
+		return;
+	}
+	struct qkv_error err;
+	struct value *v = interp_eval(p->I, arg, strlen(arg), &err);
+	if (!v) {
+		set_error(p, argcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
+		return;
+	}
+	value_unref(p->shown);
+	p->shown = v;
+	snprintf(p->shown_name, sizeof p->shown_name, "%s", arg);
+	p->loops = false;
+}
+
+static void cmd_exercise(struct prompt *p, bool solution)
+{
+	if (!p->step || p->step->nexercises == 0) {
+		snprintf(p->message, sizeof p->message, "This step has no exercise.");
+		return;
+	}
+	int k = 0;
+	while (k < p->step->nexercises - 1 && p->solved[k])
+		k++;
+	const struct exercise *x = &p->step->exercises[k];
+	if (solution) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		strbuf_printf(&sb, "A solution:\n%s", x->solution);
+		show_listing(p, sb.s);
+		strbuf_free(&sb);
+	} else if (x->nhints == 0) {
+		snprintf(p->message, sizeof p->message, "No hint for this one: :solution shows it.");
+	} else {
+		snprintf(p->message, sizeof p->message, "Hint: %s", x->hints[p->hint < x->nhints ? p->hint : x->nhints - 1]);
+		if (p->hint < x->nhints)
+			p->hint++;
+	}
+}
+
+static void cmd_save(struct app *a, const char *file, bool overwrite, int argcol)
+{
+	struct prompt *p = &a->prompt;
+	if (!file[0]) {
+		set_error(p, argcol, ":save needs a file name: :save my-session.json");
+		return;
+	}
+	/* the lesson's code up to this step, then what was typed */
+	int n = p->ntyped;
+	if (a->lesson)
+		for (int s = 0; s <= p->step_index && s < a->lesson->nsteps; s++)
+			n += a->lesson->steps[s].nlines;
+	const char **lines = xcalloc((size_t)n + 1, sizeof *lines);
+	n = 0;
+	if (a->lesson)
+		for (int s = 0; s <= p->step_index && s < a->lesson->nsteps; s++)
+			for (int l = 0; l < a->lesson->steps[s].nlines; l++)
+				lines[n++] = a->lesson->steps[s].lines[l].text;
+	for (int i = 0; i < p->ntyped; i++)
+		lines[n++] = p->typed[i];
+	struct qkv_error err;
+	if (session_save(file, overwrite, "A qkv session", lines, n, p->I, &err) < 0)
+		set_error(p, argcol, err.msg);
+	else
+		snprintf(p->message, sizeof p->message, "Saved %.150s (qkv check %.150s reproduces it).", file, file);
+	free(lines);
+}
+
+static void cmd_load(struct app *a, const char *file, int argcol)
+{
+	struct prompt *p = &a->prompt;
+	if (!file[0]) {
+		set_error(p, argcol, ":load needs a file: :load notes.qkv");
+		return;
+	}
+	struct strbuf code;
+	strbuf_init(&code);
+	struct qkv_error err;
+	if (session_load_code(file, &code, &err) < 0)
+		set_error(p, argcol, err.msg);
+	else
+		run_statements(a, code.s, file, argcol);
+	if (!p->error[0])
+		snprintf(p->message, sizeof p->message, "Loaded %.300s.", file);
+	strbuf_free(&code);
+}
+
+static void forget_typed(struct prompt *p)
+{
+	for (int i = 0; i < p->ntyped; i++)
+		free(p->typed[i]);
+	p->ntyped = 0;
+}
+
+/* A ':' line: the command word, then its argument from column argcol. */
+static void run_command(struct app *a, const char *line)
+{
+	struct prompt *p = &a->prompt;
+	const char *c = strchr(line, ':') + 1;
+	size_t cl = strcspn(c, " ");
+	char cmd[32], arg[400];
+	snprintf(cmd, sizeof cmd, "%.*s", (int)(cl < sizeof cmd ? cl : sizeof cmd - 1), c);
+	const char *ap = c + cl;
+	while (*ap == ' ')
+		ap++;
+	snprintf(arg, sizeof arg, "%s", ap);
+	int argcol = (int)(ap - line) + 1;
+	free(p->listing);
+	p->listing = NULL;
+	if (strcmp(cmd, "quit") == 0 || strcmp(cmd, "q") == 0) {
+		prompt_close(a);
+	} else if (strcmp(cmd, "ls") == 0) {
+		cmd_ls(p);
+	} else if (strcmp(cmd, "help") == 0) {
+		cmd_help(a, arg, argcol);
+	} else if (strcmp(cmd, "clear") == 0) {
+		clear_view(p);
+		p->message[0] = 0;
+	} else if (strcmp(cmd, "reset") == 0) {
+		interp_free(p->I);
+		p->I = p->base ? interp_clone(p->base) : interp_new(a->opt.variant);
+		forget_typed(p);	/* a :save after this holds only what follows */
+		clear_view(p);
+		snprintf(p->message, sizeof p->message, "%s", p->base ? "The workspace is the step's again." : "The workspace is empty again.");
+	} else if (strcmp(cmd, "show") == 0) {
+		cmd_show(a, arg, argcol);
+	} else if (strcmp(cmd, "hint") == 0 || strcmp(cmd, "solution") == 0) {
+		cmd_exercise(p, cmd[0] == 's');
+	} else if (strcmp(cmd, "save") == 0 || strcmp(cmd, "save!") == 0) {
+		cmd_save(a, arg, cmd[4] == '!', argcol);
+	} else if (strcmp(cmd, "load") == 0) {
+		cmd_load(a, arg, argcol);
+	} else {
+		char msg[100];
+		snprintf(msg, sizeof msg, "unknown command ':%s' (:help lists them)", cmd);
+		set_error(p, (int)(c - line), msg);
+	}
+}
+
+static void on_line(char *line)
+{
+	struct app *a = cur;
+	struct prompt *p = &a->prompt;
+	p->error[0] = 0;
+	completions[0] = 0;
+	if (!line) {	/* Ctrl-D on an empty line */
+		prompt_close(a);
+		return;
+	}
+	if (*line)
+		add_history(line);
+	const char *s = line;
+	while (*s == ' ')
+		s++;
+	if (*s == ':')
+		run_command(a, line);
+	else if (*s)
+		run_statements(a, line, NULL, 0);
+	if (a->prompt.open && a->prompt.error[0]) {
+		free(pending);
+		pending = line;	/* the line stays in the input for fixing */
+	} else {
+		free(line);
+	}
+}
+
+/* ---- opening, keys, drawing ------------------------------------------------------ */
+
+void prompt_open(struct app *a, struct interp *from, const struct step *st, int step_index)
+{
+	struct prompt *p = &a->prompt;
+	if (!p->open) {
+		p->base = from ? interp_clone(from) : NULL;
+		p->I = from ? interp_clone(from) : interp_new(a->opt.variant);
+		p->step = st;
+		p->step_index = step_index;
+		p->solved = xcalloc((size_t)(st ? st->nexercises : 0) + 1, sizeof *p->solved);
+		p->solved_now = xcalloc((size_t)(st ? st->nexercises : 0) + 1, sizeof *p->solved_now);
+		p->hint = 0;
+		if (!printed.s)
+			strbuf_init(&printed);
+	}
+	p->open = true;
+	cur = a;
+	readline_start();
+	if (st && st->nexercises)
+		snprintf(p->message, sizeof p->message, "Exercise: %s", st->exercises[0].ask);
+}
+
+void prompt_close(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	if (!p->open)
+		return;
+	rl_callback_handler_remove();
+	prompt_history_save();
+	interp_free(p->I);
+	interp_free(p->base);
+	for (int i = 0; i < p->ntyped; i++)
+		free(p->typed[i]);
+	free(p->typed);
+	value_unref(p->shown);
+	tensor_unref(p->loops_t);
+	free(p->out);
+	free(p->listing);
+	free(p->solved);
+	free(p->solved_now);
+	memset(p, 0, sizeof *p);
+	if (a->screen == SCREEN_REPL)
+		a->quit = true;
+}
+
+/* Feeds one curses key to readline as the bytes a terminal would send. */
+void prompt_key(struct app *a, int ch)
+{
+	const char *seq = NULL;
+	char one[2] = { 0, 0 };
+	switch (ch) {
+	case KEY_UP: seq = "\033[A"; break;
+	case KEY_DOWN: seq = "\033[B"; break;
+	case KEY_RIGHT: seq = "\033[C"; break;
+	case KEY_LEFT: seq = "\033[D"; break;
+	case KEY_HOME: seq = "\033[H"; break;
+	case KEY_END: seq = "\033[F"; break;
+	case KEY_DC: seq = "\033[3~"; break;
+	case KEY_BACKSPACE: seq = "\177"; break;
+	case KEY_ENTER: seq = "\n"; break;
+	default:
+		if (ch < 0 || ch > 255)
+			return;
+		one[0] = (char)ch;
+		seq = one;
+		if (ch == 0)
+			return;
+	}
+	cur = a;
+	size_t n = strlen(seq);
+	memcpy(queue, seq, n);
+	qhead = 0;
+	qlen = (int)n;
+	while (qhead < qlen && a->prompt.open)
+		rl_callback_read_char();
+	qhead = qlen = 0;
+}
+
+/* The error under the input: the caret's column, whether the message fits
+ * beside it, and the lines the message takes below it (one blank if beside). */
+static int error_caret_col(const struct app *a)
+{
+	int col = 4 + (a->prompt.error_col > 1 ? a->prompt.error_col - 1 : 0);
+	return col < a->cols - 1 ? col : a->cols - 1;
+}
+
+static bool error_beside(const struct app *a)
+{
+	return error_caret_col(a) + 2 + term_width_of(a->prompt.error) <= a->cols;
+}
+
+static int error_lines(const struct app *a)
+{
+	if (error_beside(a))
+		return 1;
+	int per = a->cols - 2 > 10 ? a->cols - 2 : 10;
+	int n = (term_width_of(a->prompt.error) + per - 1) / per + 1;	/* word wrap may take one more */
+	return n < 4 ? n : 4;
+}
+
+int prompt_lines(const struct app *a)
+{
+	const struct prompt *p = &a->prompt;
+	if (!p->open)
+		return 0;
+	return 2 + (p->error[0] ? 1 + error_lines(a) : 0);
+}
+
+void prompt_draw(struct app *a, int y)
+{
+	struct prompt *p = &a->prompt;
+	int w = a->cols;
+	/* the message line (exercise, news, completions) */
+	move(y, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	term_put(y, 1, completions[0] ? completions : p->message, w - 2);
+	attroff(A_BOLD);
+	y++;
+	if (p->error[0]) {
+		/* a caret under the failing column and the message beside it, or
+		 * wrapped on the lines below when they do not fit side by side */
+		int col = error_caret_col(a);
+		move(y, 0);
+		clrtoeol();
+		attron(A_BOLD);
+		term_put(y, col, "^", 1);
+		if (error_beside(a))
+			term_put(y, col + 2, p->error, w - col - 2);
+		y++;
+		for (int i = 0; i < error_lines(a); i++) {
+			move(y + i, 0);
+			clrtoeol();
+		}
+		if (!error_beside(a))
+			draw_wrapped(p->error, y, 1, w - 2, error_lines(a), 0, A_BOLD);
+		attroff(A_BOLD);
+		y += error_lines(a);
+	}
+	/* the input line: readline's prompt (or its search prompt) and text */
+	move(y, 0);
+	clrtoeol();
+	const char *pr = rl_display_prompt ? rl_display_prompt : ">>> ";
+	char line[1024];
+	snprintf(line, sizeof line, "%s%s", pr, rl_line_buffer ? rl_line_buffer : "");
+	int pw = term_width_of(pr);
+	/* keep the cursor visible on long lines */
+	int cursor_col = pw + rl_point;
+	int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
+	term_put(y, 0, line + (shift < (int)strlen(line) ? shift : 0), w);
+	move(y, cursor_col - shift);
+	curs_set(1);
+}
+
+void prompt_draw_view(struct app *a, int y, int x, int w, int h)
+{
+	struct prompt *p = &a->prompt;
+	if (p->listing) {
+		draw_lines(p->listing, y, x, w, h, 0);
+		return;
+	}
+	int used = 0;
+	if (p->out && *p->out) {
+		/* the printed text, at most half the pane: its last lines */
+		int total = 0;
+		for (const char *c = p->out; *c; c++)
+			total += *c == '\n' || !c[1];
+		int room = p->shown ? h / 2 : h;
+		int skip = total > room ? total - room : 0;
+		draw_lines(p->out, y, x, w, room, skip);
+		used = total - skip;
+	}
+	if (!p->shown) {
+		if (!used)
+			term_put(y, x, "Type a statement; :help lists the commands.", w);
+		return;
+	}
+	int top = y + used + (used ? 1 : 0);
+	int left = h - (top - y);
+	if (p->shown->kind != V_TENSOR) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		value_repr(&sb, p->shown);
+		term_put(top, x, sb.s, w);
+		strbuf_free(&sb);
+		return;
+	}
+	struct heatmap hm;
+	heatmap_build(&hm, p->shown->t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
+	if (p->loops && p->loops_t) {
+		char line[300];
+		int64_t n = tensor_numel(p->loops_t);
+		double md = 0;
+		bool agree = tensor_same_shape(p->loops_t, p->shown->t);
+		for (int64_t i = 0; agree && i < n; i++) {
+			double d = fabs(tensor_get(p->loops_t, i) - tensor_get(p->shown->t, i));
+			md = d > md ? d : md;
+		}
+		snprintf(line, sizeof line, "%.150s: loops %.2f ms, SIMD %.2f ms; %s (largest difference %.2g)",
+			 p->shown_name, p->loops_ms, p->simd_ms, agree && md <= 1e-4 ? "they agree" : "they DIFFER", md);
+		term_put(top, x, line, w);
+		int half = w / 2;
+		struct heatmap hl;
+		heatmap_build(&hl, p->loops_t, NULL, 0, NULL, 0, NULL, 0, hm.scale);
+		term_put(top + 1, x, "for-loops", half - 1);
+		draw_heatmap(a, &hl, top + 2, x, left - 2, half - 1, 0, 0, false, a->zoom, a->big);
+		term_put(top + 1, x + half + 1, "SIMD", half - 1);
+		draw_heatmap(a, &hm, top + 2, x + half + 1, left - 2, half - 1, 0, 0, false, a->zoom, a->big);
+		heatmap_free(&hl);
+	} else {
+		if (p->shown_name[0])
+			term_put(top++, x, p->shown_name, w);
+		draw_heatmap(a, &hm, top, x, y + h - top, w, 0, 0, false, a->zoom, a->big);
+	}
+	heatmap_free(&hm);
+}

@@ -1,0 +1,325 @@
+/* test_prompt.c: the prompt in a real terminal (tmux), as the issue asks: in
+ * qkv --repl type a matrix and a softmax and see the numbers; a bad line
+ * shows a caret and leaves the workspace; history survives a restart;
+ * :save writes a lesson that check and run reproduce; a killed save leaves
+ * the old file whole; an exercise answered wrong, then right, is marked. */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char session[64], state[128];
+
+static void sh(const char *fmt, const char *arg)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, fmt, session, arg);
+	if (system(cmd) != 0) {
+		/* shows up in what the screen lacks */
+	}
+}
+
+static char *wait_for(const char *want)
+{
+	return tmux_wait_for(session, want);
+}
+
+static void start(const char *args)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
+	char cmd[1024];
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s %s %s; "
+		 "sleep 30'", session, state, qkv_binary(), args);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void stop(void)
+{
+	tmux_private_server_end();
+}
+
+static void type(const char *text)
+{
+	char buf[2048];
+	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
+	sh(buf, "");
+}
+
+static void key(const char *k)
+{
+	sh("tmux send-keys -t %s %s", k);
+}
+
+static void fresh_state(void)
+{
+	snprintf(state, sizeof state, "/tmp/qkv-state-%d", (int)getpid());
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", state);
+	if (system(cmd) != 0) {
+		/* nothing to remove */
+	}
+}
+
+Test(prompt, softmax_of_a_typed_matrix_should_show_its_numbers, .fini = stop)
+{
+	fresh_state();
+	start("--repl");
+	free(wait_for(">>>"));
+	type("X = [1 2; 3 4]");
+	key("Enter");
+	type("torch.softmax(X, dim=-1)");
+	key("Enter");
+	char *s = wait_for("0.7311");
+	cr_assert(strstr(s, "0.2689") && strstr(s, "0.7311"), "%s", s);
+	free(s);
+}
+
+Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = stop)
+{
+	fresh_state();
+	start("--repl");
+	free(wait_for(">>>"));
+	type("X = [1 2; 3 4]");
+	key("Enter");
+	type("X = X @ torch.ones(3)");
+	key("Enter");
+	char *s = wait_for("cannot be multiplied");
+	/* the caret under the @ (column 7 after the 4-column prompt); the
+	 * message is too long to fit beside it, so it is on the line below */
+	cr_assert(strstr(s, "\n          ^\n matmul: shapes [2, 2] and [3] cannot be multiplied"), "%s", s);
+	/* the line stays in the input for fixing */
+	cr_assert(strstr(s, ">>> X = X @ torch.ones(3)"), "%s", s);
+	free(s);
+	key("C-u");
+	type("X");
+	key("Enter");
+	s = wait_for("tensor([[1., 2.],");
+	cr_assert(strstr(s, "tensor([[1., 2.],\n         [3., 4.]])"), "X changed: %s", s);
+	free(s);
+	/* a short message goes beside the caret */
+	type("Z = nope + 1");
+	key("Enter");
+	s = wait_for("is not defined");
+	cr_assert(strstr(s, "\n        ^ name 'nope' is not defined"), "%s", s);
+	free(s);
+}
+
+Test(prompt, history_should_survive_a_restart, .fini = stop)
+{
+	fresh_state();
+	start("--repl");
+	free(wait_for(">>>"));
+	type("Y = torch.eye(3) * 7");
+	key("Enter");
+	free(wait_for("7."));
+	type(":quit");
+	key("Enter");
+	usleep(300000);
+	stop();
+	char path[256];
+	snprintf(path, sizeof path, "%s/qkv/history", state);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0, "no history file");
+	cr_assert_eq(st.st_mode & 0777, 0600, "history mode %o", st.st_mode & 0777);
+	start("--repl");
+	free(wait_for(">>>"));
+	key("Up");
+	char *s = wait_for(">>> :quit");
+	free(s);
+	key("Up");
+	s = wait_for(">>> Y = torch.eye(3) * 7");
+	cr_assert(strstr(s, ">>> Y = torch.eye(3) * 7"), "%s", s);
+	free(s);
+}
+
+Test(prompt, save_should_write_a_lesson_that_check_and_run_reproduce, .fini = stop)
+{
+	fresh_state();
+	char file[128];
+	snprintf(file, sizeof file, "/tmp/qkv-saved-%d.json", (int)getpid());
+	unlink(file);
+	start("--repl");
+	free(wait_for(">>>"));
+	type("torch.manual_seed(5); R = torch.randn(3, 4); S = torch.softmax(R, dim=-1)");
+	key("Enter");
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, ":save %s", file);
+	type(cmd);
+	key("Enter");
+	char *s = wait_for("Saved");
+	cr_assert(strstr(s, "Saved"), "%s", s);
+	free(s);
+	const char *argv[] = { "qkv", "check", file, NULL };
+	char *out, *err;
+	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s%s", out, err);
+	cr_assert(strstr(out, " passed, 0 failed"), "%s", out);
+	free(out);
+	free(err);
+	/* the same numbers as a fresh evaluation of the same statements */
+	const char *run[] = { "qkv", "run", "--plain", file, NULL };
+	cr_assert_eq(run_qkv(run, NULL, "NO_COLOR=1", &out, &err), 0, "%s", err);
+	const char *ev[] = { "qkv", "eval", "-e", "torch.manual_seed(5); R = torch.randn(3, 4); "
+			     "S = torch.softmax(R, dim=-1); S", NULL };
+	char *out2, *err2;
+	cr_assert_eq(run_qkv(ev, NULL, NULL, &out2, &err2), 0);
+	char first[16];
+	snprintf(first, sizeof first, "%.6s", strstr(out2, "[[") + 2);
+	cr_assert(strstr(out, first), "the run does not show %s: %s", first, out);
+	free(out);
+	free(err);
+	free(out2);
+	free(err2);
+	/* saving again needs :save! */
+	type(cmd);
+	key("Enter");
+	s = wait_for("exists");
+	cr_assert(strstr(s, ":save!"), "%s", s);
+	free(s);
+	unlink(file);
+}
+
+/* Starts qkv --repl under strace, which kills it (SIGKILL, nothing to
+ * catch) on entering the first of the given system calls; strace's log
+ * ends with "killed by SIGKILL" once that happened. */
+static void start_killed_at(const char *calls, const char *log)
+{
+	cr_assert_eq(system("command -v strace >/dev/null"), 0, "strace is needed (make test installs it)");
+	unlink(log);
+	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
+	char cmd[1024];
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
+		 "strace -o %s -e trace=%s -e inject=%s:signal=KILL:when=1 %s --repl; sleep 30'",
+		 session, state, log, calls, calls, qkv_binary());
+	cr_assert_eq(system(cmd), 0);
+}
+
+static bool killed(const char *log)
+{
+	for (int i = 0; i < 100; i++) {
+		char *s = read_text(log);
+		bool k = s && strstr(s, "killed by SIGKILL");
+		free(s);
+		if (k)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = stop)
+{
+	fresh_state();
+	char file[128], log[128], cmd[1024];
+	snprintf(file, sizeof file, "/tmp/qkv-killed-%d.json", (int)getpid());
+	snprintf(log, sizeof log, "/tmp/qkv-killed-%d.strace", (int)getpid());
+	unlink(file);
+	/* the old file: a workspace saved whole */
+	start("--repl");
+	free(wait_for(">>>"));
+	type("X = torch.arange(6.).reshape(2, 3)");
+	key("Enter");
+	snprintf(cmd, sizeof cmd, ":save %s", file);
+	type(cmd);
+	key("Enter");
+	free(wait_for("Saved"));
+	stop();
+	char *old = read_text(file);
+	cr_assert(old && strstr(old, "torch.arange(6.)"), "%s", old ? old : "(no file)");
+	/* killed after the new text is written but before it is flushed, and
+	 * on the point of renaming it over the old file */
+	static const char *const points[] = { "fsync", "rename,renameat,renameat2" };
+	for (int i = 0; i < 2; i++) {
+		start_killed_at(points[i], log);
+		free(wait_for(">>>"));
+		type("Y = torch.ones(4) * 3");
+		key("Enter");
+		free(wait_for("3."));
+		snprintf(cmd, sizeof cmd, ":save! %s", file);
+		type(cmd);
+		key("Enter");
+		cr_assert(killed(log), "qkv was not killed at %s", points[i]);
+		stop();
+		char *now = read_text(file);
+		cr_assert(now && strcmp(now, old) == 0, "killed at %s, the file changed:\n%s", points[i],
+			  now ? now : "(gone)");
+		free(now);
+		const char *argv[] = { "qkv", "check", file, NULL };
+		char *out, *err;
+		cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s%s", out, err);
+		free(out);
+		free(err);
+	}
+	/* the temporary file a killed save leaves does not stop the next one */
+	start("--repl");
+	free(wait_for(">>>"));
+	type("Y = torch.ones(4) * 3");
+	key("Enter");
+	type(cmd);
+	key("Enter");
+	char *s = wait_for("Saved");
+	cr_assert(strstr(s, "Saved"), "%s", s);
+	free(s);
+	free(old);
+	snprintf(cmd, sizeof cmd, "rm -f %s %s %s.tmp.*", file, log, file);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu, .fini = stop)
+{
+	fresh_state();
+	char file[128], cmd[1024];
+	snprintf(file, sizeof file, "/tmp/qkv-ex-%d.json", (int)getpid());
+	FILE *f = fopen(file, "w");
+	fputs("{\"id\": \"ex-test\", \"title\": \"Exercise test\", \"source\": \"tests\", \"summary\": \"s\", "
+	      "\"steps\": [{\"title\": \"Scores\", \"text\": \"x\", \"code\": [\"X = [1 0; 0 1; 1 1]\"], "
+	      "\"exercise\": {\"ask\": \"Compute X times its transpose.\", \"answer\": \"X @ X.T\", "
+	      "\"hints\": [\"Use @.\"], \"solution\": \"S = X @ X.T\"}}]}\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "%s", file);
+	start(cmd);
+	free(wait_for("step 1/1"));
+	key(":");
+	char *s = wait_for("Exercise: Compute X times its transpose.");
+	free(s);
+	type("X.T @ X");
+	key("Enter");
+	s = wait_for("Not yet");
+	cr_assert(strstr(s, "Not yet: the answer has shape [3, 3], yours [2, 2]"), "%s", s);
+	free(s);
+	type("X @ X.T");
+	key("Enter");
+	s = wait_for("Exercise solved");
+	cr_assert(strstr(s, "\u2713 Exercise solved"), "%s", s);
+	free(s);
+	stop();
+	/* after a restart, the menu (with the lesson in QKV_LESSONS) marks it */
+	char dir[128];
+	snprintf(dir, sizeof dir, "/tmp/qkv-exdir-%d", (int)getpid());
+	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp %s %s/", dir, dir, file, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "QKV_LESSONS=%s", dir);
+	char args[256];
+	snprintf(args, sizeof args, "%s", "");
+	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
+		 "QKV_LESSONS=%s %s; sleep 30'", session, state, dir, qkv_binary());
+	cr_assert_eq(system(cmd), 0);
+	s = wait_for("Exercise test");
+	char *line = strstr(s, "Exercise test");
+	while (line > s && line[-1] != '\n')
+		line--;
+	cr_assert(strstr(line, "\u270e 1/1") && strstr(line, "\u270e 1/1") < strstr(line, "Exercise test"),
+		  "no exercise mark: %s", s);
+	free(s);
+	unlink(file);
+}
