@@ -82,13 +82,20 @@ static void show_matches(char **matches, int n, int longest)
 					matches[i]);
 }
 
-/* completion: ':' commands, names, or attributes after a dot */
+/* the candidates of a completion (and of :help MODULE) */
 static char **cands;
 static int ncands, capcands;
+
+static const char *cand_prefix;	/* "torch" while completing "torch.sof" */
 
 static void add_cand(void *udata, const char *name)
 {
 	(void)udata;
+	char whole[256];
+	if (cand_prefix) {
+		snprintf(whole, sizeof whole, "%s.%s", cand_prefix, name);
+		name = whole;
+	}
 	for (int i = 0; i < ncands; i++)
 		if (strcmp(cands[i], name) == 0)
 			return;
@@ -108,6 +115,8 @@ static char *next_cand(const char *text, int state)
 	return i < ncands ? strdup(cands[i++]) : NULL;	/* readline frees with free() */
 }
 
+/* completion: ':' commands, names, or attributes: readline hands over the
+ * whole dotted word ("torch.sof"), so matches are whole words too */
 static char **complete(const char *text, int start, int end)
 {
 	(void)end;
@@ -115,24 +124,26 @@ static char **complete(const char *text, int start, int end)
 		free(cands[i]);
 	ncands = 0;
 	rl_attempted_completion_over = 1;
+	rl_completion_append_character = '\0';	/* "torch.softmax" then "(" */
 	completions[0] = 0;
+	const char *dot = strrchr(text, '.');
 	if (rl_line_buffer[0] == ':' && start <= 1) {
 		static const char *const cmds[] = { "show", "ls", "help", "clear", "reset", "quit", "save", "save!",
 						    "load", "hint", "solution", NULL };
-		for (int i = 0; cmds[i]; i++)
-			if (strncmp(cmds[i], text, strlen(text)) == 0)
-				add_cand(NULL, cmds[i]);
-	} else if (start > 0 && rl_line_buffer[start - 1] == '.') {
-		/* the dotted name before: torch.nn., X. */
-		int b = start - 1;
-		while (b > 0 && (rl_line_buffer[b - 1] == '.' || rl_line_buffer[b - 1] == '_' ||
-				 (rl_line_buffer[b - 1] >= 'a' && rl_line_buffer[b - 1] <= 'z') ||
-				 (rl_line_buffer[b - 1] >= 'A' && rl_line_buffer[b - 1] <= 'Z') ||
-				 (rl_line_buffer[b - 1] >= '0' && rl_line_buffer[b - 1] <= '9')))
-			b--;
+		bool colon = text[0] == ':';	/* the word holds the ':' (not a word break) */
+		for (int i = 0; cmds[i]; i++) {
+			char word[16];
+			snprintf(word, sizeof word, "%s%s", colon ? ":" : "", cmds[i]);
+			if (strncmp(word, text, strlen(text)) == 0)
+				add_cand(NULL, word);
+		}
+		rl_completion_append_character = ' ';
+	} else if (dot) {
 		char ctx[160];
-		snprintf(ctx, sizeof ctx, "%.*s", start - 1 - b, rl_line_buffer + b);
-		interp_complete(cur->prompt.I, ctx, text, add_cand, NULL);
+		snprintf(ctx, sizeof ctx, "%.*s", (int)(dot - text), text);
+		cand_prefix = ctx;
+		interp_complete(cur->prompt.I, ctx, dot + 1, add_cand, NULL);
+		cand_prefix = NULL;
 	} else {
 		interp_complete(cur->prompt.I, NULL, text, add_cand, NULL);
 	}
