@@ -112,6 +112,42 @@ Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = stop
 	free(s);
 }
 
+Test(prompt, tab_should_complete_names_and_ctrl_r_should_find_a_line, .fini = stop)
+{
+	fresh_state();
+	start("--repl");
+	free(wait_for(">>>"));
+	type("Query = torch.ones(2) * 3");
+	key("Enter");
+	free(wait_for("3."));
+	/* "torch.sof" + Tab is torch.softmax, "(Que" + Tab is (Query */
+	type("torch.sof");
+	key("Tab");
+	type("(Que");
+	key("Tab");
+	type(", dim=0)");
+	char *s = wait_for("torch.softmax(Query, dim=0)");
+	cr_assert(strstr(s, ">>> torch.softmax(Query, dim=0)"), "%s", s);
+	free(s);
+	key("Enter");
+	s = wait_for("tensor([0.5000, 0.5000])");
+	cr_assert(strstr(s, "tensor([0.5000, 0.5000])"), "%s", s);
+	free(s);
+	/* Ctrl-R searches the history */
+	key("C-r");
+	type("ones");
+	s = wait_for("(reverse-i-search)");
+	cr_assert(strstr(s, "(reverse-i-search)`ones': Query = torch.ones(2) * 3"), "%s", s);
+	free(s);
+	key("Enter");
+	key("C-a");
+	key("M-f");
+	type("2");
+	s = wait_for("Query2 =");
+	cr_assert(strstr(s, ">>> Query2 = torch.ones(2) * 3"), "%s", s);
+	free(s);
+}
+
 Test(prompt, history_should_survive_a_restart, .fini = stop)
 {
 	fresh_state();
