@@ -761,25 +761,39 @@ static int error_lines(const struct app *a)
 	return n < 4 ? n : 4;
 }
 
+/* The message above the input (an exercise's question may be long): the
+ * lines it takes wrapped, at most 3. */
+static const char *message_text(const struct app *a)
+{
+	return completions[0] ? completions : a->prompt.message;
+}
+
+static int message_lines(const struct app *a)
+{
+	int n = draw_wrapped(message_text(a), 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
+	return n < 1 ? 1 : n < 3 ? n : 3;
+}
+
 int prompt_lines(const struct app *a)
 {
 	const struct prompt *p = &a->prompt;
 	if (!p->open)
 		return 0;
-	return 2 + (p->error[0] ? 1 + error_lines(a) : 0);
+	return message_lines(a) + 1 + (p->error[0] ? 1 + error_lines(a) : 0);
 }
 
 void prompt_draw(struct app *a, int y)
 {
 	struct prompt *p = &a->prompt;
 	int w = a->cols;
-	/* the message line (exercise, news, completions) */
-	move(y, 0);
-	clrtoeol();
-	attron(A_BOLD);
-	term_put(y, 1, completions[0] ? completions : p->message, w - 2);
-	attroff(A_BOLD);
-	y++;
+	/* the message (exercise, news, completions) */
+	int ml = message_lines(a);
+	for (int i = 0; i < ml; i++) {
+		move(y + i, 0);
+		clrtoeol();
+	}
+	draw_wrapped(message_text(a), y, 1, w - 2, ml, 0, A_BOLD);
+	y += ml;
 	if (p->error[0]) {
 		/* a caret under the failing column and the message beside it, or
 		 * wrapped on the lines below when they do not fit side by side */
