@@ -26,7 +26,6 @@ static void draw_too_small(struct app *a)
 static void repl_draw(struct app *a)
 {
 	erase();
-	curs_set(0);
 	attron(A_REVERSE);
 	mvhline(0, 0, ' ', a->cols);
 	term_put(0, 1, "qkv \u2014 workspace  (:help lists the commands, :quit or Ctrl-D leaves)", a->cols - 2);
@@ -38,6 +37,7 @@ static void repl_draw(struct app *a)
 
 static void draw(struct app *a)
 {
+	term_cursor(false);	/* unless the prompt shows it */
 	if (a->cols < MIN_COLS || a->rows < MIN_ROWS) {
 		draw_too_small(a);
 	} else {
@@ -50,6 +50,7 @@ static void draw(struct app *a)
 		if (a->help)
 			help_draw(a);
 	}
+	term_cursor_apply();
 	refresh();
 }
 

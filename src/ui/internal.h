@@ -96,6 +96,8 @@ attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair);
 short term_pair(struct app *a, struct rgb fg, const struct rgb *bg);
 void term_put(int y, int x, const char *s, int maxw);   /* UTF-8, cut to maxw columns */
 int term_width_of(const char *s);
+void term_cursor(bool visible);        /* for this frame; applied by term_cursor_apply */
+void term_cursor_apply(void);
 /* lines and boxes: Unicode box characters in a UTF-8 locale, else ACS */
 void term_hline(int y, int x, int n);
 void term_vline(int y, int x, int n);

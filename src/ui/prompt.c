@@ -826,7 +826,7 @@ void prompt_draw(struct app *a, int y)
 	int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
 	term_put(y, 0, line + (shift < (int)strlen(line) ? shift : 0), w);
 	move(y, cursor_col - shift);
-	curs_set(1);
+	term_cursor(true);
 }
 
 void prompt_draw_view(struct app *a, int y, int x, int w, int h)

@@ -452,7 +452,6 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 void screen_draw(struct app *a)
 {
 	erase();
-	curs_set(0);
 	draw_header(a);
 	int top = 1, bottom = a->rows - 1 - prompt_lines(a);
 	int avail = bottom - top;

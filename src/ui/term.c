@@ -58,7 +58,8 @@ void term_start(struct app *a)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
-	curs_set(0);
+	term_cursor(false);
+	term_cursor_apply();
 	timeout(100);	/* ticks for the animation and for signals */
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	mouseinterval(0);
@@ -220,5 +221,24 @@ void term_box(int y, int x, int h, int w)
 		mvaddch(y, x + w - 1, ACS_URCORNER);
 		mvaddch(y + h - 1, x, ACS_LLCORNER);
 		mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	}
+}
+
+/* The cursor is hidden by each frame and shown again by the prompt: ask
+ * curses only when the frame's wish differs from the last one, so an idle
+ * screen sends nothing to the terminal (over SSH too). */
+static bool cursor_wanted;
+static int cursor_shown = -1;
+
+void term_cursor(bool visible)
+{
+	cursor_wanted = visible;
+}
+
+void term_cursor_apply(void)
+{
+	if ((int)cursor_wanted != cursor_shown) {
+		curs_set(cursor_wanted ? 1 : 0);
+		cursor_shown = cursor_wanted;
 	}
 }

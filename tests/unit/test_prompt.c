@@ -251,6 +251,35 @@ static bool killed(const char *log)
 	return false;
 }
 
+Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = stop)
+{
+	/* over SSH a redraw that changes nothing must cost nothing: count the
+	 * writes to the terminal during a second of idling at the prompt */
+	fresh_state();
+	cr_assert_eq(system("command -v strace >/dev/null"), 0, "strace is needed (make test installs it)");
+	char log[128], cmd[1024];
+	snprintf(log, sizeof log, "/tmp/qkv-idle-%d.strace", (int)getpid());
+	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
+		 "strace -ttt -o %s -e trace=write %s --repl; sleep 30'", session, state, log, qkv_binary());
+	cr_assert_eq(system(cmd), 0);
+	free(wait_for(">>>"));
+	type("X = torch.ones(4, 4)");
+	key("Enter");
+	free(wait_for("1.0"));
+	usleep(300000);
+	struct stat before;
+	cr_assert_eq(stat(log, &before), 0);
+	usleep(1000000);
+	struct stat after;
+	cr_assert_eq(stat(log, &after), 0);
+	char *text = read_text(log);
+	cr_assert_eq(after.st_size, before.st_size, "writes while idle:\n%s", text + before.st_size);
+	free(text);
+	unlink(log);
+}
+
 Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = stop)
 {
 	fresh_state();
