@@ -1,6 +1,7 @@
 # qkv: a terminal tutor for the attention mechanism.
 #   make          build ./qkv
 #   make run      install missing Debian packages, build, start qkv
+#   make bench    time the kernels (qkv bench)
 #   make test     install missing packages, build, run every test
 #   make install  PREFIX=/usr/local DESTDIR=
 # Warnings, optimisation and debug flags are kept apart (WARN, OPT, DEBUG).
@@ -37,7 +38,7 @@ LIBOBJS := $(LIBSRCS:%.c=$(BUILD)/%.o) $(GENOBJ)
 TESTSRCS:= $(sort $(wildcard tests/unit/*.c))
 TESTOBJS:= $(TESTSRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all objs sanitize test-san run test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 refs
+.PHONY: all objs sanitize test-san run bench test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 refs
 
 all: qkv
 
@@ -126,6 +127,11 @@ deps-test:
 run: deps
 	@$(MAKE) --no-print-directory qkv
 	./qkv
+
+# The kernels' speed on this machine (qkv bench --json for one line per case).
+bench: deps
+	@$(MAKE) --no-print-directory qkv
+	./qkv bench
 
 test: deps-test
 	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64

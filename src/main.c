@@ -2,6 +2,7 @@
  * program, eval, repl, run, check, list) and decides exit statuses:
  * 0 success, 2 bad input (usage, a statement that fails), 3 out of memory.
  * The only file that turns error records into process exits. */
+#include "bench/bench.h"
 #include "core/format.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -33,6 +34,7 @@ static const char usage[] =
 	"commands:\n"
 	"  repl                 type statements line by line\n"
 	"  list                 the lessons: number, id, title, steps\n"
+	"  bench [--json] [--quick]  the kernels' speed on this machine\n"
 	"  run [--plain|--json] LESSON...\n"
 	"                       every step as text: narration, code, heatmaps\n"
 	"  check [LESSON...]    validate lessons and verify every expected value\n"
@@ -242,6 +244,22 @@ out:
 	fflush(stdout);
 	interp_free(I);
 	return status;
+}
+
+/* ---- bench ------------------------------------------------------------------------ */
+
+static int cmd_bench(int argc, char **argv)
+{
+	bool json = false, quick = false;
+	for (int j = 0; j < argc; j++) {
+		if (strcmp(argv[j], "--json") == 0)
+			json = true;
+		else if (strcmp(argv[j], "--quick") == 0)
+			quick = true;
+		else
+			return usage_error("bench takes --json and --quick, got %s", argv[j]);
+	}
+	return bench_run(stdout, json, quick);
 }
 
 /* ---- repl ------------------------------------------------------------------------ */
@@ -612,6 +630,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - i - 1, argv + i + 1, kv);
 	if (strcmp(cmd, "check") == 0)
 		return cmd_check(argc - i - 1, argv + i + 1, kv);
+	if (strcmp(cmd, "bench") == 0)
+		return cmd_bench(argc - i - 1, argv + i + 1);
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;

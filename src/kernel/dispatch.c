@@ -85,3 +85,10 @@ void exp_f64_simd(double *out, const double *in, int64_t n)
 {
 	dispatch_ops()->exp_f64(out, in, n);
 }
+
+float kernel_fma_chains_f32(int64_t iters, float seed, double *flops)
+{
+	const struct simd_ops *ops = dispatch_ops();
+	*flops = 2.0 * 12 * ops->fma_lanes * (double)iters;
+	return ops->fma_chains_f32(iters, seed);
+}

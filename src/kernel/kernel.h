@@ -119,6 +119,12 @@ void dropout_f64(double *out, const double *in, const uint8_t *keep, int64_t n, 
  * "neon", "scalar"). */
 const char *kernel_simd_name(void);
 
+/* Runs iters rounds of independent vector multiply-add chains on the SIMD
+ * path chosen at run time and sets *flops to the operations done; the bench
+ * times it to measure this CPU's peak. Returns the chains' sum (use it, so
+ * the work is not optimised away). */
+float kernel_fma_chains_f32(int64_t iters, float seed, double *flops);
+
 /* ---- additions ------------------------------------------------------------ */
 
 /* The most dimensions the strided kernels above (ew_*, copy_strided,

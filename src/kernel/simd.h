@@ -22,6 +22,8 @@ struct simd_ops {
 			      int64_t tq, int64_t tk, int64_t d, int64_t dv);
 	void (*exp_f32)(float *out, const float *in, int64_t n);
 	void (*exp_f64)(double *out, const double *in, int64_t n);
+	float (*fma_chains_f32)(int64_t iters, float seed);
+	int fma_lanes;
 };
 
 /* Baseline: SSE2 on x86-64, NEON on aarch64, generic vectors elsewhere. */

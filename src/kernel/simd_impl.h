@@ -239,6 +239,36 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 #undef LANES
 #undef SUF
 
+/* iters rounds of 12 independent chains of vector multiply-adds (fused
+ * where the instruction set has FMA): what the bench calls peak. The
+ * chains decay towards 1e-7/(1-0.999999), so they never overflow. */
+static float simd_fma_chains_f32(int64_t iters, float seed)
+{
+	vf m = vf_set1(0.999999f), c = vf_set1(1e-7f);
+	vf a[12];
+	for (int j = 0; j < 12; j++)
+		a[j] = vf_set1(seed + (float)j);
+	for (int64_t i = 0; i < iters; i++) {
+		a[0] = a[0] * m + c;
+		a[1] = a[1] * m + c;
+		a[2] = a[2] * m + c;
+		a[3] = a[3] * m + c;
+		a[4] = a[4] * m + c;
+		a[5] = a[5] * m + c;
+		a[6] = a[6] * m + c;
+		a[7] = a[7] * m + c;
+		a[8] = a[8] * m + c;
+		a[9] = a[9] * m + c;
+		a[10] = a[10] * m + c;
+		a[11] = a[11] * m + c;
+	}
+	float sum = 0;
+	for (int j = 0; j < 12; j++)
+		for (size_t l = 0; l < sizeof(vf) / sizeof(float); l++)
+			sum += a[j][l];
+	return sum;
+}
+
 const struct simd_ops SIMD_OPS = {
 	.name = SIMD_NAME,
 	.matmul_f32 = simd_matmul_f32,
@@ -249,4 +279,6 @@ const struct simd_ops SIMD_OPS = {
 	.attention_f64 = simd_attention_f64,
 	.exp_f32 = simd_exp_f32,
 	.exp_f64 = simd_exp_f64,
+	.fma_chains_f32 = simd_fma_chains_f32,
+	.fma_lanes = SIMD_BYTES / 4,
 };

@@ -1,0 +1,309 @@
+/* bench.c: `qkv bench`, the speed of the kernels on this machine, as times,
+ * GFLOP/s and fractions of a peak it measures itself. Called by main.c only;
+ * it calls kernel/ directly (no interpreter in the way) and never decides
+ * the exit status. Speed is measured here, never in timed tests. */
+#include "bench/bench.h"
+#include "core/mem.h"
+#include "kernel/kernel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The GPT-2-shaped problem of seed 002's timing, and a small one for --quick. */
+struct shape {
+	int64_t b, t, h, d;	/* batch, tokens, heads, head size; d_model = h·d */
+};
+
+static const struct shape shape_full = { 10, 512, 12, 64 }, shape_quick = { 1, 64, 2, 32 };
+
+static volatile float bench_sink;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static float *random_f32(int64_t n, uint32_t *state)
+{
+	float *x = xmalloc((size_t)n * sizeof *x);
+	for (int64_t i = 0; i < n; i++) {
+		*state = *state * 1664525u + 1013904223u;	/* any numbers will do */
+		x[i] = (float)((*state >> 8) * (1.0 / 16777216.0)) - 0.5f;
+	}
+	return x;
+}
+
+/* The largest difference between two results, relative to the largest
+ * magnitude in a (0 when both are empty). */
+static double rel_diff(const float *a, const float *b, int64_t n)
+{
+	double md = 0, mag = 0;
+	for (int64_t i = 0; i < n; i++) {
+		md = fmax(md, fabs((double)a[i] - b[i]));
+		mag = fmax(mag, fabs((double)a[i]));
+	}
+	return mag > 0 ? md / mag : md;
+}
+
+/* ---- the cases -------------------------------------------------------------
+ * Each runs one variant on its inputs and leaves its result in out. */
+
+struct mm_case {
+	const float *a, *w;
+	float *out;
+	int64_t m, k, n;
+};
+
+static void run_matmul(void *arg, enum kernel_variant v)
+{
+	struct mm_case *c = arg;
+	(v == KERNEL_LOOPS ? matmul_f32_loops : matmul_f32_simd)(c->out, c->a, c->w, c->m, c->k, c->n);
+}
+
+struct attn_case {
+	const float *q, *k, *v;	/* (b·h, t, d) each */
+	float *out, *weights;	/* (b·h, t, d); one head's (t, t) scratch */
+	int64_t heads, t, d;
+	bool causal;
+};
+
+static void run_attention(void *arg, enum kernel_variant v)
+{
+	struct attn_case *c = arg;
+	float scale = 1.0f / sqrtf((float)c->d);
+	int64_t hs = c->t * c->d;
+	for (int64_t i = 0; i < c->heads; i++)
+		(v == KERNEL_LOOPS ? attention_f32_loops : attention_f32_simd)(
+			c->out + i * hs, c->weights, c->q + i * hs, c->k + i * hs, c->v + i * hs, NULL, c->causal,
+			scale, c->t, c->t, c->d, c->d);
+}
+
+/* The whole causal multi-head forward: x (b·t, dm) times w_qkv (dm, 3·dm),
+ * each head's q, k, v gathered, attention, the heads concatenated, times
+ * w_o (dm, dm). */
+struct mha_case {
+	struct shape s;
+	const float *x, *w_qkv, *w_o;
+	float *qkv, *q, *k, *v, *head_out, *weights, *ctx, *out;
+};
+
+static void run_mha(void *arg, enum kernel_variant v)
+{
+	struct mha_case *c = arg;
+	int64_t bt = c->s.b * c->s.t, dm = c->s.h * c->s.d, t = c->s.t, d = c->s.d;
+	void (*mm)(float *, const float *, const float *, int64_t, int64_t, int64_t) =
+		v == KERNEL_LOOPS ? matmul_f32_loops : matmul_f32_simd;
+	mm(c->qkv, c->x, c->w_qkv, bt, dm, 3 * dm);
+	for (int64_t b = 0; b < c->s.b; b++) {
+		for (int64_t h = 0; h < c->s.h; h++) {
+			const float *rows = c->qkv + b * t * 3 * dm + h * d;
+			for (int64_t i = 0; i < t; i++) {
+				memcpy(c->q + i * d, rows + i * 3 * dm, (size_t)d * sizeof(float));
+				memcpy(c->k + i * d, rows + i * 3 * dm + dm, (size_t)d * sizeof(float));
+				memcpy(c->v + i * d, rows + i * 3 * dm + 2 * dm, (size_t)d * sizeof(float));
+			}
+			(v == KERNEL_LOOPS ? attention_f32_loops : attention_f32_simd)(
+				c->head_out, c->weights, c->q, c->k, c->v, NULL, true, 1.0f / sqrtf((float)d), t, t, d, d);
+			for (int64_t i = 0; i < t; i++)
+				memcpy(c->ctx + (b * t + i) * dm + h * d, c->head_out + i * d, (size_t)d * sizeof(float));
+		}
+	}
+	mm(c->out, c->ctx, c->w_o, bt, dm, dm);
+}
+
+/* ---- timing and reporting -------------------------------------------------- */
+
+struct report {
+	FILE *out;
+	bool json;
+	double peak;	/* GFLOP/s */
+};
+
+/* Best of a few runs (one when a run takes over half a second). */
+static double time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum kernel_variant v)
+{
+	double best = INFINITY, spent = 0;
+	for (int r = 0; r < 5 && (r == 0 || spent < 500); r++) {
+		double t0 = now_ms();
+		run(arg, v);
+		double dt = now_ms() - t0;
+		best = fmin(best, dt);
+		spent += dt;
+	}
+	return best;
+}
+
+static void report_line(struct report *r, const char *name, const char *variant, double ms, double flops,
+			double bytes, double diff)
+{
+	double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
+	if (r->json) {
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"%s\",\"ms\":%.4g,\"gflops\":%.4g,\"of_peak\":%.3f", name,
+			variant, ms, gflops, gflops / r->peak);
+		if (bytes > 0)
+			fprintf(r->out, ",\"bytes\":%.0f", bytes);
+		if (diff >= 0)
+			fprintf(r->out, ",\"max_rel_diff_vs_loops\":%.3g", diff);
+		fputs("}\n", r->out);
+		return;
+	}
+	fprintf(r->out, "%-14s %-6s %10.2f %9.1f %7.0f%%", name, variant, ms, gflops, 100 * gflops / r->peak);
+	if (bytes > 0)
+		fprintf(r->out, "  %8.1f MB", bytes / 1e6);
+	if (diff >= 0)
+		fprintf(r->out, "  loops-simd %.1e", diff);
+	fputc('\n', r->out);
+}
+
+static void report_skip(struct report *r, const char *name, double est_s)
+{
+	if (r->json)
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"loops\",\"skipped\":\"about %.0f s\"}\n", name, est_s);
+	else
+		fprintf(r->out, "%-14s %-6s %10s  (skipped: about %.0f s; --quick runs it small)\n", name, "loops", "-",
+			est_s);
+}
+
+/* Runs simd, and loops too unless they would take over ~5 s (judged from
+ * loops_gflops, a rate measured on a small product); reports both and how
+ * far apart their results are. */
+static void run_case(struct report *r, const char *name, void (*run)(void *, enum kernel_variant), void *arg,
+		     float *out, int64_t nout, double flops, double bytes, double loops_gflops)
+{
+	double simd_ms = time_ms(run, arg, KERNEL_SIMD);
+	double est_s = flops / (loops_gflops * 1e9);
+	if (est_s > 5) {
+		report_line(r, name, "simd", simd_ms, flops, bytes, -1);
+		report_skip(r, name, est_s);
+		return;
+	}
+	float *simd_out = xmalloc((size_t)nout * sizeof *simd_out);
+	memcpy(simd_out, out, (size_t)nout * sizeof *out);
+	double loops_ms = time_ms(run, arg, KERNEL_LOOPS);
+	double diff = rel_diff(out, simd_out, nout);
+	free(simd_out);
+	report_line(r, name, "simd", simd_ms, flops, bytes, diff);
+	report_line(r, name, "loops", loops_ms, flops, bytes, -1);
+}
+
+/* The multiply-add peak of one core on the SIMD path in use: the best of
+ * many short runs, since on a shared machine any one run may be slowed. */
+static double measure_peak(bool quick, float *sink)
+{
+	double best = 0, flops;
+	int64_t iters = 2000000;
+	for (int r = 0; r < (quick ? 5 : 20); r++) {
+		double t0 = now_ms();
+		*sink += kernel_fma_chains_f32(iters, (float)r, &flops);
+		double dt = now_ms() - t0;
+		best = fmax(best, flops / (dt * 1e6));
+	}
+	return best;
+}
+
+static double attention_flops(int64_t heads, int64_t t, int64_t d, bool causal)
+{
+	/* q·kᵀ and weights·v, over the (i, j) pairs that are not masked */
+	double pairs = causal ? (double)t * (t + 1) / 2 : (double)t * t;
+	return heads * pairs * 4.0 * d;
+}
+
+int bench_run(FILE *out, bool json, bool quick)
+{
+	struct report r = { out, json, 1 };
+	float sink = 0;
+	r.peak = measure_peak(quick, &sink);
+	const struct shape s = quick ? shape_quick : shape_full;
+	int64_t bt = s.b * s.t, dm = s.h * s.d, heads = s.b * s.h;
+	uint32_t seed = 1;
+	if (!json)
+		fprintf(out, "qkv bench%s: %s kernels, 1 thread; multiply-add peak %.1f GFLOP/s (measured)\n"
+			"%-14s %-6s %10s %9s %8s\n", quick ? " --quick" : "", kernel_simd_name(), r.peak, "case",
+			"kernel", "ms", "GFLOP/s", "of peak");
+	else
+		fprintf(out, "{\"case\":\"peak\",\"variant\":\"simd\",\"gflops\":%.4g,\"simd\":\"%s\"}\n", r.peak,
+			kernel_simd_name());
+
+	/* how fast the loops are, to know which cases they can finish */
+	float *a = random_f32(128 * 128, &seed), *b = random_f32(128 * 128, &seed), *c = xmalloc(128 * 128 * 4);
+	double t0 = now_ms();
+	matmul_f32_loops(c, a, b, 128, 128, 128);
+	double loops_gflops = 2.0 * 128 * 128 * 128 / ((now_ms() - t0) * 1e6);
+	free(a);
+	free(b);
+	free(c);
+
+	/* matmul_qkv: the query/key/value projection, (b·t, dm)·(dm, 3·dm) */
+	struct mm_case mm = { random_f32(bt * dm, &seed), random_f32(dm * 3 * dm, &seed),
+			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)), bt, dm, 3 * dm };
+	run_case(&r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, 0, loops_gflops);
+	free((void *)mm.a);
+	free((void *)mm.w);
+	free(mm.out);
+
+	/* attention alone over every (batch, head), causal and full */
+	struct attn_case at = { random_f32(heads * s.t * s.d, &seed), random_f32(heads * s.t * s.d, &seed),
+				random_f32(heads * s.t * s.d, &seed),
+				xmalloc((size_t)(heads * s.t * s.d) * sizeof(float)),
+				xmalloc((size_t)(s.t * s.t) * sizeof(float)), heads, s.t, s.d, true };
+	run_case(&r, "attn_causal", run_attention, &at, at.out, heads * s.t * s.d,
+		 attention_flops(heads, s.t, s.d, true), 0, loops_gflops);
+	at.causal = false;
+	run_case(&r, "attn_full", run_attention, &at, at.out, heads * s.t * s.d,
+		 attention_flops(heads, s.t, s.d, false), 0, loops_gflops);
+	free((void *)at.q);
+	free((void *)at.k);
+	free((void *)at.v);
+	free(at.out);
+	free(at.weights);
+
+	/* mha_gpt2: the whole forward */
+	struct mha_case m = { s,
+			      random_f32(bt * dm, &seed),
+			      random_f32(dm * 3 * dm, &seed),
+			      random_f32(dm * dm, &seed),
+			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)),
+			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
+			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
+			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
+			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
+			      xmalloc((size_t)(s.t * s.t) * sizeof(float)),
+			      xmalloc((size_t)(bt * dm) * sizeof(float)),
+			      xmalloc((size_t)(bt * dm) * sizeof(float)) };
+	double mha_flops = 2.0 * bt * dm * 3 * dm + attention_flops(heads, s.t, s.d, true) + 2.0 * bt * dm * dm;
+	run_case(&r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, 0, loops_gflops);
+	float *bufs[] = { (float *)m.x, (float *)m.w_qkv, (float *)m.w_o, m.qkv, m.q, m.k, m.v, m.head_out,
+			  m.weights, m.ctx, m.out };
+	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+		free(bufs[i]);
+
+	/* one causal head as T grows: time, and the memory the case allocates
+	 * (q, k, v, out and the kernel's (T, T) weights) */
+	static const int64_t ts_full[] = { 128, 512, 1024, 2048, 4096 }, ts_quick[] = { 64, 128, 256 };
+	const int64_t *ts = quick ? ts_quick : ts_full;
+	int nts = quick ? 3 : 5;
+	for (int i = 0; i < nts; i++) {
+		int64_t t = ts[i], d = 64;
+		struct attn_case one = { random_f32(t * d, &seed), random_f32(t * d, &seed), random_f32(t * d, &seed),
+					 xmalloc((size_t)(t * d) * sizeof(float)), xmalloc((size_t)(t * t) * sizeof(float)),
+					 1, t, d, true };
+		char name[32];
+		snprintf(name, sizeof name, "attn_T%lld", (long long)t);
+		double bytes = (4.0 * t * d + (double)t * t) * sizeof(float);
+		run_case(&r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes,
+			 loops_gflops);
+		free((void *)one.q);
+		free((void *)one.k);
+		free((void *)one.v);
+		free(one.out);
+		free(one.weights);
+	}
+	if (!json)
+		fprintf(out, "(%s)\n", quick ? "small shapes" : "B10, T512, 12 heads of 64, as seed 002's timing");
+	bench_sink = sink;	/* the peak loop's result is used */
+	return 0;
+}
