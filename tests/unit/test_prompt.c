@@ -136,7 +136,7 @@ Test(prompt, tab_should_complete_names_and_ctrl_r_should_find_a_line, .fini = st
 	/* Ctrl-R searches the history */
 	key("C-r");
 	type("ones");
-	s = wait_for("(reverse-i-search)");
+	s = wait_for("`ones': Query");
 	cr_assert(strstr(s, "(reverse-i-search)`ones': Query = torch.ones(2) * 3"), "%s", s);
 	free(s);
 	key("Enter");
