@@ -58,6 +58,7 @@ static const char usage[] =
 	"\n"
 	"environment:\n"
 	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 16777216)\n"
+	"  QKV_THREADS          threads for large matrix products (default: the CPUs)\n"
 	"  QKV_LESSONS          a directory of more lessons (*.json); they replace\n"
 	"                       built-in lessons with the same id\n"
 	"  NO_COLOR             no colours in qkv run\n"
@@ -552,10 +553,29 @@ static int cmd_check(int argc, char **argv, enum kernel_variant kv)
 	return t.failed ? 1 : 0;
 }
 
+/* QKV_THREADS: how many threads a large matmul may use (default: the CPUs). */
+static int set_threads(void)
+{
+	const char *s = getenv("QKV_THREADS");
+	if (!s || !*s)
+		return 0;
+	char *endp;
+	errno = 0;
+	long v = strtol(s, &endp, 10);
+	if (*endp || errno || v < 1 || v > 64) {
+		fprintf(stderr, "qkv: QKV_THREADS must be a whole number from 1 to 64, got '%s'\n", s);
+		return -1;
+	}
+	kernel_set_threads((int)v);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum kernel_variant kv = KERNEL_SIMD;
 	int i = 1;
+	if (set_threads() < 0)
+		return 2;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			fputs(usage, stdout);

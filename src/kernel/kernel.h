@@ -119,6 +119,13 @@ void dropout_f64(double *out, const double *in, const uint8_t *keep, int64_t n, 
  * "neon", "scalar"). */
 const char *kernel_simd_name(void);
 
+/* Threads for large matmul products (the *_simd ones, split into bands of
+ * rows; the result is bit for bit the one-thread result). n <= 0 means as
+ * many as the CPUs online (the default), at most 64. The one place kernel/
+ * starts threads; main.c sets it from QKV_THREADS. */
+void kernel_set_threads(int n);
+int kernel_threads(void);
+
 /* Runs iters rounds of independent vector multiply-add chains on the SIMD
  * path chosen at run time and sets *flops to the operations done; the bench
  * times it to measure this CPU's peak. Returns the chains' sum (use it, so

@@ -226,6 +226,28 @@ Test(cli, max_elems_should_come_from_the_environment_and_be_checked)
 	free(err);
 }
 
+Test(cli, qkv_threads_should_be_checked_and_not_change_a_result)
+{
+	const char *argv[] = { "qkv", "eval", "-e", "torch.manual_seed(0); A = torch.randn(300, 200); "
+			       "B = torch.randn(200, 250); C = A @ B; C.sum().item(), C[299, 249].item()", NULL };
+	char *one, *many, *err;
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_THREADS=1", &one, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_THREADS=3", &many, &err), 0, "%s", err);
+	free(err);
+	cr_assert_str_eq(one, many);
+	free(one);
+	free(many);
+	static const char *const bad[] = { "QKV_THREADS=0", "QKV_THREADS=many", "QKV_THREADS=65", "QKV_THREADS=2x" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *out;
+		cr_assert_eq(run_qkv(argv, NULL, bad[i], &out, &err), 2, "%s", bad[i]);
+		cr_assert(strstr(err, "QKV_THREADS must be a whole number from 1 to 64, got '"), "%s", err);
+		free(out);
+		free(err);
+	}
+}
+
 /* Inputs a fuzzer found crashing (or tripping a sanitizer) before they were
  * fixed: each must end with status 0 or 2 and at most one line of error,
  * which under the sanitizer build (make test-san) also means no report. */

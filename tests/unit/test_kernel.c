@@ -1149,3 +1149,40 @@ Test(kernel, matmul_simd_f64_should_equal_loops_bit_for_bit)
 		free(c2);
 	}
 }
+
+/* Threads split a large product into bands of rows; every element must come
+ * out exactly as on one thread, for band edges inside a tile too. */
+Test(kernel, a_threaded_matmul_should_equal_the_one_thread_result_bit_for_bit)
+{
+	static const int64_t ms[] = { 301, 240, 13 };
+	for (int t = 0; t < 3; t++) {
+		int64_t m = ms[t], k = 200, n = 250;
+		float *a = rand_f32(m * k, -1, 1), *b = rand_f32(k * n, -1, 1);
+		float *one = malloc((size_t)(m * n) * sizeof *one), *many = malloc((size_t)(m * n) * sizeof *many);
+		double *a64 = rand_f64(m * k, -1, 1), *b64 = rand_f64(k * n, -1, 1);
+		double *one64 = malloc((size_t)(m * n) * sizeof *one64), *many64 = malloc((size_t)(m * n) * sizeof *many64);
+		kernel_set_threads(1);
+		matmul_f32_simd(one, a, b, m, k, n);
+		matmul_f64_simd(one64, a64, b64, m, k, n);
+		for (int threads = 2; threads <= 7; threads += 5) {
+			kernel_set_threads(threads);
+			cr_assert_eq(kernel_threads(), threads);
+			matmul_f32_simd(many, a, b, m, k, n);
+			matmul_f64_simd(many64, a64, b64, m, k, n);
+			cr_assert(memcmp(one, many, (size_t)(m * n) * sizeof *one) == 0, "f32, m=%lld, %d threads",
+				  (long long)m, threads);
+			cr_assert(memcmp(one64, many64, (size_t)(m * n) * sizeof *one64) == 0, "f64, m=%lld, %d threads",
+				  (long long)m, threads);
+		}
+		kernel_set_threads(0);
+		cr_assert_geq(kernel_threads(), 1);
+		free(a);
+		free(b);
+		free(one);
+		free(many);
+		free(a64);
+		free(b64);
+		free(one64);
+		free(many64);
+	}
+}
