@@ -301,12 +301,13 @@ static void render_shown(struct strbuf *out, const struct step *st, const struct
 		strbuf_printf(out, "  %s: for-loops against SIMD\n", s->title ? s->title : s->expr);
 		strbuf_printf(out, "    %s (largest difference %.2g)", sh->agree ? "they agree" : "they DIFFER",
 			      sh->max_diff);
-		/* below a millisecond the clock measures noise, not the kernels */
+		/* the times on a line of their own: their width varies from run to
+		 * run; below a millisecond the clock measures noise, not the kernels */
 		if (sh->loops_ms >= 1.0)
-			strbuf_printf(out, "; loops %.1f ms, SIMD %.2f ms (%.0f\u00d7 faster)", sh->loops_ms, sh->simd_ms,
+			strbuf_printf(out, "\n    loops %.1f ms, SIMD %.2f ms (%.0f\u00d7 faster)", sh->loops_ms, sh->simd_ms,
 				      sh->simd_ms > 0 ? sh->loops_ms / sh->simd_ms : 0.0);
 		else
-			strbuf_puts(out, "; both too quick to time");
+			strbuf_puts(out, "\n    both too quick to time");
 		strbuf_putc(out, '\n');
 		struct heatmap h;
 		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
