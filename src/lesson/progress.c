@@ -13,8 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p for the state directory */
-static int make_dirs(const char *path)
+int progress_make_dirs(const char *path)
 {
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
@@ -29,7 +28,7 @@ static int make_dirs(const char *path)
 	return mkdir(buf, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static char *state_dir(void)
+char *progress_state_dir(void)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char buf[4096];
@@ -45,7 +44,7 @@ static char *state_dir(void)
 void progress_load(struct progress *p)
 {
 	memset(p, 0, sizeof *p);
-	char *dir = state_dir();
+	char *dir = progress_state_dir();
 	if (!dir)
 		return;
 	size_t n = strlen(dir) + 16;
@@ -121,7 +120,7 @@ int progress_save(struct progress *p)
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = 0;
-	int rc = make_dirs(dir);
+	int rc = progress_make_dirs(dir);
 	free(dir);
 	if (rc < 0) {
 		snprintf(p->problem, sizeof p->problem, "cannot create the state directory for %s: %s", p->path,

@@ -22,6 +22,12 @@ struct progress {
 };
 
 /* Loads the progress file (missing is fine: no progress yet). */
+/* qkv's state directory: $XDG_STATE_HOME/qkv, else ~/.local/state/qkv
+ * (malloc'd), or NULL when neither variable is set. */
+char *progress_state_dir(void);
+/* mkdir -p path, each level mode 0700; 0, or -1 with errno. */
+int progress_make_dirs(const char *path);
+
 void progress_load(struct progress *p);
 void progress_free(struct progress *p);
 /* The entry for a lesson id, or NULL. */

@@ -72,6 +72,13 @@ struct answer_check {
 };
 void answer_compare(const struct tensor *got, const struct tensor *want, double tol, struct answer_check *out);
 
+/* Judges a student's tensor against exercise x, whose answer is evaluated
+ * in ws (the step's workspace, left as it was). Returns 1 when got passes;
+ * 0 when it does not, with msg saying how ("Not yet: 2 cells differ ...: [0, 1]
+ * [1, 1]", or both shapes); -1 when the answer gives no tensor. */
+int exercise_judge(struct interp *ws, const struct exercise *x, const struct tensor *got, char *msg,
+		   size_t size);
+
 /* The expected tensor of exercise k of step st, evaluated in the runner's
  * workspace as the step left it (a new reference), or NULL with err. */
 struct tensor *runner_exercise_expected(struct runner *r, const struct step *st, int k, struct qkv_error *err);

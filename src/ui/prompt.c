@@ -6,6 +6,7 @@
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/ops.h"
+#include "lesson/progress.h"
 #include "lesson/session.h"
 
 #include <errno.h>
@@ -169,11 +170,10 @@ static void readline_start(void)
 		rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
 		rl_outstream = fopen("/dev/null", "w");	/* readline writes nothing itself */
 		rl_instream = stdin;
-		const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-		if (xdg && *xdg == '/')
-			snprintf(history_path, sizeof history_path, "%s/qkv/history", xdg);
-		else if (home && *home)
-			snprintf(history_path, sizeof history_path, "%s/.local/state/qkv/history", home);
+		char *dir = progress_state_dir();	/* shared with progress.json */
+		if (dir)
+			snprintf(history_path, sizeof history_path, "%s/history", dir);
+		free(dir);
 		using_history();
 		stifle_history(HISTORY_MAX);
 		if (history_path[0])
@@ -188,15 +188,10 @@ void prompt_history_save(void)
 	if (!readline_ready || !history_path[0])
 		return;
 	/* the directory, then the file created 0600 before readline writes it */
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s", history_path);
-	for (char *p = dir + 1; *p; p++) {
-		if (*p == '/') {
-			*p = 0;
-			mkdir(dir, 0700);
-			*p = '/';
-		}
-	}
+	char *dir = progress_state_dir();
+	if (dir)
+		progress_make_dirs(dir);
+	free(dir);
 	int fd = open(history_path, O_WRONLY | O_CREAT, 0600);
 	if (fd >= 0) {
 		fchmod(fd, 0600);
@@ -233,44 +228,13 @@ static void observe(void *udata, const struct value *v)
 	for (int k = 0; k < p->step->nexercises; k++) {
 		if (p->solved[k] || p->solved_now[k])
 			continue;
-		const struct exercise *x = &p->step->exercises[k];
-		struct qkv_error err;
-		struct value *want = interp_eval(p->base, x->answer, strlen(x->answer), &err);
-		if (!want || want->kind != V_TENSOR) {
-			value_unref(want);
+		char msg[sizeof p->message];
+		int verdict = exercise_judge(p->base, &p->step->exercises[k], v->t, msg, sizeof msg);
+		if (verdict < 0)
 			continue;
-		}
-		struct answer_check ac;
-		answer_compare(v->t, want->t, x->tol, &ac);
-		if (ac.pass) {
+		memcpy(p->message, msg, sizeof msg);
+		if (verdict == 1)
 			p->solved_now[k] = true;	/* kept if the whole line runs */
-			snprintf(p->message, sizeof p->message, "\u2713 Exercise solved: %s", x->ask);
-		} else if (ac.shape_ok) {
-			char cells[200] = "";
-			size_t n = 0;
-			for (int i = 0; i < ac.nlisted && n + 40 < sizeof cells; i++) {
-				/* the cell's index, from its position in row-major order */
-				int64_t idx[TENSOR_MAX_DIMS], rest = ac.bad[i];
-				for (int d = want->t->ndim - 1; d >= 0; d--) {
-					idx[d] = rest % want->t->shape[d];
-					rest /= want->t->shape[d];
-				}
-				n += (size_t)snprintf(cells + n, sizeof cells - n, "%s[", i ? " " : "");
-				for (int d = 0; d < want->t->ndim && n + 24 < sizeof cells; d++)
-					n += (size_t)snprintf(cells + n, sizeof cells - n, "%s%lld", d ? ", " : "",
-							      (long long)idx[d]);
-				n += (size_t)snprintf(cells + n, sizeof cells - n, "]");
-			}
-			snprintf(p->message, sizeof p->message, "Not yet: %lld cell%s differ (largest by %.3g): %s%s",
-				 (long long)ac.nbad, ac.nbad == 1 ? "" : "s", ac.max_diff, cells,
-				 ac.nbad > ac.nlisted ? " …" : "");
-		} else {
-			char g[96], w[96];
-			snprintf(p->message, sizeof p->message, "Not yet: the answer has shape %s, yours %s",
-				 tensor_shape_str(w, sizeof w, want->t->ndim, want->t->shape),
-				 tensor_shape_str(g, sizeof g, v->t->ndim, v->t->shape));
-		}
-		value_unref(want);
 	}
 }
 
