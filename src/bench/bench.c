@@ -101,12 +101,12 @@ static void run_mha(void *arg, enum kernel_variant v)
 	mm(c->qkv, c->x, c->w_qkv, bt, dm, 3 * dm);
 	for (int64_t b = 0; b < c->s.b; b++) {
 		for (int64_t h = 0; h < c->s.h; h++) {
+			/* the head's (t, d) columns of q, k and v, made contiguous */
 			const float *rows = c->qkv + b * t * 3 * dm + h * d;
-			for (int64_t i = 0; i < t; i++) {
-				memcpy(c->q + i * d, rows + i * 3 * dm, (size_t)d * sizeof(float));
-				memcpy(c->k + i * d, rows + i * 3 * dm + dm, (size_t)d * sizeof(float));
-				memcpy(c->v + i * d, rows + i * 3 * dm + 2 * dm, (size_t)d * sizeof(float));
-			}
+			const int64_t str[2] = { 3 * dm, 1 }, shape[2] = { t, d };
+			copy_strided(c->q, rows, str, shape, 2, sizeof(float));
+			copy_strided(c->k, rows + dm, str, shape, 2, sizeof(float));
+			copy_strided(c->v, rows + 2 * dm, str, shape, 2, sizeof(float));
 			(v == KERNEL_LOOPS ? attention_f32_loops : attention_f32_simd)(
 				c->head_out, c->weights, c->q, c->k, c->v, NULL, true, 1.0f / sqrtf((float)d), t, t, d, d);
 			for (int64_t i = 0; i < t; i++)
