@@ -67,53 +67,59 @@ static void run_matmul(void *arg, enum kernel_variant v)
 
 struct attn_case {
 	const float *q, *k, *v;	/* (b·h, t, d) each */
-	float *out, *weights;	/* (b·h, t, d); one head's (t, t) scratch */
+	float *out, *weights;	/* (b·h, t, d); the loops' (t, t) scratch for one head */
 	int64_t heads, t, d;
 	bool causal;
 };
 
+/* simd: all heads in one call, fused (no weights) and over threads; loops:
+ * one head at a time through the (t, t) weights. */
+static void attention_all(enum kernel_variant v, float *out, float *weights, const float *q, const float *k,
+			  const float *vv, int64_t heads, int64_t t, int64_t d, bool causal)
+{
+	float scale = 1.0f / sqrtf((float)d);
+	int64_t hs = t * d;
+	if (v == KERNEL_SIMD) {
+		attention_heads_f32_simd(out, NULL, q, k, vv, NULL, causal, scale, heads, t, t, d, d);
+		return;
+	}
+	for (int64_t i = 0; i < heads; i++)
+		attention_f32_loops(out + i * hs, weights, q + i * hs, k + i * hs, vv + i * hs, NULL, causal, scale,
+				    t, t, d, d);
+}
+
 static void run_attention(void *arg, enum kernel_variant v)
 {
 	struct attn_case *c = arg;
-	float scale = 1.0f / sqrtf((float)c->d);
-	int64_t hs = c->t * c->d;
-	for (int64_t i = 0; i < c->heads; i++)
-		(v == KERNEL_LOOPS ? attention_f32_loops : attention_f32_simd)(
-			c->out + i * hs, c->weights, c->q + i * hs, c->k + i * hs, c->v + i * hs, NULL, c->causal,
-			scale, c->t, c->t, c->d, c->d);
+	attention_all(v, c->out, c->weights, c->q, c->k, c->v, c->heads, c->t, c->d, c->causal);
 }
 
 /* The whole causal multi-head forward: x (b·t, dm) times w_qkv (dm, 3·dm),
- * each head's q, k, v gathered, attention, the heads concatenated, times
- * w_o (dm, dm). */
+ * the heads' q, k, v gathered to (b·h, t, d) each, attention, the heads put
+ * side by side again (b·t, dm), times w_o (dm, dm). */
 struct mha_case {
 	struct shape s;
 	const float *x, *w_qkv, *w_o;
-	float *qkv, *q, *k, *v, *head_out, *weights, *ctx, *out;
+	float *qkv, *q, *k, *v, *heads_out, *weights, *ctx, *out;
 };
 
 static void run_mha(void *arg, enum kernel_variant v)
 {
 	struct mha_case *c = arg;
-	int64_t bt = c->s.b * c->s.t, dm = c->s.h * c->s.d, t = c->s.t, d = c->s.d;
+	int64_t b = c->s.b, h = c->s.h, t = c->s.t, d = c->s.d, dm = h * d;
 	void (*mm)(float *, const float *, const float *, int64_t, int64_t, int64_t) =
 		v == KERNEL_LOOPS ? matmul_f32_loops : matmul_f32_simd;
-	mm(c->qkv, c->x, c->w_qkv, bt, dm, 3 * dm);
-	for (int64_t b = 0; b < c->s.b; b++) {
-		for (int64_t h = 0; h < c->s.h; h++) {
-			/* the head's (t, d) columns of q, k and v, made contiguous */
-			const float *rows = c->qkv + b * t * 3 * dm + h * d;
-			const int64_t str[2] = { 3 * dm, 1 }, shape[2] = { t, d };
-			copy_strided(c->q, rows, str, shape, 2, sizeof(float));
-			copy_strided(c->k, rows + dm, str, shape, 2, sizeof(float));
-			copy_strided(c->v, rows + 2 * dm, str, shape, 2, sizeof(float));
-			(v == KERNEL_LOOPS ? attention_f32_loops : attention_f32_simd)(
-				c->head_out, c->weights, c->q, c->k, c->v, NULL, true, 1.0f / sqrtf((float)d), t, t, d, d);
-			for (int64_t i = 0; i < t; i++)
-				memcpy(c->ctx + (b * t + i) * dm + h * d, c->head_out + i * d, (size_t)d * sizeof(float));
-		}
-	}
-	mm(c->out, c->ctx, c->w_o, bt, dm, dm);
+	mm(c->qkv, c->x, c->w_qkv, b * t, dm, 3 * dm);
+	/* qkv is (b, t, 3, h, d); head (b, h) of q is at [b][·][0][h][·] */
+	const int64_t shape[4] = { b, h, t, d }, gather[4] = { t * 3 * dm, d, 3 * dm, 1 };
+	copy_strided(c->q, c->qkv, gather, shape, 4, sizeof(float));
+	copy_strided(c->k, c->qkv + dm, gather, shape, 4, sizeof(float));
+	copy_strided(c->v, c->qkv + 2 * dm, gather, shape, 4, sizeof(float));
+	attention_all(v, c->heads_out, c->weights, c->q, c->k, c->v, b * h, t, d, true);
+	/* ctx is (b, t, h, d): heads_out (b, h, t, d) read with t and h swapped */
+	const int64_t cshape[4] = { b, t, h, d }, scatter[4] = { h * t * d, d, t * d, 1 };
+	copy_strided(c->ctx, c->heads_out, scatter, cshape, 4, sizeof(float));
+	mm(c->out, c->ctx, c->w_o, b * t, dm, dm);
 }
 
 /* ---- timing and reporting -------------------------------------------------- */
@@ -173,12 +179,12 @@ static void report_skip(struct report *r, const char *name, double est_s)
  * loops_gflops, a rate measured on a small product); reports both and how
  * far apart their results are. */
 static void run_case(struct report *r, const char *name, void (*run)(void *, enum kernel_variant), void *arg,
-		     float *out, int64_t nout, double flops, double bytes, double loops_gflops)
+		     float *out, int64_t nout, double flops, const double bytes[2], double loops_gflops)
 {
 	double simd_ms = time_ms(run, arg, KERNEL_SIMD);
 	double est_s = flops / (loops_gflops * 1e9);
 	if (est_s > 5) {
-		report_line(r, name, "simd", simd_ms, flops, bytes, -1);
+		report_line(r, name, "simd", simd_ms, flops, bytes[0], -1);
 		report_skip(r, name, est_s);
 		return;
 	}
@@ -187,8 +193,8 @@ static void run_case(struct report *r, const char *name, void (*run)(void *, enu
 	double loops_ms = time_ms(run, arg, KERNEL_LOOPS);
 	double diff = rel_diff(out, simd_out, nout);
 	free(simd_out);
-	report_line(r, name, "simd", simd_ms, flops, bytes, diff);
-	report_line(r, name, "loops", loops_ms, flops, bytes, -1);
+	report_line(r, name, "simd", simd_ms, flops, bytes[0], diff);
+	report_line(r, name, "loops", loops_ms, flops, bytes[1], -1);
 }
 
 struct chains {
@@ -243,6 +249,7 @@ static double attention_flops(int64_t heads, int64_t t, int64_t d, bool causal)
 int bench_run(FILE *out, bool json, bool quick)
 {
 	struct report r = { out, json, 1 };
+	const double no_bytes[2] = { 0, 0 };
 	float sink = 0;
 	int threads = kernel_threads();
 	r.peak = measure_peak(quick, threads, &sink);
@@ -270,7 +277,7 @@ int bench_run(FILE *out, bool json, bool quick)
 	/* matmul_qkv: the query/key/value projection, (b·t, dm)·(dm, 3·dm) */
 	struct mm_case mm = { random_f32(bt * dm, &seed), random_f32(dm * 3 * dm, &seed),
 			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)), bt, dm, 3 * dm };
-	run_case(&r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, 0, loops_gflops);
+	run_case(&r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, no_bytes, loops_gflops);
 	free((void *)mm.a);
 	free((void *)mm.w);
 	free(mm.out);
@@ -281,10 +288,10 @@ int bench_run(FILE *out, bool json, bool quick)
 				xmalloc((size_t)(heads * s.t * s.d) * sizeof(float)),
 				xmalloc((size_t)(s.t * s.t) * sizeof(float)), heads, s.t, s.d, true };
 	run_case(&r, "attn_causal", run_attention, &at, at.out, heads * s.t * s.d,
-		 attention_flops(heads, s.t, s.d, true), 0, loops_gflops);
+		 attention_flops(heads, s.t, s.d, true), no_bytes, loops_gflops);
 	at.causal = false;
 	run_case(&r, "attn_full", run_attention, &at, at.out, heads * s.t * s.d,
-		 attention_flops(heads, s.t, s.d, false), 0, loops_gflops);
+		 attention_flops(heads, s.t, s.d, false), no_bytes, loops_gflops);
 	free((void *)at.q);
 	free((void *)at.k);
 	free((void *)at.v);
@@ -297,22 +304,23 @@ int bench_run(FILE *out, bool json, bool quick)
 			      random_f32(dm * 3 * dm, &seed),
 			      random_f32(dm * dm, &seed),
 			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)),
-			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
-			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
-			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
-			      xmalloc((size_t)(s.t * s.d) * sizeof(float)),
+			      xmalloc((size_t)(bt * dm) * sizeof(float)),
+			      xmalloc((size_t)(bt * dm) * sizeof(float)),
+			      xmalloc((size_t)(bt * dm) * sizeof(float)),
+			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(s.t * s.t) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)) };
 	double mha_flops = 2.0 * bt * dm * 3 * dm + attention_flops(heads, s.t, s.d, true) + 2.0 * bt * dm * dm;
-	run_case(&r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, 0, loops_gflops);
-	float *bufs[] = { (float *)m.x, (float *)m.w_qkv, (float *)m.w_o, m.qkv, m.q, m.k, m.v, m.head_out,
+	run_case(&r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, no_bytes, loops_gflops);
+	float *bufs[] = { (float *)m.x, (float *)m.w_qkv, (float *)m.w_o, m.qkv, m.q, m.k, m.v, m.heads_out,
 			  m.weights, m.ctx, m.out };
 	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
 		free(bufs[i]);
 
-	/* one causal head as T grows: time, and the memory the case allocates
-	 * (q, k, v, out and the kernel's (T, T) weights) */
+	/* one causal head as T grows: time, and the memory the computation
+	 * needs: q, k, v and out, plus the loops' (T, T) weights (the fused simd
+	 * kernel has only a few tiles on each thread's stack) */
 	static const int64_t ts_full[] = { 128, 512, 1024, 2048, 4096 }, ts_quick[] = { 64, 128, 256 };
 	const int64_t *ts = quick ? ts_quick : ts_full;
 	int nts = quick ? 3 : 5;
@@ -323,7 +331,7 @@ int bench_run(FILE *out, bool json, bool quick)
 					 1, t, d, true };
 		char name[32];
 		snprintf(name, sizeof name, "attn_T%lld", (long long)t);
-		double bytes = (4.0 * t * d + (double)t * t) * sizeof(float);
+		const double bytes[2] = { 4.0 * t * d * sizeof(float), (4.0 * t * d + (double)t * t) * sizeof(float) };
 		run_case(&r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes,
 			 loops_gflops);
 		free((void *)one.q);

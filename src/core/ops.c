@@ -1188,7 +1188,9 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 	wshape[nd - 1] = tk;
 	oshape[nd - 2] = tq;
 	oshape[nd - 1] = dv;
-	if (ops_check_shape(ctx, nd, wshape, err) < 0 || ops_check_shape(ctx, nd, oshape, err) < 0)
+	/* the (…, T, S) weights exist only when asked for or for the loops */
+	bool form_weights = weights_out || ctx->variant == KERNEL_LOOPS;
+	if ((form_weights && ops_check_shape(ctx, nd, wshape, err) < 0) || ops_check_shape(ctx, nd, oshape, err) < 0)
 		return NULL;
 	struct tensor *me = NULL;
 	if (mask) {
@@ -1201,36 +1203,35 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 		tensor_unref(e);
 	}
 	struct tensor *qc = ops_contiguous(q), *kc = ops_contiguous(k), *vc = ops_contiguous(v);
-	struct tensor *w = tensor_new(q->dtype, q->flavor, nd, wshape);
 	struct tensor *out = tensor_new(q->dtype, q->flavor, nd, oshape);
+	/* the weights are formed only when asked for or for the loops; the simd
+	 * kernel alone goes fused, through tiles, in memory linear in T */
+	struct tensor *w = form_weights ? tensor_new(q->dtype, q->flavor, nd, wshape) : NULL;
 	int64_t batch = tensor_numel(out) / (tq * dv > 0 ? tq * dv : 1);
 	if (tq * dv == 0)
 		batch = 0;
+	const uint8_t *pm = me ? (const uint8_t *)tensor_data(me) : NULL;
+	void *pw = w ? w->storage->data : NULL;
+	if (ctx->variant == KERNEL_SIMD && q->dtype == DT_F32)
+		attention_heads_f32_simd(out->storage->data, pw, tensor_data(qc), tensor_data(kc), tensor_data(vc), pm,
+					 causal, (float)scale, batch, tq, tk, d, dv);
+	else if (ctx->variant == KERNEL_SIMD)
+		attention_heads_f64_simd(out->storage->data, pw, tensor_data(qc), tensor_data(kc), tensor_data(vc), pm,
+					 causal, scale, batch, tq, tk, d, dv);
 	size_t es = dtype_size(q->dtype);
-	for (int64_t i = 0; i < batch; i++) {
+	for (int64_t i = 0; ctx->variant == KERNEL_LOOPS && i < batch; i++) {
 		char *po = (char *)out->storage->data + i * tq * dv * es;
-		char *pw = (char *)w->storage->data + i * tq * tk * es;
+		char *pwi = (char *)pw + i * tq * tk * es;
 		const char *pq = (const char *)tensor_data(qc) + i * tq * d * es;
 		const char *pk = (const char *)tensor_data(kc) + i * tk * d * es;
 		const char *pv = (const char *)tensor_data(vc) + i * tk * dv * es;
-		const uint8_t *pm = me ? (const uint8_t *)tensor_data(me) + i * tq * tk : NULL;
-		if (q->dtype == DT_F32) {
-			if (ctx->variant == KERNEL_LOOPS)
-				attention_f32_loops((float *)po, (float *)pw, (const float *)pq, (const float *)pk,
-						    (const float *)pv, pm, causal, (float)scale, tq, tk, d, dv);
-			else
-				attention_f32_simd((float *)po, (float *)pw, (const float *)pq, (const float *)pk,
-						   (const float *)pv, pm, causal, (float)scale, tq, tk, d, dv);
-		} else {
-			if (ctx->variant == KERNEL_LOOPS)
-				attention_f64_loops((double *)po, (double *)pw, (const double *)pq,
-						    (const double *)pk, (const double *)pv, pm, causal, scale,
-						    tq, tk, d, dv);
-			else
-				attention_f64_simd((double *)po, (double *)pw, (const double *)pq,
-						   (const double *)pk, (const double *)pv, pm, causal, scale,
-						   tq, tk, d, dv);
-		}
+		const uint8_t *pmi = pm ? pm + i * tq * tk : NULL;
+		if (q->dtype == DT_F32)
+			attention_f32_loops((float *)po, (float *)pwi, (const float *)pq, (const float *)pk,
+					    (const float *)pv, pmi, causal, (float)scale, tq, tk, d, dv);
+		else
+			attention_f64_loops((double *)po, (double *)pwi, (const double *)pq, (const double *)pk,
+					    (const double *)pv, pmi, causal, scale, tq, tk, d, dv);
 	}
 	tensor_unref(qc);
 	tensor_unref(kc);

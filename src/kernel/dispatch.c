@@ -65,57 +65,88 @@ int kernel_threads(void)
 	return cpus < 1 ? 1 : cpus > THREADS_MAX ? THREADS_MAX : (int)cpus;
 }
 
-struct band {
+/* Runs job(arg, t, nt) for t = 0 .. nt-1, part 0 on the calling thread and
+ * the others on threads of their own; a thread that cannot be started has
+ * its part done by the caller. Returns when every part is done. */
+struct part {
+	void (*job)(void *arg, int t, int nt);
+	void *arg;
+	int t, nt;
+};
+
+static void *part_run(void *p)
+{
+	struct part *j = p;
+	j->job(j->arg, j->t, j->nt);
+	return NULL;
+}
+
+static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
+{
+	struct part parts[THREADS_MAX];
+	pthread_t tid[THREADS_MAX];
+	bool started[THREADS_MAX] = { false };
+	for (int t = 0; t < nt; t++)
+		parts[t] = (struct part){ job, arg, t, nt };
+	for (int t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, part_run, &parts[t]) == 0;
+	part_run(&parts[0]);
+	for (int t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			part_run(&parts[t]);
+	}
+}
+
+/* Threads worth starting for work of this many flops: below 2e7 (a fraction
+ * of a millisecond) starting a thread costs more than it saves. */
+static int threads_for(double flops)
+{
+	int nt = kernel_threads();
+	return flops < 2e7 ? 1 : nt;
+}
+
+/* ---- matmul: bands of rows of c ------------------------------------------- */
+
+struct matmul_job {
 	const struct simd_ops *ops;
 	bool f64;
 	void *c;
 	const void *a, *b;
-	int64_t m, k, n;
+	int64_t m, k, n, per;
 };
 
-static void *band_run(void *arg)
+static void matmul_part(void *arg, int t, int nt)
 {
-	struct band *j = arg;
+	(void)nt;
+	struct matmul_job *j = arg;
+	int64_t r0 = t * j->per, rows = j->m - r0 < j->per ? j->m - r0 : j->per;
+	if (rows <= 0)
+		return;
 	if (j->f64)
-		j->ops->matmul_f64(j->c, j->a, j->b, j->m, j->k, j->n);
+		j->ops->matmul_f64((double *)j->c + r0 * j->n, (const double *)j->a + r0 * j->k, j->b, rows, j->k,
+				   j->n);
 	else
-		j->ops->matmul_f32(j->c, j->a, j->b, j->m, j->k, j->n);
-	return NULL;
+		j->ops->matmul_f32((float *)j->c + r0 * j->n, (const float *)j->a + r0 * j->k, j->b, rows, j->k,
+				   j->n);
 }
 
 /* Each element of c is computed by the same instructions in the same order
  * whichever band holds its row, so threads change the time, never a bit of
- * the result. Small products stay on the calling thread; a thread that
- * cannot be started has its band done by the caller. */
+ * the result. Small products stay on the calling thread. */
 static void matmul_banded(bool f64, void *c, const void *a, const void *b, int64_t m, int64_t k, int64_t n)
 {
-	struct band bands[THREADS_MAX];
-	pthread_t tid[THREADS_MAX];
-	bool started[THREADS_MAX] = { false };
-	const struct simd_ops *ops = dispatch_ops();
-	int nt = kernel_threads();
-	size_t es = f64 ? sizeof(double) : sizeof(float);
-	if (nt < 2 || 2.0 * (double)m * (double)k * (double)n < 2e7 || m < 12) {
-		struct band one = { ops, f64, c, a, b, m, k, n };
-		band_run(&one);
-		return;
+	struct matmul_job j = { dispatch_ops(), f64, c, a, b, m, k, n, m };
+	int nt = threads_for(2.0 * (double)m * (double)k * (double)n);
+	if (nt > 1 && m >= 12) {
+		j.per = (m + nt - 1) / nt;
+		j.per = (j.per + 5) / 6 * 6;	/* whole tiles of the micro-kernel's 6 rows */
+		nt = (int)((m + j.per - 1) / j.per);
+	} else {
+		nt = 1;
 	}
-	int64_t per = (m + nt - 1) / nt;
-	per = (per + 5) / 6 * 6;	/* whole tiles of the micro-kernel's 6 rows */
-	int used = 0;
-	for (int64_t r0 = 0; r0 < m && used < nt; r0 += per, used++)
-		bands[used] = (struct band){ ops, f64, (char *)c + (size_t)(r0 * n) * es,
-					     (const char *)a + (size_t)(r0 * k) * es, b,
-					     m - r0 < per ? m - r0 : per, k, n };
-	for (int i = 1; i < used; i++)
-		started[i] = pthread_create(&tid[i], NULL, band_run, &bands[i]) == 0;
-	band_run(&bands[0]);
-	for (int i = 1; i < used; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			band_run(&bands[i]);
-	}
+	run_parts(nt, matmul_part, &j);
 }
 
 void matmul_f32_simd(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n)
@@ -126,6 +157,102 @@ void matmul_f32_simd(float *c, const float *a, const float *b, int64_t m, int64_
 void matmul_f64_simd(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n)
 {
 	matmul_banded(true, c, a, b, m, k, n);
+}
+
+/* ---- attention: heads, or groups of a head's query rows --------------------
+ * Fused (weights NULL), the work is cut into items of att_rows query rows of
+ * one head; thread t takes items t, t+nt, t+2nt, ..., which spreads the
+ * causal triangle's short and long rows evenly. With weights, each item is a
+ * whole head through the per-head kernel; so it is for a small head
+ * (tq·tk <= ATT_SMALL) even without weights, with the weights on the stack:
+ * the notebooks' heads then round exactly as the two-pass softmax does. */
+#define ATT_SMALL 4096
+static int64_t att_small = ATT_SMALL;	/* the test hook may lower it */
+
+void kernel_set_attention_small(int64_t elems)
+{
+	__atomic_store_n(&att_small, elems < 0 || elems > ATT_SMALL ? ATT_SMALL : elems, __ATOMIC_RELAXED);
+}
+
+struct attention_job {
+	const struct simd_ops *ops;
+	bool f64, causal;
+	void *out, *weights;
+	const void *q, *k, *v;
+	const uint8_t *mask;
+	double scale;
+	int64_t nbatch, tq, tk, d, dv, per_head;	/* per_head: items in one head */
+};
+
+static void attention_part(void *arg, int t, int nt)
+{
+	struct attention_job *j = arg;
+	size_t es = j->f64 ? sizeof(double) : sizeof(float);
+	int64_t rows = j->ops->att_rows;
+	for (int64_t it = t; it < j->nbatch * j->per_head; it += nt) {
+		int64_t h = it / j->per_head, i0 = (it % j->per_head) * rows;
+		char *out = (char *)j->out + (size_t)(h * j->tq * j->dv) * es;
+		const char *q = (const char *)j->q + (size_t)(h * j->tq * j->d) * es;
+		const char *k = (const char *)j->k + (size_t)(h * j->tk * j->d) * es;
+		const char *v = (const char *)j->v + (size_t)(h * j->tk * j->dv) * es;
+		const uint8_t *mask = j->mask ? j->mask + h * j->tq * j->tk : NULL;
+		if (j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED)) {
+			double small[ATT_SMALL];	/* room for f32 or f64 weights */
+			char *w = j->weights ? (char *)j->weights + (size_t)(h * j->tq * j->tk) * es : (char *)small;
+			if (j->f64)
+				j->ops->attention_f64((double *)out, (double *)w, (const double *)q, (const double *)k,
+						      (const double *)v, mask, j->causal, j->scale, j->tq, j->tk,
+						      j->d, j->dv);
+			else
+				j->ops->attention_f32((float *)out, (float *)w, (const float *)q, (const float *)k,
+						      (const float *)v, mask, j->causal, (float)j->scale, j->tq,
+						      j->tk, j->d, j->dv);
+			continue;
+		}
+		int64_t bq = j->tq - i0 < rows ? j->tq - i0 : rows;
+		if (j->f64)
+			j->ops->attention_rows_f64((double *)out, (const double *)q, (const double *)k,
+						   (const double *)v, mask, j->causal, j->scale, i0, bq, j->tk, j->d,
+						   j->dv);
+		else
+			j->ops->attention_rows_f32((float *)out, (const float *)q, (const float *)k,
+						   (const float *)v, mask, j->causal, (float)j->scale, i0, bq, j->tk,
+						   j->d, j->dv);
+	}
+}
+
+static void attention_run(struct attention_job *j)
+{
+	if (j->nbatch <= 0 || j->tq <= 0 || (j->weights == NULL && j->dv <= 0))
+		return;
+	j->ops = dispatch_ops();
+	bool whole_heads = j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED);
+	j->per_head = whole_heads ? 1 : (j->tq + j->ops->att_rows - 1) / j->ops->att_rows;
+	double flops = 2.0 * (double)j->nbatch * (double)j->tq * (double)j->tk * (double)(j->d + j->dv);
+	int nt = threads_for(flops);
+	if (nt > j->nbatch * j->per_head)
+		nt = (int)(j->nbatch * j->per_head);
+	run_parts(nt, attention_part, j);
+}
+
+void attention_heads_f32_simd(float *out, float *weights, const float *q, const float *k,
+			      const float *v, const uint8_t *mask, bool causal, float scale,
+			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv)
+{
+	struct attention_job j = { .f64 = false, .causal = causal, .out = out, .weights = weights, .q = q, .k = k,
+				   .v = v, .mask = mask, .scale = scale, .nbatch = nbatch, .tq = tq, .tk = tk,
+				   .d = d, .dv = dv };
+	attention_run(&j);
+}
+
+void attention_heads_f64_simd(double *out, double *weights, const double *q, const double *k,
+			      const double *v, const uint8_t *mask, bool causal, double scale,
+			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv)
+{
+	struct attention_job j = { .f64 = true, .causal = causal, .out = out, .weights = weights, .q = q, .k = k,
+				   .v = v, .mask = mask, .scale = scale, .nbatch = nbatch, .tq = tq, .tk = tk,
+				   .d = d, .dv = dv };
+	attention_run(&j);
 }
 
 void softmax_rows_f32_simd(float *dst, const float *src, int64_t rows, int64_t cols)
@@ -142,14 +269,14 @@ void attention_f32_simd(float *out, float *weights, const float *q, const float 
 			const float *v, const uint8_t *mask, bool causal, float scale,
 			int64_t tq, int64_t tk, int64_t d, int64_t dv)
 {
-	dispatch_ops()->attention_f32(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+	attention_heads_f32_simd(out, weights, q, k, v, mask, causal, scale, 1, tq, tk, d, dv);
 }
 
 void attention_f64_simd(double *out, double *weights, const double *q, const double *k,
 			const double *v, const uint8_t *mask, bool causal, double scale,
 			int64_t tq, int64_t tk, int64_t d, int64_t dv)
 {
-	dispatch_ops()->attention_f64(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+	attention_heads_f64_simd(out, weights, q, k, v, mask, causal, scale, 1, tq, tk, d, dv);
 }
 
 void exp_f32_simd(float *out, const float *in, int64_t n)

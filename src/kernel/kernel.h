@@ -44,7 +44,14 @@ void softmax_rows_f64_simd(double *dst, const double *src, int64_t rows, int64_t
  * scores[i][j] = (q_i · k_j) * scale; masked when causal and j > i, or when
  * mask (NULL or (tq,tk) bytes) is nonzero at [i][j]: a masked score is -inf.
  * weights = softmax of the scores along j (an all-masked row gives zeros);
- * out = weights · v. weights is both scratch and a result the caller reads. */
+ * out = weights · v. weights is both scratch and a result the caller reads.
+ *
+ * The _simd kernels may be given weights == NULL: they then never form the
+ * (tq,tk) weights, but go through q and k in tiles with an online softmax
+ * (a running maximum and sum per query) and skip tiles wholly in the causal
+ * future; memory stays linear in tq and tk. Same special rows; a key hidden
+ * from a query never reaches its output (the loops multiply its value by a
+ * zero weight, which turns an infinite value into NaN). */
 void attention_f32_loops(float *out, float *weights, const float *q, const float *k,
 			 const float *v, const uint8_t *mask, bool causal, float scale,
 			 int64_t tq, int64_t tk, int64_t d, int64_t dv);
@@ -57,6 +64,18 @@ void attention_f64_loops(double *out, double *weights, const double *q, const do
 void attention_f64_simd(double *out, double *weights, const double *q, const double *k,
 			const double *v, const uint8_t *mask, bool causal, double scale,
 			int64_t tq, int64_t tk, int64_t d, int64_t dv);
+
+/* nbatch heads one after another: head h reads q + h·tq·d, k + h·tk·d,
+ * v + h·tk·dv and mask + h·tq·tk (mask may be NULL), and writes out + h·tq·dv
+ * and, unless weights is NULL (fused), weights + h·tq·tk. Large batches are
+ * split over kernel_threads() threads; the result is the same bits as one
+ * head at a time. */
+void attention_heads_f32_simd(float *out, float *weights, const float *q, const float *k,
+			      const float *v, const uint8_t *mask, bool causal, float scale,
+			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv);
+void attention_heads_f64_simd(double *out, double *weights, const double *q, const double *k,
+			      const double *v, const uint8_t *mask, bool causal, double scale,
+			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv);
 
 /* ---- elementwise with broadcasting -------------------------------------
  * out is contiguous with the given shape (ndim <= 4, ndim == 0 is one element);
@@ -119,8 +138,9 @@ void dropout_f64(double *out, const double *in, const uint8_t *keep, int64_t n, 
  * "neon", "scalar"). */
 const char *kernel_simd_name(void);
 
-/* Threads for large matmul products (the *_simd ones, split into bands of
- * rows; the result is bit for bit the one-thread result). n <= 0 means as
+/* Threads for large matmul products and attention batches (the *_simd
+ * ones, split into bands of rows or groups of query rows; the result is bit
+ * for bit the one-thread result). n <= 0 means as
  * many as the CPUs online (the default), at most 64. The one place kernel/
  * starts threads; main.c sets it from QKV_THREADS. */
 void kernel_set_threads(int n);
@@ -150,5 +170,11 @@ void exp_f64_simd(double *out, const double *in, int64_t n);
  * be tested on one machine; on == false restores the run-time choice.
  * kernel_simd_name() reports the path in use. Not for the program itself. */
 void kernel_force_baseline(bool on);
+
+/* Test hook: fused attention (weights NULL) still goes through the two-pass
+ * softmax, with the weights on the stack, for a head of tq·tk <= 4096 (so
+ * the notebooks' small heads round as before). elems lowers that bound (0:
+ * every head fused, as the tests want); a negative value restores it. */
+void kernel_set_attention_small(int64_t elems);
 
 #endif

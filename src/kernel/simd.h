@@ -20,6 +20,14 @@ struct simd_ops {
 	void (*attention_f64)(double *out, double *weights, const double *q, const double *k,
 			      const double *v, const uint8_t *mask, bool causal, double scale,
 			      int64_t tq, int64_t tk, int64_t d, int64_t dv);
+	/* fused attention, rows i0 .. i0+bq-1 (bq <= simd_ops.att_rows) of one head */
+	void (*attention_rows_f32)(float *out, const float *q, const float *k, const float *v,
+				   const uint8_t *mask, bool causal, float scale, int64_t i0, int64_t bq,
+				   int64_t tk, int64_t d, int64_t dv);
+	void (*attention_rows_f64)(double *out, const double *q, const double *k, const double *v,
+				   const uint8_t *mask, bool causal, double scale, int64_t i0, int64_t bq,
+				   int64_t tk, int64_t d, int64_t dv);
+	int att_rows;
 	void (*exp_f32)(float *out, const float *in, int64_t n);
 	void (*exp_f64)(double *out, const double *in, int64_t n);
 	float (*fma_chains_f32)(int64_t iters, float seed);

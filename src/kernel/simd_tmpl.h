@@ -241,6 +241,141 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 	TFN(gemm)(out, dv, weights, tk, v, dv, 1, tq, tk, dv, false);
 }
 
+/* ---- fused attention: tiles and an online softmax, no T×T buffer ------------------
+ * Rows i0 .. i0+bq-1 of one head (bq <= ATT_BQ): out rows = softmax(q·kᵀ·scale,
+ * masked) · v, without the (tq, tk) weights. Keys come in blocks of ATT_BK:
+ * the block's scores go to a small tile S (q against kᵀ through the matmul
+ * micro-kernel, kᵀ packed ATT_DC deep at a time), then each row keeps its
+ * running maximum m and sum l: when a block raises the maximum, what the row
+ * has gathered so far (acc, and l) is scaled by exp(m_old - m_new), the
+ * block's exp(s - m_new) are added to l, and P·v_block is added to acc. At
+ * the end out = acc / l. Blocks wholly in the causal future are skipped.
+ * Special rows as the loops: a row with every key masked gives zeros (l stays
+ * 0, nothing is ever added), a NaN score or a +inf one makes the row NaN.
+ * Value columns go ATT_DVC at a time (the scores are recomputed per pass). */
+#define ATT_BQ (8 * SIMD_MR)
+#define ATT_BK 64
+#define ATT_DC 128
+#define ATT_DVC 64
+
+/* exp of one number through the vector exp (so it rounds as the rest do). */
+static inline T TFN(exp1)(T x)
+{
+	return VFN(exp)(VFN(set1)(x))[0];
+}
+
+/* One row of a block of scores (bk of them, at most ATT_BK): scaled, masked
+ * (key j0+j is hidden from query i when causal and j0+j > i, or mask says
+ * so), and folded into the row's running max *m, sum *l and acc (dvc values).
+ * The row is left holding its probabilities exp(s - m) for P·v. */
+static void TFN(online_row)(T *row, T *acc, T *m, T *l, const uint8_t *mrow, bool causal, T scale,
+			    int64_t i, int64_t j0, int64_t bk, int64_t dvc)
+{
+	V vscale = VFN(set1)(scale);
+	int64_t j = 0;
+	for (; j + LANES <= bk; j += LANES)
+		VFN(store)(row + j, VFN(load)(row + j) * vscale);
+	for (; j < bk; j++)
+		row[j] = row[j] * scale;
+	if (causal)
+		for (j = i - j0 + 1 > 0 ? i - j0 + 1 : 0; j < bk; j++)
+			row[j] = -INFINITY;
+	if (mrow != NULL)
+		for (j = 0; j < bk; j++)
+			if (mrow[j0 + j] != 0)
+				row[j] = -INFINITY;
+	for (j = bk; j < ATT_BK; j++)	/* the padding P·v reads as zeros */
+		row[j] = -INFINITY;
+
+	V vmax = VFN(set1)(-INFINITY);
+	for (j = 0; j < ATT_BK; j += LANES) {
+		V x = VFN(load)(row + j);
+		vmax = VFN(select)((VI)(x > vmax) | (VI)(x != x), x, vmax);
+	}
+	T bmax = TFN(hmax)(vmax);
+	T mnew = bmax > *m || bmax != bmax ? bmax : *m;
+	if (mnew == -INFINITY) {	/* nothing visible yet: P is all zeros */
+		memset(row, 0, ATT_BK * sizeof(T));
+		return;
+	}
+	if (*m != mnew) {	/* rescale what was gathered under the old maximum */
+		T alpha = *m == -INFINITY ? 0 : TFN(exp1)(*m - mnew);
+		V va = VFN(set1)(alpha);
+		for (j = 0; j < dvc; j += LANES)
+			VFN(store)(acc + j, VFN(load)(acc + j) * va);
+		*l *= alpha;
+		*m = mnew;
+	}
+	V vm = VFN(set1)(mnew), vsum = {0};
+	for (j = 0; j < ATT_BK; j += LANES) {
+		V e = VFN(exp)(VFN(load)(row + j) - vm);
+		VFN(store)(row + j, e);
+		vsum += e;
+	}
+	*l += TFN(hsum)(vsum);
+}
+
+/* q is (tq,d), k is (tk,d), v is (tk,dv), out is (tq,dv); mask NULL or
+ * (tq,tk) bytes. Computes out rows i0 .. i0+bq-1. */
+static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, const uint8_t *mask,
+				bool causal, T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d,
+				int64_t dv)
+{
+	T s[ATT_BQ * ATT_BK] __attribute__((aligned(64)));
+	T acc[ATT_BQ * ATT_DVC] __attribute__((aligned(64)));
+	T bp[ATT_DC * NR] __attribute__((aligned(64)));
+	T m[ATT_BQ], l[ATT_BQ];
+	/* keys 0 .. kend-1 are visible to some row of the block */
+	int64_t kend = causal && i0 + bq < tk ? i0 + bq : tk;
+
+	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
+		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
+		int64_t dvr = (dvc + NR - 1) / NR * NR;	/* whole vectors of acc */
+		memset(acc, 0, sizeof acc);
+		for (int64_t r = 0; r < bq; r++) {
+			m[r] = -INFINITY;
+			l[r] = 0;
+		}
+		for (int64_t j0 = 0; j0 < kend; j0 += ATT_BK) {
+			int64_t bk = kend - j0 < ATT_BK ? kend - j0 : ATT_BK;
+			/* s = q_block · k_blockᵀ, ATT_DC of the depth at a time */
+			for (int64_t s0 = 0; s0 < bk; s0 += NR) {
+				int64_t nc = bk - s0 < NR ? bk - s0 : NR;
+				for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
+					int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
+					TFN(pack_b)(bp, k + (j0 + s0) * d + p0, 1, d, dc, nc);
+					for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
+						int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
+						TFN(tile)(s + r0 * ATT_BK + s0, ATT_BK, q + (i0 + r0) * d + p0, d,
+							  bp, dc, mc, nc, p0 > 0);
+					}
+				}
+			}
+			if (d == 0)
+				memset(s, 0, sizeof s);
+			for (int64_t r = 0; r < bq; r++)
+				TFN(online_row)(s + r * ATT_BK, acc + r * ATT_DVC, &m[r], &l[r],
+						mask ? mask + (i0 + r) * tk : NULL, causal, scale, i0 + r, j0, bk,
+						dvr);
+			/* acc += P · v_block, NR value columns at a time */
+			for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
+				int64_t nc = dvc - s0 < NR ? dvc - s0 : NR;
+				TFN(pack_b)(bp, v + j0 * dv + c0 + s0, dv, 1, bk, nc);
+				for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
+					int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
+					TFN(tile)(acc + r0 * ATT_DVC + s0, ATT_DVC, s + r0 * ATT_BK, ATT_BK, bp, bk,
+						  mc, nc, true);
+				}
+			}
+		}
+		for (int64_t r = 0; r < bq; r++) {
+			T *o = out + (i0 + r) * dv + c0;
+			for (int64_t j = 0; j < dvc; j++)
+				o[j] = l[r] == 0 ? 0 : acc[r * ATT_DVC + j] / l[r];
+		}
+	}
+}
+
 /* ---- exp over an array ---------------------------------------------------------- */
 
 /* out and in are (n); out may equal in. */

@@ -499,6 +499,16 @@ static void check_attention_f32(int64_t tq, int64_t tk, int64_t d, int64_t dv, e
 				cr_assert(w0[i * tk + j] == 0 && w1[i * tk + j] == 0,
 					  "hidden weight [%lld][%lld] = %g / %g", (long long)i, (long long)j,
 					  w0[i * tk + j], w1[i * tk + j]);
+
+	/* fused: no weights, tiles and an online softmax (on every size) */
+	kernel_set_attention_small(0);
+	attention_f32_simd(out1, NULL, q, k, v, mask, causal, scale, tq, tk, d, dv);
+	kernel_set_attention_small(-1);
+	e = max_err_f32(out1, out0, tq * dv, &at);
+	cr_assert(e <= TOL_F32, "fused %s tq=%lld tk=%lld d=%lld dv=%lld mask %s: out[%lld] simd %.9g loops %.9g",
+		  kernel_simd_name(), (long long)tq, (long long)tk, (long long)d, (long long)dv,
+		  mask_names[kind], (long long)at, out1[at], out0[at]);
+	*worst = fmax(*worst, e);
 	free(q), free(k), free(v), free(out0), free(w0), free(out1), free(w1), free(mask);
 }
 
@@ -532,6 +542,16 @@ static void check_attention_f64(int64_t tq, int64_t tk, int64_t d, int64_t dv, e
 				cr_assert(w0[i * tk + j] == 0 && w1[i * tk + j] == 0,
 					  "hidden weight [%lld][%lld] = %g / %g", (long long)i, (long long)j,
 					  w0[i * tk + j], w1[i * tk + j]);
+
+	/* fused: no weights, tiles and an online softmax (on every size) */
+	kernel_set_attention_small(0);
+	attention_f64_simd(out1, NULL, q, k, v, mask, causal, scale, tq, tk, d, dv);
+	kernel_set_attention_small(-1);
+	e = max_err_f64(out1, out0, tq * dv, &at);
+	cr_assert(e <= TOL_F64, "fused %s tq=%lld tk=%lld d=%lld dv=%lld mask %s: out[%lld] simd %.17g loops %.17g",
+		  kernel_simd_name(), (long long)tq, (long long)tk, (long long)d, (long long)dv,
+		  mask_names[kind], (long long)at, out1[at], out0[at]);
+	*worst = fmax(*worst, e);
 	free(q), free(k), free(v), free(out0), free(w0), free(out1), free(w1), free(mask);
 }
 
@@ -583,6 +603,66 @@ Test(kernel, attention_simd_should_match_loops_when_dv_differs_from_d)
 	use_path(0);
 }
 
+Test(kernel, attention_fused_should_match_loops_past_its_tile_sizes)
+{
+	/* depth over ATT_DC (128), values over ATT_DVC (64), rows and keys over
+	 * several tiles of 48 and 64, query and key counts unequal */
+	static const int64_t shapes[][4] = {
+		{ 130, 130, 200, 64 }, { 97, 200, 64, 130 }, { 200, 97, 3, 65 }, { 49, 65, 129, 1 },
+	};
+	double worst = 0;
+	for (int path = 0; path < 2; path++) {
+		use_path(path);
+		for (int kind = 0; kind < MASK_KINDS; kind++)
+			for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+				check_attention_f32(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], kind, &worst);
+				check_attention_f64(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], kind, &worst);
+			}
+	}
+	use_path(0);
+	cr_log_info("attention past tiles: max error simd vs loops %.3g", worst);
+}
+
+Test(kernel, attention_heads_should_give_the_same_bits_on_any_number_of_threads)
+{
+	enum { H = 6, T = 150, D = 40 };
+	float *q = rand_f32(H * T * D, -2, 2), *k = rand_f32(H * T * D, -2, 2), *v = rand_f32(H * T * D, -2, 2);
+	float *one = rand_f32(H * T * D, 0, 0), *many = rand_f32(H * T * D, 0, 0), *head = rand_f32(T * D, 0, 0);
+	double *qd = rand_f64(H * T * D, -2, 2), *kd = rand_f64(H * T * D, -2, 2), *vd = rand_f64(H * T * D, -2, 2);
+	double *oned = rand_f64(H * T * D, 0, 0), *manyd = rand_f64(H * T * D, 0, 0);
+	for (int causal = 0; causal < 2; causal++) {
+		kernel_set_threads(1);
+		attention_heads_f32_simd(one, NULL, q, k, v, NULL, causal, 0.125f, H, T, T, D, D);
+		attention_heads_f64_simd(oned, NULL, qd, kd, vd, NULL, causal, 0.125, H, T, T, D, D);
+		kernel_set_threads(3);
+		attention_heads_f32_simd(many, NULL, q, k, v, NULL, causal, 0.125f, H, T, T, D, D);
+		attention_heads_f64_simd(manyd, NULL, qd, kd, vd, NULL, causal, 0.125, H, T, T, D, D);
+		cr_assert(memcmp(one, many, sizeof(float) * H * T * D) == 0, "f32 causal=%d: threads changed bits", causal);
+		cr_assert(memcmp(oned, manyd, sizeof(double) * H * T * D) == 0, "f64 causal=%d: threads changed bits",
+			  causal);
+		/* and each head is what the one-head kernel gives */
+		for (int h = 0; h < H; h++) {
+			attention_f32_simd(head, NULL, q + h * T * D, k + h * T * D, v + h * T * D, NULL, causal, 0.125f,
+					   T, T, D, D);
+			cr_assert(memcmp(head, one + h * T * D, sizeof(float) * T * D) == 0, "head %d differs", h);
+		}
+	}
+	kernel_set_threads(0);
+	free(q), free(k), free(v), free(one), free(many), free(head);
+	free(qd), free(kd), free(vd), free(oned), free(manyd);
+}
+
+Test(kernel, attention_of_a_small_head_without_weights_should_round_as_with_them)
+{
+	/* up to 4096 scores the two-pass softmax runs on the stack: the same bits */
+	float *q = rand_f32(7 * 5, -1, 1), *k = rand_f32(7 * 5, -1, 1), *v = rand_f32(7 * 3, -1, 1);
+	float w[49], with[21], without[21];
+	attention_f32_simd(with, w, q, k, v, NULL, true, 0.4472136f, 7, 7, 5, 3);
+	attention_f32_simd(without, NULL, q, k, v, NULL, true, 0.4472136f, 7, 7, 5, 3);
+	cr_assert(memcmp(with, without, sizeof with) == 0);
+	free(q), free(k), free(v);
+}
+
 Test(kernel, attention_fully_masked_row_should_give_zero_weights_and_output)
 {
 	float q[3 * 4], k[5 * 4], v[5 * 2], out[3 * 2], w[3 * 5];
@@ -607,6 +687,13 @@ Test(kernel, attention_fully_masked_row_should_give_zero_weights_and_output)
 		for (int j = 0; j < 5; j++)
 			s += w[j];
 		cr_assert(fabs(s - 1) < 1e-6, "variant %d: row 0 sums to %g", path, s);
+		if (path > 0) {
+			memset(out, 0x7f, sizeof out);
+			kernel_set_attention_small(0);
+			attention_f32_simd(out, NULL, q, k, v, mask, false, 0.5f, 3, 5, 4, 2);
+			kernel_set_attention_small(-1);
+			cr_assert(out[2] == 0 && out[3] == 0, "fused %d: out row 1 = %g %g", path, out[2], out[3]);
+		}
 	}
 	use_path(0);
 }
@@ -625,6 +712,13 @@ Test(kernel, attention_causal_first_query_should_copy_the_first_value)
 		cr_assert(w[0] == 1.0, "variant %d: w[0][0] = %g", path, w[0]);
 		for (int c = 0; c < 3; c++)
 			cr_assert(out[c] == v[c], "variant %d: out[0][%d] = %g, v = %g", path, c, out[c], v[c]);
+		if (path > 0) {
+			kernel_set_attention_small(0);
+			attention_f64_simd(out, NULL, q, k, v, NULL, true, 0.25, 17, 17, 7, 3);
+			kernel_set_attention_small(-1);
+			for (int c = 0; c < 3; c++)
+				cr_assert(out[c] == v[c], "fused %d: out[0][%d] = %g, v = %g", path, c, out[c], v[c]);
+		}
 	}
 	use_path(0);
 	free(q), free(k), free(v);
