@@ -4,7 +4,7 @@
  * allocates: the only buffers are small ones on the stack. */
 
 /* The matmul micro-kernel holds SIMD_MR (6) rows by NR = 2 vectors of c in
- * named accumulators; SIMD_KC is the depth of one pass (see simd_impl.h). */
+ * named accumulators (see simd_impl.h for the blocking). */
 #define NR (2 * LANES)
 
 /* bp is (kc, NR) contiguous; b is (kc, nc) with element (p,j) at
@@ -12,6 +12,13 @@
 static void TFN(pack_b)(T *restrict bp, const T *restrict b, int64_t rs, int64_t cs,
 			int64_t kc, int64_t nc)
 {
+	if (cs == 1 && nc == NR) {
+		for (int64_t p = 0; p < kc; p++) {
+			VFN(store)(bp + p * NR, VFN(load)(b + p * rs));
+			VFN(store)(bp + p * NR + LANES, VFN(load)(b + p * rs + LANES));
+		}
+		return;
+	}
 	if (cs == 1) {
 		for (int64_t p = 0; p < kc; p++)
 			for (int64_t j = 0; j < nc; j++)
@@ -26,8 +33,22 @@ static void TFN(pack_b)(T *restrict bp, const T *restrict b, int64_t rs, int64_t
 			bp[p * NR + j] = 0;
 }
 
-/* c[r][0..NR) at row stride ldc, for r < MR; row r of a starts at ar[r]; bp is
- * (kc, NR). c = a·bp, or c += a·bp when add. */
+/* ap is mc rows of a (at row stride lda, kc deep) in tiles of SIMD_MR rows,
+ * each tile (kc, SIMD_MR) contiguous: the micro-kernel then reads a as one
+ * stream. A last tile of fewer rows repeats its last row. */
+static void TFN(pack_a)(T *restrict ap, const T *restrict a, int64_t lda, int64_t mc, int64_t kc)
+{
+	for (int64_t r0 = 0; r0 < mc; r0 += SIMD_MR) {
+		T *t = ap + r0 * kc;
+		for (int64_t r = 0; r < SIMD_MR; r++) {
+			const T *row = a + (r0 + r < mc ? r0 + r : mc - 1) * lda;
+			for (int64_t p = 0; p < kc; p++)
+				t[p * SIMD_MR + r] = row[p];
+		}
+	}
+}
+
+/* c[r][0..NR) at row stride ldc, for r < MR. c = lo|hi, or c += lo|hi. */
 static inline void TFN(store_row)(T *c, V lo, V hi, bool add)
 {
 	if (add) {
@@ -38,25 +59,28 @@ static inline void TFN(store_row)(T *c, V lo, V hi, bool add)
 	VFN(store)(c + LANES, hi);
 }
 
-static void TFN(micro)(T *restrict c, int64_t ldc, const T *const *ar,
-		       const T *restrict bp, int64_t kc, bool add)
+/* c (SIMD_MR, NR) at row stride ldc = a·b, or += when add: a's element
+ * (r,p) is ar[r][p*as], b's row p is the NR values at bp + p*ldb. */
+static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int64_t ldc, const T *const *ar,
+							      int64_t as, const T *restrict bp, int64_t ldb,
+							      int64_t kc, bool add)
 {
 	const T *a0 = ar[0], *a1 = ar[1], *a2 = ar[2];
 	const T *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
 	V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
 	V c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
 
-	for (int64_t p = 0; p < kc; p++) {
+	for (int64_t p = 0, pa = 0; p < kc; p++, pa += as) {
 		V b0 = VFN(load)(bp);
 		V b1 = VFN(load)(bp + LANES);
 		V x;
-		bp += NR;
-		x = VFN(set1)(a0[p]); MAC(c00, x, b0); MAC(c01, x, b1);
-		x = VFN(set1)(a1[p]); MAC(c10, x, b0); MAC(c11, x, b1);
-		x = VFN(set1)(a2[p]); MAC(c20, x, b0); MAC(c21, x, b1);
-		x = VFN(set1)(a3[p]); MAC(c30, x, b0); MAC(c31, x, b1);
-		x = VFN(set1)(a4[p]); MAC(c40, x, b0); MAC(c41, x, b1);
-		x = VFN(set1)(a5[p]); MAC(c50, x, b0); MAC(c51, x, b1);
+		bp += ldb;
+		x = VFN(set1)(a0[pa]); MAC(c00, x, b0); MAC(c01, x, b1);
+		x = VFN(set1)(a1[pa]); MAC(c10, x, b0); MAC(c11, x, b1);
+		x = VFN(set1)(a2[pa]); MAC(c20, x, b0); MAC(c21, x, b1);
+		x = VFN(set1)(a3[pa]); MAC(c30, x, b0); MAC(c31, x, b1);
+		x = VFN(set1)(a4[pa]); MAC(c40, x, b0); MAC(c41, x, b1);
+		x = VFN(set1)(a5[pa]); MAC(c50, x, b0); MAC(c51, x, b1);
 	}
 	TFN(store_row)(c + 0 * ldc, c00, c01, add);
 	TFN(store_row)(c + 1 * ldc, c10, c11, add);
@@ -66,26 +90,34 @@ static void TFN(micro)(T *restrict c, int64_t ldc, const T *const *ar,
 	TFN(store_row)(c + 5 * ldc, c50, c51, add);
 }
 
-/* c is (mc,nc) at row stride ldc, a is (mc,kc) at row stride lda, bp is the
- * packed (kc,NR) panel; mc <= MR, nc <= NR. A partial tile is computed in a
- * full stack tile (missing rows of a repeat the last row) and copied back. */
-static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t lda, const T *bp,
+/* The micro-kernel on packed a: tile (kc, SIMD_MR) at ap, one stream. */
+static void TFN(micro_packed)(T *restrict c, int64_t ldc, const T *ap, const T *restrict bp, int64_t kc,
+			      bool add)
+{
+	const T *ar[SIMD_MR] = { ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5 };
+	TFN(micro)(c, ldc, ar, SIMD_MR, bp, NR, kc, add);
+}
+
+/* The micro-kernel on any a and b (element (r,p) of a at a + r*ar_step +
+ * p*as, row p of b at bp + p*ldb), for a tile of mc <= MR rows and nc <= NR
+ * columns: a partial tile is computed in a full stack tile (missing rows of
+ * a repeat the last row) and copied back. */
+static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as, const T *bp, int64_t ldb,
 		      int64_t kc, int64_t mc, int64_t nc, bool add)
 {
 	const T *ar[SIMD_MR];
 	for (int64_t r = 0; r < SIMD_MR; r++)
-		ar[r] = a + (r < mc ? r : mc - 1) * lda;
+		ar[r] = a + (r < mc ? r : mc - 1) * ar_step;
 	if (mc == SIMD_MR && nc == NR) {
-		TFN(micro)(c, ldc, ar, bp, kc, add);
+		TFN(micro)(c, ldc, ar, as, bp, ldb, kc, add);
 		return;
 	}
-
 	T ct[SIMD_MR * NR] = {0};
 	if (add)
 		for (int64_t r = 0; r < mc; r++)
 			for (int64_t j = 0; j < nc; j++)
 				ct[r * NR + j] = c[r * ldc + j];
-	TFN(micro)(ct, NR, ar, bp, kc, add);
+	TFN(micro)(ct, NR, ar, as, bp, ldb, kc, add);
 	for (int64_t r = 0; r < mc; r++)
 		for (int64_t j = 0; j < nc; j++)
 			c[r * ldc + j] = ct[r * NR + j];
@@ -94,11 +126,15 @@ static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t lda, const T *bp,
 /* c is (m,n) at row stride ldc, a is (m,k) at row stride lda, b is (k,n) with
  * element (p,j) at b[p*rs + j*cs] (so cs = 1 is row-major b, rs = 1 is a
  * transposed one). c = a·b, overwritten. With skip_upper, tiles whose columns
- * all lie right of the diagonal (every j > every i) are left unwritten. */
+ * all lie right of the diagonal (every j > every i) are left unwritten.
+ * Blocking: SIMD_KC of the depth at a time; of those, SIMD_MC rows of a are
+ * packed (they stay in L2), then for each NR columns of b, packed, the
+ * micro-kernel runs down the packed rows. */
 static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 		      int64_t rs, int64_t cs, int64_t m, int64_t k, int64_t n, bool skip_upper)
 {
 	T bp[SIMD_KC * NR] __attribute__((aligned(64)));
+	T ap[SIMD_MC * SIMD_KC] __attribute__((aligned(64)));
 
 	if (k == 0) {
 		for (int64_t i = 0; i < m; i++)
@@ -108,17 +144,25 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 	}
 	for (int64_t p0 = 0; p0 < k; p0 += SIMD_KC) {
 		int64_t kc = k - p0 < SIMD_KC ? k - p0 : SIMD_KC;
-		for (int64_t j0 = 0; j0 < n; j0 += NR) {
-			int64_t nc = n - j0 < NR ? n - j0 : NR;
-			if (skip_upper && j0 >= m)
-				break;
-			TFN(pack_b)(bp, b + p0 * rs + j0 * cs, rs, cs, kc, nc);
-			for (int64_t i0 = 0; i0 < m; i0 += SIMD_MR) {
-				int64_t mc = m - i0 < SIMD_MR ? m - i0 : SIMD_MR;
-				if (skip_upper && j0 > i0 + mc - 1)
-					continue;
-				TFN(tile)(c + i0 * ldc + j0, ldc, a + i0 * lda + p0, lda, bp,
-					  kc, mc, nc, p0 > 0);
+		for (int64_t i0 = 0; i0 < m; i0 += SIMD_MC) {
+			int64_t mb = m - i0 < SIMD_MC ? m - i0 : SIMD_MC;
+			TFN(pack_a)(ap, a + i0 * lda + p0, lda, mb, kc);
+			for (int64_t j0 = 0; j0 < n; j0 += NR) {
+				int64_t nc = n - j0 < NR ? n - j0 : NR;
+				if (skip_upper && j0 > i0 + mb - 1)
+					break;
+				TFN(pack_b)(bp, b + p0 * rs + j0 * cs, rs, cs, kc, nc);
+				for (int64_t r0 = 0; r0 < mb; r0 += SIMD_MR) {
+					int64_t mc = mb - r0 < SIMD_MR ? mb - r0 : SIMD_MR;
+					T *ct = c + (i0 + r0) * ldc + j0;
+					if (skip_upper && j0 > i0 + r0 + mc - 1)
+						continue;
+					if (mc == SIMD_MR && nc == NR)
+						TFN(micro_packed)(ct, ldc, ap + r0 * kc, bp, kc, p0 > 0);
+					else
+						TFN(tile)(ct, ldc, ap + r0 * kc, 1, SIMD_MR, bp, NR, kc, mc, nc,
+							  p0 > 0);
+				}
 			}
 		}
 	}
@@ -243,76 +287,74 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 
 /* ---- fused attention: tiles and an online softmax, no T×T buffer ------------------
  * Rows i0 .. i0+bq-1 of one head (bq <= ATT_BQ): out rows = softmax(q·kᵀ·scale,
- * masked) · v, without the (tq, tk) weights. Keys come in blocks of ATT_BK:
- * the block's scores go to a small tile S (q against kᵀ through the matmul
- * micro-kernel, kᵀ packed ATT_DC deep at a time), then each row keeps its
- * running maximum m and sum l: when a block raises the maximum, what the row
- * has gathered so far (acc, and l) is scaled by exp(m_old - m_new), the
- * block's exp(s - m_new) are added to l, and P·v_block is added to acc. At
- * the end out = acc / l. Blocks wholly in the causal future are skipped.
- * Special rows as the loops: a row with every key masked gives zeros (l stays
- * 0, nothing is ever added), a NaN score or a +inf one makes the row NaN.
- * Value columns go ATT_DVC at a time (the scores are recomputed per pass). */
-#define ATT_BQ (8 * SIMD_MR)
+ * masked) · v, without the (tq, tk) weights. Everything runs transposed, with
+ * the block's queries along the vector lanes: the scores of a block of ATT_BK
+ * keys are sᵀ = k_block · q_blockᵀ (k's rows as they are, qᵀ packed once),
+ * so each query's running maximum m, sum l and rescaling are plain vector
+ * operations down the keys, and the output accumulates as accᵀ += v_blockᵀ ·
+ * pᵀ (v read in place, pᵀ as it was just written). When a block raises a
+ * query's maximum, what it has gathered (its column of accᵀ, and l) is
+ * scaled by exp(m_old - m_new) first. At the end out = accᵀᵀ / l. Blocks
+ * wholly in the causal future are skipped. Special rows as the loops: a query
+ * with every key masked gives zeros (l stays 0), a NaN score or a +inf one
+ * makes its row NaN. The depth goes ATT_DC at a time, value columns ATT_DVC
+ * at a time (the scores are recomputed per pass). */
+#define ATT_BQ 48
 #define ATT_BK 64
 #define ATT_DC 128
 #define ATT_DVC 64
 
-/* exp of one number through the vector exp (so it rounds as the rest do). */
-static inline T TFN(exp1)(T x)
+/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide) against the
+ * block's queries: scaled, masked (key j is hidden from query i when causal
+ * and j > i, or when mask says so) and folded into the running maxima m and
+ * sums l (ATT_BQ each); st is left holding exp(s - m) and accᵀ's dvc rows are
+ * rescaled where m rose. */
+static void TFN(online_block)(T *st, T *acct, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
+			      T scale, int64_t i0, int64_t bq, int64_t j0, int64_t bk, int64_t dvc)
 {
-	return VFN(exp)(VFN(set1)(x))[0];
-}
-
-/* One row of a block of scores (bk of them, at most ATT_BK): scaled, masked
- * (key j0+j is hidden from query i when causal and j0+j > i, or mask says
- * so), and folded into the row's running max *m, sum *l and acc (dvc values).
- * The row is left holding its probabilities exp(s - m) for P·v. */
-static void TFN(online_row)(T *row, T *acc, T *m, T *l, const uint8_t *mrow, bool causal, T scale,
-			    int64_t i, int64_t j0, int64_t bk, int64_t dvc)
-{
-	V vscale = VFN(set1)(scale);
-	int64_t j = 0;
-	for (; j + LANES <= bk; j += LANES)
-		VFN(store)(row + j, VFN(load)(row + j) * vscale);
-	for (; j < bk; j++)
-		row[j] = row[j] * scale;
-	if (causal)
-		for (j = i - j0 + 1 > 0 ? i - j0 + 1 : 0; j < bk; j++)
-			row[j] = -INFINITY;
-	if (mrow != NULL)
-		for (j = 0; j < bk; j++)
-			if (mrow[j0 + j] != 0)
-				row[j] = -INFINITY;
-	for (j = bk; j < ATT_BK; j++)	/* the padding P·v reads as zeros */
-		row[j] = -INFINITY;
-
-	V vmax = VFN(set1)(-INFINITY);
-	for (j = 0; j < ATT_BK; j += LANES) {
-		V x = VFN(load)(row + j);
-		vmax = VFN(select)((VI)(x > vmax) | (VI)(x != x), x, vmax);
+	V vscale = VFN(set1)(scale), ninf = VFN(set1)(-INFINITY);
+	for (int64_t q0 = 0; q0 < ATT_BQ; q0 += LANES) {
+		VI qi = {0}, kj = {0};	/* the lanes' query indices, and the key's */
+		for (int e = 0; e < LANES; e++)
+			qi[e] = i0 + q0 + e;
+		V vmax = ninf;
+		for (int64_t j = 0; j < bk; j++) {
+			V x = VFN(load)(st + j * ATT_BQ + q0) * vscale;
+			if (causal && j0 + j > i0 + q0) {
+				for (int e = 0; e < LANES; e++)
+					kj[e] = j0 + j;
+				x = VFN(select)(qi >= kj, x, ninf);
+			}
+			VFN(store)(st + j * ATT_BQ + q0, x);
+			vmax = VFN(select)((VI)(x > vmax) | (VI)(x != x), x, vmax);
+		}
+		if (mask != NULL) {
+			for (int64_t j = 0; j < bk; j++)
+				for (int64_t e = 0; e < LANES && q0 + e < bq; e++)
+					if (mask[(i0 + q0 + e) * tk + j0 + j] != 0)
+						st[j * ATT_BQ + q0 + e] = -INFINITY;
+			vmax = ninf;
+			for (int64_t j = 0; j < bk; j++) {
+				V x = VFN(load)(st + j * ATT_BQ + q0);
+				vmax = VFN(select)((VI)(x > vmax) | (VI)(x != x), x, vmax);
+			}
+		}
+		V mold = VFN(load)(m + q0);
+		V mnew = VFN(select)((VI)(vmax > mold) | (VI)(vmax != vmax), vmax, mold);
+		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
+		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
+		V alpha = VFN(exp)(mold - msub);
+		V lsum = {0};
+		for (int64_t j = 0; j < bk; j++) {
+			V e = VFN(exp)(VFN(load)(st + j * ATT_BQ + q0) - msub);
+			VFN(store)(st + j * ATT_BQ + q0, e);
+			lsum += e;
+		}
+		VFN(store)(l + q0, VFN(load)(l + q0) * alpha + lsum);
+		VFN(store)(m + q0, mnew);
+		for (int64_t c = 0; c < dvc; c++)
+			VFN(store)(acct + c * ATT_BQ + q0, VFN(load)(acct + c * ATT_BQ + q0) * alpha);
 	}
-	T bmax = TFN(hmax)(vmax);
-	T mnew = bmax > *m || bmax != bmax ? bmax : *m;
-	if (mnew == -INFINITY) {	/* nothing visible yet: P is all zeros */
-		memset(row, 0, ATT_BK * sizeof(T));
-		return;
-	}
-	if (*m != mnew) {	/* rescale what was gathered under the old maximum */
-		T alpha = *m == -INFINITY ? 0 : TFN(exp1)(*m - mnew);
-		V va = VFN(set1)(alpha);
-		for (j = 0; j < dvc; j += LANES)
-			VFN(store)(acc + j, VFN(load)(acc + j) * va);
-		*l *= alpha;
-		*m = mnew;
-	}
-	V vm = VFN(set1)(mnew), vsum = {0};
-	for (j = 0; j < ATT_BK; j += LANES) {
-		V e = VFN(exp)(VFN(load)(row + j) - vm);
-		VFN(store)(row + j, e);
-		vsum += e;
-	}
-	*l += TFN(hsum)(vsum);
 }
 
 /* q is (tq,d), k is (tk,d), v is (tk,dv), out is (tq,dv); mask NULL or
@@ -321,57 +363,54 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				bool causal, T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d,
 				int64_t dv)
 {
-	T s[ATT_BQ * ATT_BK] __attribute__((aligned(64)));
-	T acc[ATT_BQ * ATT_DVC] __attribute__((aligned(64)));
-	T bp[ATT_DC * NR] __attribute__((aligned(64)));
+	T qt[ATT_DC * ATT_BQ] __attribute__((aligned(64)));
+	T st[ATT_BK * ATT_BQ] __attribute__((aligned(64)));
+	T acct[ATT_DVC * ATT_BQ] __attribute__((aligned(64)));
 	T m[ATT_BQ], l[ATT_BQ];
-	/* keys 0 .. kend-1 are visible to some row of the block */
+	/* keys 0 .. kend-1 are visible to some query of the block */
 	int64_t kend = causal && i0 + bq < tk ? i0 + bq : tk;
+	int64_t packed = -1;	/* the depth offset qt holds */
 
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
 		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
-		int64_t dvr = (dvc + NR - 1) / NR * NR;	/* whole vectors of acc */
-		memset(acc, 0, sizeof acc);
-		for (int64_t r = 0; r < bq; r++) {
+		memset(acct, 0, sizeof acct);
+		for (int64_t r = 0; r < ATT_BQ; r++) {
 			m[r] = -INFINITY;
 			l[r] = 0;
 		}
 		for (int64_t j0 = 0; j0 < kend; j0 += ATT_BK) {
 			int64_t bk = kend - j0 < ATT_BK ? kend - j0 : ATT_BK;
-			/* s = q_block · k_blockᵀ, ATT_DC of the depth at a time */
-			for (int64_t s0 = 0; s0 < bk; s0 += NR) {
-				int64_t nc = bk - s0 < NR ? bk - s0 : NR;
-				for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
-					int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
-					TFN(pack_b)(bp, k + (j0 + s0) * d + p0, 1, d, dc, nc);
-					for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
-						int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
-						TFN(tile)(s + r0 * ATT_BK + s0, ATT_BK, q + (i0 + r0) * d + p0, d,
-							  bp, dc, mc, nc, p0 > 0);
-					}
+			/* sᵀ = k_block · q_blockᵀ, ATT_DC of the depth at a time */
+			if (d == 0)
+				memset(st, 0, sizeof st);
+			for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
+				int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
+				if (packed != p0) {	/* qᵀ, padded with zero queries */
+					for (int64_t p = 0; p < dc; p++)
+						for (int64_t r = 0; r < ATT_BQ; r++)
+							qt[p * ATT_BQ + r] = r < bq ? q[(i0 + r) * d + p0 + p] : 0;
+					packed = p0;
+				}
+				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
+					int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
+					for (int64_t s0 = 0; s0 < ATT_BQ; s0 += NR)
+						TFN(tile)(st + r0 * ATT_BQ + s0, ATT_BQ, k + (j0 + r0) * d + p0, d, 1,
+							  qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
 				}
 			}
-			if (d == 0)
-				memset(s, 0, sizeof s);
-			for (int64_t r = 0; r < bq; r++)
-				TFN(online_row)(s + r * ATT_BK, acc + r * ATT_DVC, &m[r], &l[r],
-						mask ? mask + (i0 + r) * tk : NULL, causal, scale, i0 + r, j0, bk,
-						dvr);
-			/* acc += P · v_block, NR value columns at a time */
-			for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
-				int64_t nc = dvc - s0 < NR ? dvc - s0 : NR;
-				TFN(pack_b)(bp, v + j0 * dv + c0 + s0, dv, 1, bk, nc);
-				for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
-					int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
-					TFN(tile)(acc + r0 * ATT_DVC + s0, ATT_DVC, s + r0 * ATT_BK, ATT_BK, bp, bk,
-						  mc, nc, true);
-				}
+			TFN(online_block)(st, acct, m, l, mask, tk, causal, scale, i0, bq, j0, bk, dvc);
+			/* accᵀ += v_blockᵀ · pᵀ: row c of v_blockᵀ is v's column c0+c */
+			for (int64_t r0 = 0; r0 < dvc; r0 += SIMD_MR) {
+				int64_t mc = dvc - r0 < SIMD_MR ? dvc - r0 : SIMD_MR;
+				for (int64_t s0 = 0; s0 < ATT_BQ; s0 += NR)
+					TFN(tile)(acct + r0 * ATT_BQ + s0, ATT_BQ, v + j0 * dv + c0 + r0, 1, dv, st + s0,
+						  ATT_BQ, bk, mc, NR, true);
 			}
 		}
 		for (int64_t r = 0; r < bq; r++) {
 			T *o = out + (i0 + r) * dv + c0;
-			for (int64_t j = 0; j < dvc; j++)
-				o[j] = l[r] == 0 ? 0 : acc[r * ATT_DVC + j] / l[r];
+			for (int64_t c = 0; c < dvc; c++)
+				o[c] = l[r] == 0 ? 0 : acct[c * ATT_BQ + r] / l[r];
 		}
 	}
 }
