@@ -4,6 +4,8 @@
 #include "core/strbuf.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct strbuf printed;
@@ -143,4 +145,79 @@ Test(interp, loops_and_simd_should_print_the_same_attention)
 	strbuf_free(&sa);
 	strbuf_free(&sb);
 	strbuf_free(&printed);
+}
+
+/* ---- fused attention in one expression ------------------------------------------ */
+
+/* The largest |a - b| of two workspace tensors, printed by the interpreter. */
+static double max_abs_diff(struct interp *I, const char *a, const char *b)
+{
+	char expr[160];
+	snprintf(expr, sizeof expr, "float((%s - %s).abs().max())", a, b);
+	return strtod(show(I, expr), NULL);
+}
+
+Test(interp, attention_in_one_expression_should_match_the_step_by_step_result)
+{
+	/* 100 x 100 scores per head: over the 4096 where the evaluator fuses */
+	struct interp *I = fresh();
+	struct qkv_error err;
+	cr_assert_eq(run(I, "torch.manual_seed(1); Q = torch.randn(2, 3, 100, 16); K = torch.randn(2, 3, 100, 16); "
+			    "V = torch.randn(2, 3, 100, 8); M = torch.triu(torch.ones(100, 100), diagonal=1).bool(); "
+			    "S = (Q @ K.transpose(-2, -1) / 4).masked_fill(M, float('-inf')); "
+			    "B = torch.softmax(S, dim=-1) @ V; B2 = Q[0, 0] @ K[0, 0].T",
+		     0, &err), INTERP_OK, "%s", err.msg);
+	static const char *const spellings[] = {
+		"torch.softmax((Q @ K.transpose(-2, -1) / 4).masked_fill(M, float('-inf')), dim=-1) @ V",
+		"F.softmax((Q @ K.transpose(3, 2) * 0.25).masked_fill(M, -float('inf')), -1) @ V",
+		"(0.25 * Q @ K.mT).masked_fill(M, float('-inf')).softmax(dim=-1) @ V",
+		"torch.nn.functional.softmax((Q @ K.mT / math.sqrt(16)).masked_fill(M, float('-inf')), dim=3) @ V",
+	};
+	for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+		char stmt[300];
+		snprintf(stmt, sizeof stmt, "A = %s", spellings[i]);
+		cr_assert_eq(run(I, stmt, 0, &err), INTERP_OK, "%s: %s", stmt, err.msg);
+		double d = max_abs_diff(I, "A", "B");
+		cr_assert(d < 1e-5, "%s: differs by %g", spellings[i], d);
+	}
+	/* 2-D, unmasked, K.T */
+	cr_assert_eq(run(I, "A = torch.softmax(Q[0, 0] @ K[0, 0].T / 4, dim=-1) @ V[0, 0]; "
+			    "B = torch.softmax(B2 / 4, dim=-1) @ V[0, 0]", 0, &err), INTERP_OK, "%s", err.msg);
+	cr_assert(max_abs_diff(I, "A", "B") < 1e-5);
+	interp_free(I);
+}
+
+Test(interp, attention_in_one_expression_should_not_need_room_for_the_weights)
+{
+	/* 4 heads of 128 x 128 scores would be 65536 numbers, over the limit set
+	 * here; fused, the largest tensor is q, k, v or the output */
+	struct interp *I = fresh();
+	struct qkv_error err;
+	interp_ops(I)->max_elems = 20000;
+	cr_assert_eq(run(I, "torch.manual_seed(2); q = torch.randn(4, 128, 32); k = torch.randn(4, 128, 32); "
+			    "v = torch.randn(4, 128, 32)", 0, &err), INTERP_OK, "%s", err.msg);
+	cr_assert_eq(run(I, "o = torch.softmax(q @ k.transpose(1, 2) / 32 ** 0.5, dim=-1) @ v", 0, &err), INTERP_OK,
+		     "%s", err.msg);
+	cr_assert_str_eq(show(I, "o.shape"), "torch.Size([4, 128, 32])\n");
+	/* the same written in two statements needs the weights, and says so */
+	cr_assert_eq(run(I, "w = torch.softmax(q @ k.transpose(1, 2) / 32 ** 0.5, dim=-1)", 0, &err), INTERP_ERROR);
+	cr_assert(strstr(err.msg, "over the limit"), "%s", err.msg);
+	interp_free(I);
+}
+
+Test(interp, attention_like_expressions_that_differ_should_be_computed_as_written)
+{
+	/* softmax over another axis, a fill that is not -inf, the loops kernel:
+	 * evaluated step by step, with their own results */
+	struct interp *I = fresh();
+	struct qkv_error err;
+	cr_assert_eq(run(I, "torch.manual_seed(3); Q = torch.randn(100, 8); K = torch.randn(100, 8); "
+			    "V = torch.randn(100, 8); M = torch.rand(100, 100) > 0.5", 0, &err), INTERP_OK, "%s", err.msg);
+	cr_assert_eq(run(I, "A = torch.softmax(Q @ K.T, dim=0) @ V; W = torch.softmax(Q @ K.T, dim=0); B = W @ V; "
+			    "A2 = torch.softmax((Q @ K.T).masked_fill(M, -1e9), dim=-1) @ V; "
+			    "B2 = torch.softmax((Q @ K.T).masked_fill(M, -1e9), dim=-1); B2 = B2 @ V",
+		     0, &err), INTERP_OK, "%s", err.msg);
+	cr_assert_eq(max_abs_diff(I, "A", "B"), 0);
+	cr_assert_eq(max_abs_diff(I, "A2", "B2"), 0);
+	interp_free(I);
 }
