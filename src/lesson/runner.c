@@ -205,6 +205,17 @@ static int eval_compare(struct runner *r, const struct show *s, struct shown *sh
 	t0 = now_ms();
 	sh->t = sh->loops ? eval_tensor(r, s->expr, s->at, s->path, "a comparison", err) : NULL;
 	sh->simd_ms = now_ms() - t0;
+	/* a short SIMD run is timed a few more times and the best kept, as
+	 * timeit does: one run of a millisecond is at the mercy of the machine */
+	double spent = sh->simd_ms;
+	for (int k = 0; sh->t && sh->loops_ms >= 1.0 && k < 4 && spent < 20 && sh->simd_ms < 10; k++) {
+		t0 = now_ms();
+		struct tensor *again = eval_tensor(r, s->expr, s->at, s->path, "a comparison", err);
+		double ms = now_ms() - t0;
+		tensor_unref(again);
+		spent += ms;
+		sh->simd_ms = ms < sh->simd_ms ? ms : sh->simd_ms;
+	}
 	ops->variant = saved;
 	if (!sh->t || check_labels(r, s, sh->t, err) < 0)
 		return -1;
