@@ -350,11 +350,21 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 	int end = y + hh, ndone = p ? p->entry + (p->finished ? 1 : 0) : s->ntimings;
 	char buf[600];
 	if (p) {
+		/* one line when it fits, else what runs above where it is */
 		timing_progress_text(buf, sizeof buf, p);
-		int n = draw_wrapped(buf, y, x, w, 2, 0, A_BOLD);
-		y += n < 2 ? n : 2;
+		attron(A_BOLD);
+		if (term_width_of(buf) > w) {
+			char where[64];
+			timing_progress_what(buf, sizeof buf, p);
+			timing_progress_where(where, sizeof where, p);
+			term_put(y, x, buf, w);
+			term_put(++y, x, where, w);
+		} else {
+			term_put(y, x, buf, w);
+		}
+		attroff(A_BOLD);
 		int bw = w - 2 > 60 ? 60 : w - 2;
-		draw_bar(y, x + 1, bw, p->nstatements > 0 ? (int)((double)p->statement / p->nstatements * bw) : 0);
+		draw_bar(++y, x + 1, bw, p->nstatements > 0 ? (int)((double)p->statement / p->nstatements * bw) : 0);
 		y += 2;
 	}
 	double max = 0;

@@ -5,10 +5,22 @@
 
 #include <stdio.h>
 
+void timing_progress_what(char *buf, size_t size, const struct runner_progress *p)
+{
+	snprintf(buf, size, "Running '%s'", p->label);
+}
+
+void timing_progress_where(char *buf, size_t size, const struct runner_progress *p)
+{
+	snprintf(buf, size, "statement %d of %d, %.2f s", p->statement, p->nstatements, p->elapsed_ms / 1e3);
+}
+
 void timing_progress_text(char *buf, size_t size, const struct runner_progress *p)
 {
-	snprintf(buf, size, "Running '%s': statement %d of %d, %.2f s", p->label, p->statement, p->nstatements,
-		 p->elapsed_ms / 1e3);
+	char what[300], where[64];
+	timing_progress_what(what, sizeof what, p);
+	timing_progress_where(where, sizeof where, p);
+	snprintf(buf, size, "%s: %s", what, where);
 }
 
 void timing_ratio_text(char *buf, size_t size, const double *ms, int i)

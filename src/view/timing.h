@@ -11,8 +11,12 @@
 #include <stddef.h>
 
 /* "Running 'LABEL': statement 17 of 41, 0.84 s" (the entry's computation
- * time so far). */
+ * time so far): the two halves below, joined by ": ". */
 void timing_progress_text(char *buf, size_t size, const struct runner_progress *p);
+/* "Running 'LABEL'" */
+void timing_progress_what(char *buf, size_t size, const struct runner_progress *p);
+/* "statement 17 of 41, 0.84 s" */
+void timing_progress_where(char *buf, size_t size, const struct runner_progress *p);
 
 /* Entry i's time against the first: "(1.23× the first)"; "" for i = 0 or
  * when a time is 0. */
