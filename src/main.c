@@ -12,6 +12,7 @@
 #include "text/json.h"
 #include "text/render.h"
 #include "ui/ui.h"
+#include "view/timing.h"
 
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -380,6 +383,62 @@ static bool want_color(void)
 	return isatty(STDOUT_FILENO) && !(nc && *nc) && term && strcmp(term, "dumb") != 0;
 }
 
+/* The progress line of a timing show on a terminal's stderr (`qkv run` and
+ * `qkv check`): rewritten in place with \r at most every 50 ms, cleared once
+ * the step is done. Never when stderr is not a terminal. */
+struct tty_progress {
+	double drawn_ms;
+	bool shown;
+};
+
+static double clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void tty_progress_draw(void *ctx, const struct runner_progress *p)
+{
+	struct tty_progress *tp = ctx;
+	if (p->statement > 0 && !p->finished && clock_ms() - tp->drawn_ms < 50)
+		return;
+	struct winsize ws;
+	int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+	char line[600];
+	timing_progress_text(line, sizeof line, p);
+	/* one line, never wrapped (\r returns only to the start of the last):
+	 * cut at cols - 1 characters, whole UTF-8 sequences */
+	int w = 0;
+	size_t n = 0;
+	for (; line[n]; n++) {
+		if (((unsigned char)line[n] & 0xC0) != 0x80 && ++w > cols - 1)
+			break;
+	}
+	fprintf(stderr, "\r%.*s\033[K", (int)n, line);
+	fflush(stderr);
+	tp->shown = true;
+	tp->drawn_ms = clock_ms();
+}
+
+/* Shows timing progress on stderr when it is a terminal. */
+static void tty_progress_start(struct runner *r, struct tty_progress *tp)
+{
+	memset(tp, 0, sizeof *tp);
+	if (isatty(STDERR_FILENO))
+		runner_set_progress(r, tty_progress_draw, tp);
+}
+
+/* Clears the progress line, if one was drawn. */
+static void tty_progress_clear(struct tty_progress *tp)
+{
+	if (tp->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		tp->shown = false;
+	}
+}
+
 /* Runs every step of l into out (text or JSON lines). -1 with err when a
  * step fails: nothing of the lesson is printed then. */
 static int run_lesson(const struct lesson *l, enum kernel_variant kv, bool json, struct strbuf *out,
@@ -387,12 +446,15 @@ static int run_lesson(const struct lesson *l, enum kernel_variant kv, bool json,
 {
 	struct render_opts o = { 80, !json && want_color() };
 	struct runner *r = runner_new(l, kv);
+	struct tty_progress tp;
+	tty_progress_start(r, &tp);
 	int rc = 0;
 	if (!json)
 		render_lesson_header(out, l, &o);
 	for (int k = 0; k < l->nsteps && rc == 0; k++) {
 		struct step_result res;
 		rc = runner_step(r, &res, err);
+		tty_progress_clear(&tp);
 		for (int e = 0; rc == 0 && e < l->steps[k].nexpects; e++) {
 			struct expect_result er;
 			rc = runner_expect(r, &l->steps[k], &res, e, &er, err);
@@ -454,6 +516,8 @@ static int cmd_run(int argc, char **argv, enum kernel_variant kv)
 static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *passed_total, int *failed_total)
 {
 	struct runner *r = runner_new(l, kv);
+	struct tty_progress tp;
+	tty_progress_start(r, &tp);
 	struct qkv_error err;
 	int status = 0, passed = 0, failed = 0;
 	struct strbuf fails;
@@ -461,7 +525,9 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 	for (int k = 0; k < l->nsteps && status == 0; k++) {
 		const struct step *st = &l->steps[k];
 		struct step_result res;
-		if (runner_step(r, &res, &err) < 0) {
+		int rc = runner_step(r, &res, &err);
+		tty_progress_clear(&tp);
+		if (rc < 0) {
 			fprintf(stderr, "qkv: %s\n", err.msg);
 			status = 2;
 		}

@@ -44,6 +44,26 @@ struct interp *runner_interp(struct runner *r);
 /* Steps run so far. */
 int runner_done(const struct runner *r);
 
+/* What a timing show is doing, reported while it runs (runner_set_progress).
+ * Borrowed: valid during the call only. */
+struct runner_progress {
+	const struct step *step;   /* the step whose show it is */
+	const struct show *show;   /* the timing show */
+	const char *label;         /* the entry running */
+	int entry, nentries;       /* which entry (0-based), and how many */
+	int statement, nstatements;/* statements of this entry done so far, and in all */
+	double elapsed_ms;         /* this entry's computation so far (the callbacks excluded) */
+	const double *done_ms;     /* the times of entries 0 .. entry - 1 */
+	bool finished;             /* the entry just ended: elapsed_ms is its time */
+};
+typedef void (*runner_progress_fn)(void *ctx, const struct runner_progress *p);
+
+/* Calls fn while a timing show runs: as each entry starts (statement 0),
+ * after each of its statements that produces a value, and as it ends
+ * (finished). The time fn takes is not counted in the timing; fn may draw,
+ * but must not use the runner. NULL stops it. */
+void runner_set_progress(struct runner *r, runner_progress_fn fn, void *ctx);
+
 /* Runs the next step: its code, then its shows (when out is not NULL). On
  * failure returns -1 with err->msg the full "FILE:LINE:COL: PATH: message"
  * line; the workspace is as the statements before the failing one left it. */

@@ -4,6 +4,7 @@
 #include "text/render.h"
 #include "text/json.h"
 #include "core/format.h"
+#include "view/timing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -282,6 +283,43 @@ static void render_tokens(struct strbuf *out, const struct shown *sh, const stru
 		strbuf_printf(out, "    (heads 0\u20133 of %lld)\n", (long long)heads);
 }
 
+/* A timing show: each entry's label and time, the labels padded to one
+ * width, and from the second on its ratio to the first (on a line of its own
+ * when the line would pass the width). */
+static void render_timing(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
+{
+	const struct show *s = sh->show;
+	strbuf_printf(out, "  %s\n", s->title ? s->title : "timing");
+	int lw = 0;
+	for (int i = 0; i < s->ntimings; i++) {
+		int w = utf8_width(s->timings[i].label, strlen(s->timings[i].label));
+		lw = w > lw ? w : lw;
+	}
+	if (lw > o->width - 20)
+		lw = o->width - 20;
+	for (int i = 0; i < s->ntimings; i++) {
+		const char *label = s->timings[i].label;
+		int w = utf8_width(label, strlen(label));
+		strbuf_puts(out, "    ");
+		strbuf_puts(out, label);
+		if (w > lw) {	/* a long label: the time goes under it */
+			strbuf_putc(out, '\n');
+			strbuf_pad(out, ' ', (size_t)lw + 4);
+		} else {
+			strbuf_pad(out, ' ', (size_t)(lw - w));
+		}
+		char ms[32], ratio[64];
+		int mw = snprintf(ms, sizeof ms, "  %9.1f ms", sh->timing_ms[i]);
+		strbuf_puts(out, ms);
+		timing_ratio_text(ratio, sizeof ratio, sh->timing_ms, i);
+		if (ratio[0] && 4 + lw + mw + 2 + utf8_width(ratio, strlen(ratio)) > o->width)
+			strbuf_printf(out, "\n      %s", ratio);
+		else if (ratio[0])
+			strbuf_printf(out, "  %s", ratio);
+		strbuf_putc(out, '\n');
+	}
+}
+
 static void render_shown(struct strbuf *out, const struct step *st, const struct shown *sh,
 			 const struct render_opts *o)
 {
@@ -303,12 +341,9 @@ static void render_shown(struct strbuf *out, const struct step *st, const struct
 			      sh->max_diff);
 		/* the times on a line of their own: their width varies from run to
 		 * run; below a millisecond the clock measures noise, not the kernels */
-		if (sh->loops_ms >= 1.0)
-			strbuf_printf(out, "\n    loops %.1f ms, SIMD %.2f ms (%.0f\u00d7 faster)", sh->loops_ms, sh->simd_ms,
-				      sh->simd_ms > 0 ? sh->loops_ms / sh->simd_ms : 0.0);
-		else
-			strbuf_puts(out, "\n    both too quick to time");
-		strbuf_putc(out, '\n');
+		char times[160];
+		timing_compare_text(times, sizeof times, sh->loops_ms, sh->simd_ms);
+		strbuf_printf(out, "\n    %s\n", times);
 		struct heatmap h;
 		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
 		render_heatmap(out, &h, 4, o);
@@ -319,13 +354,7 @@ static void render_shown(struct strbuf *out, const struct step *st, const struct
 		render_tokens(out, sh, o);
 		break;
 	case SHOW_TIMING:
-		strbuf_printf(out, "  %s\n", s->title ? s->title : "timing");
-		for (int i = 0; i < s->ntimings; i++) {
-			strbuf_printf(out, "    %-32s %10.1f ms", s->timings[i].label, sh->timing_ms[i]);
-			if (i > 0 && sh->timing_ms[i] > 0)
-				strbuf_printf(out, "  (%.2f\u00d7 the first)", sh->timing_ms[i] / sh->timing_ms[0]);
-			strbuf_putc(out, '\n');
-		}
+		render_timing(out, sh, o);
 		break;
 	}
 }

@@ -35,7 +35,7 @@ static void repl_draw(struct app *a)
 	prompt_draw(a, bottom);
 }
 
-static void draw(struct app *a)
+void app_draw(struct app *a)
 {
 	term_cursor(false);	/* unless the prompt shows it */
 	if (a->cols < MIN_COLS || a->rows < MIN_ROWS) {
@@ -155,7 +155,7 @@ int ui_run(const struct ui_options *o)
 	}
 	int fast_errors = 0;
 	while (!a.quit && !term_signalled()) {
-		draw(&a);
+		app_draw(&a);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int ch = getch();

@@ -84,7 +84,14 @@ struct app {
 	const struct tensor *trace_of;
 	bool running;
 	int speed;                      /* iterations per tick, a power of 2 */
+
+	/* a timing show running now (drawn from the runner's progress callback) */
+	const struct runner_progress *timing;
+	double timing_drawn;            /* when its progress was last drawn (ms) */
 };
+
+/* app.c: draws the whole frame of the current state and refreshes */
+void app_draw(struct app *a);
 
 /* term.c */
 void term_start(struct app *a);

@@ -7,11 +7,13 @@
 #include "core/mem.h"
 #include "core/ops.h"
 #include "view/inspect.h"
+#include "view/timing.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- running steps ----------------------------------------------------------- */
 
@@ -27,6 +29,30 @@ static struct tensor *keep(struct tensor *t)
 		c->from->refs++;
 	tensor_unref(t);
 	return c;
+}
+
+static double clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The runner's progress callback while a timing show runs: draws the step
+ * being run with its progress in the view, at most every 50 ms (and as each
+ * entry starts and ends), so that drawing costs the timing nothing. */
+static void timing_progress(void *ctx, const struct runner_progress *p)
+{
+	struct app *a = ctx;
+	if (p->statement > 0 && !p->finished && clock_ms() - a->timing_drawn < 50)
+		return;
+	int saved = a->step;
+	a->step = a->ran;	/* the step running: its result is not kept yet */
+	a->timing = p;
+	app_draw(a);
+	a->timing = NULL;
+	a->step = saved;
+	a->timing_drawn = clock_ms();
 }
 
 /* Runs steps up to k (0-based) that have not run yet. */
@@ -68,9 +94,9 @@ static void go_to(struct app *a, int k)
 		k = 0;
 	if (k >= a->lesson->nsteps)
 		k = a->lesson->nsteps - 1;
-	run_to(a, k);
 	if (a->step != k)
-		reset_view(a);
+		reset_view(a);	/* first: a timing in the steps run draws its progress */
+	run_to(a, k);
 	a->step = k;
 	progress_mark(&a->progress, a->lesson->id, k + 1, a->lesson->nsteps);
 }
@@ -87,6 +113,7 @@ int screen_open(struct app *a, const char *arg, int step)
 	screen_close(a);
 	a->lesson = l;
 	a->runner = runner_new(l, a->opt.variant);
+	runner_set_progress(a->runner, timing_progress, a);
 	a->results = xcalloc((size_t)l->nsteps, sizeof *a->results);
 	a->ran = 0;
 	a->failed_step = -1;
@@ -306,19 +333,65 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 	}
 }
 
-static void draw_timing(const struct shown *sh, int y, int x, int w)
+/* A bar of n of w cells, the rest shaded. */
+static void draw_bar(int y, int x, int w, int n)
 {
-	const struct show *s = sh->show;
+	for (int k = 0; k < w; k++)
+		term_put(y, x + k, k < n ? "\u2588" : "\u2591", 1);
+}
+
+/* A timing show: each entry's label and time with a bar (scaled to the
+ * longest time), and from the second on its ratio to the first. While it
+ * runs (p set) a progress line comes first, and the entries from p->entry on
+ * say that they are running or waiting. */
+static void draw_timing(const struct show *s, const double *ms, const struct runner_progress *p, int y, int x,
+			int w, int hh)
+{
+	int end = y + hh, ndone = p ? p->entry + (p->finished ? 1 : 0) : s->ntimings;
+	char buf[600];
+	if (p) {
+		/* one line when it fits, else what runs above where it is */
+		timing_progress_text(buf, sizeof buf, p);
+		attron(A_BOLD);
+		if (term_width_of(buf) > w) {
+			char where[64];
+			timing_progress_what(buf, sizeof buf, p);
+			timing_progress_where(where, sizeof where, p);
+			term_put(y, x, buf, w);
+			term_put(++y, x, where, w);
+		} else {
+			term_put(y, x, buf, w);
+		}
+		attroff(A_BOLD);
+		int bw = w - 2 > 60 ? 60 : w - 2;
+		draw_bar(++y, x + 1, bw, p->nstatements > 0 ? (int)((double)p->statement / p->nstatements * bw) : 0);
+		y += 2;
+	}
 	double max = 0;
-	for (int i = 0; i < s->ntimings; i++)
-		max = sh->timing_ms[i] > max ? sh->timing_ms[i] : max;
+	int lw = 0;
 	for (int i = 0; i < s->ntimings; i++) {
-		char buf[256];
-		snprintf(buf, sizeof buf, "%-34.34s %9.1f ms", s->timings[i].label, sh->timing_ms[i]);
-		term_put(y + 2 * i, x, buf, w);
-		int bw = w - 2, n = max > 0 ? (int)(sh->timing_ms[i] / max * bw) : 0;
-		for (int k = 0; k < n; k++)
-			term_put(y + 2 * i + 1, x + 1 + k, "\u2588", 1);
+		if (i < ndone)
+			max = ms[i] > max ? ms[i] : max;
+		int tw = term_width_of(s->timings[i].label);
+		lw = tw > lw ? tw : lw;
+	}
+	if (lw > w - 32)
+		lw = w - 32 > 10 ? w - 32 : 10;
+	for (int i = 0; i < s->ntimings && y + 1 < end; i++, y += 2) {
+		term_put(y, x, s->timings[i].label, lw);
+		if (i < ndone) {
+			char ratio[64];
+			timing_ratio_text(ratio, sizeof ratio, ms, i);
+			snprintf(buf, sizeof buf, "%9.1f ms  %s", ms[i], ratio);
+			term_put(y, x + lw + 1, buf, w - lw - 1);
+			int bw = w - 2, n = max > 0 ? (int)(ms[i] / max * bw) : 0;
+			for (int k = 0; k < n; k++)
+				term_put(y + 1, x + 1 + k, "\u2588", 1);
+		} else {
+			attron(A_DIM);
+			term_put(y, x + lw + 1, i == p->entry ? "   running\u2026" : "   waiting", w - lw - 1);
+			attroff(A_DIM);
+		}
 	}
 }
 
@@ -334,10 +407,7 @@ static void draw_compare(struct app *a, const struct shown *sh, int y, int x, in
 	snprintf(buf, sizeof buf, "%s  \u2014  %s (largest difference %.2g)", sh->agree ? "loops and SIMD agree" :
 		 "loops and SIMD DIFFER", sh->show->expr, sh->max_diff);
 	term_put(y + hh - 1, x, buf, w);
-	if (sh->loops_ms >= 1.0)
-		snprintf(buf, sizeof buf, "loops %.1f ms, SIMD %.2f ms", sh->loops_ms, sh->simd_ms);
-	else
-		snprintf(buf, sizeof buf, "both too quick to time");
+	timing_compare_text(buf, sizeof buf, sh->loops_ms, sh->simd_ms);
 	term_put(y + hh - 2, x, buf, w);
 	int half = w / 2;
 	/* right: the vectorised result at once */
@@ -398,6 +468,17 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		prompt_draw_view(a, y + 1, x, w, hh - 1);
 		return;
 	}
+	if (a->timing) {
+		/* a timing show running: the step has no result yet */
+		const struct show *s = a->timing->show;
+		char title[400];
+		snprintf(title, sizeof title, "timing: %s", s->title ? s->title : "how long each takes");
+		attron(A_BOLD);
+		term_put(y, x, title, w);
+		attroff(A_BOLD);
+		draw_timing(s, a->timing->done_ms, a->timing, y + 1, x, w, hh - 1);
+		return;
+	}
 	const struct step_result *r = current(a);
 	const struct shown *sh = current_shown(a);
 	if (!r || !sh) {
@@ -410,11 +491,11 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	const struct show *s = sh->show;
 	static const char *kinds[] = { "heatmap", "loops beside SIMD", "token view", "timing" };
 	char title[400];
+	const char *what = s->title ? s->title : s->expr ? s->expr : s->kind == SHOW_TIMING ? "how long each takes" : "";
 	if (r->nshown > 1)
-		snprintf(title, sizeof title, "[%d/%d] %s: %s  (v: next)", a->show + 1, r->nshown, kinds[s->kind],
-			 s->title ? s->title : s->expr ? s->expr : "");
+		snprintf(title, sizeof title, "[%d/%d] %s: %s  (v: next)", a->show + 1, r->nshown, kinds[s->kind], what);
 	else
-		snprintf(title, sizeof title, "%s: %s", kinds[s->kind], s->title ? s->title : s->expr ? s->expr : "");
+		snprintf(title, sizeof title, "%s: %s", kinds[s->kind], what);
 	attron(a->focus == PANE_VIEW ? A_BOLD | A_UNDERLINE : A_BOLD);
 	term_put(y, x, title, w);
 	attroff(A_BOLD | A_UNDERLINE);
@@ -444,7 +525,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		draw_tokens(a, sh, y, x, w, hh);
 		break;
 	case SHOW_TIMING:
-		draw_timing(sh, y, x, w);
+		draw_timing(s, sh->timing_ms, NULL, y, x, w, hh);
 		break;
 	}
 }

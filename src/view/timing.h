@@ -1,0 +1,31 @@
+/* timing.h: the words and numbers of a timing show and of a loops-against-SIMD
+ * comparison, written the same way by the screen and by `qkv run`: the
+ * progress line of a timing that is running, each time's ratio to the first,
+ * and a comparison's two times with how many times faster SIMD was. Pure:
+ * formats into a caller's buffer. */
+#ifndef QKV_VIEW_TIMING_H
+#define QKV_VIEW_TIMING_H
+
+#include "lesson/runner.h"
+
+#include <stddef.h>
+
+/* "Running 'LABEL': statement 17 of 41, 0.84 s" (the entry's computation
+ * time so far): the two halves below, joined by ": ". */
+void timing_progress_text(char *buf, size_t size, const struct runner_progress *p);
+/* "Running 'LABEL'" */
+void timing_progress_what(char *buf, size_t size, const struct runner_progress *p);
+/* "statement 17 of 41, 0.84 s" */
+void timing_progress_where(char *buf, size_t size, const struct runner_progress *p);
+
+/* Entry i's time against the first: "(1.23× the first)"; "" for i = 0 or
+ * when a time is 0. */
+void timing_ratio_text(char *buf, size_t size, const double *ms, int i);
+
+/* A comparison's times: "loops 35.2 ms, SIMD 0.81 ms: SIMD is 43×
+ * faster", or "both
+ * too quick to time" when the loops took under a millisecond (the clock then
+ * measures noise, not the kernels). */
+void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms);
+
+#endif
