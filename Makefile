@@ -3,6 +3,8 @@
 #   make run      install missing Debian packages, build, start qkv
 #   make bench    time the kernels (qkv bench)
 #   make test     install missing packages, build, run every test
+#   make test-cross  the kernel tests on aarch64 (NEON, under qemu-aarch64)
+#                 and natively (AVX2 and the SSE2 baseline on x86-64)
 #   make install  PREFIX=/usr/local DESTDIR=
 # Warnings, optimisation and debug flags are kept apart (WARN, OPT, DEBUG).
 
@@ -38,7 +40,7 @@ LIBOBJS := $(LIBSRCS:%.c=$(BUILD)/%.o) $(GENOBJ)
 TESTSRCS:= $(sort $(wildcard tests/unit/*.c))
 TESTOBJS:= $(TESTSRCS:%.c=$(BUILD)/%.o)
 
-.PHONY: all objs sanitize test-san run bench test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 refs
+.PHONY: all objs sanitize test-san run bench test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs
 
 all: qkv
 
@@ -96,7 +98,8 @@ test-san: sanitize
 
 # ---- Debian packages ----------------------------------------------------
 BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev
-TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux strace gcc-aarch64-linux-gnu
+TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux strace gcc-aarch64-linux-gnu \
+	      libc6-dev-arm64-cross qemu-user
 
 define install_debs
 	@missing=""; \
@@ -134,7 +137,7 @@ bench: deps
 	./qkv bench
 
 test: deps-test
-	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64
+	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64 test-cross
 	@$(MAKE) --no-print-directory test-san
 	QKV=./qkv $(BUILD)/qkv-tests
 
@@ -153,6 +156,23 @@ check-aarch64:
 	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/aarch64 PKG_CFLAGS= \
 		$(patsubst %.c,$(BUILD)/aarch64/%.o,$(wildcard src/kernel/*.c src/core/*.c src/lang/*.c)) >/dev/null
 	@echo "check-aarch64: kernel, core and lang build for aarch64"
+
+# The kernel tests without Criterion (tests/cross/kernel_cross.c, linked with
+# src/kernel/ only): built statically for aarch64 and run under qemu-aarch64
+# (the NEON path), and built for this machine and run (on x86-64 both the
+# AVX2+FMA path and the SSE2 baseline). The aarch64 objects are check-aarch64's.
+CROSSOBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/kernel/*.c) tests/cross/kernel_cross.c)
+-include $(BUILD)/tests/cross/kernel_cross.d
+
+$(BUILD)/kernel-cross: $(CROSSOBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CROSSOBJS) -lm -lpthread
+
+test-cross: check-aarch64 $(BUILD)/kernel-cross
+	@command -v qemu-aarch64 >/dev/null || { echo "test-cross: needs qemu-user"; exit 1; }
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc BUILD=$(BUILD)/aarch64 PKG_CFLAGS= \
+		LDFLAGS="-static $(LDFLAGS)" $(BUILD)/aarch64/kernel-cross
+	qemu-aarch64 $(BUILD)/aarch64/kernel-cross
+	$(BUILD)/kernel-cross
 
 # Layering (DESIGN.md): curses only in ui/, cJSON only in lesson/, kernel/
 # includes nothing of qkv's but itself, and no layer includes one above it.
