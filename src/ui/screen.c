@@ -432,8 +432,11 @@ static void draw_compare(struct app *a, const struct shown *sh, int y, int x, in
 		 a->speed);
 	term_put(y, x, buf, half - 1);
 	attroff(A_BOLD);
+	/* rows y+1 .. y+hh-3 are the left side's: the code as far as it fits
+	 * leaving two for the indices and the explanation, then the matrix; the
+	 * last two rows hold the times and the agreement */
 	int ly = y + 1;
-	for (int i = 0; i < n && ly < y + hh - 3; i++, ly++) {
+	for (int i = 0; i < n && ly < y + hh - 5; i++, ly++) {
 		if (i == cur)
 			attron(A_REVERSE);
 		term_put(ly, x, lines[i], half - 1);
@@ -454,7 +457,8 @@ static void draw_compare(struct app *a, const struct shown *sh, int y, int x, in
 		((double *)m->storage->data)[i] = state[i] ? vals[i] : NAN;
 	struct heatmap hm;
 	heatmap_build(&hm, m, NULL, 0, NULL, 0, NULL, 0, sh->show->scale == SCALE_AUTO ? hv.scale : sh->show->scale);
-	draw_heatmap(a, &hm, ly, x, y + hh - 3 - ly, half - 1, 0, 0, false, a->zoom, false);
+	if (y + hh - 2 - ly > 0)
+		draw_heatmap(a, &hm, ly, x, y + hh - 2 - ly, half - 1, 0, 0, false, a->zoom, false);
 	heatmap_free(&hm);
 	tensor_unref(m);
 }
