@@ -62,6 +62,7 @@ static const char usage[] =
 	"environment:\n"
 	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 16777216)\n"
 	"  QKV_THREADS          threads for large matrix products (default: the CPUs)\n"
+	"  QKV_NO_SIMD=1        the simd kernels run scalar code (loops, libm exp)\n"
 	"  QKV_LESSONS          a directory of more lessons (*.json); they replace\n"
 	"                       built-in lessons with the same id\n"
 	"  NO_COLOR             no colours in qkv run\n"
@@ -636,11 +637,25 @@ static int set_threads(void)
 	return 0;
 }
 
+/* QKV_NO_SIMD=1: the simd kernels take their scalar path (0 or empty: not). */
+static int set_no_simd(void)
+{
+	const char *s = getenv("QKV_NO_SIMD");
+	if (!s || !*s || strcmp(s, "0") == 0)
+		return 0;
+	if (strcmp(s, "1") != 0) {
+		fprintf(stderr, "qkv: QKV_NO_SIMD must be 1 (scalar kernels) or 0, got '%s'\n", s);
+		return -1;
+	}
+	kernel_force_scalar(true);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	enum kernel_variant kv = KERNEL_SIMD;
 	int i = 1;
-	if (set_threads() < 0)
+	if (set_threads() < 0 || set_no_simd() < 0)
 		return 2;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

@@ -23,8 +23,12 @@ static const struct simd_ops *dispatch_detect(void)
 	return &simd_ops_base;
 }
 
+static bool dispatch_scalar_forced;
+
 static const struct simd_ops *dispatch_ops(void)
 {
+	if (__atomic_load_n(&dispatch_scalar_forced, __ATOMIC_RELAXED))
+		return &simd_ops_scalar;
 	if (__atomic_load_n(&dispatch_baseline_forced, __ATOMIC_RELAXED))
 		return &simd_ops_base;
 	const struct simd_ops *ops = __atomic_load_n(&dispatch_best, __ATOMIC_ACQUIRE);
@@ -38,6 +42,11 @@ static const struct simd_ops *dispatch_ops(void)
 void kernel_force_baseline(bool on)
 {
 	__atomic_store_n(&dispatch_baseline_forced, on, __ATOMIC_RELAXED);
+}
+
+void kernel_force_scalar(bool on)
+{
+	__atomic_store_n(&dispatch_scalar_forced, on, __ATOMIC_RELAXED);
 }
 
 const char *kernel_simd_name(void)

@@ -138,6 +138,13 @@ void dropout_f64(double *out, const double *in, const uint8_t *keep, int64_t n, 
  * "neon", "scalar"). */
 const char *kernel_simd_name(void);
 
+/* on == true routes every *_simd kernel through the scalar path: the loops
+ * kernels, libm's exp and a scalar online softmax for fused attention (no
+ * vector types at all); kernel_simd_name() then says "scalar". main.c sets
+ * it from QKV_NO_SIMD=1; the tests use it too. It wins over the baseline
+ * hook below. */
+void kernel_force_scalar(bool on);
+
 /* Threads for large matmul products and attention batches (the *_simd
  * ones, split into bands of rows or groups of query rows; the result is bit
  * for bit the one-thread result). n <= 0 means as

@@ -34,6 +34,8 @@ struct simd_ops {
 	int fma_lanes;
 };
 
+/* Scalar: the loops and libm (scalar.c), for QKV_NO_SIMD=1. */
+extern const struct simd_ops simd_ops_scalar;
 /* Baseline: SSE2 on x86-64, NEON on aarch64, generic vectors elsewhere. */
 extern const struct simd_ops simd_ops_base;
 #if defined(__x86_64__)

@@ -248,6 +248,30 @@ Test(cli, qkv_threads_should_be_checked_and_not_change_a_result)
 	}
 }
 
+Test(cli, qkv_no_simd_should_run_the_scalar_kernels_and_refuse_other_values)
+{
+	const char *argv[] = { "qkv", "eval", "-e", "torch.manual_seed(0); q = torch.randn(3, 90, 16); "
+			       "o = F.scaled_dot_product_attention(q, q, q, is_causal=True); "
+			       "w = torch.softmax(q @ q.mT, dim=-1) @ q; print(o[2, 89, :3], w.sum())", NULL };
+	char *simd, *scalar, *err;
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_NO_SIMD=0", &simd, &err), 0, "%s", err);
+	free(err);
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_NO_SIMD=1", &scalar, &err), 0, "%s", err);
+	free(err);
+	cr_assert_str_eq(simd, scalar);	/* four digits agree; the bits need not */
+	free(simd);
+	free(scalar);
+	const char *bench[] = { "qkv", "bench", "--quick", NULL };
+	cr_assert_eq(run_qkv(bench, NULL, "QKV_NO_SIMD=1", &scalar, &err), 0, "%s", err);
+	cr_assert(strstr(scalar, ": scalar kernels"), "%s", scalar);
+	free(scalar);
+	free(err);
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_NO_SIMD=yes", &scalar, &err), 2);
+	cr_assert(strstr(err, "QKV_NO_SIMD must be 1 (scalar kernels) or 0, got 'yes'"), "%s", err);
+	free(scalar);
+	free(err);
+}
+
 /* Inputs a fuzzer found crashing (or tripping a sanitizer) before they were
  * fixed: each must end with status 0 or 2 and at most one line of error,
  * which under the sanitizer build (make test-san) also means no report. */

@@ -623,6 +623,25 @@ Test(kernel, attention_fused_should_match_loops_past_its_tile_sizes)
 	cr_log_info("attention past tiles: max error simd vs loops %.3g", worst);
 }
 
+Test(kernel, the_scalar_path_should_match_loops_fused_or_not)
+{
+	/* QKV_NO_SIMD=1: loops, libm's exp and a scalar online softmax */
+	static const int64_t shapes[][4] = { { 1, 1, 1, 1 }, { 7, 17, 3, 7 }, { 100, 100, 33, 64 }, { 49, 130, 8, 65 } };
+	double worst = 0;
+	kernel_force_scalar(true);
+	cr_assert_str_eq(kernel_simd_name(), "scalar");
+	for (int kind = 0; kind < MASK_KINDS; kind++)
+		for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+			check_attention_f32(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], kind, &worst);
+			check_attention_f64(shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], kind, &worst);
+		}
+	float x[5] = { -INFINITY, 0, 1, 88, NAN }, y[5];
+	exp_f32_simd(y, x, 5);
+	cr_assert(y[0] == 0 && y[1] == 1 && y[2] == expf(1) && y[3] == expf(88) && isnan(y[4]));
+	kernel_force_scalar(false);
+	cr_assert_str_neq(kernel_simd_name(), "scalar");
+}
+
 Test(kernel, attention_heads_should_give_the_same_bits_on_any_number_of_threads)
 {
 	enum { H = 6, T = 150, D = 40 };
