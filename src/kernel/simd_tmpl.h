@@ -6,6 +6,7 @@
 /* The matmul micro-kernel holds SIMD_MR (6) rows by NR = 2 vectors of c in
  * named accumulators (see simd_impl.h for the blocking). */
 #define NR (2 * LANES)
+#define SIMD_NC (8 * NR)	/* b's columns packed at once: 8 panels */
 
 /* bp is (kc, NR) contiguous; b is (kc, nc) with element (p,j) at
  * b[p*rs + j*cs]. Copies b into bp, padding columns nc..NR-1 with zeros. */
@@ -31,6 +32,23 @@ static void TFN(pack_b)(T *restrict bp, const T *restrict b, int64_t rs, int64_t
 	for (int64_t p = 0; p < kc; p++)
 		for (int64_t j = nc; j < NR; j++)
 			bp[p * NR + j] = 0;
+}
+
+/* bp is nb columns of b (kc deep, nb <= SIMD_NC) as panels of NR columns,
+ * each (kc, NR) contiguous, the last padded with zeros. Row-major b is read
+ * a row at a time across all the panels: rows of b are far apart (a page or
+ * more), and reading one only 2 vectors wide cost a TLB walk per 64 bytes. */
+static void TFN(pack_panels)(T *restrict bp, const T *restrict b, int64_t rs, int64_t cs, int64_t kc,
+			     int64_t nb)
+{
+	int64_t full = cs == 1 ? nb / NR : 0;
+	for (int64_t p = 0; p < kc; p++)
+		for (int64_t s = 0; s < full; s++) {
+			VFN(store)(bp + s * kc * NR + p * NR, VFN(load)(b + p * rs + s * NR));
+			VFN(store)(bp + s * kc * NR + p * NR + LANES, VFN(load)(b + p * rs + s * NR + LANES));
+		}
+	for (int64_t j0 = full * NR; j0 < nb; j0 += NR)
+		TFN(pack_b)(bp + j0 * kc, b + j0 * cs, rs, cs, kc, nb - j0 < NR ? nb - j0 : NR);
 }
 
 /* ap is mc rows of a (at row stride lda, kc deep) in tiles of SIMD_MR rows,
@@ -70,6 +88,12 @@ static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int6
 	V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
 	V c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
 
+	/* c's lines are written at the end: fetch them now, behind the work */
+	for (int r = 0; r < SIMD_MR; r++) {
+		__builtin_prefetch(c + r * ldc, 1);
+		__builtin_prefetch(c + r * ldc + NR - 1, 1);
+	}
+#pragma GCC unroll 4
 	for (int64_t p = 0, pa = 0; p < kc; p++, pa += as) {
 		V b0 = VFN(load)(bp);
 		V b1 = VFN(load)(bp + LANES);
@@ -133,7 +157,7 @@ static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as
 static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 		      int64_t rs, int64_t cs, int64_t m, int64_t k, int64_t n, bool skip_upper)
 {
-	T bp[SIMD_KC * NR] __attribute__((aligned(64)));
+	T bp[SIMD_KC * SIMD_NC] __attribute__((aligned(64)));
 	T ap[SIMD_MC * SIMD_KC] __attribute__((aligned(64)));
 
 	if (k == 0) {
@@ -149,18 +173,21 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 			TFN(pack_a)(ap, a + i0 * lda + p0, lda, mb, kc);
 			for (int64_t j0 = 0; j0 < n; j0 += NR) {
 				int64_t nc = n - j0 < NR ? n - j0 : NR;
+				const T *bs = bp + (j0 % SIMD_NC) * kc;	/* this panel's place */
 				if (skip_upper && j0 > i0 + mb - 1)
 					break;
-				TFN(pack_b)(bp, b + p0 * rs + j0 * cs, rs, cs, kc, nc);
+				if (j0 % SIMD_NC == 0)
+					TFN(pack_panels)(bp, b + p0 * rs + j0 * cs, rs, cs, kc,
+							 n - j0 < SIMD_NC ? n - j0 : SIMD_NC);
 				for (int64_t r0 = 0; r0 < mb; r0 += SIMD_MR) {
 					int64_t mc = mb - r0 < SIMD_MR ? mb - r0 : SIMD_MR;
 					T *ct = c + (i0 + r0) * ldc + j0;
 					if (skip_upper && j0 > i0 + r0 + mc - 1)
 						continue;
 					if (mc == SIMD_MR && nc == NR)
-						TFN(micro_packed)(ct, ldc, ap + r0 * kc, bp, kc, p0 > 0);
+						TFN(micro_packed)(ct, ldc, ap + r0 * kc, bs, kc, p0 > 0);
 					else
-						TFN(tile)(ct, ldc, ap + r0 * kc, 1, SIMD_MR, bp, NR, kc, mc, nc,
+						TFN(tile)(ct, ldc, ap + r0 * kc, 1, SIMD_MR, bs, NR, kc, mc, nc,
 							  p0 > 0);
 				}
 			}
@@ -287,30 +314,29 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 
 /* ---- fused attention: tiles and an online softmax, no T×T buffer ------------------
  * Rows i0 .. i0+bq-1 of one head (bq <= ATT_BQ): out rows = softmax(q·kᵀ·scale,
- * masked) · v, without the (tq, tk) weights. Everything runs transposed, with
- * the block's queries along the vector lanes: the scores of a block of ATT_BK
- * keys are sᵀ = k_block · q_blockᵀ (k's rows as they are, qᵀ packed once),
- * so each query's running maximum m, sum l and rescaling are plain vector
- * operations down the keys, and the output accumulates as accᵀ += v_blockᵀ ·
- * pᵀ (v read in place, pᵀ as it was just written). When a block raises a
- * query's maximum, what it has gathered (its column of accᵀ, and l) is
- * scaled by exp(m_old - m_new) first. At the end out = accᵀᵀ / l. Blocks
- * wholly in the causal future are skipped. Special rows as the loops: a query
- * with every key masked gives zeros (l stays 0), a NaN score or a +inf one
- * makes its row NaN. The depth goes ATT_DC at a time, value columns ATT_DVC
- * at a time (the scores are recomputed per pass). */
+ * masked) · v, without the (tq, tk) weights. The scores of a block of ATT_BK
+ * keys are computed transposed, sᵀ = k_block · q_blockᵀ (k's rows as they
+ * are, qᵀ packed once), so that the block's queries lie along the vector
+ * lanes and each query's running maximum m, sum l and rescaling factor are
+ * plain vector operations down the keys. The output then accumulates as
+ * acc = acc·exp(m_old - m_new) + p · v_block, p read from sᵀ a column at a
+ * time and v in place; at the end out = acc / l. Blocks wholly in the
+ * causal future are skipped. Special rows as the loops: a query with every
+ * key masked gives zeros (l stays 0), a NaN score or a +inf one makes its row
+ * NaN. The depth goes ATT_DC at a time, value columns ATT_DVC at a time (the
+ * scores are recomputed per pass). */
 #define ATT_BQ 48
-#define ATT_BK 64
+#define ATT_BK 60	/* 10 tiles of the micro-kernel's 6 rows */
 #define ATT_DC 128
 #define ATT_DVC 64
 
 /* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide) against the
  * block's queries: scaled, masked (key j is hidden from query i when causal
  * and j > i, or when mask says so) and folded into the running maxima m and
- * sums l (ATT_BQ each); st is left holding exp(s - m) and accᵀ's dvc rows are
- * rescaled where m rose. */
-static void TFN(online_block)(T *st, T *acct, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
-			      T scale, int64_t i0, int64_t bq, int64_t j0, int64_t bk, int64_t dvc)
+ * sums l (ATT_BQ each); st is left holding exp(s - m), and alpha the factor
+ * exp(m_old - m_new) by which each query's output so far must be scaled. */
+static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
+			      T scale, int64_t i0, int64_t bq, int64_t j0, int64_t bk)
 {
 	V vscale = VFN(set1)(scale), ninf = VFN(set1)(-INFINITY);
 	for (int64_t q0 = 0; q0 < ATT_BQ; q0 += LANES) {
@@ -343,17 +369,16 @@ static void TFN(online_block)(T *st, T *acct, T *m, T *l, const uint8_t *mask, i
 		V mnew = VFN(select)((VI)(vmax > mold) | (VI)(vmax != vmax), vmax, mold);
 		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
 		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
-		V alpha = VFN(exp)(mold - msub);
+		V va = VFN(exp)(mold - msub);
 		V lsum = {0};
 		for (int64_t j = 0; j < bk; j++) {
 			V e = VFN(exp)(VFN(load)(st + j * ATT_BQ + q0) - msub);
 			VFN(store)(st + j * ATT_BQ + q0, e);
 			lsum += e;
 		}
-		VFN(store)(l + q0, VFN(load)(l + q0) * alpha + lsum);
+		VFN(store)(l + q0, VFN(load)(l + q0) * va + lsum);
 		VFN(store)(m + q0, mnew);
-		for (int64_t c = 0; c < dvc; c++)
-			VFN(store)(acct + c * ATT_BQ + q0, VFN(load)(acct + c * ATT_BQ + q0) * alpha);
+		VFN(store)(alpha + q0, va);
 	}
 }
 
@@ -365,15 +390,16 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 {
 	T qt[ATT_DC * ATT_BQ] __attribute__((aligned(64)));
 	T st[ATT_BK * ATT_BQ] __attribute__((aligned(64)));
-	T acct[ATT_DVC * ATT_BQ] __attribute__((aligned(64)));
-	T m[ATT_BQ], l[ATT_BQ];
+	T acc[ATT_BQ * ATT_DVC] __attribute__((aligned(64)));
+	T vp[ATT_BK * NR] __attribute__((aligned(64)));
+	T m[ATT_BQ], l[ATT_BQ], alpha[ATT_BQ];
 	/* keys 0 .. kend-1 are visible to some query of the block */
 	int64_t kend = causal && i0 + bq < tk ? i0 + bq : tk;
 	int64_t packed = -1;	/* the depth offset qt holds */
 
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
 		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
-		memset(acct, 0, sizeof acct);
+		memset(acc, 0, sizeof acc);
 		for (int64_t r = 0; r < ATT_BQ; r++) {
 			m[r] = -INFINITY;
 			l[r] = 0;
@@ -386,9 +412,14 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
 				int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
 				if (packed != p0) {	/* qᵀ, padded with zero queries */
-					for (int64_t p = 0; p < dc; p++)
-						for (int64_t r = 0; r < ATT_BQ; r++)
-							qt[p * ATT_BQ + r] = r < bq ? q[(i0 + r) * d + p0 + p] : 0;
+					for (int64_t r = 0; r < bq; r++) {
+						const T *row = q + (i0 + r) * d + p0;
+						for (int64_t p = 0; p < dc; p++)
+							qt[p * ATT_BQ + r] = row[p];
+					}
+					for (int64_t r = bq; r < ATT_BQ; r++)
+						for (int64_t p = 0; p < dc; p++)
+							qt[p * ATT_BQ + r] = 0;
 					packed = p0;
 				}
 				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
@@ -398,19 +429,39 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 							  qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
 				}
 			}
-			TFN(online_block)(st, acct, m, l, mask, tk, causal, scale, i0, bq, j0, bk, dvc);
-			/* accᵀ += v_blockᵀ · pᵀ: row c of v_blockᵀ is v's column c0+c */
-			for (int64_t r0 = 0; r0 < dvc; r0 += SIMD_MR) {
-				int64_t mc = dvc - r0 < SIMD_MR ? dvc - r0 : SIMD_MR;
-				for (int64_t s0 = 0; s0 < ATT_BQ; s0 += NR)
-					TFN(tile)(acct + r0 * ATT_BQ + s0, ATT_BQ, v + j0 * dv + c0 + r0, 1, dv, st + s0,
-						  ATT_BQ, bk, mc, NR, true);
+			TFN(online_block)(st, alpha, m, l, mask, tk, causal, scale, i0, bq, j0, bk);
+			/* acc = acc·alpha + p · v_block: row r of p is column r of sᵀ */
+			for (int64_t r = 0; r < ATT_BQ; r++) {
+				V va = VFN(set1)(alpha[r]);
+				for (int64_t c = 0; c < dvc; c += LANES)
+					VFN(store)(acc + r * ATT_DVC + c, VFN(load)(acc + r * ATT_DVC + c) * va);
+			}
+			for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
+				int64_t nc = dvc - s0 < NR ? dvc - s0 : NR;
+				const T *b = v + j0 * dv + c0 + s0;
+				int64_t ldb = dv;
+				if (nc < NR) {	/* the last columns, padded */
+					TFN(pack_b)(vp, b, dv, 1, bk, nc);
+					b = vp;
+					ldb = NR;
+				}
+				for (int64_t r0 = 0; r0 < ATT_BQ; r0 += SIMD_MR)
+					TFN(tile)(acc + r0 * ATT_DVC + s0, ATT_DVC, st + r0, 1, ATT_BQ, b, ldb, bk,
+						  SIMD_MR, NR, true);
 			}
 		}
 		for (int64_t r = 0; r < bq; r++) {
-			T *o = out + (i0 + r) * dv + c0;
-			for (int64_t c = 0; c < dvc; c++)
-				o[c] = l[r] == 0 ? 0 : acct[c * ATT_BQ + r] / l[r];
+			T *o = out + (i0 + r) * dv + c0, *a = acc + r * ATT_DVC;
+			V vl = VFN(set1)(l[r]);
+			int64_t c = 0;
+			if (l[r] == 0) {	/* no key visible: zeros */
+				memset(o, 0, sizeof(T) * (size_t)dvc);
+				continue;
+			}
+			for (; c + LANES <= dvc; c += LANES)
+				VFN(store)(o + c, VFN(load)(a + c) / vl);
+			for (; c < dvc; c++)
+				o[c] = a[c] / l[r];
 		}
 	}
 }
@@ -432,3 +483,4 @@ static void TFN(exp)(T *out, const T *in, int64_t n)
 }
 
 #undef NR
+#undef SIMD_NC
