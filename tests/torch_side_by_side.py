@@ -35,14 +35,14 @@ later; 1.13 does not, and a line above the table then says so).
 of 32; one head at T 64, 128, 256), on both sides. --repeat N (default 5):
 each torch time is the best of N runs after one warm-up, wall time by
 time.perf_counter, under torch.no_grad(), float32, torch.manual_seed(0).
-qkv times itself: best of up to 5 runs, fewer when they take over 0.5 s.
+qkv times itself: best of up to 10 runs, fewer when they take over 1 s in all.
 --qkv PATH: the qkv binary (default: qkv at the root of this repository;
 build it with `make qkv`).
 
 Threads and BLAS: torch keeps its default number of threads (printed;
 OMP_NUM_THREADS changes it). qkv splits large matrix products over as many
-threads as there are CPUs and runs attention on one; QKV_THREADS changes
-that. Both are inherited from the environment, so
+threads as there are CPUs, attention too (heads and query tiles);
+QKV_THREADS changes that. Both are inherited from the environment, so
 `QKV_THREADS=1 tests/torch_side_by_side.py` puts qkv on one thread too.
 torch's matrix products are the BLAS's, and Debian's python3-torch uses
 whatever libblas.so.3 the alternatives system points at: the netlib
@@ -400,7 +400,7 @@ def main():
         if err:
             print("qkv: " + err)
             return 1
-        print("qkv %s: %s kernels, %s thread%s for matmul (QKV_THREADS sets it), attention on one; peak %.1f GFLOP/s"
+        print("qkv %s: %s kernels, %s thread%s (QKV_THREADS sets it); peak %.1f GFLOP/s"
               % (args.qkv, peak.get("simd", "?") if peak else "?", peak.get("threads", "?") if peak else "?",
                  "" if peak and peak.get("threads") == 1 else "s", peak["gflops"] if peak else float("nan")))
 
