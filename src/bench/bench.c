@@ -95,8 +95,9 @@ static void run_attention(void *arg, enum kernel_variant v)
 }
 
 /* The whole causal multi-head forward: x (b·t, dm) times w_qkv (dm, 3·dm),
- * the heads' q, k, v gathered to (b·h, t, d) each, attention, the heads put
- * side by side again (b·t, dm), times w_o (dm, dm). */
+ * attention on each head's q, k, v, the heads side by side again (b·t, dm),
+ * times w_o (dm, dm). simd reads the heads in place; the loops gather them
+ * to (b·h, t, d) and back. */
 struct mha_case {
 	struct shape s;
 	const float *x, *w_qkv, *w_o;
@@ -110,6 +111,14 @@ static void run_mha(void *arg, enum kernel_variant v)
 	void (*mm)(float *, const float *, const float *, int64_t, int64_t, int64_t) =
 		v == KERNEL_LOOPS ? matmul_f32_loops : matmul_f32_simd;
 	mm(c->qkv, c->x, c->w_qkv, b * t, dm, 3 * dm);
+	if (v == KERNEL_SIMD) {	/* the fused kernel reads the heads in place */
+		const struct attn_layout in = { t * 3 * dm, d, 3 * dm }, out = { t * dm, d, dm };
+		const struct attn_layout lay[4] = { in, in, in, out };
+		attention_strided_f32_simd(c->ctx, c->qkv, c->qkv + dm, c->qkv + 2 * dm, true, 1.0f / sqrtf((float)d),
+					   b, h, t, t, d, d, lay);
+		mm(c->out, c->ctx, c->w_o, b * t, dm, dm);
+		return;
+	}
 	/* qkv is (b, t, 3, h, d); head (b, h) of q is at [b][·][0][h][·] */
 	const int64_t shape[4] = { b, h, t, d }, gather[4] = { t * 3 * dm, d, 3 * dm, 1 };
 	copy_strided(c->q, c->qkv, gather, shape, 4, sizeof(float));

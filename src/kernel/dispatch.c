@@ -185,29 +185,38 @@ void kernel_set_attention_small(int64_t elems)
 
 struct attention_job {
 	const struct simd_ops *ops;
-	bool f64, causal;
+	bool f64, causal, contiguous;	/* contiguous: heads one after another */
 	void *out, *weights;
 	const void *q, *k, *v;
 	const uint8_t *mask;
 	double scale;
-	int64_t nbatch, tq, tk, d, dv, per_head;	/* per_head: items in one head */
+	int64_t nb, nh, tq, tk, d, dv, per_head;	/* per_head: items in one head */
+	struct attn_layout lay[4];	/* q, k, v, out */
 };
+
+/* Where head (b, h) of layout l starts, in elements. */
+static int64_t head_at(const struct attn_layout *l, int64_t b, int64_t h)
+{
+	return b * l->batch + h * l->head;
+}
 
 static void attention_part(void *arg, int t, int nt)
 {
 	struct attention_job *j = arg;
 	size_t es = j->f64 ? sizeof(double) : sizeof(float);
 	int64_t rows = j->ops->att_rows;
-	for (int64_t it = t; it < j->nbatch * j->per_head; it += nt) {
-		int64_t h = it / j->per_head, i0 = (it % j->per_head) * rows;
-		char *out = (char *)j->out + (size_t)(h * j->tq * j->dv) * es;
-		const char *q = (const char *)j->q + (size_t)(h * j->tq * j->d) * es;
-		const char *k = (const char *)j->k + (size_t)(h * j->tk * j->d) * es;
-		const char *v = (const char *)j->v + (size_t)(h * j->tk * j->dv) * es;
-		const uint8_t *mask = j->mask ? j->mask + h * j->tq * j->tk : NULL;
-		if (j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED)) {
+	const struct att_ld ld = { j->lay[0].row, j->lay[1].row, j->lay[2].row, j->lay[3].row };
+	for (int64_t it = t; it < j->nb * j->nh * j->per_head; it += nt) {
+		int64_t hh = it / j->per_head, b = hh / j->nh, h = hh % j->nh, i0 = (it % j->per_head) * rows;
+		const char *q = (const char *)j->q + (size_t)head_at(&j->lay[0], b, h) * es;
+		const char *k = (const char *)j->k + (size_t)head_at(&j->lay[1], b, h) * es;
+		const char *v = (const char *)j->v + (size_t)head_at(&j->lay[2], b, h) * es;
+		char *out = (char *)j->out + (size_t)head_at(&j->lay[3], b, h) * es;
+		const uint8_t *mask = j->mask ? j->mask + hh * j->tq * j->tk : NULL;
+		if (j->per_head == 1 && j->contiguous &&
+		    (j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED))) {
 			double small[ATT_SMALL];	/* room for f32 or f64 weights */
-			char *w = j->weights ? (char *)j->weights + (size_t)(h * j->tq * j->tk) * es : (char *)small;
+			char *w = j->weights ? (char *)j->weights + (size_t)(hh * j->tq * j->tk) * es : (char *)small;
 			if (j->f64)
 				j->ops->attention_f64((double *)out, (double *)w, (const double *)q, (const double *)k,
 						      (const double *)v, mask, j->causal, j->scale, j->tq, j->tk,
@@ -222,26 +231,52 @@ static void attention_part(void *arg, int t, int nt)
 		if (j->f64)
 			j->ops->attention_rows_f64((double *)out, (const double *)q, (const double *)k,
 						   (const double *)v, mask, j->causal, j->scale, i0, bq, j->tk, j->d,
-						   j->dv);
+						   j->dv, &ld);
 		else
 			j->ops->attention_rows_f32((float *)out, (const float *)q, (const float *)k,
 						   (const float *)v, mask, j->causal, (float)j->scale, i0, bq, j->tk,
-						   j->d, j->dv);
+						   j->d, j->dv, &ld);
 	}
 }
 
 static void attention_run(struct attention_job *j)
 {
-	if (j->nbatch <= 0 || j->tq <= 0 || (j->weights == NULL && j->dv <= 0))
+	if (j->nb <= 0 || j->nh <= 0 || j->tq <= 0 || (j->weights == NULL && j->dv <= 0))
 		return;
 	j->ops = dispatch_ops();
-	bool whole_heads = j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED);
+	bool whole_heads = j->contiguous &&
+			   (j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED));
 	j->per_head = whole_heads ? 1 : (j->tq + j->ops->att_rows - 1) / j->ops->att_rows;
-	double flops = 2.0 * (double)j->nbatch * (double)j->tq * (double)j->tk * (double)(j->d + j->dv);
+	int64_t items = j->nb * j->nh * j->per_head;
+	double flops = 2.0 * (double)(j->nb * j->nh) * (double)j->tq * (double)j->tk * (double)(j->d + j->dv);
 	int nt = threads_for(flops);
-	if (nt > j->nbatch * j->per_head)
-		nt = (int)(j->nbatch * j->per_head);
+	if (nt > items)
+		nt = (int)items;
 	run_parts(nt, attention_part, j);
+}
+
+/* Heads laid out as lay says (contiguous false: fused always). */
+static void strided_job(struct attention_job *j, int64_t nb, int64_t nh, int64_t tq, int64_t tk, int64_t d,
+			int64_t dv, const struct attn_layout lay[4])
+{
+	j->nb = nb;
+	j->nh = nh;
+	j->tq = tq;
+	j->tk = tk;
+	j->d = d;
+	j->dv = dv;
+	for (int i = 0; i < 4; i++)
+		j->lay[i] = lay[i];
+}
+
+/* nbatch heads one after another, as attention_heads_*_simd takes them. */
+static void heads_job(struct attention_job *j, int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv)
+{
+	const struct attn_layout lay[4] = {
+		{ tq * d, 0, d }, { tk * d, 0, d }, { tk * dv, 0, dv }, { tq * dv, 0, dv },
+	};
+	strided_job(j, nbatch, 1, tq, tk, d, dv, lay);
+	j->contiguous = true;
 }
 
 void attention_heads_f32_simd(float *out, float *weights, const float *q, const float *k,
@@ -249,8 +284,8 @@ void attention_heads_f32_simd(float *out, float *weights, const float *q, const 
 			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv)
 {
 	struct attention_job j = { .f64 = false, .causal = causal, .out = out, .weights = weights, .q = q, .k = k,
-				   .v = v, .mask = mask, .scale = scale, .nbatch = nbatch, .tq = tq, .tk = tk,
-				   .d = d, .dv = dv };
+				   .v = v, .mask = mask, .scale = scale };
+	heads_job(&j, nbatch, tq, tk, d, dv);
 	attention_run(&j);
 }
 
@@ -259,8 +294,28 @@ void attention_heads_f64_simd(double *out, double *weights, const double *q, con
 			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv)
 {
 	struct attention_job j = { .f64 = true, .causal = causal, .out = out, .weights = weights, .q = q, .k = k,
-				   .v = v, .mask = mask, .scale = scale, .nbatch = nbatch, .tq = tq, .tk = tk,
-				   .d = d, .dv = dv };
+				   .v = v, .mask = mask, .scale = scale };
+	heads_job(&j, nbatch, tq, tk, d, dv);
+	attention_run(&j);
+}
+
+void attention_strided_f32_simd(float *out, const float *q, const float *k, const float *v, bool causal,
+				float scale, int64_t nb, int64_t nh, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+				const struct attn_layout lay[4])
+{
+	struct attention_job j = { .f64 = false, .causal = causal, .out = out, .q = q, .k = k, .v = v,
+				   .scale = scale };
+	strided_job(&j, nb, nh, tq, tk, d, dv, lay);
+	attention_run(&j);
+}
+
+void attention_strided_f64_simd(double *out, const double *q, const double *k, const double *v, bool causal,
+				double scale, int64_t nb, int64_t nh, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+				const struct attn_layout lay[4])
+{
+	struct attention_job j = { .f64 = true, .causal = causal, .out = out, .q = q, .k = k, .v = v,
+				   .scale = scale };
+	strided_job(&j, nb, nh, tq, tk, d, dv, lay);
 	attention_run(&j);
 }
 

@@ -77,6 +77,21 @@ void attention_heads_f64_simd(double *out, double *weights, const double *q, con
 			      const double *v, const uint8_t *mask, bool causal, double scale,
 			      int64_t nbatch, int64_t tq, int64_t tk, int64_t d, int64_t dv);
 
+/* The same fused attention on heads laid out anyhow, as in a (B, T, H, d)
+ * projection read as (B, H, T, d) without copying it: element (b, h, i, c)
+ * of q, k, v and out is at base + b·batch + h·head + i·row + c, with lay[0]
+ * for q, lay[1] k, lay[2] v, lay[3] out (columns contiguous). nb·nh heads,
+ * no mask, no weights: always the tiles and the online softmax. */
+struct attn_layout {
+	int64_t batch, head, row;
+};
+void attention_strided_f32_simd(float *out, const float *q, const float *k, const float *v, bool causal,
+				float scale, int64_t nb, int64_t nh, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+				const struct attn_layout lay[4]);
+void attention_strided_f64_simd(double *out, const double *q, const double *k, const double *v, bool causal,
+				double scale, int64_t nb, int64_t nh, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+				const struct attn_layout lay[4]);
+
 /* ---- elementwise with broadcasting -------------------------------------
  * out is contiguous with the given shape (ndim <= 4, ndim == 0 is one element);
  * a and b are read at element strides astr/bstr (0 on a broadcast axis).

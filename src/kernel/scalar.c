@@ -15,7 +15,8 @@
 
 #define ROWS(T, NAME, EXP)                                                                                 \
 	static void NAME(T *out, const T *q, const T *k, const T *v, const uint8_t *mask, bool causal,    \
-			 T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d, int64_t dv)               \
+			 T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d, int64_t dv,               \
+			 const struct att_ld *ld)                                                          \
 	{                                                                                                  \
 		for (int64_t i = i0; i < i0 + bq; i++) {                                                   \
 			int64_t kend = causal && i + 1 < tk ? i + 1 : tk;                                  \
@@ -27,7 +28,7 @@
 						continue;                                                  \
 					T s = 0;                                                           \
 					for (int64_t c = 0; c < d; c++)                                    \
-						s += q[i * d + c] * k[j * d + c];                          \
+						s += q[i * ld->q + c] * k[j * ld->k + c];                          \
 					s *= scale;                                                        \
 					if (s > m || s != s) {                                             \
 						T alpha = m == -INFINITY ? 0 : EXP(m - s);                 \
@@ -41,10 +42,10 @@
 					T p = EXP(s - m);                                                  \
 					l += p;                                                            \
 					for (int64_t c = 0; c < dvc; c++)                                  \
-						acc[c] += p * v[j * dv + c0 + c];                          \
+						acc[c] += p * v[j * ld->v + c0 + c];                          \
 				}                                                                          \
 				for (int64_t c = 0; c < dvc; c++)                                          \
-					out[i * dv + c0 + c] = l == 0 ? 0 : acc[c] / l;                    \
+					out[i * ld->out + c0 + c] = l == 0 ? 0 : acc[c] / l;                    \
 			}                                                                                  \
 		}                                                                                          \
 	}

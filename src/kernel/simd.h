@@ -7,6 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Row strides (elements) of one attention head's q, k, v and out. */
+struct att_ld {
+	int64_t q, k, v, out;
+};
+
 /* Same signatures and contracts as the *_simd functions of kernel.h. */
 struct simd_ops {
 	const char *name;
@@ -20,13 +25,14 @@ struct simd_ops {
 	void (*attention_f64)(double *out, double *weights, const double *q, const double *k,
 			      const double *v, const uint8_t *mask, bool causal, double scale,
 			      int64_t tq, int64_t tk, int64_t d, int64_t dv);
-	/* fused attention, rows i0 .. i0+bq-1 (bq <= simd_ops.att_rows) of one head */
+	/* fused attention, rows i0 .. i0+bq-1 (bq <= simd_ops.att_rows) of one
+	 * head whose rows of q, k, v and out are ld's strides apart */
 	void (*attention_rows_f32)(float *out, const float *q, const float *k, const float *v,
 				   const uint8_t *mask, bool causal, float scale, int64_t i0, int64_t bq,
-				   int64_t tk, int64_t d, int64_t dv);
+				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
 	void (*attention_rows_f64)(double *out, const double *q, const double *k, const double *v,
 				   const uint8_t *mask, bool causal, double scale, int64_t i0, int64_t bq,
-				   int64_t tk, int64_t d, int64_t dv);
+				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
 	int att_rows;
 	void (*exp_f32)(float *out, const float *in, int64_t n);
 	void (*exp_f64)(double *out, const double *in, int64_t n);

@@ -382,11 +382,12 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 	}
 }
 
-/* q is (tq,d), k is (tk,d), v is (tk,dv), out is (tq,dv); mask NULL or
- * (tq,tk) bytes. Computes out rows i0 .. i0+bq-1. */
+/* q is (tq,d), k is (tk,d), v is (tk,dv), out is (tq,dv), their rows ld->q,
+ * ld->k, ld->v and ld->out apart; mask NULL or (tq,tk) bytes. Computes out
+ * rows i0 .. i0+bq-1. */
 static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, const uint8_t *mask,
 				bool causal, T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d,
-				int64_t dv)
+				int64_t dv, const struct att_ld *ld)
 {
 	T qt[ATT_DC * ATT_BQ] __attribute__((aligned(64)));
 	T st[ATT_BK * ATT_BQ] __attribute__((aligned(64)));
@@ -413,7 +414,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
 				if (packed != p0) {	/* qᵀ, padded with zero queries */
 					for (int64_t r = 0; r < bq; r++) {
-						const T *row = q + (i0 + r) * d + p0;
+						const T *row = q + (i0 + r) * ld->q + p0;
 						for (int64_t p = 0; p < dc; p++)
 							qt[p * ATT_BQ + r] = row[p];
 					}
@@ -425,7 +426,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
 					int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
 					for (int64_t s0 = 0; s0 < ATT_BQ; s0 += NR)
-						TFN(tile)(st + r0 * ATT_BQ + s0, ATT_BQ, k + (j0 + r0) * d + p0, d, 1,
+						TFN(tile)(st + r0 * ATT_BQ + s0, ATT_BQ, k + (j0 + r0) * ld->k + p0, ld->k, 1,
 							  qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
 				}
 			}
@@ -438,10 +439,10 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			}
 			for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
 				int64_t nc = dvc - s0 < NR ? dvc - s0 : NR;
-				const T *b = v + j0 * dv + c0 + s0;
-				int64_t ldb = dv;
+				const T *b = v + j0 * ld->v + c0 + s0;
+				int64_t ldb = ld->v;
 				if (nc < NR) {	/* the last columns, padded */
-					TFN(pack_b)(vp, b, dv, 1, bk, nc);
+					TFN(pack_b)(vp, b, ld->v, 1, bk, nc);
 					b = vp;
 					ldb = NR;
 				}
@@ -451,7 +452,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			}
 		}
 		for (int64_t r = 0; r < bq; r++) {
-			T *o = out + (i0 + r) * dv + c0, *a = acc + r * ATT_DVC;
+			T *o = out + (i0 + r) * ld->out + c0, *a = acc + r * ATT_DVC;
 			V vl = VFN(set1)(l[r]);
 			int64_t c = 0;
 			if (l[r] == 0) {	/* no key visible: zeros */

@@ -623,6 +623,45 @@ Test(kernel, attention_fused_should_match_loops_past_its_tile_sizes)
 	cr_log_info("attention past tiles: max error simd vs loops %.3g", worst);
 }
 
+Test(kernel, strided_attention_should_give_the_bits_of_gathered_heads)
+{
+	/* a GPT-2 style projection (B, T, 3, H, d) read in place as q, k, v of
+	 * (B, H, T, d), written to (B, T, H, d) */
+	enum { B = 2, T = 70, H = 3, D = 16, DM = H * D };
+	float *qkv = rand_f32(B * T * 3 * DM, -2, 2), *ctx = rand_f32(B * T * DM, 0, 0);
+	float *q = rand_f32(B * H * T * D, 0, 0), *k = rand_f32(B * H * T * D, 0, 0), *v = rand_f32(B * H * T * D, 0, 0);
+	float *o = rand_f32(B * H * T * D, 0, 0);
+	for (int b = 0; b < B; b++)
+		for (int h = 0; h < H; h++)
+			for (int t = 0; t < T; t++)
+				for (int c = 0; c < D; c++) {
+					const float *row = qkv + (b * T + t) * 3 * DM + h * D + c;
+					int at = ((b * H + h) * T + t) * D + c;
+					q[at] = row[0], k[at] = row[DM], v[at] = row[2 * DM];
+				}
+	const struct attn_layout in = { T * 3 * DM, D, 3 * DM }, out = { T * DM, D, DM };
+	const struct attn_layout lay[4] = { in, in, in, out };
+	for (int path = 0; path < 3; path++) {
+		use_path(path == 1);
+		kernel_force_scalar(path == 2);
+		for (int causal = 0; causal < 2; causal++) {
+			kernel_set_attention_small(0);
+			attention_heads_f32_simd(o, NULL, q, k, v, NULL, causal, 0.25f, B * H, T, T, D, D);
+			kernel_set_attention_small(-1);
+			attention_strided_f32_simd(ctx, qkv, qkv + DM, qkv + 2 * DM, causal, 0.25f, B, H, T, T, D, D, lay);
+			for (int b = 0; b < B; b++)
+				for (int h = 0; h < H; h++)
+					for (int t = 0; t < T; t++)
+						cr_assert(memcmp(ctx + (b * T + t) * DM + h * D, o + ((b * H + h) * T + t) * D,
+								 D * sizeof(float)) == 0,
+							  "path %d causal %d: head (%d, %d) row %d differs", path, causal, b, h, t);
+		}
+	}
+	kernel_force_scalar(false);
+	use_path(0);
+	free(qkv), free(ctx), free(q), free(k), free(v), free(o);
+}
+
 Test(kernel, the_scalar_path_should_match_loops_fused_or_not)
 {
 	/* QKV_NO_SIMD=1: loops, libm's exp and a scalar online softmax */
