@@ -177,6 +177,7 @@ int ui_run(const struct ui_options *o)
 	screen_close(&a);
 	prompt_close(&a);
 	term_stop();
+	term_detach();
 	progress_save(&a.progress);
 	catalog_free(&a.catalog);
 	progress_free(&a.progress);

@@ -96,6 +96,7 @@ void app_draw(struct app *a);
 /* term.c */
 void term_start(struct app *a);
 void term_stop(void);
+void term_detach(void);
 bool term_signalled(void);            /* SIGINT/SIGTERM/SIGHUP arrived */
 /* attribute for a cell of colour c with readable text on it */
 attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair);

@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <term.h>
+#include <unistd.h>
 #include <wchar.h>
 
 static volatile sig_atomic_t signalled;
@@ -32,6 +34,20 @@ void term_stop(void)
 		started = false;
 		endwin();
 	}
+}
+
+/* Leaving: the terminal is restored and nothing more will be drawn, so
+ * leave its session too. Otherwise, when its window closes after this
+ * point, a hangup's SIGCONT (or the one the kernel sends to a process group
+ * orphaned by the shell's exit) can arrive in the middle of what runs at
+ * exit: LeakSanitizer's check stops the process with ptrace, SIGCONT cancels
+ * that stop, and the process spins for ever. A process that is no group's
+ * leader starts a session of its own; a session's leader gives up the
+ * terminal, which sends any hangup signals at once, while harmless. */
+void term_detach(void)
+{
+	if (setsid() < 0 && getsid(0) == getpid() && isatty(STDIN_FILENO))
+		ioctl(STDIN_FILENO, TIOCNOTTY);
 }
 
 /* Out of memory: put the terminal back before mem.c prints and exits. */
