@@ -821,6 +821,17 @@ static void json_syntax_error(const struct lesson *l, size_t start, size_t off, 
 		lesson_error(l, at, NULL, err, "malformed JSON: a ',' is missing before this");
 		return;
 	}
+	/* NaN and Infinity, as Python's json.dump writes them, are not JSON */
+	static const char *const nonfinite[] = { "NaN", "Infinity", "-Infinity", "nan", "inf", "-inf" };
+	for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
+		size_t n = strlen(nonfinite[i]);
+		if (len - off >= n && strncmp(t + off, nonfinite[i], n) == 0 &&
+		    (len - off == n || !isalnum((unsigned char)t[off + n]))) {
+			lesson_error(l, at, NULL, err, "malformed JSON: %s is not a number in JSON; "
+				     "lessons hold finite numbers only", nonfinite[i]);
+			return;
+		}
+	}
 	if (isprint((unsigned char)t[off]))
 		lesson_error(l, at, NULL, err, "malformed JSON: unexpected '%c'", t[off]);
 	else
