@@ -167,7 +167,6 @@ int ui_run(const struct ui_options *o)
 	a.speed = 1;
 	a.failed_step = -1;
 	catalog_load(&a.catalog, NULL, NULL);
-	progress_load(&a.progress);
 	/* a lesson named on the command line must open, or nothing starts */
 	if (o->lesson) {
 		struct qkv_error err;
@@ -175,11 +174,11 @@ int ui_run(const struct ui_options *o)
 		if (!l) {
 			fprintf(stderr, "qkv: %s\n", err.msg);
 			catalog_free(&a.catalog);
-			progress_free(&a.progress);
 			return 2;
 		}
 		lesson_free(l);
 	}
+	progress_load(&a.progress);	/* a damaged file is set aside here: shown by app_draw */
 	term_start(&a);
 	if (o->repl) {
 		a.screen = SCREEN_REPL;
