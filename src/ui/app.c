@@ -39,9 +39,11 @@ static void repl_draw(struct app *a)
 static void put_line(char *dst, size_t size, const char *s)
 {
 	size_t n = strlen(s);
-	if (n >= size)
-		for (n = size - 1; n > 0 && (s[n] & 0xC0) == 0x80; n--)
-			;
+	if (n >= size) {
+		n = size - 1;
+		while (n > 0 && (s[n] & 0xC0) == 0x80)
+			n--;	/* not inside a character */
+	}
 	memmove(dst, s, n);
 	dst[n] = 0;
 }
