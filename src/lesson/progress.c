@@ -1,12 +1,16 @@
-/* progress.c: the lesson progress file (see progress.h).
- * Called by the full-screen program; reads and writes one small JSON file,
- * never prints, and never loses a file it cannot parse (it is renamed to
- * NAME.bad first). */
+/* progress.c: the state files qkv keeps between runs (see progress.h): the
+ * lesson progress (progress.json) and the prompt's history. Called by the
+ * full-screen program; writes through core/file.c atomically, never prints,
+ * and never writes over a file it could not read (it is set aside first). */
 #include "lesson/progress.h"
+#include "lesson/jsonpos.h"
+#include "core/file.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +21,24 @@ int progress_make_dirs(const char *path)
 {
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != 0)
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(buf, 0700) != 0) {
+			struct stat st;
+			if (errno != EEXIST)
 				return -1;
-			*p = '/';
+			if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+				errno = ENOTDIR;
+				return -1;
+			}
 		}
+		*p = c;
+		if (!c)
+			return 0;
 	}
-	return mkdir(buf, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 char *progress_state_dir(void)
@@ -41,6 +54,167 @@ char *progress_state_dir(void)
 	return xstrdup(buf);
 }
 
+/* ---- shared by both files ---------------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Sets the damaged file path aside and says so in problem, in one line,
+ * what matters first (a status line may cut the end): "NAME was unreadable,
+ * kept as NAME.bad; starting afresh (WHY)". Returns 0, or -1 when it could
+ * not be moved (the caller must then never write path). */
+static int keep_bad(const char *path, const char *what, const char *why, const char *then, char *problem,
+		    size_t size)
+{
+	char *kept = file_set_aside(path);
+	if (!kept) {
+		snprintf(problem, size, "%s %s and could not be set aside (%s): qkv leaves it as it is and does not "
+			 "save it (%s)", base_name(path), what, strerror(errno), why);
+		return -1;
+	}
+	snprintf(problem, size, "%s %s, kept as %s; %s (%s)", base_name(path), what, base_name(kept), then, why);
+	free(kept);
+	return 0;
+}
+
+/* A failed save in one line: "NAME not saved: REASON", from file_write_atomic's
+ * "cannot save PATH: REASON". */
+static void save_problem(const char *path, const char *msg, char *problem, size_t size)
+{
+	size_t pl = strlen(path);
+	if (strncmp(msg, "cannot save ", 12) == 0 && strncmp(msg + 12, path, pl) == 0 && msg[12 + pl] == ':')
+		msg += 12 + pl + 2;
+	snprintf(problem, size, "%s not saved: %s", base_name(path), msg);
+}
+
+/* Where a text fails: "line 3, column 7: a NUL byte"; true when it does. */
+static bool bad_text(const char *text, size_t len, char *why, size_t size)
+{
+	long bad = file_bad_text(text, len);
+	if (bad < 0)
+		return false;
+	int line, col;
+	jsonpos_linecol(text, len, (size_t)bad, &line, &col);
+	if (text[bad])
+		snprintf(why, size, "line %d, column %d: not UTF-8 text (byte 0x%02x)", line, col,
+			 (unsigned char)text[bad]);
+	else
+		snprintf(why, size, "line %d, column %d: a NUL byte", line, col);
+	return true;
+}
+
+/* Creates the directory holding path; 0, or -1 with problem set. */
+static int make_parent(const char *path, char *problem, size_t size)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int rc = 0;
+	if (slash && slash != dir) {
+		*slash = 0;
+		rc = progress_make_dirs(dir);
+		if (rc != 0)
+			snprintf(problem, size, "%s not saved: cannot make the directory %s (%s)", base_name(path),
+				 dir, strerror(errno));
+	}
+	free(dir);
+	return rc;
+}
+
+/* ---- progress.json ------------------------------------------------------------ */
+
+static bool whole_number(const cJSON *n)
+{
+	return cJSON_IsNumber(n) && isfinite(n->valuedouble) && n->valuedouble >= 0 &&
+	       n->valuedouble <= PROGRESS_MAX_STEP && n->valuedouble == floor(n->valuedouble);
+}
+
+/* Reads the lessons of a parsed progress file. Returns 0 when all is well,
+ * 1 when some entries were wrong (the others are loaded), 2 when the file is
+ * not of the right shape at all (nothing loaded); why says where. */
+static int read_lessons(struct progress *p, const char *text, size_t len, const cJSON *root, char *why,
+			size_t size)
+{
+	struct jsonpos pos;
+	jsonpos_build(&pos, text, len, root);
+	int line, col, rc = 0, nbad = 0;
+	const cJSON *lessons = cJSON_GetObjectItemCaseSensitive(root, "lessons");
+	if (!cJSON_IsObject(root)) {
+		jsonpos_of(&pos, root, 0, &line, &col);
+		snprintf(why, size, "line %d: not a JSON object", line);
+		rc = 2;
+	} else if (!lessons) {
+		snprintf(why, size, "no \"lessons\" in it");
+		rc = 2;
+	} else if (!cJSON_IsObject(lessons)) {
+		jsonpos_of(&pos, lessons, 0, &line, &col);
+		snprintf(why, size, "line %d: \"lessons\" is not an object", line);
+		rc = 2;
+	} else {
+		for (const cJSON *c = lessons->child; c; c = c->next) {
+			const cJSON *fur = cJSON_GetObjectItemCaseSensitive(c, "furthest");
+			const cJSON *steps = cJSON_GetObjectItemCaseSensitive(c, "steps");
+			const char *wrong = !cJSON_IsObject(c) ? "is not an object" :
+					    !whole_number(fur) ? "has no whole number \"furthest\"" :
+					    steps && !whole_number(steps) ? "has a \"steps\" that is not a whole number" :
+					    NULL;
+			if (!wrong) {
+				progress_mark(p, c->string, (int)fur->valuedouble, steps ? (int)steps->valuedouble : 0);
+				continue;
+			}
+			if (nbad++ == 0) {
+				jsonpos_of(&pos, c, 1, &line, &col);
+				snprintf(why, size, "line %d: \"%.80s\" %s", line, c->string, wrong);
+			}
+		}
+		if (nbad > 1) {
+			size_t l = strlen(why);
+			snprintf(why + l, size - l, ", and %d more", nbad - 1);
+		}
+		rc = nbad ? 1 : 0;
+	}
+	jsonpos_free(&pos);
+	return rc;
+}
+
+/* Parses text into p: 0 all read, 1 partly, 2 not at all (why says why). */
+static int parse_progress(struct progress *p, const char *text, size_t len, char *why, size_t size)
+{
+	if (bad_text(text, len, why, size))
+		return 2;
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+	size_t off = end ? (size_t)(end - text) : len;
+	int line, col;
+	if (!root) {
+		jsonpos_linecol(text, len, off, &line, &col);
+		snprintf(why, size, "line %d, column %d: not valid JSON", line, col);
+		return 2;
+	}
+	while (off < len && strchr(" \t\r\n", text[off]))
+		off++;
+	if (off < len) {
+		jsonpos_linecol(text, len, off, &line, &col);
+		snprintf(why, size, "line %d, column %d: text after the JSON", line, col);
+		cJSON_Delete(root);
+		return 2;
+	}
+	int rc = read_lessons(p, text, len, root, why, size);
+	cJSON_Delete(root);
+	return rc;
+}
+
+static void clear_entries(struct progress *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->entries[i].id);
+	free(p->entries);
+	p->entries = NULL;
+	p->n = 0;
+}
+
 void progress_load(struct progress *p)
 {
 	memset(p, 0, sizeof *p);
@@ -51,40 +225,35 @@ void progress_load(struct progress *p)
 	p->path = xmalloc(n);
 	snprintf(p->path, n, "%s/progress.json", dir);
 	free(dir);
-	FILE *f = fopen(p->path, "rb");
-	if (!f)
+	struct qkv_error err;
+	size_t len;
+	char *text = file_read_all(p->path, PROGRESS_MAX_BYTES, &len, &err);
+	char why[sizeof err.msg];
+	int rc;
+	if (text) {
+		rc = parse_progress(p, text, len, why, sizeof why);
+		free(text);
+	} else if (errno == ENOENT || errno == ENOTDIR) {
 		return;	/* no progress yet */
-	char buf[65536];
-	size_t len = fread(buf, 1, sizeof buf - 1, f);
-	bool too_big = !feof(f);
-	fclose(f);
-	buf[len] = 0;
-	cJSON *root = too_big ? NULL : cJSON_ParseWithLength(buf, len);
-	const cJSON *lessons = root ? cJSON_GetObjectItemCaseSensitive(root, "lessons") : NULL;
-	if (!cJSON_IsObject(lessons)) {
-		char bad[4200];
-		snprintf(bad, sizeof bad, "%s.bad", p->path);
-		rename(p->path, bad);
-		snprintf(p->problem, sizeof p->problem, "%s could not be read; it was kept as progress.json.bad",
-			 p->path);
-		cJSON_Delete(root);
+	} else {
+		snprintf(why, sizeof why, "%s", err.msg);
+		rc = 2;
+	}
+	if (rc == 0)
 		return;
+	if (rc == 2)
+		clear_entries(p);
+	if (keep_bad(p->path, rc == 2 ? "was unreadable" : "had unreadable entries", why,
+		     rc == 2 ? "starting afresh" : "the other lessons loaded", p->problem,
+		     sizeof p->problem) != 0) {
+		free(p->path);
+		p->path = NULL;
 	}
-	for (const cJSON *c = lessons->child; c; c = c->next) {
-		const cJSON *fur = cJSON_GetObjectItemCaseSensitive(c, "furthest");
-		const cJSON *steps = cJSON_GetObjectItemCaseSensitive(c, "steps");
-		if (!c->string || !cJSON_IsNumber(fur))
-			continue;
-		progress_mark(p, c->string, (int)fur->valuedouble, cJSON_IsNumber(steps) ? (int)steps->valuedouble : 0);
-	}
-	cJSON_Delete(root);
 }
 
 void progress_free(struct progress *p)
 {
-	for (int i = 0; i < p->n; i++)
-		free(p->entries[i].id);
-	free(p->entries);
+	clear_entries(p);
 	free(p->path);
 	memset(p, 0, sizeof *p);
 }
@@ -116,17 +285,8 @@ int progress_save(struct progress *p)
 {
 	if (!p->path)
 		return 0;
-	char *dir = xstrdup(p->path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	int rc = progress_make_dirs(dir);
-	free(dir);
-	if (rc < 0) {
-		snprintf(p->problem, sizeof p->problem, "cannot create the state directory for %s: %s", p->path,
-			 strerror(errno));
+	if (make_parent(p->path, p->problem, sizeof p->problem) != 0)
 		return -1;
-	}
 	cJSON *root = cJSON_CreateObject(), *lessons = cJSON_AddObjectToObject(root, "lessons");
 	for (int i = 0; i < p->n; i++) {
 		cJSON *e = cJSON_AddObjectToObject(lessons, p->entries[i].id);
@@ -135,18 +295,114 @@ int progress_save(struct progress *p)
 	}
 	char *text = cJSON_Print(root);
 	cJSON_Delete(root);
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp%ld", p->path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
-	if (f && fclose(f) != 0)
-		ok = false;
+	struct strbuf sb;
+	strbuf_init(&sb);
+	strbuf_puts(&sb, text);
+	strbuf_putc(&sb, '\n');
 	free(text);
-	if (!ok || rename(tmp, p->path) != 0) {
-		snprintf(p->problem, sizeof p->problem, "cannot write %s: %s", p->path, strerror(errno));
-		unlink(tmp);
-		return -1;
+	struct qkv_error err;
+	int rc = file_write_atomic(p->path, sb.s, sb.len, 0600, 0, &err);
+	strbuf_free(&sb);
+	if (rc != 0)
+		save_problem(p->path, err.msg, p->problem, sizeof p->problem);
+	return rc;
+}
+
+/* ---- the prompt's history ------------------------------------------------------ */
+
+/* Splits text into lines, keeping the newest max non-empty ones; false with
+ * why set when a line is too long. */
+static bool split_history(struct progress_history *h, const char *text, size_t len, int max, char *why,
+			  size_t size)
+{
+	int count = 0, lineno = 0;
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
+		lineno++;
+		if (l > PROGRESS_HISTORY_LINE_MAX) {
+			snprintf(why, size, "line %d is %zu bytes, more than %d", lineno, l, PROGRESS_HISTORY_LINE_MAX);
+			return false;
+		}
+		count += l > 0;
+		i += l + 1;
 	}
-	return 0;
+	int skip = count > max ? count - max : 0;
+	h->lines = xcalloc((size_t)(count - skip) + 1, sizeof *h->lines);
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
+		if (l > 0 && skip-- <= 0)
+			h->lines[h->n++] = xstrndup(text + i, l);
+		i += l + 1;
+	}
+	return true;
+}
+
+void progress_history_load(struct progress_history *h, const char *path, int max)
+{
+	memset(h, 0, sizeof *h);
+	struct qkv_error err;
+	size_t len;
+	char *text = file_read_all(path, PROGRESS_HISTORY_MAX_BYTES, &len, &err);
+	char why[sizeof err.msg];
+	if (!text && (errno == ENOENT || errno == ENOTDIR))
+		return;	/* no history yet */
+	if (!text)
+		snprintf(why, sizeof why, "%s", err.msg);
+	bool ok = text && !bad_text(text, len, why, sizeof why) && split_history(h, text, len, max, why, sizeof why);
+	free(text);
+	if (ok)
+		return;
+	progress_history_free(h);
+	h->keep_out = keep_bad(path, "was unreadable", why, "starting afresh", h->problem, sizeof h->problem) != 0;
+}
+
+void progress_history_free(struct progress_history *h)
+{
+	for (int i = 0; i < h->n; i++)
+		free(h->lines[i]);
+	free(h->lines);
+	h->lines = NULL;
+	h->n = 0;
+}
+
+static bool history_line_ok(const char *s)
+{
+	size_t l = strlen(s);
+	return l > 0 && l <= PROGRESS_HISTORY_LINE_MAX && file_bad_text(s, l) < 0;
+}
+
+int progress_history_save(const char *path, const char *const *lines, int n, int max, char *problem,
+			  size_t size)
+{
+	if (make_parent(path, problem, size) != 0)
+		return -1;
+	/* the newest lines that fit, written oldest first */
+	int first = n, kept = 0;
+	size_t bytes = 0;
+	while (first > 0 && kept < max) {
+		const char *s = lines[first - 1];
+		if (history_line_ok(s)) {
+			if (bytes + strlen(s) + 1 > PROGRESS_HISTORY_MAX_BYTES)
+				break;
+			bytes += strlen(s) + 1;
+			kept++;
+		}
+		first--;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int i = first; i < n; i++) {
+		if (history_line_ok(lines[i])) {
+			strbuf_puts(&sb, lines[i]);
+			strbuf_putc(&sb, '\n');
+		}
+	}
+	struct qkv_error err;
+	int rc = file_write_atomic(path, sb.s, sb.len, 0600, 0, &err);
+	strbuf_free(&sb);
+	if (rc != 0)
+		save_problem(path, err.msg, problem, size);
+	return rc;
 }

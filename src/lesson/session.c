@@ -1,10 +1,11 @@
 /* session.c: :save and :load of the prompt (see session.h), for ui/.
  * Replays the statements in a fresh interpreter, pins what they make in a
- * one-step lesson built with cJSON, and writes it through a temporary file.
+ * one-step lesson built with cJSON, and writes it atomically (core/file.c).
  * Never changes the caller's workspace, never prints, never leaves a partial
  * or temporary file behind, and never replaces a file unless asked to. */
 #include "lesson/session.h"
 #include "lesson/lesson.h"
+#include "core/file.h"
 #include "core/format.h"
 #include "core/mem.h"
 #include "core/textcmp.h"
@@ -12,14 +13,12 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define VALUES_TOL 1e-4   /* an expect's default tolerance (FORMAT.md) */
 
@@ -36,17 +35,6 @@ static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
-}
-
-/* The directory holding path, for messages and the final fsync. */
-static char *dir_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
 }
 
 /* The lesson id from the file name: "My Session.json" gives "my-session";
@@ -330,83 +318,7 @@ static char *lesson_json(const char *path, const char *title, const char *const 
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static int write_error(const char *path, int errnum, struct qkv_error *err)
-{
-	char *dir = dir_name(path);
-	switch (errnum) {
-	case EACCES:
-	case EPERM:
-		error_set(err, 0, 0, "cannot save %s: no permission to write in %s", path, dir);
-		break;
-	case EROFS:
-		error_set(err, 0, 0, "cannot save %s: %s is on a read-only file system", path, dir);
-		break;
-	case ENOENT:
-	case ENOTDIR:
-		error_set(err, 0, 0, "cannot save %s: there is no directory %s", path, dir);
-		break;
-	case ENOSPC:
-	case EDQUOT:
-		error_set(err, 0, 0, "cannot save %s: the disk is full", path);
-		break;
-	default:
-		error_set(err, 0, 0, "cannot save %s: %s", path, strerror(errnum));
-		break;
-	}
-	free(dir);
-	return -1;
-}
-
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, s, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		if (w == 0) {
-			errno = EIO;
-			return -1;
-		}
-		s += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Moves the finished temporary file to path: rename when replacing is
- * allowed, else link (which refuses an existing file even if one appeared
- * since the check) with rename as the fallback where links do not exist. */
-static int put_in_place(const char *tmp, const char *path, bool overwrite)
-{
-	if (overwrite)
-		return rename(tmp, path);
-	if (link(tmp, path) == 0) {
-		unlink(tmp);
-		return 0;
-	}
-	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK && errno != ENOSYS)
-		return -1;	/* EEXIST among them */
-	struct stat st;
-	if (lstat(path, &st) == 0) {
-		errno = EEXIST;
-		return -1;
-	}
-	return rename(tmp, path);
-}
-
-static void sync_dir(const char *path)
-{
-	char *dir = dir_name(path);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);	/* the rename survives a crash too; nothing to do if it cannot */
-		close(fd);
-	}
-	free(dir);
-}
-
+/* Refuses what :save must not replace, then writes through file_write_atomic. */
 static int write_atomic(const char *path, bool overwrite, const char *text, struct qkv_error *err)
 {
 	struct stat st;
@@ -417,43 +329,12 @@ static int write_atomic(const char *path, bool overwrite, const char *text, stru
 		return error_set(err, 0, 0, "%s exists; :save! %s replaces it", path, path);
 	if (exists && !S_ISREG(st.st_mode))
 		return error_set(err, 0, 0, "cannot save %s: it is not a regular file", path);
-
-	struct strbuf tmp;
-	strbuf_init(&tmp);
-	strbuf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0 && errno == EEXIST) {
-		unlink(tmp.s);	/* left by a save of ours (or of a process with our pid) that died */
-		fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	}
-	if (fd < 0) {
-		int e = errno;
-		strbuf_free(&tmp);
-		return write_error(path, e, err);
-	}
-	if (exists)
-		fchmod(fd, st.st_mode & 07777);	/* keep the replaced file's permissions */
-	int rc = write_all(fd, text, strlen(text));
-	if (rc == 0)
-		rc = fsync(fd);
-	int e = errno;
-	if (close(fd) != 0 && rc == 0) {
-		rc = -1;
-		e = errno;
-	}
-	if (rc == 0 && put_in_place(tmp.s, path, overwrite) != 0) {
-		rc = -1;
-		e = errno;
-	}
-	if (rc != 0) {
-		unlink(tmp.s);
-		strbuf_free(&tmp);
-		if (e == EEXIST)
+	if (file_write_atomic(path, text, strlen(text), 0666, FILE_KEEP_MODE | (overwrite ? 0 : FILE_NO_REPLACE),
+			      err) != 0) {
+		if (errno == EEXIST)	/* it appeared since the check */
 			return error_set(err, 0, 0, "%s exists; :save! %s replaces it", path, path);
-		return write_error(path, e, err);
+		return -1;
 	}
-	strbuf_free(&tmp);
-	sync_dir(path);
 	return 0;
 }
 

@@ -35,8 +35,46 @@ static void repl_draw(struct app *a)
 	prompt_draw(a, bottom);
 }
 
+/* Copies s into dst (size bytes), cut at a character boundary. */
+static void put_line(char *dst, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= size) {
+		n = size - 1;
+		while (n > 0 && (s[n] & 0xC0) == 0x80)
+			n--;	/* not inside a character */
+	}
+	memmove(dst, s, n);
+	dst[n] = 0;
+}
+
+/* A damaged state file set aside, or a save that failed (progress.json, the
+ * history), shown once where the user looks: the prompt's news line when it
+ * is open (before what it held), else the status line. */
+static void show_state_news(struct app *a)
+{
+	const char *p = a->progress.problem, *h = prompt_history_news();
+	if (!*p && !*h)
+		return;
+	char msg[1200];
+	snprintf(msg, sizeof msg, "%s%s%s", p, *p && *h ? "; " : "", h);
+	if (a->prompt.open && a->prompt.message[0]) {
+		size_t l = strlen(msg);
+		snprintf(msg + l, sizeof msg - l, " \u2014 %s", a->prompt.message);
+	}
+	if (a->prompt.open) {
+		put_line(a->prompt.message, sizeof a->prompt.message, msg);
+	} else {
+		put_line(a->status, sizeof a->status, msg);
+		a->status_error = true;
+	}
+	a->progress.problem[0] = 0;
+	prompt_history_news_shown();
+}
+
 void app_draw(struct app *a)
 {
+	show_state_news(a);
 	term_cursor(false);	/* unless the prompt shows it */
 	if (a->cols < MIN_COLS || a->rows < MIN_ROWS) {
 		draw_too_small(a);
@@ -131,7 +169,6 @@ int ui_run(const struct ui_options *o)
 	a.speed = 1;
 	a.failed_step = -1;
 	catalog_load(&a.catalog, NULL, NULL);
-	progress_load(&a.progress);
 	/* a lesson named on the command line must open, or nothing starts */
 	if (o->lesson) {
 		struct qkv_error err;
@@ -139,14 +176,12 @@ int ui_run(const struct ui_options *o)
 		if (!l) {
 			fprintf(stderr, "qkv: %s\n", err.msg);
 			catalog_free(&a.catalog);
-			progress_free(&a.progress);
 			return 2;
 		}
 		lesson_free(l);
 	}
+	progress_load(&a.progress);	/* a damaged file is set aside here: shown by app_draw */
 	term_start(&a);
-	if (a.progress.problem[0])
-		snprintf(a.status, sizeof a.status, "%s", a.progress.problem);
 	if (o->repl) {
 		a.screen = SCREEN_REPL;
 		prompt_open(&a, NULL, NULL, 0);
@@ -178,7 +213,11 @@ int ui_run(const struct ui_options *o)
 	prompt_close(&a);
 	term_stop();
 	term_detach();
-	progress_save(&a.progress);
+	/* after the terminal is restored, where it stays readable */
+	if (progress_save(&a.progress) != 0)
+		fprintf(stderr, "qkv: %s\n", a.progress.problem);
+	if (prompt_history_error()[0])
+		fprintf(stderr, "qkv: %s\n", prompt_history_error());
 	catalog_free(&a.catalog);
 	progress_free(&a.progress);
 	return 0;

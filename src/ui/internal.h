@@ -140,6 +140,12 @@ void prompt_key(struct app *a, int ch);
 int prompt_lines(const struct app *a);
 void prompt_draw(struct app *a, int y);
 void prompt_draw_view(struct app *a, int y, int x, int w, int h);
+/* The history file (see prompt.c): saved when the prompt closes; a damaged
+ * file found on loading or a failed save is news (one line, "" when none)
+ * until shown; prompt_history_error is why the last save failed, or "". */
 void prompt_history_save(void);
+const char *prompt_history_news(void);
+void prompt_history_news_shown(void);
+const char *prompt_history_error(void);
 
 #endif

@@ -9,15 +9,12 @@
 #include "lesson/progress.h"
 #include "lesson/session.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +26,9 @@ static int qhead, qlen;
 static char *pending;              /* text to put back in the input (after an error) */
 static bool readline_ready;
 static char history_path[4096];
+static char history_news[512];     /* a history problem not yet shown, or "" */
+static char history_error[512];    /* why the last history save failed, or "" */
+static bool history_keep_out;      /* damaged, and could not be set aside: never written */
 static char completions[400];      /* the matches readline would list */
 
 /* ---- readline plumbing --------------------------------------------------------- */
@@ -176,29 +176,55 @@ static void readline_start(void)
 		free(dir);
 		using_history();
 		stifle_history(HISTORY_MAX);
-		if (history_path[0])
-			read_history(history_path);
+		if (history_path[0]) {
+			struct progress_history h;
+			progress_history_load(&h, history_path, HISTORY_MAX);
+			for (int i = 0; i < h.n; i++)
+				add_history(h.lines[i]);
+			if (h.problem[0])
+				memcpy(history_news, h.problem, sizeof history_news);
+			history_keep_out = h.keep_out;
+			progress_history_free(&h);
+		}
 		readline_ready = true;
 	}
 	rl_callback_handler_install(">>> ", on_line);
 }
 
+/* Writes readline's history (HISTORY_MAX lines at most) through
+ * progress_history_save, atomically and mode 0600; a failure is news for the
+ * user and, until a later save works, for stderr when qkv ends. */
 void prompt_history_save(void)
 {
-	if (!readline_ready || !history_path[0])
+	if (!readline_ready || !history_path[0] || history_keep_out)
 		return;
-	/* the directory, then the file created 0600 before readline writes it */
-	char *dir = progress_state_dir();
-	if (dir)
-		progress_make_dirs(dir);
-	free(dir);
-	int fd = open(history_path, O_WRONLY | O_CREAT, 0600);
-	if (fd >= 0) {
-		fchmod(fd, 0600);
-		close(fd);
-	}
-	write_history(history_path);
-	history_truncate_file(history_path, HISTORY_MAX);
+	HIST_ENTRY **list = history_list();
+	int n = 0;
+	while (list && list[n])
+		n++;
+	const char **lines = xmalloc(sizeof *lines * (size_t)(n + 1));
+	for (int i = 0; i < n; i++)
+		lines[i] = list[i]->line;
+	if (progress_history_save(history_path, lines, n, HISTORY_MAX, history_error, sizeof history_error) != 0)
+		memcpy(history_news, history_error, sizeof history_news);
+	else
+		history_error[0] = 0;
+	free(lines);
+}
+
+const char *prompt_history_news(void)
+{
+	return history_news;
+}
+
+void prompt_history_news_shown(void)
+{
+	history_news[0] = 0;
+}
+
+const char *prompt_history_error(void)
+{
+	return history_error;
 }
 
 /* ---- running lines ------------------------------------------------------------- */

@@ -1,0 +1,310 @@
+/* file.c: reading a small file whole, writing one atomically, and setting a
+ * damaged one aside (see file.h). Used by lesson/progress.c (progress.json
+ * and the prompt history) and lesson/session.c (:save). Never prints and
+ * never leaves a partial or temporary file behind. */
+#define _GNU_SOURCE 1	/* renameat2 */
+#include "core/file.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SET_ASIDE_MAX 100   /* NAME.bad, NAME.bad.1 ... NAME.bad.99 */
+
+/* The directory holding path, for messages and the final fsync. */
+static char *dir_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static int write_error(const char *path, int errnum, struct qkv_error *err)
+{
+	char *dir = dir_name(path);
+	switch (errnum) {
+	case EACCES:
+	case EPERM:
+		error_set(err, 0, 0, "cannot save %s: no permission to write in %s", path, dir);
+		break;
+	case EROFS:
+		error_set(err, 0, 0, "cannot save %s: %s is on a read-only file system", path, dir);
+		break;
+	case ENOENT:
+	case ENOTDIR:
+		error_set(err, 0, 0, "cannot save %s: there is no directory %s", path, dir);
+		break;
+	case ENOSPC:
+	case EDQUOT:
+		error_set(err, 0, 0, "cannot save %s: the disk is full", path);
+		break;
+	default:
+		error_set(err, 0, 0, "cannot save %s: %s", path, strerror(errnum));
+		break;
+	}
+	free(dir);
+	errno = errnum;
+	return -1;
+}
+
+static int write_all(int fd, const char *s, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, s, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		s += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Moves the finished temporary file to path: rename when replacing is
+ * allowed, else link (which refuses an existing file even if one appeared
+ * since the check) with rename as the fallback where links do not exist. */
+static int put_in_place(const char *tmp, const char *path, bool replace)
+{
+	if (replace)
+		return rename(tmp, path);
+	if (link(tmp, path) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK && errno != ENOSYS)
+		return -1;	/* EEXIST among them */
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(tmp, path);
+}
+
+static void sync_dir(const char *path)
+{
+	char *dir = dir_name(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);	/* the rename survives a crash too; nothing to do if it cannot */
+		close(fd);
+	}
+	free(dir);
+}
+
+int file_write_atomic(const char *path, const char *data, size_t len, unsigned mode, int flags,
+		      struct qkv_error *err)
+{
+	struct stat st;
+	bool exists = stat(path, &st) == 0;
+	struct strbuf tmp;
+	strbuf_init(&tmp);
+	strbuf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0 && errno == EEXIST) {
+		unlink(tmp.s);	/* left by a save of ours (or of a process with our pid) that died */
+		fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+	}
+	if (fd < 0) {
+		int e = errno;
+		strbuf_free(&tmp);
+		return write_error(path, e, err);
+	}
+	if (flags & FILE_KEEP_MODE) {
+		if (exists)
+			fchmod(fd, st.st_mode & 07777);	/* keep the replaced file's permissions */
+	} else {
+		fchmod(fd, (mode_t)mode);	/* exactly mode, whatever the umask */
+	}
+	int rc = write_all(fd, data, len);
+	if (rc == 0)
+		rc = fsync(fd);
+	int e = errno;
+	if (close(fd) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc == 0 && put_in_place(tmp.s, path, !(flags & FILE_NO_REPLACE)) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc != 0) {
+		unlink(tmp.s);
+		strbuf_free(&tmp);
+		if (e == EEXIST) {
+			error_set(err, 0, 0, "cannot save %s: it exists", path);
+			errno = EEXIST;
+			return -1;
+		}
+		return write_error(path, e, err);
+	}
+	strbuf_free(&tmp);
+	sync_dir(path);
+	return 0;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static char *read_error(int fd, int errnum, struct qkv_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static char *read_error(int fd, int errnum, struct qkv_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	error_vset(err, 0, 0, fmt, ap);
+	va_end(ap);
+	if (fd >= 0)
+		close(fd);
+	errno = errnum;
+	return NULL;
+}
+
+char *file_read_all(const char *path, size_t max, size_t *len, struct qkv_error *err)
+{
+	*len = 0;
+	error_clear(err);
+	/* O_NONBLOCK: a FIFO put there must not hang the program */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return read_error(-1, errno, err, "%s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return read_error(fd, errno, err, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return read_error(fd, EISDIR, err, "it is a directory");
+	if (!S_ISREG(st.st_mode))
+		return read_error(fd, EINVAL, err, "it is not a regular file");
+	if ((uintmax_t)st.st_size > max)
+		return read_error(fd, EFBIG, err, "it is %jd bytes, more than %zu", (intmax_t)st.st_size, max);
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {	/* it grew since fstat */
+			if (cap > max) {
+				free(buf);
+				return read_error(fd, EFBIG, err, "it is more than %zu bytes", max);
+			}
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			return read_error(fd, e, err, "%s", strerror(e));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n > max) {
+		free(buf);
+		return read_error(-1, EFBIG, err, "it is more than %zu bytes", max);
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ---- setting aside ---------------------------------------------------------- */
+
+/* rename without replacing: renameat2 where the file system has it, else a
+ * check first (a race with another qkv doing the same is harmless: the
+ * second rename finds no file to move) */
+static int rename_new(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+		return -1;
+	struct stat st;
+	if (lstat(to, &st) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(from, to);
+}
+
+char *file_set_aside(const char *path)
+{
+	struct strbuf name;
+	strbuf_init(&name);
+	for (int i = 0; i < SET_ASIDE_MAX; i++) {
+		strbuf_reset(&name);
+		if (i == 0)
+			strbuf_printf(&name, "%s.bad", path);
+		else
+			strbuf_printf(&name, "%s.bad.%d", path, i);
+		if (rename_new(path, name.s) == 0)
+			return strbuf_detach(&name);
+		if (errno != EEXIST)
+			break;
+	}
+	int e = errno;
+	strbuf_free(&name);
+	errno = e;
+	return NULL;
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+long file_bad_text(const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n;
+		unsigned min;
+		if (c == 0)
+			return (long)i;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xE0) == 0xC0) {
+			n = 1;
+			min = 0x80;
+		} else if ((c & 0xF0) == 0xE0) {
+			n = 2;
+			min = 0x800;
+		} else if ((c & 0xF8) == 0xF0) {
+			n = 3;
+			min = 0x10000;
+		} else {
+			return (long)i;
+		}
+		unsigned v = c & (0x3Fu >> n);
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
+				return (long)i;
+			v = (v << 6) | (s[i + k] & 0x3Fu);
+		}
+		if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+			return (long)i;
+		i += n + 1;
+	}
+	return -1;
+}
