@@ -306,7 +306,8 @@ static const struct {
 		  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before; Ctrl-Y pastes.\n"
 		  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history); Ctrl-R searches it.\n"
 		  "Tab completes names, functions, methods after a dot, and : commands.\n"
-		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves." },
+		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n"
+		  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line typed." },
 	{ "matrices", "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers, ';' between\n"
 		      "rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work as in the notebooks.\n"
 		      "Several statements go on one line separated by ';'." },
