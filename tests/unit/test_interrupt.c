@@ -11,6 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* 15 products of 3000x3000 matrices: seconds on a fast machine, a minute
+ * under AddressSanitizer; Ctrl-C comes long before the end */
+#define LONG_PRODUCT "x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x"
+#define LONG_LINE "x = torch.randn(3000, 3000); y = " LONG_PRODUCT
+
 static char session[64];
 static char dir[96];        /* the state directory and the shell's files */
 
@@ -152,8 +157,7 @@ Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_
 	keys("'b = torch.ones(2)' Enter");
 	char *s = wait_long("weights:");	/* b's heatmap and its legend */
 	free(s);
-	/* six 3000x3000 products: seconds (tens under AddressSanitizer) */
-	keys("'x = torch.randn(3000, 3000); y = x @ x @ x @ x @ x @ x' Enter");
+	keys("'" LONG_LINE "' Enter");
 	usleep(700000);
 	keys("C-c");
 	s = wait_long("interrupted (Ctrl-C)");
@@ -178,4 +182,51 @@ Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_
 	free(s);
 	keys("':quit' Enter");
 	ended_normally();
+}
+
+Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter, .fini = stop, .timeout = 240)
+{
+	/* a lesson whose second step computes for long */
+	char path[160], cmd[1024];
+	snprintf(path, sizeof path, "/tmp/qkv-slow-step-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "{\"id\": \"slow\", \"title\": \"Slow\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+		" {\"title\": \"setup\", \"text\": \"x\", \"code\": [\"X = torch.ones(2, 2)\"]},\n"
+		" {\"title\": \"slow\", \"text\": \"x\", \"code\": [\"x = torch.randn(3000, 3000)\", \"y = %s\",\n"
+		"   \"Z = X + 1\"], \"show\": {\"heatmap\": \"Z\"}}]}\n", LONG_PRODUCT);
+	fclose(f);
+	start(path);
+	free(wait_long("step 1/2"));
+	keys("Right");
+	usleep(700000);
+	keys("C-c");
+	char *s = wait_long("has not run");
+	cr_assert(strstr(s, "step 2/2"), "%s", s);
+	cr_assert(strstr(s, "Cancelled (Ctrl-C): step 2 has not run; Enter runs it."), "%s", s);
+	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C; Enter runs it)"), "%s", s);
+	free(s);
+	still_running("after Ctrl-C in a step's code");
+	/* the prompt needs a step that ran */
+	keys(":");
+	s = wait_long("This step has not run");
+	free(s);
+	/* Enter runs it again from the start; cancelled again, it still has not */
+	keys("Enter");
+	usleep(700000);
+	keys("C-c");
+	s = wait_long("has not run");
+	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C"), "%s", s);
+	free(s);
+	/* the step before is whole: its view shows X */
+	keys("Left");
+	s = wait_long("step 1/2");
+	cr_assert(!strstr(s, "not run"), "%s", s);
+	free(s);
+	keys("q");
+	ended_normally();
+	snprintf(cmd, sizeof cmd, "rm -f %s", path);
+	if (system(cmd) != 0) {
+		/* left in /tmp */
+	}
 }
