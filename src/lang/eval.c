@@ -28,6 +28,7 @@ struct interp *interp_new(enum kernel_variant variant)
 	return I;
 }
 
+static void undo_unwind(struct interp *I, int from, bool restore);
 static void undo_clear(struct interp *I, bool restore);
 
 void interp_free(struct interp *I)
@@ -81,6 +82,7 @@ struct interp *interp_clone(const struct interp *I)
 {
 	struct interp *c = interp_new(I->ops.variant);
 	c->ops = I->ops;
+	c->interrupt = I->interrupt;
 	c->torch_rng = I->torch_rng;
 	c->np_rng = I->np_rng;
 	for (int i = 0; i < I->nvars; i++)
@@ -103,6 +105,23 @@ void interp_set_output(struct interp *I, interp_emit_fn emit, void *udata)
 struct ops_ctx *interp_ops(struct interp *I)
 {
 	return &I->ops;
+}
+
+void interp_set_interrupt(struct interp *I, const volatile sig_atomic_t *flag)
+{
+	I->interrupt = flag;
+}
+
+bool interp_interrupted(const struct interp *I)
+{
+	return I->interrupt && *I->interrupt;
+}
+
+int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err)
+{
+	if (!interp_interrupted(I))
+		return 0;
+	return error_set(err, n ? n->line : 0, n ? n->col : 0, "interrupted (Ctrl-C)");
 }
 
 void interp_statement_lines(const struct interp *I, int *first, int *last)
@@ -189,7 +208,8 @@ static struct undo *undo_push(struct interp *I)
 
 void interp_will_write(struct interp *I, struct storage *st)
 {
-	for (int i = 0; i < I->nundo; i++)
+	/* once per statement: its own rollback must find the bytes it started from */
+	for (int i = I->undo_mark; i < I->nundo; i++)
 		if (I->undo[i].st == st)
 			return;
 	struct undo *u = undo_push(I);
@@ -206,11 +226,12 @@ void interp_will_replace(struct interp *I, struct value **slot)
 	u->old = value_ref(*slot);
 }
 
-/* Ends the statement's transaction: rolls back (restore) or commits. Entries
- * are undone newest first so the oldest saved state wins. */
-static void undo_clear(struct interp *I, bool restore)
+/* Ends the transaction of the entries from `from` on: rolls them back
+ * (restore) or commits them. Entries are undone newest first so the oldest
+ * saved state wins. */
+static void undo_unwind(struct interp *I, int from, bool restore)
 {
-	for (int i = I->nundo - 1; i >= 0; i--) {
+	for (int i = I->nundo - 1; i >= from; i--) {
 		struct undo *u = &I->undo[i];
 		if (u->st) {
 			if (restore) {
@@ -239,7 +260,15 @@ static void undo_clear(struct interp *I, bool restore)
 			value_unref(u->old);
 		}
 	}
-	I->nundo = 0;
+	I->nundo = from;
+	if (I->undo_mark > from)
+		I->undo_mark = from;
+}
+
+/* Ends the whole transaction. */
+static void undo_clear(struct interp *I, bool restore)
+{
+	undo_unwind(I, 0, restore);
 }
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -834,6 +863,8 @@ static struct value *eval_call(struct interp *I, const struct node *n, struct qk
 			c.args[c.nargs++] = v;
 		}
 	}
+	if (interp_check_interrupt(I, n, err) < 0)
+		goto done;
 	r = runtime_call(&c, callee, err);
 	if (!r)
 		error_locate(err, n->line, n->col);
@@ -1037,6 +1068,8 @@ static int try_fused_attention(struct interp *I, const struct node *n, struct va
 			goto done;
 		mask = vals[5]->t;
 	}
+	if (interp_interrupted(I))
+		goto done;	/* evaluated as written, which reports it */
 	struct tensor *r = ops_attention(&I->ops, q->t, k->t, v->t, mask, false, scale, NULL, &e);
 	if (r) {
 		*out = value_from_result(r);
@@ -1095,6 +1128,10 @@ static struct value *eval(struct interp *I, const struct node *n, struct qkv_err
 		struct value *a = eval(I, n->kids[0], err);
 		if (!a)
 			return NULL;
+		if (interp_check_interrupt(I, n, err) < 0) {
+			value_unref(a);
+			return NULL;
+		}
 		r = unop(I, n->op, a, err);
 		value_unref(a);
 		break;
@@ -1118,8 +1155,9 @@ static struct value *eval(struct interp *I, const struct node *n, struct qkv_err
 			return eval(I, n->kids[1], err);
 		}
 		struct value *b = eval(I, n->kids[1], err);
-		if (!b) {
+		if (!b || interp_check_interrupt(I, n, err) < 0) {
 			value_unref(a);
+			value_unref(b);
 			return NULL;
 		}
 		if (n->op == OP_IS || n->op == OP_ISNOT) {
@@ -1401,7 +1439,7 @@ static int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *e
 			value_unref(old);
 			return -1;
 		}
-		v = binop(I, n->op, old, rhs, err);
+		v = interp_check_interrupt(I, n, err) < 0 ? NULL : binop(I, n->op, old, rhs, err);
 		if (!v) {
 			error_locate(err, n->line, n->col);
 		} else if (old->kind == V_TENSOR && v->kind == V_TENSOR) {
@@ -1438,9 +1476,12 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 	enum interp_status status = INTERP_OK;
 	bool dry = flags & INTERP_DRY_RUN;
 	bool atomic = (flags & INTERP_ATOMIC) || dry;
+	/* keep the log of every statement, for an interrupt to undo them all */
+	bool whole = atomic || (flags & INTERP_UNDO_ALL_ON_INTERRUPT);
 	struct torch_gen torch_start = I->torch_rng;
 	struct np_gen np_start = I->np_rng;
-	I->log_bindings = atomic;
+	int start = I->nundo;
+	I->log_bindings = whole;
 	for (;;) {
 		struct node *stmt = NULL;
 		error_clear(err);
@@ -1458,30 +1499,40 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 		I->stmt_last = I->stmt_first;
 		for (size_t b = span_start; b < span_end && b < len; b++)
 			I->stmt_last += src[b] == '\n';
-		int rc = exec_stmt(I, stmt, err);
+		I->undo_mark = atomic ? start : I->nundo;	/* atomic: never undone alone */
+		int rc = interp_check_interrupt(I, stmt, err);
+		if (rc == 0)
+			rc = exec_stmt(I, stmt, err);
+		/* a Ctrl-C during the statement's last operation undoes it too:
+		 * whatever the interrupt arrived during is cancelled */
+		if (rc == 0)
+			rc = interp_check_interrupt(I, stmt, err);
 		if (rc < 0 && err->line == 0) {
 			err->line = stmt->line;
 			err->col = stmt->col;
 		}
 		node_free(stmt);
 		if (rc < 0) {
-			status = INTERP_ERROR;
-			if (!atomic) {
-				undo_clear(I, true);
+			status = interp_interrupted(I) ? INTERP_INTERRUPTED : INTERP_ERROR;
+			if (!atomic && !(whole && status == INTERP_INTERRUPTED)) {
+				undo_unwind(I, I->undo_mark, true);
 				I->torch_rng = torch_saved;
 				I->np_rng = np_saved;
 			}
 			break;
 		}
-		if (!atomic)
+		if (!whole)
 			undo_clear(I, false);
 		if (I->quit)
 			break;
 	}
-	if (atomic) {
-		bool failed = status != INTERP_OK || dry;
-		undo_clear(I, failed);
-		if (failed) {
+	I->undo_mark = start;
+	if (whole) {
+		/* atomic: a failure or a dry run undoes everything; per statement
+		 * (the failing statement is undone above): an interrupt does */
+		bool undo = atomic ? status != INTERP_OK || dry : status == INTERP_INTERRUPTED;
+		undo_unwind(I, start, undo);
+		if (undo) {
 			I->torch_rng = torch_start;
 			I->np_rng = np_start;
 		}
@@ -1528,9 +1579,16 @@ struct value *interp_eval(struct interp *I, const char *src, size_t len, struct 
 			struct torch_gen torch_saved = I->torch_rng;
 			struct np_gen np_saved = I->np_rng;
 			bool log = I->log_bindings;
+			int mark = I->nundo, saved_mark = I->undo_mark;
 			I->log_bindings = true;
+			I->undo_mark = mark;
 			v = eval(I, stmt->kids[0], err);
-			undo_clear(I, true);	/* an expression leaves no trace */
+			if (v && interp_check_interrupt(I, stmt, err) < 0) {
+				value_unref(v);
+				v = NULL;
+			}
+			undo_unwind(I, mark, true);	/* an expression leaves no trace */
+			I->undo_mark = saved_mark;
 			I->log_bindings = log;
 			I->torch_rng = torch_saved;
 			I->np_rng = np_saved;

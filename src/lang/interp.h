@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "lang/value.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 struct interp;
@@ -32,16 +33,33 @@ struct interp *interp_clone(const struct interp *I);
 void interp_set_output(struct interp *I, interp_emit_fn emit, void *udata);
 struct ops_ctx *interp_ops(struct interp *I);
 
+/* Lets a statement be interrupted (Ctrl-C): while statements run, the
+ * evaluator reads *flag before each operation (a call, an operator, an
+ * index) and before and after each statement; once it is nonzero the
+ * statement fails with "interrupted (Ctrl-C)" and is undone like any failing
+ * one (interp_run then returns INTERP_INTERRUPTED). A single operation (one
+ * kernel call) is never cut short. The flag belongs to the caller, who sets
+ * it (from a signal handler) and clears it; NULL (the default) never
+ * interrupts. interp_clone copies it. */
+void interp_set_interrupt(struct interp *I, const volatile sig_atomic_t *flag);
+/* Whether the interrupt flag is set now. */
+bool interp_interrupted(const struct interp *I);
+
 enum interp_status {
 	INTERP_OK = 0,
 	INTERP_ERROR = -1,      /* err has line, col, message; earlier statements ran */
 	INTERP_INCOMPLETE = -2, /* src ends inside a statement (REPL: read more) */
+	INTERP_INTERRUPTED = -3,/* the interrupt flag stopped it: err says "interrupted (Ctrl-C)"
+	                           at the operation it stopped before; undone as an error is */
 };
 enum interp_flags {
 	INTERP_PER_STATEMENT = 0, /* a failing statement is undone; the ones before it stay */
 	INTERP_ATOMIC = 1,        /* a failure undoes every statement of src (a REPL line) */
 	INTERP_DRY_RUN = 2,       /* undo everything at the end, even on success (timing a
 	                             computation without changing the workspace) */
+	INTERP_UNDO_ALL_ON_INTERRUPT = 4, /* with PER_STATEMENT: an error undoes the failing
+	                             statement only, an interrupt every statement of src
+	                             (a lesson step cancelled with Ctrl-C runs again whole) */
 };
 /* Parses and runs the statements of src one by one, stopping at the first
  * error. first_line numbers src's first line in messages. Output of the

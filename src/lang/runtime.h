@@ -28,6 +28,8 @@ struct interp {
 	void *observe_udata;
 	int nundo, capundo;
 	struct undo *undo;
+	int undo_mark;          /* the running statement's first entry in the log */
+	const volatile sig_atomic_t *interrupt; /* nonzero: stop (interp_set_interrupt) */
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
 	int stmt_first, stmt_last; /* lines of the statement being run */
 	bool quit;
@@ -75,6 +77,9 @@ void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *uda
 /* Whether a module path exists ("torch.nn.functional"). */
 bool runtime_module_exists(const char *path);
 
+/* 0, or -1 with err "interrupted (Ctrl-C)" at n when the interrupt flag is
+ * set: called before each operation that may take long. */
+int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err);
 /* Records a storage's bytes before an in-place write in this statement. */
 void interp_will_write(struct interp *I, struct storage *st);
 /* Records an object attribute slot before it is replaced. */

@@ -103,6 +103,7 @@ static int run_code(struct runner *r, const char *code, const struct code_line *
 	enum interp_status st = interp_run(r->I, code, strlen(code), 1, flags, &e);
 	if (st == INTERP_OK)
 		return 0;
+	int rc = st == INTERP_INTERRUPTED ? RUNNER_INTERRUPTED : -1;
 	int k = e.line - 1;
 	struct loc at = lesson_code_loc(r->l, lines, nlines, k, e.col);
 	char p[128];
@@ -114,7 +115,8 @@ static int run_code(struct runner *r, const char *code, const struct code_line *
 		snprintf(p, sizeof p, "%s (line %d)", path, k < 0 ? 1 : k + 1);
 	else
 		snprintf(p, sizeof p, "%s", path);
-	return lesson_error(r->l, at, p, err, "%s", e.msg);
+	lesson_error(r->l, at, p, err, "%s", e.msg);
+	return rc;
 }
 
 /* Evaluates a show's or an expect's expression: its value as a tensor (a
@@ -315,6 +317,9 @@ static int eval_timing(struct runner *r, const struct show *s, struct shown *sh,
 		w.excluded = 0;
 		int rc = run_code(r, t->code, t->lines, t->nlines, p, INTERP_DRY_RUN, err);
 		sh->timing_ms[i] = now_ms() - w.t0 - w.excluded;
+		if (rc == RUNNER_INTERRUPTED)
+			for (int j = i; j < s->ntimings; j++)
+				sh->timing_ms[j] = NAN;	/* not timed: cancelled */
 		if (r->progress) {
 			interp_set_observer(r->I, NULL, NULL);
 			if (rc == 0) {
@@ -325,14 +330,13 @@ static int eval_timing(struct runner *r, const struct show *s, struct shown *sh,
 			free(w.first_line);
 		}
 		if (rc < 0)
-			return -1;
+			return rc;
 	}
 	return 0;
 }
 
-static int eval_show(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
+static int eval_show_kind(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
 {
-	sh->show = s;
 	switch (s->kind) {
 	case SHOW_HEATMAP:
 	case SHOW_TOKENS:
@@ -349,18 +353,64 @@ static int eval_show(struct runner *r, const struct show *s, struct shown *sh, s
 	return 0;
 }
 
-void step_result_free(struct step_result *s)
+/* One show; stopped by the interrupt flag, it is marked cancelled and keeps
+ * no half-made tensors. */
+static int eval_show(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
 {
-	free(s->output);
-	for (int i = 0; i < s->npieces; i++)
-		free(s->pieces[i].text);
-	free(s->pieces);
+	sh->show = s;
+	int rc = eval_show_kind(r, s, sh, err);
+	if (rc < 0 && interp_interrupted(r->I)) {
+		sh->cancelled = true;
+		if (s->kind != SHOW_TIMING) {
+			tensor_unref(sh->t);
+			tensor_unref(sh->loops);
+			sh->t = sh->loops = NULL;
+		}
+		return RUNNER_INTERRUPTED;
+	}
+	return rc;
+}
+
+static void free_shown(struct step_result *s)
+{
 	for (int i = 0; i < s->nshown; i++) {
 		tensor_unref(s->shown[i].t);
 		tensor_unref(s->shown[i].loops);
 		free(s->shown[i].timing_ms);
 	}
 	free(s->shown);
+	s->shown = NULL;
+	s->nshown = 0;
+}
+
+/* The shows of step st into out, stopping at the first that fails. */
+static int eval_shows(struct runner *r, const struct step *st, struct step_result *out, struct qkv_error *err)
+{
+	out->shown = xcalloc((size_t)st->nshows + 1, sizeof *out->shown);
+	for (int i = 0; i < st->nshows; i++) {
+		out->nshown++;
+		int rc = eval_show(r, &st->shows[i], &out->shown[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int runner_show(struct runner *r, struct step_result *out, struct qkv_error *err)
+{
+	if (r->done == 0)
+		return error_set(err, 0, 0, "%s: no step has run", r->l->name);
+	free_shown(out);
+	return eval_shows(r, &r->l->steps[r->done - 1], out, err);
+}
+
+void step_result_free(struct step_result *s)
+{
+	free(s->output);
+	for (int i = 0; i < s->npieces; i++)
+		free(s->pieces[i].text);
+	free(s->pieces);
+	free_shown(s);
 	memset(s, 0, sizeof *s);
 }
 
@@ -373,7 +423,16 @@ int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err
 	drop_pieces(r);	/* printed by an exercise check since the last step */
 	char p[96];
 	snprintf(p, sizeof p, "%s.code", st->path);
-	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT, err);
+	/* cancelled (Ctrl-C) part way, the step is undone whole, to run again */
+	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT | INTERP_UNDO_ALL_ON_INTERRUPT,
+			  err);
+	if (rc == RUNNER_INTERRUPTED) {
+		strbuf_reset(&r->out);
+		drop_pieces(r);
+		if (out)
+			memset(out, 0, sizeof *out);
+		return rc;
+	}
 	r->done++;
 	if (!out)
 		drop_pieces(r);
@@ -386,12 +445,7 @@ int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err
 		r->npieces = 0;
 		if (rc < 0)
 			return -1;
-		out->shown = xcalloc((size_t)st->nshows + 1, sizeof *out->shown);
-		for (int i = 0; i < st->nshows; i++) {
-			out->nshown++;
-			if (eval_show(r, &st->shows[i], &out->shown[i], err) < 0)
-				return -1;
-		}
+		return eval_shows(r, st, out, err);
 	}
 	return rc;
 }

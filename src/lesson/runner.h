@@ -19,6 +19,9 @@ struct shown {
 	double max_diff;           /* compare: largest |simd - loops| */
 	bool agree;                /* compare: allclose(rtol 1e-5, atol 1e-6) */
 	double *timing_ms;         /* timing: one per entry */
+	bool cancelled;            /* Ctrl-C stopped it (runner_step returned RUNNER_INTERRUPTED): a
+	                              timing keeps the entries it finished, the others are NAN;
+	                              another show has no tensors */
 };
 
 /* Output printed by the statement that ends on code line `line` (1-based). */
@@ -66,8 +69,22 @@ void runner_set_progress(struct runner *r, runner_progress_fn fn, void *ctx);
 
 /* Runs the next step: its code, then its shows (when out is not NULL). On
  * failure returns -1 with err->msg the full "FILE:LINE:COL: PATH: message"
- * line; the workspace is as the statements before the failing one left it. */
+ * line; the workspace is as the statements before the failing one left it.
+ *
+ * When the interpreter's interrupt flag (interp_set_interrupt on
+ * runner_interp) stops it, returns RUNNER_INTERRUPTED with err saying
+ * "... interrupted (Ctrl-C)". Stopped in the code, the step has not run: the
+ * workspace and the random streams are as before it, runner_done is
+ * unchanged, out holds nothing, and the next runner_step runs it again.
+ * Stopped in a show, the step has run: out holds its output and the shows up
+ * to the stopped one, which is marked cancelled; runner_show evaluates them
+ * again. */
+#define RUNNER_INTERRUPTED (-2)
 int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err);
+/* Evaluates the shows of the step last run again, into out (its old shows
+ * are freed, its output kept): after one was cancelled. 0, -1 or
+ * RUNNER_INTERRUPTED as runner_step. */
+int runner_show(struct runner *r, struct step_result *out, struct qkv_error *err);
 void step_result_free(struct step_result *s);
 
 /* The result of one expect. */

@@ -1,10 +1,14 @@
 /* app.c: the full-screen program's main loop: one state (menu or lesson,
  * with an optional help overlay), a draw and a key function per state,
  * resize and signals handled here. The terminal is restored on every way
- * out: q, an error exit, SIGINT, SIGTERM, SIGHUP. */
+ * out: q, an error exit, SIGINT, SIGTERM, SIGHUP (and a crash: term.c).
+ * Ctrl-C cancels a computation that runs; with none, it clears the prompt's
+ * line, or quits. */
 #include "ui/internal.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -92,8 +96,34 @@ void app_draw(struct app *a)
 	refresh();
 }
 
+/* One key for the prompt: a line it runs can be cancelled with Ctrl-C. */
+static void prompt_feed(struct app *a, int ch)
+{
+	term_busy_begin();
+	prompt_key(a, ch);
+	term_busy_end();	/* an interrupted line says so itself */
+}
+
+/* A Ctrl-C with no computation to cancel: true when the program should end. */
+static bool ctrl_c_quits(struct app *a)
+{
+	if (a->prompt.open) {
+		prompt_interrupt(a);	/* clears the line, as in a shell or Python */
+		return false;
+	}
+	if (term_busy_recent(1000)) {
+		/* the computation it meant to cancel had just ended */
+		snprintf(a->status, sizeof a->status, " Nothing left to cancel: it had finished. (q quits)");
+		a->status_error = false;
+		return false;
+	}
+	return true;
+}
+
 static void key(struct app *a, int ch)
 {
+	if (a->test_crash && ch == KEY_F(12))
+		term_test_crash(a->test_crash);	/* QKV_TEST_CRASH: tests only */
 	if (ch == KEY_RESIZE) {
 		getmaxyx(stdscr, a->rows, a->cols);
 		return;
@@ -115,8 +145,8 @@ static void key(struct app *a, int ch)
 				prompt_close(a);
 				return;
 			}
-			prompt_key(a, 27);
-			prompt_key(a, next);
+			prompt_feed(a, 27);
+			prompt_feed(a, next);
 			return;
 		}
 		if (ch == KEY_MOUSE) {
@@ -124,7 +154,7 @@ static void key(struct app *a, int ch)
 			getmouse(&ev);
 			return;
 		}
-		prompt_key(a, ch);
+		prompt_feed(a, ch);
 		return;
 	}
 	if (ch == '?') {
@@ -168,6 +198,7 @@ int ui_run(const struct ui_options *o)
 	a.big = o->big;
 	a.speed = 1;
 	a.failed_step = -1;
+	a.test_crash = getenv("QKV_TEST_CRASH");
 	catalog_load(&a.catalog, NULL, NULL);
 	/* a lesson named on the command line must open, or nothing starts */
 	if (o->lesson) {
@@ -189,7 +220,12 @@ int ui_run(const struct ui_options *o)
 		screen_open(&a, o->lesson, o->step);
 	}
 	int fast_errors = 0;
-	while (!a.quit && !term_signalled()) {
+	while (!a.quit) {
+		int sig = term_signal();
+		if (sig == SIGINT && !ctrl_c_quits(&a))
+			term_signal_clear();
+		else if (sig)
+			break;
 		app_draw(&a);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);

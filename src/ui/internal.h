@@ -51,6 +51,7 @@ struct app {
 	enum screen_id screen;
 	bool help;                  /* the help overlay is open */
 	bool quit;
+	const char *test_crash;     /* $QKV_TEST_CRASH: F12 crashes (term_test_crash), for tests */
 	int rows, cols;             /* terminal size */
 	char status[400];           /* a message for the status line */
 	bool status_error;
@@ -97,7 +98,23 @@ void app_draw(struct app *a);
 void term_start(struct app *a);
 void term_stop(void);
 void term_detach(void);
-bool term_signalled(void);            /* SIGINT/SIGTERM/SIGHUP arrived */
+/* The signal that asks the program to end (SIGTERM, SIGHUP, or SIGINT while
+ * no computation ran), or 0; term_signal_clear forgets it (a Ctrl-C the
+ * program answers otherwise). */
+int term_signal(void);
+void term_signal_clear(void);
+/* Around a computation that Ctrl-C cancels (running steps, a prompt line):
+ * a SIGINT (or SIGTERM, SIGHUP) in between raises term_interrupt_flag(),
+ * which the interpreters read (interp_set_interrupt). term_busy_end says
+ * whether it rose, and lowers it. Nest. */
+const volatile sig_atomic_t *term_interrupt_flag(void);
+void term_busy_begin(void);
+bool term_busy_end(void);
+/* Whether a computation that took long enough to want to cancel (300 ms)
+ * ended less than ms ago: a Ctrl-C then meant to cancel it, not to quit. */
+bool term_busy_recent(double ms);
+/* The test hook behind QKV_TEST_CRASH (term.c). */
+void term_test_crash(const char *how);
 /* attribute for a cell of colour c with readable text on it */
 attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair);
 /* a colour pair for fg on bg (NULL: the terminal's background) */
@@ -135,6 +152,8 @@ void help_draw(struct app *a);
 void prompt_open(struct app *a, struct interp *from, const struct step *st, int step_index);
 void prompt_close(struct app *a);
 void prompt_key(struct app *a, int ch);
+/* Ctrl-C with no line running: forgets the line being typed. */
+void prompt_interrupt(struct app *a);
 /* Draws the prompt's lines at the bottom (the caller leaves them free) and
  * returns how many lines it uses; prompt_draw_view draws its result. */
 int prompt_lines(const struct app *a);

@@ -332,7 +332,8 @@ static const struct {
 		  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before; Ctrl-Y pastes.\n"
 		  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history); Ctrl-R searches it.\n"
 		  "Tab completes names, functions, methods after a dot, and : commands.\n"
-		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves." },
+		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n"
+		  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line typed." },
 	{ "matrices", "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers, ';' between\n"
 		      "rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work as in the notebooks.\n"
 		      "Several statements go on one line separated by ';'." },
@@ -605,6 +606,7 @@ static void run_command(struct app *a, const char *line)
 	} else if (strcmp(cmd, "reset") == 0) {
 		interp_free(p->I);
 		p->I = p->base ? interp_clone(p->base) : interp_new(a->opt.variant);
+		interp_set_interrupt(p->I, term_interrupt_flag());	/* Ctrl-C stops a line */
 		forget_typed(p);	/* a :save after this holds only what follows */
 		clear_view(p);
 		snprintf(p->message, sizeof p->message, "%s", p->base ? "The workspace is the step's again." : "The workspace is empty again.");
@@ -658,6 +660,7 @@ void prompt_open(struct app *a, struct interp *from, const struct step *st, int 
 	if (!p->open) {
 		p->base = from ? interp_clone(from) : NULL;
 		p->I = from ? interp_clone(from) : interp_new(a->opt.variant);
+		interp_set_interrupt(p->I, term_interrupt_flag());	/* Ctrl-C stops a line */
 		p->step = st;
 		p->step_index = step_index;
 		p->solved = xcalloc((size_t)(st ? st->nexercises : 0) + 1, sizeof *p->solved);
@@ -696,6 +699,33 @@ void prompt_close(struct app *a)
 		a->quit = true;
 }
 
+/* Ctrl-C while no line runs (a running one is stopped by the interpreter
+ * and fails with "interrupted (Ctrl-C)"): the line being typed is dropped,
+ * whatever readline was in the middle of (a search, an argument), as a shell
+ * or Python does. It never closes the prompt. */
+static char before_ctrl_c[sizeof ((struct prompt *)0)->message];	/* the message the note hides */
+static bool ctrl_c_note;
+
+void prompt_interrupt(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	cur = a;
+	if (!ctrl_c_note)
+		memcpy(before_ctrl_c, p->message, sizeof before_ctrl_c);
+	ctrl_c_note = true;	/* until the next key */
+	rl_callback_sigcleanup();
+	rl_free_line_state();
+	rl_callback_handler_remove();
+	free(pending);
+	pending = NULL;
+	readline_start();	/* a new, empty line */
+	p->error[0] = 0;
+	completions[0] = 0;
+	snprintf(p->message, sizeof p->message, "%s", a->screen == SCREEN_REPL ?
+		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; :quit or Ctrl-D leaves.)" :
+		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; Esc closes the prompt.)");
+}
+
 /* Feeds one curses key to readline as the bytes a terminal would send. */
 void prompt_key(struct app *a, int ch)
 {
@@ -720,6 +750,9 @@ void prompt_key(struct app *a, int ch)
 			return;
 	}
 	cur = a;
+	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
+		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
+	ctrl_c_note = false;
 	size_t n = strlen(seq);
 	memcpy(queue, seq, n);
 	qhead = 0;

@@ -2,7 +2,11 @@
  * the step's view (heatmap, loops beside SIMD, token view, timing), the cell
  * inspector and the status line; and its keys. Steps run forward through the
  * runner once and are kept, so going back is instant. An error in a step is
- * shown in the status line and the program goes on. */
+ * shown in the status line and the program goes on. Ctrl-C while steps run
+ * cancels: a step stopped in its code has not run (the screen shows it
+ * without results, and Enter, or going past it, runs it again); a step
+ * stopped in a show (a timing) has run, its show says cancelled, and Enter
+ * computes it again. */
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/ops.h"
@@ -47,7 +51,7 @@ static void timing_progress(void *ctx, const struct runner_progress *p)
 	if (p->statement > 0 && !p->finished && clock_ms() - a->timing_drawn < 50)
 		return;
 	int saved = a->step;
-	a->step = a->ran;	/* the step running: its result is not kept yet */
+	a->step = (int)(p->step - a->lesson->steps);	/* the step running: its result is not kept yet */
 	a->timing = p;
 	app_draw(a);
 	a->timing = NULL;
@@ -55,23 +59,115 @@ static void timing_progress(void *ctx, const struct runner_progress *p)
 	a->timing_drawn = clock_ms();
 }
 
-/* Runs steps up to k (0-based) that have not run yet. */
-static void run_to(struct app *a, int k)
+static void keep_shown(struct step_result *res)
 {
+	for (int i = 0; i < res->nshown; i++) {
+		res->shown[i].t = keep(res->shown[i].t);
+		res->shown[i].loops = keep(res->shown[i].loops);
+	}
+}
+
+/* Runs steps up to k (0-based) that have not run yet, and returns the step
+ * to show: k, or the one Ctrl-C stopped (which has not run when it was
+ * stopped in its code). */
+static int run_to(struct app *a, int k)
+{
+	term_busy_begin();
 	while (a->ran <= k && a->ran < a->lesson->nsteps && a->failed_step < 0) {
 		struct step_result *res = &a->results[a->ran];
 		struct qkv_error err;
-		if (runner_step(a->runner, res, &err) < 0) {
+		int rc = runner_step(a->runner, res, &err);
+		if (rc == RUNNER_INTERRUPTED && res->nshown == 0) {
+			/* stopped in its code: it has not run */
+			step_result_free(res);
+			snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C): step %d has not run; Enter runs it.",
+				 a->ran + 1);
+			a->status_error = true;
+			k = a->ran;
+			break;
+		}
+		if (rc == RUNNER_INTERRUPTED) {
+			snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) before its view was complete: Enter "
+				 "computes it again.");
+			a->status_error = true;
+			k = a->ran;
+		} else if (rc < 0) {
 			a->failed_step = a->ran;
 			snprintf(a->failure, sizeof a->failure, "%s", err.msg);
 			snprintf(a->status, sizeof a->status, "%s", err.msg);
 			a->status_error = true;
 		}
-		for (int i = 0; i < res->nshown; i++) {
-			res->shown[i].t = keep(res->shown[i].t);
-			res->shown[i].loops = keep(res->shown[i].loops);
-		}
+		keep_shown(res);
 		a->ran++;
+		if (rc == RUNNER_INTERRUPTED)
+			break;
+	}
+	term_busy_end();
+	return k;
+}
+
+/* Whether step k ran but Ctrl-C stopped one of its shows. */
+static bool shows_cancelled(const struct app *a, int k)
+{
+	if (k < 0 || k >= a->ran)
+		return false;
+	for (int i = 0; i < a->results[k].nshown; i++)
+		if (a->results[k].shown[i].cancelled)
+			return true;
+	return false;
+}
+
+/* A runner whose workspace is as step k left it: the live one when k is the
+ * last step run, else *again, a new one that runs the lesson up to k without
+ * its shows (NULL when Ctrl-C stopped that). */
+static struct runner *runner_at(struct app *a, int k, struct runner **again)
+{
+	*again = NULL;
+	if (k == a->ran - 1)
+		return a->runner;
+	struct runner *r = runner_new(a->lesson, a->opt.variant);
+	interp_set_interrupt(runner_interp(r), term_interrupt_flag());
+	struct qkv_error err;
+	term_busy_begin();
+	int rc = 0;
+	for (int i = 0; i <= k && rc != RUNNER_INTERRUPTED; i++)
+		rc = runner_step(r, NULL, &err);
+	term_busy_end();
+	if (rc == RUNNER_INTERRUPTED) {
+		runner_free(r);
+		return NULL;
+	}
+	*again = r;
+	return r;
+}
+
+/* Enter on a step whose show Ctrl-C stopped: computes its shows again. */
+static void show_again(struct app *a)
+{
+	int k = a->step;
+	struct runner *again;
+	struct runner *r = runner_at(a, k, &again);
+	struct qkv_error err;
+	int rc = RUNNER_INTERRUPTED;
+	looptrace_free(a->trace);	/* it animates a tensor about to be replaced */
+	a->trace = NULL;
+	a->trace_of = NULL;
+	a->running = false;
+	if (r) {
+		if (again)
+			runner_set_progress(again, timing_progress, a);
+		term_busy_begin();
+		rc = runner_show(r, &a->results[k], &err);
+		term_busy_end();
+		keep_shown(&a->results[k]);
+	}
+	runner_free(again);
+	if (rc == RUNNER_INTERRUPTED) {
+		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) again: Enter computes it again.");
+		a->status_error = true;
+	} else if (rc < 0) {
+		snprintf(a->status, sizeof a->status, "%s", err.msg);
+		a->status_error = true;
 	}
 }
 
@@ -96,7 +192,10 @@ static void go_to(struct app *a, int k)
 		k = a->lesson->nsteps - 1;
 	if (a->step != k)
 		reset_view(a);	/* first: a timing in the steps run draws its progress */
-	run_to(a, k);
+	int at = run_to(a, k);
+	if (at != k && a->step != at)
+		reset_view(a);
+	k = at;
 	a->step = k;
 	progress_mark(&a->progress, a->lesson->id, k + 1, a->lesson->nsteps);
 }
@@ -114,6 +213,7 @@ int screen_open(struct app *a, const char *arg, int step)
 	a->lesson = l;
 	a->runner = runner_new(l, a->opt.variant);
 	runner_set_progress(a->runner, timing_progress, a);
+	interp_set_interrupt(runner_interp(a->runner), term_interrupt_flag());	/* Ctrl-C */
 	a->results = xcalloc((size_t)l->nsteps, sizeof *a->results);
 	a->ran = 0;
 	a->failed_step = -1;
@@ -219,6 +319,12 @@ static void draw_status(struct app *a)
 		term_put(y, 0, buf, a->cols);
 		return;
 	}
+	if (a->timing) {
+		attron(A_BOLD);
+		term_put(y, 0, " Running the timing\u2026  Ctrl-C cancels it", a->cols);
+		attroff(A_BOLD);
+		return;
+	}
 	if (a->status[0]) {
 		attron(a->status_error ? A_BOLD : A_NORMAL);
 		term_put(y, 0, a->status, a->cols);
@@ -252,6 +358,8 @@ static void draw_text(struct app *a, int y, int x, int w, int h)
 	}
 	if (a->failed_step == a->step)
 		strbuf_printf(&sb, "\nThis step's code failed: %s\n", a->failure);
+	else if (a->step >= a->ran && a->failed_step < 0)
+		strbuf_printf(&sb, "\n(Cancelled with Ctrl-C before it finished: this step has not run. Enter runs it.)\n");
 	else if (a->failed_step >= 0 && a->step > a->failed_step)
 		strbuf_printf(&sb, "\n(Not run: step %d failed.)\n", a->failed_step + 1);
 	for (int i = 0; i < st->nnote; i++)
@@ -349,6 +457,15 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 {
 	int end = y + hh, ndone = p ? p->entry + (p->finished ? 1 : 0) : s->ntimings;
 	char buf[600];
+	bool cancelled = false;
+	for (int i = 0; !p && i < s->ntimings; i++)
+		cancelled |= isnan(ms[i]);
+	if (cancelled) {
+		attron(A_BOLD);
+		term_put(y, x, "Cancelled (Ctrl-C) before every entry was timed: Enter times them again.", w);
+		attroff(A_BOLD);
+		y += 2;
+	}
 	if (p) {
 		/* one line when it fits, else what runs above where it is */
 		timing_progress_text(buf, sizeof buf, p);
@@ -370,7 +487,7 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 	double max = 0;
 	int lw = 0;
 	for (int i = 0; i < s->ntimings; i++) {
-		if (i < ndone)
+		if (i < ndone && !isnan(ms[i]))
 			max = ms[i] > max ? ms[i] : max;
 		int tw = term_width_of(s->timings[i].label);
 		lw = tw > lw ? tw : lw;
@@ -379,7 +496,11 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 		lw = w - 32 > 10 ? w - 32 : 10;
 	for (int i = 0; i < s->ntimings && y + 1 < end; i++, y += 2) {
 		term_put(y, x, s->timings[i].label, lw);
-		if (i < ndone) {
+		if (i < ndone && isnan(ms[i])) {
+			attron(A_DIM);
+			term_put(y, x + lw + 1, "   cancelled", w - lw - 1);
+			attroff(A_DIM);
+		} else if (i < ndone) {
 			char ratio[64];
 			timing_ratio_text(ratio, sizeof ratio, ms, i);
 			snprintf(buf, sizeof buf, "%9.1f ms  %s", ms[i], ratio);
@@ -485,6 +606,18 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	}
 	const struct step_result *r = current(a);
 	const struct shown *sh = current_shown(a);
+	if (!r && a->step >= a->ran && a->failed_step < 0) {
+		attron(A_DIM);
+		term_put(y, x, "(not run: cancelled with Ctrl-C; Enter runs it)", w);
+		attroff(A_DIM);
+		return;
+	}
+	if (sh && sh->cancelled && sh->show->kind != SHOW_TIMING) {
+		attron(A_DIM);
+		term_put(y, x, "(cancelled with Ctrl-C: Enter computes it again)", w);
+		attroff(A_DIM);
+		return;
+	}
 	if (!r || !sh) {
 		attron(A_DIM);
 		term_put(y, x, a->failed_step >= 0 && a->step >= a->failed_step ? "(nothing to show: the step failed)" :
@@ -635,6 +768,13 @@ void screen_key(struct app *a, int ch)
 			go_to(a, a->step - 1);
 		break;
 	case 'n': case ' ': go_to(a, a->step + 1); break;
+	case '\n': case KEY_ENTER:
+		/* after a Ctrl-C: the step, or its view, again */
+		if (a->step >= a->ran)
+			go_to(a, a->step);
+		else if (shows_cancelled(a, a->step))
+			show_again(a);
+		break;
 	case 'p': go_to(a, a->step - 1); break;
 	case KEY_HOME: go_to(a, 0); break;
 	case KEY_END: go_to(a, a->lesson->nsteps - 1); break;
@@ -672,13 +812,16 @@ void screen_key(struct app *a, int ch)
 			a->status_error = true;
 			break;
 		}
-		struct runner *live = a->runner, *again = NULL;
-		if (a->step != a->ran - 1) {
-			again = runner_new(a->lesson, a->opt.variant);
-			struct qkv_error err;
-			for (int k = 0; k <= a->step; k++)
-				runner_step(again, NULL, &err);
-			live = again;
+		if (a->step >= a->ran) {
+			snprintf(a->status, sizeof a->status, "This step has not run (cancelled): Enter runs it.");
+			a->status_error = true;
+			break;
+		}
+		struct runner *again, *live = runner_at(a, a->step, &again);
+		if (!live) {
+			snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C): the prompt did not open.");
+			a->status_error = true;
+			break;
 		}
 		prompt_open(a, runner_interp(live), &a->lesson->steps[a->step], a->step);
 		runner_free(again);

@@ -1,38 +1,254 @@
 /* term.c: the terminal: curses setup and teardown, signals that must restore
- * the terminal, colour pairs allocated on demand, UTF-8 text output. The only
- * file that starts or ends curses; every exit path goes through term_stop. */
+ * the terminal (SIGINT, SIGTERM, SIGHUP through a flag the main loop reads;
+ * a crash, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, in its handler), Ctrl-C
+ * during a computation, colour pairs allocated on demand, UTF-8 text output.
+ * The only file that starts or ends curses; every exit path goes through
+ * term_stop. */
 #include "ui/internal.h"
 #include "core/mem.h"
 
+#include <errno.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <term.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
-static volatile sig_atomic_t signalled;
 static bool started;
 static bool utf8;	/* the locale is UTF-8: draw lines with box characters */
 
+/* ---- SIGINT, SIGTERM, SIGHUP ---------------------------------------------------
+ * The handler only sets flags. While a computation runs (term_busy) any of
+ * them raises the interrupt flag the interpreter reads, so that it stops at
+ * its next check; SIGTERM and SIGHUP, and SIGINT with nothing to cancel, also
+ * ask the main loop to end (term_signal). */
+static volatile sig_atomic_t signalled;     /* the signal that asks to leave, or 0 */
+static volatile sig_atomic_t interrupt_req; /* read by the interpreter (interp_set_interrupt) */
+static volatile sig_atomic_t busy;          /* computations running (nested) */
+static double busy_began;                   /* when the outermost one began (ms) */
+static double busy_ended;                   /* when the last long one ended (ms), for term_busy_recent */
+
 static void on_signal(int sig)
 {
-	signalled = sig;
+	if (busy)
+		interrupt_req = 1;
+	if (sig != SIGINT || !busy)
+		signalled = sig;
 }
 
-bool term_signalled(void)
+int term_signal(void)
 {
-	return signalled != 0;
+	return signalled;
+}
+
+void term_signal_clear(void)
+{
+	signalled = 0;
+}
+
+const volatile sig_atomic_t *term_interrupt_flag(void)
+{
+	return &interrupt_req;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void term_busy_begin(void)
+{
+	if (busy == 0) {
+		interrupt_req = 0;	/* an old Ctrl-C cancels nothing new */
+		busy_began = now_ms();
+	}
+	busy = busy + 1;
+}
+
+bool term_busy_end(void)
+{
+	busy = busy - 1;
+	if (busy > 0)
+		return interrupt_req != 0;
+	bool was = interrupt_req != 0;
+	interrupt_req = 0;
+	/* one long enough to want to cancel: a Ctrl-C just after it was late */
+	double t = now_ms();
+	if (t - busy_began >= 300)
+		busy_ended = t;
+	return was;
+}
+
+bool term_busy_recent(double ms)
+{
+	return busy_ended > 0 && now_ms() - busy_ended < ms;
+}
+
+/* ---- crashes ----------------------------------------------------------------------
+ * SIGSEGV, SIGABRT, SIGBUS, SIGFPE and SIGILL: put the terminal back as it was
+ * before curses, say so in one line, and let the signal do what it would
+ * have done (a core dump, the exit status the shell reports), or the
+ * handler that was there before ours (AddressSanitizer's report in qkv-san).
+ * Everything here is async-signal-safe: the termios and the escape sequences
+ * that undo curses are saved at start, and only tcsetattr, write, sigaction
+ * and raise run in the handler. It runs on an alternate stack, so a stack
+ * overflow is caught too. */
+static const int crash_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL };
+#define NCRASH ((int)(sizeof crash_signals / sizeof *crash_signals))
+static struct sigaction crash_old[NCRASH];  /* the handlers before ours */
+static volatile sig_atomic_t curses_on;      /* the terminal is in curses' modes */
+static struct termios tty_saved;            /* the terminal before curses */
+static bool tty_saved_ok;
+static char undo_seq[512];                  /* what endwin would send */
+static size_t undo_len;
+static char alt_stack[64 * 1024];
+
+static void put_fd(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void put_str(int fd, const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	put_fd(fd, s, n);
+}
+
+static void on_crash(int sig, siginfo_t *info, void *uctx)
+{
+	int saved_errno = errno;
+	int k = 0;
+	while (k < NCRASH - 1 && crash_signals[k] != sig)
+		k++;
+	if (curses_on) {
+		curses_on = 0;
+		put_fd(STDOUT_FILENO, undo_seq, undo_len);
+		if (tty_saved_ok)
+			tcsetattr(STDIN_FILENO, TCSANOW, &tty_saved);
+		static const char *const names[] = { "Segmentation fault", "Aborted", "Bus error",
+						     "Floating point exception", "Illegal instruction" };
+		put_str(STDERR_FILENO, "qkv: crashed (");
+		put_str(STDERR_FILENO, names[k]);
+		put_str(STDERR_FILENO, "); the terminal has been restored\n");
+	}
+	/* SA_RESETHAND made the action the default again; a handler there before
+	 * ours (a sanitizer's) gets the signal as if we had not been there */
+	const struct sigaction *old = &crash_old[k];
+	if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction)
+		old->sa_sigaction(sig, info, uctx);
+	else if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+		old->sa_handler(sig);
+	errno = saved_errno;
+	raise(sig);	/* delivered when the handler returns (a fault comes back anyway) */
+}
+
+/* Appends terminfo capability cap (a string) to the sequence the crash
+ * handler sends. */
+static void undo_add(const char *s)
+{
+	if (!s || s == (char *)-1)
+		return;
+	size_t n = strlen(s);
+	if (undo_len + n < sizeof undo_seq) {
+		memcpy(undo_seq + undo_len, s, n);
+		undo_len += n;
+	}
+}
+
+/* Before initscr: the termios to go back to, the handlers, their stack. */
+static void crash_setup(void)
+{
+	tty_saved_ok = tcgetattr(STDIN_FILENO, &tty_saved) == 0;
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
+		/* none yet (a sanitizer runtime may have set up its own: kept) */
+		ss.ss_sp = alt_stack;
+		ss.ss_size = sizeof alt_stack;
+		ss.ss_flags = 0;
+		sigaltstack(&ss, NULL);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (int k = 0; k < NCRASH; k++)
+		sigaction(crash_signals[k], &sa, &crash_old[k]);
+}
+
+/* After initscr: the escape sequences that undo curses' modes, as endwin
+ * sends them: keypad and mouse reporting off, attributes reset, the cursor
+ * shown, the alternate screen left. CAN first ends an escape sequence a crash
+ * may have cut in two. */
+static void crash_sequences(void)
+{
+	undo_len = 0;
+	undo_add("\030");
+	undo_add(tigetstr("rmkx"));
+	const char *xm = tigetstr("XM");	/* ncurses' mouse mode switch, %p1 = on */
+	if (xm && xm != (char *)-1)
+		undo_add(tiparm(xm, 0));
+	else if (tigetstr("kmous") && tigetstr("kmous") != (char *)-1)
+		undo_add("\033[?1000l");
+	undo_add(tigetstr("sgr0"));
+	undo_add(tigetstr("cnorm"));
+	undo_add(tigetstr("rmcup"));
+	curses_on = 1;
 }
 
 void term_stop(void)
 {
 	if (started) {
 		started = false;
+		curses_on = 0;
 		endwin();
+	}
+}
+
+/* A test hook, for tests/unit/test_ui.c alone: QKV_TEST_CRASH=segv, stack or
+ * abort in the environment makes F12 crash the program that way (a write
+ * to an unmapped address, a stack overflow, abort()), to check that the
+ * terminal comes back. Nothing else calls it. */
+static int overflow(int depth)
+{
+	volatile char pad[4096];
+	pad[0] = (char)depth;
+	if (depth == INT_MAX)
+		return pad[0];
+	return overflow(depth + 1) + pad[0];
+}
+
+void term_test_crash(const char *how)
+{
+	if (strcmp(how, "segv") == 0) {
+		/* an unmapped address, not NULL: UBSan (qkv-san) would stop a
+		 * store through NULL itself, before any signal */
+		volatile int *volatile p = (volatile int *)(uintptr_t)16;
+		*p = 1;
+	} else if (strcmp(how, "stack") == 0) {
+		overflow(0);
+	} else if (strcmp(how, "abort") == 0) {
+		abort();
 	}
 }
 
@@ -68,6 +284,7 @@ void term_start(struct app *a)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	crash_setup();
 	mem_set_oom_hook(oom_hook);
 	initscr();
 	started = true;
@@ -80,6 +297,7 @@ void term_start(struct app *a)
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	mouseinterval(0);
 	set_escdelay(25);
+	crash_sequences();
 	int colors = 0;
 	if (has_colors()) {
 		start_color();

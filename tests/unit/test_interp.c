@@ -221,3 +221,113 @@ Test(interp, attention_like_expressions_that_differ_should_be_computed_as_writte
 	cr_assert_eq(max_abs_diff(I, "A2", "B2"), 0);
 	interp_free(I);
 }
+
+/* ---- Ctrl-C: the interrupt flag --------------------------------------------- */
+
+static volatile sig_atomic_t stop_flag;
+
+/* print("stop") raises the flag, as the UI's SIGINT handler would while the
+ * statement runs */
+static void capture_and_stop(void *udata, const struct value *v, const char *text)
+{
+	capture(udata, v, text);
+	if (strcmp(text, "stop") == 0)
+		stop_flag = 1;
+}
+
+static struct interp *interruptible(void)
+{
+	struct interp *I = fresh();
+	stop_flag = 0;
+	interp_set_output(I, capture_and_stop, NULL);
+	interp_set_interrupt(I, &stop_flag);
+	return I;
+}
+
+Test(interp, an_interrupt_between_operations_should_stop_the_statement_and_undo_it)
+{
+	struct interp *I = interruptible();
+	struct qkv_error err;
+	cr_assert_eq(run(I, "x = torch.ones(2)", 0, &err), INTERP_OK);
+	/* the flag rises while the right operand of @ is evaluated: the matmul
+	 * never runs, the in-place write before it is undone */
+	cr_assert_eq(run(I, "y = x.masked_fill_(x > 0, 5.0) @ (print('stop') or x)", 0, &err), INTERP_INTERRUPTED);
+	cr_assert_str_eq(err.msg, "interrupted (Ctrl-C)");
+	cr_assert_eq(err.line, 1);
+	cr_assert_eq(err.col, 32, "the caret should be under the @, not at %d", err.col);
+	cr_assert_null(interp_get(I, "y"));
+	stop_flag = 0;
+	cr_assert_str_eq(show(I, "x"), "tensor([1., 1.])\n");
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+Test(interp, an_interrupt_should_keep_the_statements_before_it_or_none_when_atomic)
+{
+	struct interp *I = interruptible();
+	struct qkv_error err;
+	/* per statement: a and the write to x stay, b is never computed; the
+	 * statement the flag rose during counts as interrupted */
+	cr_assert_eq(run(I, "a = 1; x = torch.zeros(2); x += 1; print('stop'); b = x * 2", 0, &err),
+		     INTERP_INTERRUPTED);
+	cr_assert_str_eq(err.msg, "interrupted (Ctrl-C)");
+	cr_assert_eq(err.col, 36, "the statement running: col %d", err.col);
+	cr_assert_null(interp_get(I, "b"));
+	stop_flag = 0;
+	cr_assert_str_eq(show(I, "x"), "tensor([1., 1.])\n");
+	/* atomic (a prompt line): nothing of the line is kept */
+	cr_assert_eq(run(I, "a = 2; x += 1; c = torch.randn(3); print('stop'); d = 4", INTERP_ATOMIC, &err),
+		     INTERP_INTERRUPTED);
+	stop_flag = 0;
+	cr_assert_str_eq(show(I, "a"), "1\n");
+	cr_assert_str_eq(show(I, "x"), "tensor([1., 1.])\n");
+	cr_assert_null(interp_get(I, "c"));
+	cr_assert_eq(interp_var_count(I), 2);
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+Test(interp, undo_all_on_interrupt_should_undo_the_whole_source_but_an_error_one_statement)
+{
+	struct interp *I = interruptible();
+	struct qkv_error err;
+	const int flags = INTERP_PER_STATEMENT | INTERP_UNDO_ALL_ON_INTERRUPT;
+	run(I, "torch.manual_seed(5); x = torch.zeros(2)", 0, &err);
+	char *first = strdup(show(I, "torch.randn(2)"));
+	run(I, "torch.manual_seed(5)", 0, &err);
+	/* an interrupt: every statement undone, the random stream too */
+	cr_assert_eq(run(I, "a = torch.randn(2); x += 1; x += 1; print('stop'); b = 1", flags, &err),
+		     INTERP_INTERRUPTED);
+	stop_flag = 0;
+	cr_assert_null(interp_get(I, "a"));
+	cr_assert_str_eq(show(I, "x"), "tensor([0., 0.])\n");
+	cr_assert_str_eq(show(I, "torch.randn(2)"), first);
+	/* an error: the failing statement only (its write to x too) */
+	cr_assert_eq(run(I, "a = 1; x += 1; x += torch.ones(2) + torch.ones(3)", flags, &err), INTERP_ERROR);
+	cr_assert_str_eq(show(I, "a"), "1\n");
+	cr_assert_str_eq(show(I, "x"), "tensor([1., 1.])\n");
+	free(first);
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+Test(interp, an_expression_or_a_clone_should_see_the_interrupt_too)
+{
+	struct interp *I = interruptible();
+	struct qkv_error err;
+	cr_assert_eq(run(I, "x = torch.ones(2)", 0, &err), INTERP_OK);
+	struct interp *C = interp_clone(I);
+	stop_flag = 1;
+	cr_assert(interp_interrupted(C));
+	cr_assert_null(interp_eval(I, "x @ x", 5, &err));
+	cr_assert_str_eq(err.msg, "interrupted (Ctrl-C)");
+	cr_assert_eq(run(C, "y = x + 1", 0, &err), INTERP_INTERRUPTED);
+	cr_assert_null(interp_get(C, "y"));
+	stop_flag = 0;
+	struct value *v = interp_eval(I, "x @ x", 5, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	value_unref(v);
+	interp_free(C);
+	interp_free(I);
+	strbuf_free(&printed);
+}

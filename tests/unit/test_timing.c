@@ -10,6 +10,7 @@
 #include "lesson/runner.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,106 @@ Test(timing, a_failing_entry_should_be_reported_at_its_line_and_stop_the_progres
 	cr_expect(strstr(err.msg, "steps[0].show.timing[0].code[1]: ") && strstr(err.msg, "nope"), "%s", err.msg);
 	cr_expect_eq(rec.n, 2, "the start and the first statement, no end: %d calls", rec.n);
 	cr_expect_null(interp_get(runner_interp(r), "Y"));
+	step_result_free(&res);
+	runner_free(r);
+	lesson_free(l);
+}
+
+/* ---- Ctrl-C: the interrupt flag ------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_flag;
+
+/* the progress callback raises the flag as the second entry starts, as the
+ * UI's SIGINT handler would while the first one runs */
+static void stop_at_second(void *ctx, const struct runner_progress *p)
+{
+	(void)ctx;
+	if (p->entry == 1)
+		stop_flag = 1;
+}
+
+Test(timing, ctrl_c_during_a_timing_should_cancel_it_and_keep_the_step)
+{
+	struct lesson *l = parse(timed_lesson);
+	struct runner *r = runner_new(l, KERNEL_SIMD);
+	stop_flag = 0;
+	interp_set_interrupt(runner_interp(r), &stop_flag);
+	runner_set_progress(r, stop_at_second, NULL);
+	struct qkv_error err;
+	struct step_result res;
+	cr_assert_eq(runner_step(r, &res, &err), 0, "%s", err.msg);
+	step_result_free(&res);
+	cr_assert_eq(runner_step(r, &res, &err), RUNNER_INTERRUPTED, "%s", err.msg);
+	cr_expect(strstr(err.msg, "interrupted (Ctrl-C)"), "%s", err.msg);
+	/* the step ran; its timing keeps the first time and cancels the second */
+	cr_expect_eq(runner_done(r), 2);
+	cr_assert_eq(res.nshown, 1);
+	cr_expect(res.shown[0].cancelled);
+	cr_expect(isfinite(res.shown[0].timing_ms[0]));
+	cr_expect(isnan(res.shown[0].timing_ms[1]));
+	cr_expect_null(interp_get(runner_interp(r), "V"));
+	/* evaluated again, it has both */
+	stop_flag = 0;
+	runner_set_progress(r, NULL, NULL);
+	cr_assert_eq(runner_show(r, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.nshown, 1);
+	cr_expect(!res.shown[0].cancelled);
+	cr_expect(isfinite(res.shown[0].timing_ms[1]));
+	step_result_free(&res);
+	runner_free(r);
+	lesson_free(l);
+}
+
+/* the observer raises the flag when a statement's value is 7 */
+static void stop_at_seven(void *udata, const struct value *v)
+{
+	(void)udata;
+	if (v->kind == V_INT && v->i == 7)
+		stop_flag = 1;
+}
+
+Test(timing, ctrl_c_in_a_steps_code_should_undo_the_whole_step_to_run_again)
+{
+	const char *text =
+		"{\"id\": \"cut\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+		" {\"title\": \"setup\", \"text\": \"x\", \"code\": [\"torch.manual_seed(1)\", \"X = torch.ones(2)\"]},\n"
+		" {\"title\": \"cut\", \"text\": \"x\", \"code\": [\"X += 1\", \"R = torch.randn(2)\", \"print(R)\", \"s = 7\",\n"
+		"   \"T = 1\"]}]}\n";
+	struct lesson *l = parse(text);
+	struct runner *r = runner_new(l, KERNEL_SIMD);
+	struct interp *I = runner_interp(r);
+	stop_flag = 0;
+	interp_set_interrupt(I, &stop_flag);
+	struct qkv_error err;
+	struct step_result res;
+	cr_assert_eq(runner_step(r, &res, &err), 0, "%s", err.msg);
+	step_result_free(&res);
+	interp_set_observer(I, stop_at_seven, NULL);
+	cr_assert_eq(runner_step(r, &res, &err), RUNNER_INTERRUPTED, "%s", err.msg);
+	cr_expect(strstr(err.msg, "steps[1].code[3]: interrupted (Ctrl-C)"), "%s", err.msg);
+	/* nothing of the step is left: not X += 1, not R, not its output */
+	cr_expect_eq(runner_done(r), 1);
+	cr_expect_null(res.output);
+	cr_expect_eq(res.nshown, 0);
+	cr_expect_null(interp_get(I, "R"));
+	cr_expect_null(interp_get(I, "s"));
+	struct value *x = interp_get(I, "X");
+	cr_assert(x && x->kind == V_TENSOR);
+	cr_expect_eq(tensor_get(x->t, 0), 1.0);
+	step_result_free(&res);
+	/* run again, it gives what it would have given the first time */
+	stop_flag = 0;
+	interp_set_observer(I, NULL, NULL);
+	cr_assert_eq(runner_step(r, &res, &err), 0, "%s", err.msg);
+	cr_expect_eq(runner_done(r), 2);
+	cr_expect_eq(tensor_get(interp_get(I, "X")->t, 0), 2.0);
+	struct interp *fresh = interp_new(KERNEL_SIMD);
+	const char *src = "torch.manual_seed(1)\nR = torch.randn(2)\n";
+	cr_assert_eq(interp_run(fresh, src, strlen(src), 1, INTERP_PER_STATEMENT, &err), INTERP_OK, "%s", err.msg);
+	for (int64_t i = 0; i < 2; i++)
+		cr_expect_eq(tensor_get(interp_get(I, "R")->t, i), tensor_get(interp_get(fresh, "R")->t, i));
+	cr_expect(res.output && strstr(res.output, "tensor(["), "%s", res.output);
+	interp_free(fresh);
 	step_result_free(&res);
 	runner_free(r);
 	lesson_free(l);

@@ -1,7 +1,8 @@
 /* test_ui.c: the full-screen program in a real terminal (tmux), as a person
  * sees it: at 80x24, 120x40 and 200x60, the step counter, the heatmap's
  * numbers, the help overlay, the inspector, the loop animation, NO_COLOR, a
- * resize, and the terminal restored on q and on signals (stty -g). */
+ * resize, and the terminal restored on q, on signals and on crashes (stty -g,
+ * and tmux's record of the screen, cursor, keypad and mouse modes). */
 #include "helpers.h"
 
 #include <criterion/criterion.h>
@@ -186,43 +187,88 @@ Test(ui, the_loops_animation_should_advance, .fini = stop)
 	free(s);
 }
 
-/* stty -g before and after, in a shell inside tmux */
+/* The modes tmux records for the pane: the alternate screen, the cursor,
+ * keypad and mouse reporting, as "alt=0 cursor=1 keypad=0/0 mouse=0000". */
+static char *pane_modes(void)
+{
+	char cmd[512], path[96];
+	snprintf(path, sizeof path, "/tmp/qkv-modes-%d", (int)getpid());
+	snprintf(cmd, sizeof cmd, "tmux display-message -p -t %s 'alt=#{alternate_on} cursor=#{cursor_flag} "
+		 "keypad=#{keypad_cursor_flag}/#{keypad_flag} mouse=#{mouse_any_flag}#{mouse_standard_flag}"
+		 "#{mouse_button_flag}#{mouse_sgr_flag}' > %s", session, path);
+	char *m = system(cmd) == 0 ? read_text(path) : NULL;
+	unlink(path);
+	return m ? m : strdup("");
+}
+
+/* Runs lesson 1 in a shell inside tmux that saves stty -g before and after
+ * it, ends it one way, and checks that the terminal is as it was: stty -g,
+ * and the modes curses sets (alternate screen, cursor, keypad, mouse) off
+ * again. how: "q"; a signal's name, sent from outside (kill); or "crash:HOW",
+ * the QKV_TEST_CRASH hook's crash (F12). A crash must say so in one line on
+ * stderr; the rest print nothing there (AddressSanitizer's report in
+ * qkv-san comes after that line). */
 static void check_restored(const char *how)
 {
-	char before[128], after[128];
+	char before[128], after[128], errs[128];
 	snprintf(before, sizeof before, "/tmp/qkv-stty-before-%d", (int)getpid());
 	snprintf(after, sizeof after, "/tmp/qkv-stty-after-%d", (int)getpid());
+	snprintf(errs, sizeof errs, "/tmp/qkv-stty-err-%d", (int)getpid());
 	snprintf(session, sizeof session, "qkvstty%d", (int)getpid());
+	bool crash = strncmp(how, "crash:", 6) == 0;
+	char env[64] = "";
+	if (crash)
+		snprintf(env, sizeof env, "QKV_TEST_CRASH=%s", how + 6);
 	char cmd[1024];
 	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'stty -g > %s; TERM=xterm-256color %s 1; "
-		 "stty -g > %s; sleep 30'", session, before, qkv_binary(), after);
+	/* no core files: a crash is what is tested */
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'ulimit -c 0; stty -g > %s; "
+		 "TERM=xterm-256color %s %s 1 2> %s; stty -g > %s; sleep 30'", session, before, env, qkv_binary(),
+		 errs, after);
 	cr_assert_eq(system(cmd), 0);
-	free(wait_for("step 1/28"));
+	free(wait_for("q quit"));	/* the status line, drawn last */
 	if (strcmp(how, "q") == 0) {
 		keys("q");
+	} else if (crash) {
+		keys("F12");
 	} else {
-		snprintf(cmd, sizeof cmd, "pkill -%s -f '^%s 1$'", how, qkv_binary());
+		/* qkv is the child of the pane's shell: another test's qkv is not */
+		snprintf(cmd, sizeof cmd, "pkill -%s -P \"$(tmux display-message -p -t %s '#{pane_pid}')\"", how,
+			 session);
 		if (system(cmd) != 0) {
 			/* pkill found nothing: the test below fails */
 		}
 	}
 	char *b = NULL, *a = NULL;
-	for (int i = 0; i < 100 && !a; i++) {
+	for (int i = 0; i < 200 && !a; i++) {
 		usleep(50000);
 		a = read_text(after);
 	}
 	b = read_text(before);
 	cr_assert(a && b, "%s: the program did not end", how);
 	cr_assert_str_eq(a, b, "%s: the terminal was not restored", how);
+	char *modes = pane_modes();
+	cr_assert_str_eq(modes, "alt=0 cursor=1 keypad=0/0 mouse=0000\n", "%s: curses' modes are still on", how);
+	char *e = read_text(errs);
+	cr_assert(e, "%s: no stderr file", how);
+	bool is_crash = crash || strcmp(how, "SEGV") == 0 || strcmp(how, "ABRT") == 0 || strcmp(how, "BUS") == 0 ||
+			strcmp(how, "FPE") == 0 || strcmp(how, "ILL") == 0;
+	if (is_crash)
+		cr_assert(strncmp(e, "qkv: crashed (", 14) == 0 && strstr(e, "); the terminal has been restored\n"),
+			  "%s: stderr: %s", how, e);
+	else
+		cr_assert_str_empty(e, "%s: stderr: %s", how, e);
+	free(e);
+	free(modes);
 	free(a);
 	free(b);
 	unlink(before);
 	unlink(after);
+	unlink(errs);
 	stop();
 }
 
-Test(ui, q_and_signals_should_restore_the_terminal)
+Test(ui, q_and_signals_should_restore_the_terminal, .timeout = 120)
 {
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
@@ -230,6 +276,24 @@ Test(ui, q_and_signals_should_restore_the_terminal)
 	check_restored("TERM");
 	check_restored("INT");
 	check_restored("HUP");
+}
+
+Test(ui, a_crash_should_restore_the_terminal_and_say_so, .timeout = 120)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	check_restored("crash:segv");	/* a write through a null pointer */
+	check_restored("crash:stack");	/* a stack overflow: the handler runs on its own stack */
+	check_restored("crash:abort");
+}
+
+Test(ui, crash_signals_sent_from_outside_should_restore_the_terminal, .timeout = 120)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	static const char *const sigs[] = { "SEGV", "ABRT", "BUS", "FPE", "ILL" };
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		check_restored(sigs[i]);
 }
 
 Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = stop)

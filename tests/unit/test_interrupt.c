@@ -1,0 +1,232 @@
+/* test_interrupt.c: Ctrl-C in the full-screen program, in a real terminal
+ * (tmux), as a student meets it: it cancels the GPT-2 timing of lesson 03
+ * and a long line typed at the prompt, leaves the lesson and the workspace
+ * usable and as they were, clears a line being typed, and the program still
+ * ends normally with the terminal restored. Skips itself without tmux. */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 15 products of 3000x3000 matrices: seconds on a fast machine, a minute
+ * under AddressSanitizer; Ctrl-C comes long before the end */
+#define LONG_PRODUCT "x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x"
+#define LONG_LINE "x = torch.randn(3000, 3000); y = " LONG_PRODUCT
+
+static char session[64];
+static char dir[96];        /* the state directory and the shell's files */
+
+static void tmux(const char *fmt, const char *arg)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, fmt, session, arg);
+	if (system(cmd) != 0) {
+		/* a failed tmux command shows up as a missing screen below */
+	}
+}
+
+static void keys(const char *k)
+{
+	tmux("tmux send-keys -t %s %s", k);
+}
+
+/* Waits up to 40 s (a computation under AddressSanitizer is slow). */
+static char *wait_long(const char *want)
+{
+	for (int i = 0; i < 800; i++) {
+		char *s = tmux_screen(session, false);
+		if (strstr(s, want))
+			return s;
+		free(s);
+		usleep(50000);
+	}
+	return tmux_screen(session, false);
+}
+
+static char *file(const char *name)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return read_text(path);
+}
+
+/* qkv ARGS in a shell inside tmux that keeps stty -g before and after, the
+ * exit status and stderr, in dir. */
+static void start(const char *args)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	snprintf(session, sizeof session, "qkvint%d", (int)getpid());
+	snprintf(dir, sizeof dir, "/tmp/qkv-interrupt-%d", (int)getpid());
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 120 -y 40 'ulimit -c 0; cd %s && stty -g > before; "
+		 "cd - >/dev/null; XDG_STATE_HOME=%s TERM=xterm-256color %s %s 2> %s/stderr; echo $? > %s/status; "
+		 "stty -g > %s/after; sleep 60'", session, dir, dir, qkv_binary(), args, dir, dir, dir);
+	cr_assert_eq(system(cmd), 0, "tmux failed");
+}
+
+static void stop(void)
+{
+	tmux_private_server_end();
+	if (dir[0]) {
+		char cmd[160];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		if (system(cmd) != 0) {
+			/* left behind in /tmp */
+		}
+	}
+}
+
+/* qkv is still running: no exit status yet. */
+static void still_running(const char *when)
+{
+	usleep(300000);
+	char *st = file("status");
+	cr_assert_null(st, "%s: qkv ended (status %s)", when, st ? st : "");
+}
+
+/* After the way out: exit status 0, nothing on stderr, stty as before. */
+static void ended_normally(void)
+{
+	char *st = NULL;
+	for (int i = 0; i < 200 && !st; i++) {
+		usleep(50000);
+		st = file("after") ? file("status") : NULL;
+	}
+	cr_assert(st, "qkv did not end");
+	cr_assert_str_eq(st, "0\n", "exit status %s", st);
+	char *b = file("before"), *a = file("after"), *e = file("stderr");
+	cr_assert(a && b && e);
+	cr_assert_str_eq(a, b, "the terminal was not restored");
+	cr_assert_str_empty(e, "stderr: %s", e);
+	free(st);
+	free(a);
+	free(b);
+	free(e);
+}
+
+Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini = stop, .timeout = 240)
+{
+	/* lesson 03's last step, 15: the GPT-2 timing, seconds of work */
+	start("self-attention-classes --step 15");
+	char *s = wait_long("Running '");
+	cr_assert(strstr(s, "Running '"), "the timing did not start: %s", s);
+	free(s);
+	keys("C-c");
+	s = wait_long("cancelled");
+	cr_assert(strstr(s, "Cancelled (Ctrl-C)"), "%s", s);
+	cr_assert(strstr(s, "step 15/15"), "not on the timing's step: %s", s);
+	cr_assert(strstr(s, "one after another") && strstr(s, "cancelled"), "the timing does not say cancelled: %s",
+		  s);
+	cr_assert(!strstr(s, " ms  "), "a time was shown for a cancelled entry: %s", s);
+	free(s);
+	still_running("after Ctrl-C");
+
+	/* Enter times it again; a second Ctrl-C cancels that too */
+	keys("Enter");
+	s = wait_long("Running '");
+	cr_assert(strstr(s, "Running '"), "Enter did not run the timing again: %s", s);
+	free(s);
+	keys("C-c");
+	s = wait_long("Cancelled (Ctrl-C)");
+	cr_assert(strstr(s, "cancelled"), "%s", s);
+	free(s);
+	still_running("after the second Ctrl-C");
+
+	/* the lesson goes on: the step before still shows its view */
+	keys("Left");
+	s = wait_long("step 14/15");
+	cr_assert(strstr(s, "step 14/15"), "%s", s);
+	free(s);
+	keys("q");
+	ended_normally();
+}
+
+Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_as_it_was, .fini = stop,
+     .timeout = 240)
+{
+	start("--repl");
+	free(wait_long(">>>"));
+	keys("'a = 1' Enter");
+	keys("'b = torch.ones(2)' Enter");
+	char *s = wait_long("weights:");	/* b's heatmap and its legend */
+	free(s);
+	keys("'" LONG_LINE "' Enter");
+	usleep(700000);
+	keys("C-c");
+	s = wait_long("interrupted (Ctrl-C)");
+	cr_assert(strstr(s, "^ interrupted (Ctrl-C)"), "no message under the line: %s", s);
+	/* the line stays in the input, to run again */
+	cr_assert(strstr(s, ">>> x = torch.randn(3000, 3000); y = x @ x"), "%s", s);
+	free(s);
+	still_running("after Ctrl-C during a line");
+
+	/* Ctrl-C with nothing running drops the line being typed */
+	keys("C-c");
+	s = wait_long("line cleared");
+	cr_assert(strstr(s, "\n>>>\n") || strstr(s, "\n>>> \n"), "the line is still there: %s", s);
+	free(s);
+	still_running("after Ctrl-C on an idle prompt");
+
+	/* the workspace is as before the line: a and b, no x, no y */
+	keys("':ls' Enter");
+	s = wait_long("int");
+	cr_assert(strstr(s, " a ") && strstr(s, " b ") && strstr(s, "[2]"), "%s", s);
+	cr_assert(!strstr(s, " x ") && !strstr(s, " y ") && !strstr(s, "3000"), "the line left a trace: %s", s);
+	free(s);
+	keys("':quit' Enter");
+	ended_normally();
+}
+
+Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter, .fini = stop, .timeout = 240)
+{
+	/* a lesson whose second step computes for long */
+	char path[160], cmd[1024];
+	snprintf(path, sizeof path, "/tmp/qkv-slow-step-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "{\"id\": \"slow\", \"title\": \"Slow\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+		" {\"title\": \"setup\", \"text\": \"x\", \"code\": [\"X = torch.ones(2, 2)\"]},\n"
+		" {\"title\": \"slow\", \"text\": \"x\", \"code\": [\"x = torch.randn(3000, 3000)\", \"y = %s\",\n"
+		"   \"Z = X + 1\"], \"show\": {\"heatmap\": \"Z\"}}]}\n", LONG_PRODUCT);
+	fclose(f);
+	start(path);
+	free(wait_long("step 1/2"));
+	keys("Right");
+	usleep(700000);
+	keys("C-c");
+	char *s = wait_long("has not run");
+	cr_assert(strstr(s, "step 2/2"), "%s", s);
+	cr_assert(strstr(s, "Cancelled (Ctrl-C): step 2 has not run; Enter runs it."), "%s", s);
+	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C; Enter runs it)"), "%s", s);
+	free(s);
+	still_running("after Ctrl-C in a step's code");
+	/* the prompt needs a step that ran */
+	keys(":");
+	s = wait_long("This step has not run");
+	free(s);
+	/* Enter runs it again from the start; cancelled again, it still has not */
+	keys("Enter");
+	usleep(700000);
+	keys("C-c");
+	s = wait_long("has not run");
+	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C"), "%s", s);
+	free(s);
+	/* the step before is whole: its view shows X */
+	keys("Left");
+	s = wait_long("step 1/2");
+	cr_assert(!strstr(s, "not run"), "%s", s);
+	free(s);
+	keys("q");
+	ended_normally();
+	snprintf(cmd, sizeof cmd, "rm -f %s", path);
+	if (system(cmd) != 0) {
+		/* left in /tmp */
+	}
+}
