@@ -122,7 +122,7 @@ FUZZLIBOBJS = $(patsubst %.c,$(BUILD)/%.o,$(filter-out src/ui/%,$(LIBSRCS))) $(G
 FUZZ_MAIN  ?=
 .SECONDARY: $(FUZZOBJS)
 
-$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_MAIN) $(FUZZLIBOBJS)
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/draw.o $(FUZZ_MAIN) $(FUZZLIBOBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 fuzz:

@@ -1,7 +1,8 @@
 /* fuzz.h: what every fuzz target under tests/fuzz/ defines, and the limits
  * they share. A target is linked either with libFuzzer (make fuzz, clang-14
  * -fsanitize=fuzzer) or with replay.c (any compiler), which runs the files
- * named on its command line through the same function. */
+ * named on its command line through the same function; draw.c is linked
+ * into each. */
 #ifndef QKV_TEST_FUZZ_H
 #define QKV_TEST_FUZZ_H
 
@@ -23,6 +24,14 @@
 			abort();                                                               \
 		}                                                                              \
 	} while (0)
+
+struct tensor;
+struct show;
+
+/* Computes what the full-screen program would draw of t (draw.c): heatmap
+ * model, layouts and cell texts, the inspector on a few cells, the loop
+ * trace of its derivation. s is the lesson's show of it, or NULL. */
+void fuzz_draw_tensor(const struct tensor *t, const char *name, const struct show *s);
 
 /* Runs one input; always returns 0 (libFuzzer's contract). A crash, a
  * sanitizer report or a failed FUZZ_CHECK is the finding. */

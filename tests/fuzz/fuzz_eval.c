@@ -3,7 +3,8 @@
  * kernels' scalar path) and the mode (bit 2: INTERP_ATOMIC, else
  * INTERP_PER_STATEMENT; bit 3: INTERP_DRY_RUN); the rest is source text, run
  * twice in one workspace, then a clone of it evaluates the text as one
- * expression. Tensors are limited to FUZZ_MAX_ELEMS elements. Checks that an
+ * expression, and what the screen would draw of the tensors made is computed
+ * (draw.c). Tensors are limited to FUZZ_MAX_ELEMS elements. Checks that an
  * atomic run that fails leaves the workspace as it was. Built by make fuzz;
  * with replay.c it replays saved inputs without libFuzzer. */
 #include "fuzz.h"
@@ -71,8 +72,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st = interp_run(I, src, len, 1, flags, &err);
 	if ((flags & INTERP_DRY_RUN) || ((flags & INTERP_ATOMIC) && st != INTERP_OK))
 		FUZZ_CHECK(interp_var_count(I) == before);
-	for (int i = 0; i < interp_var_count(I); i++)
-		FUZZ_CHECK(interp_get(I, interp_var_name(I, i)) != NULL);
+	/* what the screen would draw of the tensors made (a few of them) */
+	for (int i = 0, drawn = 0; i < interp_var_count(I); i++) {
+		const char *name = interp_var_name(I, i);
+		struct value *v = interp_get(I, name);
+		FUZZ_CHECK(v != NULL);
+		if (v->kind == V_TENSOR && drawn++ < 4)
+			fuzz_draw_tensor(v->t, name, NULL);
+	}
 
 	/* a clone evaluates the text as one expression, and offers completions */
 	struct interp *C = interp_clone(I);

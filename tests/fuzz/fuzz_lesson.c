@@ -1,8 +1,9 @@
 /* fuzz_lesson.c: fuzzes the lesson loader (lesson/lesson.h) and the runner.
  * The bytes are a lesson file: lesson_parse loads and checks it; one that
  * loads is run as `qkv check` and `qkv run` would run it (every step, its
- * shows, expects and exercises, with timing progress reported) and rendered
- * as text and as JSON, with tensors limited to FUZZ_MAX_ELEMS elements so
+ * shows, expects and exercises, with timing progress reported), rendered
+ * as text and as JSON, and what the screen would draw of each shown tensor
+ * computed (draw.c), with tensors limited to FUZZ_MAX_ELEMS elements so
  * that nothing is slow. Built by make fuzz; with replay.c it replays saved
  * inputs without libFuzzer. */
 #include "fuzz.h"
@@ -64,6 +65,13 @@ static void run_lesson(const struct lesson *l, enum kernel_variant kv)
 					   0);
 				tensor_unref(want);
 			}
+		}
+		for (int i = 0; rc == 0 && i < res.nshown; i++) {
+			const struct shown *sh = &res.shown[i];
+			if (sh->t)
+				fuzz_draw_tensor(sh->t, sh->show->expr ? sh->show->expr : "x", sh->show);
+			if (sh->loops)
+				fuzz_draw_tensor(sh->loops, "loops", sh->show);
 		}
 		if (rc == 0) {
 			render_step(&out, l, k, &res, &o);
