@@ -126,6 +126,7 @@ $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/draw.o $(FUZZ_
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 fuzz:
+	@case "$(T)" in ''|*[!0-9]*|0) echo "fuzz: T must be a number of seconds, at least 1 (T=$(T))"; exit 1;; esac
 	@command -v $(FUZZ_CC) >/dev/null && \
 		[ -f "$$($(FUZZ_CC) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a" ] || \
 		{ echo "fuzz: needs $(FUZZ_CC) and libclang-rt-14-dev (make deps-test installs them)"; exit 1; }
