@@ -5,6 +5,7 @@
 #   make test     install missing packages, build, run every test
 #   make test-cross  the kernel tests on aarch64 (NEON, under qemu-aarch64)
 #                 and natively (AVX2 and the SSE2 baseline on x86-64)
+#   make fuzz T=60   each libFuzzer target (tests/fuzz/) for T seconds
 #   make install  PREFIX=/usr/local DESTDIR=
 # Warnings, optimisation and debug flags are kept apart (WARN, OPT, DEBUG).
 
@@ -39,8 +40,9 @@ OBJS    := $(SRCS:%.c=$(BUILD)/%.o) $(GENOBJ)
 LIBOBJS := $(LIBSRCS:%.c=$(BUILD)/%.o) $(GENOBJ)
 TESTSRCS:= $(sort $(wildcard tests/unit/*.c))
 TESTOBJS:= $(TESTSRCS:%.c=$(BUILD)/%.o)
+FUZZOBJS:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all objs sanitize test-san run bench test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs
+.PHONY: all objs sanitize test-san run bench test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs fuzz
 
 all: qkv
 
@@ -75,7 +77,7 @@ ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine)),)
 $(BUILD)/src/kernel/simd_avx2.o: ALL_CFLAGS += -mavx2 -mfma
 endif
 
--include $(OBJS:.o=.d) $(TESTOBJS:.o=.d)
+-include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) $(FUZZOBJS:.o=.d)
 
 $(BUILD)/qkv-tests: $(LIBOBJS) $(TESTOBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJS) $(TESTOBJS) $(LDLIBS) -lcriterion
@@ -96,10 +98,74 @@ test-san: sanitize
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
 		QKV=./qkv-san $(BUILD)/san/qkv-tests
 
+# ---- fuzzing: libFuzzer (Debian clang-14 and libclang-rt-14-dev) --------
+# make fuzz T=60 builds each target tests/fuzz/fuzz_NAME.c with libFuzzer,
+# AddressSanitizer and UndefinedBehaviorSanitizer into $(BUILD)/fuzz/, runs it
+# for T seconds from a copy of its committed corpus tests/fuzz/corpus/NAME
+# (new inputs go to $(BUILD)/fuzz/corpus-NAME; tests/fuzz/ never changes) and
+# fails when any finds a crash, a leak, a timeout or a sanitizer report (the
+# input is saved in $(BUILD)/fuzz/crash-NAME/). First the same targets, built
+# with tests/fuzz/replay.c by $(CC) with its sanitizers, replay the committed
+# corpora: $(BUILD)/fuzz-replay/fuzz_NAME FILE... reproduces a saved input
+# without clang.
+T          ?= 60
+FUZZ_CC    := clang-14
+FUZZ_NAMES := eval lesson matrix
+# longest input per target: statements, lesson files (the built-in ones are
+# up to 75 kB), matrix literals
+FUZZ_LEN_eval   := 4096
+FUZZ_LEN_lesson := 131072
+FUZZ_LEN_matrix := 4096
+FUZZ_OPTS  = -max_total_time=$(T) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# the library without the full-screen program (curses) or main.c
+FUZZLIBOBJS = $(patsubst %.c,$(BUILD)/%.o,$(filter-out src/ui/%,$(LIBSRCS))) $(GENOBJ)
+FUZZ_MAIN  ?=
+.SECONDARY: $(FUZZOBJS)
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/draw.o $(FUZZ_MAIN) $(FUZZLIBOBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz:
+	@case "$(T)" in ''|*[!0-9]*|0) echo "fuzz: T must be a number of seconds, at least 1 (T=$(T))"; exit 1;; esac
+	@command -v $(FUZZ_CC) >/dev/null && \
+		[ -f "$$($(FUZZ_CC) -print-runtime-dir)/libclang_rt.fuzzer-$$(uname -m).a" ] || \
+		{ echo "fuzz: needs $(FUZZ_CC) and libclang-rt-14-dev (make deps-test installs them)"; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz-replay OPT=-O1 FUZZ_MAIN='$$(BUILD)/tests/fuzz/replay.o' \
+		CFLAGS="$(SAN_FLAGS) $(CFLAGS)" LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" \
+		$(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/fuzz_%)
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) BUILD=$(BUILD)/fuzz OPT=-O1 \
+		CFLAGS="-fsanitize=fuzzer-no-link $(SAN_FLAGS) $(CFLAGS)" \
+		LDFLAGS="-fsanitize=fuzzer $(SAN_FLAGS) $(LDFLAGS)" $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+	@export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1; \
+	for n in $(FUZZ_NAMES); do \
+		$(BUILD)/fuzz-replay/fuzz_$$n tests/fuzz/corpus/$$n 2>$(BUILD)/fuzz-replay/$$n.log || \
+			{ cat $(BUILD)/fuzz-replay/$$n.log; echo "fuzz: the committed corpus tests/fuzz/corpus/$$n fails"; exit 1; }; \
+		echo "fuzz $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) committed inputs replayed clean ($(CC), sanitizers)"; \
+	done; \
+	status=0; d=$(BUILD)/fuzz; \
+	for n in $(FUZZ_NAMES); do \
+		rm -rf $$d/corpus-$$n $$d/crash-$$n && mkdir -p $$d/crash-$$n && \
+		cp -R tests/fuzz/corpus/$$n $$d/corpus-$$n || exit 1; \
+		case $$n in eval) len=$(FUZZ_LEN_eval);; lesson) len=$(FUZZ_LEN_lesson);; *) len=$(FUZZ_LEN_matrix);; esac; \
+		dict=; [ -f tests/fuzz/$$n.dict ] && dict=-dict=tests/fuzz/$$n.dict; \
+		seeds=$$(ls $$d/corpus-$$n | wc -l); \
+		$$d/fuzz_$$n $(FUZZ_OPTS) -max_len=$$len $$dict -artifact_prefix=$$d/crash-$$n/ \
+			$$d/corpus-$$n >$$d/fuzz-$$n.log 2>&1; rc=$$?; \
+		runs=$$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' $$d/fuzz-$$n.log); \
+		found=$$(ls $$d/crash-$$n); \
+		if [ $$rc -ne 0 ] || [ -n "$$found" ]; then \
+			grep -E 'ERROR|SUMMARY|runtime error|fuzz check failed|Test unit written' $$d/fuzz-$$n.log | head -20; \
+			echo "fuzz $$n: FAILED (exit $$rc); log $$d/fuzz-$$n.log; input:" $$(ls -d $$d/crash-$$n/* 2>/dev/null); \
+			echo "  replay it: $(BUILD)/fuzz-replay/fuzz_$$n FILE"; status=1; \
+		else \
+			echo "fuzz $$n: $${runs:-? runs}, corpus $$seeds -> $$(ls $$d/corpus-$$n | wc -l) inputs, no crash"; \
+		fi; \
+	done; exit $$status
+
 # ---- Debian packages ----------------------------------------------------
 BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev
 TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux strace gcc-aarch64-linux-gnu \
-	      libc6-dev-arm64-cross qemu-user
+	      libc6-dev-arm64-cross qemu-user clang-14 libclang-rt-14-dev
 
 define install_debs
 	@missing=""; \
@@ -140,6 +206,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64 test-cross
 	@$(MAKE) --no-print-directory test-san
 	QKV=./qkv $(BUILD)/qkv-tests
+	@$(MAKE) --no-print-directory fuzz T=30
 
 # Compile everything with clang too, warnings as errors (objects discarded).
 check-clang:

@@ -515,8 +515,10 @@ static int get_expect(struct loader *ld, const cJSON *n, const char *path, struc
 	int nparts;
 	int rc = get_strings(ld, textual, p, &parts, &nparts);
 	free(p);
-	if (rc < 0)
+	if (rc < 0) {
+		free_strings(parts, nparts);	/* the lines read before the bad one */
 		return -1;
+	}
 	struct strbuf sb;
 	strbuf_init(&sb);
 	for (int i = 0; i < nparts; i++) {

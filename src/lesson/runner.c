@@ -183,6 +183,10 @@ static int check_labels(struct runner *r, const struct show *s, const struct ten
 		return lesson_error(r->l, s->at, s->path, err, "a token view needs square weights of shape (T, T), "
 				    "(heads, T, T) or (batch, heads, T, T); '%s' has shape %s", s->expr,
 				    tensor_shape_str(p, sizeof p, nd, t->shape));
+	/* no heads or no batch (shape [0, 3, 3]): the views would divide by 0 */
+	if (tensor_numel(t) == 0)
+		return lesson_error(r->l, s->at, s->path, err, "a token view needs weights to show; '%s' has shape %s, "
+				    "with no elements", s->expr, tensor_shape_str(p, sizeof p, nd, t->shape));
 	if (s->ncols && s->ncols != cols) {
 		snprintf(p, sizeof p, "%s.labels", s->path);
 		return lesson_error(r->l, s->cols_at, p, err, "%d labels for %lld tokens", s->ncols, (long long)cols);

@@ -30,6 +30,11 @@ void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *sli
 	int nd = t->ndim;
 	int lead = nd > 2 ? nd - 2 : 0;
 	int64_t r = nd >= 2 ? t->shape[nd - 2] : 1, c = nd >= 1 ? t->shape[nd - 1] : 1;
+	/* an empty leading dimension (shape [0, 2, 6]) leaves no matrix to
+	 * pick: show an empty one, as for shape [0, 6] */
+	for (int i = 0; i < lead; i++)
+		if (t->shape[i] == 0)
+			r = 0;
 	/* the flat offset of the chosen matrix: its leading indices in row-major order */
 	int64_t idx[TENSOR_MAX_DIMS] = { 0 };
 	for (int i = 0; i < lead && i < nslice; i++)

@@ -446,3 +446,22 @@ Test(heatmap, legend_should_fit_any_width_and_buffer)
 	}
 	heatmap_free(&h);
 }
+
+/* A fuzzer's find: torch.rand(0, 2, 6) at the prompt divided by zero. */
+Test(heatmap, a_tensor_with_an_empty_leading_dimension_should_give_an_empty_matrix)
+{
+	int64_t shapes[][4] = { { 0, 2, 6 }, { 2, 0, 3, 3 }, { 1, 0, 2, 2 } };
+	int ndims[] = { 3, 4, 4 };
+	for (int i = 0; i < 3; i++) {
+		struct tensor *t = tensor_new(DT_F32, FLAVOR_TORCH, ndims[i], shapes[i]);
+		struct heatmap h;
+		heatmap_build(&h, t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
+		cr_assert_eq(h.rows, 0, "shape %d: %d rows", i, h.rows);
+		cr_assert_eq(h.cols, shapes[i][ndims[i] - 1]);
+		struct heatmap_layout L;
+		heatmap_layout(&h, 80, 24, 0, false, 0, 0, &L);
+		cr_assert(L.vis_rows == 0 && L.width <= 80 && L.height <= 24);
+		heatmap_free(&h);
+		tensor_unref(t);
+	}
+}

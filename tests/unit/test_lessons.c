@@ -229,3 +229,29 @@ Test(lessons, run_json_should_emit_one_object_per_step)
 	free(out);
 	free(err);
 }
+
+/* A fuzzer's find: a heatmap of a tensor with an empty leading dimension
+ * divided by zero in qkv run (and at the full-screen prompt). */
+Test(lessons, heatmaps_of_empty_tensors_should_draw_as_empty_matrices)
+{
+	const char *lesson = "{\"id\": \"empty\", \"title\": \"Empty\", \"source\": \"x\", \"summary\": \"s\", \"steps\": "
+			     "[{\"title\": \"t\", \"text\": \"x\", \"code\": \"X = torch.rand(0, 2, 6)\", \"show\": "
+			     "[{\"heatmap\": \"X\"}, {\"heatmap\": \"torch.zeros(1, 0, 2, 2)\"}, "
+			     "{\"compare\": \"X @ X.mT\"}]}]}";
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/qkv-empty-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs(lesson, f);
+	fclose(f);
+	char *out, *err;
+	cr_assert_eq(qkv("run", "--plain", path, NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "0\u00d76, weights scale") != NULL, "%s", out);
+	cr_assert(strstr(out, "0\u00d72, weights scale") != NULL, "%s", out);
+	free(out);
+	free(err);
+	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 0, "%s", err);
+	unlink(path);
+	free(out);
+	free(err);
+}
