@@ -5,6 +5,7 @@
  * warnings go to the caller's callback, errors into the error record. */
 #include "lesson/lesson.h"
 #include "lesson/jsonpos.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 
@@ -681,44 +682,6 @@ static int check_numbers(struct loader *ld, const cJSON *n)
 	return 0;
 }
 
-/* The first byte that is not valid UTF-8 (or a NUL), or -1. */
-static long bad_utf8(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned char c = s[i];
-		size_t n;
-		unsigned min;
-		if (c == 0)
-			return (long)i;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xE0) == 0xC0) {
-			n = 1;
-			min = 0x80;
-		} else if ((c & 0xF0) == 0xE0) {
-			n = 2;
-			min = 0x800;
-		} else if ((c & 0xF8) == 0xF0) {
-			n = 3;
-			min = 0x10000;
-		} else {
-			return (long)i;
-		}
-		unsigned v = c & (0x3F >> n);
-		for (size_t k = 1; k <= n; k++) {
-			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
-				return (long)i;
-			v = (v << 6) | (s[i + k] & 0x3F);
-		}
-		if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-			return (long)i;
-		i += n + 1;
-	}
-	return -1;
-}
-
 static int parse_root(struct loader *ld, const cJSON *root)
 {
 	struct lesson *l = ld->l;
@@ -856,7 +819,7 @@ struct lesson *lesson_parse(const char *name, const char *text, size_t len, less
 			     len, LESSON_MAX_BYTES);
 		goto fail;
 	}
-	long bad = bad_utf8((const unsigned char *)text, len);
+	long bad = file_bad_text(text, len);
 	if (bad >= 0) {
 		struct loc at;
 		jsonpos_linecol(text, len, (size_t)bad, &at.line, &at.col);
