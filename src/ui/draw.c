@@ -1,8 +1,10 @@
 /* draw.c: drawing view models with curses: heatmaps (numbers, colours or
- * shades, masked cells, the cursor, half blocks, big cells) and wrapped text.
+ * shades, masked cells, the cursor, half blocks, big cells) and wrapped text
+ * (laid out by core/utf8: utf8_wrap and utf8_cut).
  * Called by the screens; computes nothing about layout itself (that is
  * view/heatmap.c's heatmap_layout). */
 #include "ui/internal.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,72 +156,53 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 	}
 }
 
-int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr)
+/* Draws the n bytes at s at y, x, cut to w columns at a character boundary. */
+static void put_slice(int y, int x, const char *s, size_t n, int w)
 {
-	/* greedy word wrap; returns the number of lines the text takes in all */
-	int line = 0;
-	const char *p = text;
-	char buf[1024];
-	attron(attr);
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		const char *end = nl ? nl : p + strlen(p);
-		size_t n = 0;
-		int col = 0;
-		while (p < end) {
-			while (p < end && *p == ' ' && col == 0)
-				p++;
-			const char *wd = p;
-			while (p < end && *p != ' ')
-				p++;
-			char word[512];
-			size_t wl = (size_t)(p - wd) < sizeof word - 1 ? (size_t)(p - wd) : sizeof word - 1;
-			memcpy(word, wd, wl);
-			word[wl] = 0;
-			int ww = term_width_of(word);
-			if (col > 0 && col + 1 + ww > w) {
-				buf[n] = 0;
-				if (line >= skip && line - skip < max_lines)
-					term_put(y + line - skip, x, buf, w);
-				line++;
-				n = 0;
-				col = 0;
-			}
-			if (col > 0 && n < sizeof buf - 1) {
-				buf[n++] = ' ';
-				col++;
-			}
-			if (n + wl < sizeof buf - 1) {
-				memcpy(buf + n, word, wl);
-				n += wl;
-			}
-			col += ww;
-			while (p < end && *p == ' ')
-				p++;
-		}
-		buf[n] = 0;
-		if (line >= skip && line - skip < max_lines)
-			term_put(y + line - skip, x, buf, w);
-		line++;
-		p = nl ? nl + 1 : end;
-	}
-	attroff(attr);
-	return line;
+	if (w <= 0 || y < 0 || x < 0)
+		return;
+	mvaddnstr(y, x, s, (int)utf8_cut_n(s, n, w, NULL));
 }
 
+/* Where draw_wrapped's lines go: line numbers skip .. skip + max_lines - 1
+ * are drawn from y down, the others only counted. */
+struct wrapped {
+	int y, x, w, max_lines, skip;
+	int line;
+};
+
+static void put_wrapped_line(void *udata, const char *start, size_t n)
+{
+	struct wrapped *d = udata;
+	if (d->line >= d->skip && d->line - d->skip < d->max_lines)
+		put_slice(d->y + d->line - d->skip, d->x, start, n, d->w);
+	d->line++;
+}
+
+/* Draws text word-wrapped to w columns (core/utf8's utf8_wrap: '\n' kept,
+ * indents and the spaces between words kept, a word wider than w cut across
+ * lines), its lines from skip on, at most max_lines of them (0: draws
+ * nothing, only counts). Returns the number of lines the whole text takes. */
+int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr)
+{
+	struct wrapped d = { y, x, w, max_lines, skip, 0 };
+	attron(attr);
+	int n = utf8_wrap(text, w, put_wrapped_line, &d);
+	attroff(attr);
+	return n;
+}
+
+/* Draws text laid out by its writer (printed tensors, tables): its lines as
+ * they are, from skip on, at most max_lines, each cut at w columns. Returns
+ * the number of lines in all (a final '\n' does not start one). */
 int draw_lines(const char *text, int y, int x, int w, int max_lines, int skip)
 {
-	/* text laid out by its writer (printed tensors, tables): lines as they
-	 * are, cut at the edge; returns the number of lines in all */
 	int line = 0;
-	char buf[1024];
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (line >= skip && line - skip < max_lines) {
-			snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
-			term_put(y + line - skip, x, buf, w);
-		}
+		if (line >= skip && line - skip < max_lines)
+			put_slice(y + line - skip, x, p, n, w);
 		line++;
 		p += n + (nl ? 1 : 0);
 	}

@@ -1,11 +1,13 @@
 /* term.c: the terminal: curses setup and teardown, signals that must restore
  * the terminal (SIGINT, SIGTERM, SIGHUP through a flag the main loop reads;
  * a crash, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, in its handler), Ctrl-C
- * during a computation, colour pairs allocated on demand, UTF-8 text output.
+ * during a computation, colour pairs allocated on demand, UTF-8 text output
+ * (widths and cuts from core/utf8, never from the locale).
  * The only file that starts or ends curses; every exit path goes through
  * term_stop. */
 #include "ui/internal.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 
 #include <errno.h>
 #include <langinfo.h>
@@ -20,7 +22,6 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <wchar.h>
 
 static bool started;
 static bool utf8;	/* the locale is UTF-8: draw lines with box characters */
@@ -367,54 +368,19 @@ attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair)
 
 /* ---- text ------------------------------------------------------------------ */
 
+/* Columns of s on the terminal: core/utf8's table, whatever the locale says. */
 int term_width_of(const char *s)
 {
-	int w = 0;
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	const char *p = s;
-	while (*p) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, p, strlen(p), &st);
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			p++;
-			w++;
-			memset(&st, 0, sizeof st);
-			continue;
-		}
-		int cw = wcwidth(wc);
-		w += cw > 0 ? cw : 0;
-		p += n;
-	}
-	return w;
+	return utf8_width(s);
 }
 
+/* Draws s at y, x cut to maxw columns, never inside a character; nothing
+ * when maxw <= 0 or the position is off the screen. */
 void term_put(int y, int x, const char *s, int maxw)
 {
 	if (maxw <= 0 || y < 0 || x < 0)
 		return;
-	/* cut to maxw columns at a character boundary */
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	const char *p = s;
-	int w = 0;
-	size_t bytes = 0;
-	while (p[bytes]) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, p + bytes, strlen(p + bytes), &st);
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			n = 1;
-			wc = L'?';
-			memset(&st, 0, sizeof st);
-		}
-		int cw = wcwidth(wc);
-		cw = cw > 0 ? cw : 0;
-		if (w + cw > maxw)
-			break;
-		w += cw;
-		bytes += n;
-	}
-	mvaddnstr(y, x, s, (int)bytes);
+	mvaddnstr(y, x, s, (int)utf8_cut(s, maxw, NULL));
 }
 
 /* ---- lines ------------------------------------------------------------------ */
