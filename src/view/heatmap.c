@@ -1,7 +1,10 @@
 /* heatmap.c: the heatmap model (see heatmap.h). Called by text/ and ui/;
- * computes everything about cells, scales and labels but never draws. */
+ * computes everything about cells, scales and labels (their widths in terminal
+ * columns, from core/utf8) but never draws. */
 #include "view/heatmap.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,14 +16,6 @@ static char *index_label(int64_t i)
 	char buf[24];
 	snprintf(buf, sizeof buf, "%lld", (long long)i);
 	return xstrdup(buf);
-}
-
-static int text_width(const char *s)
-{
-	int w = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		w += (*p & 0xC0) != 0x80;
-	return w;
 }
 
 void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *slice, int nslice,
@@ -60,7 +55,7 @@ void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *sli
 	h->col_labels = xcalloc((size_t)c + 1, sizeof *h->col_labels);
 	for (int64_t i = 0; i < r; i++) {
 		h->row_labels[i] = i < nrows ? xstrdup(rows[i]) : index_label(i);
-		int w = text_width(h->row_labels[i]);
+		int w = utf8_width(h->row_labels[i]);
 		if (w > h->label_width)
 			h->label_width = w;
 	}
@@ -276,7 +271,7 @@ static void layout_gather(const struct heatmap *h, struct layout_values *s)
 	if (has_breaker)
 		s->sample[s->nsample++] = breaker;
 	for (int c = 0; c < h->cols; c++) {
-		int w = text_width(h->col_labels[c]);
+		int w = utf8_width(h->col_labels[c]);
 		s->col_label_w = w > s->col_label_w ? w : s->col_label_w;
 	}
 }
@@ -483,30 +478,25 @@ static void legend_number(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.2g", v);
 }
 
-/* Copies s into out (size bytes), cut to width characters with a final "…". */
+/* Copies s into out (size bytes), fitted to width columns: cut with a final
+ * "…" when wider (utf8_fit), and narrower still when size bytes cannot hold
+ * that, so that it never ends inside a character. */
 static void legend_copy_fitted(char *out, size_t size, const char *s, int width)
 {
 	if (size == 0)
 		return;
 	out[0] = 0;
-	if (width <= 0)
-		return;
-	int w = text_width(s);
-	int keep = w <= width ? w : width - 1;
-	size_t i = 0, len = strlen(s);
-	const char *ell = w <= width ? "" : "\u2026";
-	for (int chars = 0; i < len; chars++) {
-		size_t j = i + 1;
-		while (j < len && (((unsigned char)s[j]) & 0xC0) == 0x80)
-			j++;
-		if (chars >= keep || j + strlen(ell) + 1 > size)
+	struct strbuf b;
+	strbuf_init(&b);
+	for (int w = width; w > 0; w--) {
+		strbuf_reset(&b);
+		utf8_fit(&b, s, w, 0);
+		if (b.len < size) {
+			memcpy(out, b.s, b.len + 1);
 			break;
-		i = j;
+		}
 	}
-	memcpy(out, s, i);
-	out[i] = 0;
-	if (*ell && i + strlen(ell) + 1 <= size)
-		memcpy(out + i, ell, strlen(ell) + 1);
+	strbuf_free(&b);
 }
 
 void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width)
@@ -540,7 +530,7 @@ void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width)
 	char text[256];
 	for (int i = 0; i < 5; i++) {
 		snprintf(text, sizeof text, "%s%s%s", forms[i][0], forms[i][1], forms[i][2]);
-		if (text_width(text) <= width)
+		if (utf8_width(text) <= width)
 			break;
 	}
 	legend_copy_fitted(out, size, text, width);

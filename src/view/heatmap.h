@@ -20,7 +20,7 @@ struct heatmap {
 	double lo, hi;             /* the ends of the colour scale */
 	char **row_labels, **col_labels;   /* owned copies; indices when none given */
 	char slice_name[96];       /* "batch 0, head 1" for 3-D/4-D tensors, "" otherwise */
-	int label_width;           /* widest row label, in characters */
+	int label_width;           /* widest row label, in columns */
 };
 
 /* Builds the model of the 2-D slice of t picked by slice (nslice leading
