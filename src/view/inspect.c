@@ -1,9 +1,11 @@
 /* inspect.c: the cell inspector (see inspect.h): the arithmetic behind one
  * cell of a tensor, from the derivation the op that made it left behind.
  * Called by the ui and by tests; reads tensors and recomputes in double, but
- * never writes a tensor, never draws, and never prints a line wider than asked. */
+ * never writes a tensor, never draws, and never prints a line wider than asked
+ * (in terminal columns, as core/utf8 counts them). */
 #include "view/inspect.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -25,30 +27,16 @@ struct insp {
 
 /* ---- lines and wrapping -------------------------------------------------------- */
 
-static int cols_of(const char *s, size_t n)
-{
-	int w = 0;
-	for (size_t i = 0; i < n; i++)
-		w += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return w;
-}
-
-/* Byte length of the longest prefix of s (n bytes) that fits in cols columns,
- * at least one character. */
+/* Byte length of the longest prefix of s (n bytes, n > 0) that fits in cols
+ * columns, at least one character. */
 static size_t fit_bytes(const char *s, size_t n, int cols)
 {
-	size_t i = 0;
-	int w = 0;
-	while (i < n) {
-		size_t next = i + 1;
-		while (next < n && ((unsigned char)s[next] & 0xc0) == 0x80)
-			next++;
-		if (w + 1 > cols && i > 0)
-			break;
-		w++;
-		i = next;
+	size_t take = utf8_cut_n(s, n, cols, NULL);
+	if (take == 0 && n > 0) {
+		uint32_t cp;
+		take = (size_t)utf8_decode(s, n, &cp);
 	}
-	return i;
+	return take;
 }
 
 /* The operators a long line may break before, best first. */
@@ -83,7 +71,7 @@ static size_t break_at(const char *s, size_t n, int cols, bool prose)
 		best[kind] = i;
 	}
 	for (int k = 0; k < 4; k++)
-		if (best[k] && cols_of(s, best[k]) * 2 >= cols)
+		if (best[k] && utf8_width_n(s, best[k]) * 2 >= cols)
 			return best[k];
 	size_t last = 0;
 	for (int k = 0; k < 6; k++)
@@ -104,7 +92,7 @@ static void wrap_line(struct insp *x, bool prose)
 	while (first || n > 0) {
 		int avail = x->width - (first ? 0 : indent);
 		size_t take = n;
-		if (x->width > 0 && cols_of(s, n) > avail) {
+		if (x->width > 0 && utf8_width_n(s, n) > avail) {
 			take = break_at(s, n, avail, prose);
 			if (take == 0)
 				take = fit_bytes(s, n, avail);
