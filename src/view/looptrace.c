@@ -1,9 +1,11 @@
 /* looptrace.c: the loops of a matmul, a row softmax or an attention (seed 003,
  * kernel/loops.c) one iteration at a time, for the ui's "loops beside
  * vectorised" view. Copies the operands to doubles at creation; seek rewrites
- * only the cells that change. Never draws, prints or allocates after creation. */
+ * only the cells that change. Never draws, prints or allocates after creation;
+ * a text cut to a buffer never ends in half a character (core/utf8). */
 #include "view/looptrace.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -142,7 +144,7 @@ static void slice_text(struct looptrace *lt, int ndim)
 static void code_name(char *dst, size_t size, const char *label, const char *fallback)
 {
 	if (!label || !label[0]) {
-		snprintf(dst, size, "%s", fallback);
+		utf8_snprintf(dst, size, "%s", fallback);
 		return;
 	}
 	int depth = 0;
@@ -156,9 +158,9 @@ static void code_name(char *dst, size_t size, const char *label, const char *fal
 			bare = false;
 	}
 	if (bare)
-		snprintf(dst, size, "%s", label);
+		utf8_snprintf(dst, size, "%s", label);
 	else
-		snprintf(dst, size, "(%s)", label);
+		utf8_snprintf(dst, size, "(%s)", label);
 }
 
 static int add_line(struct looptrace *lt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -168,7 +170,7 @@ static int add_line(struct looptrace *lt, const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	utf8_vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	if (lt->nlines >= MAX_LINES)
 		return lt->nlines - 1;
@@ -198,20 +200,20 @@ static const char *num(char *buf, size_t size, double v)
 	if (v == 0)
 		v = 0;   /* no "-0.0000" */
 	double a = fabs(v);
-	snprintf(buf, size, a != 0 && (a < 1e-4 || a >= 1e6) ? "%.3e" : "%.4f", v);
+	utf8_snprintf(buf, size, a != 0 && (a < 1e-4 || a >= 1e6) ? "%.3e" : "%.4f", v);
 	return buf;
 }
 
 /* "[0.1200, -0.5300, 0.2000, …]": the first three numbers of a row */
 static void vec_text(char *buf, size_t size, const double *v, int64_t count)
 {
-	size_t len = (size_t)snprintf(buf, size, "[");
+	size_t len = (size_t)utf8_snprintf(buf, size, "[");
 	for (int64_t i = 0; i < count && i < 3 && len < size; i++) {
 		char nb[32];
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", num(nb, sizeof nb, v[i]));
 	}
 	if (len < size)
-		snprintf(buf + len, size - len, "%s]", count > 3 ? ", \u2026" : "");
+		utf8_snprintf(buf + len, size - len, "%s]", count > 3 ? ", \u2026" : "");
 }
 
 /* ---- the row softmax --------------------------------------------------- */
@@ -942,24 +944,24 @@ void looptrace_indices(const struct looptrace *lt, char *buf, size_t size)
 	long long r = (long long)s.r, c = (long long)s.c;
 	switch (s.kind) {
 	case ST_NONE:
-		snprintf(buf, size, "%s", "");
+		utf8_snprintf(buf, size, "%s", "");
 		break;
 	case ST_MATMUL:
-		snprintf(buf, size, "i = %lld, j = %lld, p = %lld", r, c, (long long)s.p);
+		utf8_snprintf(buf, size, "i = %lld, j = %lld, p = %lld", r, c, (long long)s.p);
 		break;
 	case ST_SCORE:
-		snprintf(buf, size, "q_idx = %lld, k_idx = %lld", r, c);
+		utf8_snprintf(buf, size, "q_idx = %lld, k_idx = %lld", r, c);
 		break;
 	case ST_ZERO:
-		snprintf(buf, size, "%s = %lld", row_var(lt), r);
+		utf8_snprintf(buf, size, "%s = %lld", row_var(lt), r);
 		break;
 	case ST_MAX:
 	case ST_EXP:
 	case ST_DIV:
-		snprintf(buf, size, "%s = %lld, j = %lld", row_var(lt), r, c);
+		utf8_snprintf(buf, size, "%s = %lld, j = %lld", row_var(lt), r, c);
 		break;
 	case ST_OUT:
-		snprintf(buf, size, "row = %lld, v_idx = %lld", r, c);
+		utf8_snprintf(buf, size, "row = %lld, v_idx = %lld", r, c);
 		break;
 	}
 }
@@ -976,11 +978,11 @@ static void explain_matmul(const struct looptrace *lt, struct step s, char *buf,
 	else
 		snprintf(bi, sizeof bi, "[%lld, %lld]", (long long)s.p, (long long)s.c);
 	double s_now = lt->prefix[s.p];
-	int len = snprintf(buf, size, "s += %s%s \u00b7 %s%s = %s \u00d7 %s \u2192 s = %s", lt->na, ai, lt->nb, bi,
+	int len = utf8_snprintf(buf, size, "s += %s%s \u00b7 %s%s = %s \u00d7 %s \u2192 s = %s", lt->na, ai, lt->nb, bi,
 			   num(n1, sizeof n1, lt->a[s.r * lt->k + s.p]), num(n2, sizeof n2, lt->b[s.p * lt->n + s.c]),
 			   num(n3, sizeof n3, s_now));
 	if (s.p == lt->k - 1 && len >= 0 && (size_t)len < size)
-		snprintf(buf + len, size - (size_t)len, "; %s[%lld, %lld] = %s", lt->nc, (long long)s.r,
+		utf8_snprintf(buf + len, size - (size_t)len, "; %s[%lld, %lld] = %s", lt->nc, (long long)s.r,
 			 (long long)s.c, n3);
 }
 
@@ -990,21 +992,21 @@ static void explain_score(const struct looptrace *lt, struct step s, char *buf, 
 	char n1[32], n2[32], n3[32];
 	if (lt->hidden[s.r * lt->n + s.c]) {
 		if (lt->causal && s.c > s.r)
-			snprintf(buf, size, "k_idx %lld > q_idx %lld, a later token: att[%lld, %lld] = -inf", ki, qi, qi,
+			utf8_snprintf(buf, size, "k_idx %lld > q_idx %lld, a later token: att[%lld, %lld] = -inf", ki, qi, qi,
 				 ki);
 		else
-			snprintf(buf, size, "mask[%lld, %lld] is set: att[%lld, %lld] = -inf", qi, ki, qi, ki);
+			utf8_snprintf(buf, size, "mask[%lld, %lld] is set: att[%lld, %lld] = -inf", qi, ki, qi, ki);
 		return;
 	}
 	double dot = 0.0;
 	for (int64_t c = 0; c < lt->k; c++)
 		dot += lt->a[s.r * lt->k + c] * lt->b[s.c * lt->k + c];
 	if (lt->scaled)
-		snprintf(buf, size, "att[%lld, %lld] = %s[%lld] \u00b7 %s[%lld] \u00d7 scale = %s \u00d7 %s = %s", qi, ki,
+		utf8_snprintf(buf, size, "att[%lld, %lld] = %s[%lld] \u00b7 %s[%lld] \u00d7 scale = %s \u00d7 %s = %s", qi, ki,
 			 lt->na, qi, lt->nb, ki, num(n1, sizeof n1, dot), num(n2, sizeof n2, lt->scale),
 			 num(n3, sizeof n3, lt->scores[s.r * lt->n + s.c]));
 	else
-		snprintf(buf, size, "att[%lld, %lld] = %s[%lld] \u00b7 %s[%lld] = %s", qi, ki, lt->na, qi, lt->nb, ki,
+		utf8_snprintf(buf, size, "att[%lld, %lld] = %s[%lld] \u00b7 %s[%lld] = %s", qi, ki, lt->na, qi, lt->nb, ki,
 			 num(n1, sizeof n1, dot));
 }
 
@@ -1023,36 +1025,36 @@ static void explain_softmax(const struct looptrace *lt, struct step s, char *buf
 				max = row[i];
 		double x = row[s.c];
 		if (isnan(x))
-			snprintf(buf, size, "%s[%lld, %lld] = nan \u2192 max = nan", y, r, j);
+			utf8_snprintf(buf, size, "%s[%lld, %lld] = nan \u2192 max = nan", y, r, j);
 		else if (isnan(max))
-			snprintf(buf, size, "%s[%lld, %lld] = %s, max stays nan", y, r, j, num(n1, sizeof n1, x));
+			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s, max stays nan", y, r, j, num(n1, sizeof n1, x));
 		else if (x > max)
-			snprintf(buf, size, "%s[%lld, %lld] = %s > max = %s \u2192 max = %s", y, r, j,
+			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s > max = %s \u2192 max = %s", y, r, j,
 				 num(n1, sizeof n1, x), num(n2, sizeof n2, max), n1);
 		else
-			snprintf(buf, size, "%s[%lld, %lld] = %s \u2264 max = %s: max stays", y, r, j,
+			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s \u2264 max = %s: max stays", y, r, j,
 				 num(n1, sizeof n1, x), num(n2, sizeof n2, max));
 		return;
 	}
 	case ST_ZERO:
-		snprintf(buf, size, "max = -inf: every entry of row %lld is -inf, nothing to attend to, so %s[%lld] = 0", r,
+		utf8_snprintf(buf, size, "max = -inf: every entry of row %lld is -inf, nothing to attend to, so %s[%lld] = 0", r,
 			 y, r);
 		return;
 	case ST_EXP: {
 		double sum = 0.0;
 		for (int64_t i = 0; i <= s.c; i++)
 			sum += exp(row[i] - sm->max[s.r]);
-		snprintf(buf, size, "%s[%lld, %lld] = exp(%s - %s) = %s \u2192 sum = %s", y, r, j,
+		utf8_snprintf(buf, size, "%s[%lld, %lld] = exp(%s - %s) = %s \u2192 sum = %s", y, r, j,
 			 num(n1, sizeof n1, row[s.c]), num(n2, sizeof n2, sm->max[s.r]),
 			 num(n3, sizeof n3, rowsoft_exp(sm, s.r, s.c)), num(n4, sizeof n4, sum));
 		return;
 	}
 	case ST_DIV:
-		snprintf(buf, size, "%s[%lld, %lld] = %s / %s = %s", y, r, j, num(n1, sizeof n1, rowsoft_exp(sm, s.r, s.c)),
+		utf8_snprintf(buf, size, "%s[%lld, %lld] = %s / %s = %s", y, r, j, num(n1, sizeof n1, rowsoft_exp(sm, s.r, s.c)),
 			 num(n2, sizeof n2, sm->sum[s.r]), num(n3, sizeof n3, rowsoft_weight(sm, s.r, s.c)));
 		return;
 	default:
-		snprintf(buf, size, "%s", "");
+		utf8_snprintf(buf, size, "%s", "");
 		return;
 	}
 }
@@ -1063,7 +1065,7 @@ static void explain_out(const struct looptrace *lt, struct step s, char *buf, si
 	long long r = (long long)s.r, vi = (long long)s.c;
 	vec_text(vv, sizeof vv, &lt->v[s.c * lt->dv], lt->dv);
 	vec_text(ov, sizeof ov, &lt->prefix[s.c * lt->dv], lt->dv);
-	snprintf(buf, size, "out[%lld] += a[%lld] \u00b7 %s[%lld] = %s \u00d7 %s \u2192 out[%lld] = %s", r, vi, lt->nc, vi,
+	utf8_snprintf(buf, size, "out[%lld] += a[%lld] \u00b7 %s[%lld] = %s \u00d7 %s \u2192 out[%lld] = %s", r, vi, lt->nc, vi,
 		 num(n1, sizeof n1, rowsoft_weight(&lt->sm, s.r, s.c)), vv, r, ov);
 }
 
@@ -1075,12 +1077,12 @@ void looptrace_explain(const struct looptrace *lt, char *buf, size_t size)
 	switch (s.kind) {
 	case ST_NONE:
 		if (lt->kind == TRACE_MATMUL)
-			snprintf(buf, size, "%s = torch.zeros(%lld, %lld): no product computed yet", lt->nc,
+			utf8_snprintf(buf, size, "%s = torch.zeros(%lld, %lld): no product computed yet", lt->nc,
 				 (long long)lt->m, (long long)lt->n);
 		else if (lt->kind == TRACE_SOFTMAX)
-			snprintf(buf, size, "%s starts as a copy of %s", lt->ny, lt->na);
+			utf8_snprintf(buf, size, "%s starts as a copy of %s", lt->ny, lt->na);
 		else
-			snprintf(buf, size, "att = torch.zeros(%lld, %lld): no score computed yet", (long long)lt->m,
+			utf8_snprintf(buf, size, "att = torch.zeros(%lld, %lld): no score computed yet", (long long)lt->m,
 				 (long long)lt->n);
 		return;
 	case ST_MATMUL:

@@ -1,18 +1,20 @@
 /* timing.c: the text of timings and comparisons (see timing.h).
  * Called by ui/screen.c, text/render.c and main.c so that the screen, `qkv
- * run` and its progress line word a time alike. Never measures anything. */
+ * run` and its progress line word a time alike. Never measures anything, and
+ * never leaves half a character in a buffer too short (core/utf8). */
 #include "view/timing.h"
+#include "core/utf8.h"
 
 #include <stdio.h>
 
 void timing_progress_what(char *buf, size_t size, const struct runner_progress *p)
 {
-	snprintf(buf, size, "Running '%s'", p->label);
+	utf8_snprintf(buf, size, "Running '%s'", p->label);
 }
 
 void timing_progress_where(char *buf, size_t size, const struct runner_progress *p)
 {
-	snprintf(buf, size, "statement %d of %d, %.2f s", p->statement, p->nstatements, p->elapsed_ms / 1e3);
+	utf8_snprintf(buf, size, "statement %d of %d, %.2f s", p->statement, p->nstatements, p->elapsed_ms / 1e3);
 }
 
 void timing_progress_text(char *buf, size_t size, const struct runner_progress *p)
@@ -20,13 +22,13 @@ void timing_progress_text(char *buf, size_t size, const struct runner_progress *
 	char what[300], where[64];
 	timing_progress_what(what, sizeof what, p);
 	timing_progress_where(where, sizeof where, p);
-	snprintf(buf, size, "%s: %s", what, where);
+	utf8_snprintf(buf, size, "%s: %s", what, where);
 }
 
 void timing_ratio_text(char *buf, size_t size, const double *ms, int i)
 {
 	if (i > 0 && ms[0] > 0 && ms[i] > 0)
-		snprintf(buf, size, "(%.2f\u00d7 the first)", ms[i] / ms[0]);
+		utf8_snprintf(buf, size, "(%.2f\u00d7 the first)", ms[i] / ms[0]);
 	else if (size)
 		buf[0] = 0;
 }
@@ -34,13 +36,13 @@ void timing_ratio_text(char *buf, size_t size, const double *ms, int i)
 void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms)
 {
 	if (loops_ms < 1.0 || !(simd_ms > 0)) {
-		snprintf(buf, size, "both too quick to time");
+		utf8_snprintf(buf, size, "both too quick to time");
 		return;
 	}
 	double x = loops_ms / simd_ms;
 	if (x >= 1)
-		snprintf(buf, size, "loops %.1f ms, SIMD %.2f ms: SIMD is %.*f\u00d7 faster", loops_ms, simd_ms,
+		utf8_snprintf(buf, size, "loops %.1f ms, SIMD %.2f ms: SIMD is %.*f\u00d7 faster", loops_ms, simd_ms,
 			 x < 10 ? 1 : 0, x);
 	else
-		snprintf(buf, size, "loops %.1f ms, SIMD %.2f ms: SIMD is %.1f\u00d7 slower", loops_ms, simd_ms, 1 / x);
+		utf8_snprintf(buf, size, "loops %.1f ms, SIMD %.2f ms: SIMD is %.1f\u00d7 slower", loops_ms, simd_ms, 1 / x);
 }
