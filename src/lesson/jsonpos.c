@@ -4,6 +4,7 @@
  * read out of bounds. Never prints, never fails. */
 #include "lesson/jsonpos.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -111,14 +112,16 @@ void jsonpos_free(struct jsonpos *m)
 void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col)
 {
 	int l = 1, c = 1;
-	for (size_t i = 0; i < off && i < len; i++) {
-		unsigned char ch = (unsigned char)text[i];
-		if (ch == '\n') {
+	for (size_t i = 0; i < off && i < len;) {
+		if (text[i] == '\n') {
 			l++;
 			c = 1;
-		} else if ((ch & 0xC0) != 0x80) {	/* count characters, not UTF-8 continuation bytes */
-			c++;
+			i++;
+			continue;
 		}
+		uint32_t cp;	/* count characters, not bytes (an invalid byte is one) */
+		i += (size_t)utf8_decode(text + i, len - i, &cp);
+		c++;
 	}
 	*line = l;
 	*col = c;

@@ -8,6 +8,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -989,11 +990,10 @@ struct loc lesson_code_loc(const struct lesson *l, const struct code_line *lines
 		return at;
 	/* the column counts characters: find the byte of character col */
 	const char *s = lines[k].text;
-	size_t byte = 0;
-	for (int c = 1; c < col && s[byte]; c++) {
-		byte++;
-		while (((unsigned char)s[byte] & 0xC0) == 0x80)
-			byte++;
+	size_t byte = 0, len = strlen(s);
+	for (int c = 1; c < col && byte < len; c++) {
+		uint32_t cp;
+		byte += (size_t)utf8_decode(s + byte, len - byte, &cp);
 	}
 	jsonpos_string_linecol(l->source_text, l->source_len, lines[k].str_off, lines[k].in_str + byte, &at.line,
 			       &at.col);
