@@ -8,9 +8,10 @@
 #include "core/strbuf.h"
 #include "lang/interp.h"
 #include "lesson/catalog.h"
-#include "lesson/runner.h"
+#include "lesson/player.h"
 #include "text/json.h"
 #include "text/render.h"
+#include "view/page.h"
 #include "ui/ui.h"
 #include "view/timing.h"
 
@@ -423,11 +424,11 @@ static void tty_progress_draw(void *ctx, const struct runner_progress *p)
 }
 
 /* Shows timing progress on stderr when it is a terminal. */
-static void tty_progress_start(struct runner *r, struct tty_progress *tp)
+static void tty_progress_start(struct player *p, struct tty_progress *tp)
 {
 	memset(tp, 0, sizeof *tp);
 	if (isatty(STDERR_FILENO))
-		runner_set_progress(r, tty_progress_draw, tp);
+		player_set_progress(p, tty_progress_draw, tp);
 }
 
 /* Clears the progress line, if one was drawn. */
@@ -446,29 +447,31 @@ static int run_lesson(const struct lesson *l, enum kernel_variant kv, bool json,
 		      struct qkv_error *err)
 {
 	struct render_opts o = { 80, !json && want_color() };
-	struct runner *r = runner_new(l, kv);
+	struct player *p = player_new(l, kv);
 	struct tty_progress tp;
-	tty_progress_start(r, &tp);
+	tty_progress_start(p, &tp);
 	int rc = 0;
 	if (!json)
 		render_lesson_header(out, l, &o);
 	for (int k = 0; k < l->nsteps && rc == 0; k++) {
-		struct step_result res;
-		rc = runner_step(r, &res, err);
+		int at;
+		rc = player_go(p, k, &at, err);
 		tty_progress_clear(&tp);
 		for (int e = 0; rc == 0 && e < l->steps[k].nexpects; e++) {
 			struct expect_result er;
-			rc = runner_expect(r, &l->steps[k], &res, e, &er, err);
+			rc = player_expect(p, k, e, &er, err);
 		}
 		if (rc == 0 && json) {
-			render_step_json(out, l, k, &res);
+			render_step_json(out, l, k, player_result(p, k));
 			strbuf_putc(out, '\n');
 		} else if (rc == 0) {
-			render_step(out, l, k, &res, &o);
+			struct page pg;
+			page_build(&pg, p, k);
+			render_step(out, &pg, &o);
+			page_free(&pg);
 		}
-		step_result_free(&res);
 	}
-	runner_free(r);
+	player_free(p);
 	return rc;
 }
 
@@ -516,17 +519,16 @@ static int cmd_run(int argc, char **argv, enum kernel_variant kv)
  * the counts. */
 static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *passed_total, int *failed_total)
 {
-	struct runner *r = runner_new(l, kv);
+	struct player *p = player_new(l, kv);
 	struct tty_progress tp;
-	tty_progress_start(r, &tp);
+	tty_progress_start(p, &tp);
 	struct qkv_error err;
 	int status = 0, passed = 0, failed = 0;
 	struct strbuf fails;
 	strbuf_init(&fails);
 	for (int k = 0; k < l->nsteps && status == 0; k++) {
 		const struct step *st = &l->steps[k];
-		struct step_result res;
-		int rc = runner_step(r, &res, &err);
+		int at, rc = player_go(p, k, &at, &err);
 		tty_progress_clear(&tp);
 		if (rc < 0) {
 			fprintf(stderr, "qkv: %s\n", err.msg);
@@ -534,7 +536,7 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 		}
 		for (int e = 0; status == 0 && e < st->nexpects; e++) {
 			struct expect_result er;
-			if (runner_expect(r, st, &res, e, &er, &err) < 0) {
+			if (player_expect(p, k, e, &er, &err) < 0) {
 				fprintf(stderr, "qkv: %s\n", err.msg);
 				status = 2;
 			} else if (er.pass) {
@@ -550,7 +552,7 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 		for (int e = 0; status == 0 && e < st->nexercises; e++) {
 			bool solved;
 			char detail[256];
-			if (runner_check_exercise(r, st, e, &solved, detail, sizeof detail, &err) < 0) {
+			if (player_check_exercise(p, k, e, &solved, detail, sizeof detail, &err) < 0) {
 				fprintf(stderr, "qkv: %s\n", err.msg);
 				status = 2;
 			} else if (solved) {
@@ -562,9 +564,8 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 					      x->answer_at.col, x->path, k + 1, st->title, detail);
 			}
 		}
-		step_result_free(&res);
 	}
-	runner_free(r);
+	player_free(p);
 	if (status == 0) {
 		fputs(fails.s, stdout);
 		*passed_total += passed;

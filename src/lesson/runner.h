@@ -42,6 +42,12 @@ struct runner;
 
 /* A runner at the start of the lesson (no step run yet). */
 struct runner *runner_new(const struct lesson *l, enum kernel_variant variant);
+/* A runner over the workspace I as steps 0 .. done - 1 left it (I is
+ * borrowed: not freed, and its output hook is the runner's until
+ * runner_free). For showing a step's views again, or checking its exercises,
+ * in a snapshot of its workspace: only runner_show, runner_expect and the
+ * exercise checks, which leave the workspace as it was. */
+struct runner *runner_on(const struct lesson *l, struct interp *I, int done);
 void runner_free(struct runner *r);
 struct interp *runner_interp(struct runner *r);
 /* Steps run so far. */
@@ -124,9 +130,5 @@ struct tensor *runner_exercise_expected(struct runner *r, const struct step *st,
  * with err (an invalid lesson); *solved false when the solution misses. */
 int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *solved, char *detail,
 			  size_t size, struct qkv_error *err);
-
-/* Runs a whole lesson once, checking every show and expect name exists and
- * every step's code runs: the lesson is valid when this returns 0. */
-int lesson_validate(const struct lesson *l, enum kernel_variant variant, struct qkv_error *err);
 
 #endif

@@ -4,107 +4,15 @@
 #include "text/render.h"
 #include "text/json.h"
 #include "core/format.h"
+#include "core/utf8.h"
 #include "view/timing.h"
+#include "view/tokens.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const shades[5] = { " ", "\u2591", "\u2592", "\u2593", "\u2588" };
-
-static int utf8_width(const char *s, size_t n)
-{
-	int w = 0;
-	for (size_t i = 0; i < n && s[i]; i++)
-		w += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return w;
-}
-
-/* Text wrapped at spaces to width; lines after the first start 4 columns in. */
-static void wrap_hanging(struct strbuf *out, const char *text, int width)
-{
-	const char *p = text;
-	int col = 0;
-	size_t pending = 0;	/* spaces before the next word, written only if it fits */
-	while (*p) {
-		const char *w = p;
-		while (*p && *p != ' ')
-			p++;
-		int ww = utf8_width(w, (size_t)(p - w));
-		if (col > 4 && col + (int)pending + ww > width) {
-			strbuf_puts(out, "\n    ");
-			col = 4;
-		} else {
-			strbuf_pad(out, ' ', pending);
-			col += (int)pending;
-		}
-		strbuf_putn(out, w, (size_t)(p - w));
-		col += ww;
-		pending = 0;
-		while (*p == ' ') {
-			p++;
-			pending++;
-		}
-	}
-	strbuf_putc(out, '\n');
-}
-
-/* Whether the space at p lies inside a short `inline code` span of the line
- * [start, end): backquotes pair up in order; a span of up to 40 characters
- * stays on one line, a longer one may break at its spaces. */
-static bool in_short_code(const char *start, const char *end, const char *p)
-{
-	const char *open = NULL;
-	for (const char *q = start; q < end; q++) {
-		if (*q != '`')
-			continue;
-		if (!open) {
-			open = q;
-		} else {
-			if (p > open && p < q)
-				return q - open <= 40;
-			open = NULL;
-		}
-	}
-	return false;
-}
-
-/* Appends text wrapped to width columns, each line starting with indent
- * spaces; existing '\n' are kept. */
-static void wrap(struct strbuf *out, const char *text, int indent, int width)
-{
-	const char *p = text;
-	int avail = width - indent;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		const char *end = nl ? nl : p + strlen(p);
-		const char *line = p;
-		int col = 0;
-		strbuf_pad(out, ' ', (size_t)indent);
-		while (p < end) {
-			while (p < end && *p == ' ')
-				p++;
-			const char *w = p;
-			while (p < end && (*p != ' ' || in_short_code(line, end, p)))
-				p++;
-			int ww = utf8_width(w, (size_t)(p - w));
-			if (ww == 0)
-				break;
-			if (col > 0 && col + 1 + ww > avail) {
-				strbuf_putc(out, '\n');
-				strbuf_pad(out, ' ', (size_t)indent);
-				col = 0;
-			} else if (col > 0) {
-				strbuf_putc(out, ' ');
-				col++;
-			}
-			strbuf_putn(out, w, (size_t)(p - w));
-			col += ww;
-		}
-		strbuf_putc(out, '\n');
-		p = nl ? nl + 1 : end;
-	}
-}
 
 /* The 256-colour index for a position 0..1 on the scale: diverging runs
  * blue - grey - orange (readable for red/green colour blindness), weights
@@ -121,24 +29,6 @@ static int color_index(const struct heatmap *h, double pos)
 	return weights[i < 0 ? 0 : i > 9 ? 9 : i];
 }
 
-static void put_fit(struct strbuf *out, const char *s, int width)
-{
-	/* right-aligned, cut to width characters */
-	int w = utf8_width(s, strlen(s));
-	if (w <= width) {
-		strbuf_pad(out, ' ', (size_t)(width - w));
-		strbuf_puts(out, s);
-		return;
-	}
-	int taken = 0;
-	for (const char *p = s; *p && taken < width - 1; p++) {
-		strbuf_putc(out, *p);
-		if ((((unsigned char)p[1]) & 0xC0) != 0x80)
-			taken++;
-	}
-	strbuf_puts(out, "\u2026");
-}
-
 void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, const struct render_opts *o)
 {
 	int lw = h->label_width > 12 ? 12 : h->label_width;
@@ -146,7 +36,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 	char fmt[16];
 	int cw = 7;
 	for (int c = 0; c < h->cols; c++) {
-		int w = utf8_width(h->col_labels[c], strlen(h->col_labels[c]));
+		int w = utf8_width(h->col_labels[c]);
 		cw = w > cw ? (w > 10 ? 10 : w) : cw;
 	}
 	int avail = o->width - indent - lw - 1;
@@ -168,7 +58,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 			}
 		}
 		for (int c = 0; c < h->cols; c++) {
-			int w = utf8_width(h->col_labels[c], strlen(h->col_labels[c]));
+			int w = utf8_width(h->col_labels[c]);
 			need = w > need ? w : need;
 		}
 		cw = need < cw ? need : cw;
@@ -186,7 +76,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 	if (numbers) {
 		strbuf_pad(out, ' ', (size_t)(indent + lw + 1));
 		for (int c = 0; c < shown_cols; c++) {
-			put_fit(out, h->col_labels[c], cw);
+			utf8_fit(out, h->col_labels[c], cw, 1);
 			if (c + 1 < shown_cols)
 				strbuf_pad(out, ' ', (size_t)(per - cw));
 		}
@@ -202,7 +92,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 		strbuf_pad(out, ' ', (size_t)indent);
 		char label[64];
 		snprintf(label, sizeof label, "%s", h->row_labels[r]);
-		put_fit(out, label, lw);
+		utf8_fit(out, label, lw, 1);
 		strbuf_putc(out, ' ');
 		for (int c = 0; c < shown_cols; c++) {
 			double v = heatmap_value(h, r, c);
@@ -228,47 +118,27 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 
 static void render_tokens(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
 {
-	const struct show *s = sh->show;
-	const struct tensor *t = sh->t;
-	int nd = t->ndim;
-	int64_t T = t->shape[nd - 1];
-	int64_t heads = nd >= 3 ? t->shape[nd - 3] : 1;
-	int64_t batch_off = nd == 4 ? (s->nslice ? s->slice[0] : 0) * heads * T * T : 0;
-	char qlabel[64];
-	if (s->query < s->ncols)
-		snprintf(qlabel, sizeof qlabel, "%s", s->cols[s->query]);
-	else
-		snprintf(qlabel, sizeof qlabel, "%lld", (long long)s->query);
-	if (s->title)
-		strbuf_printf(out, "  %s\n", s->title);
-	strbuf_printf(out, "  weights of the query token '%s' over the keys%s\n", qlabel, heads > 1 ? ", by head" : "");
-	int shown_heads = (int)(heads < 4 ? heads : 4);
+	struct tokens_view tv;
+	tokens_build(&tv, sh, -1);
+	if (sh->show->title)
+		strbuf_printf(out, "  %s\n", sh->show->title);
+	strbuf_printf(out, "  weights of the query token '%s' over the keys%s\n", tv.query_label,
+		      tv.nheads > 1 ? ", by head" : "");
+	int shown_heads = (int)(tv.nheads < 4 ? tv.nheads : 4);
 	int bar = (o->width - 16) / shown_heads - 8;
 	bar = bar > 14 ? 14 : bar < 4 ? 4 : bar;
 	/* header: each column is a number, then its bar */
 	strbuf_pad(out, ' ', 14);
 	for (int h = 0; h < shown_heads; h++) {
-		char name[32];
-		if (h < s->nheads)
-			snprintf(name, sizeof name, "%s", s->heads[h]);
-		else
-			snprintf(name, sizeof name, "head %d", h);
 		strbuf_putc(out, ' ');
-		int w = utf8_width(name, strlen(name));
-		strbuf_puts(out, name);
-		strbuf_pad(out, ' ', (size_t)(w < bar + 6 ? bar + 6 - w : 0));
+		utf8_fit(out, tv.heads[h], bar + 6, -1);
 	}
 	strbuf_putc(out, '\n');
-	for (int64_t k = 0; k < T; k++) {
-		char label[64];
-		if (k < s->ncols)
-			snprintf(label, sizeof label, "%s", s->cols[k]);
-		else
-			snprintf(label, sizeof label, "%lld", (long long)k);
+	for (int64_t k = 0; k < tv.ntok; k++) {
 		strbuf_puts(out, "    ");
-		put_fit(out, label, 10);
+		utf8_fit(out, tv.keys[k], 10, 1);
 		for (int64_t h = 0; h < shown_heads; h++) {
-			double w = tensor_get(t, batch_off + h * T * T + s->query * T + k);
+			double w = tv.w[k * tv.nheads + h];
 			int n = isfinite(w) ? (int)floor(w * bar + 0.5) : 0;
 			n = n < 0 ? 0 : n > bar ? bar : n;
 			strbuf_printf(out, " %5.3f ", w);
@@ -279,8 +149,9 @@ static void render_tokens(struct strbuf *out, const struct shown *sh, const stru
 		}
 		strbuf_putc(out, '\n');
 	}
-	if (heads > 4)
-		strbuf_printf(out, "    (heads 0\u20133 of %lld)\n", (long long)heads);
+	if (tv.nheads > 4)
+		strbuf_printf(out, "    (heads 0\u20133 of %lld)\n", (long long)tv.nheads);
+	tokens_free(&tv);
 }
 
 /* A timing show: each entry's label and time, the labels padded to one
@@ -292,14 +163,14 @@ static void render_timing(struct strbuf *out, const struct shown *sh, const stru
 	strbuf_printf(out, "  %s\n", s->title ? s->title : "timing");
 	int lw = 0;
 	for (int i = 0; i < s->ntimings; i++) {
-		int w = utf8_width(s->timings[i].label, strlen(s->timings[i].label));
+		int w = utf8_width(s->timings[i].label);
 		lw = w > lw ? w : lw;
 	}
 	if (lw > o->width - 20)
 		lw = o->width - 20;
 	for (int i = 0; i < s->ntimings; i++) {
 		const char *label = s->timings[i].label;
-		int w = utf8_width(label, strlen(label));
+		int w = utf8_width(label);
 		strbuf_puts(out, "    ");
 		strbuf_puts(out, label);
 		if (w > lw) {	/* a long label: the time goes under it */
@@ -312,7 +183,7 @@ static void render_timing(struct strbuf *out, const struct shown *sh, const stru
 		int mw = snprintf(ms, sizeof ms, "  %9.1f ms", sh->timing_ms[i]);
 		strbuf_puts(out, ms);
 		timing_ratio_text(ratio, sizeof ratio, sh->timing_ms, i);
-		if (ratio[0] && 4 + lw + mw + 2 + utf8_width(ratio, strlen(ratio)) > o->width)
+		if (ratio[0] && 4 + lw + mw + 2 + utf8_width(ratio) > o->width)
 			strbuf_printf(out, "\n      %s", ratio);
 		else if (ratio[0])
 			strbuf_printf(out, "  %s", ratio);
@@ -320,10 +191,8 @@ static void render_timing(struct strbuf *out, const struct shown *sh, const stru
 	}
 }
 
-static void render_shown(struct strbuf *out, const struct step *st, const struct shown *sh,
-			 const struct render_opts *o)
+static void render_shown(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
 {
-	(void)st;
 	const struct show *s = sh->show;
 	strbuf_putc(out, '\n');
 	switch (s->kind) {
@@ -359,74 +228,21 @@ static void render_shown(struct strbuf *out, const struct step *st, const struct
 	}
 }
 
-/* One printed line with tabs expanded to 8-column stops. A line over width
- * + 2 columns is wrapped at a space, continuing 4 columns in; torch's own
- * tensor lines, which may end a bracket or two past 80, are left whole. */
-static void put_output_line(struct strbuf *out, const char *line, size_t n, int width)
+/* Lines laid out by view/page, one after another. */
+static void put_lines(struct strbuf *out, const struct page_lines *pl)
 {
-	struct strbuf ex;
-	strbuf_init(&ex);
-	int col = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (line[i] == '\t') {
-			int to = (col / 8 + 1) * 8;
-			strbuf_pad(&ex, ' ', (size_t)(to - col));
-			col = to;
-		} else {
-			strbuf_putc(&ex, line[i]);
-			col += (((unsigned char)line[i]) & 0xC0) != 0x80;
-		}
-	}
-	if (col <= width + 2) {
-		strbuf_putn(out, ex.s, ex.len);
+	for (int i = 0; i < pl->n; i++) {
+		strbuf_puts(out, pl->lines[i].text);
 		strbuf_putc(out, '\n');
-	} else {
-		wrap_hanging(out, ex.s, width);
 	}
-	strbuf_free(&ex);
 }
 
-/* ">>> code", broken at a space (or anywhere) so no line passes width; the
- * rest continues after "... ", as a REPL shows continued lines. */
-static void put_code_line(struct strbuf *out, const char *code, int width)
+static void put_text(struct strbuf *out, const char *text, int width)
 {
-	const char *p = code;
-	const char *prompt = ">>> ";
-	int avail = width - 4;
-	while (*p) {
-		int n = (int)strlen(p);
-		int take = n;
-		if (utf8_width(p, (size_t)n) > avail) {
-			take = 0;
-			int cols = 0;
-			while (p[take] && cols < avail) {
-				take++;
-				while ((((unsigned char)p[take]) & 0xC0) == 0x80)
-					take++;
-				cols++;
-			}
-		}
-		int shown = take, skip = 0;
-		if (take < n && shown > 0) {
-			int space = -1;
-			for (int i = take - 1; i > avail / 2; i--) {
-				if (p[i] == ' ') {
-					space = i;
-					break;
-				}
-			}
-			if (space > 0) {	/* break at the space, which neither line keeps */
-				shown = space;
-				skip = 1;
-				take = space;
-			}
-		}
-		strbuf_puts(out, prompt);
-		strbuf_putn(out, p, (size_t)shown);
-		strbuf_putc(out, '\n');
-		p += take + skip;
-		prompt = "... ";
-	}
+	struct page_lines pl = { 0 };
+	page_layout_text(&pl, text, 0, width);
+	put_lines(out, &pl);
+	page_lines_free(&pl);
 }
 
 void render_lesson_header(struct strbuf *out, const struct lesson *l, const struct render_opts *o)
@@ -435,59 +251,32 @@ void render_lesson_header(struct strbuf *out, const struct lesson *l, const stru
 	struct strbuf src;
 	strbuf_init(&src);
 	strbuf_printf(&src, "(retells %s; %d steps)", l->source, l->nsteps);
-	wrap(out, src.s, 0, o->width);
+	put_text(out, src.s, o->width);
 	strbuf_free(&src);
 	strbuf_putc(out, '\n');
-	wrap(out, l->summary, 0, o->width);
+	put_text(out, l->summary, o->width);
 }
 
-void render_step(struct strbuf *out, const struct lesson *l, int k, const struct step_result *res,
-		 const struct render_opts *o)
+void render_step(struct strbuf *out, const struct page *pg, const struct render_opts *o)
 {
-	const struct step *st = &l->steps[k];
 	char head[256];
-	snprintf(head, sizeof head, "\u2500\u2500 Step %d/%d: %s ", k + 1, l->nsteps, st->title);
+	snprintf(head, sizeof head, "\u2500\u2500 Step %d/%d: %s ", pg->step + 1, pg->nsteps, pg->title);
 	strbuf_putc(out, '\n');
 	strbuf_puts(out, head);
-	int hw = utf8_width(head, strlen(head));
-	for (int i = hw; i < o->width; i++)
+	for (int i = utf8_width(head); i < o->width; i++)
 		strbuf_puts(out, "\u2500");
 	strbuf_puts(out, "\n\n");
-	for (int i = 0; i < st->ntext; i++) {
-		if (i)
-			strbuf_putc(out, '\n');
-		wrap(out, st->text[i], 0, o->width);
-	}
-	if (st->nlines) {
-		strbuf_putc(out, '\n');
-		/* each statement's output under it, flush left as a notebook
-		 * prints it (torch's own lines may run a character or two past
-		 * 80 with their closing brackets) */
-		int piece = 0;
-		for (int i = 0; i <= st->nlines; i++) {
-			if (i < st->nlines)
-				put_code_line(out, st->lines[i].text, o->width);
-			while (piece < res->npieces && (res->pieces[piece].line <= i + 1 || i == st->nlines)) {
-				const char *t = res->pieces[piece++].text;
-				while (*t) {
-					const char *nl = strchr(t, '\n');
-					size_t n = nl ? (size_t)(nl - t) : strlen(t);
-					put_output_line(out, t, n, o->width);
-					t += n + (nl != NULL);
-				}
-			}
-		}
-	}
-	for (int i = 0; i < res->nshown; i++)
-		render_shown(out, st, &res->shown[i], o);
-	for (int i = 0; i < st->nnote; i++) {
-		strbuf_putc(out, '\n');
-		struct strbuf note;
-		strbuf_init(&note);
-		strbuf_printf(&note, "%s%s", i == 0 ? "Note: " : "", st->note[i]);
-		wrap(out, note.s, 2, o->width);
-		strbuf_free(&note);
-	}
+	/* the text, code and output; the views; then the notes */
+	int notes = page_notes_start(pg);
+	struct page_lines pl = { 0 };
+	page_layout(pg, 0, notes, o->width, &pl);
+	put_lines(out, &pl);
+	page_lines_free(&pl);
+	for (int i = 0; i < pg->nviews; i++)
+		render_shown(out, pg->views[i].shown, o);
+	page_layout(pg, notes, -1, o->width, &pl);
+	put_lines(out, &pl);
+	page_lines_free(&pl);
 }
 
 void render_step_json(struct strbuf *out, const struct lesson *l, int k, const struct step_result *res)

@@ -9,6 +9,7 @@
 #include "core/strbuf.h"
 #include "lesson/runner.h"
 #include "view/heatmap.h"
+#include "view/page.h"
 
 #include <stdbool.h>
 
@@ -19,9 +20,9 @@ struct render_opts {
 
 /* The lesson's header: title, source, summary. */
 void render_lesson_header(struct strbuf *out, const struct lesson *l, const struct render_opts *o);
-/* Step k of l (0-based) with its result. */
-void render_step(struct strbuf *out, const struct lesson *l, int k, const struct step_result *res,
-		 const struct render_opts *o);
+/* A step's page: a heading rule, its text, code and output as page_layout
+ * lays them out at o->width, its views, its notes. */
+void render_step(struct strbuf *out, const struct page *pg, const struct render_opts *o);
 /* A heatmap alone, indented by indent columns. */
 void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, const struct render_opts *o);
 /* The step as one JSON object (`qkv run --json`). */

@@ -1,6 +1,8 @@
-/* app.c: the full-screen program's main loop: one state (menu or lesson,
- * with an optional help overlay), a draw and a key function per state,
- * resize and signals handled here. The terminal is restored on every way
+/* app.c: the full-screen program's main loop. The screen is one base state
+ * (menu, lesson, or the repl's workspace) with at most one state over it
+ * (help, the prompt, go-to), each with its own draw and key functions in its
+ * own file; this file picks whose they are, opens what the menu asks for,
+ * and handles resize, signals and the progress of a running timing. The terminal is restored on every way
  * out: q, an error exit, SIGINT, SIGTERM, SIGHUP (and a crash: term.c).
  * Ctrl-C cancels a computation that runs; with none, it clears the prompt's
  * line, or quits. */
@@ -14,6 +16,13 @@
 
 #define MIN_COLS 80
 #define MIN_ROWS 24
+
+static double clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 static void draw_too_small(struct app *a)
 {
@@ -89,6 +98,8 @@ void app_draw(struct app *a)
 			repl_draw(a);
 		else
 			screen_draw(a);
+		if (a->goto_prompt && a->screen == SCREEN_LESSON)
+			goto_draw(a);
 		if (a->help)
 			help_draw(a);
 	}
@@ -120,49 +131,55 @@ static bool ctrl_c_quits(struct app *a)
 	return true;
 }
 
-static void key(struct app *a, int ch)
+/* The prompt's keys: a lone Esc closes it (Esc then a key is Alt+key). */
+static void prompt_state_key(struct app *a, int ch)
 {
-	if (a->test_crash && ch == KEY_F(12))
-		term_test_crash(a->test_crash);	/* QKV_TEST_CRASH: tests only */
-	if (ch == KEY_RESIZE) {
-		getmaxyx(stdscr, a->rows, a->cols);
-		return;
-	}
-	if (a->help) {
-		if (ch == 27 || ch == '?' || ch == 'q')
-			a->help = false;
-		return;
-	}
-	if (a->prompt.open) {
-		if (ch == 27) {
-			/* a lone Esc closes the prompt; Esc and a key is Alt+key */
-			timeout(30);
-			int next = getch();
-			timeout(100);
-			if (next == ERR) {
-				if (a->screen == SCREEN_REPL)
-					return;	/* the repl screen is only the prompt */
+	if (ch == 27) {
+		timeout(30);
+		int next = getch();
+		timeout(100);
+		if (next == ERR) {
+			if (a->screen != SCREEN_REPL)	/* the repl screen is only the prompt */
 				prompt_close(a);
-				return;
-			}
-			prompt_feed(a, 27);
-			prompt_feed(a, next);
 			return;
 		}
-		if (ch == KEY_MOUSE) {
-			MEVENT ev;
-			getmouse(&ev);
-			return;
-		}
-		prompt_feed(a, ch);
+		prompt_feed(a, 27);
+		prompt_feed(a, next);
 		return;
 	}
+	if (ch == KEY_MOUSE) {
+		MEVENT ev;
+		getmouse(&ev);
+		return;
+	}
+	prompt_feed(a, ch);
+}
+
+/* The progress of a timing show, reported by the player while the step
+ * runs: kept in the state and drawn as a frame, at most every 50 ms (and as
+ * each entry starts and ends), so drawing costs the timing nothing. */
+static void timing_progress(void *ctx, const struct runner_progress *p)
+{
+	struct app *a = ctx;
+	if (p->statement > 0 && !p->finished && clock_ms() - a->timing_drawn < 50)
+		return;
+	a->timing_now = *p;
+	a->timing = &a->timing_now;
+	app_draw(a);
+	a->timing = NULL;	/* its label and times are the player's, valid only now */
+	a->timing_drawn = clock_ms();
+}
+
+static void open_lesson(struct app *a, const char *arg, int step)
+{
+	screen_open(a, arg, step, timing_progress, a);
+}
+
+/* The keys of the base screen, and q and ? on it. */
+static void base_key(struct app *a, int ch)
+{
 	if (ch == '?') {
 		a->help = true;
-		return;
-	}
-	if (a->screen == SCREEN_LESSON && a->goto_prompt) {
-		screen_key(a, ch);
 		return;
 	}
 	if (ch == 'q') {
@@ -174,9 +191,7 @@ static void key(struct app *a, int ch)
 		}
 		return;
 	}
-	if (ch == 27)
-		return;
-	if (a->cols < MIN_COLS || a->rows < MIN_ROWS)
+	if (ch == 27 || a->cols < MIN_COLS || a->rows < MIN_ROWS)
 		return;
 	if (ch == KEY_MOUSE) {
 		MEVENT ev;
@@ -184,10 +199,36 @@ static void key(struct app *a, int ch)
 			screen_mouse(a, ev.y, ev.x);
 		return;
 	}
-	if (a->screen == SCREEN_MENU)
+	if (a->screen == SCREEN_MENU) {
 		menu_key(a, ch);
-	else
+		if (a->open_request) {
+			char num[16];
+			snprintf(num, sizeof num, "%d", a->open_request);
+			a->open_request = 0;
+			open_lesson(a, num, 0);
+		}
+	} else {
 		screen_key(a, ch);
+	}
+}
+
+/* One key, to the state on top. */
+static void key(struct app *a, int ch)
+{
+	if (a->test_crash && ch == KEY_F(12))
+		term_test_crash(a->test_crash);	/* QKV_TEST_CRASH: tests only */
+	if (ch == KEY_RESIZE) {
+		getmaxyx(stdscr, a->rows, a->cols);
+		return;
+	}
+	if (a->help)
+		help_key(a, ch);
+	else if (a->prompt.open)
+		prompt_state_key(a, ch);
+	else if (a->screen == SCREEN_LESSON && a->goto_prompt)
+		goto_key(a, ch);
+	else
+		base_key(a, ch);
 }
 
 int ui_run(const struct ui_options *o)
@@ -197,7 +238,6 @@ int ui_run(const struct ui_options *o)
 	a.opt = *o;
 	a.big = o->big;
 	a.speed = 1;
-	a.failed_step = -1;
 	a.test_crash = getenv("QKV_TEST_CRASH");
 	catalog_load(&a.catalog, NULL, NULL);
 	/* a lesson named on the command line must open, or nothing starts */
@@ -217,7 +257,7 @@ int ui_run(const struct ui_options *o)
 		a.screen = SCREEN_REPL;
 		prompt_open(&a, NULL, NULL, 0);
 	} else if (o->lesson) {
-		screen_open(&a, o->lesson, o->step);
+		open_lesson(&a, o->lesson, o->step);
 	}
 	int fast_errors = 0;
 	while (!a.quit) {

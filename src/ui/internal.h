@@ -9,7 +9,7 @@
 
 #include "lesson/catalog.h"
 #include "lesson/progress.h"
-#include "lesson/runner.h"
+#include "lesson/player.h"
 #include "ui/ui.h"
 #include "view/heatmap.h"
 #include "view/looptrace.h"
@@ -60,16 +60,15 @@ struct app {
 	struct progress progress;
 	int menu_sel;
 
+	int open_request;               /* 1-based lesson the menu asked to open, or 0 */
+
 	/* the open lesson */
 	struct lesson *lesson;
-	struct runner *runner;
-	struct step_result *results;   /* one per step, valid up to `ran` */
-	int ran;                        /* steps run so far */
-	int failed_step;                /* -1, or the step whose code failed */
-	char failure[400];
+	struct player *player;          /* runs it and keeps every step's result and workspace */
 	int step;                       /* 0-based current step */
 	enum pane focus;
 	int text_scroll;
+	int text_h;                     /* text lines the last frame showed */
 	int show;                       /* which show of the step the view draws */
 	int cur_r, cur_c;               /* the cell cursor */
 	int zoom;
@@ -86,9 +85,17 @@ struct app {
 	bool running;
 	int speed;                      /* iterations per tick, a power of 2 */
 
-	/* a timing show running now (drawn from the runner's progress callback) */
+	/* a timing show running now: the last progress the player reported (its
+	 * label and times borrowed from the player while the step runs), drawn
+	 * by the lesson screen; NULL when none runs */
 	const struct runner_progress *timing;
+	struct runner_progress timing_now;
 	double timing_drawn;            /* when its progress was last drawn (ms) */
+
+	/* where the last frame drew the view's heatmap, for the mouse */
+	bool heat_drawn;
+	int heat_y, heat_x;
+	struct heatmap_layout heat_layout;
 };
 
 /* app.c: draws the whole frame of the current state and refreshes */
@@ -138,15 +145,23 @@ int draw_lines(const char *text, int y, int x, int w, int max_lines, int skip);
 void menu_draw(struct app *a);
 void menu_key(struct app *a, int ch);
 
-/* screen.c: the lesson screen */
-int screen_open(struct app *a, const char *arg, int step);
+/* screen.c: the lesson screen. screen_open opens LESSON arg at step (1-based,
+ * 0 for the first); progress(ctx, ...) is told while a timing runs. */
+int screen_open(struct app *a, const char *arg, int step, runner_progress_fn progress, void *ctx);
 void screen_close(struct app *a);
 void screen_draw(struct app *a);
 void screen_key(struct app *a, int ch);
 void screen_mouse(struct app *a, int y, int x);
 void screen_tick(struct app *a);      /* the loop animation */
 
+/* help.c: the keys overlay */
 void help_draw(struct app *a);
+void help_key(struct app *a, int ch);
+/* goto.c: 'g' and a step number, in the lesson screen's status line */
+void goto_draw(struct app *a);
+void goto_key(struct app *a, int ch);
+/* screen.c: go to step k (0-based) of the open lesson */
+void screen_go_to(struct app *a, int k);
 
 /* prompt.c */
 void prompt_open(struct app *a, struct interp *from, const struct step *st, int step_index);

@@ -1,6 +1,6 @@
 /* menu.c: the lesson menu qkv opens with: the built-in lessons and those of
  * $QKV_LESSONS, each with its progress (not started, the furthest step, or
- * done). Enter opens the selected lesson. */
+ * done). Enter asks app.c to open the selected lesson (a->open_request). */
 #include "ui/internal.h"
 
 #include <stdio.h>
@@ -75,57 +75,12 @@ void menu_key(struct app *a, int ch)
 		if (a->menu_sel + 1 < a->catalog.n)
 			a->menu_sel++;
 		break;
-	case '\n': case KEY_ENTER: case KEY_RIGHT: case ' ': {
-		char num[16];
-		snprintf(num, sizeof num, "%d", a->menu_sel + 1);
-		screen_open(a, num, 0);
+	case '\n': case KEY_ENTER: case KEY_RIGHT: case ' ':
+		a->open_request = a->menu_sel + 1;	/* app.c opens it */
 		break;
-	}
 	default:
 		if (ch >= '1' && ch <= '9' && ch - '1' < a->catalog.n)
 			a->menu_sel = ch - '1';
 		break;
-	}
-}
-
-void help_draw(struct app *a)
-{
-	static const char *const lines[] = {
-		"Keys",
-		"",
-		"\u2192  n  space    next step",
-		"\u2190  p           previous step",
-		"g              go to a step (type its number, Enter)",
-		"Home  End      first, last step",
-		"Tab            move between the text and the view",
-		"\u2191  \u2193  (text)   scroll the narration",
-		"arrows  hjkl   move the cell cursor (view)",
-		"mouse click    select a cell",
-		"+  -           zoom the heatmap in and out",
-		"[  ]           the previous / next 2-D slice of a 3-D or 4-D tensor",
-		"v              the step's next view (when it shows several)",
-		"s  r  <  >     loops: one iteration, run or pause, slower, faster",
-		"b              big cells for a projector",
-		":              the prompt: your own statements (:help there)",
-		"Ctrl-C         stop what runs (steps, a timing, a prompt line);",
-		"               Enter then runs it again; with nothing running, quits",
-		"?              this help; Esc closes it",
-		"q              back to the menu; q again quits",
-	};
-	int n = (int)(sizeof lines / sizeof lines[0]);
-	int w = 74 < a->cols - 4 ? 74 : a->cols - 4, h = n + 2 < a->rows - 2 ? n + 2 : a->rows - 2;
-	int y = (a->rows - h) / 2, x = (a->cols - w) / 2;
-	for (int i = 0; i < h; i++) {
-		mvhline(y + i, x, ' ', w);
-	}
-	attron(A_BOLD);
-	term_box(y, x, h, w);
-	attroff(A_BOLD);
-	for (int i = 0; i < n && i < h - 2; i++) {
-		if (i == 0)
-			attron(A_BOLD);
-		term_put(y + 1 + i, x + 2, lines[i], w - 4);
-		if (i == 0)
-			attroff(A_BOLD);
 	}
 }

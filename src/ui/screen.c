@@ -1,16 +1,17 @@
-/* screen.c: the lesson screen: header with progress, narration and code,
- * the step's view (heatmap, loops beside SIMD, token view, timing), the cell
- * inspector and the status line; and its keys. Steps run forward through the
- * runner once and are kept, so going back is instant. An error in a step is
- * shown in the status line and the program goes on. Ctrl-C while steps run
- * cancels: a step stopped in its code has not run (the screen shows it
- * without results, and Enter, or going past it, runs it again); a step
- * stopped in a show (a timing) has run, its show says cancelled, and Enter
- * computes it again. */
+/* screen.c: the lesson screen: header with progress, the step's page (its
+ * narration, code and output as view/page lays them out, as `qkv run` prints
+ * them), the step's view (heatmap, loops beside SIMD, token view, timing),
+ * the cell inspector and the status line; and its keys. Steps run through
+ * lesson/player, which keeps every result and workspace, so going back is
+ * instant. An error in a step is shown in the status line and the program
+ * goes on. Ctrl-C while steps run cancels (see player_go); Enter runs the
+ * step, or computes its cancelled view, again. */
 #include "ui/internal.h"
 #include "core/mem.h"
-#include "core/ops.h"
+#include "core/utf8.h"
 #include "view/inspect.h"
+#include "view/page.h"
+#include "view/tokens.h"
 #include "view/timing.h"
 
 #include <math.h>
@@ -21,148 +22,18 @@
 
 /* ---- running steps ----------------------------------------------------------- */
 
-/* A copy of t that later in-place statements cannot change, keeping how it
- * was computed (for the inspector). */
-static struct tensor *keep(struct tensor *t)
-{
-	if (!t)
-		return NULL;
-	struct tensor *c = ops_clone(t);
-	c->from = t->from;
-	if (c->from)
-		c->from->refs++;
-	tensor_unref(t);
-	return c;
-}
-
-static double clock_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* The runner's progress callback while a timing show runs: draws the step
- * being run with its progress in the view, at most every 50 ms (and as each
- * entry starts and ends), so that drawing costs the timing nothing. */
-static void timing_progress(void *ctx, const struct runner_progress *p)
-{
-	struct app *a = ctx;
-	if (p->statement > 0 && !p->finished && clock_ms() - a->timing_drawn < 50)
-		return;
-	int saved = a->step;
-	a->step = (int)(p->step - a->lesson->steps);	/* the step running: its result is not kept yet */
-	a->timing = p;
-	app_draw(a);
-	a->timing = NULL;
-	a->step = saved;
-	a->timing_drawn = clock_ms();
-}
-
-static void keep_shown(struct step_result *res)
-{
-	for (int i = 0; i < res->nshown; i++) {
-		res->shown[i].t = keep(res->shown[i].t);
-		res->shown[i].loops = keep(res->shown[i].loops);
-	}
-}
-
-/* Runs steps up to k (0-based) that have not run yet, and returns the step
- * to show: k, or the one Ctrl-C stopped (which has not run when it was
- * stopped in its code). */
-static int run_to(struct app *a, int k)
-{
-	term_busy_begin();
-	while (a->ran <= k && a->ran < a->lesson->nsteps && a->failed_step < 0) {
-		struct step_result *res = &a->results[a->ran];
-		struct qkv_error err;
-		int rc = runner_step(a->runner, res, &err);
-		if (rc == RUNNER_INTERRUPTED && res->nshown == 0) {
-			/* stopped in its code: it has not run */
-			step_result_free(res);
-			snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C): step %d has not run; Enter runs it.",
-				 a->ran + 1);
-			a->status_error = true;
-			k = a->ran;
-			break;
-		}
-		if (rc == RUNNER_INTERRUPTED) {
-			snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) before its view was complete: Enter "
-				 "computes it again.");
-			a->status_error = true;
-			k = a->ran;
-		} else if (rc < 0) {
-			a->failed_step = a->ran;
-			snprintf(a->failure, sizeof a->failure, "%s", err.msg);
-			snprintf(a->status, sizeof a->status, "%s", err.msg);
-			a->status_error = true;
-		}
-		keep_shown(res);
-		a->ran++;
-		if (rc == RUNNER_INTERRUPTED)
-			break;
-	}
-	term_busy_end();
-	return k;
-}
-
-/* Whether step k ran but Ctrl-C stopped one of its shows. */
-static bool shows_cancelled(const struct app *a, int k)
-{
-	if (k < 0 || k >= a->ran)
-		return false;
-	for (int i = 0; i < a->results[k].nshown; i++)
-		if (a->results[k].shown[i].cancelled)
-			return true;
-	return false;
-}
-
-/* A runner whose workspace is as step k left it: the live one when k is the
- * last step run, else *again, a new one that runs the lesson up to k without
- * its shows (NULL when Ctrl-C stopped that). */
-static struct runner *runner_at(struct app *a, int k, struct runner **again)
-{
-	*again = NULL;
-	if (k == a->ran - 1)
-		return a->runner;
-	struct runner *r = runner_new(a->lesson, a->opt.variant);
-	interp_set_interrupt(runner_interp(r), term_interrupt_flag());
-	struct qkv_error err;
-	term_busy_begin();
-	int rc = 0;
-	for (int i = 0; i <= k && rc != RUNNER_INTERRUPTED; i++)
-		rc = runner_step(r, NULL, &err);
-	term_busy_end();
-	if (rc == RUNNER_INTERRUPTED) {
-		runner_free(r);
-		return NULL;
-	}
-	*again = r;
-	return r;
-}
-
 /* Enter on a step whose show Ctrl-C stopped: computes its shows again. */
 static void show_again(struct app *a)
 {
-	int k = a->step;
-	struct runner *again;
-	struct runner *r = runner_at(a, k, &again);
 	struct qkv_error err;
-	int rc = RUNNER_INTERRUPTED;
 	looptrace_free(a->trace);	/* it animates a tensor about to be replaced */
 	a->trace = NULL;
 	a->trace_of = NULL;
 	a->running = false;
-	if (r) {
-		if (again)
-			runner_set_progress(again, timing_progress, a);
-		term_busy_begin();
-		rc = runner_show(r, &a->results[k], &err);
-		term_busy_end();
-		keep_shown(&a->results[k]);
-	}
-	runner_free(again);
-	if (rc == RUNNER_INTERRUPTED) {
+	term_busy_begin();
+	int rc = player_show_again(a->player, a->step, &err);
+	term_busy_end();
+	if (rc == PLAYER_INTERRUPTED) {
 		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) again: Enter computes it again.");
 		a->status_error = true;
 	} else if (rc < 0) {
@@ -183,7 +54,7 @@ static void reset_view(struct app *a)
 	a->running = false;
 }
 
-static void go_to(struct app *a, int k)
+void screen_go_to(struct app *a, int k)
 {
 	prompt_close(a);	/* the prompt belongs to the step it was opened on */
 	if (k < 0)
@@ -191,16 +62,30 @@ static void go_to(struct app *a, int k)
 	if (k >= a->lesson->nsteps)
 		k = a->lesson->nsteps - 1;
 	if (a->step != k)
-		reset_view(a);	/* first: a timing in the steps run draws its progress */
-	int at = run_to(a, k);
-	if (at != k && a->step != at)
 		reset_view(a);
-	k = at;
-	a->step = k;
-	progress_mark(&a->progress, a->lesson->id, k + 1, a->lesson->nsteps);
+	struct qkv_error err;
+	int at;
+	term_busy_begin();
+	int rc = player_go(a->player, k, &at, &err);
+	term_busy_end();
+	if (rc == PLAYER_INTERRUPTED && player_state(a->player, at) == STEP_NOT_RUN) {
+		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C): step %d has not run; Enter runs it.", at + 1);
+		a->status_error = true;
+	} else if (rc == PLAYER_INTERRUPTED) {
+		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) before its view was complete: Enter "
+			 "computes it again.");
+		a->status_error = true;
+	} else if (rc < 0) {
+		snprintf(a->status, sizeof a->status, "%s", err.msg);
+		a->status_error = true;
+	}
+	if (at != a->step)
+		reset_view(a);
+	a->step = at;
+	progress_mark(&a->progress, a->lesson->id, at + 1, a->lesson->nsteps);
 }
 
-int screen_open(struct app *a, const char *arg, int step)
+int screen_open(struct app *a, const char *arg, int step, runner_progress_fn progress, void *ctx)
 {
 	struct qkv_error err;
 	struct lesson *l = catalog_resolve(&a->catalog, arg, NULL, NULL, &err);
@@ -211,17 +96,14 @@ int screen_open(struct app *a, const char *arg, int step)
 	}
 	screen_close(a);
 	a->lesson = l;
-	a->runner = runner_new(l, a->opt.variant);
-	runner_set_progress(a->runner, timing_progress, a);
-	interp_set_interrupt(runner_interp(a->runner), term_interrupt_flag());	/* Ctrl-C */
-	a->results = xcalloc((size_t)l->nsteps, sizeof *a->results);
-	a->ran = 0;
-	a->failed_step = -1;
+	a->player = player_new(l, a->opt.variant);
+	player_set_progress(a->player, progress, ctx);
+	player_set_interrupt(a->player, term_interrupt_flag());	/* Ctrl-C */
 	a->step = -1;
 	a->screen = SCREEN_LESSON;
 	a->status[0] = 0;
 	a->status_error = false;
-	go_to(a, step > 0 ? step - 1 : 0);
+	screen_go_to(a, step > 0 ? step - 1 : 0);
 	return 0;
 }
 
@@ -230,16 +112,12 @@ void screen_close(struct app *a)
 	if (!a->lesson)
 		return;
 	prompt_close(a);
-	for (int i = 0; i < a->ran; i++)
-		step_result_free(&a->results[i]);
-	free(a->results);
-	runner_free(a->runner);
+	player_free(a->player);
 	lesson_free(a->lesson);
 	looptrace_free(a->trace);
 	a->trace = NULL;
 	a->lesson = NULL;
-	a->results = NULL;
-	a->runner = NULL;
+	a->player = NULL;
 	progress_save(&a->progress);
 }
 
@@ -247,7 +125,7 @@ void screen_close(struct app *a)
 
 static const struct step_result *current(const struct app *a)
 {
-	return a->step < a->ran ? &a->results[a->step] : NULL;
+	return player_result(a->player, a->step);
 }
 
 static const struct shown *current_shown(const struct app *a)
@@ -290,11 +168,19 @@ static int64_t cursor_flat(const struct app *a, const struct shown *sh)
 
 /* ---- drawing ------------------------------------------------------------------- */
 
+/* The step being looked at: the one a timing runs in, while it runs. */
+static int drawn_step(const struct app *a)
+{
+	int k = player_running(a->player);
+	return k >= 0 ? k : a->step;
+}
+
 static void draw_header(struct app *a)
 {
 	char left[256], right[64];
 	snprintf(left, sizeof left, " %s", a->lesson->title);
-	snprintf(right, sizeof right, " step %d/%d ", a->step + 1, a->lesson->nsteps);
+	int k = drawn_step(a);
+	snprintf(right, sizeof right, " step %d/%d ", k + 1, a->lesson->nsteps);
 	attron(A_REVERSE);
 	mvhline(0, 0, ' ', a->cols);
 	int bar = a->cols >= 100 ? 20 : 10;
@@ -302,7 +188,7 @@ static void draw_header(struct app *a)
 	term_put(0, 0, left, a->cols - rw - 1);
 	term_put(0, a->cols - rw, right, rw);
 	/* the progress bar */
-	int filled = (a->step + 1) * bar / a->lesson->nsteps;
+	int filled = (k + 1) * bar / a->lesson->nsteps;
 	for (int i = 0; i < bar; i++)
 		term_put(0, a->cols - bar - 1 + i, i < filled ? "\u2588" : "\u2591", 1);
 	attroff(A_REVERSE);
@@ -313,12 +199,6 @@ static void draw_status(struct app *a)
 	int y = a->rows - 1;
 	move(y, 0);
 	clrtoeol();
-	if (a->goto_prompt) {
-		char buf[64];
-		snprintf(buf, sizeof buf, " go to step (1-%d): %s", a->lesson->nsteps, a->goto_buf);
-		term_put(y, 0, buf, a->cols);
-		return;
-	}
 	if (a->timing) {
 		attron(A_BOLD);
 		term_put(y, 0, " Running the timing\u2026  Ctrl-C cancels it", a->cols);
@@ -339,42 +219,42 @@ static void draw_status(struct app *a)
 	attroff(A_DIM);
 }
 
-/* The narration, code with its output, and note of the step; returns lines used. */
+/* The step's title, then its page (narration, code with its output, its
+ * state, notes) as view/page lays it out for w columns, from line
+ * text_scroll; "↓ more" on the last line when more follows. */
 static void draw_text(struct app *a, int y, int x, int w, int h)
 {
-	const struct step *st = &a->lesson->steps[a->step];
-	const struct step_result *r = current(a);
-	/* everything as one text: paragraphs, code, output, notes */
-	struct strbuf sb;
-	strbuf_init(&sb);
-	strbuf_printf(&sb, "%s\n\n", st->title);
-	for (int i = 0; i < st->ntext; i++)
-		strbuf_printf(&sb, "%s\n\n", st->text[i]);
-	int piece = 0;
-	for (int i = 0; i < st->nlines; i++) {
-		strbuf_printf(&sb, ">>> %s\n", st->lines[i].text);
-		while (r && piece < r->npieces && r->pieces[piece].line <= i + 1)
-			strbuf_puts(&sb, r->pieces[piece++].text);
+	struct page pg;
+	page_build(&pg, a->player, drawn_step(a));
+	struct page_lines pl = { 0 };
+	page_layout(&pg, 0, -1, w, &pl);
+	int total = pl.n + 2;	/* the title and a blank line first */
+	if (a->text_scroll > total - h)
+		a->text_scroll = total - h > 0 ? total - h : 0;
+	bool more = a->text_scroll + h < total;
+	int rows = more ? h - 1 : h;
+	a->text_h = rows;	/* for Page Down */
+	for (int i = 0; i < rows; i++) {
+		int li = a->text_scroll + i;
+		if (li == 0) {
+			attron(A_BOLD);
+			term_put(y + i, x, pg.title, w);
+			attroff(A_BOLD);
+		} else if (li >= 2 && li - 2 < pl.n) {
+			const struct page_line *ln = &pl.lines[li - 2];
+			attr_t at = ln->style == PAGE_STATUS ? A_BOLD : A_NORMAL;
+			attron(at);
+			term_put(y + i, x, ln->text, w);
+			attroff(at);
+		}
 	}
-	if (a->failed_step == a->step)
-		strbuf_printf(&sb, "\nThis step's code failed: %s\n", a->failure);
-	else if (a->step >= a->ran && a->failed_step < 0)
-		strbuf_printf(&sb, "\n(Cancelled with Ctrl-C before it finished: this step has not run. Enter runs it.)\n");
-	else if (a->failed_step >= 0 && a->step > a->failed_step)
-		strbuf_printf(&sb, "\n(Not run: step %d failed.)\n", a->failed_step + 1);
-	for (int i = 0; i < st->nnote; i++)
-		strbuf_printf(&sb, "\n%s%s\n", i == 0 ? "Note: " : "", st->note[i]);
-	int total = draw_wrapped(sb.s, y, x, w, h, a->text_scroll, A_NORMAL);
-	if (a->text_scroll > total - h && total > h)
-		a->text_scroll = total - h;
-	if (total > h && h > 0) {
+	if (more && h > 0) {
 		attron(A_DIM);
-		char more[32];
-		snprintf(more, sizeof more, "%s", a->text_scroll + h < total ? "\u2193 more" : "");
-		term_put(y + h - 1, x + w - 6, more, 6);
+		term_put(y + h - 1, x + w - 6, "\u2193 more", 6);
 		attroff(A_DIM);
 	}
-	strbuf_free(&sb);
+	page_lines_free(&pl);
+	page_free(&pg);
 }
 
 static void draw_inspector(struct app *a, const struct shown *sh, const struct heatmap *h, int y, int x, int w,
@@ -394,36 +274,30 @@ static void draw_inspector(struct app *a, const struct shown *sh, const struct h
 
 static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int w, int hh)
 {
-	const struct show *s = sh->show;
-	const struct tensor *t = sh->t;
-	int nd = t->ndim;
-	int64_t T = t->shape[nd - 1], heads = nd >= 3 ? t->shape[nd - 3] : 1;
-	int64_t boff = nd == 4 ? (s->nslice ? s->slice[0] : 0) * heads * T * T : 0;
-	int64_t q = a->cur_r < T ? a->cur_r : 0;
+	struct tokens_view tv;
+	tokens_build(&tv, sh, a->cur_r);
 	char buf[256];
-	snprintf(buf, sizeof buf, "query token: %s   (\u2191/\u2193 choose)", q < s->ncols ? s->cols[q] : "");
+	snprintf(buf, sizeof buf, "query token: %s   (\u2191/\u2193 choose)", tv.query_label);
 	term_put(y, x, buf, w);
-	int lw = 10, colw = (w - lw - 1) / (int)(heads < 1 ? 1 : heads);
-	int shown_heads = (int)heads;
+	int lw = 10, colw = (w - lw - 1) / (int)tv.nheads;
+	int shown_heads = (int)tv.nheads;
 	if (colw < 10) {
 		colw = 10;
 		shown_heads = (w - lw - 1) / colw;
 	}
 	for (int hd = 0; hd < shown_heads; hd++) {
-		snprintf(buf, sizeof buf, "%s", hd < s->nheads ? s->heads[hd] : "");
-		if (!buf[0])
-			snprintf(buf, sizeof buf, "head %d", hd);
 		attron(A_BOLD);
-		term_put(y + 1, x + lw + 1 + hd * colw, buf, colw - 1);
+		term_put(y + 1, x + lw + 1 + hd * colw, tv.heads[hd], colw - 1);
 		attroff(A_BOLD);
 	}
-	for (int64_t k = 0; k < T && k + 2 < hh; k++) {
-		snprintf(buf, sizeof buf, "%10.10s", k < s->ncols ? s->cols[k] : "");
-		if (k >= s->ncols)
-			snprintf(buf, sizeof buf, "%10lld", (long long)k);
-		term_put(y + 2 + (int)k, x, buf, lw);
+	for (int64_t k = 0; k < tv.ntok && k + 2 < hh; k++) {
+		struct strbuf lab;
+		strbuf_init(&lab);
+		utf8_fit(&lab, tv.keys[k], lw, 1);
+		term_put(y + 2 + (int)k, x, lab.s, lw);
+		strbuf_free(&lab);
 		for (int hd = 0; hd < shown_heads; hd++) {
-			double v = tensor_get(t, boff + hd * T * T + q * T + k);
+			double v = tv.w[k * tv.nheads + hd];
 			int bw = colw - 7;
 			int n = isfinite(v) ? (int)floor(v * bw + 0.5) : 0;
 			n = n < 0 ? 0 : n > bw ? bw : n;
@@ -439,6 +313,7 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 			term_put(y + 2 + (int)k, x + lw + 1 + hd * colw, line, colw - 1);
 		}
 	}
+	tokens_free(&tv);
 }
 
 /* A bar of n of w cells, the rest shaded. */
@@ -606,7 +481,8 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	}
 	const struct step_result *r = current(a);
 	const struct shown *sh = current_shown(a);
-	if (!r && a->step >= a->ran && a->failed_step < 0) {
+	enum step_state state = player_state(a->player, a->step);
+	if (state == STEP_NOT_RUN) {
 		attron(A_DIM);
 		term_put(y, x, "(not run: cancelled with Ctrl-C; Enter runs it)", w);
 		attroff(A_DIM);
@@ -620,7 +496,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	}
 	if (!r || !sh) {
 		attron(A_DIM);
-		term_put(y, x, a->failed_step >= 0 && a->step >= a->failed_step ? "(nothing to show: the step failed)" :
+		term_put(y, x, state == STEP_FAILED || state == STEP_BLOCKED ? "(nothing to show: the step failed)" :
 			 "(this step shows no tensor)", w);
 		attroff(A_DIM);
 		return;
@@ -649,6 +525,11 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 			term_put(y++, x, sl, w);
 			hh--;
 		}
+		/* where the cells go, for a click on them (screen_mouse) */
+		heatmap_layout(&h, w, hh - insp, a->zoom, a->big, a->cur_r, a->cur_c, &a->heat_layout);
+		a->heat_drawn = true;
+		a->heat_y = y;
+		a->heat_x = x;
 		draw_heatmap(a, &h, y, x, hh - insp, w, a->cur_r, a->cur_c, a->focus == PANE_VIEW, a->zoom, a->big);
 		if (insp)
 			draw_inspector(a, sh, &h, y + hh - insp, x, w, insp);
@@ -670,6 +551,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 void screen_draw(struct app *a)
 {
 	erase();
+	a->heat_drawn = false;
 	draw_header(a);
 	int top = 1, bottom = a->rows - 1 - prompt_lines(a);
 	int avail = bottom - top;
@@ -735,22 +617,6 @@ static void change_slice(struct app *a, int delta)
 
 void screen_key(struct app *a, int ch)
 {
-	if (a->goto_prompt) {
-		size_t n = strlen(a->goto_buf);
-		if (ch >= '0' && ch <= '9' && n < sizeof a->goto_buf - 1) {
-			a->goto_buf[n] = (char)ch;
-			a->goto_buf[n + 1] = 0;
-		} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n > 0) {
-			a->goto_buf[n - 1] = 0;
-		} else if (ch == '\n' || ch == KEY_ENTER) {
-			a->goto_prompt = false;
-			if (n)
-				go_to(a, atoi(a->goto_buf) - 1);
-		} else if (ch == 27) {
-			a->goto_prompt = false;
-		}
-		return;
-	}
 	a->status[0] = 0;
 	a->status_error = false;
 	const struct step_result *r = current(a);
@@ -759,25 +625,25 @@ void screen_key(struct app *a, int ch)
 		if (a->focus == PANE_VIEW)
 			move_cursor(a, 0, 1);
 		else
-			go_to(a, a->step + 1);
+			screen_go_to(a, a->step + 1);
 		break;
 	case KEY_LEFT:
 		if (a->focus == PANE_VIEW)
 			move_cursor(a, 0, -1);
 		else
-			go_to(a, a->step - 1);
+			screen_go_to(a, a->step - 1);
 		break;
-	case 'n': case ' ': go_to(a, a->step + 1); break;
+	case 'n': case ' ': screen_go_to(a, a->step + 1); break;
 	case '\n': case KEY_ENTER:
 		/* after a Ctrl-C: the step, or its view, again */
-		if (a->step >= a->ran)
-			go_to(a, a->step);
-		else if (shows_cancelled(a, a->step))
+		if (player_state(a->player, a->step) == STEP_NOT_RUN)
+			screen_go_to(a, a->step);
+		else if (player_shows_cancelled(a->player, a->step))
 			show_again(a);
 		break;
-	case 'p': go_to(a, a->step - 1); break;
-	case KEY_HOME: go_to(a, 0); break;
-	case KEY_END: go_to(a, a->lesson->nsteps - 1); break;
+	case 'p': screen_go_to(a, a->step - 1); break;
+	case KEY_HOME: screen_go_to(a, 0); break;
+	case KEY_END: screen_go_to(a, a->lesson->nsteps - 1); break;
 	case 'g':
 		a->goto_prompt = true;
 		a->goto_buf[0] = 0;
@@ -797,6 +663,13 @@ void screen_key(struct app *a, int ch)
 		else
 			a->text_scroll++;
 		break;
+	case KEY_NPAGE:
+		a->text_scroll += a->text_h > 1 ? a->text_h : 1;
+		break;
+	case KEY_PPAGE:
+		a->text_scroll -= a->text_h > 1 ? a->text_h : 1;
+		a->text_scroll = a->text_scroll < 0 ? 0 : a->text_scroll;
+		break;
 	case 'h': move_cursor(a, 0, -1); break;
 	case 'l': move_cursor(a, 0, 1); break;
 	case '+': case '=': if (a->zoom < 2) a->zoom++; break;
@@ -807,24 +680,18 @@ void screen_key(struct app *a, int ch)
 	case ':': {
 		/* the prompt works on a copy of this step's workspace: the live one
 		 * when this is the last step run, else the lesson run again up to it */
-		if (a->failed_step >= 0 && a->step >= a->failed_step) {
+		enum step_state state = player_state(a->player, a->step);
+		if (state == STEP_FAILED || state == STEP_BLOCKED) {
 			snprintf(a->status, sizeof a->status, "This step's code failed; the prompt needs a step that ran.");
 			a->status_error = true;
 			break;
 		}
-		if (a->step >= a->ran) {
+		if (state == STEP_NOT_RUN) {
 			snprintf(a->status, sizeof a->status, "This step has not run (cancelled): Enter runs it.");
 			a->status_error = true;
 			break;
 		}
-		struct runner *again, *live = runner_at(a, a->step, &again);
-		if (!live) {
-			snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C): the prompt did not open.");
-			a->status_error = true;
-			break;
-		}
-		prompt_open(a, runner_interp(live), &a->lesson->steps[a->step], a->step);
-		runner_free(again);
+		prompt_open(a, player_workspace(a->player, a->step), &a->lesson->steps[a->step], a->step);
 		break;
 	}
 	case 'v':
@@ -867,45 +734,18 @@ void screen_tick(struct app *a)
 
 void screen_mouse(struct app *a, int y, int x)
 {
-	/* a click on the view pane selects the cell under it: recompute the
-	 * layout the view was drawn with */
-	const struct shown *sh = current_shown(a);
-	if (!sh || !sh->t || sh->show->kind != SHOW_HEATMAP)
+	/* a click on the heatmap the last frame drew selects the cell under it */
+	if (!a->heat_drawn)
 		return;
-	int top = 1, avail = a->rows - 2, vx, vy, vw, vh;
-	if (a->cols >= 140) {
-		int tw = a->cols * 2 / 5;
-		vx = tw + 2;
-		vy = top + 1;
-		vw = a->cols - tw - 3;
-		vh = avail - 1;
-	} else {
-		int th = avail * 2 / 5 < 6 ? 6 : avail * 2 / 5;
-		vx = 1;
-		vy = top + th + 1;
-		vw = a->cols - 2;
-		vh = avail - th - 1;
-	}
-	struct heatmap h;
-	build_heatmap(a, sh, &h);
-	vy++;	/* the view's title */
-	vh--;
-	if (h.slice_name[0]) {
-		vy++;
-		vh--;
-	}
+	const struct heatmap_layout *L = &a->heat_layout;
+	int gx = a->heat_x + L->label_w + (L->label_w ? 1 : 0), gy = a->heat_y + L->header_h;
 	a->focus = PANE_VIEW;
-	int insp = vh >= 16 ? 4 : 2;
-	struct heatmap_layout L;
-	heatmap_layout(&h, vw, vh - insp, a->zoom, a->big, a->cur_r, a->cur_c, &L);
-	int gx = vx + L.label_w + (L.label_w ? 1 : 0), gy = vy + L.header_h;
-	if (x >= gx && y >= gy && L.cell_w > 0) {
-		int c = L.half_blocks ? x - gx : (x - gx) / L.cell_w;
-		int rr = L.half_blocks ? (y - gy) * 2 : (y - gy) / (L.cell_h > 0 ? L.cell_h : 1);
-		if (c < L.vis_cols && rr < L.vis_rows) {
-			a->cur_c = L.col0 + c;
-			a->cur_r = L.row0 + rr;
+	if (x >= gx && y >= gy && L->cell_w > 0) {
+		int c = L->half_blocks ? x - gx : (x - gx) / L->cell_w;
+		int rr = L->half_blocks ? (y - gy) * 2 : (y - gy) / (L->cell_h > 0 ? L->cell_h : 1);
+		if (c < L->vis_cols && rr < L->vis_rows) {
+			a->cur_c = L->col0 + c;
+			a->cur_r = L->row0 + rr;
 		}
 	}
-	heatmap_free(&h);
 }

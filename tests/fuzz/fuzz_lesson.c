@@ -10,7 +10,7 @@
 #include "core/strbuf.h"
 #include "kernel/kernel.h"
 #include "lesson/lesson.h"
-#include "lesson/runner.h"
+#include "lesson/player.h"
 #include "text/render.h"
 #include "view/timing.h"
 
@@ -29,13 +29,14 @@ static void progress(void *ctx, const struct runner_progress *p)
 	timing_progress_text(line, sizeof line, p);
 }
 
-/* Runs every step of l the way qkv check does, rendering each as qkv run
- * does; stops at the first step that fails (the lesson is refused then). */
+/* Runs every step of l through the player, as qkv check does, rendering
+ * each page as qkv run does; stops at the first step that fails (the lesson
+ * is refused then). Each step's exercises are judged in its workspace. */
 static void run_lesson(const struct lesson *l, enum kernel_variant kv)
 {
-	struct runner *r = runner_new(l, kv);
-	interp_ops(runner_interp(r))->max_elems = FUZZ_MAX_ELEMS;
-	runner_set_progress(r, progress, NULL);
+	struct player *p = player_new(l, kv);
+	player_set_max_elems(p, FUZZ_MAX_ELEMS);
+	player_set_progress(p, progress, NULL);
 	struct render_opts o = { 80, true };
 	struct strbuf out;
 	strbuf_init(&out);
@@ -44,43 +45,46 @@ static void run_lesson(const struct lesson *l, enum kernel_variant kv)
 	int rc = 0;
 	for (int k = 0; k < l->nsteps && rc == 0; k++) {
 		const struct step *st = &l->steps[k];
-		struct step_result res;
+		int at;
 		memset(&err, 0, sizeof err);
-		rc = runner_step(r, &res, &err);
+		rc = player_go(p, k, &at, &err);
 		FUZZ_CHECK(rc == 0 || err.msg[0]);
+		FUZZ_CHECK(at == k);
 		for (int e = 0; rc == 0 && e < st->nexpects; e++) {
 			struct expect_result er;
-			rc = runner_expect(r, st, &res, e, &er, &err);
+			rc = player_expect(p, k, e, &er, &err);
 		}
 		for (int e = 0; rc == 0 && e < st->nexercises; e++) {
 			bool solved;
 			char detail[256];
-			rc = runner_check_exercise(r, st, e, &solved, detail, sizeof detail, &err);
-			struct tensor *want = rc == 0 ? runner_exercise_expected(r, st, e, &err) : NULL;
-			if (want) {
-				/* the expected tensor judged against itself never
-				 * fails (-1: the answer is a number, not a tensor) */
-				char msg[512];
-				FUZZ_CHECK(exercise_judge(runner_interp(r), &st->exercises[e], want, msg, sizeof msg) !=
-					   0);
-				tensor_unref(want);
-			}
+			rc = player_check_exercise(p, k, e, &solved, detail, sizeof detail, &err);
 		}
-		for (int i = 0; rc == 0 && i < res.nshown; i++) {
-			const struct shown *sh = &res.shown[i];
+		const struct step_result *res = player_result(p, k);
+		for (int i = 0; rc == 0 && i < res->nshown; i++) {
+			const struct shown *sh = &res->shown[i];
 			if (sh->t)
 				fuzz_draw_tensor(sh->t, sh->show->expr ? sh->show->expr : "x", sh->show);
 			if (sh->loops)
 				fuzz_draw_tensor(sh->loops, "loops", sh->show);
 		}
-		if (rc == 0) {
-			render_step(&out, l, k, &res, &o);
-			render_step_json(&out, l, k, &res);
-		}
-		step_result_free(&res);
+		struct page pg;
+		page_build(&pg, p, k);
+		struct page_lines pl = { 0 };
+		page_layout(&pg, 0, -1, 40 + k % 80, &pl);
+		page_lines_free(&pl);
+		render_step(&out, &pg, &o);
+		page_free(&pg);
+		if (rc == 0)
+			render_step_json(&out, l, k, res);
+	}
+	/* back to the first step: its workspace and shows, from its snapshot */
+	if (player_ran(p) > 1 && player_state(p, 0) == STEP_RAN) {
+		struct interp *I = player_workspace(p, 0);
+		FUZZ_CHECK(I != NULL);
+		FUZZ_CHECK(player_show_again(p, 0, &err) <= 0);
 	}
 	strbuf_free(&out);
-	runner_free(r);
+	player_free(p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

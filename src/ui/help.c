@@ -1,0 +1,51 @@
+/* help.c: the help overlay: the lesson screen's keys in a box over
+ * whatever screen is open. Esc, ? or q closes it; app.c shows it on '?'. */
+#include "ui/internal.h"
+
+void help_draw(struct app *a)
+{
+	static const char *const lines[] = {
+		"Keys",
+		"",
+		"\u2192  n  space    next step",
+		"\u2190  p           previous step",
+		"g              go to a step (type its number, Enter)",
+		"Home  End      first, last step",
+		"Tab            move between the text and the view",
+		"\u2191  \u2193  (text)   scroll the narration; PgUp PgDn a page",
+		"arrows  hjkl   move the cell cursor (view)",
+		"mouse click    select a cell",
+		"+  -           zoom the heatmap in and out",
+		"[  ]           the previous / next 2-D slice of a 3-D or 4-D tensor",
+		"v              the step's next view (when it shows several)",
+		"s  r  <  >     loops: one iteration, run or pause, slower, faster",
+		"b              big cells for a projector",
+		":              the prompt: your own statements (:help there)",
+		"Ctrl-C         stop what runs (steps, a timing, a prompt line);",
+		"               Enter then runs it again; with nothing running, quits",
+		"?              this help; Esc closes it",
+		"q              back to the menu; q again quits",
+	};
+	int n = (int)(sizeof lines / sizeof lines[0]);
+	int w = 74 < a->cols - 4 ? 74 : a->cols - 4, h = n + 2 < a->rows - 2 ? n + 2 : a->rows - 2;
+	int y = (a->rows - h) / 2, x = (a->cols - w) / 2;
+	for (int i = 0; i < h; i++) {
+		mvhline(y + i, x, ' ', w);
+	}
+	attron(A_BOLD);
+	term_box(y, x, h, w);
+	attroff(A_BOLD);
+	for (int i = 0; i < n && i < h - 2; i++) {
+		if (i == 0)
+			attron(A_BOLD);
+		term_put(y + 1 + i, x + 2, lines[i], w - 4);
+		if (i == 0)
+			attroff(A_BOLD);
+	}
+}
+
+void help_key(struct app *a, int ch)
+{
+	if (ch == 27 || ch == '?' || ch == 'q')
+		a->help = false;
+}
