@@ -7,7 +7,7 @@
 #include "core/mem.h"
 #include "core/ops.h"
 #include "lesson/progress.h"
-#include "lesson/session.h"
+#include "lesson/save.h"
 
 #include <math.h>
 #include <readline/history.h>
@@ -546,7 +546,7 @@ static void cmd_save(struct app *a, const char *file, bool overwrite, int argcol
 	for (int i = 0; i < p->ntyped; i++)
 		lines[n++] = p->typed[i];
 	struct qkv_error err;
-	if (session_save(file, overwrite, "A qkv session", lines, n, p->I, &err) < 0)
+	if (save_write_lesson(file, overwrite, "A qkv session", lines, n, p->I, &err) < 0)
 		set_error(p, argcol, err.msg);
 	else
 		snprintf(p->message, sizeof p->message, "Saved %.150s (qkv check %.150s reproduces it).", file, file);
@@ -563,7 +563,7 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	if (session_load_code(file, &code, &err) < 0)
+	if (save_load_code(file, &code, &err) < 0)
 		set_error(p, argcol, err.msg);
 	else
 		run_statements(a, code.s, file, argcol);

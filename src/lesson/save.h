@@ -1,22 +1,23 @@
-/* session.h: a prompt session as a lesson file, and a file's code for :load.
+/* save.h: a prompt session as a lesson file, and a file's code for :load.
  * `:save FILE.json` writes the statements typed so far as a one-step lesson
  * that `qkv`, `qkv run` and `qkv check` open and that pins the tensors they
  * make; `:load FILE` runs a lesson's or a statement file's code. */
-#ifndef QKV_LESSON_SESSION_H
-#define QKV_LESSON_SESSION_H
+#ifndef QKV_LESSON_SAVE_H
+#define QKV_LESSON_SAVE_H
 
 #include "core/error.h"
 #include "core/strbuf.h"
-#include "lang/interp.h"
 
 #include <stdbool.h>
 
+struct interp;
+
 /* At most this many heatmaps in a saved lesson, and the largest tensor whose
  * values are written out element by element (larger ones, and any beyond
- * SESSION_VALUES_BUDGET elements in all, are pinned by their printed text). */
-#define SESSION_MAX_HEATMAPS 8
-#define SESSION_MAX_VALUES 4096
-#define SESSION_VALUES_BUDGET 65536
+ * SAVE_VALUES_BUDGET elements in all, are pinned by their printed text). */
+#define SAVE_MAX_HEATMAPS 8
+#define SAVE_MAX_VALUES 4096
+#define SAVE_VALUES_BUDGET 65536
 
 /* Writes a lesson reproducing a prompt session: one step titled `title`
  * (NULL or "" for "A qkv session") whose code is the n statements given, in
@@ -27,9 +28,9 @@
  * is only read, never changed): a statement that fails there, or a tensor
  * that comes out differently from I's, refuses the save, since the lesson
  * would not open or not check. Every name the statements leave holding a
- * tensor is pinned by an expect: its values (SESSION_MAX_VALUES elements at
+ * tensor is pinned by an expect: its values (SAVE_MAX_VALUES elements at
  * most) or else its printed text, with I's values; the tensors newest name
- * first (reverse order of first assignment), at most SESSION_MAX_HEATMAPS of
+ * first (reverse order of first assignment), at most SAVE_MAX_HEATMAPS of
  * them, get a heatmap (empty tensors get none).
  *
  * Atomic: writes "FILE.tmp.PID" beside FILE, fsyncs it and renames it over
@@ -37,8 +38,8 @@
  * FILE exists and !overwrite ("FILE exists; :save! FILE replaces it").
  * Returns 0, or -1 with err->msg (no write permission, a full disk, FILE a
  * directory, ...), leaving no temporary file behind. */
-int session_save(const char *path, bool overwrite, const char *title, const char *const *statements, int n,
-		 struct interp *I, struct qkv_error *err);
+int save_write_lesson(const char *path, bool overwrite, const char *title, const char *const *statements, int n,
+		      struct interp *I, struct qkv_error *err);
 
 /* Appends to code (initialised by the caller) the code to run for
  * `:load FILE`: for a lesson (a name ending in ".json", or a file whose
@@ -47,6 +48,6 @@ int session_save(const char *path, bool overwrite, const char *title, const char
  * err->msg when the file cannot be read, is not text, or is not a valid
  * lesson (the loader's "FILE:LINE:COL: PATH: message"); code is then
  * unchanged. */
-int session_load_code(const char *path, struct strbuf *code, struct qkv_error *err);
+int save_load_code(const char *path, struct strbuf *code, struct qkv_error *err);
 
 #endif

@@ -1,14 +1,15 @@
-/* session.c: :save and :load of the prompt (see session.h), for ui/.
+/* save.c: :save and :load of the prompt (see save.h), for ui/prompt.c.
  * Replays the statements in a fresh interpreter, pins what they make in a
  * one-step lesson built with cJSON, and writes it atomically (core/file.c).
  * Never changes the caller's workspace, never prints, never leaves a partial
  * or temporary file behind, and never replaces a file unless asked to. */
-#include "lesson/session.h"
+#include "lesson/save.h"
 #include "lesson/lesson.h"
 #include "core/file.h"
 #include "core/format.h"
 #include "core/mem.h"
 #include "core/textcmp.h"
+#include "lang/interp.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -142,7 +143,7 @@ static int collect(struct interp *R, struct interp *I, struct pinned **out, int 
 {
 	int nv = interp_var_count(R), np = 0;
 	struct pinned *p = xcalloc((size_t)nv + 1, sizeof *p);
-	int64_t budget = SESSION_VALUES_BUDGET;
+	int64_t budget = SAVE_VALUES_BUDGET;
 	for (int i = 0; i < nv; i++) {
 		const char *name = interp_var_name(R, i);
 		const struct value *got = interp_get(R, name);
@@ -158,7 +159,7 @@ static int collect(struct interp *R, struct interp *I, struct pinned **out, int 
 		struct pinned *q = &p[np++];
 		q->name = name;
 		q->v = mine;
-		q->by_values = numel > 0 && numel <= SESSION_MAX_VALUES && numel <= budget;
+		q->by_values = numel > 0 && numel <= SAVE_MAX_VALUES && numel <= budget;
 		if (q->by_values)
 			budget -= numel;
 		char why[200];
@@ -295,7 +296,7 @@ static char *lesson_json(const char *path, const char *title, const char *const 
 	/* heatmaps: the newest names first */
 	cJSON *show = NULL;
 	int nshow = 0;
-	for (int i = np - 1; i >= 0 && nshow < SESSION_MAX_HEATMAPS; i--) {
+	for (int i = np - 1; i >= 0 && nshow < SAVE_MAX_HEATMAPS; i--) {
 		if (tensor_numel(p[i].v->t) == 0)
 			continue;
 		if (!show)
@@ -338,8 +339,8 @@ static int write_atomic(const char *path, bool overwrite, const char *text, stru
 	return 0;
 }
 
-int session_save(const char *path, bool overwrite, const char *title, const char *const *statements, int n,
-		 struct interp *I, struct qkv_error *err)
+int save_write_lesson(const char *path, bool overwrite, const char *title, const char *const *statements, int n,
+		      struct interp *I, struct qkv_error *err)
 {
 	if (!path || !*path || path[strlen(path) - 1] == '/')
 		return error_set(err, 0, 0, ":save needs a file name, such as :save session.json");
@@ -406,7 +407,7 @@ static void append_lesson_code(const struct lesson *l, struct strbuf *code)
 	}
 }
 
-int session_load_code(const char *path, struct strbuf *code, struct qkv_error *err)
+int save_load_code(const char *path, struct strbuf *code, struct qkv_error *err)
 {
 	struct lesson *l = NULL;
 	if (ends_with_json(path)) {
