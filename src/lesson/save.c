@@ -1,4 +1,4 @@
-/* save.c: :save and :load of the prompt (see save.h), for ui/prompt.c.
+/* save.c: :save and :load of the prompt (see save.h), for lesson/session.c.
  * Replays the statements in a fresh interpreter, pins what they make in a
  * one-step lesson built with cJSON, and writes it atomically (core/file.c).
  * Never changes the caller's workspace, never prints, never leaves a partial
