@@ -332,8 +332,8 @@ void session_list(const struct session *s, struct strbuf *out)
 		struct value *v = interp_get(s->I, name);
 		char dims[80], shape[112] = "";
 		if (v->kind == V_TENSOR)
-			snprintf(shape, sizeof shape, "%-16s %s", tensor_shape_str(dims, sizeof dims, v->t->ndim, v->t->shape),
-				 dtype_name(v->t->dtype));
+			snprintf(shape, sizeof shape, "%-16s %s",
+				 tensor_shape_str(dims, sizeof dims, v->t->ndim, v->t->shape), dtype_name(v->t->dtype));
 		strbuf_printf(out, "%-16s %-10s %s\n", name, value_type_name(v), shape);
 	}
 }
