@@ -4,28 +4,21 @@
  * comparison and the one rule that says whether two results agree. Never
  * prints, and always leaves the interpreter's variant as it found it. */
 #include "lesson/compare.h"
+#include "core/clock.h"
 #include "core/ops.h"
 #include "lang/interp.h"
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* eval on the given variant, its time in *ms */
 static struct tensor *timed_eval(struct ops_ctx *ops, enum kernel_variant kv, compare_eval_fn eval, void *ctx,
 				 double *ms, struct qkv_error *err)
 {
 	ops->variant = kv;
-	double t0 = now_ms();
+	double t0 = clock_now_ms();
 	struct tensor *t = eval(ctx, err);
-	*ms = now_ms() - t0;
+	*ms = clock_now_ms() - t0;
 	return t;
 }
 

@@ -3,19 +3,12 @@
  * was given, and only when that stream is a terminal; the only escape code
  * it uses is "erase to the end of the line". */
 #include "text/progress.h"
+#include "core/clock.h"
 #include "view/timing.h"
 
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
-
-static double clock_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 bool text_progress_start(struct text_progress *tp, FILE *f)
 {
@@ -27,7 +20,7 @@ bool text_progress_start(struct text_progress *tp, FILE *f)
 void text_progress_draw(void *ctx, const struct runner_progress *p)
 {
 	struct text_progress *tp = ctx;
-	if (p->statement > 0 && !p->finished && clock_ms() - tp->drawn_ms < 50)
+	if (p->statement > 0 && !p->finished && clock_now_ms() - tp->drawn_ms < 50)
 		return;
 	struct winsize ws;
 	int cols = ioctl(fileno(tp->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
@@ -44,7 +37,7 @@ void text_progress_draw(void *ctx, const struct runner_progress *p)
 	fprintf(tp->f, "\r%.*s\033[K", (int)n, line);
 	fflush(tp->f);
 	tp->shown = true;
-	tp->drawn_ms = clock_ms();
+	tp->drawn_ms = clock_now_ms();
 }
 
 void text_progress_clear(struct text_progress *tp)
