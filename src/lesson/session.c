@@ -7,6 +7,8 @@
 #include "core/mem.h"
 #include "core/ops.h"
 #include "lang/interp.h"
+#include "lesson/compare.h"
+#include "lesson/lesson.h"
 #include "lesson/runner.h"
 #include "lesson/save.h"
 
@@ -59,7 +61,7 @@ static void emit(void *udata, const struct value *v, const char *text)
 		o.kind = SESSION_NUMBER;
 		o.dtype = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
 		o.number = value_as_double(v);
-		o.integer = v->kind == V_INT ? v->i : (int64_t)o.number;
+		o.integer = v->kind == V_INT ? v->i : v->kind == V_BOOL ? (int64_t)o.number : 0;
 	}
 	s->output(s->output_udata, &o);
 }

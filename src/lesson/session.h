@@ -11,15 +11,15 @@
 #include "core/strbuf.h"
 #include "core/tensor.h"
 #include "kernel/kernel.h"
-#include "lesson/compare.h"
-#include "lesson/lesson.h"
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct interp;
+struct compare;     /* lesson/compare.h */
+struct exercise;    /* lesson/lesson.h */
+struct interp;      /* lang/interp.h, never seen above lesson/ */
 struct session;
 
 /* ---- making one --------------------------------------------------------------- */
@@ -75,11 +75,12 @@ enum session_mode {
 	SESSION_ATOMIC,            /* any failure undoes all of src (a line typed at a prompt) */
 };
 
-/* Runs the statements of src; first_line numbers its first line in err. A
- * run that succeeds whole is kept as a statement typed (session_statements),
- * and the value it made last and its exercise verdicts become what the
- * session_last_value and session_exercise_* functions report; a run that
- * fails counts for none of these. */
+/* Runs the statements of src; first_line numbers its first line in err
+ * (which must not be NULL). A run that succeeds whole is kept as a
+ * statement typed (session_statements), and the value it made last and its
+ * exercise verdicts become what session_last_value and the
+ * session_exercise_* functions report; a run that fails counts for none of
+ * these. */
 enum session_status session_run(struct session *s, const char *src, size_t len, int first_line,
 				 enum session_mode mode, struct qkv_error *err);
 /* False when src ends inside a statement (an open bracket, a string, after

@@ -5,6 +5,7 @@
  * value, :show and :show loops, :ls, completion, :reset, the statements
  * kept for :save, :load, exercises judged, quit() and Ctrl-C. */
 #include "lesson/session.h"
+#include "lesson/compare.h"
 #include "lesson/lesson.h"
 #include "lesson/runner.h"
 #include "core/strbuf.h"
