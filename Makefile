@@ -242,7 +242,8 @@ test-cross: check-aarch64 $(BUILD)/kernel-cross
 	$(BUILD)/kernel-cross
 
 # Layering (DESIGN.md): curses only in ui/, cJSON only in lesson/, kernel/
-# includes nothing of qkv's but itself, and no layer includes one above it.
+# includes nothing of qkv's but itself, no layer includes one above it, and
+# the commands (cli/) reach the interpreter only through lesson/.
 check-layers:
 	@bad=0; \
 	for f in $$(grep -rl 'curses\.h' src | grep -v '^src/ui/'); do echo "layer: $$f includes curses"; bad=1; done; \
@@ -255,6 +256,8 @@ check-layers:
 	check lesson view ui text; \
 	check view ui text; \
 	check text ui; check ui text; \
+	check cli lang ui; \
+	for f in $$(grep -rl '#include "core/ops.h"' src/cli); do echo "layer: $$f includes core/ops.h"; bad=1; done; \
 	exit $$bad
 
 # Reference values from real PyTorch / NumPy (needs python3-torch, -numpy,
