@@ -242,8 +242,9 @@ test-cross: check-aarch64 $(BUILD)/kernel-cross
 	$(BUILD)/kernel-cross
 
 # Layering (DESIGN.md): curses only in ui/, cJSON only in lesson/, kernel/
-# includes nothing of qkv's but itself, and no layer includes one above it;
-# the front ends (ui/, cli/, text/) reach the interpreter only through lesson/.
+# includes nothing of qkv's but itself, no layer includes one above it, and
+# the front ends (ui/, cli/, text/) reach the interpreter only through lesson/;
+# cli/ and ui/ never include each other.
 check-layers:
 	@bad=0; \
 	for f in $$(grep -rl 'curses\.h' src | grep -v '^src/ui/'); do echo "layer: $$f includes curses"; bad=1; done; \
@@ -256,6 +257,7 @@ check-layers:
 	check lesson view ui text; \
 	check view ui text; \
 	check text ui; check ui text; \
+	check cli ui; check ui cli; \
 	for f in $$(grep -rlE '#include "(lang/|core/ops\.h)' src/ui src/cli src/text 2>/dev/null); do \
 		echo "layer: $$f reaches the interpreter (lang/ or core/ops.h): go through lesson/"; bad=1; done; \
 	exit $$bad

@@ -1,6 +1,6 @@
 /* file.c: reading a small file whole, writing one atomically, and setting a
  * damaged one aside (see file.h). Used by lesson/progress.c (progress.json
- * and the prompt history) and lesson/session.c (:save). Never prints and
+ * and the prompt history) and lesson/save.c (:save). Never prints and
  * never leaves a partial or temporary file behind. */
 #define _GNU_SOURCE 1	/* renameat2 */
 #include "core/file.h"

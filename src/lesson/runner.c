@@ -3,6 +3,7 @@
  * without changing the workspace, and turns positions inside code and
  * expressions into positions in the lesson file. Never prints. */
 #include "lesson/runner.h"
+#include "lesson/compare.h"
 #include "core/format.h"
 #include "core/mem.h"
 #include "core/ops.h"
@@ -211,46 +212,32 @@ static int check_labels(struct runner *r, const struct show *s, const struct ten
 	return 0;
 }
 
+/* The compared expression of a show, for compare_run: errors point into the
+ * lesson file. */
+struct compare_show {
+	struct runner *r;
+	const struct show *s;
+};
+
+static struct tensor *eval_compared(void *ctx, struct qkv_error *err)
+{
+	struct compare_show *c = ctx;
+	return eval_tensor(c->r, c->s->expr, c->s->at, c->s->path, "a comparison", err);
+}
+
 static int eval_compare(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
 {
-	struct ops_ctx *ops = interp_ops(r->I);
-	enum kernel_variant saved = ops->variant;
-	ops->variant = KERNEL_LOOPS;
-	double t0 = now_ms();
-	sh->loops = eval_tensor(r, s->expr, s->at, s->path, "a comparison", err);
-	sh->loops_ms = now_ms() - t0;
-	ops->variant = KERNEL_SIMD;
-	t0 = now_ms();
-	sh->t = sh->loops ? eval_tensor(r, s->expr, s->at, s->path, "a comparison", err) : NULL;
-	sh->simd_ms = now_ms() - t0;
-	/* a short SIMD run is timed a few more times and the best kept, as
-	 * timeit does: one run of a millisecond is at the mercy of the machine */
-	double spent = sh->simd_ms;
-	for (int k = 0; sh->t && sh->loops_ms >= 1.0 && k < 4 && spent < 20 && sh->simd_ms < 10; k++) {
-		t0 = now_ms();
-		struct tensor *again = eval_tensor(r, s->expr, s->at, s->path, "a comparison", err);
-		double ms = now_ms() - t0;
-		tensor_unref(again);
-		spent += ms;
-		sh->simd_ms = ms < sh->simd_ms ? ms : sh->simd_ms;
-	}
-	ops->variant = saved;
-	if (!sh->t || check_labels(r, s, sh->t, err) < 0)
+	struct compare_show c = { r, s };
+	struct compare cmp;
+	if (compare_run(r->I, eval_compared, &c, &cmp, err) < 0)
 		return -1;
-	sh->agree = tensor_same_shape(sh->t, sh->loops);
-	sh->max_diff = 0;
-	int64_t n = sh->agree ? tensor_numel(sh->t) : 0;
-	for (int64_t i = 0; i < n; i++) {
-		double a = tensor_get(sh->t, i), b = tensor_get(sh->loops, i);
-		if (a == b || (isnan(a) && isnan(b)))
-			continue;
-		double d = fabs(a - b);
-		if (!(d <= sh->max_diff))
-			sh->max_diff = d;
-		if (!(d <= 1e-6 + 1e-5 * fabs(b)))
-			sh->agree = false;
-	}
-	return 0;
+	sh->t = cmp.simd;	/* sh takes the references */
+	sh->loops = cmp.loops;
+	sh->simd_ms = cmp.simd_ms;
+	sh->loops_ms = cmp.loops_ms;
+	sh->agree = cmp.agree;
+	sh->max_diff = cmp.max_diff;
+	return check_labels(r, s, sh->t, err);
 }
 
 /* ---- timing ------------------------------------------------------------------ */

@@ -17,7 +17,7 @@ struct shown {
 	struct tensor *loops;      /* compare: the loops result */
 	double simd_ms, loops_ms;  /* compare */
 	double max_diff;           /* compare: largest |simd - loops| */
-	bool agree;                /* compare: allclose(rtol 1e-5, atol 1e-6) */
+	bool agree;                /* compare: by the rule of lesson/compare.h */
 	double *timing_ms;         /* timing: one per entry */
 	bool cancelled;            /* Ctrl-C stopped it (runner_step returned RUNNER_INTERRUPTED): a
 	                              timing keeps the entries it finished, the others are NAN;

@@ -1,441 +1,422 @@
-/* session.c: :save and :load of the prompt (see session.h), for ui/.
- * Replays the statements in a fresh interpreter, pins what they make in a
- * one-step lesson built with cJSON, and writes it atomically (core/file.c).
- * Never changes the caller's workspace, never prints, never leaves a partial
- * or temporary file behind, and never replaces a file unless asked to. */
+/* session.c: a workspace where statements are typed (see session.h), the
+ * one way ui/prompt.c and cli/ reach the interpreter. Keeps the statements
+ * run, the last value made, and the exercises judged against every tensor a
+ * line makes (runner.c's exercise_judge); :show, :ls, :reset, :save, :load
+ * and completion. Never prints, never touches a terminal, never exits. */
 #include "lesson/session.h"
-#include "lesson/lesson.h"
-#include "core/file.h"
-#include "core/format.h"
 #include "core/mem.h"
-#include "core/textcmp.h"
+#include "core/ops.h"
+#include "lang/interp.h"
+#include "lesson/compare.h"
+#include "lesson/lesson.h"
+#include "lesson/runner.h"
+#include "lesson/save.h"
 
-#include <cjson/cJSON.h>
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
-#define VALUES_TOL 1e-4   /* an expect's default tolerance (FORMAT.md) */
+#define VERDICT_MAX 400
 
-/* A tensor of the session that the lesson pins. */
-struct pinned {
-	const char *name;
-	const struct value *v;     /* the caller's value (I) */
-	bool by_values;            /* else by its printed text */
+struct session {
+	struct interp *I;             /* the workspace (owned) */
+	struct interp *base;          /* the copy :reset goes back to (owned), or NULL: empty */
+	enum kernel_variant variant;  /* for an empty :reset */
+	int64_t max_elems;
+	const volatile sig_atomic_t *interrupt;
+	bool has_interrupt;           /* session_set_interrupt was called */
+
+	session_output_fn output;
+	void *output_udata;
+
+	char **typed;                 /* statements run whole (owned), for :save */
+	int ntyped;
+
+	/* what the run going on made, kept when it succeeds whole */
+	struct value *made;           /* the last tensor or number (a reference) */
+	char verdict_now[VERDICT_MAX];
+	bool solved_any;              /* verdict_now says an exercise was solved */
+	/* what the last run made */
+	struct value *last;
+	char verdict[VERDICT_MAX];
+
+	const struct exercise *ex;    /* borrowed */
+	int nex;
+	bool *solved;
+	bool *solved_now;             /* by the run going on, then by the last run */
 };
 
-/* ---- names ----------------------------------------------------------------- */
+/* ---- the interpreter's callbacks ----------------------------------------------------- */
 
-static const char *base_name(const char *path)
+static void emit(void *udata, const struct value *v, const char *text)
 {
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
+	struct session *s = udata;
+	if (!s->output)
+		return;
+	struct session_output o = { .text = text, .kind = SESSION_TEXT };
+	if (v && v->kind == V_TENSOR) {
+		o.kind = SESSION_TENSOR;
+		o.t = v->t;
+	} else if (v && value_is_number(v)) {
+		o.kind = SESSION_NUMBER;
+		o.dtype = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
+		o.number = value_as_double(v);
+		o.integer = v->kind == V_INT ? v->i : v->kind == V_BOOL ? (int64_t)o.number : 0;
+	}
+	s->output(s->output_udata, &o);
 }
 
-/* The lesson id from the file name: "My Session.json" gives "my-session";
- * anything but letters and digits becomes one '-'. */
-static char *derive_id(const char *path)
+/* Every value a statement makes: the last one is kept, and a tensor is
+ * judged against each exercise not solved yet. */
+static void observe(void *udata, const struct value *v)
 {
-	const char *base = base_name(path);
-	const char *dot = strrchr(base, '.');
-	size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	struct session *s = udata;
+	if (v->kind != V_TENSOR && !value_is_number(v))
+		return;
+	value_unref(s->made);
+	s->made = value_ref((struct value *)v);
+	if (v->kind != V_TENSOR || !s->base)
+		return;
+	for (int k = 0; k < s->nex; k++) {
+		if (s->solved[k] || s->solved_now[k])
+			continue;
+		char msg[VERDICT_MAX];
+		int verdict = exercise_judge(s->base, &s->ex[k], v->t, msg, sizeof msg);
+		if (verdict < 0)
+			continue;
+		/* "Not yet" for one exercise never hides another's being solved */
+		if (verdict == 1 || !s->solved_any)
+			memcpy(s->verdict_now, msg, sizeof msg);
+		if (verdict == 1)
+			s->solved_now[k] = s->solved_any = true;	/* kept if the whole run succeeds */
+	}
+}
+
+/* I's callbacks and interrupt flag, after making it */
+static void attach(struct session *s)
+{
+	interp_set_output(s->I, emit, s);
+	interp_set_observer(s->I, observe, s);
+	if (s->has_interrupt)
+		interp_set_interrupt(s->I, s->interrupt);
+}
+
+/* ---- making one ---------------------------------------------------------------------- */
+
+static struct interp *new_empty(enum kernel_variant variant, int64_t max_elems)
+{
+	struct interp *I = interp_new(variant);
+	if (max_elems > 0)
+		interp_ops(I)->max_elems = max_elems;
+	return I;
+}
+
+static struct session *session_alloc(void)
+{
+	struct session *s = xcalloc(1, sizeof *s);
+	s->solved = xcalloc(1, sizeof *s->solved);
+	s->solved_now = xcalloc(1, sizeof *s->solved_now);
+	return s;
+}
+
+struct session *session_new(enum kernel_variant variant, int64_t max_elems)
+{
+	struct session *s = session_alloc();
+	s->variant = variant;
+	s->max_elems = max_elems;
+	s->I = new_empty(variant, max_elems);
+	attach(s);
+	return s;
+}
+
+struct session *session_new_copy(const struct interp *from)
+{
+	struct session *s = session_alloc();
+	s->base = interp_clone(from);
+	s->I = interp_clone(from);
+	s->variant = interp_ops(s->I)->variant;
+	s->max_elems = interp_ops(s->I)->max_elems;
+	attach(s);
+	return s;
+}
+
+static void forget_typed(struct session *s)
+{
+	for (int i = 0; i < s->ntyped; i++)
+		free(s->typed[i]);
+	free(s->typed);
+	s->typed = NULL;
+	s->ntyped = 0;
+}
+
+/* Forgets what the last run made. */
+static void forget_last(struct session *s)
+{
+	value_unref(s->last);
+	s->last = NULL;
+	s->verdict[0] = 0;
+	memset(s->solved_now, 0, (size_t)s->nex + 1);
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	interp_free(s->I);
+	interp_free(s->base);
+	forget_typed(s);
+	value_unref(s->made);
+	value_unref(s->last);
+	free(s->solved);
+	free(s->solved_now);
+	free(s);
+}
+
+void session_set_interrupt(struct session *s, const volatile sig_atomic_t *flag)
+{
+	s->interrupt = flag;
+	s->has_interrupt = true;
+	interp_set_interrupt(s->I, flag);
+	if (s->base)
+		interp_set_interrupt(s->base, flag);
+}
+
+/* ---- running statements ----------------------------------------------------------------- */
+
+void session_set_output(struct session *s, session_output_fn fn, void *udata)
+{
+	s->output = fn;
+	s->output_udata = udata;
+}
+
+static enum session_status status_of(enum interp_status st)
+{
+	switch (st) {
+	case INTERP_OK: return SESSION_OK;
+	case INTERP_INCOMPLETE: return SESSION_INCOMPLETE;
+	case INTERP_INTERRUPTED: return SESSION_INTERRUPTED;
+	case INTERP_ERROR: break;
+	}
+	return SESSION_ERROR;
+}
+
+/* Where src ends, for an unfinished statement the parser gave no place. */
+static void locate_end(const char *src, size_t len, int first_line, struct qkv_error *err)
+{
+	int line = first_line, col = 1;
+	for (size_t i = 0; i < len; i++) {
+		if (src[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	error_set(err, line, col, "the statement is not finished");
+}
+
+enum session_status session_run(struct session *s, const char *src, size_t len, int first_line,
+				 enum session_mode mode, struct qkv_error *err)
+{
+	value_unref(s->made);
+	s->made = NULL;
+	s->verdict_now[0] = 0;
+	s->solved_any = false;
+	forget_last(s);
+	error_clear(err);
+	enum interp_status st = interp_run(s->I, src, len, first_line,
+					   mode == SESSION_ATOMIC ? INTERP_ATOMIC : INTERP_PER_STATEMENT, err);
+	if (st == INTERP_INCOMPLETE && !err->msg[0])
+		locate_end(src, len, first_line, err);
+	if (st != INTERP_OK) {
+		/* nothing of a failing run counts: not even an exercise it answered */
+		value_unref(s->made);
+		s->made = NULL;
+		memset(s->solved_now, 0, (size_t)s->nex + 1);
+		return status_of(st);
+	}
+	s->last = s->made;
+	s->made = NULL;
+	memcpy(s->verdict, s->verdict_now, sizeof s->verdict);
+	for (int k = 0; k < s->nex; k++)
+		s->solved[k] = s->solved[k] || s->solved_now[k];
+	s->typed = xrealloc(s->typed, sizeof *s->typed * (size_t)(s->ntyped + 1));
+	s->typed[s->ntyped++] = xstrndup(src, len);
+	return SESSION_OK;
+}
+
+bool session_is_complete(const char *src, size_t len)
+{
+	return interp_check_complete(src, len) != INTERP_INCOMPLETE;
+}
+
+bool session_quit_requested(const struct session *s)
+{
+	return interp_quit_requested(s->I);
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+
+static void value_out(const struct value *v, struct session_value *out)
+{
+	memset(out, 0, sizeof *out);
+	if (v->kind == V_TENSOR) {
+		out->t = tensor_ref(v->t);
+		return;
+	}
 	struct strbuf sb;
 	strbuf_init(&sb);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)base[i];
-		if (c < 0x80 && isalnum(c))
-			strbuf_putc(&sb, (char)tolower(c));
-		else if (sb.len > 0 && sb.s[sb.len - 1] != '-')
-			strbuf_putc(&sb, '-');
-	}
-	while (sb.len > 0 && sb.s[sb.len - 1] == '-')
-		sb.s[--sb.len] = 0;
-	if (sb.len == 0)
-		strbuf_puts(&sb, "session");
-	return strbuf_detach(&sb);
+	value_repr(&sb, v);
+	out->text = strbuf_detach(&sb);
 }
 
-/* ---- running the statements again ------------------------------------------ */
-
-/* Runs the statements, joined by newlines exactly as the lesson's code will
- * be, in a new interpreter like I. Returns it, or NULL with err naming the
- * statement that fails. */
-static struct interp *replay(const char *code, const char *const *statements, int n, struct interp *I,
-			     struct qkv_error *err)
+void session_value_free(struct session_value *v)
 {
-	struct interp *R = interp_new(interp_ops(I)->variant);
-	interp_ops(R)->max_elems = interp_ops(I)->max_elems;
-	struct qkv_error e;
-	error_clear(&e);
-	enum interp_status st = interp_run(R, code, strlen(code), 1, INTERP_PER_STATEMENT, &e);
-	if (st == INTERP_OK)
-		return R;
-	interp_free(R);
-	/* which statement holds the failing line */
-	int first = 1, k = 0;
-	for (; k < n; k++) {
-		int lines = 1;
-		for (const char *c = statements[k]; *c; c++)
-			lines += *c == '\n';
-		if (e.line < first + lines)
-			break;
-		first += lines;
-	}
-	if (st == INTERP_INCOMPLETE && !e.msg[0])
-		snprintf(e.msg, sizeof e.msg, "the statement is not finished");
-	if (k >= n) {
-		error_set(err, 0, 0, "the statements do not run from scratch: %s", e.msg);
-		return NULL;
-	}
-	if (e.line > first)
-		error_set(err, 0, 0, "statement %d fails when the statements run from scratch (line %d, col %d): %s",
-			  k + 1, e.line - first + 1, e.col, e.msg);
-	else
-		error_set(err, 0, 0, "statement %d fails when the statements run from scratch (col %d): %s", k + 1,
-			  e.col, e.msg);
-	return NULL;
+	tensor_unref(v->t);
+	free(v->text);
+	memset(v, 0, sizeof *v);
 }
 
-/* Does the replayed tensor `got` pass the expect that pins p, as qkv check
- * will judge it? why says how it differs. */
-static bool reproduces(const struct pinned *p, const struct value *got, char *why, size_t size)
+bool session_last_value(const struct session *s, struct session_value *out)
 {
-	const struct tensor *a = got->t, *b = p->v->t;
-	if (!p->by_values) {
-		struct strbuf sa, sb;
-		strbuf_init(&sa);
-		strbuf_init(&sb);
-		value_repr(&sa, got);
-		value_repr(&sb, p->v);
-		bool ok = textcmp_match(sa.s, sb.s, 0, false, NULL, 0);
-		if (!ok)
-			snprintf(why, size, "it prints differently");
-		strbuf_free(&sa);
-		strbuf_free(&sb);
-		return ok;
-	}
-	if (!tensor_same_shape(a, b)) {
-		char sa[96], sb[96];
-		snprintf(why, size, "shape %s instead of %s", tensor_shape_str(sa, sizeof sa, a->ndim, a->shape),
-			 tensor_shape_str(sb, sizeof sb, b->ndim, b->shape));
+	if (!s->last) {
+		memset(out, 0, sizeof *out);
 		return false;
 	}
-	int64_t n = tensor_numel(a);
-	for (int64_t i = 0; i < n; i++) {
-		double x = tensor_get(a, i), y = tensor_get(b, i);
-		if (x == y || (isnan(x) && isnan(y)) || fabs(x - y) <= VALUES_TOL)
-			continue;
-		snprintf(why, size, "element %lld is %g instead of %g", (long long)i, x, y);
-		return false;
-	}
+	value_out(s->last, out);
 	return true;
 }
 
-/* The tensors the replay left under a name, each with the caller's value;
- * -1 with err when the caller's workspace does not agree. */
-static int collect(struct interp *R, struct interp *I, struct pinned **out, int *count, struct qkv_error *err)
+int session_show(struct session *s, const char *expr, struct session_value *out, struct qkv_error *err)
 {
-	int nv = interp_var_count(R), np = 0;
-	struct pinned *p = xcalloc((size_t)nv + 1, sizeof *p);
-	int64_t budget = SESSION_VALUES_BUDGET;
-	for (int i = 0; i < nv; i++) {
-		const char *name = interp_var_name(R, i);
-		const struct value *got = interp_get(R, name);
-		if (!got || got->kind != V_TENSOR)
-			continue;
-		const struct value *mine = interp_get(I, name);
-		if (!mine || mine->kind != V_TENSOR) {
-			free(p);
-			return error_set(err, 0, 0, "the statements do not recreate the workspace: run from scratch "
-					 "they make a tensor '%s', which the workspace does not hold", name);
-		}
-		int64_t numel = tensor_numel(mine->t);
-		struct pinned *q = &p[np++];
-		q->name = name;
-		q->v = mine;
-		q->by_values = numel > 0 && numel <= SESSION_MAX_VALUES && numel <= budget;
-		if (q->by_values)
-			budget -= numel;
-		char why[200];
-		if (!reproduces(q, got, why, sizeof why)) {
-			free(p);
-			return error_set(err, 0, 0, "the statements do not recreate the workspace: run from scratch, "
-					 "'%s' comes out differently (%s)", name, why);
-		}
-	}
-	*out = p;
-	*count = np;
-	return 0;
-}
-
-/* ---- the lesson ------------------------------------------------------------ */
-
-static cJSON *number_json(const struct tensor *t, int64_t flat)
-{
-	if (t->dtype == DT_I64) {
-		char buf[32];
-		snprintf(buf, sizeof buf, "%lld", (long long)tensor_get_i64(t, flat));
-		return cJSON_CreateRaw(buf);
-	}
-	double v = tensor_get(t, flat);
-	if (t->dtype == DT_BOOL)
-		return cJSON_CreateRaw(v != 0 ? "1" : "0");
-	if (isnan(v))
-		return cJSON_CreateString("nan");
-	if (isinf(v))
-		return cJSON_CreateString(v > 0 ? "inf" : "-inf");
-	struct strbuf sb;
-	strbuf_init(&sb);
-	format_shortest(&sb, v, t->dtype);  /* reads back to the same float32 or float64 */
-	cJSON *num = cJSON_CreateRaw(sb.s);
-	strbuf_free(&sb);
-	return num;
-}
-
-/* The elements of t from flat index *flat on, nested as dimension dim and
- * those below it. */
-static cJSON *values_json(const struct tensor *t, int dim, int64_t *flat)
-{
-	if (dim == t->ndim)
-		return number_json(t, (*flat)++);
-	cJSON *arr = cJSON_CreateArray();
-	for (int64_t i = 0; i < t->shape[dim]; i++)
-		cJSON_AddItemToArray(arr, values_json(t, dim + 1, flat));
-	return arr;
-}
-
-/* Text as an array of its lines. */
-static cJSON *lines_json(const char *text)
-{
-	cJSON *arr = cJSON_CreateArray();
-	for (;;) {
-		const char *nl = strchr(text, '\n');
-		size_t len = nl ? (size_t)(nl - text) : strlen(text);
-		char *line = xstrndup(text, len);
-		cJSON_AddItemToArray(arr, cJSON_CreateString(line));
-		free(line);
-		if (!nl)
-			return arr;
-		text = nl + 1;
-	}
-}
-
-static cJSON *expect_json(const struct pinned *p)
-{
-	cJSON *e = cJSON_CreateObject();
-	cJSON_AddStringToObject(e, "tensor", p->name);
-	if (p->by_values) {
-		int64_t flat = 0;
-		cJSON_AddItemToObject(e, "values", values_json(p->v->t, 0, &flat));
-	} else {
-		struct strbuf sb;
-		strbuf_init(&sb);
-		value_repr(&sb, p->v);
-		cJSON_AddItemToObject(e, "text", lines_json(sb.s));
-		strbuf_free(&sb);
-	}
-	return e;
-}
-
-/* "X, W and R", naming at most six. */
-static void name_list(struct strbuf *sb, const struct pinned *p, int np)
-{
-	int shown = np > 6 ? 5 : np;
-	for (int i = 0; i < shown; i++) {
-		if (i > 0)
-			strbuf_puts(sb, i == np - 1 ? " and " : ", ");
-		strbuf_puts(sb, p[i].name);
-	}
-	if (shown < np)
-		strbuf_printf(sb, " and %d more", np - shown);
-}
-
-static char *lesson_json(const char *path, const char *title, const char *const *statements, int n,
-			 const struct pinned *p, int np)
-{
-	struct strbuf sb;
-	strbuf_init(&sb);
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddNumberToObject(root, "format", LESSON_FORMAT);
-	char *id = derive_id(path);
-	cJSON_AddStringToObject(root, "id", id);
-	free(id);
-	cJSON_AddStringToObject(root, "title", title);
-	cJSON_AddStringToObject(root, "source", "a qkv session");
-	strbuf_printf(&sb, "Statements typed at qkv's prompt and saved with :save: %d statement%s", n,
-		      n == 1 ? "" : "s");
-	if (np > 0) {
-		strbuf_puts(&sb, np == 1 ? " making the tensor " : " making the tensors ");
-		name_list(&sb, p, np);
-	}
-	strbuf_putc(&sb, '.');
-	cJSON_AddStringToObject(root, "summary", sb.s);
-
-	cJSON *step = cJSON_CreateObject();
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "steps"), step);
-	cJSON_AddStringToObject(step, "title", title);
-	strbuf_reset(&sb);
-	strbuf_printf(&sb, "These statements were typed at the prompt, in this order. `qkv check %s` runs them "
-		      "again from scratch and verifies that they make the same tensors.", base_name(path));
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(step, "text"), cJSON_CreateString(sb.s));
-	if (n > 0) {
-		cJSON *code = cJSON_AddArrayToObject(step, "code");
-		for (int i = 0; i < n; i++) {
-			cJSON *lines = lines_json(statements[i]);
-			while (lines->child)
-				cJSON_AddItemToArray(code, cJSON_DetachItemViaPointer(lines, lines->child));
-			cJSON_Delete(lines);
-		}
-	}
-	/* heatmaps: the newest names first */
-	cJSON *show = NULL;
-	int nshow = 0;
-	for (int i = np - 1; i >= 0 && nshow < SESSION_MAX_HEATMAPS; i--) {
-		if (tensor_numel(p[i].v->t) == 0)
-			continue;
-		if (!show)
-			show = cJSON_AddArrayToObject(step, "show");
-		cJSON *h = cJSON_CreateObject();
-		cJSON_AddStringToObject(h, "heatmap", p[i].name);
-		cJSON_AddItemToArray(show, h);
-		nshow++;
-	}
-	if (np > 0) {
-		cJSON *expect = cJSON_AddArrayToObject(step, "expect");
-		for (int i = 0; i < np; i++)
-			cJSON_AddItemToArray(expect, expect_json(&p[i]));
-	}
-	strbuf_free(&sb);
-	char *text = cJSON_Print(root);
-	cJSON_Delete(root);
-	return text;
-}
-
-/* ---- writing ---------------------------------------------------------------- */
-
-/* Refuses what :save must not replace, then writes through file_write_atomic. */
-static int write_atomic(const char *path, bool overwrite, const char *text, struct qkv_error *err)
-{
-	struct stat st;
-	bool exists = stat(path, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode))
-		return error_set(err, 0, 0, "cannot save %s: it is a directory; give a file name", path);
-	if (exists && !overwrite)
-		return error_set(err, 0, 0, "%s exists; :save! %s replaces it", path, path);
-	if (exists && !S_ISREG(st.st_mode))
-		return error_set(err, 0, 0, "cannot save %s: it is not a regular file", path);
-	if (file_write_atomic(path, text, strlen(text), 0666, FILE_KEEP_MODE | (overwrite ? 0 : FILE_NO_REPLACE),
-			      err) != 0) {
-		if (errno == EEXIST)	/* it appeared since the check */
-			return error_set(err, 0, 0, "%s exists; :save! %s replaces it", path, path);
+	memset(out, 0, sizeof *out);
+	struct value *v = interp_eval(s->I, expr, strlen(expr), err);
+	if (!v)
 		return -1;
-	}
+	value_out(v, out);
+	value_unref(v);
 	return 0;
 }
 
-int session_save(const char *path, bool overwrite, const char *title, const char *const *statements, int n,
-		 struct interp *I, struct qkv_error *err)
+struct compared {
+	struct session *s;
+	const char *expr;
+};
+
+static struct tensor *eval_compared(void *ctx, struct qkv_error *err)
 {
-	if (!path || !*path || path[strlen(path) - 1] == '/')
-		return error_set(err, 0, 0, ":save needs a file name, such as :save session.json");
-	if (!title || !*title)
-		title = "A qkv session";
-	struct strbuf code;
-	strbuf_init(&code);
+	struct compared *c = ctx;
+	struct value *v = interp_eval(c->s->I, c->expr, strlen(c->expr), err);
+	if (!v)
+		return NULL;
+	struct tensor *t = v->kind == V_TENSOR ? tensor_ref(v->t) : NULL;
+	value_unref(v);
+	if (!t)
+		error_set(err, 1, 1, ":show ... loops needs a tensor expression");
+	return t;
+}
+
+int session_compare(struct session *s, const char *expr, struct compare *out, struct qkv_error *err)
+{
+	struct compared c = { s, expr };
+	return compare_run(s->I, eval_compared, &c, out, err);
+}
+
+/* ---- the workspace -------------------------------------------------------------------- */
+
+void session_list(const struct session *s, struct strbuf *out)
+{
+	int n = interp_var_count(s->I);
+	if (n == 0)
+		strbuf_puts(out, "(the workspace is empty)");
 	for (int i = 0; i < n; i++) {
-		if (i > 0)
-			strbuf_putc(&code, '\n');
-		strbuf_puts(&code, statements[i]);
+		const char *name = interp_var_name(s->I, i);
+		struct value *v = interp_get(s->I, name);
+		char dims[80], shape[112] = "";
+		if (v->kind == V_TENSOR)
+			snprintf(shape, sizeof shape, "%-16s %s",
+				 tensor_shape_str(dims, sizeof dims, v->t->ndim, v->t->shape), dtype_name(v->t->dtype));
+		strbuf_printf(out, "%-16s %-10s %s\n", name, value_type_name(v), shape);
 	}
-	struct interp *R = replay(code.s ? code.s : "", statements, n, I, err);
-	strbuf_free(&code);
-	if (!R)
-		return -1;
-	struct pinned *p = NULL;
-	int np = 0;
-	if (collect(R, I, &p, &np, err) < 0) {
-		interp_free(R);
-		return -1;
-	}
-	char *text = lesson_json(path, title, statements, n, p, np);
-	free(p);
-	interp_free(R);
-	if (!text)
-		return error_set(err, 0, 0, "cannot save %s: out of memory", path);
-	struct strbuf sb;
-	strbuf_init(&sb);
-	strbuf_puts(&sb, text);
-	strbuf_putc(&sb, '\n');
-	cJSON_free(text);
-	/* the file must open as a lesson: never write one that does not */
-	struct qkv_error e;
-	struct lesson *l = lesson_parse(path, sb.s, sb.len, NULL, NULL, &e);
-	int rc;
-	if (!l)
-		rc = error_set(err, 0, 0, "cannot save %s: the lesson would not load (%s)", path, e.msg);
-	else
-		rc = write_atomic(path, overwrite, sb.s, err);
-	lesson_free(l);
-	strbuf_free(&sb);
+}
+
+void session_complete(const struct session *s, const char *context, const char *prefix,
+		      void (*fn)(void *udata, const char *name), void *udata)
+{
+	interp_complete(s->I, context, prefix, fn, udata);
+}
+
+bool session_reset(struct session *s)
+{
+	interp_free(s->I);
+	s->I = s->base ? interp_clone(s->base) : new_empty(s->variant, s->max_elems);
+	attach(s);
+	forget_typed(s);	/* a :save after this holds only what follows */
+	forget_last(s);
+	return s->base != NULL;
+}
+
+/* ---- statements and files ---------------------------------------------------------------- */
+
+const char *const *session_statements(const struct session *s, int *n)
+{
+	*n = s->ntyped;
+	return (const char *const *)s->typed;
+}
+
+int session_save(struct session *s, const char *path, bool overwrite, const char *title,
+		 const char *const *before, int nbefore, struct qkv_error *err)
+{
+	int n = nbefore + s->ntyped;
+	const char **lines = xcalloc((size_t)n + 1, sizeof *lines);
+	for (int i = 0; i < nbefore; i++)
+		lines[i] = before[i];
+	for (int i = 0; i < s->ntyped; i++)
+		lines[nbefore + i] = s->typed[i];
+	int rc = save_write_lesson(path, overwrite, title, lines, n, s->I, err);
+	free(lines);
 	return rc;
 }
 
-/* ---- loading ----------------------------------------------------------------- */
-
-static bool ends_with_json(const char *path)
+int session_load(struct session *s, const char *path, struct qkv_error *err)
 {
-	size_t len = strlen(path);
-	return len >= 5 && strcasecmp(path + len - 5, ".json") == 0;
-}
-
-static void append_lesson_code(const struct lesson *l, struct strbuf *code)
-{
-	bool first = true;
-	for (int i = 0; i < l->nsteps; i++) {
-		if (!*l->steps[i].code)
-			continue;
-		if (!first)
-			strbuf_putc(code, '\n');
-		strbuf_puts(code, l->steps[i].code);
-		first = false;
-	}
-}
-
-int session_load_code(const char *path, struct strbuf *code, struct qkv_error *err)
-{
-	struct lesson *l = NULL;
-	if (ends_with_json(path)) {
-		l = lesson_load_file(path, NULL, NULL, err);
-		if (!l)
-			return -1;
-		append_lesson_code(l, code);
-		lesson_free(l);
-		return 0;
-	}
-	size_t len;
-	char *text = lesson_read_text(path, "a file to load", &len, err);
-	if (!text)
+	struct strbuf code;
+	strbuf_init(&code);
+	if (save_load_code(path, &code, err) < 0) {
+		strbuf_free(&code);
 		return -1;
-	size_t lead = strspn(text, " \t\r\n");
-	if (text[lead] == '{') {
-		l = lesson_parse(path, text, len, NULL, NULL, err);
-		free(text);
-		if (!l)
-			return -1;
-		append_lesson_code(l, code);
-		lesson_free(l);
+	}
+	struct qkv_error e;
+	enum session_status st = session_run(s, code.s ? code.s : "", code.len, 1, SESSION_ATOMIC, &e);
+	strbuf_free(&code);
+	if (st == SESSION_OK)
 		return 0;
-	}
-	if (memchr(text, 0, len)) {
-		free(text);
-		return error_set(err, 0, 0, "%s: holds a NUL byte; only text files of statements can be loaded", path);
-	}
-	strbuf_putn(code, text, len);
-	free(text);
-	return 0;
+	return error_set(err, e.line, e.col, "%.150s:%d:%d: %s", path, e.line, e.col, e.msg);
+}
+
+/* ---- exercises -------------------------------------------------------------------------- */
+
+void session_set_exercises(struct session *s, const struct exercise *x, int n)
+{
+	s->ex = x;
+	s->nex = n > 0 ? n : 0;
+	free(s->solved);
+	free(s->solved_now);
+	s->solved = xcalloc((size_t)s->nex + 1, sizeof *s->solved);
+	s->solved_now = xcalloc((size_t)s->nex + 1, sizeof *s->solved_now);
+}
+
+bool session_exercise_solved(const struct session *s, int k)
+{
+	return k >= 0 && k < s->nex && s->solved[k];
+}
+
+bool session_exercise_solved_now(const struct session *s, int k)
+{
+	return k >= 0 && k < s->nex && s->solved_now[k];
+}
+
+const char *session_exercise_verdict(const struct session *s)
+{
+	return s->verdict;
 }

@@ -11,5 +11,8 @@
 void json_put_string(struct strbuf *sb, const char *s);
 void json_put_number(struct strbuf *sb, double v, enum dtype dt);
 void json_put_tensor(struct strbuf *sb, const struct tensor *t);
+/* A number as a 0-d tensor, {"shape":[],"dtype":"float64","data":[2.5]}:
+ * v is its value, or for DT_I64 i is, exactly. */
+void json_put_scalar(struct strbuf *sb, enum dtype dt, double v, int64_t i);
 
 #endif

@@ -17,19 +17,18 @@
 
 enum screen_id { SCREEN_MENU, SCREEN_LESSON, SCREEN_REPL };
 
-/* The prompt: a workspace of its own (a copy of the step's, or empty for
- * qkv --repl), the statements typed, and what its view shows. */
+/* The prompt: a workspace of its own (lesson/session.h: a copy of the
+ * step's, or empty for qkv --repl) and what its view shows. */
+struct session;
+struct session_value;
+struct compare;
 struct prompt {
 	bool open;
-	struct interp *I;
-	struct interp *base;          /* what :reset goes back to */
-	char **typed;                 /* statements run so far, for :save */
-	int ntyped;
-	struct value *shown;          /* the value the view shows, or NULL */
+	struct session *session;      /* the workspace (owned) */
+	struct session_value *shown;  /* the value the view shows (owned), or NULL */
 	char shown_name[400];
-	bool loops;                   /* :show NAME loops */
-	struct tensor *loops_t;       /* its loops result, and times */
-	double loops_ms, simd_ms;
+	struct compare *loops;        /* :show EXPR loops: both results, their times and whether
+	                                 they agree (owned), or NULL */
 	char *out;                    /* what the last line printed */
 	char error[600];              /* the last error, with its column */
 	int error_col;
@@ -39,8 +38,6 @@ struct prompt {
 	const struct step *step;
 	int step_index;
 	int hint;                     /* hints shown so far */
-	bool *solved;
-	bool *solved_now;             /* answered by the line running now */
 };
 enum pane { PANE_TEXT, PANE_VIEW };
 

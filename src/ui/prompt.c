@@ -1,21 +1,20 @@
 /* prompt.c: the statement prompt inside the full-screen program (':' in a
  * lesson, or the whole screen for qkv --repl). Line editing is GNU readline
  * through its callback interface, fed with the keys curses reads and drawn
- * by us (readline never writes to the terminal). A failing line leaves the
- * workspace as it was and stays in the input for fixing. */
+ * by us (readline never writes to the terminal). Everything else goes
+ * through lesson/session.h: this file never includes lang/ or core/ops.h.
+ * A failing line leaves the workspace as it was and stays in the input. */
 #include "ui/internal.h"
 #include "core/mem.h"
-#include "core/ops.h"
+#include "lesson/compare.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
 
-#include <math.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define HISTORY_MAX 1000
@@ -143,10 +142,10 @@ static char **complete(const char *text, int start, int end)
 		char ctx[160];
 		snprintf(ctx, sizeof ctx, "%.*s", (int)(dot - text), text);
 		cand_prefix = ctx;
-		interp_complete(cur->prompt.I, ctx, dot + 1, add_cand, NULL);
+		session_complete(cur->prompt.session, ctx, dot + 1, add_cand, NULL);
 		cand_prefix = NULL;
 	} else {
-		interp_complete(cur->prompt.I, NULL, text, add_cand, NULL);
+		session_complete(cur->prompt.session, NULL, text, add_cand, NULL);
 	}
 	return ncands ? rl_completion_matches(text, next_cand) : NULL;
 }
@@ -231,37 +230,40 @@ const char *prompt_history_error(void)
 
 static struct strbuf printed;
 
-static void capture(void *udata, const struct value *v, const char *text)
+static void capture(void *udata, const struct session_output *o)
 {
 	(void)udata;
-	(void)v;
-	strbuf_puts(&printed, text);
+	strbuf_puts(&printed, o->text);
 	strbuf_putc(&printed, '\n');
 }
 
-/* The last value produced; and exercises checked against each value. */
-static void observe(void *udata, const struct value *v)
+/* The view shows v (taken) under name ("" for a value a line made). */
+static void show_value(struct prompt *p, struct session_value *v, const char *name)
 {
-	struct app *a = udata;
-	struct prompt *p = &a->prompt;
-	if (v->kind != V_TENSOR && !value_is_number(v))
-		return;
-	value_unref(p->shown);
-	p->shown = value_ref((struct value *)v);
+	if (p->shown)
+		session_value_free(p->shown);
+	else
+		p->shown = xcalloc(1, sizeof *p->shown);
+	*p->shown = *v;
+	snprintf(p->shown_name, sizeof p->shown_name, "%s", name);
+}
+
+static void drop_shown(struct prompt *p)
+{
+	if (p->shown)
+		session_value_free(p->shown);
+	free(p->shown);
+	p->shown = NULL;
 	p->shown_name[0] = 0;
-	if (v->kind != V_TENSOR || !p->step)
-		return;
-	for (int k = 0; k < p->step->nexercises; k++) {
-		if (p->solved[k] || p->solved_now[k])
-			continue;
-		char msg[sizeof p->message];
-		int verdict = exercise_judge(p->base, &p->step->exercises[k], v->t, msg, sizeof msg);
-		if (verdict < 0)
-			continue;
-		memcpy(p->message, msg, sizeof msg);
-		if (verdict == 1)
-			p->solved_now[k] = true;	/* kept if the whole line runs */
-	}
+}
+
+/* Ends :show EXPR loops (its SIMD result stays shown). */
+static void drop_loops(struct prompt *p)
+{
+	if (p->loops)
+		compare_free(p->loops);
+	free(p->loops);
+	p->loops = NULL;
 }
 
 /* An error for the line just entered, with the caret at column col of it
@@ -282,18 +284,7 @@ static void cmd_ls(struct prompt *p)
 {
 	struct strbuf sb;
 	strbuf_init(&sb);
-	int n = interp_var_count(p->I);
-	if (n == 0)
-		strbuf_puts(&sb, "(the workspace is empty)");
-	for (int i = 0; i < n; i++) {
-		const char *name = interp_var_name(p->I, i);
-		struct value *v = interp_get(p->I, name);
-		char dims[80], shape[112] = "";
-		if (v->kind == V_TENSOR)
-			snprintf(shape, sizeof shape, "%-16s %s", tensor_shape_str(dims, sizeof dims, v->t->ndim, v->t->shape),
-				 dtype_name(v->t->dtype));
-		strbuf_printf(&sb, "%-16s %-10s %s\n", name, value_type_name(v), shape);
-	}
+	session_list(p->session, &sb);
 	show_listing(p, sb.s);
 	strbuf_free(&sb);
 }
@@ -356,7 +347,7 @@ static void cmd_help(struct app *a, const char *topic, int argcol)
 	for (int i = 0; i < ncands; i++)
 		free(cands[i]);
 	ncands = 0;
-	interp_complete(p->I, topic, "", add_cand, NULL);
+	session_complete(p->session, topic, "", add_cand, NULL);
 	if (ncands == 0) {
 		char msg[120];
 		snprintf(msg, sizeof msg, "no help on '%.40s' (try :help, :help keys or :help torch)", topic);
@@ -379,40 +370,23 @@ static void cmd_help(struct app *a, const char *topic, int argcol)
 	strbuf_free(&sb);
 }
 
-/* Runs a typed line, or (file set) the code :load read from file, whose
- * name starts at column argcol of the typed line. All or nothing. */
-static void run_statements(struct app *a, const char *line, const char *file, int argcol)
+/* What a line (or :load's code) that ran whole changes: the printed text,
+ * the value it made last, an exercise's verdict, the exercises it solved
+ * (kept in progress.json). */
+static void after_run(struct app *a)
 {
 	struct prompt *p = &a->prompt;
-	strbuf_reset(&printed);
-	interp_set_output(p->I, capture, NULL);
-	interp_set_observer(p->I, observe, a);
-	struct qkv_error err;
-	char message[sizeof p->message];
-	memcpy(message, p->message, sizeof message);
-	int nx = p->step ? p->step->nexercises : 0;
-	memset(p->solved_now, 0, (size_t)nx + 1);
-	enum interp_status st = interp_run(p->I, line, strlen(line), 1, INTERP_ATOMIC, &err);
-	if (st == INTERP_INCOMPLETE && err.msg[0] == 0)
-		error_set(&err, 1, (int)strlen(line) + 1, "the statement is not finished");
-	if (st != INTERP_OK) {
-		/* nothing of the line counts: not even an exercise it answered */
-		memcpy(p->message, message, sizeof message);
-		if (!file) {
-			set_error(p, err.col, err.msg);
-		} else {
-			char msg[600];
-			snprintf(msg, sizeof msg, "%.150s:%d:%d: %s", file, err.line, err.col, err.msg);
-			set_error(p, argcol, msg);
-		}
-		return;
-	}
 	free(p->out);
 	p->out = xstrdup(printed.s ? printed.s : "");
-	for (int k = 0; k < nx; k++) {
-		if (p->solved_now[k] && !p->solved[k]) {
+	struct session_value v;
+	if (session_last_value(p->session, &v))
+		show_value(p, &v, "");
+	const char *verdict = session_exercise_verdict(p->session);
+	if (*verdict)
+		snprintf(p->message, sizeof p->message, "%s", verdict);
+	for (int k = 0; p->step && k < p->step->nexercises; k++) {
+		if (session_exercise_solved_now(p->session, k)) {
 			char key[160];
-			p->solved[k] = true;
 			snprintf(key, sizeof key, "%.120s#%d.%d", a->lesson ? a->lesson->id : "", p->step_index, k);
 			progress_mark(&a->progress, key, 1, 1);
 			progress_save(&a->progress);
@@ -420,55 +394,44 @@ static void run_statements(struct app *a, const char *line, const char *file, in
 	}
 	free(p->listing);	/* the new value replaces a listing or help */
 	p->listing = NULL;
-	p->typed = xrealloc(p->typed, sizeof *p->typed * (size_t)(p->ntyped + 1));
-	p->typed[p->ntyped++] = xstrdup(line);
-	p->loops = false;
+	drop_loops(p);
+}
+
+/* Runs a typed line, all or nothing. */
+static void run_line(struct app *a, const char *line)
+{
+	struct prompt *p = &a->prompt;
+	strbuf_reset(&printed);
+	struct qkv_error err;
+	if (session_run(p->session, line, strlen(line), 1, SESSION_ATOMIC, &err) != SESSION_OK) {
+		set_error(p, err.col, err.msg);	/* nothing of the line counts */
+		return;
+	}
+	after_run(a);
 }
 
 static void show_loops(struct app *a, const char *expr, int exprcol)
 {
 	struct prompt *p = &a->prompt;
-	struct ops_ctx *ops = interp_ops(p->I);
-	enum kernel_variant saved = ops->variant;
+	struct compare c;
 	struct qkv_error err;
-	struct timespec t0, t1;
-	ops->variant = KERNEL_LOOPS;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct value *lv = interp_eval(p->I, expr, strlen(expr), &err);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	p->loops_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
-	ops->variant = KERNEL_SIMD;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct value *sv = lv ? interp_eval(p->I, expr, strlen(expr), &err) : NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	p->simd_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
-	ops->variant = saved;
-	if (!sv || sv->kind != V_TENSOR || lv->kind != V_TENSOR) {
-		if (!sv)
-			set_error(p, exprcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
-		else
-			set_error(p, exprcol, ":show ... loops needs a tensor expression");
-		value_unref(lv);
-		value_unref(sv);
+	if (session_compare(p->session, expr, &c, &err) < 0) {
+		set_error(p, exprcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
 		return;
 	}
-	value_unref(p->shown);
-	p->shown = sv;
-	tensor_unref(p->loops_t);
-	p->loops_t = tensor_ref(lv->t);
-	value_unref(lv);
-	snprintf(p->shown_name, sizeof p->shown_name, "%s", expr);
-	p->loops = true;
+	struct session_value v = { tensor_ref(c.simd), NULL };
+	show_value(p, &v, expr);
+	drop_loops(p);
+	p->loops = xmalloc(sizeof *p->loops);
+	*p->loops = c;
 }
 
 static void clear_view(struct prompt *p)
 {
-	value_unref(p->shown);
-	p->shown = NULL;
+	drop_shown(p);
+	drop_loops(p);
 	free(p->out);
 	p->out = NULL;
-	p->shown_name[0] = 0;
-	p->loops = false;
 }
 
 static void cmd_show(struct app *a, char *arg, int argcol)
@@ -489,15 +452,13 @@ static void cmd_show(struct app *a, char *arg, int argcol)
 		return;
 	}
 	struct qkv_error err;
-	struct value *v = interp_eval(p->I, arg, strlen(arg), &err);
-	if (!v) {
+	struct session_value v;
+	if (session_show(p->session, arg, &v, &err) < 0) {
 		set_error(p, argcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
 		return;
 	}
-	value_unref(p->shown);
-	p->shown = v;
-	snprintf(p->shown_name, sizeof p->shown_name, "%s", arg);
-	p->loops = false;
+	show_value(p, &v, arg);
+	drop_loops(p);
 }
 
 static void cmd_exercise(struct prompt *p, bool solution)
@@ -507,7 +468,7 @@ static void cmd_exercise(struct prompt *p, bool solution)
 		return;
 	}
 	int k = 0;
-	while (k < p->step->nexercises - 1 && p->solved[k])
+	while (k < p->step->nexercises - 1 && session_exercise_solved(p->session, k))
 		k++;
 	const struct exercise *x = &p->step->exercises[k];
 	if (solution) {
@@ -533,7 +494,7 @@ static void cmd_save(struct app *a, const char *file, bool overwrite, int argcol
 		return;
 	}
 	/* the lesson's code up to this step, then what was typed */
-	int n = p->ntyped;
+	int n = 0;
 	if (a->lesson)
 		for (int s = 0; s <= p->step_index && s < a->lesson->nsteps; s++)
 			n += a->lesson->steps[s].nlines;
@@ -543,10 +504,8 @@ static void cmd_save(struct app *a, const char *file, bool overwrite, int argcol
 		for (int s = 0; s <= p->step_index && s < a->lesson->nsteps; s++)
 			for (int l = 0; l < a->lesson->steps[s].nlines; l++)
 				lines[n++] = a->lesson->steps[s].lines[l].text;
-	for (int i = 0; i < p->ntyped; i++)
-		lines[n++] = p->typed[i];
 	struct qkv_error err;
-	if (session_save(file, overwrite, "A qkv session", lines, n, p->I, &err) < 0)
+	if (session_save(p->session, file, overwrite, "A qkv session", lines, n, &err) < 0)
 		set_error(p, argcol, err.msg);
 	else
 		snprintf(p->message, sizeof p->message, "Saved %.150s (qkv check %.150s reproduces it).", file, file);
@@ -560,23 +519,14 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 		set_error(p, argcol, ":load needs a file: :load notes.qkv");
 		return;
 	}
-	struct strbuf code;
-	strbuf_init(&code);
+	strbuf_reset(&printed);
 	struct qkv_error err;
-	if (session_load_code(file, &code, &err) < 0)
+	if (session_load(p->session, file, &err) < 0) {
 		set_error(p, argcol, err.msg);
-	else
-		run_statements(a, code.s, file, argcol);
-	if (!p->error[0])
-		snprintf(p->message, sizeof p->message, "Loaded %.300s.", file);
-	strbuf_free(&code);
-}
-
-static void forget_typed(struct prompt *p)
-{
-	for (int i = 0; i < p->ntyped; i++)
-		free(p->typed[i]);
-	p->ntyped = 0;
+		return;
+	}
+	after_run(a);
+	snprintf(p->message, sizeof p->message, "Loaded %.300s.", file);
 }
 
 /* A ':' line: the command word, then its argument from column argcol. */
@@ -604,12 +554,10 @@ static void run_command(struct app *a, const char *line)
 		clear_view(p);
 		p->message[0] = 0;
 	} else if (strcmp(cmd, "reset") == 0) {
-		interp_free(p->I);
-		p->I = p->base ? interp_clone(p->base) : interp_new(a->opt.variant);
-		interp_set_interrupt(p->I, term_interrupt_flag());	/* Ctrl-C stops a line */
-		forget_typed(p);	/* a :save after this holds only what follows */
+		bool copy = session_reset(p->session);	/* a :save after this holds only what follows */
 		clear_view(p);
-		snprintf(p->message, sizeof p->message, "%s", p->base ? "The workspace is the step's again." : "The workspace is empty again.");
+		snprintf(p->message, sizeof p->message, "%s", copy ? "The workspace is the step's again." :
+			 "The workspace is empty again.");
 	} else if (strcmp(cmd, "show") == 0) {
 		cmd_show(a, arg, argcol);
 	} else if (strcmp(cmd, "hint") == 0 || strcmp(cmd, "solution") == 0) {
@@ -643,7 +591,7 @@ static void on_line(char *line)
 	if (*s == ':')
 		run_command(a, line);
 	else if (*s)
-		run_statements(a, line, NULL, 0);
+		run_line(a, line);
 	if (a->prompt.open && a->prompt.error[0]) {
 		free(pending);
 		pending = line;	/* the line stays in the input for fixing */
@@ -658,13 +606,13 @@ void prompt_open(struct app *a, struct interp *from, const struct step *st, int 
 {
 	struct prompt *p = &a->prompt;
 	if (!p->open) {
-		p->base = from ? interp_clone(from) : NULL;
-		p->I = from ? interp_clone(from) : interp_new(a->opt.variant);
-		interp_set_interrupt(p->I, term_interrupt_flag());	/* Ctrl-C stops a line */
+		p->session = from ? session_new_copy(from) : session_new(a->opt.variant, 0);
+		session_set_interrupt(p->session, term_interrupt_flag());	/* Ctrl-C stops a line */
+		session_set_output(p->session, capture, NULL);
+		if (st)
+			session_set_exercises(p->session, st->exercises, st->nexercises);
 		p->step = st;
 		p->step_index = step_index;
-		p->solved = xcalloc((size_t)(st ? st->nexercises : 0) + 1, sizeof *p->solved);
-		p->solved_now = xcalloc((size_t)(st ? st->nexercises : 0) + 1, sizeof *p->solved_now);
 		p->hint = 0;
 		if (!printed.s)
 			strbuf_init(&printed);
@@ -683,17 +631,9 @@ void prompt_close(struct app *a)
 		return;
 	rl_callback_handler_remove();
 	prompt_history_save();
-	interp_free(p->I);
-	interp_free(p->base);
-	for (int i = 0; i < p->ntyped; i++)
-		free(p->typed[i]);
-	free(p->typed);
-	value_unref(p->shown);
-	tensor_unref(p->loops_t);
-	free(p->out);
+	session_free(p->session);
+	clear_view(p);
 	free(p->listing);
-	free(p->solved);
-	free(p->solved_now);
 	memset(p, 0, sizeof *p);
 	if (a->screen == SCREEN_REPL)
 		a->quit = true;
@@ -877,31 +817,22 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 	}
 	int top = y + used + (used ? 1 : 0);
 	int left = h - (top - y);
-	if (p->shown->kind != V_TENSOR) {
-		struct strbuf sb;
-		strbuf_init(&sb);
-		value_repr(&sb, p->shown);
-		term_put(top, x, sb.s, w);
-		strbuf_free(&sb);
+	if (!p->shown->t) {
+		term_put(top, x, p->shown->text, w);
 		return;
 	}
 	struct heatmap hm;
 	heatmap_build(&hm, p->shown->t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
-	if (p->loops && p->loops_t) {
+	if (p->loops) {
+		/* the comparison's numbers and verdict are lesson/compare's */
 		char line[300];
-		int64_t n = tensor_numel(p->loops_t);
-		double md = 0;
-		bool agree = tensor_same_shape(p->loops_t, p->shown->t);
-		for (int64_t i = 0; agree && i < n; i++) {
-			double d = fabs(tensor_get(p->loops_t, i) - tensor_get(p->shown->t, i));
-			md = d > md ? d : md;
-		}
 		snprintf(line, sizeof line, "%.150s: loops %.2f ms, SIMD %.2f ms; %s (largest difference %.2g)",
-			 p->shown_name, p->loops_ms, p->simd_ms, agree && md <= 1e-4 ? "they agree" : "they DIFFER", md);
+			 p->shown_name, p->loops->loops_ms, p->loops->simd_ms,
+			 p->loops->agree ? "they agree" : "they DIFFER", p->loops->max_diff);
 		term_put(top, x, line, w);
 		int half = w / 2;
 		struct heatmap hl;
-		heatmap_build(&hl, p->loops_t, NULL, 0, NULL, 0, NULL, 0, hm.scale);
+		heatmap_build(&hl, p->loops->loops, NULL, 0, NULL, 0, NULL, 0, hm.scale);
 		term_put(top + 1, x, "for-loops", half - 1);
 		draw_heatmap(a, &hl, top + 2, x, left - 2, half - 1, 0, 0, false, a->zoom, a->big);
 		term_put(top + 1, x + half + 1, "SIMD", half - 1);

@@ -1,10 +1,10 @@
-/* test_session.c: :save and :load of the prompt (lesson/session.h): a saved
+/* test_session.c: :save and :load of the prompt (lesson/save.h): a saved
  * session is a lesson that loads, checks and runs through ./qkv and pins the
  * same tensors; saving is atomic and refuses what it must; :load gives back
  * a lesson's or a statement file's code. */
 #include "helpers.h"
 #include "lesson/lesson.h"
-#include "lesson/session.h"
+#include "lesson/save.h"
 #include "lang/interp.h"
 #include "core/strbuf.h"
 
@@ -182,7 +182,7 @@ static char *saved_basic(struct interp *I, const char *name, const char *title)
 {
 	char *path = in_dir(name);
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, title, basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, title, basic, NBASIC, I, &err), 0, "%s", err.msg);
 	return path;
 }
 
@@ -191,7 +191,7 @@ Test(session, a_saved_session_should_load_as_a_lesson_of_one_step_holding_the_st
 	struct interp *I = typed(basic, NBASIC);
 	char *path = in_dir("My Session!.json");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "Softmax of a 2x2", basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "Softmax of a 2x2", basic, NBASIC, I, &err), 0, "%s", err.msg);
 	struct lesson *l = load(path);
 	cr_assert_str_eq(l->id, "my-session");
 	cr_assert_str_eq(l->title, "Softmax of a 2x2");
@@ -290,7 +290,7 @@ Test(session, masks_integers_booleans_numpy_scalars_and_strings_should_survive_t
 	struct interp *I = typed(st, n);
 	char *path = in_dir("mixed.json");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "mixed \"dtypes\"\nand masks", st, n, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "mixed \"dtypes\"\nand masks", st, n, I, &err), 0, "%s", err.msg);
 	struct lesson *l = load(path);
 	const struct step *s0 = &l->steps[0];
 	cr_assert_str_eq(l->title, "mixed \"dtypes\"\nand masks");
@@ -329,7 +329,7 @@ Test(session, a_large_tensor_should_be_pinned_by_its_printed_text_and_still_chec
 	struct interp *I = typed(st, 3);
 	char *path = in_dir("large.json");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "large", st, 3, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "large", st, 3, I, &err), 0, "%s", err.msg);
 	struct lesson *l = load(path);
 	cr_assert_eq(expect_of(&l->steps[0], "B")->kind, EXPECT_TEXT);
 	cr_assert_eq(expect_of(&l->steps[0], "s")->kind, EXPECT_VALUES);
@@ -356,13 +356,13 @@ Test(session, values_beyond_the_budget_and_heatmaps_beyond_eight_should_be_left_
 	struct interp *I = typed(st, 18);
 	char *path = in_dir("many.json");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "many", st, 18, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "many", st, 18, I, &err), 0, "%s", err.msg);
 	struct lesson *l = load(path);
 	const struct step *s0 = &l->steps[0];
 	cr_assert_eq(s0->nexpects, 18);
 	cr_assert_eq(expect_of(s0, "T15")->kind, EXPECT_VALUES);
 	cr_assert_eq(expect_of(s0, "T16")->kind, EXPECT_TEXT);
-	cr_assert_eq(s0->nshows, SESSION_MAX_HEATMAPS);
+	cr_assert_eq(s0->nshows, SAVE_MAX_HEATMAPS);
 	cr_assert_str_eq(s0->shows[0].expr, "T17");
 	cr_assert_str_eq(s0->shows[7].expr, "T10");
 	lesson_free(l);
@@ -375,7 +375,7 @@ Test(session, saving_should_leave_the_workspace_and_its_random_stream_as_they_we
 	struct interp *I = typed(basic, NBASIC), *twin = typed(basic, NBASIC);
 	char *path = in_dir("same.json");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "same", basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "same", basic, NBASIC, I, &err), 0, "%s", err.msg);
 	const char *next = "N = torch.randn(4)";
 	cr_assert_eq(interp_run(I, next, strlen(next), 1, 0, &err), INTERP_OK);
 	cr_assert_eq(interp_run(twin, next, strlen(next), 1, 0, &err), INTERP_OK);
@@ -394,7 +394,7 @@ Test(session, saving_over_an_existing_file_without_overwrite_should_fail_and_kee
 	char *path = in_dir("taken.json");
 	write_text(path, "my own notes\n");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "basic", basic, NBASIC, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, false, "basic", basic, NBASIC, I, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "%s exists; :save! %s replaces it", path, path);
 	cr_assert_str_eq(err.msg, want);
@@ -411,7 +411,7 @@ Test(session, saving_with_overwrite_should_replace_an_existing_file_and_keep_its
 	write_text(path, "my own notes\n");
 	chmod(path, 0640);
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, true, "basic", basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, true, "basic", basic, NBASIC, I, &err), 0, "%s", err.msg);
 	struct lesson *l = load(path);
 	cr_assert_eq(l->steps[0].nexpects, 3);
 	lesson_free(l);
@@ -429,7 +429,7 @@ Test(session, a_directory_in_place_of_the_file_should_be_refused)
 	char *path = in_dir("sub");
 	cr_assert_eq(mkdir(path, 0700), 0);
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, true, "basic", basic, NBASIC, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, true, "basic", basic, NBASIC, I, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "cannot save %s: it is a directory; give a file name", path);
 	cr_assert_str_eq(err.msg, want);
@@ -438,7 +438,7 @@ Test(session, a_directory_in_place_of_the_file_should_be_refused)
 	interp_free(I);
 }
 
-/* Runs session_save in a child process that first calls setup (dropping
+/* Runs save_write_lesson in a child process that first calls setup (dropping
  * privileges, limiting the file size); returns its status and message. */
 static int save_in_child(void (*setup)(void), const char *path, bool overwrite, struct interp *I, char *msg,
 			 size_t size)
@@ -452,7 +452,7 @@ static int save_in_child(void (*setup)(void), const char *path, bool overwrite, 
 		setup();
 		struct qkv_error err;
 		error_clear(&err);
-		int rc = session_save(path, overwrite, "basic", basic, NBASIC, I, &err);
+		int rc = save_write_lesson(path, overwrite, "basic", basic, NBASIC, I, &err);
 		char buf[400];
 		int len = snprintf(buf, sizeof buf, "%d %s", rc, err.msg);
 		if (write(fds[1], buf, (size_t)len) < 0)
@@ -524,7 +524,7 @@ Test(session, a_missing_directory_should_be_named_in_the_error)
 	struct interp *I = typed(basic, NBASIC);
 	char *path = in_dir("nowhere/basic.json");
 	struct qkv_error err;
-	cr_assert_eq(session_save(path, false, "basic", basic, NBASIC, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, false, "basic", basic, NBASIC, I, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "cannot save %s: there is no directory %s/nowhere", path, dir);
 	cr_assert_str_eq(err.msg, want);
@@ -541,7 +541,7 @@ Test(session, statements_that_do_not_run_from_scratch_should_refuse_the_save)
 	struct qkv_error err;
 	cr_assert_eq(interp_run(I, st[0], strlen(st[0]), 1, 0, &err), INTERP_OK);
 	char *path = in_dir("partial.json");
-	cr_assert_eq(session_save(path, false, "partial", st, 1, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, false, "partial", st, 1, I, &err), -1);
 	cr_assert(strstr(err.msg, "statement 1 fails when the statements run from scratch (col 5): "), "%s",
 		  err.msg);
 	cr_assert(strstr(err.msg, "'S' is not defined"), "%s", err.msg);
@@ -561,7 +561,7 @@ Test(session, a_workspace_the_statements_do_not_recreate_should_refuse_the_save)
 	const char *untold = "X += 1";	/* ran, but is not among the statements */
 	cr_assert_eq(interp_run(I, untold, strlen(untold), 1, 0, &err), INTERP_OK);
 	char *path = in_dir("differs.json");
-	cr_assert_eq(session_save(path, false, "differs", st, 1, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, false, "differs", st, 1, I, &err), -1);
 	cr_assert_str_eq(err.msg, "the statements do not recreate the workspace: run from scratch, 'X' comes out "
 			 "differently (element 0 is 1 instead of 2)");
 	cr_assert_eq(access(path, F_OK), -1);
@@ -578,7 +578,7 @@ Test(session, loading_a_saved_session_should_recreate_its_tensors_in_a_fresh_wor
 	struct qkv_error err;
 	struct strbuf code;
 	strbuf_init(&code);
-	cr_assert_eq(session_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "torch.manual_seed(0); X = [1 2; 3 4]\nW = torch.softmax(X @ X.T, dim=-1)\n"
 			 "R = torch.randn(3, 3)\nW\nR");
 	struct interp *fresh = interp_new(KERNEL_SIMD);
@@ -603,13 +603,13 @@ Test(session, loading_a_lesson_of_several_steps_should_give_their_code_in_order)
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	cr_assert_eq(session_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "X = [1 0; 0 1; 1 1]\nS = X @ X.T\nW = torch.softmax(S, dim=-1)");
 	/* the same lesson under another name is recognised by its '{' */
 	char *other = in_dir("two-steps.txt");
 	cr_assert_eq(rename(path, other), 0);
 	strbuf_reset(&code);
-	cr_assert_eq(session_load_code(other, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(other, &code, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "X = [1 0; 0 1; 1 1]\nS = X @ X.T\nW = torch.softmax(S, dim=-1)");
 	strbuf_free(&code);
 	free(other);
@@ -624,7 +624,7 @@ Test(session, loading_a_statement_file_should_give_its_text_as_it_is)
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	cr_assert_eq(session_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, text);
 	strbuf_free(&code);
 	free(path);
@@ -647,7 +647,7 @@ Test(session, loading_a_broken_lesson_should_give_the_loaders_file_line_and_colu
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	cr_assert_eq(session_load_code(path, &code, &err), -1);
+	cr_assert_eq(save_load_code(path, &code, &err), -1);
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(code.len, 0);
 	strbuf_free(&code);
@@ -660,17 +660,17 @@ Test(session, loading_a_missing_file_a_directory_or_a_binary_file_should_say_whi
 	strbuf_init(&code);
 	struct qkv_error err;
 	char *missing = in_dir("missing.qkv"), want[256];
-	cr_assert_eq(session_load_code(missing, &code, &err), -1);
+	cr_assert_eq(save_load_code(missing, &code, &err), -1);
 	snprintf(want, sizeof want, "%s: No such file or directory", missing);
 	cr_assert_str_eq(err.msg, want);
-	cr_assert_eq(session_load_code(dir, &code, &err), -1);
+	cr_assert_eq(save_load_code(dir, &code, &err), -1);
 	snprintf(want, sizeof want, "%s: is a directory, not a file to load", dir);
 	cr_assert_str_eq(err.msg, want);
 	char *binary = in_dir("data.bin");
 	FILE *f = fopen(binary, "wb");
 	fwrite("X = 1\0\x01\x02", 1, 8, f);
 	fclose(f);
-	cr_assert_eq(session_load_code(binary, &code, &err), -1);
+	cr_assert_eq(save_load_code(binary, &code, &err), -1);
 	snprintf(want, sizeof want, "%s: holds a NUL byte; only text files of statements can be loaded", binary);
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(code.len, 0);

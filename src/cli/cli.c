@@ -1,0 +1,39 @@
+/* cli.c: what the commands of cli/ share (see cli.h): the usage error, a
+ * session with QKV_MAX_ELEMS's limit, warnings on stderr. Prints only to
+ * stderr; exits never (the commands return their status to main.c). */
+#include "cli/cli.h"
+#include "lesson/session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int cli_usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "qkv: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'qkv --help'.\n");
+	return 2;
+}
+
+struct session *cli_session_new(enum kernel_variant kv)
+{
+	long long max = 0;
+	const char *lim = getenv("QKV_MAX_ELEMS");
+	if (lim && *lim) {
+		char *endp;
+		errno = 0;
+		max = strtoll(lim, &endp, 10);
+		if (*endp || errno || max <= 0) {
+			fprintf(stderr, "qkv: QKV_MAX_ELEMS must be a positive whole number, got '%s'\n", lim);
+			return NULL;
+		}
+	}
+	return session_new(kv, max);
+}
+
+void cli_print_warning(void *udata, const char *message)
+{
+	(void)udata;
+	fprintf(stderr, "%s\n", message);
+}

@@ -1,0 +1,29 @@
+/* cli.h: the commands of the command line, one per file in cli/, which
+ * main.c calls after the options every command shares (--kernel). Each
+ * gets the arguments after its name and returns the exit status: 0, 1
+ * (qkv check found a wrong value) or 2 (bad input). Commands reach the
+ * interpreter only through lesson/, never lang/ or core/ops.h. */
+#ifndef QKV_CLI_CLI_H
+#define QKV_CLI_CLI_H
+
+#include "kernel/kernel.h"
+
+struct session;
+
+int cli_eval(int argc, char **argv, enum kernel_variant kv);   /* eval.c */
+int cli_repl(int argc, char **argv, enum kernel_variant kv);   /* repl.c */
+int cli_run(int argc, char **argv, enum kernel_variant kv);    /* run.c */
+int cli_check(int argc, char **argv, enum kernel_variant kv);  /* check.c */
+int cli_list(int argc, char **argv);                           /* list.c */
+int cli_bench(int argc, char **argv);                          /* bench.c */
+
+/* cli.c: what the commands share. */
+/* "qkv: MESSAGE" and "Try 'qkv --help'." on stderr; returns 2. */
+int cli_usage_error(const char *fmt, const char *arg);
+/* An empty session on kernels kv, with QKV_MAX_ELEMS's limit; NULL (the
+ * reason printed) when QKV_MAX_ELEMS is not a positive whole number. */
+struct session *cli_session_new(enum kernel_variant kv);
+/* A lesson loader's warning, on stderr (a lesson_warn_fn). */
+void cli_print_warning(void *udata, const char *message);
+
+#endif

@@ -1,0 +1,139 @@
+/* eval.c: `qkv eval [--json] [-e STMT]... [FILE|-]`: runs statements from
+ * -e, a FILE or standard input in one session (lesson/session.h) and prints
+ * each value shown, as text or (--json) one JSON object per line written by
+ * text/json.c. Called by main.c; reaches the interpreter only through the
+ * session. The first failing statement ends it with status 2. */
+#include "cli/cli.h"
+#include "core/strbuf.h"
+#include "lesson/session.h"
+#include "text/json.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void emit(void *udata, const struct session_output *o)
+{
+	const bool *json = udata;
+	if (!*json) {
+		fputs(o->text, stdout);
+		fputc('\n', stdout);
+		return;
+	}
+	struct strbuf sb;
+	strbuf_init(&sb);
+	if (o->kind == SESSION_TENSOR) {
+		json_put_tensor(&sb, o->t);
+	} else if (o->kind == SESSION_NUMBER) {
+		json_put_scalar(&sb, o->dtype, o->number, o->integer);
+	} else {
+		strbuf_puts(&sb, "{\"text\":");
+		json_put_string(&sb, o->text);
+		strbuf_putc(&sb, '}');
+	}
+	puts(sb.s);
+	strbuf_free(&sb);
+}
+
+static char *read_all(FILE *f, size_t *len)
+{
+	struct strbuf sb;
+	strbuf_init(&sb);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		strbuf_putn(&sb, buf, n);
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+/* The statement of -e at argv[*i] (moving past "-e STMT"), or NULL. */
+static const char *inline_statement(char **argv, int *i)
+{
+	if (strcmp(argv[*i], "-e") == 0)
+		return argv[++*i];
+	if (strncmp(argv[*i], "-e", 2) == 0 && argv[*i][2])
+		return argv[*i] + 2;
+	return NULL;
+}
+
+/* Runs the file named (standard input for NULL or "-") after the -e
+ * statements, its first line numbered line. 0, or 2 with the error printed. */
+static int eval_file(struct session *s, const char *file, int line)
+{
+	bool named = file && strcmp(file, "-") != 0;
+	FILE *f = named ? fopen(file, "rb") : stdin;
+	if (!f) {
+		fprintf(stderr, "qkv: %s: %s\n", file, strerror(errno));
+		return 2;
+	}
+	size_t len;
+	char *src = read_all(f, &len);
+	if (f != stdin)
+		fclose(f);
+	struct qkv_error err;
+	int status = 0;
+	if (session_run(s, src, len, line, SESSION_PER_STATEMENT, &err) != SESSION_OK) {
+		if (named)
+			fprintf(stderr, "qkv: %s: line %d, col %d: %s\n", file, err.line, err.col, err.msg);
+		else
+			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+		status = 2;
+	}
+	free(src);
+	return status;
+}
+
+int cli_eval(int argc, char **argv, enum kernel_variant kv)
+{
+	bool json = false;
+	const char *file = NULL;
+	int nexpr = 0;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "-e") == 0) {
+			if (i + 1 >= argc)
+				return cli_usage_error("%s needs a statement", "-e");
+			i++;
+			nexpr++;
+		} else if (strncmp(argv[i], "-e", 2) == 0 && argv[i][2]) {
+			nexpr++;
+		} else if (strcmp(argv[i], "-") == 0 || argv[i][0] != '-') {
+			if (file)
+				return cli_usage_error("eval takes one FILE, got a second: %s", argv[i]);
+			file = argv[i];
+		} else {
+			return cli_usage_error("eval: unknown option %s", argv[i]);
+		}
+	}
+	struct session *s = cli_session_new(kv);
+	if (!s)
+		return 2;
+	session_set_output(s, emit, &json);
+	int status = 0, line = 1;
+	/* -e statements first, in order, then the file (or stdin when nothing given) */
+	for (int i = 0; i < argc && status == 0; i++) {
+		const char *src = inline_statement(argv, &i);
+		if (!src)
+			continue;
+		struct qkv_error err;
+		if (session_run(s, src, strlen(src), line, SESSION_PER_STATEMENT, &err) != SESSION_OK) {
+			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			status = 2;
+		}
+		for (const char *p = src; *p; p++)
+			line += *p == '\n';
+		line++;
+		if (session_quit_requested(s))
+			goto out;
+	}
+	if (status == 0 && (file || nexpr == 0))
+		status = eval_file(s, file, line);
+out:
+	fflush(stdout);
+	session_free(s);
+	return status;
+}

@@ -1,0 +1,50 @@
+/* progress.c: the progress line of a running timing on a terminal (see
+ * progress.h), for cli/run.c and cli/check.c. Writes only to the stream it
+ * was given, and only when that stream is a terminal; the only escape code
+ * it uses is "erase to the end of the line". */
+#include "text/progress.h"
+#include "core/clock.h"
+#include "view/timing.h"
+
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+bool text_progress_start(struct text_progress *tp, FILE *f)
+{
+	memset(tp, 0, sizeof *tp);
+	tp->f = f;
+	return isatty(fileno(f));
+}
+
+void text_progress_draw(void *ctx, const struct runner_progress *p)
+{
+	struct text_progress *tp = ctx;
+	if (p->statement > 0 && !p->finished && clock_now_ms() - tp->drawn_ms < 50)
+		return;
+	struct winsize ws;
+	int cols = ioctl(fileno(tp->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+	char line[600];
+	timing_progress_text(line, sizeof line, p);
+	/* one line, never wrapped (\r returns only to the start of the last):
+	 * cut at cols - 1 characters, whole UTF-8 sequences */
+	int w = 0;
+	size_t n = 0;
+	for (; line[n]; n++) {
+		if (((unsigned char)line[n] & 0xC0) != 0x80 && ++w > cols - 1)
+			break;
+	}
+	fprintf(tp->f, "\r%.*s\033[K", (int)n, line);
+	fflush(tp->f);
+	tp->shown = true;
+	tp->drawn_ms = clock_now_ms();
+}
+
+void text_progress_clear(struct text_progress *tp)
+{
+	if (tp->shown) {
+		fputs("\r\033[K", tp->f);
+		fflush(tp->f);
+		tp->shown = false;
+	}
+}

@@ -1,0 +1,488 @@
+/* test_session_api.c: the workspace facade of lesson/session.h in-process,
+ * as the prompt and qkv eval/repl use it: lines run atomically or statement
+ * by statement, a failing line leaves the workspace as it was and says
+ * where, unfinished input, what the output callback is given, the last
+ * value, :show and :show loops, :ls, completion, :reset, the statements
+ * kept for :save, :load, exercises judged, quit() and Ctrl-C. */
+#include "lesson/session.h"
+#include "lesson/compare.h"
+#include "lesson/lesson.h"
+#include "lesson/runner.h"
+#include "core/strbuf.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+#define MAX_OUT 16
+
+struct seen {
+	int n;
+	enum session_kind kind[MAX_OUT];
+	char text[MAX_OUT][64];
+	enum dtype dtype[MAX_OUT];
+	double number[MAX_OUT];
+	int64_t integer[MAX_OUT];
+	int ndim[MAX_OUT];
+};
+
+static void record(void *udata, const struct session_output *o)
+{
+	struct seen *s = udata;
+	if (s->n >= MAX_OUT)
+		return;
+	int i = s->n++;
+	s->kind[i] = o->kind;
+	snprintf(s->text[i], sizeof s->text[i], "%s", o->text);
+	s->dtype[i] = o->dtype;
+	s->number[i] = o->number;
+	s->integer[i] = o->integer;
+	s->ndim[i] = o->t ? o->t->ndim : -1;
+}
+
+static enum session_status run(struct session *s, const char *src, struct qkv_error *err)
+{
+	return session_run(s, src, strlen(src), 1, SESSION_ATOMIC, err);
+}
+
+static void must_run(struct session *s, const char *src)
+{
+	struct qkv_error err;
+	cr_assert_eq(run(s, src, &err), SESSION_OK, "%s: %s", src, err.msg);
+}
+
+/* What :show expr gives in s: a 0-d tensor's value ("%g"), another
+ * tensor's shape, or a value's text; NULL when it fails (freed by the
+ * caller). */
+static char *shown(struct session *s, const char *expr)
+{
+	struct session_value v;
+	struct qkv_error err;
+	if (session_show(s, expr, &v, &err) < 0)
+		return NULL;
+	char buf[96];
+	if (v.t && v.t->ndim == 0)
+		snprintf(buf, sizeof buf, "%g", tensor_get(v.t, 0));
+	else if (v.t)
+		tensor_shape_str(buf, sizeof buf, v.t->ndim, v.t->shape);
+	char *text = strdup(v.t ? buf : v.text);
+	session_value_free(&v);
+	return text;
+}
+
+static bool has_name(struct session *s, const char *name)
+{
+	char *t = shown(s, name);
+	free(t);
+	return t != NULL;
+}
+
+/* ---- running ------------------------------------------------------------------------- */
+
+Test(session_api, a_line_should_run_atomically_and_an_error_leave_the_workspace_as_before)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	must_run(s, "X = [1 2; 3 4]");
+	struct qkv_error err;
+	cr_assert_eq(run(s, "Y = X + 1; X = X * 2; Z = X @ torch.ones(3)", &err), SESSION_ERROR);
+	cr_assert_eq(err.line, 1);
+	cr_assert_eq(err.col, 29, "col %d: %s", err.col, err.msg);
+	cr_assert(strstr(err.msg, "cannot be multiplied"), "%s", err.msg);
+	cr_assert_not(has_name(s, "Y"), "Y of a failed line is kept");
+	char *x = shown(s, "X.sum()");
+	cr_assert_str_eq(x, "10");
+	free(x);
+	/* a failed line is not a statement typed */
+	int n;
+	const char *const *st = session_statements(s, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(st[0], "X = [1 2; 3 4]");
+	session_free(s);
+}
+
+Test(session_api, per_statement_should_keep_the_statements_before_an_error_and_number_lines)
+{
+	struct session *s = session_new(KERNEL_LOOPS, 0);
+	struct qkv_error err;
+	const char *src = "a = 1\nb = a + 1\nc = nope\nd = 4\n";
+	cr_assert_eq(session_run(s, src, strlen(src), 7, SESSION_PER_STATEMENT, &err), SESSION_ERROR);
+	cr_assert_eq(err.line, 9);
+	cr_assert_eq(err.col, 5);
+	cr_assert(has_name(s, "a") && has_name(s, "b"));
+	cr_assert_not(has_name(s, "c") || has_name(s, "d"));
+	session_free(s);
+}
+
+Test(session_api, unfinished_input_should_be_incomplete_and_say_where)
+{
+	cr_assert_not(session_is_complete("X = [1 2;", 9));
+	cr_assert_not(session_is_complete("torch.softmax(X,\n", 17));
+	cr_assert(session_is_complete("X = [1 2]", 9));
+	cr_assert(session_is_complete("X = = 1", 7), "a syntax error is for session_run to report");
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err;
+	cr_assert_eq(run(s, "y = (1 +", &err), SESSION_INCOMPLETE);
+	cr_assert(err.msg[0], "no message");
+	cr_assert_eq(err.line, 1);
+	cr_assert_gt(err.col, 0);
+	cr_assert_not(has_name(s, "y"));
+	cr_assert_eq(run(s, "y = (1 +\n 2)", &err), SESSION_OK, "%s", err.msg);
+	char *y = shown(s, "y");
+	cr_assert_str_eq(y, "3");
+	free(y);
+	session_free(s);
+}
+
+Test(session_api, the_output_callback_should_give_tensors_numbers_and_text_with_their_kinds)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct seen seen = { 0 };
+	session_set_output(s, record, &seen);
+	must_run(s, "X = torch.ones(2, 3); X; 2.5; 4611686018427387905; True; print('hi'); (1, 2); print(X.sum())");
+	cr_assert_eq(seen.n, 7);
+	cr_assert_eq(seen.kind[0], SESSION_TENSOR);
+	cr_assert_eq(seen.ndim[0], 2);
+	cr_assert(strncmp(seen.text[0], "tensor([[1., 1., 1.],", 21) == 0, "%s", seen.text[0]);
+	cr_assert_eq(seen.kind[1], SESSION_NUMBER);
+	cr_assert_eq(seen.dtype[1], DT_F64);
+	cr_assert_eq(seen.number[1], 2.5);
+	cr_assert_str_eq(seen.text[1], "2.5");
+	cr_assert_eq(seen.kind[2], SESSION_NUMBER);
+	cr_assert_eq(seen.dtype[2], DT_I64);
+	cr_assert_eq(seen.integer[2], 4611686018427387905LL, "an int is given exactly");
+	cr_assert_eq(seen.kind[3], SESSION_NUMBER);
+	cr_assert_eq(seen.dtype[3], DT_BOOL);
+	cr_assert_eq(seen.number[3], 1);
+	cr_assert_eq(seen.kind[4], SESSION_TEXT);
+	cr_assert_str_eq(seen.text[4], "hi");
+	cr_assert_eq(seen.kind[5], SESSION_TEXT);
+	cr_assert_str_eq(seen.text[5], "(1, 2)");
+	cr_assert_eq(seen.kind[6], SESSION_TENSOR, "print() of one tensor gives the tensor");
+	cr_assert_eq(seen.ndim[6], 0);
+	/* no callback: nothing is given, the statements still run */
+	session_set_output(s, NULL, NULL);
+	must_run(s, "X; print(1)");
+	cr_assert_eq(seen.n, 7);
+	session_free(s);
+}
+
+Test(session_api, the_last_value_should_be_the_last_tensor_or_number_of_a_line_that_ran)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct session_value v;
+	must_run(s, "X = torch.zeros(2, 5); n = 3");
+	cr_assert(session_last_value(s, &v));
+	cr_assert_null(v.t);
+	cr_assert_str_eq(v.text, "3");
+	session_value_free(&v);
+	must_run(s, "X.T; print('no value'); s = 'text'");
+	cr_assert(session_last_value(s, &v));
+	cr_assert_not_null(v.t);
+	cr_assert_eq(v.t->shape[0], 5);
+	session_value_free(&v);
+	must_run(s, "print(1)");
+	cr_assert_not(session_last_value(s, &v), "print makes no value");
+	cr_assert_null(v.t);
+	cr_assert_null(v.text);
+	struct qkv_error err;
+	cr_assert_eq(run(s, "Y = X + 1; Y @ X", &err), SESSION_ERROR);
+	cr_assert_not(session_last_value(s, &v), "a failed line makes no value");
+	session_free(s);
+}
+
+/* ---- :show, :ls, completion, :reset ------------------------------------------------------- */
+
+Test(session_api, show_should_evaluate_without_changing_the_workspace_and_loops_should_compare)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	must_run(s, "torch.manual_seed(2); X = torch.randn(20, 8)");
+	struct session_value v;
+	struct qkv_error err;
+	cr_assert_eq(session_show(s, "torch.randn(2)", &v, &err), 0, "%s", err.msg);
+	struct session_value again;
+	cr_assert_eq(session_show(s, "torch.randn(2)", &again, &err), 0, "%s", err.msg);
+	cr_assert_eq(tensor_get(v.t, 0), tensor_get(again.t, 0), "the random stream moved");
+	session_value_free(&v);
+	session_value_free(&again);
+	cr_assert_eq(session_show(s, "(1, 'a')", &v, &err), 0, "%s", err.msg);
+	cr_assert_null(v.t);
+	cr_assert_str_eq(v.text, "(1, 'a')");
+	session_value_free(&v);
+	cr_assert_eq(session_show(s, "X @ X", &v, &err), -1);
+	cr_assert_eq(err.col, 3);
+	cr_assert_null(v.t);
+
+	struct compare c;
+	cr_assert_eq(session_compare(s, "torch.softmax(X @ X.T, dim=-1)", &c, &err), 0, "%s", err.msg);
+	cr_assert(c.agree && c.same_shape, "max_diff %g", c.max_diff);
+	cr_assert_eq(c.loops->shape[0], 20);
+	cr_assert_eq(c.simd->shape[1], 20);
+	compare_free(&c);
+	cr_assert_eq(session_compare(s, "X.shape[0]", &c, &err), -1);
+	cr_assert_str_eq(err.msg, ":show ... loops needs a tensor expression");
+	cr_assert_eq(err.col, 1);
+	cr_assert_eq(session_compare(s, "X + nope", &c, &err), -1);
+	cr_assert_eq(err.col, 5);
+	cr_assert_null(c.loops);
+	int n;
+	session_statements(s, &n);
+	cr_assert_eq(n, 1, ":show is not a statement typed");
+	session_free(s);
+}
+
+Test(session_api, ls_should_list_names_types_shapes_and_dtypes)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	session_list(s, &sb);
+	cr_assert_str_eq(sb.s, "(the workspace is empty)");
+	strbuf_reset(&sb);
+	must_run(s, "W = torch.ones(2, 3, dtype=torch.float64); k = 4");
+	session_list(s, &sb);
+	const char *w = strstr(sb.s, "W "), *k = strstr(sb.s, "k ");
+	cr_assert(w && k && w < k, "%s", sb.s);
+	cr_assert(strstr(sb.s, "[2, 3]") && strstr(sb.s, "float64"), "%s", sb.s);
+	strbuf_free(&sb);
+	session_free(s);
+}
+
+struct names {
+	char all[1024];
+};
+
+static void add_name(void *udata, const char *name)
+{
+	struct names *n = udata;
+	size_t len = strlen(n->all);
+	snprintf(n->all + len, sizeof n->all - len, "%s ", name);
+}
+
+Test(session_api, completion_should_offer_workspace_names_and_a_modules_functions)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	must_run(s, "Query = torch.ones(2); Queue = 1");
+	struct names n = { "" };
+	session_complete(s, NULL, "Que", add_name, &n);
+	cr_assert(strstr(n.all, "Query ") && strstr(n.all, "Queue "), "%s", n.all);
+	memset(&n, 0, sizeof n);
+	session_complete(s, "torch", "sof", add_name, &n);
+	cr_assert(strstr(n.all, "softmax "), "%s", n.all);
+	cr_assert_null(strstr(n.all, "matmul"), "%s", n.all);
+	memset(&n, 0, sizeof n);
+	session_complete(s, "torch", "", add_name, &n);	/* :help torch */
+	cr_assert(strstr(n.all, "softmax ") && strstr(n.all, "matmul "), "%s", n.all);
+	session_free(s);
+}
+
+Test(session_api, reset_should_go_back_to_an_empty_workspace_and_forget_the_statements)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	must_run(s, "A = torch.eye(2)");
+	cr_assert_not(session_reset(s), "an empty session is empty again");
+	cr_assert_not(has_name(s, "A"));
+	int n;
+	session_statements(s, &n);
+	cr_assert_eq(n, 0);
+	must_run(s, "B = 1");
+	session_statements(s, &n);
+	cr_assert_eq(n, 1);
+	session_free(s);
+}
+
+Test(session_api, a_limit_should_hold_and_stay_through_reset)
+{
+	struct session *s = session_new(KERNEL_SIMD, 10);
+	struct qkv_error err;
+	cr_assert_eq(run(s, "x = torch.ones(11)", &err), SESSION_ERROR);
+	cr_assert(strstr(err.msg, "over the limit of 10 elements"), "%s", err.msg);
+	session_reset(s);
+	cr_assert_eq(run(s, "x = torch.ones(11)", &err), SESSION_ERROR);
+	must_run(s, "x = torch.ones(10)");
+	session_free(s);
+}
+
+Test(session_api, quit_should_be_requested_by_quit_or_exit)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	must_run(s, "x = 1");
+	cr_assert_not(session_quit_requested(s));
+	must_run(s, "quit()");
+	cr_assert(session_quit_requested(s));
+	session_free(s);
+}
+
+Test(session_api, a_raised_interrupt_flag_should_stop_a_line_and_leave_the_workspace)
+{
+	static volatile sig_atomic_t flag;
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	session_set_interrupt(s, &flag);
+	must_run(s, "X = torch.ones(2)");
+	flag = 1;
+	struct qkv_error err;
+	cr_assert_eq(run(s, "X = X * 3; Y = X", &err), SESSION_INTERRUPTED);
+	cr_assert(strstr(err.msg, "interrupted"), "%s", err.msg);
+	flag = 0;
+	cr_assert_not(has_name(s, "Y"));
+	char *x = shown(s, "X.sum()");
+	cr_assert_str_eq(x, "2");
+	free(x);
+	/* the flag stays through :reset */
+	session_reset(s);
+	flag = 1;
+	cr_assert_eq(run(s, "Z = 1", &err), SESSION_INTERRUPTED);
+	flag = 0;
+	session_free(s);
+}
+
+/* ---- a lesson step's copy, exercises, :save and :load ------------------------------------------ */
+
+static const char exercise_lesson[] =
+	"{\"id\": \"ex\", \"title\": \"Exercise\", \"source\": \"tests\", \"summary\": \"s\", \"steps\": ["
+	"{\"title\": \"Scores\", \"text\": \"x\", \"code\": [\"X = [1 0; 0 1; 1 1]\"], \"exercise\": ["
+	"{\"ask\": \"Compute X times its transpose.\", \"answer\": \"X @ X.T\", \"solution\": \"S = X @ X.T\"},"
+	"{\"ask\": \"Sum its columns.\", \"answer\": \"X.sum(dim=0)\", \"solution\": \"X.sum(dim=0)\"}]}]}";
+
+struct step_ws {
+	struct lesson *l;
+	struct runner *r;
+};
+
+static struct step_ws open_step(void)
+{
+	struct qkv_error err;
+	struct step_ws w;
+	w.l = lesson_parse("ex.json", exercise_lesson, strlen(exercise_lesson), NULL, NULL, &err);
+	cr_assert_not_null(w.l, "%s", err.msg);
+	w.r = runner_new(w.l, KERNEL_SIMD);
+	cr_assert_eq(runner_step(w.r, NULL, &err), 0, "%s", err.msg);
+	return w;
+}
+
+static void close_step(struct step_ws *w)
+{
+	runner_free(w->r);
+	lesson_free(w->l);
+}
+
+Test(session_api, a_copy_should_leave_the_step_alone_and_reset_back_to_it)
+{
+	struct step_ws w = open_step();
+	struct session *s = session_new_copy(runner_interp(w.r));
+	must_run(s, "X = X * 10; Z = 1");
+	struct session *other = session_new_copy(runner_interp(w.r));
+	char *x = shown(other, "X.sum()");
+	cr_assert_str_eq(x, "4", "the step's workspace changed");
+	free(x);
+	session_free(other);
+	cr_assert(session_reset(s), "a copy goes back to the step's workspace");
+	x = shown(s, "X.sum()");
+	cr_assert_str_eq(x, "4");
+	free(x);
+	cr_assert_not(has_name(s, "Z"));
+	session_free(s);
+	close_step(&w);
+}
+
+Test(session_api, exercises_should_be_judged_against_every_tensor_of_a_line_that_runs)
+{
+	struct step_ws w = open_step();
+	const struct step *st = &w.l->steps[0];
+	struct session *s = session_new_copy(runner_interp(w.r));
+	session_set_exercises(s, st->exercises, st->nexercises);
+	cr_assert_eq(session_exercise_verdict(s)[0], 0);
+
+	/* the verdict is the last one given: of the second exercise here */
+	must_run(s, "X.T @ X");
+	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: the answer has shape [2], yours [2, 2]");
+	cr_assert_not(session_exercise_solved(s, 0));
+	must_run(s, "torch.ones(2)");
+	cr_assert(strstr(session_exercise_verdict(s), "Not yet: 2 cells differ"), "%s", session_exercise_verdict(s));
+
+	/* the right tensor in a line that fails counts for nothing */
+	struct qkv_error err;
+	cr_assert_eq(run(s, "S = X @ X.T; S @ X.T @ torch.ones(5)", &err), SESSION_ERROR);
+	cr_assert_not(session_exercise_solved(s, 0));
+	cr_assert_not(session_exercise_solved_now(s, 0));
+	cr_assert_str_eq(session_exercise_verdict(s), "");
+
+	must_run(s, "S = X @ X.T");
+	cr_assert(session_exercise_solved(s, 0));
+	cr_assert(session_exercise_solved_now(s, 0));
+	cr_assert_not(session_exercise_solved(s, 1));
+	cr_assert(strstr(session_exercise_verdict(s), "Exercise solved: Compute X times its transpose."), "%s",
+		  session_exercise_verdict(s));
+
+	/* solved stays solved, also through :reset; solved_now is the last run's */
+	must_run(s, "X.sum(dim=0)");
+	cr_assert_not(session_exercise_solved_now(s, 0));
+	cr_assert(session_exercise_solved_now(s, 1));
+	session_reset(s);
+	cr_assert(session_exercise_solved(s, 0) && session_exercise_solved(s, 1));
+	cr_assert_not(session_exercise_solved(s, 2), "out of range");
+	session_free(s);
+
+	/* an empty session has no workspace to judge against */
+	s = session_new(KERNEL_SIMD, 0);
+	session_set_exercises(s, st->exercises, st->nexercises);
+	must_run(s, "X = [1 0; 0 1; 1 1]; X @ X.T");
+	cr_assert_not(session_exercise_solved(s, 0));
+	session_free(s);
+	close_step(&w);
+}
+
+Test(session_api, save_should_write_the_code_before_then_the_statements_typed_and_load_should_run_a_file)
+{
+	char dir[] = "/tmp/qkv-session-api-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char path[128], bad[128];
+	snprintf(path, sizeof path, "%s/saved.json", dir);
+	snprintf(bad, sizeof bad, "%s/bad.qkv", dir);
+
+	/* a copy of a step's workspace: its code goes before what was typed */
+	struct step_ws w = open_step();
+	struct session *s = session_new_copy(runner_interp(w.r));
+	must_run(s, "W = X * 2");
+	struct qkv_error err;
+	cr_assert_eq(session_save(s, path, false, "t", NULL, 0, &err), -1, "W's X is not made by what was typed");
+	const char *const *code = (const char *const *)&w.l->steps[0].code;
+	cr_assert_eq(session_save(s, path, false, "t", code, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(session_save(s, path, false, "t", code, 1, &err), -1);
+	cr_assert(strstr(err.msg, ":save!"), "%s", err.msg);
+	close_step(&w);
+
+	/* :load of the saved lesson into a fresh session makes the same tensors */
+	struct session *t = session_new(KERNEL_SIMD, 0);
+	cr_assert_eq(session_load(t, path, &err), 0, "%s", err.msg);
+	char *wsum = shown(t, "W.sum()");
+	cr_assert_str_eq(wsum, "8");
+	free(wsum);
+	int n;
+	session_statements(t, &n);
+	cr_assert_eq(n, 1, "the loaded code is one statement typed");
+
+	/* a failing statement names the file, its line and column */
+	FILE *f = fopen(bad, "w");
+	fputs("a = 1\nb = a + nope\n", f);
+	fclose(f);
+	cr_assert_eq(session_load(t, bad, &err), -1);
+	char want[256];
+	snprintf(want, sizeof want, "%s:2:9: name 'nope' is not defined", bad);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(err.line, 2);
+	cr_assert_eq(err.col, 9);
+	cr_assert_not(has_name(t, "a"), ":load is atomic");
+	snprintf(want, sizeof want, "%s/missing.qkv", dir);
+	cr_assert_eq(session_load(t, want, &err), -1);
+	cr_assert(strstr(err.msg, "missing.qkv"), "%s", err.msg);
+	session_free(t);
+	session_free(s);
+	unlink(path);
+	unlink(bad);
+	rmdir(dir);
+}
