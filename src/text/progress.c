@@ -4,6 +4,7 @@
  * it uses is "erase to the end of the line". */
 #include "text/progress.h"
 #include "core/clock.h"
+#include "core/utf8.h"
 #include "view/timing.h"
 
 #include <string.h>
@@ -27,13 +28,8 @@ void text_progress_draw(void *ctx, const struct runner_progress *p)
 	char line[600];
 	timing_progress_text(line, sizeof line, p);
 	/* one line, never wrapped (\r returns only to the start of the last):
-	 * cut at cols - 1 characters, whole UTF-8 sequences */
-	int w = 0;
-	size_t n = 0;
-	for (; line[n]; n++) {
-		if (((unsigned char)line[n] & 0xC0) != 0x80 && ++w > cols - 1)
-			break;
-	}
+	 * cut to cols - 1 columns, whole characters */
+	size_t n = utf8_cut(line, cols - 1, NULL);
 	fprintf(tp->f, "\r%.*s\033[K", (int)n, line);
 	fflush(tp->f);
 	tp->shown = true;
