@@ -3,7 +3,7 @@
  * 120x40, the text pane is read page by page (PgDn) and every line the step
  * printed (from `qkv run --json`, verbatim) must be a line on the screen,
  * spacing and all. Waits for each frame (the header's step number, the
- * status line, a changed pane), never a fixed time. */
+ * status line, a changed pane, the same screen twice), never a fixed time. */
 #include "helpers.h"
 
 #include <cjson/cJSON.h>
@@ -43,8 +43,16 @@ static char *wait_frame(const char *want, const char *not, double deadline)
 		char *s = tmux_screen(session, false);
 		const char *last = strrchr(s, '\n');
 		bool status = last && last > s && strstr(s, "\u2190/\u2192 step");
-		if (strstr(s, want) && status && (!not || strcmp(s, not) != 0))
-			return s;
+		if (strstr(s, want) && status && (!not || strcmp(s, not) != 0)) {
+			/* a whole frame: the same screen read twice, 30 ms apart
+			 * (curses may still be writing the first) */
+			usleep(30000);
+			char *again = tmux_screen(session, false);
+			bool same = strcmp(s, again) == 0;
+			free(again);
+			if (same)
+				return s;
+		}
 		free(s);
 		usleep(20000);
 	}

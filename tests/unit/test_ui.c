@@ -57,8 +57,9 @@ static void keys(const char *k)
 static void opens_at(int w, int h)
 {
 	start(w, h, "XDG_STATE_HOME=/tmp/qkv-ui-state", "1");
-	/* the whole first frame: the heatmap comes after the header */
-	char *s = wait_for("0.3367");
+	/* the whole first frame: the heatmap's legend is drawn after its
+	 * cells, which come after the header */
+	char *s = wait_for("scores");
 	cr_assert(strstr(s, "step 1/28"), "%dx%d: %s", w, h, s);
 	cr_assert(strstr(s, "Attention, step by step"), "%dx%d: %s", w, h, s);
 	/* the heatmap of X shows its numbers: X[0, 0] is 0.3367; and its legend */
