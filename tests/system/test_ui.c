@@ -3,7 +3,7 @@
  * numbers, the help overlay, the inspector, the loop animation, NO_COLOR, a
  * resize, and the terminal restored on q, on signals and on crashes (stty -g,
  * and tmux's record of the screen, cursor, keypad and mouse modes). */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

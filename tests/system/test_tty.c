@@ -1,7 +1,7 @@
 /* test_tty.c: qkv repl in a real terminal (tmux), as a person sees it: the
  * prompt, a caret under the typed column, line editing with the arrow keys.
  * Skips itself when tmux is missing (make test installs it). */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

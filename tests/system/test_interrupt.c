@@ -3,7 +3,7 @@
  * and a long line typed at the prompt, leaves the lesson and the workspace
  * usable and as they were, clears a line being typed, and the program still
  * ends normally with the terminal restored. Skips itself without tmux. */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

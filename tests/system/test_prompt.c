@@ -3,7 +3,7 @@
  * shows a caret and leaves the workspace; history survives a restart;
  * :save writes a lesson that check and run reproduce; a killed save leaves
  * the old file whole; an exercise answered wrong, then right, is marked. */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>
