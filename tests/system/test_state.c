@@ -162,11 +162,13 @@ Test(state_screen, a_damaged_history_should_be_reported_at_the_prompt_and_replac
 	file_assert_holds(hfile, "torch.ones(2) * 3\n:quit\n", 24);
 }
 
-/* stty -g before and after qkv, in the shell inside tmux */
+/* stty -g before and after qkv, in the shell inside tmux: each written to
+ * NAME.tmp and renamed NAME, so that a file that exists is whole */
 static char stty_before[128], stty_after[128];
 
 static void assert_terminal_restored(void)
 {
+	cr_assert(file_wait(stty_after), "stty was not run after qkv");
 	char *a = read_text(stty_after), *b = read_text(stty_before);
 	cr_assert(a && b, "stty was not recorded");
 	cr_assert_str_eq(a, b, "the terminal was not restored");
@@ -181,9 +183,11 @@ Test(state_screen, an_unwritable_state_directory_should_give_messages_and_qkv_sh
 	put_text(qdir, "a file where the state directory goes");
 	snprintf(stty_before, sizeof stty_before, "/tmp/qkv-stty-before-%d", (int)getpid());
 	snprintf(stty_after, sizeof stty_after, "/tmp/qkv-stty-after-%d", (int)getpid());
-	char line[800];
-	snprintf(line, sizeof line, "stty -g > %s; TERM=xterm-256color XDG_STATE_HOME=%s %s; echo QKV-EXIT=\\$?; "
-		 "stty -g > %s", stty_before, dir, qkv_binary(), stty_after);
+	unlink(stty_after);	/* left by a run that failed: not this one's */
+	char line[2048];
+	snprintf(line, sizeof line, "stty -g > %s.tmp; mv %s.tmp %s; TERM=xterm-256color XDG_STATE_HOME=%s %s; "
+		 "echo QKV-EXIT=\\$?; stty -g > %s.tmp; mv %s.tmp %s", stty_before, stty_before, stty_before, dir,
+		 qkv_binary(), stty_after, stty_after, stty_after);
 	start(line);
 	free(wait_for("Choose a lesson"));
 	keys("Enter");
@@ -218,8 +222,6 @@ Test(state_screen, an_unwritable_state_directory_should_give_messages_and_qkv_sh
 	snprintf(want, sizeof want, "qkv: history not saved: cannot make the directory %s (Not a directory)", qdir);
 	cr_assert(strstr(s, want), "no history message after the end:\n%s", s);
 	free(s);
-	for (int i = 0; i < 40 && access(stty_after, F_OK) != 0; i++)
-		usleep(50000);
 	assert_terminal_restored();
 	file_assert_holds(qdir, "a file where the state directory goes", 37);
 }
@@ -232,20 +234,21 @@ Test(state_screen, a_full_disk_should_be_reported_when_qkv_ends_and_the_old_file
 	put_text(hfile, "X = 1\n");
 	snprintf(stty_before, sizeof stty_before, "/tmp/qkv-stty-before-%d", (int)getpid());
 	snprintf(stty_after, sizeof stty_after, "/tmp/qkv-stty-after-%d", (int)getpid());
+	unlink(stty_after);	/* left by a run that failed: not this one's */
 	/* the old files are copied onto a 64 KiB tmpfs over the state
 	 * directory, which is then filled; after qkv they are compared with
 	 * the originals beside it */
 	char line[4096];
 	snprintf(line, sizeof line,
-		 "stty -g > %s; unshare -m sh -c '"
+		 "stty -g > %s.tmp; mv %s.tmp %s; unshare -m sh -c '"
 		 "mkdir -p %s/orig && cp %s %s %s/orig/ && mount --make-rprivate / && "
 		 "mount -t tmpfs -o size=64k tmpfs %s && cp %s/orig/* %s/ && "
 		 "(cat /dev/zero > %s/filler) 2>/dev/null; "
 		 "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=\\$?; "
 		 "cmp %s/orig/progress.json %s && cmp %s/orig/history %s && echo BOTH-INTACT'; "
-		 "stty -g > %s",
-		 stty_before, dir, pfile, hfile, dir, qdir, dir, qdir, qdir, dir, qkv_binary(), dir, pfile, dir, hfile,
-		 stty_after);
+		 "stty -g > %s.tmp; mv %s.tmp %s",
+		 stty_before, stty_before, stty_before, dir, pfile, hfile, dir, qdir, dir, qdir, qdir, dir, qkv_binary(), dir,
+		 pfile, dir, hfile, stty_after, stty_after, stty_after);
 	start(line);
 	free(wait_for(">>>"));
 	type("torch.eye(2) * 5");
@@ -259,7 +262,5 @@ Test(state_screen, a_full_disk_should_be_reported_when_qkv_ends_and_the_old_file
 	cr_assert(strstr(s, "qkv: history not saved: the disk is full"), "%s", s);
 	free(s);
 	free(wait_for("BOTH-INTACT"));
-	for (int i = 0; i < 40 && access(stty_after, F_OK) != 0; i++)
-		usleep(50000);
 	assert_terminal_restored();
 }

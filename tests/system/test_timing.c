@@ -16,6 +16,7 @@
 
 static char session[64];
 static char lesson_path[128];
+static char state[64];      /* XDG_STATE_HOME of the test, its own */
 
 /* A lesson whose timing runs long enough to watch on any machine: 10
  * products of 512×512 matrices on the loop kernel (the test runs
@@ -44,37 +45,35 @@ static void start(int w, int h, const char *command)
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
 	snprintf(session, sizeof session, "qkvtiming%d", (int)getpid());
+	dir_make_temp(state, sizeof state, "qkv-timing-state");
 	tmux_private_server();
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color "
-		 "XDG_STATE_HOME=/tmp/qkv-timing-state-%d %s; sleep 30'", session, w, h, (int)getpid(), command);
+		 "XDG_STATE_HOME=%s %s; sleep 30'", session, w, h, state, command);
 	cr_assert_eq(system(cmd), 0, "tmux failed");
 }
 
 static void stop(void)
 {
 	tmux_private_server_end();
+	dir_remove(state);
 	if (lesson_path[0])
 		unlink(lesson_path);
 }
 
-/* Waits (up to about 60 s: the sanitizer build is slow) until the screen
- * shows every one of want (NULL-terminated); returns the screen then, or the
- * last one seen. */
-static char *wait_all(const char *const *want)
+/* Waits (up to system_wait_ms(): the sanitizer build is slow) until the
+ * screen shows every one of want (NULL-terminated) while the timing runs:
+ * the screen keeps changing, so only what was waited for is asserted. */
+static char *wait_running(const char *const *want)
 {
-	char *s = NULL;
-	for (int i = 0; i < 1200; i++) {
-		free(s);
-		s = tmux_screen(session, false);
-		bool all = true;
-		for (int k = 0; want[k] && all; k++)
-			all = strstr(s, want[k]) != NULL;
-		if (all)
-			return s;
-		usleep(50000);
-	}
-	return s;
+	return tmux_wait_moving(session, want);
+}
+
+/* The same once it is done: the screen shows all of want and holds still
+ * (drawn whole). */
+static char *wait_done(const char *const *want)
+{
+	return tmux_wait_for_all(session, want);
 }
 
 /* The number after `key` on the screen, or -1. */
@@ -91,19 +90,18 @@ Test(timing, the_full_screen_should_show_progress_then_both_times_and_their_rati
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "%s --kernel=loops %s", qkv_binary(), lesson_path);
 	start(100, 30, cmd);
-	/* while it runs: the progress line, the bar, and the second entry
-	 * waiting (drawn last) */
-	const char *running[] = { "Running 'ten products': statement ", " of 10, ", "two products", "waiting", NULL };
-	char *s = wait_all(running);
+	/* while it runs: the header of the step, the progress line, the bar,
+	 * and the second entry waiting (drawn last) */
+	const char *running[] = { "step 1/1", "Running 'ten products': statement ", " of 10, ", "\u2591", "two products",
+				  "waiting", NULL };
+	char *s = wait_running(running);
 	for (int k = 0; running[k]; k++)
 		cr_assert(strstr(s, running[k]), "no '%s' while the timing runs:\n%s", running[k], s);
-	cr_assert(strstr(s, "\u2591"), "no progress bar:\n%s", s);
-	cr_assert(strstr(s, "step 1/1"), "the header of the step running:\n%s", s);
 	free(s);
 	/* once done: both times, and the second's ratio to the first (the last
 	 * thing the timing view draws is the second entry's bar) */
 	const char *done[] = { "ten products", "two products", "\u00d7 the first)", NULL };
-	s = wait_all(done);
+	s = wait_done(done);
 	cr_assert(strstr(s, "\u00d7 the first)"), "no ratio once done:\n%s", s);
 	cr_assert_null(strstr(s, "Running '"), "the progress line stayed:\n%s", s);
 	cr_assert_null(strstr(s, "waiting"), "%s", s);
@@ -123,11 +121,12 @@ Test(timing, run_plain_should_show_progress_on_a_terminal_and_clear_it, .fini = 
 		 lesson_path);
 	start(100, 10, cmd);
 	const char *running[] = { "Running 'ten products': statement ", " of 10, ", NULL };
-	char *s = wait_all(running);
-	cr_assert(strstr(s, "Running 'ten products': statement "), "no progress on stderr:\n%s", s);
+	char *s = wait_running(running);
+	cr_assert(strstr(s, "Running 'ten products': statement ") && strstr(s, " of 10, "), "no progress on stderr:\n%s",
+		  s);
 	free(s);
 	const char *done[] = { "RUN-DONE", NULL };
-	s = wait_all(done);
+	s = wait_done(done);
 	cr_assert(strstr(s, "RUN-DONE"), "%s", s);
 	cr_assert_null(strstr(s, "Running '"), "the progress line was not cleared:\n%s", s);
 	free(s);
@@ -188,7 +187,7 @@ Test(timing, the_full_screen_should_show_the_speed_ratio_of_a_comparison, .fini 
 	start(120, 40, cmd);
 	/* the times line is drawn after the heatmaps, the agreement line last */
 	const char *want[] = { "step 11/11", "SIMD is ", "loops and SIMD agree", NULL };
-	char *s = wait_all(want);
+	char *s = wait_done(want);
 	const char *line = strstr(s, "\n loops ");
 	cr_assert(line, "no times line:\n%s", s);
 	expect_speed_line(line + 1, "the full screen");
