@@ -255,12 +255,13 @@ check-aarch64:
 		$(patsubst %.c,$(BUILD)/aarch64/%.o,$(wildcard src/kernel/*.c src/core/*.c src/lang/*.c)) >/dev/null
 	@echo "check-aarch64: kernel, core and lang build for aarch64"
 
-# The kernel tests without Criterion (tests/cross/kernel_cross.c, linked with
+# The kernel checks without Criterion (tests/kernel/checks.c, the ones
+# build/qkv-unit runs, driven by tests/cross/kernel_cross.c, linked with
 # src/kernel/ only): built statically for aarch64 and run under qemu-aarch64
 # (the NEON path), and built for this machine and run (on x86-64 both the
 # AVX2+FMA path and the SSE2 baseline). The aarch64 objects are check-aarch64's.
-CROSSOBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/kernel/*.c) tests/cross/kernel_cross.c)
--include $(BUILD)/tests/cross/kernel_cross.d
+CROSSOBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/kernel/*.c) $(KCHECKSRCS) tests/cross/kernel_cross.c)
+-include $(BUILD)/tests/cross/kernel_cross.d $(BUILD)/tests/kernel/checks.d
 
 $(BUILD)/kernel-cross: $(CROSSOBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CROSSOBJS) -lm -lpthread
