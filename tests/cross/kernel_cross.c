@@ -1,12 +1,12 @@
 /* kernel_cross.c: the kernel checks of tests/kernel/checks.c without
- * Criterion, so that they also run on aarch64 (NEON) under qemu-aarch64;
- * `make test-cross` builds it statically for aarch64 and natively for
- * x86-64, where each group that runs per path runs twice (the AVX2+FMA path,
- * then the forced SSE2 baseline). Links src/kernel/ only. The same groups
- * are Criterion tests in tests/unit/test_kernel.c.
- *
- * Prints one line per group and path (checks, worst error, time), each
- * failure under it, and exits 1 if any check failed. */
+ * Criterion, so that they also run on aarch64 (NEON) under qemu-aarch64.
+ * Built by `make test-cross` statically for aarch64 and natively; links
+ * src/kernel/ only. The same groups are Criterion tests in test_kernel.c. */
+
+/* On x86-64 each group that runs per path runs twice (the AVX2+FMA path,
+ * then the forced SSE2 baseline). Prints one line per group and path
+ * (checks, worst error, time), each failure under it, and exits 1 if any
+ * check failed or a group checked nothing. */
 #include "checks.h"
 
 #include <stdio.h>

@@ -1,10 +1,9 @@
-/* checks.c: the checks of src/kernel/ (see checks.h), one function per group,
- * for the Criterion tests (tests/unit/test_kernel.c) and the standalone
- * program run natively and on aarch64 (tests/cross/kernel_cross.c). Links
- * src/kernel/ only; never Criterion, and prints nothing (but that memory ran
- * out): a failure is a line in the run's result, which each driver shows.
- *
- * Every *_simd kernel is checked against its _loops twin at sizes 1, 3, 7,
+/* checks.c: the checks of src/kernel/ (see checks.h), one function per group;
+ * run by the Criterion tests (tests/unit/test_kernel.c) and by the program
+ * tests/cross/kernel_cross.c, natively and on aarch64. Links src/kernel/ only,
+ * never Criterion; prints nothing: a failure is a line in the run's result. */
+
+/* Every *_simd kernel is checked against its _loops twin at sizes 1, 3, 7,
  * 17, 33, 64, 100 (and larger matmuls and attention heads across the blocking
  * and tile edges), the vectorised exp against libm, and the plain kernels
  * (elementwise, copies, reductions) against hand-computed cases. "Agree"
@@ -12,7 +11,8 @@
  * 1e-5 (float32) or 1e-12 (float64): relative for large values, absolute
  * below 1 (inputs are uniform in [-1, 1], so sums of many products can
  * cancel to values near 0 whose relative error means nothing); equal
- * infinities and two NaNs agree. */
+ * infinities and two NaNs agree. Only running out of memory prints (and
+ * exits 2). */
 #include "checks.h"
 #include "kernel/kernel.h"
 

@@ -1,9 +1,7 @@
-/* test_docs.c: the acceptance tests of the engine issue. The code cells of
- * seeds 000 (up to its dropout cell), 002 and 004, typed as statements
- * (tests/docs/NAME.qkv), must print what the documents printed (NAME.doc) and what
- * real PyTorch/NumPy print for the same statements (NAME.ref, made by
- * tests/ref/docs_refs.py), with both kernels, through ./qkv eval. The
- * comparator itself is tested in tests/unit/test_docs.c. */
+/* test_docs.c: the acceptance tests of the engine issue, through ./qkv eval:
+ * the seeds' code cells (000 to its dropout cell) and the language sessions
+ * (tests/docs/NAME.qkv) print what PyTorch, NumPy or Python print (NAME.ref)
+ * and, for the seeds, what the documents printed (NAME.doc); both kernels. */
 #include "system.h"
 
 #include <criterion/criterion.h>

@@ -1,10 +1,10 @@
-/* test_state.c: nothing lost (issue 7, point 5), in a real terminal (tmux):
- * a damaged progress file or history is reported on screen and replaced; an
- * unwritable state directory or a full disk gives messages while qkv goes on
- * and once the terminal is restored, which it is (stty -g), and the files
- * are as they should be after. The same without a terminal, in process, is
- * tests/unit/test_state.c. A full disk is a small tmpfs in a mount namespace
- * (skipped where mounting is not allowed). */
+/* test_state.c: nothing lost (issue 7, point 5) in a real terminal (tmux):
+ * damaged state files reported on screen and replaced, save failures shown
+ * while qkv goes on and after it ends, the terminal restored (stty -g), the
+ * files as they should be. Without a terminal: tests/unit/test_state.c. */
+
+/* A full disk is a small tmpfs in a mount namespace (skipped where mounting
+ * is not allowed). */
 #include "system.h"
 #include "lesson/progress.h"
 

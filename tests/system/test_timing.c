@@ -1,9 +1,7 @@
-/* test_timing.c: timing shows and comparisons as a student meets them
- * through ./qkv: the full-screen progress line and then both times with
- * their ratio (tmux), the progress line of `qkv run` on a terminal and none
- * on a pipe, and lesson 04's loops-against-SIMD ratio. Never asserts how
- * long anything took: only the words and the format around the numbers.
- * The runner's progress hook itself is tests/unit/test_timing.c. */
+/* test_timing.c: timing shows as a student meets them through ./qkv: the
+ * full-screen progress line, then both times and their ratio (tmux); `qkv
+ * run`'s progress line on a terminal, none on a pipe; lesson 04's loops
+ * against SIMD. Asserts words and formats, never how long anything took. */
 #include "system.h"
 
 #include <criterion/criterion.h>

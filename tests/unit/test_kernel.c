@@ -1,11 +1,12 @@
-/* test_kernel.c: the checks of src/kernel/ (tests/kernel/checks.c) as
- * Criterion tests, one per group and named as it: every simd kernel against
- * its loops twin at sizes 1, 3, 7, 17, 33, 64, 100, the vectorised exp
- * against libm, the plain kernels against hand-computed cases. A group runs
- * on each simd path of this machine (the CPU's best, then the forced
- * baseline) unless it chooses its paths itself; a failure shows the
- * harness's lines. tests/cross/kernel_cross.c runs the same groups without
- * Criterion, on aarch64 too. Run with --verbose to see measured errors. */
+/* test_kernel.c: the kernel checks of tests/kernel/checks.c as Criterion
+ * tests, one per group and named as it, each run on every simd path of this
+ * machine (the CPU's best, then the forced baseline) unless it chooses its
+ * own; a failure shows the harness's lines. Run with --verbose for errors. */
+
+/* tests/cross/kernel_cross.c runs the same groups without Criterion, on
+ * aarch64 too: every simd kernel against its loops twin at sizes 1, 3, 7,
+ * 17, 33, 64, 100, the vectorised exp against libm, the plain kernels
+ * against hand-computed cases. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 

@@ -1,8 +1,7 @@
-/* test_session.c: :save and :load of the prompt (lesson/session.h), in
- * process: a saved session is a lesson that loads and pins the same tensors;
- * saving is atomic and refuses what it must; :load gives back a lesson's or
- * a statement file's code. That ./qkv checks and runs a saved session is
- * tests/system/test_session.c. */
+/* test_session.c: :save and :load of the prompt (lesson/session.h) in
+ * process: a saved session loads as a lesson pinning the same tensors;
+ * saving is atomic and refuses what it must; :load gives back code. That
+ * ./qkv checks and runs a saved session is tests/system/test_session.c. */
 #include "fixture.h"
 #include "helpers.h"
 #include "lesson/lesson.h"

@@ -1,16 +1,14 @@
-/* test_state.c: nothing lost (issue 7, point 5). The state files, progress.json
- * and the prompt history (lesson/progress.h), without a terminal: each kind of
- * damaged file is set aside as NAME.bad with its bytes, reported in one line
- * and started afresh; a save that fails (a read-only directory or file
- * system, a full disk, a state directory that is a file, a write cut short)
- * says so and leaves the old file whole. In process; the same in a real
- * terminal (the message on screen, qkv going on, the terminal restored, the
- * files after) is tests/system/test_state.c.
- *
- * Root writes anywhere, so the permission tests drop to nobody in a child
- * process; a full disk and a read-only file system are a small tmpfs in a
- * mount namespace of the child's own (skipped where mounting is not allowed);
- * a write cut short is RLIMIT_FSIZE, which binds root too. */
+/* test_state.c: nothing lost (issue 7, point 5) without a terminal: each kind
+ * of damaged progress.json or history is set aside as NAME.bad, reported in
+ * one line and started afresh; a failing save says so and leaves the old
+ * file whole. In a real terminal: tests/system/test_state.c. */
+
+/* The failing saves: a read-only directory or file system, a full disk, a
+ * state directory that is a file, a write cut short. Root writes anywhere,
+ * so the permission tests drop to nobody in a child process; a full disk
+ * and a read-only file system are a small tmpfs in a mount namespace of the
+ * child's own (skipped where mounting is not allowed); a write cut short is
+ * RLIMIT_FSIZE, which binds root too. */
 #define _GNU_SOURCE 1	/* unshare */
 #include "helpers.h"
 #include "lesson/progress.h"

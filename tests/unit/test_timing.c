@@ -1,8 +1,7 @@
 /* test_timing.c: timing shows in process: the runner's progress hook
- * (labels, statements counted in order, the callback's time left out, the
- * workspace untouched, a failing entry) and Ctrl-C's interrupt flag. What a
- * student sees of them through ./qkv is tests/system/test_timing.c. Never
- * asserts how long anything took, but that a callback's time is left out. */
+ * (labels, statements in order, the callback's time left out, the workspace
+ * untouched, a failing entry) and Ctrl-C's interrupt flag. What a student
+ * sees of them through ./qkv is tests/system/test_timing.c. */
 #include "helpers.h"
 #include "lang/interp.h"
 #include "lesson/lesson.h"
