@@ -261,7 +261,7 @@ check-aarch64:
 # (the NEON path), and built for this machine and run (on x86-64 both the
 # AVX2+FMA path and the SSE2 baseline). The aarch64 objects are check-aarch64's.
 CROSSOBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/kernel/*.c) $(KCHECKSRCS) tests/cross/kernel_cross.c)
--include $(BUILD)/tests/cross/kernel_cross.d $(BUILD)/tests/kernel/checks.d
+-include $(BUILD)/tests/cross/kernel_cross.d
 
 $(BUILD)/kernel-cross: $(CROSSOBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CROSSOBJS) -lm -lpthread
