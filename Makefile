@@ -3,6 +3,9 @@
 #   make run      install missing Debian packages, build, start qkv
 #   make bench    time the kernels (qkv bench)
 #   make test     install missing packages, build, run every test
+#   make unit     the in-process tests alone (tests/unit/, build/qkv-unit), in seconds
+#   make system   the tests that run ./qkv with pipes and in tmux (tests/system/,
+#                 build/qkv-system)
 #   make test-cross  the kernel tests on aarch64 (NEON, under qemu-aarch64)
 #                 and natively (AVX2 and the SSE2 baseline on x86-64)
 #   make fuzz T=60   each libFuzzer target (tests/fuzz/) for T seconds
@@ -38,11 +41,21 @@ LESSONS := $(sort $(wildcard lessons/*.json))
 GENOBJ  := $(BUILD)/gen/builtin_lessons.o
 OBJS    := $(SRCS:%.c=$(BUILD)/%.o) $(GENOBJ)
 LIBOBJS := $(LIBSRCS:%.c=$(BUILD)/%.o) $(GENOBJ)
-TESTSRCS:= $(sort $(wildcard tests/unit/*.c))
-TESTOBJS:= $(TESTSRCS:%.c=$(BUILD)/%.o)
+# Two Criterion binaries: build/qkv-unit, the in-process tests (tests/unit/
+# and the kernel checks of tests/kernel/, which tests/cross/ runs too), and
+# build/qkv-system, the tests that start ./qkv or tmux (tests/system/); both
+# link the helpers of tests/common/.
+TEST_CPPFLAGS := -Itests/common -Itests/kernel
+COMMONSRCS := $(sort $(wildcard tests/common/*.c))
+KCHECKSRCS := $(sort $(wildcard tests/kernel/*.c))
+UNITSRCS   := $(sort $(wildcard tests/unit/*.c))
+SYSTEMSRCS := $(sort $(wildcard tests/system/*.c))
+UNITOBJS   := $(patsubst %.c,$(BUILD)/%.o,$(COMMONSRCS) $(KCHECKSRCS) $(UNITSRCS))
+SYSTEMOBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMONSRCS) $(SYSTEMSRCS))
+TESTOBJS   := $(sort $(UNITOBJS) $(SYSTEMOBJS))
 FUZZOBJS:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all objs sanitize test-san run bench test unit deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs fuzz
+.PHONY: all objs sanitize test-san run bench test unit system deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs fuzz
 
 all: qkv
 
@@ -79,24 +92,39 @@ endif
 
 -include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) $(FUZZOBJS:.o=.d)
 
-$(BUILD)/qkv-tests: $(LIBOBJS) $(TESTOBJS)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJS) $(TESTOBJS) $(LDLIBS) -lcriterion
+$(BUILD)/tests/%.o: CPPFLAGS += $(TEST_CPPFLAGS)
+
+$(BUILD)/qkv-unit: $(LIBOBJS) $(UNITOBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJS) $(UNITOBJS) $(LDLIBS) -lcriterion
+
+$(BUILD)/qkv-system: $(LIBOBJS) $(SYSTEMOBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJS) $(SYSTEMOBJS) $(LDLIBS) -lcriterion
+
+# The in-process tests alone: no ./qkv, no tmux, in seconds.
+unit: $(BUILD)/qkv-unit
+	$(BUILD)/qkv-unit
+
+# The tests that run ./qkv (with pipes, and in tmux for the full screen).
+system: qkv $(BUILD)/qkv-system
+	QKV=./qkv $(BUILD)/qkv-system
 
 # ---- AddressSanitizer + UndefinedBehaviorSanitizer build: ./qkv-san ------
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 sanitize:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san CFLAGS="$(SAN_FLAGS) $(CFLAGS)" \
-		LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" OPT=-O1 $(BUILD)/san/qkv $(BUILD)/san/qkv-tests
+		LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" OPT=-O1 $(BUILD)/san/qkv $(BUILD)/san/qkv-unit $(BUILD)/san/qkv-system
 	@cp $(BUILD)/san/qkv qkv-san.tmp && mv -f qkv-san.tmp qkv-san
 
 $(BUILD)/qkv: $(OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
 
-# the whole suite against ./qkv-san, in-process tests built with sanitizers too
+# the whole suite with the sanitizers: the in-process tests built with them,
+# the system tests against ./qkv-san
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1
 test-san: sanitize
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
-		QKV=./qkv-san $(BUILD)/san/qkv-tests
+	$(SAN_ENV) $(BUILD)/san/qkv-unit
+	$(SAN_ENV) QKV=./qkv-san $(BUILD)/san/qkv-system
 
 # ---- fuzzing: libFuzzer (Debian clang-14 and libclang-rt-14-dev) --------
 # make fuzz T=60 builds each target tests/fuzz/fuzz_NAME.c with libFuzzer,
@@ -202,11 +230,14 @@ bench: deps
 	@$(MAKE) --no-print-directory qkv
 	./qkv bench
 
+# Everything; the last lines are the Criterion summaries of the two binaries
+# against ./qkv (CI reads them).
 test: deps-test
-	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-tests check-layers check-clang check-aarch64 test-cross
+	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-unit $(BUILD)/qkv-system check-layers check-clang check-aarch64 test-cross
 	@$(MAKE) --no-print-directory test-san
-	QKV=./qkv $(BUILD)/qkv-tests
 	@$(MAKE) --no-print-directory fuzz T=30
+	$(BUILD)/qkv-unit
+	QKV=./qkv $(BUILD)/qkv-system
 
 # Compile everything with clang too, warnings as errors (objects discarded).
 check-clang:
@@ -224,11 +255,12 @@ check-aarch64:
 		$(patsubst %.c,$(BUILD)/aarch64/%.o,$(wildcard src/kernel/*.c src/core/*.c src/lang/*.c)) >/dev/null
 	@echo "check-aarch64: kernel, core and lang build for aarch64"
 
-# The kernel tests without Criterion (tests/cross/kernel_cross.c, linked with
+# The kernel checks without Criterion (tests/kernel/checks.c, the ones
+# build/qkv-unit runs, driven by tests/cross/kernel_cross.c, linked with
 # src/kernel/ only): built statically for aarch64 and run under qemu-aarch64
 # (the NEON path), and built for this machine and run (on x86-64 both the
 # AVX2+FMA path and the SSE2 baseline). The aarch64 objects are check-aarch64's.
-CROSSOBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/kernel/*.c) tests/cross/kernel_cross.c)
+CROSSOBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/kernel/*.c) $(KCHECKSRCS) tests/cross/kernel_cross.c)
 -include $(BUILD)/tests/cross/kernel_cross.d
 
 $(BUILD)/kernel-cross: $(CROSSOBJS)

@@ -1,7 +1,8 @@
-/* test_session.c: :save and :load of the prompt (lesson/save.h): a saved
- * session is a lesson that loads, checks and runs through ./qkv and pins the
- * same tensors; saving is atomic and refuses what it must; :load gives back
- * a lesson's or a statement file's code. */
+/* test_session.c: :save and :load of the prompt (lesson/save.h) in
+ * process: a saved session loads as a lesson pinning the same tensors;
+ * saving is atomic and refuses what it must; :load gives back code. That
+ * ./qkv checks and runs a saved session is tests/system/test_session.c. */
+#include "fixture.h"
 #include "helpers.h"
 #include "lesson/lesson.h"
 #include "lesson/save.h"
@@ -33,38 +34,15 @@ static const char *const basic[] = {
 static char dir[64];
 static struct strbuf printed;   /* what the session showed */
 
-static void capture(void *udata, const struct value *v, const char *text)
-{
-	(void)udata;
-	(void)v;
-	strbuf_puts(&printed, text);
-	strbuf_putc(&printed, '\n');
-}
-
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/qkv-session-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	dir_make_temp(dir, sizeof dir, "qkv-session");
 	strbuf_init(&printed);
 }
 
 static void remove_dir(void)
 {
-	chmod(dir, 0700);
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			char p[512];
-			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-			if (rmdir(p) != 0)
-				unlink(p);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
+	dir_remove(dir);
 	strbuf_free(&printed);
 }
 
@@ -80,21 +58,7 @@ static char *in_dir(const char *name)
 /* Types the statements at a prompt: each one a line of its own. */
 static struct interp *typed(const char *const *st, int n)
 {
-	struct interp *I = interp_new(KERNEL_SIMD);
-	interp_set_output(I, capture, NULL);
-	struct qkv_error err;
-	for (int i = 0; i < n; i++)
-		cr_assert_eq(interp_run(I, st[i], strlen(st[i]), 1, INTERP_ATOMIC, &err), INTERP_OK, "%s: %s", st[i],
-			     err.msg);
-	return I;
-}
-
-static struct lesson *load(const char *path)
-{
-	struct qkv_error err;
-	struct lesson *l = lesson_load_file(path, NULL, NULL, &err);
-	cr_assert_not_null(l, "%s", err.msg);
-	return l;
+	return fixture_typed(st, n, &printed);
 }
 
 /* The names in the directory other than the ones listed (NULL-ended), as one
@@ -154,28 +118,7 @@ static void assert_same_tensor(const struct interp *A, const struct interp *B, c
 			  (long long)i, tensor_get(a->t, i), tensor_get(b->t, i));
 }
 
-static const struct expect *expect_of(const struct step *st, const char *name)
-{
-	for (int i = 0; i < st->nexpects; i++)
-		if (st->expects[i].expr && strcmp(st->expects[i].expr, name) == 0)
-			return &st->expects[i];
-	cr_assert_fail("no expect for '%s'", name);
-	return NULL;
-}
-
 /* ---- what a saved session is ------------------------------------------------ */
-
-/* qkv check path exits 0 and prints want ("3 passed, 0 failed"). */
-static void assert_check_passes(const char *path, const char *want)
-{
-	const char *argv[] = { "qkv", "check", path, NULL };
-	char *out, *errs;
-	int rc = run_qkv(argv, NULL, NULL, &out, &errs);
-	cr_assert_eq(rc, 0, "exit %d: %s%s", rc, out, errs);
-	cr_assert(strstr(out, want), "%s", out);
-	free(out);
-	free(errs);
-}
 
 /* The basic statements, run in I, saved as name in the test directory. */
 static char *saved_basic(struct interp *I, const char *name, const char *title)
@@ -192,7 +135,7 @@ Test(session, a_saved_session_should_load_as_a_lesson_of_one_step_holding_the_st
 	char *path = in_dir("My Session!.json");
 	struct qkv_error err;
 	cr_assert_eq(save_write_lesson(path, false, "Softmax of a 2x2", basic, NBASIC, I, &err), 0, "%s", err.msg);
-	struct lesson *l = load(path);
+	struct lesson *l = fixture_load(path);
 	cr_assert_str_eq(l->id, "my-session");
 	cr_assert_str_eq(l->title, "Softmax of a 2x2");
 	cr_assert_str_eq(l->source, "a qkv session");
@@ -215,51 +158,14 @@ Test(session, a_saved_session_should_load_as_a_lesson_of_one_step_holding_the_st
 	interp_free(I);
 }
 
-Test(session, qkv_check_should_pass_every_expect_of_a_saved_session)
-{
-	struct interp *I = typed(basic, NBASIC);
-	char *path = saved_basic(I, "basic.json", "basic");
-	assert_check_passes(path, "3 passed, 0 failed");
-	free(path);
-	interp_free(I);
-}
-
-Test(session, qkv_run_plain_should_print_what_the_session_printed)
-{
-	struct interp *I = typed(basic, NBASIC);
-	char *path = saved_basic(I, "basic.json", "basic");
-	const char *argv[] = { "qkv", "run", "--plain", path, NULL };
-	char *out, *errs;
-	int rc = run_qkv(argv, NULL, NULL, &out, &errs);
-	cr_assert_eq(rc, 0, "exit %d: %s", rc, errs);
-	/* W and R as the prompt showed them, each under its statement */
-	cr_assert(strstr(printed.s, "tensor([[ 1.5410, -0.2934, -2.1788],"), "%s", printed.s);
-	const char *names[] = { "W", "R" };
-	for (int k = 0; k < 2; k++) {
-		struct strbuf want;
-		strbuf_init(&want);
-		strbuf_printf(&want, ">>> %s\n", names[k]);
-		value_repr(&want, interp_get(I, names[k]));
-		strbuf_putc(&want, '\n');
-		cr_assert(strstr(printed.s, want.s + strlen(names[k]) + 5), "the session showed:\n%s", printed.s);
-		cr_assert(strstr(out, want.s), "want:\n%s\nqkv run printed:\n%s", want.s, out);
-		strbuf_free(&want);
-	}
-	cr_assert(strstr(out, ">>> R = torch.randn(3, 3)\n"), "%s", out);
-	free(out);
-	free(errs);
-	free(path);
-	interp_free(I);
-}
-
 Test(session, float32_values_should_be_written_so_they_read_back_exactly)
 {
 	struct interp *I = typed(basic, NBASIC);
 	char *path = saved_basic(I, "exact.json", "exact");
-	struct lesson *l = load(path);
+	struct lesson *l = fixture_load(path);
 	const char *names[] = { "X", "W", "R" };
 	for (int k = 0; k < 3; k++) {
-		const struct expect *e = expect_of(&l->steps[0], names[k]);
+		const struct expect *e = fixture_expect(&l->steps[0], names[k]);
 		const struct tensor *t = interp_get(I, names[k])->t;
 		cr_assert_eq(e->ndim, t->ndim);
 		for (int64_t i = 0; i < tensor_numel(t); i++)
@@ -270,76 +176,6 @@ Test(session, float32_values_should_be_written_so_they_read_back_exactly)
 	cr_assert(strstr(text, "0.0024726233,"), "%s", text);
 	free(text);
 	lesson_free(l);
-	free(path);
-	interp_free(I);
-}
-
-Test(session, masks_integers_booleans_numpy_scalars_and_strings_should_survive_the_round_trip)
-{
-	const char *const st[] = {
-		"M = torch.triu(torch.ones(3, 3), diagonal=1).bool()",
-		"S = torch.zeros(3, 3).masked_fill(M, float(\"-inf\"))",
-		"idx = torch.arange(6).view(2, 3)",
-		"a = np.array([0.1, 1e-30, 1e30])",
-		"c = torch.tensor(2.5)",
-		"z = torch.zeros(0, 3)",
-		"note = \"say \\\"hi\\\"\\tthen\\\\go\"; print(note)",
-		"Y = [1 2;\n     3 4]",
-	};
-	int n = 8;
-	struct interp *I = typed(st, n);
-	char *path = in_dir("mixed.json");
-	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, "mixed \"dtypes\"\nand masks", st, n, I, &err), 0, "%s", err.msg);
-	struct lesson *l = load(path);
-	const struct step *s0 = &l->steps[0];
-	cr_assert_str_eq(l->title, "mixed \"dtypes\"\nand masks");
-	/* the statement holding a newline became two code lines */
-	cr_assert_eq(s0->nlines, n + 1);
-	cr_assert_str_eq(s0->lines[6].text, st[6]);
-	cr_assert_str_eq(s0->code, "M = torch.triu(torch.ones(3, 3), diagonal=1).bool()\n"
-			 "S = torch.zeros(3, 3).masked_fill(M, float(\"-inf\"))\n"
-			 "idx = torch.arange(6).view(2, 3)\n"
-			 "a = np.array([0.1, 1e-30, 1e30])\n"
-			 "c = torch.tensor(2.5)\n"
-			 "z = torch.zeros(0, 3)\n"
-			 "note = \"say \\\"hi\\\"\\tthen\\\\go\"; print(note)\n"
-			 "Y = [1 2;\n     3 4]");
-	const struct expect *e = expect_of(s0, "S");
-	cr_assert_eq(e->kind, EXPECT_VALUES);
-	cr_assert(e->values[1] < 0 && isinf(e->values[1]));
-	cr_assert_eq(expect_of(s0, "c")->ndim, 0);
-	cr_assert_eq(expect_of(s0, "z")->kind, EXPECT_TEXT);
-	cr_assert_str_eq(expect_of(s0, "z")->text, "tensor([], size=(0, 3))");
-	cr_assert_eq(expect_of(s0, "a")->values[2], 1e30);
-	cr_assert_eq(s0->nexpects, 7, "M, S, idx, a, c, z, Y; the string is not a tensor");
-	/* the empty tensor gets no heatmap */
-	for (int i = 0; i < s0->nshows; i++)
-		cr_assert_str_neq(s0->shows[i].expr, "z");
-	lesson_free(l);
-
-	assert_check_passes(path, "7 passed, 0 failed");
-	free(path);
-	interp_free(I);
-}
-
-Test(session, a_large_tensor_should_be_pinned_by_its_printed_text_and_still_check)
-{
-	const char *const st[] = { "torch.manual_seed(1)", "B = torch.randn(100, 50)", "s = B.sum(0)" };
-	struct interp *I = typed(st, 3);
-	char *path = in_dir("large.json");
-	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, "large", st, 3, I, &err), 0, "%s", err.msg);
-	struct lesson *l = load(path);
-	cr_assert_eq(expect_of(&l->steps[0], "B")->kind, EXPECT_TEXT);
-	cr_assert_eq(expect_of(&l->steps[0], "s")->kind, EXPECT_VALUES);
-	struct strbuf want;
-	strbuf_init(&want);
-	value_repr(&want, interp_get(I, "B"));
-	cr_assert_str_eq(expect_of(&l->steps[0], "B")->text, want.s);
-	strbuf_free(&want);
-	lesson_free(l);
-	assert_check_passes(path, "2 passed, 0 failed");
 	free(path);
 	interp_free(I);
 }
@@ -357,11 +193,11 @@ Test(session, values_beyond_the_budget_and_heatmaps_beyond_eight_should_be_left_
 	char *path = in_dir("many.json");
 	struct qkv_error err;
 	cr_assert_eq(save_write_lesson(path, false, "many", st, 18, I, &err), 0, "%s", err.msg);
-	struct lesson *l = load(path);
+	struct lesson *l = fixture_load(path);
 	const struct step *s0 = &l->steps[0];
 	cr_assert_eq(s0->nexpects, 18);
-	cr_assert_eq(expect_of(s0, "T15")->kind, EXPECT_VALUES);
-	cr_assert_eq(expect_of(s0, "T16")->kind, EXPECT_TEXT);
+	cr_assert_eq(fixture_expect(s0, "T15")->kind, EXPECT_VALUES);
+	cr_assert_eq(fixture_expect(s0, "T16")->kind, EXPECT_TEXT);
 	cr_assert_eq(s0->nshows, SAVE_MAX_HEATMAPS);
 	cr_assert_str_eq(s0->shows[0].expr, "T17");
 	cr_assert_str_eq(s0->shows[7].expr, "T10");
@@ -412,7 +248,7 @@ Test(session, saving_with_overwrite_should_replace_an_existing_file_and_keep_its
 	chmod(path, 0640);
 	struct qkv_error err;
 	cr_assert_eq(save_write_lesson(path, true, "basic", basic, NBASIC, I, &err), 0, "%s", err.msg);
-	struct lesson *l = load(path);
+	struct lesson *l = fixture_load(path);
 	cr_assert_eq(l->steps[0].nexpects, 3);
 	lesson_free(l);
 	struct stat st;

@@ -1,15 +1,14 @@
-/* test_state.c: nothing lost (issue 7, point 5). The state files, progress.json
- * and the prompt history (lesson/progress.h), without a terminal: each kind of
- * damaged file is set aside as NAME.bad with its bytes, reported in one line
- * and started afresh; a save that fails (a read-only directory or file
- * system, a full disk, a state directory that is a file, a write cut short)
- * says so and leaves the old file whole. Then in a real terminal (tmux): the
- * message on screen, qkv going on, the terminal restored, the files after.
- *
- * Root writes anywhere, so the permission tests drop to nobody in a child
- * process; a full disk and a read-only file system are a small tmpfs in a
- * mount namespace of the child's own (skipped where mounting is not allowed);
- * a write cut short is RLIMIT_FSIZE, which binds root too. */
+/* test_state.c: nothing lost (issue 7, point 5) without a terminal: each kind
+ * of damaged progress.json or history is set aside as NAME.bad, reported in
+ * one line and started afresh; a failing save says so and leaves the old
+ * file whole. In a real terminal: tests/system/test_state.c. */
+
+/* The failing saves: a read-only directory or file system, a full disk, a
+ * state directory that is a file, a write cut short. Root writes anywhere,
+ * so the permission tests drop to nobody in a child process; a full disk
+ * and a read-only file system are a small tmpfs in a mount namespace of the
+ * child's own (skipped where mounting is not allowed); a write cut short is
+ * RLIMIT_FSIZE, which binds root too. */
 #define _GNU_SOURCE 1	/* unshare */
 #include "helpers.h"
 #include "lesson/progress.h"
@@ -35,8 +34,7 @@ static char hfile[160];    /* dir/qkv/history */
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/qkv-state-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	dir_make_temp(dir, sizeof dir, "qkv-state");
 	snprintf(qdir, sizeof qdir, "%s/qkv", dir);
 	snprintf(pfile, sizeof pfile, "%s/progress.json", qdir);
 	snprintf(hfile, sizeof hfile, "%s/history", qdir);
@@ -45,11 +43,7 @@ static void make_dir(void)
 
 static void remove_dir(void)
 {
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "chmod -R u+rwx %s 2>/dev/null; rm -rf %s", dir, dir);
-	if (system(cmd) != 0) {
-		/* left in /tmp */
-	}
+	dir_remove(dir);
 }
 
 TestSuite(state, .init = make_dir, .fini = remove_dir);
@@ -58,64 +52,17 @@ TestSuite(state, .init = make_dir, .fini = remove_dir);
 
 static void put_file(const char *path, const char *data, size_t len)
 {
-	if (strcmp(path, qdir) != 0)
-		mkdir(qdir, 0700);
-	FILE *f = fopen(path, "wb");
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	cr_assert_eq(fwrite(data, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
+	file_put(path, data, len);
 }
 
 static void put_text(const char *path, const char *text)
 {
-	put_file(path, text, strlen(text));
-}
-
-/* The bytes of a file (malloc'd, NUL appended), or NULL. */
-static char *get_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap + 1);
-	size_t r;
-	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap)
-			buf = realloc(buf, (cap *= 2) + 1);
-	}
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-static void assert_holds(const char *path, const char *data, size_t len)
-{
-	size_t got;
-	char *s = get_file(path, &got);
-	cr_assert_not_null(s, "%s is missing", path);
-	cr_assert(got == len && memcmp(s, data, len) == 0, "%s holds %zu bytes, not the %zu expected:\n%s", path, got,
-		  len, s);
-	free(s);
-}
-
-/* The names in qdir, sorted, space-separated ("" when none). */
-static char *names(void)
-{
-	char cmd[256], out[160];
-	snprintf(cmd, sizeof cmd, "ls -A %s 2>/dev/null | tr '\\n' ' '", qdir);
-	FILE *p = popen(cmd, "r");
-	size_t n = fread(out, 1, sizeof out - 1, p);
-	pclose(p);
-	out[n] = 0;
-	return strdup(out);
+	file_put(path, text, strlen(text));
 }
 
 static void assert_names(const char *want)
 {
-	char *got = names();
+	char *got = dir_list(qdir);
 	cr_assert_str_eq(got, want, "the state directory holds %s", got);
 	free(got);
 }
@@ -134,7 +81,7 @@ static void assert_progress_set_aside(const char *data, size_t len, const char *
 	assert_names("progress.json.bad ");
 	char bad[200];
 	snprintf(bad, sizeof bad, "%s.bad", pfile);
-	assert_holds(bad, data, len);
+	file_assert_holds(bad, data, len);
 	/* replaced: the next save writes a good file */
 	progress_mark(&p, "lesson", 2, 5);
 	cr_assert_eq(progress_save(&p), 0, "%s", p.problem);
@@ -331,7 +278,7 @@ Test(state, a_directory_named_progress_json_should_be_set_aside)
 	cr_assert_str_eq(p.problem, "progress.json was unreadable, kept as progress.json.bad; starting afresh "
 		       "(it is a directory)");
 	snprintf(inside, sizeof inside, "%s.bad/keep-me", pfile);
-	assert_holds(inside, "mine", 4);
+	file_assert_holds(inside, "mine", 4);
 	cr_assert_eq(progress_save(&p), 0, "%s", p.problem);
 	assert_names("progress.json progress.json.bad ");
 	progress_free(&p);
@@ -391,7 +338,7 @@ Test(state, a_bad_entry_should_be_set_aside_with_the_file_and_the_others_loaded)
 	cr_assert_eq(progress_get(&p, "eight")->furthest, 4);
 	char bad[200];
 	snprintf(bad, sizeof bad, "%s.bad", pfile);
-	assert_holds(bad, text, sizeof text - 1);
+	file_assert_holds(bad, text, sizeof text - 1);
 	progress_free(&p);
 }
 
@@ -408,9 +355,9 @@ Test(state, an_earlier_bad_file_should_never_be_replaced)
 	progress_load(&p);
 	cr_assert_str_eq(p.problem, "progress.json was unreadable, kept as progress.json.bad.2; starting afresh "
 		       "(line 1, column 1: not valid JSON)");
-	assert_holds(bad, "the first", 9);
-	assert_holds(bad1, "the second", 10);
-	assert_holds(bad2, "the third", 9);
+	file_assert_holds(bad, "the first", 9);
+	file_assert_holds(bad1, "the second", 10);
+	file_assert_holds(bad2, "the third", 9);
 	progress_free(&p);
 }
 
@@ -434,7 +381,7 @@ Test(state, a_bad_file_that_cannot_be_set_aside_should_be_left_alone_and_never_w
 	cr_assert_eq(r.rc, 11, "path kept or save failed: %s", r.msg);
 	cr_assert_str_eq(r.msg, "progress.json was unreadable and could not be set aside (Permission denied): qkv "
 		       "leaves it as it is and does not save it (line 1, column 1: not valid JSON)");
-	assert_holds(pfile, "not json", 8);
+	file_assert_holds(pfile, "not json", 8);
 	assert_names("progress.json ");
 }
 
@@ -448,7 +395,7 @@ Test(state, a_good_progress_file_should_load_without_a_problem_and_save_as_0600)
 	cr_assert_eq(p.n, 1);
 	cr_assert_eq(progress_get(&p, "one")->furthest, 3);
 	cr_assert_eq(progress_save(&p), 0, "%s", p.problem);
-	assert_holds(pfile, good_progress, sizeof good_progress - 1);
+	file_assert_holds(pfile, good_progress, sizeof good_progress - 1);
 	struct stat st;
 	cr_assert_eq(stat(pfile, &st), 0);
 	cr_assert_eq(st.st_mode & 0777, 0600, "mode %o", st.st_mode & 0777);
@@ -480,7 +427,7 @@ Test(state, a_state_directory_that_is_a_file_should_fail_the_save_with_a_message
 	snprintf(want, sizeof want, "progress.json not saved: cannot make the directory %s (Not a directory)", qdir);
 	cr_assert_str_eq(p.problem, want);
 	progress_free(&p);
-	assert_holds(qdir, "a file where the directory goes", 31);
+	file_assert_holds(qdir, "a file where the directory goes", 31);
 }
 
 static int save_in_read_only_dir(char *msg, size_t size)
@@ -497,7 +444,7 @@ Test(state, a_read_only_directory_should_fail_the_save_and_keep_the_old_file)
 	char want[300];
 	snprintf(want, sizeof want, "progress.json not saved: no permission to write in %s", qdir);
 	cr_assert_str_eq(r.msg, want);
-	assert_holds(pfile, good_progress, sizeof good_progress - 1);
+	file_assert_holds(pfile, good_progress, sizeof good_progress - 1);
 	assert_names("progress.json ");
 }
 
@@ -511,7 +458,7 @@ static int save_on_read_only_fs(char *msg, size_t size)
 	int rc = load_mark_save(msg, size);
 	/* what the file holds, seen from inside the namespace */
 	size_t len;
-	char *s = get_file(pfile, &len);
+	char *s = file_read(pfile, &len);
 	if (!s || len != sizeof good_progress - 1 || memcmp(s, good_progress, len) != 0)
 		rc = -3;
 	free(s);
@@ -533,11 +480,11 @@ static int save_on_full_disk(char *msg, size_t size)
 	fill_disk();
 	int rc = load_mark_save(msg, size);
 	size_t len;
-	char *s = get_file(pfile, &len);
+	char *s = file_read(pfile, &len);
 	if (!s || len != sizeof good_progress - 1 || memcmp(s, good_progress, len) != 0)
 		rc = -3;
 	free(s);
-	char *left = names();
+	char *left = dir_list(qdir);
 	if (strcmp(left, "filler progress.json ") != 0) {
 		snprintf(msg, size, "left behind: %s", left);
 		rc = -4;
@@ -564,7 +511,7 @@ Test(state, a_write_cut_short_should_keep_the_old_file_and_leave_no_temporary_fi
 	struct child_report r = in_child(small_files, save_cut_short);
 	cr_assert_eq(r.rc, -1, "%s", r.msg);
 	cr_assert_str_eq(r.msg, "progress.json not saved: File too large");
-	assert_holds(pfile, good_progress, sizeof good_progress - 1);
+	file_assert_holds(pfile, good_progress, sizeof good_progress - 1);
 	assert_names("progress.json ");
 }
 
@@ -582,7 +529,7 @@ static void assert_history_set_aside(const char *data, size_t len, const char *w
 	cr_assert_not(h.keep_out);
 	char bad[200];
 	snprintf(bad, sizeof bad, "%s.bad", hfile);
-	assert_holds(bad, data, len);
+	file_assert_holds(bad, data, len);
 	progress_history_free(&h);
 	assert_names("history.bad ");
 }
@@ -668,7 +615,7 @@ Test(state, a_history_save_cut_short_should_keep_the_old_file)
 	struct child_report r = in_child(small_files, history_save_cut_short);
 	cr_assert_eq(r.rc, -1, "%s", r.msg);
 	cr_assert_str_eq(r.msg, "history not saved: File too large");
-	assert_holds(hfile, "X = 1\n", 6);
+	file_assert_holds(hfile, "X = 1\n", 6);
 	assert_names("history ");
 }
 
@@ -678,7 +625,7 @@ static int history_save_on_full_disk(char *msg, size_t size)
 	fill_disk();
 	int rc = history_save_cut_short(msg, size);
 	size_t len;
-	char *s = get_file(hfile, &len);
+	char *s = file_read(hfile, &len);
 	if (!s || strcmp(s, "X = 1\n") != 0)
 		rc = -3;
 	free(s);
@@ -690,220 +637,4 @@ Test(state, a_history_save_on_a_full_disk_should_say_so_and_keep_the_old_file)
 	struct child_report r = in_child(small_tmpfs, history_save_on_full_disk);
 	cr_assert_eq(r.rc, -1, "%d %s", r.rc, r.msg);
 	cr_assert_str_eq(r.msg, "history not saved: the disk is full");
-}
-
-/* ---- in a terminal (tmux) ------------------------------------------------------------ */
-
-static char session[64];
-
-static void stop(void)
-{
-	tmux_private_server_end();
-	remove_dir();
-}
-
-TestSuite(state_screen, .init = make_dir, .fini = stop);
-
-static void tmux(const char *fmt, const char *arg)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up in what the screen lacks */
-	}
-}
-
-static void keys(const char *k)
-{
-	tmux("tmux send-keys -t %s %s", k);
-}
-
-static void type(const char *text)
-{
-	char buf[1024];
-	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
-	tmux(buf, "");
-}
-
-/* Runs the shell command line in a 100x30 tmux window; it should end with
- * "echo QKV-EXIT=\$?" after qkv (the line is in double quotes). */
-static void start(const char *line)
-{
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	snprintf(session, sizeof session, "qkvst%d", (int)getpid());
-	tmux_private_server();
-	char cmd[8192];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 \"%s; sleep 30\"", session, line);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
-}
-
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
-
-Test(state_screen, a_damaged_progress_file_should_be_reported_on_screen_and_replaced, .timeout = 60)
-{
-	static const char text[] = "{\"lessons\": {\"attention-step-by-step\": {\"furthest\": 5, \"steps\": 28},\n"
-				   "  oops}}\n";
-	put_text(pfile, text);
-	char line[600];
-	snprintf(line, sizeof line, "TERM=xterm-256color XDG_STATE_HOME=%s %s; echo QKV-EXIT=\\$?", dir, qkv_binary());
-	start(line);
-	/* the menu's status line, what matters first */
-	free(wait_for("progress.json was unreadable, kept as progress.json.bad; starting afresh (line 2"));
-	keys("Enter");
-	free(wait_for("step 1/28"));
-	keys("Right");
-	free(wait_for("step 2/28"));
-	keys("q");	/* back to the menu: progress saved */
-	char *s = wait_for("\u25d0 2/28");
-	cr_assert_null(strstr(s, "unreadable"), "reported twice:\n%s", s);
-	free(s);
-	keys("q");
-	s = wait_for("QKV-EXIT=");
-	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
-	cr_assert_null(strstr(s, "qkv:"), "a message on stderr:\n%s", s);
-	free(s);
-	char bad[200];
-	snprintf(bad, sizeof bad, "%s.bad", pfile);
-	assert_holds(bad, text, sizeof text - 1);
-	struct progress p;
-	progress_load(&p);
-	cr_assert_str_eq(p.problem, "", "the new file is damaged too");
-	const struct progress_entry *e = progress_get(&p, "attention-step-by-step");
-	cr_assert(e && e->furthest == 2 && e->steps == 28, "the new file lacks the step reached");
-	progress_free(&p);
-	assert_names("progress.json progress.json.bad ");
-}
-
-Test(state_screen, a_damaged_history_should_be_reported_at_the_prompt_and_replaced, .timeout = 60)
-{
-	static const char text[] = "A = 1\nB\0= 2\n";
-	put_file(hfile, text, sizeof text - 1);
-	char line[600];
-	snprintf(line, sizeof line, "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=\\$?", dir,
-		 qkv_binary());
-	start(line);
-	free(wait_for("history was unreadable, kept as history.bad; starting afresh (line 2, column 2: a NUL byte)"));
-	type("torch.ones(2) * 3");
-	keys("Enter");
-	free(wait_for("tensor([3., 3.])"));
-	keys("Up");
-	free(wait_for(">>> torch.ones(2) * 3"));
-	keys("C-u");
-	type(":quit");
-	keys("Enter");
-	char *s = wait_for("QKV-EXIT=");
-	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
-	free(s);
-	char bad[200];
-	snprintf(bad, sizeof bad, "%s.bad", hfile);
-	assert_holds(bad, text, sizeof text - 1);
-	assert_holds(hfile, "torch.ones(2) * 3\n:quit\n", 24);
-}
-
-/* stty -g before and after qkv, in the shell inside tmux */
-static char stty_before[128], stty_after[128];
-
-static void assert_terminal_restored(void)
-{
-	char *a = read_text(stty_after), *b = read_text(stty_before);
-	cr_assert(a && b, "stty was not recorded");
-	cr_assert_str_eq(a, b, "the terminal was not restored");
-	free(a);
-	free(b);
-	unlink(stty_before);
-	unlink(stty_after);
-}
-
-Test(state_screen, an_unwritable_state_directory_should_give_messages_and_qkv_should_go_on, .timeout = 60)
-{
-	put_text(qdir, "a file where the state directory goes");
-	snprintf(stty_before, sizeof stty_before, "/tmp/qkv-stty-before-%d", (int)getpid());
-	snprintf(stty_after, sizeof stty_after, "/tmp/qkv-stty-after-%d", (int)getpid());
-	char line[800];
-	snprintf(line, sizeof line, "stty -g > %s; TERM=xterm-256color XDG_STATE_HOME=%s %s; echo QKV-EXIT=\\$?; "
-		 "stty -g > %s", stty_before, dir, qkv_binary(), stty_after);
-	start(line);
-	free(wait_for("Choose a lesson"));
-	keys("Enter");
-	free(wait_for("step 1/28"));
-	keys("Right");
-	free(wait_for("step 2/28"));
-	/* the prompt: its history cannot be saved when it closes */
-	keys(":");
-	free(wait_for(">>>"));
-	type("Q = 1");
-	keys("Enter");
-	keys("Escape");
-	char want[300];
-	snprintf(want, sizeof want, "history not saved: cannot make the directory %s (Not a directory)", qdir);
-	free(wait_for(want));
-	/* back to the menu: the progress cannot be saved */
-	keys("q");
-	snprintf(want, sizeof want, "progress.json not saved: cannot make the directory %s (Not a directory)", qdir);
-	free(wait_for(want));
-	/* and qkv goes on: the lesson opens again, the step is remembered */
-	keys("Enter");
-	free(wait_for("step 1/28"));
-	keys("q");
-	free(wait_for("\u25d0 2/28"));
-	keys("q");
-	/* after the terminal is restored, the last save's failure stays on it */
-	char *s = wait_for("QKV-EXIT=");
-	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
-	snprintf(want, sizeof want, "qkv: progress.json not saved: cannot make the directory %s (Not a directory)",
-		 qdir);
-	cr_assert(strstr(s, want), "no message after the end:\n%s", s);
-	snprintf(want, sizeof want, "qkv: history not saved: cannot make the directory %s (Not a directory)", qdir);
-	cr_assert(strstr(s, want), "no history message after the end:\n%s", s);
-	free(s);
-	for (int i = 0; i < 40 && access(stty_after, F_OK) != 0; i++)
-		usleep(50000);
-	assert_terminal_restored();
-	assert_holds(qdir, "a file where the state directory goes", 37);
-}
-
-Test(state_screen, a_full_disk_should_be_reported_when_qkv_ends_and_the_old_files_kept, .timeout = 60)
-{
-	if (system("unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs tmpfs /mnt' 2>/dev/null") != 0)
-		cr_skip_test("no mount namespace here: a full disk cannot be made");
-	put_text(pfile, good_progress);
-	put_text(hfile, "X = 1\n");
-	snprintf(stty_before, sizeof stty_before, "/tmp/qkv-stty-before-%d", (int)getpid());
-	snprintf(stty_after, sizeof stty_after, "/tmp/qkv-stty-after-%d", (int)getpid());
-	/* the old files are copied onto a 64 KiB tmpfs over the state
-	 * directory, which is then filled; after qkv they are compared with
-	 * the originals beside it */
-	char line[4096];
-	snprintf(line, sizeof line,
-		 "stty -g > %s; unshare -m sh -c '"
-		 "mkdir -p %s/orig && cp %s %s %s/orig/ && mount --make-rprivate / && "
-		 "mount -t tmpfs -o size=64k tmpfs %s && cp %s/orig/* %s/ && "
-		 "(cat /dev/zero > %s/filler) 2>/dev/null; "
-		 "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=\\$?; "
-		 "cmp %s/orig/progress.json %s && cmp %s/orig/history %s && echo BOTH-INTACT'; "
-		 "stty -g > %s",
-		 stty_before, dir, pfile, hfile, dir, qdir, dir, qdir, qdir, dir, qkv_binary(), dir, pfile, dir, hfile,
-		 stty_after);
-	start(line);
-	free(wait_for(">>>"));
-	type("torch.eye(2) * 5");
-	keys("Enter");
-	free(wait_for("tensor([[5., 0.],"));
-	type(":quit");
-	keys("Enter");
-	char *s = wait_for("QKV-EXIT=");
-	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
-	cr_assert(strstr(s, "qkv: progress.json not saved: the disk is full"), "%s", s);
-	cr_assert(strstr(s, "qkv: history not saved: the disk is full"), "%s", s);
-	free(s);
-	free(wait_for("BOTH-INTACT"));
-	for (int i = 0; i < 40 && access(stty_after, F_OK) != 0; i++)
-		usleep(50000);
-	assert_terminal_restored();
 }

@@ -2,7 +2,7 @@
  * the binary is started with pipes, its output, errors and exit status read.
  * Every bad input of the engine issue must give one line naming the column,
  * exit status 2, and no change to the workspace. */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

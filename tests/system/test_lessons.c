@@ -2,7 +2,7 @@
  * command line: qkv check, qkv run, qkv list. Every broken lesson under
  * tests/lessons/bad must be refused with its exact message (expected.txt)
  * and exit status 2; the built-in lessons must check and run cleanly. */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * shows a caret and leaves the workspace; history survives a restart;
  * :save writes a lesson that check and run reproduce; a killed save leaves
  * the old file whole; an exercise answered wrong, then right, is marked. */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -24,9 +24,13 @@ static void sh(const char *fmt, const char *arg)
 	}
 }
 
+/* Waits until the screen shows want, drawn whole; the test fails if it
+ * never does. */
 static char *wait_for(const char *want)
 {
-	return tmux_wait_for(session, want);
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
 }
 
 static void start(const char *args)
@@ -37,13 +41,21 @@ static void start(const char *args)
 	char cmd[1024];
 	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s %s %s; "
-		 "sleep 30'", session, state, qkv_binary(), args);
+		 "echo QKV-EXIT=$?; sleep 30'", session, state, qkv_binary(), args);
 	cr_assert_eq(system(cmd), 0);
 }
 
+/* Ends the tmux server and waits until qkv is gone: whatever it writes as
+ * it ends is written before the next start reads it. */
 static void stop(void)
 {
 	tmux_private_server_end();
+}
+
+static void finish(void)
+{
+	stop();
+	dir_remove(state);
 }
 
 static void type(const char *text)
@@ -68,7 +80,7 @@ static void fresh_state(void)
 	}
 }
 
-Test(prompt, softmax_of_a_typed_matrix_should_show_its_numbers, .fini = stop)
+Test(prompt, softmax_of_a_typed_matrix_should_show_its_numbers, .fini = finish)
 {
 	fresh_state();
 	start("--repl");
@@ -82,7 +94,7 @@ Test(prompt, softmax_of_a_typed_matrix_should_show_its_numbers, .fini = stop)
 	free(s);
 }
 
-Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = stop)
+Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = finish)
 {
 	fresh_state();
 	start("--repl");
@@ -112,14 +124,14 @@ Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = stop
 	free(s);
 }
 
-Test(prompt, tab_should_complete_names_and_ctrl_r_should_find_a_line, .fini = stop)
+Test(prompt, tab_should_complete_names_and_ctrl_r_should_find_a_line, .fini = finish)
 {
 	fresh_state();
 	start("--repl");
 	free(wait_for(">>>"));
 	type("Query = torch.ones(2) * 3");
 	key("Enter");
-	free(wait_for("3."));
+	free(wait_for("scores: -3 \u2026 0 \u2026 3"));	/* its heatmap's legend */
 	/* "torch.sof" + Tab is torch.softmax, "(Que" + Tab is (Query */
 	type("torch.sof");
 	key("Tab");
@@ -148,17 +160,17 @@ Test(prompt, tab_should_complete_names_and_ctrl_r_should_find_a_line, .fini = st
 	free(s);
 }
 
-Test(prompt, history_should_survive_a_restart, .fini = stop)
+Test(prompt, history_should_survive_a_restart, .fini = finish)
 {
 	fresh_state();
 	start("--repl");
 	free(wait_for(">>>"));
 	type("Y = torch.eye(3) * 7");
 	key("Enter");
-	free(wait_for("7."));
+	free(wait_for("scores: -7 \u2026 0 \u2026 7"));	/* its heatmap's legend */
 	type(":quit");
 	key("Enter");
-	usleep(300000);
+	free(wait_for("QKV-EXIT=0"));	/* qkv has ended: the history is written */
 	stop();
 	char path[256];
 	snprintf(path, sizeof path, "%s/qkv/history", state);
@@ -176,7 +188,7 @@ Test(prompt, history_should_survive_a_restart, .fini = stop)
 	free(s);
 }
 
-Test(prompt, save_should_write_a_lesson_that_check_and_run_reproduce, .fini = stop)
+Test(prompt, save_should_write_a_lesson_that_check_and_run_reproduce, .fini = finish)
 {
 	fresh_state();
 	char file[128];
@@ -233,25 +245,36 @@ static void start_killed_at(const char *calls, const char *log)
 	char cmd[1024];
 	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "strace -o %s -e trace=%s -e inject=%s:signal=KILL:when=1 %s --repl; sleep 30'",
+		 "strace -o %s -e trace=%s -e inject=%s:signal=KILL:when=1 %s --repl; echo QKV-EXIT=$?; sleep 30'",
 		 session, state, log, calls, calls, qkv_binary());
 	cr_assert_eq(system(cmd), 0);
 }
 
 static bool killed(const char *log)
 {
-	for (int i = 0; i < 100; i++) {
-		char *s = read_text(log);
-		bool k = s && strstr(s, "killed by SIGKILL");
-		free(s);
-		if (k)
+	char *s = file_wait_text(log, "killed by SIGKILL");
+	free(s);
+	return s != NULL;
+}
+
+/* Waits until the strace log at path has kept its size for 500 ms (polled
+ * every 50 ms), up to system_wait_ms(); *st is its last stat. */
+static bool log_quiet(const char *path, struct stat *st)
+{
+	int still = 0;
+	off_t size = -1;
+	for (int waited = 0; waited < system_wait_ms(); waited += 50) {
+		cr_assert_eq(stat(path, st), 0, "no strace log %s", path);
+		still = st->st_size == size ? still + 1 : 0;
+		size = st->st_size;
+		if (still >= 10)
 			return true;
 		usleep(50000);
 	}
 	return false;
 }
 
-Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = stop)
+Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = finish)
 {
 	/* over SSH a redraw that changes nothing must cost nothing: count the
 	 * writes to the terminal during a second of idling at the prompt */
@@ -267,10 +290,13 @@ Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = stop)
 	free(wait_for(">>>"));
 	type("X = torch.ones(4, 4)");
 	key("Enter");
-	free(wait_for("1.0"));
-	usleep(300000);
+	free(wait_for("weights: 0 \u2026 1"));	/* its heatmap's legend, drawn last */
+	/* strace logs a write after tmux may have shown it: wait until the log
+	 * has stopped growing */
 	struct stat before;
-	cr_assert_eq(stat(log, &before), 0);
+	cr_assert(log_quiet(log, &before), "qkv never stopped writing:\n%s", read_text(log));
+	/* on purpose a fixed second: the idle time in which nothing may be
+	 * written (what is tested is that nothing happens) */
 	usleep(1000000);
 	struct stat after;
 	cr_assert_eq(stat(log, &after), 0);
@@ -280,7 +306,7 @@ Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = stop)
 	unlink(log);
 }
 
-Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = stop)
+Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = finish)
 {
 	fresh_state();
 	char file[128], log[128], cmd[1024];
@@ -307,7 +333,7 @@ Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = stop)
 		free(wait_for(">>>"));
 		type("Y = torch.ones(4) * 3");
 		key("Enter");
-		free(wait_for("3."));
+		free(wait_for("scores: -3 \u2026 0 \u2026 3"));	/* its heatmap's legend */
 		snprintf(cmd, sizeof cmd, ":save! %s", file);
 		type(cmd);
 		key("Enter");
@@ -338,7 +364,7 @@ Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = stop)
 	cr_assert_eq(system(cmd), 0);
 }
 
-Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu, .fini = stop)
+Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu, .fini = finish)
 {
 	fresh_state();
 	char file[128], cmd[1024];
@@ -377,7 +403,7 @@ Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu,
 	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
 	tmux_private_server();
 	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "QKV_LESSONS=%s %s; sleep 30'", session, state, dir, qkv_binary());
+		 "QKV_LESSONS=%s %s; echo QKV-EXIT=$?; sleep 30'", session, state, dir, qkv_binary());
 	cr_assert_eq(system(cmd), 0);
 	s = wait_for("Exercise test");
 	char *line = strstr(s, "Exercise test");
@@ -387,4 +413,6 @@ Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu,
 		  "no exercise mark: %s", s);
 	free(s);
 	unlink(file);
+	stop();
+	dir_remove(dir);
 }

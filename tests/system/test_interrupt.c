@@ -3,7 +3,7 @@
  * and a long line typed at the prompt, leaves the lesson and the workspace
  * usable and as they were, clears a line being typed, and the program still
  * ends normally with the terminal restored. Skips itself without tmux. */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 
 static char session[64];
 static char dir[96];        /* the state directory and the shell's files */
+static pid_t qkv_pid;       /* qkv in the pane */
 
 static void tmux(const char *fmt, const char *arg)
 {
@@ -33,17 +34,36 @@ static void keys(const char *k)
 	tmux("tmux send-keys -t %s %s", k);
 }
 
-/* Waits up to 40 s (a computation under AddressSanitizer is slow). */
+/* Waits until the screen shows want, drawn whole (up to system_wait_ms():
+ * a computation under AddressSanitizer is slow); the test fails if it never
+ * does. */
 static char *wait_long(const char *want)
 {
-	for (int i = 0; i < 800; i++) {
-		char *s = tmux_screen(session, false);
-		if (strstr(s, want))
-			return s;
-		free(s);
-		usleep(50000);
-	}
-	return tmux_screen(session, false);
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
+}
+
+/* The same on a screen that keeps changing (a timing's progress line). */
+static char *wait_moving(const char *want)
+{
+	const char *const one[] = { want, NULL };
+	char *s = tmux_wait_moving(session, one);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
+}
+
+/* Sends keys that start a long computation, and waits until qkv computes:
+ * it has used 300 ms of CPU more than before the keys (an idle qkv uses
+ * none; drawing a frame takes a few ms). Then a Ctrl-C lands in the
+ * computation, on a loaded machine too. */
+static void keys_then_computing(const char *k)
+{
+	double before = proc_cpu_ms(qkv_pid);
+	cr_assert_geq(before, 0, "qkv is not running");
+	keys(k);
+	cr_assert(proc_wait_cpu(qkv_pid, before + 300), "qkv did not start computing after %s:\n%s", k,
+		  tmux_screen(session, false));
 }
 
 static char *file(const char *name)
@@ -65,10 +85,15 @@ static void start(const char *args)
 	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 120 -y 40 'ulimit -c 0; cd %s && stty -g > before; "
-		 "cd - >/dev/null; XDG_STATE_HOME=%s TERM=xterm-256color %s %s 2> %s/stderr; echo $? > %s/status; "
-		 "stty -g > %s/after; sleep 60'", session, dir, dir, qkv_binary(), args, dir, dir, dir);
+	/* each file written under another name and renamed: one that exists
+	 * is whole */
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 120 -y 40 'ulimit -c 0; cd %s && stty -g > before.tmp && "
+		 "mv before.tmp before; cd - >/dev/null; XDG_STATE_HOME=%s TERM=xterm-256color %s %s 2> %s/stderr; "
+		 "echo $? > %s/status.tmp; mv %s/status.tmp %s/status; stty -g > %s/after.tmp; mv %s/after.tmp %s/after; "
+		 "sleep 60'", session, dir, dir, qkv_binary(), args, dir, dir, dir, dir, dir, dir, dir);
 	cr_assert_eq(system(cmd), 0, "tmux failed");
+	qkv_pid = tmux_pane_qkv(session);
+	cr_assert_gt(qkv_pid, 0, "qkv did not start:\n%s", tmux_screen(session, false));
 }
 
 static void stop(void)
@@ -83,7 +108,9 @@ static void stop(void)
 	}
 }
 
-/* qkv is still running: no exit status yet. */
+/* qkv is still running: no exit status yet. The pause is on purpose: it
+ * gives a qkv that would wrongly end after the Ctrl-C the time to do so
+ * (what is tested is that nothing happens). */
 static void still_running(const char *when)
 {
 	usleep(300000);
@@ -94,12 +121,11 @@ static void still_running(const char *when)
 /* After the way out: exit status 0, nothing on stderr, stty as before. */
 static void ended_normally(void)
 {
-	char *st = NULL;
-	for (int i = 0; i < 200 && !st; i++) {
-		usleep(50000);
-		st = file("after") ? file("status") : NULL;
-	}
-	cr_assert(st, "qkv did not end");
+	char after[160];
+	snprintf(after, sizeof after, "%s/after", dir);
+	cr_assert(file_wait(after), "qkv did not end:\n%s", tmux_screen(session, false));
+	char *st = file("status");
+	cr_assert(st, "no exit status");
 	cr_assert_str_eq(st, "0\n", "exit status %s", st);
 	char *b = file("before"), *a = file("after"), *e = file("stderr");
 	cr_assert(a && b && e);
@@ -115,7 +141,7 @@ Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini 
 {
 	/* lesson 03's last step, 15: the GPT-2 timing, seconds of work */
 	start("self-attention-classes --step 15");
-	char *s = wait_long("Running '");
+	char *s = wait_moving("Running '");
 	cr_assert(strstr(s, "Running '"), "the timing did not start: %s", s);
 	free(s);
 	keys("C-c");
@@ -130,7 +156,7 @@ Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini 
 
 	/* Enter times it again; a second Ctrl-C cancels that too */
 	keys("Enter");
-	s = wait_long("Running '");
+	s = wait_moving("Running '");
 	cr_assert(strstr(s, "Running '"), "Enter did not run the timing again: %s", s);
 	free(s);
 	keys("C-c");
@@ -157,8 +183,9 @@ Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_
 	keys("'b = torch.ones(2)' Enter");
 	char *s = wait_long("weights:");	/* b's heatmap and its legend */
 	free(s);
-	keys("'" LONG_LINE "' Enter");
-	usleep(700000);
+	keys("'" LONG_LINE "'");
+	free(wait_long(">>> " LONG_LINE));	/* the whole line, typed */
+	keys_then_computing("Enter");
 	keys("C-c");
 	s = wait_long("interrupted (Ctrl-C)");
 	cr_assert(strstr(s, "^ interrupted (Ctrl-C)"), "no message under the line: %s", s);
@@ -198,8 +225,7 @@ Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter
 	fclose(f);
 	start(path);
 	free(wait_long("step 1/2"));
-	keys("Right");
-	usleep(700000);
+	keys_then_computing("Right");
 	keys("C-c");
 	char *s = wait_long("has not run");
 	cr_assert(strstr(s, "step 2/2"), "%s", s);
@@ -212,8 +238,7 @@ Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter
 	s = wait_long("This step has not run");
 	free(s);
 	/* Enter runs it again from the start; cancelled again, it still has not */
-	keys("Enter");
-	usleep(700000);
+	keys_then_computing("Enter");
 	keys("C-c");
 	s = wait_long("has not run");
 	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C"), "%s", s);

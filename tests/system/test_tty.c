@@ -1,7 +1,7 @@
 /* test_tty.c: qkv repl in a real terminal (tmux), as a person sees it: the
  * prompt, a caret under the typed column, line editing with the arrow keys.
  * Skips itself when tmux is missing (make test installs it). */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -18,9 +18,13 @@ static int sh(const char *fmt, const char *arg)
 	return system(cmd);
 }
 
+/* Waits until the screen shows want, drawn whole; the test fails if it
+ * never does. */
 static char *wait_for(const char *want)
 {
-	return tmux_wait_for(session, want);
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
 }
 
 static void start(void)

@@ -3,7 +3,7 @@
  * numbers, the help overlay, the inspector, the loop animation, NO_COLOR, a
  * resize, and the terminal restored on q, on signals and on crashes (stty -g,
  * and tmux's record of the screen, cursor, keypad and mouse modes). */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 static char session[64];
+static char state[64];      /* XDG_STATE_HOME of the test, its own */
 
 static void tmux(const char *fmt, const char *arg)
 {
@@ -27,26 +28,47 @@ static char *screen(bool escapes)
 	return tmux_screen(session, escapes);
 }
 
+/* Waits until the screen shows want, drawn whole; the test fails if it
+ * never does. */
 static char *wait_for(const char *want)
 {
-	return tmux_wait_for(session, want);
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
+}
+
+/* A state directory of the test's own: tests run in parallel, and none
+ * reads or writes the progress of the person running them. */
+static void make_state(void)
+{
+	if (!state[0])
+		dir_make_temp(state, sizeof state, "qkv-ui-state");
 }
 
 static void start(int w, int h, const char *env, const char *args)
 {
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
+	make_state();
 	snprintf(session, sizeof session, "qkvui%d", (int)getpid());
 	char cmd[1024];
 	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color %s %s %s; sleep 30'",
-		 session, w, h, env ? env : "", qkv_binary(), args);
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color XDG_STATE_HOME=%s %s "
+		 "%s %s; sleep 30'", session, w, h, state, env ? env : "", qkv_binary(), args);
 	cr_assert_eq(system(cmd), 0, "tmux failed");
 }
 
+/* Ends the tmux server, once qkv and its shell are gone. */
 static void stop(void)
 {
 	tmux_private_server_end();
+}
+
+static void finish(void)
+{
+	stop();
+	dir_remove(state);
+	state[0] = 0;
 }
 
 static void keys(const char *k)
@@ -56,7 +78,7 @@ static void keys(const char *k)
 
 static void opens_at(int w, int h)
 {
-	start(w, h, "XDG_STATE_HOME=/tmp/qkv-ui-state", "1");
+	start(w, h, NULL, "1");
 	/* the whole first frame: the heatmap's legend is drawn after its
 	 * cells, which come after the header */
 	char *s = wait_for("scores");
@@ -71,16 +93,15 @@ static void opens_at(int w, int h)
 	cr_assert(strstr(s, "step 2/28"), "%dx%d: the step counter did not move: %s", w, h, s);
 	free(s);
 	keys("q");
-	stop();
 }
 
-Test(ui, opens_a_lesson_and_steps_at_80x24) { opens_at(80, 24); }
-Test(ui, opens_a_lesson_and_steps_at_120x40) { opens_at(120, 40); }
-Test(ui, opens_a_lesson_and_steps_at_200x60) { opens_at(200, 60); }
+Test(ui, opens_a_lesson_and_steps_at_80x24, .fini = finish) { opens_at(80, 24); }
+Test(ui, opens_a_lesson_and_steps_at_120x40, .fini = finish) { opens_at(120, 40); }
+Test(ui, opens_a_lesson_and_steps_at_200x60, .fini = finish) { opens_at(200, 60); }
 
-Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = stop)
+Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = finish)
 {
-	start(100, 30, "XDG_STATE_HOME=/tmp/qkv-ui-state-menu", "");
+	start(100, 30, NULL, "");
 	char *s = wait_for("Choose a lesson");
 	cr_assert(strstr(s, "Attention with animals"), "%s", s);
 	free(s);
@@ -90,7 +111,7 @@ Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = stop)
 	free(s);
 }
 
-Test(ui, help_should_list_every_key_and_close_with_escape, .fini = stop)
+Test(ui, help_should_list_every_key_and_close_with_escape, .fini = finish)
 {
 	start(100, 30, NULL, "1");
 	free(wait_for("step 1/28"));
@@ -99,19 +120,13 @@ Test(ui, help_should_list_every_key_and_close_with_escape, .fini = stop)
 	cr_assert(strstr(s, "go to a step") && strstr(s, "zoom") && strstr(s, "big cells"), "%s", s);
 	free(s);
 	keys("Escape");
-	for (int i = 0; i < 40; i++) {
-		s = screen(false);
-		if (!strstr(s, "go to a step"))
-			break;
-		free(s);
-		s = NULL;
-		usleep(50000);
-	}
-	cr_assert(s, "the help stayed open");
+	s = tmux_wait_without(session, "go to a step");
+	cr_assert_null(strstr(s, "go to a step"), "the help stayed open:\n%s", s);
+	cr_assert(strstr(s, "step 1/28"), "the lesson is not back:\n%s", s);
 	free(s);
 }
 
-Test(ui, the_inspector_should_show_a_scores_arithmetic, .fini = stop)
+Test(ui, the_inspector_should_show_a_scores_arithmetic, .fini = finish)
 {
 	/* lesson 1 step 4: S = X·Xᵀ; the cursor on S[0, 1] */
 	start(120, 40, NULL, "1 --step 4");
@@ -143,7 +158,7 @@ static bool has_colour(const char *s)
 	return false;
 }
 
-Test(ui, no_color_should_draw_without_colour_codes, .fini = stop)
+Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 {
 	start(100, 30, "NO_COLOR=1", "1");
 	free(wait_for("0.3367"));
@@ -160,7 +175,7 @@ Test(ui, no_color_should_draw_without_colour_codes, .fini = stop)
 	free(s);
 }
 
-Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = stop)
+Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = finish)
 {
 	start(120, 40, NULL, "1");
 	free(wait_for("step 1/28"));
@@ -174,7 +189,7 @@ Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = st
 	free(s);
 }
 
-Test(ui, the_loops_animation_should_advance, .fini = stop)
+Test(ui, the_loops_animation_should_advance, .fini = finish)
 {
 	start(120, 40, NULL, "tests/lessons/format-example.json --step 2");
 	free(wait_for("step 2/2"));
@@ -215,17 +230,22 @@ static void check_restored(const char *how)
 	snprintf(before, sizeof before, "/tmp/qkv-stty-before-%d", (int)getpid());
 	snprintf(after, sizeof after, "/tmp/qkv-stty-after-%d", (int)getpid());
 	snprintf(errs, sizeof errs, "/tmp/qkv-stty-err-%d", (int)getpid());
+	unlink(before);	/* left by a run that failed: not this one's */
+	unlink(after);
 	snprintf(session, sizeof session, "qkvstty%d", (int)getpid());
 	bool crash = strncmp(how, "crash:", 6) == 0;
 	char env[64] = "";
 	if (crash)
 		snprintf(env, sizeof env, "QKV_TEST_CRASH=%s", how + 6);
-	char cmd[1024];
+	char cmd[1400];
+	make_state();
 	tmux_private_server();
-	/* no core files: a crash is what is tested */
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'ulimit -c 0; stty -g > %s; "
-		 "TERM=xterm-256color %s %s 1 2> %s; stty -g > %s; sleep 30'", session, before, env, qkv_binary(),
-		 errs, after);
+	/* no core files: a crash is what is tested. stty writes NAME.tmp,
+	 * renamed NAME when whole; QKV-ENDED on the screen says that tmux has
+	 * read everything qkv wrote before it (its modes are final). */
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'ulimit -c 0; stty -g > %s.tmp; mv %s.tmp %s; "
+		 "TERM=xterm-256color XDG_STATE_HOME=%s %s %s 1 2> %s; stty -g > %s.tmp; mv %s.tmp %s; echo QKV-ENDED; "
+		 "sleep 30'", session, before, before, before, state, env, qkv_binary(), errs, after, after, after);
 	cr_assert_eq(system(cmd), 0);
 	free(wait_for("q quit"));	/* the status line, drawn last */
 	if (strcmp(how, "q") == 0) {
@@ -240,13 +260,11 @@ static void check_restored(const char *how)
 			/* pkill found nothing: the test below fails */
 		}
 	}
-	char *b = NULL, *a = NULL;
-	for (int i = 0; i < 200 && !a; i++) {
-		usleep(50000);
-		a = read_text(after);
-	}
-	b = read_text(before);
-	cr_assert(a && b, "%s: the program did not end", how);
+	char *s = tmux_wait_for(session, "QKV-ENDED");
+	cr_assert(strstr(s, "QKV-ENDED") && file_wait(after), "%s: the program did not end:\n%s", how, s);
+	free(s);
+	char *a = read_text(after), *b = read_text(before);
+	cr_assert(a && b, "%s: stty was not recorded", how);
 	cr_assert_str_eq(a, b, "%s: the terminal was not restored", how);
 	char *modes = pane_modes();
 	cr_assert_str_eq(modes, "alt=0 cursor=1 keypad=0/0 mouse=0000\n", "%s: curses' modes are still on", how);
@@ -269,7 +287,7 @@ static void check_restored(const char *how)
 	stop();
 }
 
-Test(ui, q_and_signals_should_restore_the_terminal, .timeout = 120)
+Test(ui, q_and_signals_should_restore_the_terminal, .fini = finish, .timeout = 120)
 {
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
@@ -279,7 +297,7 @@ Test(ui, q_and_signals_should_restore_the_terminal, .timeout = 120)
 	check_restored("HUP");
 }
 
-Test(ui, a_crash_should_restore_the_terminal_and_say_so, .timeout = 120)
+Test(ui, a_crash_should_restore_the_terminal_and_say_so, .fini = finish, .timeout = 120)
 {
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
@@ -288,7 +306,7 @@ Test(ui, a_crash_should_restore_the_terminal_and_say_so, .timeout = 120)
 	check_restored("crash:abort");
 }
 
-Test(ui, crash_signals_sent_from_outside_should_restore_the_terminal, .timeout = 120)
+Test(ui, crash_signals_sent_from_outside_should_restore_the_terminal, .fini = finish, .timeout = 120)
 {
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
@@ -297,7 +315,7 @@ Test(ui, crash_signals_sent_from_outside_should_restore_the_terminal, .timeout =
 		check_restored(sigs[i]);
 }
 
-Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = stop)
+Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = finish)
 {
 	/* lesson 1 step 4 shows S = X·Xᵀ; click on row "sequence", column
 	 * "example" (an xterm SGR mouse report), and the inspector explains it */
@@ -327,29 +345,23 @@ Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = stop)
 	free(s);
 }
 
-Test(ui, a_closed_terminal_should_end_the_program)
+Test(ui, a_closed_terminal_should_end_the_program, .fini = finish)
 {
 	if (system("command -v tmux >/dev/null") != 0)
 		cr_skip_test("tmux is not installed");
-	/* a copy of a lesson under a unique name, to find this process alone */
-	char path[96], cmd[512];
-	snprintf(path, sizeof path, "/tmp/qkv-lost-%d.json", (int)getpid());
-	snprintf(cmd, sizeof cmd, "cp tests/lessons/format-example.json %s", path);
-	cr_assert_eq(system(cmd), 0);
+	const char *path = "tests/lessons/format-example.json";
+	char cmd[512];
 	snprintf(session, sizeof session, "qkvlost%d", (int)getpid());
+	make_state();
 	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color %s %s'", session,
-		 qkv_binary(), path);
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s %s %s'",
+		 session, state, qkv_binary(), path);
 	cr_assert_eq(system(cmd), 0);
 	free(wait_for("step 1/2"));
-	stop();
-	/* "[q]kv-lost" matches the program's command line but not this shell's */
-	snprintf(cmd, sizeof cmd, "pgrep -f '[q]kv-lost-%d[.]json' >/dev/null", (int)getpid());
-	int alive = 1;
-	for (int i = 0; i < 60 && alive; i++) {
-		usleep(50000);
-		alive = system(cmd) == 0;
-	}
-	unlink(path);
-	cr_assert(!alive, "qkv went on running after its terminal closed");
+	pid_t pid = tmux_pane_qkv(session);
+	cr_assert_gt(pid, 0, "qkv is not running");
+	/* closes the terminal, and waits (up to system_wait_ms()) until qkv
+	 * and everything else the pane ran have ended */
+	bool ended = tmux_private_server_end();
+	cr_assert(ended, "qkv (pid %d) went on running after its terminal closed", (int)pid);
 }

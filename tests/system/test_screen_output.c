@@ -5,6 +5,7 @@
  * spacing and all. Waits for each frame (the header's step number, the
  * status line, a changed pane, the same screen twice), never a fixed time. */
 #include "helpers.h"
+#include "system.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>

@@ -1,7 +1,7 @@
 /* test_bench.c: qkv bench --quick runs every case on both kernels, and the
  * two kernels agree on each; the numbers themselves are not judged here
  * (speed is read from qkv bench, never from timed tests). */
-#include "helpers.h"
+#include "system.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
