@@ -17,9 +17,12 @@ struct player {
 	struct interp **snap;         /* snap[k]: as step k left it, for k < ran - 1 (else NULL) */
 	struct step_result *res;      /* res[k] for k < ran */
 	enum step_state *state;
-	int ran;
+	/* ran and running may be read by another thread while one runs a step
+	 * (a front end drawing): a step's state and result are complete before
+	 * ran counts it, and it is not read while it is the one running */
+	_Atomic int ran;
 	int failed;                   /* the failed step, or -1 */
-	int running;                  /* the step running now (its progress callback), or -1 */
+	_Atomic int running;          /* the step running or shown again now, or -1 */
 	char failure[sizeof ((struct qkv_error *)0)->msg];
 	const volatile sig_atomic_t *interrupt;
 	runner_progress_fn progress;
@@ -110,13 +113,12 @@ static int run_next(struct player *p, struct qkv_error *err)
 	struct step_result *res = &p->res[k];
 	p->running = k;
 	int rc = runner_step(p->live, res, err);
-	p->running = -1;
 	if (rc == PLAYER_INTERRUPTED && res->nshown == 0) {
 		step_result_free(res);	/* stopped in its code: it has not run */
+		p->running = -1;
 		return rc;
 	}
 	keep_shown(res);
-	p->ran++;
 	p->state[k] = STEP_RAN;
 	if (rc == -1) {
 		p->state[k] = STEP_FAILED;
@@ -125,6 +127,8 @@ static int run_next(struct player *p, struct qkv_error *err)
 		for (int j = k + 1; j < p->l->nsteps; j++)
 			p->state[j] = STEP_BLOCKED;
 	}
+	p->ran++;	/* the step is complete: it may be read now */
+	p->running = -1;
 	return rc;
 }
 
@@ -219,8 +223,10 @@ int player_show_again(struct player *p, int k, struct qkv_error *err)
 	if (player_state(p, k) != STEP_RAN)
 		return not_run(p, k, err);
 	struct runner *tmp, *r = runner_at(p, k, &tmp);
+	p->running = k;
 	int rc = runner_show(r, &p->res[k], err);
 	keep_shown(&p->res[k]);
+	p->running = -1;
 	runner_free(tmp);
 	return rc;
 }

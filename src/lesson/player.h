@@ -53,8 +53,10 @@ enum step_state player_state(const struct player *p, int k);
 /* The result of step k (its output, pieces, shows), or NULL when it has not
  * run. A failed step has the output of the statements before the failure. */
 const struct step_result *player_result(const struct player *p, int k);
-/* The step running now, or -1: a progress callback may look at the player
- * (its lesson, states and results), never run anything in it. */
+/* The step running (or whose views are computed again) now, or -1. While
+ * one thread runs the player, another may read player_running, player_ran,
+ * and the state and result of any step below player_ran that is not the
+ * running one; nothing else, and it must run nothing. */
 int player_running(const struct player *p);
 /* The failed step (-1 when none) and why it failed. */
 int player_failed_step(const struct player *p);

@@ -206,8 +206,9 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 	}
 	case SHOW_COMPARE: {
 		strbuf_printf(out, "  %s: for-loops against SIMD\n", s->title ? s->title : s->expr);
-		strbuf_printf(out, "    %s (largest difference %.2g)", sh->agree ? "they agree" : "they DIFFER",
-			      sh->max_diff);
+		char verdict[160];
+		timing_verdict_text(verdict, sizeof verdict, sh->agree, sh->max_diff);
+		strbuf_printf(out, "    %s", verdict);
 		/* the times on a line of their own: their width varies from run to
 		 * run; below a millisecond the clock measures noise, not the kernels */
 		char times[160];

@@ -17,13 +17,6 @@
 #define MIN_COLS 80
 #define MIN_ROWS 24
 
-static double clock_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void draw_too_small(struct app *a)
 {
 	erase();
@@ -85,6 +78,29 @@ static void show_state_news(struct app *a)
 	prompt_history_news_shown();
 }
 
+/* The states: each base screen, and each overlay, has a draw and a key
+ * function (the prompt draws itself inside the lesson and repl screens,
+ * which leave it its lines at the bottom). */
+struct state {
+	void (*draw)(struct app *a);
+	void (*key)(struct app *a, int ch);
+};
+
+static void base_key(struct app *a, int ch);
+static void prompt_state_key(struct app *a, int ch);
+
+static const struct state base_states[] = {
+	[SCREEN_MENU] = { menu_draw, base_key },
+	[SCREEN_LESSON] = { screen_draw, base_key },
+	[SCREEN_REPL] = { repl_draw, prompt_state_key },
+};
+
+static const struct state overlays[] = {
+	[OVERLAY_NONE] = { NULL, NULL },
+	[OVERLAY_HELP] = { help_draw, help_key },
+	[OVERLAY_GOTO] = { goto_draw, goto_key },
+};
+
 void app_draw(struct app *a)
 {
 	show_state_news(a);
@@ -92,16 +108,9 @@ void app_draw(struct app *a)
 	if (a->cols < MIN_COLS || a->rows < MIN_ROWS) {
 		draw_too_small(a);
 	} else {
-		if (a->screen == SCREEN_MENU)
-			menu_draw(a);
-		else if (a->screen == SCREEN_REPL)
-			repl_draw(a);
-		else
-			screen_draw(a);
-		if (a->goto_prompt && a->screen == SCREEN_LESSON)
-			goto_draw(a);
-		if (a->help)
-			help_draw(a);
+		base_states[a->screen].draw(a);
+		if (overlays[a->overlay].draw)
+			overlays[a->overlay].draw(a);
 	}
 	term_cursor_apply();
 	refresh();
@@ -155,31 +164,16 @@ static void prompt_state_key(struct app *a, int ch)
 	prompt_feed(a, ch);
 }
 
-/* The progress of a timing show, reported by the player while the step
- * runs: kept in the state and drawn as a frame, at most every 50 ms (and as
- * each entry starts and ends), so drawing costs the timing nothing. */
-static void timing_progress(void *ctx, const struct runner_progress *p)
-{
-	struct app *a = ctx;
-	if (p->statement > 0 && !p->finished && clock_ms() - a->timing_drawn < 50)
-		return;
-	a->timing_now = *p;
-	a->timing = &a->timing_now;
-	app_draw(a);
-	a->timing = NULL;	/* its label and times are the player's, valid only now */
-	a->timing_drawn = clock_ms();
-}
-
 static void open_lesson(struct app *a, const char *arg, int step)
 {
-	screen_open(a, arg, step, timing_progress, a);
+	screen_open(a, arg, step);
 }
 
 /* The keys of the base screen, and q and ? on it. */
 static void base_key(struct app *a, int ch)
 {
 	if (ch == '?') {
-		a->help = true;
+		a->overlay = OVERLAY_HELP;
 		return;
 	}
 	if (ch == 'q') {
@@ -221,14 +215,13 @@ static void key(struct app *a, int ch)
 		getmaxyx(stdscr, a->rows, a->cols);
 		return;
 	}
-	if (a->help)
-		help_key(a, ch);
+	/* the state on top: an overlay, the prompt, else the base screen */
+	if (overlays[a->overlay].key)
+		overlays[a->overlay].key(a, ch);
 	else if (a->prompt.open)
 		prompt_state_key(a, ch);
-	else if (a->screen == SCREEN_LESSON && a->goto_prompt)
-		goto_key(a, ch);
 	else
-		base_key(a, ch);
+		base_states[a->screen].key(a, ch);
 }
 
 int ui_run(const struct ui_options *o)
@@ -238,6 +231,7 @@ int ui_run(const struct ui_options *o)
 	a.opt = *o;
 	a.big = o->big;
 	a.speed = 1;
+	a.frame = app_draw;
 	a.test_crash = getenv("QKV_TEST_CRASH");
 	catalog_load(&a.catalog, NULL, NULL);
 	/* a lesson named on the command line must open, or nothing starts */
@@ -296,5 +290,6 @@ int ui_run(const struct ui_options *o)
 		fprintf(stderr, "qkv: %s\n", prompt_history_error());
 	catalog_free(&a.catalog);
 	progress_free(&a.progress);
+	free(a.timing_done);
 	return 0;
 }

@@ -26,10 +26,10 @@ void goto_key(struct app *a, int ch)
 	} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n > 0) {
 		a->goto_buf[n - 1] = 0;
 	} else if (ch == '\n' || ch == KEY_ENTER) {
-		a->goto_prompt = false;
+		a->overlay = OVERLAY_NONE;
 		if (n)
 			screen_go_to(a, atoi(a->goto_buf) - 1);
 	} else if (ch == 27) {
-		a->goto_prompt = false;
+		a->overlay = OVERLAY_NONE;
 	}
 }

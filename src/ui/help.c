@@ -47,5 +47,5 @@ void help_draw(struct app *a)
 void help_key(struct app *a, int ch)
 {
 	if (ch == 27 || ch == '?' || ch == 'q')
-		a->help = false;
+		a->overlay = OVERLAY_NONE;
 }

@@ -15,7 +15,9 @@
 #include "view/looptrace.h"
 #include "view/palette.h"
 
+/* The base screen, and the state over it (the prompt's is prompt.open). */
 enum screen_id { SCREEN_MENU, SCREEN_LESSON, SCREEN_REPL };
+enum overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_GOTO };
 
 /* The prompt: a workspace of its own (lesson/session.h: a copy of the
  * step's, or empty for qkv --repl) and what its view shows. */
@@ -46,7 +48,7 @@ struct app {
 	enum color_mode cmode;
 	bool direct_color;          /* the terminal takes 24-bit colour numbers */
 	enum screen_id screen;
-	bool help;                  /* the help overlay is open */
+	enum overlay overlay;       /* help, or the go-to line of the lesson screen */
 	bool quit;
 	const char *test_crash;     /* $QKV_TEST_CRASH: F12 crashes (term_test_crash), for tests */
 	int rows, cols;             /* terminal size */
@@ -71,7 +73,7 @@ struct app {
 	int zoom;
 	bool big;
 	int64_t slice[2];
-	bool goto_prompt;               /* typing a step number after 'g' */
+
 	char goto_buf[8];
 
 	struct prompt prompt;
@@ -82,12 +84,17 @@ struct app {
 	bool running;
 	int speed;                      /* iterations per tick, a power of 2 */
 
-	/* a timing show running now: the last progress the player reported (its
-	 * label and times borrowed from the player while the step runs), drawn
-	 * by the lesson screen; NULL when none runs */
+	/* a timing show running now (ui/job.c): the last progress the player
+	 * reported, copied for the frames with its label and times; NULL when
+	 * none runs */
 	const struct runner_progress *timing;
 	struct runner_progress timing_now;
-	double timing_drawn;            /* when its progress was last drawn (ms) */
+	char timing_label[256];
+	double *timing_done;
+	int timing_cap;
+	/* draws a whole frame (app_draw): the lesson screen draws while a job
+	 * runs through it */
+	void (*frame)(struct app *a);
 
 	/* where the last frame drew the view's heatmap, for the mouse */
 	bool heat_drawn;
@@ -113,6 +120,11 @@ void term_signal_clear(void);
  * whether it rose, and lowers it. Nest. */
 const volatile sig_atomic_t *term_interrupt_flag(void);
 void term_busy_begin(void);
+/* A thread of qkv's own that runs computations: its own stack for the
+ * crash handler (term.c), so a crash in it restores the terminal too. */
+void term_thread_start(void);
+/* Follows a resize of the terminal while no key is read (a job runs). */
+void term_follow_size(struct app *a);
 bool term_busy_end(void);
 /* Whether a computation that took long enough to want to cancel (300 ms)
  * ended less than ms ago: a Ctrl-C then meant to cancel it, not to quit. */
@@ -143,13 +155,27 @@ void menu_draw(struct app *a);
 void menu_key(struct app *a, int ch);
 
 /* screen.c: the lesson screen. screen_open opens LESSON arg at step (1-based,
- * 0 for the first); progress(ctx, ...) is told while a timing runs. */
-int screen_open(struct app *a, const char *arg, int step, runner_progress_fn progress, void *ctx);
+ * 0 for the first). */
+int screen_open(struct app *a, const char *arg, int step);
 void screen_close(struct app *a);
 void screen_draw(struct app *a);
 void screen_key(struct app *a, int ch);
 void screen_mouse(struct app *a, int y, int x);
 void screen_tick(struct app *a);      /* the loop animation */
+
+/* job.c: a computation of the player on a worker thread, the main thread
+ * drawing frames (a->frame) with its progress until it ends. */
+enum job_kind { JOB_GO, JOB_SHOW_AGAIN };
+struct job {
+	enum job_kind kind;
+	struct player *player;
+	int k;                     /* the step to go to, or to show again */
+	int at, rc;                /* player_go's (or player_show_again's) results */
+	struct qkv_error err;
+};
+void job_run(struct app *a, struct job *j);
+/* The player's progress callback (player_set_progress(p, job_progress, NULL)). */
+void job_progress(void *ctx, const struct runner_progress *p);
 
 /* help.c: the keys overlay */
 void help_draw(struct app *a);

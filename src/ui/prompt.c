@@ -7,6 +7,7 @@
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "lesson/compare.h"
+#include "view/timing.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
 
@@ -825,10 +826,10 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 	heatmap_build(&hm, p->shown->t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
 	if (p->loops) {
 		/* the comparison's numbers and verdict are lesson/compare's */
-		char line[300];
-		snprintf(line, sizeof line, "%.150s: loops %.2f ms, SIMD %.2f ms; %s (largest difference %.2g)",
-			 p->shown_name, p->loops->loops_ms, p->loops->simd_ms,
-			 p->loops->agree ? "they agree" : "they DIFFER", p->loops->max_diff);
+		char line[600], times[160], verdict[160];
+		timing_compare_text(times, sizeof times, p->loops->loops_ms, p->loops->simd_ms);
+		timing_verdict_text(verdict, sizeof verdict, p->loops->agree, p->loops->max_diff);
+		snprintf(line, sizeof line, "%.150s: %s; %s", p->shown_name, times, verdict);
 		term_put(top, x, line, w);
 		int half = w / 2;
 		struct heatmap hl;

@@ -25,19 +25,17 @@
 /* Enter on a step whose show Ctrl-C stopped: computes its shows again. */
 static void show_again(struct app *a)
 {
-	struct qkv_error err;
 	looptrace_free(a->trace);	/* it animates a tensor about to be replaced */
 	a->trace = NULL;
 	a->trace_of = NULL;
 	a->running = false;
-	term_busy_begin();
-	int rc = player_show_again(a->player, a->step, &err);
-	term_busy_end();
-	if (rc == PLAYER_INTERRUPTED) {
+	struct job j = { .kind = JOB_SHOW_AGAIN, .player = a->player, .k = a->step };
+	job_run(a, &j);
+	if (j.rc == PLAYER_INTERRUPTED) {
 		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) again: Enter computes it again.");
 		a->status_error = true;
-	} else if (rc < 0) {
-		snprintf(a->status, sizeof a->status, "%s", err.msg);
+	} else if (j.rc < 0) {
+		snprintf(a->status, sizeof a->status, "%s", j.err.msg);
 		a->status_error = true;
 	}
 }
@@ -63,11 +61,10 @@ void screen_go_to(struct app *a, int k)
 		k = a->lesson->nsteps - 1;
 	if (a->step != k)
 		reset_view(a);
-	struct qkv_error err;
-	int at;
-	term_busy_begin();
-	int rc = player_go(a->player, k, &at, &err);
-	term_busy_end();
+	struct job j = { .kind = JOB_GO, .player = a->player, .k = k };
+	job_run(a, &j);
+	int rc = j.rc, at = j.at;
+	struct qkv_error err = j.err;
 	if (rc == PLAYER_INTERRUPTED && player_state(a->player, at) == STEP_NOT_RUN) {
 		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C): step %d has not run; Enter runs it.", at + 1);
 		a->status_error = true;
@@ -85,7 +82,7 @@ void screen_go_to(struct app *a, int k)
 	progress_mark(&a->progress, a->lesson->id, at + 1, a->lesson->nsteps);
 }
 
-int screen_open(struct app *a, const char *arg, int step, runner_progress_fn progress, void *ctx)
+int screen_open(struct app *a, const char *arg, int step)
 {
 	struct qkv_error err;
 	struct lesson *l = catalog_resolve(&a->catalog, arg, NULL, NULL, &err);
@@ -97,7 +94,7 @@ int screen_open(struct app *a, const char *arg, int step, runner_progress_fn pro
 	screen_close(a);
 	a->lesson = l;
 	a->player = player_new(l, a->opt.variant);
-	player_set_progress(a->player, progress, ctx);
+	player_set_progress(a->player, job_progress, NULL);
 	player_set_interrupt(a->player, term_interrupt_flag());	/* Ctrl-C */
 	a->step = -1;
 	a->screen = SCREEN_LESSON;
@@ -199,9 +196,10 @@ static void draw_status(struct app *a)
 	int y = a->rows - 1;
 	move(y, 0);
 	clrtoeol();
-	if (a->timing) {
+	if (a->timing || player_running(a->player) >= 0) {
 		attron(A_BOLD);
-		term_put(y, 0, " Running the timing\u2026  Ctrl-C cancels it", a->cols);
+		term_put(y, 0, a->timing ? " Running the timing\u2026  Ctrl-C cancels it" :
+			 " Running\u2026  Ctrl-C cancels it", a->cols);
 		attroff(A_BOLD);
 		return;
 	}
@@ -399,9 +397,9 @@ static void draw_compare(struct app *a, const struct shown *sh, int y, int x, in
 		a->trace_of = sh->t;
 		a->running = false;
 	}
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s  \u2014  %s (largest difference %.2g)", sh->agree ? "loops and SIMD agree" :
-		 "loops and SIMD DIFFER", sh->show->expr, sh->max_diff);
+	char buf[512], verdict[160];
+	timing_verdict_text(verdict, sizeof verdict, sh->agree, sh->max_diff);
+	snprintf(buf, sizeof buf, "%s  \u2014  %s", verdict, sh->show->expr);
 	term_put(y + hh - 1, x, buf, w);
 	timing_compare_text(buf, sizeof buf, sh->loops_ms, sh->simd_ms);
 	term_put(y + hh - 2, x, buf, w);
@@ -443,20 +441,11 @@ static void draw_compare(struct app *a, const struct shown *sh, int y, int x, in
 	term_put(ly++, x, buf, half - 1);
 	looptrace_explain(a->trace, buf, sizeof buf);
 	term_put(ly++, x, buf, half - 1);
-	int rows, cols;
-	const double *vals;
-	const uint8_t *state;
-	looptrace_matrix(a->trace, &rows, &cols, &vals, &state);
-	int64_t shape[2] = { rows, cols };
-	struct tensor *m = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
-		((double *)m->storage->data)[i] = state[i] ? vals[i] : NAN;
 	struct heatmap hm;
-	heatmap_build(&hm, m, NULL, 0, NULL, 0, NULL, 0, sh->show->scale == SCALE_AUTO ? hv.scale : sh->show->scale);
+	heatmap_build_trace(&hm, a->trace, sh->show->scale == SCALE_AUTO ? hv.scale : sh->show->scale);
 	if (y + hh - 2 - ly > 0)
 		draw_heatmap(a, &hm, ly, x, y + hh - 2 - ly, half - 1, 0, 0, false, a->zoom, false);
 	heatmap_free(&hm);
-	tensor_unref(m);
 }
 
 static void draw_view(struct app *a, int y, int x, int w, int hh)
@@ -477,6 +466,13 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		term_put(y, x, title, w);
 		attroff(A_BOLD);
 		draw_timing(s, a->timing->done_ms, a->timing, y + 1, x, w, hh - 1);
+		return;
+	}
+	if (player_running(a->player) >= 0) {
+		/* a step runs (a job, drawing this frame): its result is not ready */
+		attron(A_DIM);
+		term_put(y, x, "(running\u2026 Ctrl-C cancels it)", w);
+		attroff(A_DIM);
 		return;
 	}
 	const struct step_result *r = current(a);
@@ -615,109 +611,124 @@ static void change_slice(struct app *a, int delta)
 	}
 }
 
-void screen_key(struct app *a, int ch)
+/* ':' opens the prompt on a copy of this step's workspace (the player's
+ * snapshot), when the step ran. */
+static void open_prompt(struct app *a)
 {
-	a->status[0] = 0;
-	a->status_error = false;
-	const struct step_result *r = current(a);
+	enum step_state state = player_state(a->player, a->step);
+	if (state == STEP_FAILED || state == STEP_BLOCKED) {
+		snprintf(a->status, sizeof a->status, "This step's code failed; the prompt needs a step that ran.");
+		a->status_error = true;
+	} else if (state == STEP_NOT_RUN) {
+		snprintf(a->status, sizeof a->status, "This step has not run (cancelled): Enter runs it.");
+		a->status_error = true;
+	} else {
+		prompt_open(a, player_workspace(a->player, a->step), &a->lesson->steps[a->step], a->step);
+	}
+}
+
+/* Keys that move between steps; false when ch is not one of them. */
+static bool step_key(struct app *a, int ch)
+{
 	switch (ch) {
-	case KEY_RIGHT:
-		if (a->focus == PANE_VIEW)
-			move_cursor(a, 0, 1);
-		else
-			screen_go_to(a, a->step + 1);
-		break;
-	case KEY_LEFT:
-		if (a->focus == PANE_VIEW)
-			move_cursor(a, 0, -1);
-		else
-			screen_go_to(a, a->step - 1);
-		break;
-	case 'n': case ' ': screen_go_to(a, a->step + 1); break;
+	case 'n': case ' ': screen_go_to(a, a->step + 1); return true;
+	case 'p': screen_go_to(a, a->step - 1); return true;
+	case KEY_HOME: screen_go_to(a, 0); return true;
+	case KEY_END: screen_go_to(a, a->lesson->nsteps - 1); return true;
+	case 'g':
+		a->overlay = OVERLAY_GOTO;
+		a->goto_buf[0] = 0;
+		return true;
 	case '\n': case KEY_ENTER:
 		/* after a Ctrl-C: the step, or its view, again */
 		if (player_state(a->player, a->step) == STEP_NOT_RUN)
 			screen_go_to(a, a->step);
 		else if (player_shows_cancelled(a->player, a->step))
 			show_again(a);
-		break;
-	case 'p': screen_go_to(a, a->step - 1); break;
-	case KEY_HOME: screen_go_to(a, 0); break;
-	case KEY_END: screen_go_to(a, a->lesson->nsteps - 1); break;
-	case 'g':
-		a->goto_prompt = true;
-		a->goto_buf[0] = 0;
-		break;
-	case '\t':
-		a->focus = a->focus == PANE_TEXT ? PANE_VIEW : PANE_TEXT;
-		break;
+		return true;
+	}
+	return false;
+}
+
+/* The arrows and scrolling keys: the text pane scrolls, the view pane moves
+ * the cell cursor (left and right move between steps in the text). */
+static bool pane_key(struct app *a, int ch)
+{
+	bool view = a->focus == PANE_VIEW;
+	switch (ch) {
+	case KEY_RIGHT: if (view) move_cursor(a, 0, 1); else screen_go_to(a, a->step + 1); return true;
+	case KEY_LEFT: if (view) move_cursor(a, 0, -1); else screen_go_to(a, a->step - 1); return true;
 	case KEY_UP: case 'k':
-		if (a->focus == PANE_VIEW)
+		if (view)
 			move_cursor(a, -1, 0);
 		else if (a->text_scroll > 0)
 			a->text_scroll--;
-		break;
+		return true;
 	case KEY_DOWN: case 'j':
-		if (a->focus == PANE_VIEW)
+		if (view)
 			move_cursor(a, 1, 0);
 		else
 			a->text_scroll++;
-		break;
+		return true;
 	case KEY_NPAGE:
 		a->text_scroll += a->text_h > 1 ? a->text_h : 1;
-		break;
+		return true;
 	case KEY_PPAGE:
 		a->text_scroll -= a->text_h > 1 ? a->text_h : 1;
 		a->text_scroll = a->text_scroll < 0 ? 0 : a->text_scroll;
-		break;
-	case 'h': move_cursor(a, 0, -1); break;
-	case 'l': move_cursor(a, 0, 1); break;
-	case '+': case '=': if (a->zoom < 2) a->zoom++; break;
-	case '-': if (a->zoom > -2) a->zoom--; break;
-	case ']': change_slice(a, 1); break;
-	case '[': change_slice(a, -1); break;
-	case 'b': a->big = !a->big; break;
-	case ':': {
-		/* the prompt works on a copy of this step's workspace: the live one
-		 * when this is the last step run, else the lesson run again up to it */
-		enum step_state state = player_state(a->player, a->step);
-		if (state == STEP_FAILED || state == STEP_BLOCKED) {
-			snprintf(a->status, sizeof a->status, "This step's code failed; the prompt needs a step that ran.");
-			a->status_error = true;
-			break;
-		}
-		if (state == STEP_NOT_RUN) {
-			snprintf(a->status, sizeof a->status, "This step has not run (cancelled): Enter runs it.");
-			a->status_error = true;
-			break;
-		}
-		prompt_open(a, player_workspace(a->player, a->step), &a->lesson->steps[a->step], a->step);
-		break;
+		return true;
+	case 'h': move_cursor(a, 0, -1); return true;
+	case 'l': move_cursor(a, 0, 1); return true;
+	case '\t': a->focus = view ? PANE_TEXT : PANE_VIEW; return true;
 	}
+	return false;
+}
+
+/* Keys of the view: zoom, slices, the next view, big cells, and the loop
+ * animation of a loops-beside-SIMD view. */
+static bool view_key(struct app *a, int ch)
+{
+	const struct step_result *r = current(a);
+	switch (ch) {
+	case '+': case '=': if (a->zoom < 2) a->zoom++; return true;
+	case '-': if (a->zoom > -2) a->zoom--; return true;
+	case ']': change_slice(a, 1); return true;
+	case '[': change_slice(a, -1); return true;
+	case 'b': a->big = !a->big; return true;
 	case 'v':
 		if (r && r->nshown > 1) {
 			a->show = (a->show + 1) % r->nshown;
 			a->cur_r = a->cur_c = 0;
 			a->slice[0] = a->slice[1] = -1;
 		}
-		break;
+		return true;
 	case 's':
 		if (a->trace) {
 			a->running = false;
 			looptrace_seek(a->trace, looptrace_pos(a->trace) + 1);
 		}
-		break;
+		return true;
 	case 'r':
 		if (a->trace) {
 			if (looptrace_pos(a->trace) >= looptrace_total(a->trace))
 				looptrace_seek(a->trace, 0);
 			a->running = !a->running;
 		}
-		break;
-	case '<': case ',': if (a->speed > 1) a->speed /= 2; break;
-	case '>': case '.': if (a->speed < 1 << 20) a->speed *= 2; break;
-	default: break;
+		return true;
+	case '<': case ',': if (a->speed > 1) a->speed /= 2; return true;
+	case '>': case '.': if (a->speed < 1 << 20) a->speed *= 2; return true;
 	}
+	return false;
+}
+
+void screen_key(struct app *a, int ch)
+{
+	a->status[0] = 0;
+	a->status_error = false;
+	if (ch == ':')
+		open_prompt(a);
+	else if (!step_key(a, ch) && !pane_key(a, ch))
+		view_key(a, ch);
 }
 
 void screen_tick(struct app *a)

@@ -177,6 +177,30 @@ static void undo_add(const char *s)
 }
 
 /* Before initscr: the termios to go back to, the handlers, their stack. */
+void term_follow_size(struct app *a)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0)
+		return;
+	if (ws.ws_row != a->rows || ws.ws_col != a->cols) {
+		resizeterm(ws.ws_row, ws.ws_col);
+		getmaxyx(stdscr, a->rows, a->cols);
+		clearok(curscr, TRUE);
+	}
+}
+
+void term_thread_start(void)
+{
+	static _Thread_local char stack[64 * 1024];
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
+		ss.ss_sp = stack;
+		ss.ss_size = sizeof stack;
+		ss.ss_flags = 0;
+		sigaltstack(&ss, NULL);
+	}
+}
+
 static void crash_setup(void)
 {
 	tty_saved_ok = tcgetattr(STDIN_FILENO, &tty_saved) == 0;

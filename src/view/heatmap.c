@@ -2,6 +2,7 @@
  * computes everything about cells, scales and labels (their widths in terminal
  * columns, from core/utf8) but never draws. */
 #include "view/heatmap.h"
+#include "view/looptrace.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
@@ -534,4 +535,18 @@ void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width)
 			break;
 	}
 	legend_copy_fitted(out, size, text, width);
+}
+
+void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum scale_kind scale)
+{
+	int rows, cols;
+	const double *vals;
+	const uint8_t *state;
+	looptrace_matrix(lt, &rows, &cols, &vals, &state);
+	int64_t shape[2] = { rows, cols };
+	struct tensor *m = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
+	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
+		((double *)m->storage->data)[i] = state[i] ? vals[i] : NAN;
+	heatmap_build(h, m, NULL, 0, NULL, 0, NULL, 0, scale);
+	tensor_unref(m);
 }

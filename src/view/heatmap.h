@@ -29,6 +29,10 @@ struct heatmap {
 void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *slice, int nslice,
 		   char *const *rows, int nrows, char *const *cols, int ncols, enum scale_kind scale);
 void heatmap_free(struct heatmap *h);
+/* The matrix a loop trace (view/looptrace.h) is filling, as it is now, on
+ * the given scale: cells not yet reached are blank (NaN). */
+struct looptrace;
+void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum scale_kind scale);
 
 double heatmap_value(const struct heatmap *h, int r, int c);
 enum cell_kind heatmap_cell_kind(const struct heatmap *h, int r, int c);

@@ -42,13 +42,14 @@ void page_build(struct page *pg, struct player *p, int k)
 {
 	const struct lesson *l = player_lesson(p);
 	const struct step *st = &l->steps[k];
-	const struct step_result *r = player_result(p, k);
+	bool running = player_running(p) == k;	/* its result is being made: not read */
+	const struct step_result *r = running ? NULL : player_result(p, k);
 	memset(pg, 0, sizeof *pg);
 	pg->lesson = l;
 	pg->step = k;
 	pg->nsteps = l->nsteps;
 	pg->title = st->title;
-	pg->state = player_state(p, k);
+	pg->state = running ? STEP_NOT_RUN : player_state(p, k);
 	for (int i = 0; i < st->ntext; i++)
 		add_text(pg, PAGE_TEXT, st->text[i]);
 	/* each statement's output under the line it ends on; what is left after
@@ -65,7 +66,7 @@ void page_build(struct page *pg, struct player *p, int k)
 		snprintf(status, sizeof status, "This step's code failed: %s", player_failure(p));
 	else if (pg->state == STEP_BLOCKED)
 		snprintf(status, sizeof status, "(Not run: step %d failed.)", player_failed_step(p) + 1);
-	else if (pg->state == STEP_NOT_RUN && player_running(p) == k)
+	else if (running)
 		snprintf(status, sizeof status, "(Running\u2026 Ctrl-C cancels it.)");
 	else if (pg->state == STEP_NOT_RUN && player_ran(p) == k)
 		snprintf(status, sizeof status, "(Cancelled with Ctrl-C before it finished: this step has not run. "

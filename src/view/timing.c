@@ -46,3 +46,8 @@ void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms
 	else
 		utf8_snprintf(buf, size, "loops %.1f ms, SIMD %.2f ms: SIMD is %.1f\u00d7 slower", loops_ms, simd_ms, 1 / x);
 }
+
+void timing_verdict_text(char *buf, size_t size, bool agree, double max_diff)
+{
+	snprintf(buf, size, "loops and SIMD %s (largest difference %.2g)", agree ? "agree" : "DIFFER", max_diff);
+}

@@ -8,6 +8,7 @@
 
 #include "lesson/runner.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "Running 'LABEL': statement 17 of 41, 0.84 s" (the entry's computation
@@ -27,5 +28,9 @@ void timing_ratio_text(char *buf, size_t size, const double *ms, int i);
  * too quick to time" when the loops took under a millisecond (the clock then
  * measures noise, not the kernels). */
 void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms);
+
+/* A comparison's verdict: "loops and SIMD agree (largest difference
+ * 1.2e-07)", or "... DIFFER ..." (lesson/compare judges which). */
+void timing_verdict_text(char *buf, size_t size, bool agree, double max_diff);
 
 #endif

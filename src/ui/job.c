@@ -1,0 +1,129 @@
+/* job.c: runs the lesson's computations (going to a step, computing a
+ * step's views again) on a worker thread, while the main thread goes on
+ * drawing frames: the progress the player reports is stored here and drawn
+ * by the next frame, the normal way (a->frame), at most every 50 ms. Keys
+ * wait in the terminal until the job ends; Ctrl-C reaches it through the
+ * interrupt flag (term.c). Only the worker touches the player meanwhile,
+ * and the frames read only what player_running allows. */
+#include "ui/internal.h"
+#include "core/clock.h"
+#include "core/mem.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The last progress report, shared between the worker (which writes it)
+ * and the main thread (which copies it for a frame). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static struct runner_progress shared;
+static char shared_label[256];
+static double *shared_done;
+static int shared_cap;
+static bool shared_set, shared_new, done;
+
+void job_progress(void *ctx, const struct runner_progress *p)
+{
+	(void)ctx;
+	pthread_mutex_lock(&lock);
+	shared = *p;
+	snprintf(shared_label, sizeof shared_label, "%s", p->label ? p->label : "");
+	if (p->nentries > shared_cap) {
+		shared_cap = p->nentries;
+		shared_done = xrealloc(shared_done, sizeof *shared_done * (size_t)shared_cap);
+	}
+	for (int i = 0; i < p->entry && i < shared_cap; i++)
+		shared_done[i] = p->done_ms[i];
+	shared_set = true;
+	/* the first report of an entry and its end are drawn at once */
+	if (p->statement == 0 || p->finished)
+		shared_new = true;
+	pthread_cond_signal(&changed);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Copies the last report into a->timing_now for a frame (its label and
+ * times into the app's own buffers). */
+static void take_progress(struct app *a)
+{
+	pthread_mutex_lock(&lock);
+	if (shared_set) {
+		a->timing_now = shared;
+		snprintf(a->timing_label, sizeof a->timing_label, "%s", shared_label);
+		a->timing_now.label = a->timing_label;
+		if (shared.nentries > a->timing_cap) {
+			a->timing_cap = shared.nentries;
+			a->timing_done = xrealloc(a->timing_done, sizeof *a->timing_done * (size_t)a->timing_cap);
+		}
+		for (int i = 0; i < shared.entry && i < a->timing_cap; i++)
+			a->timing_done[i] = shared_done[i];
+		a->timing_now.done_ms = a->timing_done;
+		a->timing = &a->timing_now;
+	}
+	shared_new = false;
+	pthread_mutex_unlock(&lock);
+}
+
+static void *work(void *arg)
+{
+	struct job *j = arg;
+	term_thread_start();
+	if (j->kind == JOB_GO)
+		j->rc = player_go(j->player, j->k, &j->at, &j->err);
+	else
+		j->rc = player_show_again(j->player, j->k, &j->err);
+	pthread_mutex_lock(&lock);
+	done = true;
+	pthread_cond_signal(&changed);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+void job_run(struct app *a, struct job *j)
+{
+	pthread_mutex_lock(&lock);
+	shared_set = shared_new = done = false;
+	pthread_mutex_unlock(&lock);
+	j->at = j->k;
+	term_busy_begin();
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 16u << 20);	/* the interpreter recurses */
+	pthread_t t;
+	bool threaded = pthread_create(&t, &attr, work, j) == 0;
+	pthread_attr_destroy(&attr);
+	if (!threaded) {
+		work(j);	/* no thread to be had: run it here, drawn when it ends */
+	} else {
+		double drawn = clock_now_ms();
+		pthread_mutex_lock(&lock);
+		while (!done) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 50 * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			int rc = pthread_cond_timedwait(&changed, &lock, &until);
+			(void)rc;	/* woken by a report, the end, or the time */
+			bool due = shared_new || clock_now_ms() - drawn >= 50;
+			if (done || !due)
+				continue;
+			pthread_mutex_unlock(&lock);
+			take_progress(a);
+			term_follow_size(a);
+			a->frame(a);
+			drawn = clock_now_ms();
+			pthread_mutex_lock(&lock);
+		}
+		pthread_mutex_unlock(&lock);
+		pthread_join(t, NULL);
+	}
+	a->timing = NULL;	/* the job's progress is over */
+	term_busy_end();
+}
