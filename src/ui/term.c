@@ -189,29 +189,29 @@ void term_follow_size(struct app *a)
 	}
 }
 
-void term_thread_start(void)
+/* Gives the calling thread stack (size bytes) for the crash handler, unless
+ * it has one (a sanitizer runtime may have set up its own: kept). */
+static void use_alt_stack(void *stack, size_t size)
 {
-	static _Thread_local char stack[64 * 1024];
 	stack_t ss;
 	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
 		ss.ss_sp = stack;
-		ss.ss_size = sizeof stack;
+		ss.ss_size = size;
 		ss.ss_flags = 0;
 		sigaltstack(&ss, NULL);
 	}
 }
 
+void term_thread_start(void)
+{
+	static _Thread_local char stack[64 * 1024];
+	use_alt_stack(stack, sizeof stack);
+}
+
 static void crash_setup(void)
 {
 	tty_saved_ok = tcgetattr(STDIN_FILENO, &tty_saved) == 0;
-	stack_t ss;
-	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
-		/* none yet (a sanitizer runtime may have set up its own: kept) */
-		ss.ss_sp = alt_stack;
-		ss.ss_size = sizeof alt_stack;
-		ss.ss_flags = 0;
-		sigaltstack(&ss, NULL);
-	}
+	use_alt_stack(alt_stack, sizeof alt_stack);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_crash;
