@@ -490,7 +490,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		attroff(A_DIM);
 		return;
 	}
-	if (!r || !sh) {
+	if (!r || !sh || !page_shown_ready(sh)) {
 		attron(A_DIM);
 		term_put(y, x, state == STEP_FAILED || state == STEP_BLOCKED ? "(nothing to show: the step failed)" :
 			 "(this step shows no tensor)", w);

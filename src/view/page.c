@@ -38,6 +38,20 @@ static void add_text(struct page *pg, enum page_style style, const char *text)
 
 static const char *const kind_names[] = { "heatmap", "loops beside SIMD", "token view", "timing" };
 
+bool page_shown_ready(const struct shown *sh)
+{
+	switch (sh->show->kind) {
+	case SHOW_HEATMAP:
+	case SHOW_TOKENS:
+		return sh->t != NULL;
+	case SHOW_COMPARE:
+		return sh->t != NULL && sh->loops != NULL;
+	case SHOW_TIMING:
+		return sh->timing_ms != NULL;
+	}
+	return false;
+}
+
 void page_build(struct page *pg, struct player *p, int k)
 {
 	const struct lesson *l = player_lesson(p);
@@ -85,8 +99,10 @@ void page_build(struct page *pg, struct player *p, int k)
 	int nviews = r ? r->nshown : 0;
 	pg->views = xcalloc((size_t)nviews + 1, sizeof *pg->views);
 	for (int i = 0; i < nviews; i++) {
-		struct page_view *v = &pg->views[pg->nviews++];
 		const struct shown *sh = &r->shown[i];
+		if (!page_shown_ready(sh))
+			continue;
+		struct page_view *v = &pg->views[pg->nviews++];
 		const struct show *s = sh->show;
 		v->show = s;
 		v->shown = sh;

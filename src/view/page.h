@@ -43,9 +43,14 @@ struct page {
 	enum step_state state;
 	struct page_block *blocks;
 	int nblocks;
-	struct page_view *views;  /* one per show that was computed (every show of the step when it ran) */
+	struct page_view *views;  /* one per show whose computation is there (page_shown_ready) */
 	int nviews;
 };
+
+/* Whether a show's computation is there to draw: its tensors (a heatmap, a
+ * token view, both results of a comparison) or its times (a timing). A
+ * show that failed, or was cancelled before it had them, has not. */
+bool page_shown_ready(const struct shown *sh);
 
 /* Builds the page of step k from the player (which must have run up to it,
  * or it reads as not run). Owns its block texts; borrows the lesson and the

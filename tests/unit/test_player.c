@@ -314,3 +314,31 @@ Test(page, run_plain_should_paint_exactly_the_lines_of_each_steps_page, .timeout
 	cr_expect_geq(steps, 81);
 	catalog_free(&c);
 }
+
+Test(page, a_step_whose_show_failed_should_have_no_view_to_draw_and_still_paint)
+{
+	static const char text[] =
+		"{ \"format\": 1, \"id\": \"sf\", \"title\": \"Show fails\", \"source\": \"a test\", \"summary\": \"s\",\n"
+		"  \"steps\": [\n"
+		"    { \"title\": \"one\", \"text\": [\"x\"], \"code\": [\"A = [1 2; 3 4]\"],\n"
+		"      \"show\": [ { \"heatmap\": \"A\" }, { \"heatmap\": \"A @ [1 2 3]\" } ] }\n"
+		"  ] }\n";
+	struct lesson *l = parse(text);
+	struct player *p = player_new(l, KERNEL_SIMD);
+	struct qkv_error err;
+	int at;
+	cr_assert_eq(player_go(p, 0, &at, &err), -1);
+	cr_expect_eq(player_state(p, 0), STEP_FAILED);
+	struct page pg;
+	page_build(&pg, p, 0);
+	cr_expect_eq(pg.nviews, 1, "only the heatmap that was computed is a view");
+	struct strbuf out;
+	strbuf_init(&out);
+	struct render_opts o = { 80, false };
+	render_step(&out, &pg, &o);
+	cr_expect(strstr(out.s, "This step's code failed:"), "%s", out.s);
+	strbuf_free(&out);
+	page_free(&pg);
+	player_free(p);
+	lesson_free(l);
+}
