@@ -357,7 +357,7 @@ static int eval_show_kind(struct runner *r, const struct show *s, struct shown *
 }
 
 /* One show; stopped by the interrupt flag, it is marked cancelled and keeps
- * no half-made tensors. */
+ * no half-made tensors; failed, it keeps none either. */
 static int eval_show(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
 {
 	sh->show = s;
@@ -370,6 +370,12 @@ static int eval_show(struct runner *r, const struct show *s, struct shown *sh, s
 			sh->t = sh->loops = NULL;
 		}
 		return RUNNER_INTERRUPTED;
+	}
+	if (rc < 0 && s->kind != SHOW_TIMING) {
+		/* a show that failed (its labels, its shape) keeps no tensors to draw */
+		tensor_unref(sh->t);
+		tensor_unref(sh->loops);
+		sh->t = sh->loops = NULL;
 	}
 	return rc;
 }
