@@ -122,8 +122,12 @@ static void render_tokens(struct strbuf *out, const struct shown *sh, const stru
 	tokens_build(&tv, sh, -1);
 	if (sh->show->title)
 		strbuf_printf(out, "  %s\n", sh->show->title);
-	strbuf_printf(out, "  weights of the query token '%s' over the keys%s\n", tv.query_label,
-		      tv.nheads > 1 ? ", by head" : "");
+	if (tv.query_named)
+		strbuf_printf(out, "  weights of the query token '%s' over the keys%s\n", tv.query_label,
+			      tv.nheads > 1 ? ", by head" : "");
+	else
+		strbuf_printf(out, "  weights of query token %s (counting from 0) over the keys%s\n", tv.query_label,
+			      tv.nheads > 1 ? ", by head" : "");
 	int shown_heads = (int)(tv.nheads < 4 ? tv.nheads : 4);
 	int bar = (o->width - 16) / shown_heads - 8;
 	bar = bar > 14 ? 14 : bar < 4 ? 4 : bar;

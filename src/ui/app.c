@@ -131,10 +131,22 @@ static bool ctrl_c_quits(struct app *a)
 		prompt_interrupt(a);	/* clears the line, as in a shell or Python */
 		return false;
 	}
+	if (a->screen == SCREEN_LESSON && a->running) {
+		a->running = false;	/* the loop animation stops, and the lesson stays */
+		snprintf(a->status, sizeof a->status, " Stopped (Ctrl-C). r runs the animation on.");
+		a->status_error = false;
+		return false;
+	}
 	if (term_busy_recent(1000)) {
 		/* the computation it meant to cancel had just ended */
 		snprintf(a->status, sizeof a->status, " Nothing left to cancel: it had finished. (q quits)");
 		a->status_error = false;
+		return false;
+	}
+	/* nothing runs: as q, back to the menu from a lesson opened from it */
+	if (a->screen == SCREEN_LESSON && !a->opt.lesson) {
+		screen_close(a);
+		a->screen = SCREEN_MENU;
 		return false;
 	}
 	return true;

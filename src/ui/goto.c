@@ -27,8 +27,14 @@ void goto_key(struct app *a, int ch)
 		a->goto_buf[n - 1] = 0;
 	} else if (ch == '\n' || ch == KEY_ENTER) {
 		a->overlay = OVERLAY_NONE;
-		if (n)
-			screen_go_to(a, atoi(a->goto_buf) - 1);
+		int k = n ? atoi(a->goto_buf) : 0;
+		if (n && (k < 1 || k > a->lesson->nsteps)) {
+			snprintf(a->status, sizeof a->status, " There is no step %s: this lesson has steps 1 to %d.",
+				 a->goto_buf, a->lesson->nsteps);
+			a->status_error = true;
+		} else if (n) {
+			screen_go_to(a, k - 1);
+		}
 	} else if (ch == 27) {
 		a->overlay = OVERLAY_NONE;
 	}

@@ -21,8 +21,8 @@ void help_draw(struct app *a)
 		"s  r  <  >     loops: one iteration, run or pause, slower, faster",
 		"b              big cells for a projector",
 		":              the prompt: your own statements (:help there)",
-		"Ctrl-C         stop what runs (steps, a timing, a prompt line);",
-		"               Enter then runs it again; with nothing running, quits",
+		"Ctrl-C         stop what runs (steps, a timing, the loop animation,",
+		"               a prompt line); Enter runs it again; else as q",
 		"?              this help; Esc closes it",
 		"q              back to the menu; q again quits",
 	};

@@ -40,12 +40,23 @@ static void show_again(struct app *a)
 	}
 }
 
+/* The cursor and slice a view opens with: a token view on the lesson's
+ * chosen query, anything else at its first cell. */
+static void view_start(struct app *a)
+{
+	a->cur_r = a->cur_c = 0;
+	a->slice[0] = a->slice[1] = -1;
+	const struct step *st = &a->lesson->steps[a->step];
+	if (a->show < st->nshows && st->shows[a->show].kind == SHOW_TOKENS)
+		a->cur_r = (int)st->shows[a->show].query;
+}
+
+/* The view of a step just arrived at: its first show, as it opens. */
 static void reset_view(struct app *a)
 {
 	a->show = 0;
-	a->cur_r = a->cur_c = 0;
+	view_start(a);
 	a->text_scroll = 0;
-	a->slice[0] = a->slice[1] = -1;
 	looptrace_free(a->trace);
 	a->trace = NULL;
 	a->trace_of = NULL;
@@ -59,8 +70,6 @@ void screen_go_to(struct app *a, int k)
 		k = 0;
 	if (k >= a->lesson->nsteps)
 		k = a->lesson->nsteps - 1;
-	if (a->step != k)
-		reset_view(a);
 	struct job j = { .kind = JOB_GO, .player = a->player, .k = k };
 	job_run(a, &j);
 	int rc = j.rc, at = j.at;
@@ -76,9 +85,10 @@ void screen_go_to(struct app *a, int k)
 		snprintf(a->status, sizeof a->status, "%s", err.msg);
 		a->status_error = true;
 	}
-	if (at != a->step)
+	if (at != a->step) {
+		a->step = at;
 		reset_view(a);
-	a->step = at;
+	}
 	progress_mark(&a->progress, a->lesson->id, at + 1, a->lesson->nsteps);
 }
 
@@ -93,6 +103,7 @@ int screen_open(struct app *a, const char *arg, int step)
 	}
 	screen_close(a);
 	a->lesson = l;
+	a->zoom = 0;
 	a->player = player_new(l, a->opt.variant);
 	player_set_progress(a->player, job_progress, NULL);
 	player_set_interrupt(a->player, term_interrupt_flag());	/* Ctrl-C */
@@ -169,7 +180,7 @@ static int64_t cursor_flat(const struct app *a, const struct shown *sh)
 static int drawn_step(const struct app *a)
 {
 	int k = player_running(a->player);
-	return k >= 0 ? k : a->step;
+	return k >= 0 ? k : a->step >= 0 ? a->step : 0;	/* -1: the lesson is opening */
 }
 
 static void draw_header(struct app *a)
@@ -275,7 +286,8 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 	struct tokens_view tv;
 	tokens_build(&tv, sh, a->cur_r);
 	char buf[256];
-	snprintf(buf, sizeof buf, "query token: %s   (\u2191/\u2193 choose)", tv.query_label);
+	snprintf(buf, sizeof buf, "query token: %s%s   (\u2191/\u2193 choose)", tv.query_label,
+		 tv.query_named ? "" : " (counting from 0)");
 	term_put(y, x, buf, w);
 	int lw = 10, colw = (w - lw - 1) / (int)tv.nheads;
 	int shown_heads = (int)tv.nheads;
@@ -694,12 +706,14 @@ static bool view_key(struct app *a, int ch)
 	case '-': if (a->zoom > -2) a->zoom--; return true;
 	case ']': change_slice(a, 1); return true;
 	case '[': change_slice(a, -1); return true;
-	case 'b': a->big = !a->big; return true;
+	case 'b':
+		a->big = !a->big;
+		a->zoom = 0;	/* the other cell size starts from its own fit */
+		return true;
 	case 'v':
 		if (r && r->nshown > 1) {
 			a->show = (a->show + 1) % r->nshown;
-			a->cur_r = a->cur_c = 0;
-			a->slice[0] = a->slice[1] = -1;
+			view_start(a);
 		}
 		return true;
 	case 's':

@@ -20,7 +20,8 @@ void tokens_build(struct tokens_view *tv, const struct shown *sh, int64_t query)
 	tv->query = query < 0 ? s->query : query;
 	if (tv->query >= T)
 		tv->query = T - 1;
-	if (tv->query < s->ncols)
+	tv->query_named = tv->query < s->ncols;
+	if (tv->query_named)
 		snprintf(tv->query_label, sizeof tv->query_label, "%s", s->cols[tv->query]);
 	else
 		snprintf(tv->query_label, sizeof tv->query_label, "%lld", (long long)tv->query);

@@ -7,6 +7,7 @@
 
 #include "lesson/runner.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct tokens_view {
@@ -14,6 +15,7 @@ struct tokens_view {
 	int64_t nheads;            /* heads (1 for (T, T) weights) */
 	int64_t query;             /* the query token shown */
 	char query_label[64];      /* its name, or its index */
+	bool query_named;          /* the lesson names the tokens */
 	char (*heads)[32];         /* nheads names: the lesson's, else "head 0", ... */
 	char (*keys)[64];          /* ntok names: the lesson's labels, else indices */
 	double *w;                 /* w[key * nheads + head]: the weights of the query */
