@@ -156,18 +156,30 @@ static int read_lessons(struct progress *p, const char *text, size_t len, const 
 		for (const cJSON *c = lessons->child; c; c = c->next) {
 			const cJSON *fur = cJSON_GetObjectItemCaseSensitive(c, "furthest");
 			const cJSON *steps = cJSON_GetObjectItemCaseSensitive(c, "steps");
+			const cJSON *last = cJSON_GetObjectItemCaseSensitive(c, "last");
 			const char *wrong = !cJSON_IsObject(c) ? "is not an object" :
 					    !whole_number(fur) ? "has no whole number \"furthest\"" :
 					    steps && !whole_number(steps) ? "has a \"steps\" that is not a whole number" :
+					    last && !whole_number(last) ? "has a \"last\" that is not a whole number" :
 					    NULL;
 			if (!wrong) {
 				progress_mark(p, c->string, (int)fur->valuedouble, steps ? (int)steps->valuedouble : 0);
+				if (last)
+					p->entries[p->n - 1].last = (int)last->valuedouble;
 				continue;
 			}
 			if (nbad++ == 0) {
 				jsonpos_of(&pos, c, 1, &line, &col);
 				snprintf(why, size, "line %d: \"%.80s\" %s", line, c->string, wrong);
 			}
+		}
+		const cJSON *ll = cJSON_GetObjectItemCaseSensitive(root, "last_lesson");
+		if (cJSON_IsString(ll)) {
+			free(p->last_lesson);
+			p->last_lesson = xstrdup(ll->valuestring);
+		} else if (ll && nbad++ == 0) {
+			jsonpos_of(&pos, ll, 1, &line, &col);
+			snprintf(why, size, "line %d: \"last_lesson\" is not a string", line);
 		}
 		if (nbad > 1) {
 			size_t l = strlen(why);
@@ -213,6 +225,8 @@ static void clear_entries(struct progress *p)
 	free(p->entries);
 	p->entries = NULL;
 	p->n = 0;
+	free(p->last_lesson);
+	p->last_lesson = NULL;
 }
 
 void progress_load(struct progress *p)
@@ -278,7 +292,19 @@ void progress_mark(struct progress *p, const char *id, int step, int steps)
 		}
 	}
 	p->entries = xrealloc(p->entries, sizeof *p->entries * (size_t)(p->n + 1));
-	p->entries[p->n++] = (struct progress_entry){ xstrdup(id), step, steps };
+	p->entries[p->n++] = (struct progress_entry){ xstrdup(id), step, steps, 0 };
+}
+
+void progress_visit(struct progress *p, const char *id, int step, int steps)
+{
+	progress_mark(p, id, step, steps);
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->entries[i].id, id) == 0)
+			p->entries[i].last = step;
+	if (!p->last_lesson || strcmp(p->last_lesson, id) != 0) {
+		free(p->last_lesson);
+		p->last_lesson = xstrdup(id);
+	}
 }
 
 int progress_save(struct progress *p)
@@ -292,7 +318,11 @@ int progress_save(struct progress *p)
 		cJSON *e = cJSON_AddObjectToObject(lessons, p->entries[i].id);
 		cJSON_AddNumberToObject(e, "furthest", p->entries[i].furthest);
 		cJSON_AddNumberToObject(e, "steps", p->entries[i].steps);
+		if (p->entries[i].last)
+			cJSON_AddNumberToObject(e, "last", p->entries[i].last);
 	}
+	if (p->last_lesson)
+		cJSON_AddStringToObject(root, "last_lesson", p->last_lesson);
 	char *text = cJSON_Print(root);
 	cJSON_Delete(root);
 	struct strbuf sb;

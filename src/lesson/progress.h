@@ -22,12 +22,14 @@ struct progress_entry {
 	char *id;
 	int furthest;       /* highest step reached, 1-based; 0 = not opened */
 	int steps;          /* the lesson's step count when last seen */
+	int last;           /* the step seen last, 1-based; 0 = not recorded */
 };
 
 struct progress {
 	struct progress_entry *entries;
 	int n;
 	char *path;         /* the file, or NULL when nothing is to be written */
+	char *last_lesson;  /* the id of the lesson opened last, or NULL */
 	/* news for the user, or "": the file was damaged and set aside, or the
 	 * last save failed. The program shows it and empties it. */
 	char problem[512];
@@ -54,6 +56,10 @@ void progress_free(struct progress *p);
 const struct progress_entry *progress_get(const struct progress *p, const char *id);
 /* Records that step (1-based) of lesson id (of steps steps) was reached. */
 void progress_mark(struct progress *p, const char *id, int step, int steps);
+/* Records that step (1-based) of lesson id (of steps steps) is the one being
+ * looked at: the furthest as progress_mark, the last step seen, and id as
+ * the lesson used last. */
+void progress_visit(struct progress *p, const char *id, int step, int steps);
 /* Writes the file (and its directory), atomically. 0, or -1 with p->problem
  * set ("progress.json not saved: the disk is full", "... no permission to
  * write in DIR"); the old file is then as it was, and the session goes on. */

@@ -258,6 +258,9 @@ int ui_run(const struct ui_options *o)
 		lesson_free(l);
 	}
 	progress_load(&a.progress);	/* a damaged file is set aside here: shown by app_draw */
+	for (int i = 0; a.progress.last_lesson && i < a.catalog.n; i++)	/* the menu on the lesson used last */
+		if (a.catalog.entries[i].lesson && strcmp(a.catalog.entries[i].lesson->id, a.progress.last_lesson) == 0)
+			a.menu_sel = i;
 	term_start(&a);
 	if (o->repl) {
 		a.screen = SCREEN_REPL;

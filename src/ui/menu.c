@@ -13,7 +13,7 @@ void menu_draw(struct app *a)
 	mvhline(0, 0, ' ', a->cols);
 	term_put(0, 1, "qkv \u2014 attention, step by step", a->cols - 2);
 	attroff(A_REVERSE);
-	term_put(2, 2, "Choose a lesson (\u2191/\u2193, Enter), ? for help, q to quit:", a->cols - 4);
+	term_put(2, 2, "Choose a lesson (\u2191/\u2193 and Enter, or its number), ? for help, q to quit:", a->cols - 4);
 	int y = 4;
 	for (int i = 0; i < a->catalog.n && y < a->rows - 3; i++, y++) {
 		const struct catalog_entry *e = &a->catalog.entries[i];
@@ -58,6 +58,10 @@ void menu_draw(struct app *a)
 			     A_NORMAL);
 		attroff(A_DIM);
 	}
+	/* what the marks mean */
+	attron(A_DIM);
+	term_put(a->rows - 2, 2, "\u25d0 7/14 furthest step reached   \u2713 done   \u270e 3/11 exercises solved", a->cols - 4);
+	attroff(A_DIM);
 	move(a->rows - 1, 0);
 	clrtoeol();
 	if (a->status[0])
@@ -79,8 +83,11 @@ void menu_key(struct app *a, int ch)
 		a->open_request = a->menu_sel + 1;	/* app.c opens it */
 		break;
 	default:
-		if (ch >= '1' && ch <= '9' && ch - '1' < a->catalog.n)
+		/* a lesson's number opens it */
+		if (ch >= '1' && ch <= '9' && ch - '1' < a->catalog.n) {
 			a->menu_sel = ch - '1';
+			a->open_request = a->menu_sel + 1;
+		}
 		break;
 	}
 }

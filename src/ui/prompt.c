@@ -383,7 +383,13 @@ static void after_run(struct app *a)
 	if (session_last_value(p->session, &v))
 		show_value(p, &v, "");
 	const char *verdict = session_exercise_verdict(p->session);
-	if (*verdict)
+	/* not yet: the question stays in view under the verdict */
+	int open = -1;
+	for (int k = 0; p->step && k < p->step->nexercises && open < 0; k++)
+		open = session_exercise_solved(p->session, k) ? -1 : k;
+	if (*verdict && open >= 0 && strncmp(verdict, "Not yet", 7) == 0)
+		snprintf(p->message, sizeof p->message, "%s\nExercise: %s", verdict, p->step->exercises[open].ask);
+	else if (*verdict)
 		snprintf(p->message, sizeof p->message, "%s", verdict);
 	for (int k = 0; p->step && k < p->step->nexercises; k++) {
 		if (session_exercise_solved_now(p->session, k)) {

@@ -89,7 +89,7 @@ void screen_go_to(struct app *a, int k)
 		a->step = at;
 		reset_view(a);
 	}
-	progress_mark(&a->progress, a->lesson->id, at + 1, a->lesson->nsteps);
+	progress_visit(&a->progress, a->lesson->id, at + 1, a->lesson->nsteps);
 }
 
 int screen_open(struct app *a, const char *arg, int step)
@@ -111,7 +111,13 @@ int screen_open(struct app *a, const char *arg, int step)
 	a->screen = SCREEN_LESSON;
 	a->status[0] = 0;
 	a->status_error = false;
-	screen_go_to(a, step > 0 ? step - 1 : 0);
+	/* no step asked for: where the student left off */
+	const struct progress_entry *pe = progress_get(&a->progress, l->id);
+	int resume = step == 0 && pe && pe->last > 1 && pe->last <= l->nsteps ? pe->last : 0;
+	screen_go_to(a, step > 0 ? step - 1 : resume > 0 ? resume - 1 : 0);
+	if (resume && a->step == resume - 1 && !a->status[0])
+		snprintf(a->status, sizeof a->status, " Resumed at step %d of %d, where you left off (Home: step 1).",
+			 resume, l->nsteps);
 	return 0;
 }
 
@@ -228,13 +234,29 @@ static void draw_status(struct app *a)
 	attroff(A_DIM);
 }
 
+/* The page of the step looked at, its exercises marked as progress.json
+ * has them and with how to answer them here. */
+static void text_page(struct app *a, struct page *pg)
+{
+	int k = drawn_step(a);
+	const struct step *st = &a->lesson->steps[k];
+	bool solved[64] = { false };
+	for (int e = 0; e < st->nexercises && e < 64; e++) {
+		char key[160];
+		snprintf(key, sizeof key, "%.120s#%d.%d", a->lesson->id, k, e);	/* as the prompt keeps them */
+		solved[e] = progress_get(&a->progress, key) != NULL;
+	}
+	page_build_exercises(pg, a->player, k, st->nexercises <= 64 ? solved : NULL,
+			     "Press : to answer at the prompt (:hint and :solution help there).");
+}
+
 /* The step's title, then its page (narration, code with its output, its
  * state, notes) as view/page lays it out for w columns, from line
  * text_scroll; "↓ more" on the last line when more follows. */
 static void draw_text(struct app *a, int y, int x, int w, int h)
 {
 	struct page pg;
-	page_build(&pg, a->player, drawn_step(a));
+	text_page(a, &pg);
 	struct page_lines pl = { 0 };
 	page_layout(&pg, 0, -1, w, &pl);
 	int total = pl.n + 2;	/* the title and a blank line first */
@@ -251,7 +273,7 @@ static void draw_text(struct app *a, int y, int x, int w, int h)
 			attroff(A_BOLD);
 		} else if (li >= 2 && li - 2 < pl.n) {
 			const struct page_line *ln = &pl.lines[li - 2];
-			attr_t at = ln->style == PAGE_STATUS ? A_BOLD : A_NORMAL;
+			attr_t at = ln->style == PAGE_STATUS || ln->style == PAGE_EXERCISE ? A_BOLD : A_NORMAL;
 			attron(at);
 			term_put(y + i, x, ln->text, w);
 			attroff(at);
@@ -539,8 +561,8 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		a->heat_y = y;
 		a->heat_x = x;
 		draw_heatmap(a, &h, y, x, hh - insp, w, a->cur_r, a->cur_c, a->focus == PANE_VIEW, a->zoom, a->big);
-		if (insp)
-			draw_inspector(a, sh, &h, y + hh - insp, x, w, insp);
+		if (insp)	/* right under the heatmap */
+			draw_inspector(a, sh, &h, y + a->heat_layout.height, x, w, insp);
 		heatmap_free(&h);
 		break;
 	}
@@ -554,6 +576,53 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		draw_timing(s, sh->timing_ms, NULL, y, x, w, hh);
 		break;
 	}
+}
+
+/* Lines the step's text takes at width w: its title, a blank, its page. */
+static int text_height(struct app *a, int w)
+{
+	struct page pg;
+	text_page(a, &pg);
+	struct page_lines pl = { 0 };
+	page_layout(&pg, 0, -1, w, &pl);
+	int n = pl.n + 2;
+	page_lines_free(&pl);
+	page_free(&pg);
+	return n;
+}
+
+/* Lines the view wants at width w, max at most: a heatmap its grid at the
+ * zoom the room allows, with its title, slice and inspector; a token view
+ * its tokens; a timing its entries; anything else all there is. */
+static int view_height(struct app *a, int w, int max)
+{
+	const struct shown *sh = player_running(a->player) >= 0 || a->timing ? NULL : current_shown(a);
+	if (a->prompt.open || a->timing)
+		return max;
+	if (!sh || !page_shown_ready(sh))
+		return 3 < max ? 3 : max;
+	int need = max;
+	switch (sh->show->kind) {
+	case SHOW_HEATMAP: {
+		struct heatmap h;
+		build_heatmap(a, sh, &h);
+		int extra = 1 + (h.slice_name[0] ? 1 : 0) + (a->focus == PANE_VIEW ? 4 : 0);
+		struct heatmap_layout L;
+		heatmap_layout(&h, w, max - extra, a->zoom, a->big, a->cur_r, a->cur_c, &L);
+		need = L.height + extra;
+		heatmap_free(&h);
+		break;
+	}
+	case SHOW_TOKENS:
+		need = 4 + (int)sh->t->shape[sh->t->ndim - 1];
+		break;
+	case SHOW_TIMING:
+		need = 4 + 2 * sh->show->ntimings;
+		break;
+	case SHOW_COMPARE:
+		break;
+	}
+	return need < max ? need : max;
 }
 
 void screen_draw(struct app *a)
@@ -570,9 +639,17 @@ void screen_draw(struct app *a)
 		term_vline(top, tw, avail);
 		draw_view(a, top + 1, tw + 2, a->cols - tw - 3, avail - 1);
 	} else {
-		int th = avail * 2 / 5;
-		if (th < 6)
-			th = 6;
+		/* the text above the view, each as high as it needs when both fit;
+		 * else the text keeps at least 2/5 (or what it needs, if less) and
+		 * the view what it needs of the rest */
+		int need_t = text_height(a, a->cols - 2);
+		int least = avail * 2 / 5 < 6 ? 6 : avail * 2 / 5;
+		least = need_t < least ? need_t : least;
+		int need_v = view_height(a, a->cols - 2, avail - 1 - least);
+		int th = avail - 1 - need_v;
+		th = th > need_t ? need_t : th < least ? least : th;
+		if (th < 3)
+			th = 3;
 		draw_text(a, top, 1, a->cols - 2, th);
 		term_hline(top + th, 0, a->cols);
 		draw_view(a, top + th + 1, 1, a->cols - 2, avail - th - 1);

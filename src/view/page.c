@@ -54,6 +54,11 @@ bool page_shown_ready(const struct shown *sh)
 
 void page_build(struct page *pg, struct player *p, int k)
 {
+	page_build_exercises(pg, p, k, NULL, NULL);
+}
+
+void page_build_exercises(struct page *pg, struct player *p, int k, const bool *solved, const char *how)
+{
 	const struct lesson *l = player_lesson(p);
 	const struct step *st = &l->steps[k];
 	bool running = player_running(p) == k;	/* its result is being made: not read */
@@ -89,6 +94,16 @@ void page_build(struct page *pg, struct player *p, int k)
 		snprintf(status, sizeof status, "(Not run yet.)");
 	if (status[0])
 		add_text(pg, PAGE_STATUS, status);
+	for (int e = 0; e < st->nexercises; e++) {
+		struct strbuf ex;
+		strbuf_init(&ex);
+		strbuf_printf(&ex, "%s Exercise%s: %s", solved && solved[e] ? "\u2713" : "\u270e",
+			      solved && solved[e] ? " (solved)" : "", st->exercises[e].ask);
+		add_text(pg, PAGE_EXERCISE, ex.s);
+		strbuf_free(&ex);
+	}
+	if (how && st->nexercises)
+		add_text(pg, PAGE_EXERCISE, how);
 	for (int i = 0; i < st->nnote; i++) {
 		struct strbuf note;
 		strbuf_init(&note);
@@ -316,12 +331,14 @@ void page_layout(const struct page *pg, int from, int to, int width, struct page
 		enum page_style prev = b > 0 ? pg->blocks[b - 1].style : PAGE_BLANK;
 		bool code = bl->style == PAGE_CODE || bl->style == PAGE_OUTPUT;
 		bool first_code = code && prev != PAGE_CODE && prev != PAGE_OUTPUT;
-		if ((bl->style == PAGE_TEXT && b > 0) || first_code || bl->style == PAGE_STATUS ||
+		bool first_exercise = bl->style == PAGE_EXERCISE && prev != PAGE_EXERCISE;
+		if ((bl->style == PAGE_TEXT && b > 0) || first_code || first_exercise || bl->style == PAGE_STATUS ||
 		    bl->style == PAGE_NOTE)
 			put_line(out, PAGE_BLANK, -1, "", 0);
 		switch (bl->style) {
 		case PAGE_TEXT:
 		case PAGE_STATUS:
+		case PAGE_EXERCISE:
 			lay_prose(out, bl->style, b, bl->text, 0, width);
 			break;
 		case PAGE_NOTE:

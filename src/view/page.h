@@ -18,6 +18,7 @@ enum page_style {
 	PAGE_OUTPUT,     /* one line the code printed, verbatim (tabs expanded; a line over
 	                    width + 2 columns wraps at a space, continuing 4 columns in) */
 	PAGE_STATUS,     /* why the step shows no result: failed, not run, cancelled */
+	PAGE_EXERCISE,   /* an exercise: "✎ Exercise: ASK" (✓ when solved), then how to answer */
 	PAGE_NOTE,       /* a note (an erratum), 2 columns in; the first reads "Note: ..." */
 	PAGE_BLANK,      /* (page_layout only) an empty line between blocks */
 };
@@ -56,6 +57,10 @@ bool page_shown_ready(const struct shown *sh);
  * or it reads as not run). Owns its block texts; borrows the lesson and the
  * results, which must outlive it. */
 void page_build(struct page *pg, struct player *p, int k);
+/* The same, with the step's exercises marked solved where solved[e] is true
+ * (may be NULL), and how (may be NULL) as a line after them saying how to
+ * answer ("Press : ..."; a front end's own keys). */
+void page_build_exercises(struct page *pg, struct player *p, int k, const bool *solved, const char *how);
 void page_free(struct page *pg);
 
 /* One laid-out line: a slice of a block's text (or of a continuation prefix

@@ -60,15 +60,18 @@ static char *wait_frame(const char *want, const char *not, double deadline)
 	return NULL;
 }
 
-/* Rows 1 .. 15 of the screen (the text pane at 120x40), each without its
- * first column and trailing spaces, appended to acc. Whether "↓ more" shows. */
+/* The text pane: the rows from 1 to the rule under it (its height follows
+ * the content), each without its first column and trailing spaces,
+ * appended to acc. Whether "↓ more" shows. */
 static bool take_text_pane(const char *screen, char **acc, size_t *len)
 {
 	bool more = false;
 	const char *p = screen;
-	for (int row = 0; row <= 15 && *p; row++) {
+	for (int row = 0; *p; row++) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (row >= 1 && strncmp(p, "\u2500\u2500\u2500\u2500", 12) == 0)
+			break;	/* the rule under the text pane */
 		if (row >= 1) {
 			char line[1024];
 			snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
