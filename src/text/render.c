@@ -119,7 +119,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 static void render_tokens(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
 {
 	struct tokens_view tv;
-	tokens_build(&tv, sh, -1);
+	tokens_build(&tv, sh->show, sh->t, -1);
 	if (sh->show->title)
 		strbuf_printf(out, "  %s\n", sh->show->title);
 	if (tv.query_named)

@@ -19,6 +19,7 @@ void help_draw(struct app *a)
 		"[  ]           the previous / next 2-D slice of a 3-D or 4-D tensor",
 		"v              the step's next view (when it shows several)",
 		"s  r  <  >     loops: one iteration, run or pause, slower, faster",
+		"t  T  0        temperature: scores \u00d72, \u00f72, as the lesson has them",
 		"b              big cells for a projector",
 		":              the prompt: your own statements (:help there)",
 		"Ctrl-C         stop what runs (steps, a timing, the loop animation,",

@@ -71,6 +71,7 @@ struct app {
 	int show;                       /* which show of the step the view draws */
 	int cur_r, cur_c;               /* the cell cursor */
 	int zoom;
+	int temper;                     /* the temperature knob: scores × 2^temper (0: as the lesson has them) */
 	bool big;
 	int64_t slice[2];
 

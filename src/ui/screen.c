@@ -11,6 +11,7 @@
 #include "core/utf8.h"
 #include "view/inspect.h"
 #include "view/page.h"
+#include "view/temper.h"
 #include "view/tokens.h"
 #include "view/timing.h"
 
@@ -55,6 +56,7 @@ static void view_start(struct app *a)
 static void reset_view(struct app *a)
 {
 	a->show = 0;
+	a->temper = 0;
 	view_start(a);
 	a->text_scroll = 0;
 	looptrace_free(a->trace);
@@ -152,6 +154,14 @@ static const struct shown *current_shown(const struct app *a)
 }
 
 /* The 2-D matrix of a shown tensor and its cursor limits. */
+/* The tensor the view draws: the shown one, or with the temperature knob
+ * turned, its what-if copy (view/temper.h). A new reference. */
+static struct tensor *view_tensor(const struct app *a, const struct shown *sh)
+{
+	struct tensor *t = a->temper ? temper_apply(sh->t, ldexp(1.0, a->temper)) : NULL;
+	return t ? t : tensor_ref(sh->t);
+}
+
 static void build_heatmap(struct app *a, const struct shown *sh, struct heatmap *h)
 {
 	const struct show *s = sh->show;
@@ -159,7 +169,9 @@ static void build_heatmap(struct app *a, const struct shown *sh, struct heatmap 
 	for (int i = 0; i < 2; i++)
 		if (a->slice[i] >= 0)
 			slice[i] = a->slice[i];
-	heatmap_build(h, sh->t, slice, 2, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+	struct tensor *t = view_tensor(a, sh);
+	heatmap_build(h, t, slice, 2, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+	tensor_unref(t);
 	if (a->cur_r >= h->rows)
 		a->cur_r = h->rows - 1;
 	if (a->cur_c >= h->cols)
@@ -297,7 +309,23 @@ static void draw_inspector(struct app *a, const struct shown *sh, const struct h
 	strbuf_init(&sb);
 	char name[160];
 	snprintf(name, sizeof name, "%s", sh->show->expr ? sh->show->expr : "x");
-	inspect_cell(&sb, sh->t, name, cursor_flat(a, sh), w);
+	int64_t flat = cursor_flat(a, sh);
+	struct tensor *t = view_tensor(a, sh);
+	if (t->from != sh->t->from) {
+		/* the knob turned: what the cell is now, and how spread its row is */
+		char f[16];
+		temper_label(f, sizeof f, a->temper);
+		int64_t cols = t->shape[t->ndim - 1], first = flat - flat % cols;
+		strbuf_printf(&sb, "%s[%d, %d] = %.6g with the scores %s (the lesson's own: %.6g)", name, a->cur_r,
+			      a->cur_c, tensor_get(t, flat), f, tensor_get(sh->t, flat));
+		double hrow = temper_entropy(t, first, cols), h1 = temper_entropy(sh->t, first, cols);
+		if (!isnan(hrow))
+			strbuf_printf(&sb, "\nentropy of row %d: %.3f nats %s, %.3f at \u00d71 (at most ln %lld = %.3f)",
+				      a->cur_r, hrow, f, h1, (long long)cols, log((double)cols));
+	} else {
+		inspect_cell(&sb, sh->t, name, flat, w);
+	}
+	tensor_unref(t);
 	(void)h;
 	draw_wrapped(sb.s, y, x, w, lines, 0, A_BOLD);
 	strbuf_free(&sb);
@@ -306,7 +334,9 @@ static void draw_inspector(struct app *a, const struct shown *sh, const struct h
 static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int w, int hh)
 {
 	struct tokens_view tv;
-	tokens_build(&tv, sh, a->cur_r);
+	struct tensor *t = view_tensor(a, sh);
+	tokens_build(&tv, sh->show, t, a->cur_r);
+	tensor_unref(t);
 	char buf[256];
 	snprintf(buf, sizeof buf, "query token: %s%s   (\u2191/\u2193 choose)", tv.query_label,
 		 tv.query_named ? "" : " (counting from 0)");
@@ -539,6 +569,13 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		snprintf(title, sizeof title, "[%d/%d] %s: %s  (v: next)", a->show + 1, r->nshown, kinds[s->kind], what);
 	else
 		snprintf(title, sizeof title, "%s: %s", kinds[s->kind], what);
+	if (a->temper) {
+		/* the knob first, so a narrow view still shows it */
+		char f[16], both[sizeof title];
+		temper_label(f, sizeof f, a->temper);
+		snprintf(both, sizeof both, "[scores %s: t T 0] %.360s", f, title);
+		memcpy(title, both, sizeof title);
+	}
 	attron(a->focus == PANE_VIEW ? A_BOLD | A_UNDERLINE : A_BOLD);
 	term_put(y, x, title, w);
 	attroff(A_BOLD | A_UNDERLINE);
@@ -773,6 +810,21 @@ static bool pane_key(struct app *a, int ch)
 	return false;
 }
 
+/* The temperature knob: t doubles the factor on the scores, T halves it, 0
+ * resets it (step 0); on weights from a softmax, or the scores that feed one. */
+static void turn_knob(struct app *a, int step)
+{
+	const struct shown *sh = current_shown(a);
+	if (!sh || !page_shown_ready(sh) || (sh->show->kind != SHOW_HEATMAP && sh->show->kind != SHOW_TOKENS) ||
+	    temper_kind_of(sh->t) == TEMPER_NONE) {
+		snprintf(a->status, sizeof a->status, " The temperature knob (t, T, 0) works on softmax weights and on "
+			 "the scores that feed them.");
+		return;
+	}
+	a->temper = step == 0 ? 0 : a->temper + step;
+	a->temper = a->temper > 10 ? 10 : a->temper < -10 ? -10 : a->temper;
+}
+
 /* Keys of the view: zoom, slices, the next view, big cells, and the loop
  * animation of a loops-beside-SIMD view. */
 static bool view_key(struct app *a, int ch)
@@ -783,6 +835,9 @@ static bool view_key(struct app *a, int ch)
 	case '-': if (a->zoom > -2) a->zoom--; return true;
 	case ']': change_slice(a, 1); return true;
 	case '[': change_slice(a, -1); return true;
+	case 't': case 'T': case '0':
+		turn_knob(a, ch == 't' ? 1 : ch == 'T' ? -1 : 0);
+		return true;
 	case 'b':
 		a->big = !a->big;
 		a->zoom = 0;	/* the other cell size starts from its own fit */

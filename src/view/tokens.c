@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tokens_build(struct tokens_view *tv, const struct shown *sh, int64_t query)
+void tokens_build(struct tokens_view *tv, const struct show *s, const struct tensor *t, int64_t query)
 {
-	const struct show *s = sh->show;
-	const struct tensor *t = sh->t;
 	int nd = t->ndim;
 	memset(tv, 0, sizeof *tv);
 	tv->ntok = t->shape[nd - 1];

@@ -21,11 +21,11 @@ struct tokens_view {
 	double *w;                 /* w[key * nheads + head]: the weights of the query */
 };
 
-/* The view of sh (a token show whose weights, checked by the runner, are
- * (T, T), (H, T, T) or (B, H, T, T) with T > 0) for query token query (the
+/* The view of t, the weights of token show s (checked by the runner: (T,
+ * T), (H, T, T) or (B, H, T, T) with T > 0), for query token query (the
  * show's own when negative; clamped to the tokens), in the batch the show's
  * slice names. */
-void tokens_build(struct tokens_view *tv, const struct shown *sh, int64_t query);
+void tokens_build(struct tokens_view *tv, const struct show *s, const struct tensor *t, int64_t query);
 void tokens_free(struct tokens_view *tv);
 
 #endif
