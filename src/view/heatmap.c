@@ -108,7 +108,7 @@ void heatmap_set_name(struct heatmap *h, const char *name)
 
 /* Names longer than this many columns are cut with "…" (a legend has the
  * numbers to show too). */
-#define NAME_MAX_W 24
+#define NAME_MAX_W 32
 
 void heatmap_set_show_name(struct heatmap *h, const struct show *s)
 {

@@ -590,7 +590,7 @@ Test(heatmap, name_should_default_to_values_and_follow_the_show)
 	cr_assert_str_eq(h.name, "the weights", "a long one gives way to the title");
 	s.title = NULL;
 	heatmap_set_show_name(&h, &s);
-	cr_assert_eq(utf8_chars(h.name), 24, "\"%s\"", h.name);
+	cr_assert_eq(utf8_chars(h.name), 32, "\"%s\"", h.name);
 	cr_assert(strstr(h.name, "\u2026"), "cut with a mark: \"%s\"", h.name);
 	heatmap_free(&h);
 }
