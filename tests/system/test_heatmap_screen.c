@@ -104,6 +104,16 @@ static void points_of(const char *line, char *out, size_t size)
 			n += (size_t)snprintf(out + n, size - n, "%d,", (int)(p - line));
 }
 
+/* Starts qkv ARGS (see start) and waits for its heatmap, whose legend
+ * holds legend: returns that heatmap's lines (heatmap_region, malloc'd);
+ * the whole screen goes to *screen_text (malloc'd). */
+static char *shown_heatmap(int w, int h, const char *env, const char *args, const char *legend, char **screen_text)
+{
+	start(w, h, env, args);
+	*screen_text = wait_for(legend);
+	return heatmap_region(*screen_text, legend);
+}
+
 static bool has_shade(const char *s)
 {
 	return strstr(s, "\u2591") || strstr(s, "\u2592") || strstr(s, "\u2593") || strstr(s, "\u2588");
@@ -113,10 +123,7 @@ static bool has_shade(const char *s)
  * matrix once printed as 4e+00 and 3e-03. */
 static void scores_in_fixed_point(int w, int h)
 {
-	start(w, h, NULL, "2 --step 4");
-	const char *legend = "-5.4 \u2026 0 \u2026 5.4";
-	char *s = wait_for(legend);
-	char *r = heatmap_region(s, legend);
+	char *s, *r = shown_heatmap(w, h, NULL, "2 --step 4", "-5.4 \u2026 0 \u2026 5.4", &s);
 	cr_assert(!strstr(r, "e+") && !strstr(r, "e-"), "%dx%d: scientific notation:\n%s", w, h, r);
 	cr_assert(strstr(r, " 3.58"), "%dx%d: 3.5843 not in fixed point:\n%s", w, h, r);
 	cr_assert(strstr(r, " 0.0028") || strstr(r, " 0.003"), "%dx%d: 2.7663e-03:\n%s", w, h, r);
@@ -149,10 +156,7 @@ Test(heatmap_screen, scores_should_print_in_fixed_point_at_120x40, .fini = finis
 
 Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fini = finish)
 {
-	start(80, 24, "TERM=xterm", "1");
-	const char *legend = "-2.2 \u2026 0 \u2026 2.2";
-	char *s = wait_for(legend);
-	char *r = heatmap_region(s, legend);
+	char *s, *r = shown_heatmap(80, 24, "TERM=xterm", "1", "-2.2 \u2026 0 \u2026 2.2", &s);
 	/* X's row "example" holds 2.2082, the largest magnitude: a full shade */
 	char line[512];
 	cr_assert(row_line(r, "example", line, sizeof line), "%s", r);
@@ -171,10 +175,7 @@ Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fin
 
 Test(heatmap_screen, no_color_should_keep_numbers_apart_from_shades_and_name_no_colours, .fini = finish)
 {
-	start(80, 24, "NO_COLOR=1", "5 --step 9");
-	const char *legend = ": 0 \u2026 1";
-	char *s = wait_for(legend);
-	char *r = heatmap_region(s, legend);
+	char *s, *r = shown_heatmap(80, 24, "NO_COLOR=1", "5 --step 9", ": 0 \u2026 1", &s);
 	char line[512];
 	cr_assert(row_line(r, "kitten", line, sizeof line), "%s", r);
 	cr_assert(strstr(line, "0.8035 0.0000"), "8.03e-01 and 1.44e-18 as fixed numbers apart: %s", line);
