@@ -5,6 +5,7 @@
 #include "text/json.h"
 #include "core/format.h"
 #include "core/utf8.h"
+#include "view/palette.h"
 #include "view/timing.h"
 #include "view/tokens.h"
 
@@ -12,28 +13,46 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const shades[5] = { " ", "\u2591", "\u2592", "\u2593", "\u2588" };
-
-/* The 256-colour index for a position 0..1 on the scale: diverging runs
- * blue - grey - orange (readable for red/green colour blindness), weights
- * run from a pale to a deep blue. */
-static int color_index(const struct heatmap *h, double pos)
+/* The ANSI escape that colours a cell at position pos on h's scale: the
+ * screen's colours (view/palette) in the 256-colour cube, with the text
+ * colour that reads best on them. */
+static void put_cell_colour(struct strbuf *out, const struct heatmap *h, double pos)
 {
-	static const int diverging[] = { 25, 31, 67, 110, 153, 252, 223, 216, 209, 202, 166 };
-	static const int weights[] = { 255, 195, 153, 117, 75, 33, 27, 21, 19, 17 };
-	if (h->scale == SCALE_DIVERGING) {
-		int i = (int)floor(pos * 10 + 0.5);
-		return diverging[i < 0 ? 0 : i > 10 ? 10 : i];
+	struct rgb bg = palette_rgb(h->scale, pos), fg = palette_text_on(bg);
+	strbuf_printf(out, "\x1b[48;5;%dm\x1b[38;5;%dm", palette_index256(bg), palette_index256(fg));
+}
+
+/* One line of column labels for cells of cw characters every per columns
+ * from column x0: all of them (lines 1), or every other one (lines 2, this
+ * line's parity), each right-aligned over its numbers and free to take its
+ * left neighbour's cell; cut with "…" when longer. */
+static void put_col_labels(struct strbuf *out, const struct heatmap *h, int x0, int shown_cols, int cw, int per,
+			   int lines, int line)
+{
+	int col = 0;
+	struct strbuf lab;
+	strbuf_init(&lab);
+	for (int c = line; c < shown_cols; c += lines) {
+		int end = x0 + c * per + cw;
+		int room = lines > 1 ? cw + per - 1 : cw;
+		room = room > end - col ? end - col : room;
+		strbuf_reset(&lab);
+		utf8_fit(&lab, h->col_labels[c], room, 0);
+		int start = end - utf8_width(lab.s);
+		strbuf_pad(out, ' ', (size_t)(start - col));
+		strbuf_puts(out, lab.s);
+		col = end;
 	}
-	int i = (int)floor(pos * 9 + 0.5);
-	return weights[i < 0 ? 0 : i > 9 ? 9 : i];
+	strbuf_free(&lab);
+	strbuf_putc(out, '\n');
 }
 
 void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, const struct render_opts *o)
 {
 	int lw = h->label_width > 12 ? 12 : h->label_width;
-	/* each cell: a number right-aligned in cw, then its shade */
-	char fmt[16];
+	/* each cell: a number right-aligned in cw (the formats of the screen,
+	 * view/heatmap), its shade, a space */
+	struct heatmap_numfmt fmt;
 	int cw = 7;
 	for (int c = 0; c < h->cols; c++) {
 		int w = utf8_width(h->col_labels[c]);
@@ -43,7 +62,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 	int ncols = h->cols;
 	while (cw > 4 && (cw + 2) * ncols > avail)
 		cw--;
-	bool numbers = heatmap_number_format(h, cw, fmt);
+	bool numbers = heatmap_number_format(h, cw, &fmt);
 	if (!numbers) {
 		cw = 0;	/* shade only */
 	} else {
@@ -51,8 +70,8 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 		int need = 1;
 		for (int r = 0; r < h->rows; r++) {
 			for (int c = 0; c < h->cols; c++) {
-				char cell[64];
-				heatmap_cell_text(h, r, c, fmt, 1, cell, sizeof cell);
+				char cell[400];
+				heatmap_cell_text(h, r, c, &fmt, 1, cell, sizeof cell);
 				int w = (int)strlen(cell);
 				need = w > need ? w : need;
 			}
@@ -65,22 +84,27 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 	}
 	int per = cw + (numbers ? 2 : 1);
 	int shown_cols = avail / per < ncols ? (avail / per > 0 ? avail / per : 1) : ncols;
-	const char *scale = h->scale == SCALE_WEIGHTS ? "weights" : "diverging";
+	/* row labels longer than 12 take what the cells leave */
+	int spare = o->width - indent - 1 - shown_cols * per;
+	if (h->label_width > lw && spare > lw)
+		lw = spare < h->label_width ? (spare < 32 ? spare : 32) : (h->label_width < 32 ? h->label_width : 32);
 	strbuf_pad(out, ' ', (size_t)indent);
-	strbuf_printf(out, "%d\u00d7%d, %s scale %.2g \u2026 %.2g", h->rows, h->cols, scale, h->lo, h->hi);
+	strbuf_printf(out, "%d\u00d7%d", h->rows, h->cols);
 	if (h->slice_name[0])
 		strbuf_printf(out, ", %s", h->slice_name);
 	if (shown_cols < ncols)
 		strbuf_printf(out, " (columns 0\u2013%d of %d)", shown_cols - 1, ncols);
 	strbuf_putc(out, '\n');
 	if (numbers) {
-		strbuf_pad(out, ' ', (size_t)(indent + lw + 1));
+		/* column labels cut in one line take two, as on the screen */
+		int widest = 0;
 		for (int c = 0; c < shown_cols; c++) {
-			utf8_fit(out, h->col_labels[c], cw, 1);
-			if (c + 1 < shown_cols)
-				strbuf_pad(out, ' ', (size_t)(per - cw));
+			int w = utf8_width(h->col_labels[c]);
+			widest = w > widest ? w : widest;
 		}
-		strbuf_putc(out, '\n');
+		int lines = widest > cw && shown_cols > 1 ? 2 : 1;
+		for (int line = 0; line < lines; line++)
+			put_col_labels(out, h, indent + lw + 1, shown_cols, cw, per, lines, line);
 	}
 	int max_rows = 48;
 	for (int r = 0; r < h->rows; r++) {
@@ -90,23 +114,20 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 			r = h->rows - max_rows / 2;
 		}
 		strbuf_pad(out, ' ', (size_t)indent);
-		char label[64];
-		snprintf(label, sizeof label, "%s", h->row_labels[r]);
-		utf8_fit(out, label, lw, 1);
+		utf8_fit(out, h->row_labels[r], lw, 1);
 		strbuf_putc(out, ' ');
 		for (int c = 0; c < shown_cols; c++) {
 			double v = heatmap_value(h, r, c);
 			enum cell_kind k = heatmap_cell_kind(h, r, c);
 			if (o->color && k == CELL_VALUE)
-				strbuf_printf(out, "\x1b[48;5;%dm\x1b[38;5;%dm", color_index(h, heatmap_position(h, v)),
-					      heatmap_position(h, v) > 0.75 || heatmap_position(h, v) < 0.2 ? 231 : 16);
+				put_cell_colour(out, h, heatmap_position(h, v));
 			if (numbers) {
-				char cell[64];
-				heatmap_cell_text(h, r, c, fmt, cw, cell, sizeof cell);
+				char cell[400];
+				heatmap_cell_text(h, r, c, &fmt, cw, cell, sizeof cell);
 				strbuf_puts(out, cell);
 			}
 			/* masked (-inf) cells get a dot, not a shade of the scale */
-			strbuf_puts(out, k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ? shades[heatmap_shade(h, v)] : "?");
+			strbuf_puts(out, k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ? palette_shade(heatmap_shade(h, v)) : "?");
 			if (o->color && k == CELL_VALUE)
 				strbuf_puts(out, "\x1b[0m");
 			if (numbers && c + 1 < shown_cols)
@@ -114,6 +135,12 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 		}
 		strbuf_putc(out, '\n');
 	}
+	/* the legend the screen draws, the shades named: they are always drawn */
+	char legend[512];
+	heatmap_legend(h, numbers ? &fmt : NULL, o->color ? COLOR_256 : COLOR_NONE, true, legend, sizeof legend,
+		       o->width - indent);
+	strbuf_pad(out, ' ', (size_t)indent);
+	strbuf_printf(out, "%s\n", legend);
 }
 
 static void render_tokens(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
@@ -204,6 +231,7 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 		strbuf_printf(out, "  %s\n", s->title ? s->title : s->expr);
 		struct heatmap h;
 		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+		heatmap_set_show_name(&h, s);
 		render_heatmap(out, &h, 2, o);
 		heatmap_free(&h);
 		break;
@@ -220,6 +248,7 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 		strbuf_printf(out, "\n    %s\n", times);
 		struct heatmap h;
 		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+		heatmap_set_show_name(&h, s);
 		render_heatmap(out, &h, 4, o);
 		heatmap_free(&h);
 		break;

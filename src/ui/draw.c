@@ -1,63 +1,181 @@
 /* draw.c: drawing view models with curses: heatmaps (numbers, colours or
- * shades, masked cells, the cursor, half blocks, big cells) and wrapped text
+ * shades, masked cells, the cursor, half blocks, big cells as a solid grid,
+ * labels cut with "…") and wrapped text
  * (laid out by core/utf8: utf8_wrap and utf8_cut).
  * Called by the screens; computes nothing about layout itself (that is
  * view/heatmap.c's heatmap_layout). */
 #include "ui/internal.h"
+#include "core/strbuf.h"
 #include "core/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Draws one cell's text (already width w) at y, x with its colour. */
-static void put_cell(struct app *a, const struct heatmap *h, int r, int c, int y, int x, const char *text,
-		     bool cursor)
+/* Whether shade characters go beside the colours: on 8-colour terminals,
+ * whose few colours lose the magnitude (every negative score the same
+ * cyan). Without colour the numbers carry it, or the shades when there are
+ * no numbers. */
+static bool few_colours(const struct app *a)
+{
+	return a->cmode == COLOR_8;
+}
+
+/* The attributes and colour pair of cell (r, c): its colour on the scale
+ * (none for masked cells and NaN, which are dim), reversed under the
+ * cursor. */
+static attr_t cell_attr(struct app *a, const struct heatmap *h, int r, int c, bool cursor, short *pair)
 {
 	enum cell_kind k = heatmap_cell_kind(h, r, c);
-	double v = heatmap_value(h, r, c);
 	attr_t at = A_NORMAL;
-	short pair = 0;
+	*pair = 0;
 	if (k == CELL_VALUE && a->cmode != COLOR_NONE)
-		at = term_cell_attr(a, palette_rgb(h->scale, heatmap_position(h, v)), &pair);
+		at = term_cell_attr(a, palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r, c))), pair);
 	if (k != CELL_VALUE)
 		at |= A_DIM;
 	if (cursor)
 		at |= A_REVERSE | A_BOLD;
+	return at;
+}
+
+/* A cell's mark: its shade (░▒▓█ or blank), a dot when masked, "?" for the
+ * rest (NaN, +inf). */
+static const char *cell_mark(const struct heatmap *h, int r, int c)
+{
+	enum cell_kind k = heatmap_cell_kind(h, r, c);
+	if (k == CELL_NEG_INF)
+		return "\u00b7";
+	return k == CELL_VALUE ? palette_shade(heatmap_shade(h, heatmap_value(h, r, c))) : "?";
+}
+
+static void put_attr(int y, int x, const char *s, int w, attr_t at, short pair)
+{
 	attr_set(at, pair, NULL);
-	term_put(y, x, text, term_width_of(text));
+	term_put(y, x, s, w);
 	attr_set(A_NORMAL, 0, NULL);
 }
 
-/* The text of a cell of width w: the number right-aligned in w - 1 columns,
- * then the gap column, which without colour holds the shade character (so
- * the magnitude never depends on colour alone). Masked cells read "-inf" and
- * a dot, never a colour of the scale; without numbers they are dots. */
-static void cell_text(struct app *a, const struct heatmap *h, const struct heatmap_layout *L, int r, int c,
-		      char *out, size_t size)
+/* Fills out (size bytes) with n copies of the UTF-8 character s. */
+static void repeat_char(char *out, size_t size, const char *s, int n)
 {
-	int numw = L->cell_w - 1;
+	size_t len = strlen(s), used = 0;
+	for (int i = 0; i < n && used + len < size; i++, used += len)
+		memcpy(out + used, s, len);
+	out[used] = 0;
+}
+
+/* Draws cell (r, c) of a grid laid out by L at y, x: L->cell_h lines of
+ * L->cell_w columns. A number is right-aligned before the gap column, which
+ * takes the cell's colour, or on 8 colours its shade in the terminal's own
+ * colours (a separator that keeps the magnitude). Without numbers the shade
+ * fills the cell (over its colour when there is colour), so magnitude never
+ * rests on colour alone; masked cells are dots. Big cells are solid blocks
+ * with the number centred on their first line. */
+static void draw_cell(struct app *a, const struct heatmap *h, const struct heatmap_layout *L, int r, int c, int y,
+		      int x, bool cursor)
+{
+	short pair;
+	attr_t at = cell_attr(a, h, r, c, cursor, &pair);
 	enum cell_kind k = heatmap_cell_kind(h, r, c);
-	bool mono = a->cmode == COLOR_NONE;
-	const char *mark = k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ?
-			   palette_shade(heatmap_shade(h, heatmap_value(h, r, c))) : "?";
-	char body[128] = "";
-	if (L->numbers && numw > 0) {
-		heatmap_cell_text(h, r, c, L->fmt, numw, body, sizeof body);
-	} else if (k == CELL_NEG_INF || k == CELL_VALUE) {
-		/* cells without numbers: the shade across the cell, over its colour
-		 * when there is colour, so magnitude never rests on colour alone */
-		size_t n = 0, ml = strlen(mark);
-		for (int i = 0; i < numw && n + ml < sizeof body; i++) {
-			memcpy(body + n, mark, ml);
-			n += ml;
-		}
-		body[n] = 0;
-	} else {
-		snprintf(body, sizeof body, "%*s", numw > 0 ? numw : 0, "");
+	const char *mark = cell_mark(h, r, c);
+	bool big = L->cell_h > 1, few = few_colours(a);
+	int w = L->cell_w;
+	char line[512], body[160];
+	if (!L->numbers) {
+		int n = big ? w : w - 1;
+		if (k == CELL_VALUE || k == CELL_NEG_INF)
+			repeat_char(body, sizeof body, mark, n);
+		else
+			snprintf(body, sizeof body, "%*s", n, "");
+		snprintf(line, sizeof line, "%s%*s", body, w - n, "");
+		for (int i = 0; i < L->cell_h; i++)
+			put_attr(y + i, x, line, w, at, pair);
+		return;
 	}
-	bool show_mark = L->numbers && (mono || k != CELL_VALUE);
-	snprintf(out, size, "%s%s", body, show_mark ? mark : " ");
+	char num[128];
+	heatmap_cell_text(h, r, c, &L->fmt, 0, num, sizeof num);
+	if (big) {
+		snprintf(body, sizeof body, "%s%s%s", num, few && k == CELL_VALUE ? " " : "",
+			 few && k == CELL_VALUE ? mark : "");
+		int bw = term_width_of(body), left = (w - bw) / 2;
+		left = left < 0 ? 0 : left;
+		snprintf(line, sizeof line, "%*s%s%*s", left, "", body, w - left - bw > 0 ? w - left - bw : 0, "");
+		put_attr(y, x, line, w, at, pair);
+		snprintf(line, sizeof line, "%*s", w, "");
+		for (int i = 1; i < L->cell_h; i++)
+			put_attr(y + i, x, line, w, at, pair);
+		return;
+	}
+	snprintf(line, sizeof line, "%*s", w - 1, num);
+	put_attr(y, x, line, w - 1, at, pair);
+	if (few && k == CELL_VALUE)
+		put_attr(y, x + w - 1, mark, 1, cursor ? A_REVERSE : A_NORMAL, 0);
+	else
+		put_attr(y, x + w - 1, " ", 1, at, pair);
+}
+
+/* The column labels of a grid laid out by L, from line y; cells from gx.
+ * Each is cut with "…" to its room: its cell's text columns, or with two
+ * header lines (alternate columns on each) also its left neighbour's cell;
+ * right-aligned to its numbers, centred over big cells. */
+static void draw_col_labels(const struct heatmap *h, const struct heatmap_layout *L, int y, int x, int gx,
+			    int cur_c, bool cursor)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	bool big = L->cell_h > 1;
+	for (int c = 0; c < L->vis_cols; c++) {
+		int cx = gx + c * L->cell_w;
+		int line = L->header_h > 1 ? c % 2 : 0;
+		int end = big ? cx + L->cell_w : cx + L->cell_w - 1;	/* the column after the label */
+		int room = L->header_h > 1 ? L->cell_w + (end - cx) : end - cx;
+		room = room > end - x ? end - x : room;
+		strbuf_reset(&b);
+		utf8_fit(&b, h->col_labels[L->col0 + c], room, 0);
+		int lw = term_width_of(b.s);
+		int start = big && L->header_h == 1 ? cx + (L->cell_w - lw) / 2 : end - lw;
+		attr_t at = L->col0 + c == cur_c && cursor ? A_BOLD : A_NORMAL;
+		put_attr(y + line, start, b.s, lw, at, 0);
+	}
+	strbuf_free(&b);
+}
+
+/* The half-block grid: two matrix rows per line, the upper half block's
+ * foreground the upper row, its background the lower row. Without colour,
+ * and with 8 colours, the stronger shade of the two instead (coloured as
+ * the stronger cell on 8 colours). */
+static void draw_half_blocks(struct app *a, const struct heatmap *h, const struct heatmap_layout *L, int gy, int gx,
+			     int cur_r, int cur_c, bool cursor)
+{
+	for (int line = 0; line * 2 < L->vis_rows; line++) {
+		int r0 = L->row0 + line * 2, r1 = r0 + 1;
+		bool has1 = r1 < L->row0 + L->vis_rows;
+		for (int c = 0; c < L->vis_cols; c++) {
+			int cc = L->col0 + c;
+			bool cur = cursor && cc == cur_c && (cur_r == r0 || (has1 && cur_r == r1));
+			if (a->cmode == COLOR_NONE || few_colours(a)) {
+				int s0 = heatmap_shade(h, heatmap_value(h, r0, cc));
+				int s1 = has1 ? heatmap_shade(h, heatmap_value(h, r1, cc)) : 0;
+				int rs = s1 > s0 ? r1 : r0;
+				short pair = 0;
+				if (few_colours(a) && heatmap_cell_kind(h, rs, cc) == CELL_VALUE)
+					pair = term_pair(a, palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, rs, cc))),
+							 NULL);
+				put_attr(gy + line, gx + c, palette_shade(s0 > s1 ? s0 : s1), 1, cur ? A_REVERSE : A_NORMAL,
+					 pair);
+				continue;
+			}
+			struct rgb up = palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r0, cc)));
+			struct rgb lo = has1 ? palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r1, cc)))
+					     : (struct rgb){ 0, 0, 0 };
+			if (heatmap_cell_kind(h, r0, cc) == CELL_NEG_INF)
+				up = (struct rgb){ 40, 40, 40 };
+			if (has1 && heatmap_cell_kind(h, r1, cc) == CELL_NEG_INF)
+				lo = (struct rgb){ 40, 40, 40 };
+			short pair = term_pair(a, up, has1 ? &lo : NULL);
+			put_attr(gy + line, gx + c, "\u2580", 1, cur ? A_REVERSE : A_NORMAL, pair);
+		}
+	}
 }
 
 void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int lines, int w, int cur_r, int cur_c,
@@ -70,89 +188,37 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 		return;
 	}
 	int gx = x + L.label_w + (L.label_w ? 1 : 0);
-	/* column labels */
-	if (L.header_h) {
-		for (int c = 0; c < L.vis_cols; c++) {
-			const char *lab = h->col_labels[L.col0 + c];
-			int lw = term_width_of(lab);
-			int cw = L.cell_w - 1;
-			char buf[96];
-			snprintf(buf, sizeof buf, "%*s%s", lw < cw ? cw - lw : 0, "", lab);
-			if (L.col0 + c == cur_c && cursor)
-				attron(A_BOLD);
-			term_put(y, gx + c * L.cell_w, buf, cw);
-			attroff(A_BOLD);
-		}
-	}
+	if (L.header_h)
+		draw_col_labels(h, &L, y, x, gx, cur_c, cursor);
 	int gy = y + L.header_h;
 	if (L.half_blocks) {
-		/* two matrix rows per line: the upper half block's foreground is
-		 * the upper row, its background the lower row */
-		for (int line = 0; line * 2 < L.vis_rows; line++) {
-			int r0 = L.row0 + line * 2, r1 = r0 + 1;
-			for (int c = 0; c < L.vis_cols; c++) {
-				int cc = L.col0 + c;
-				bool has1 = r1 < L.row0 + L.vis_rows;
-				bool cur = cursor && cc == cur_c && (cur_r == r0 || (has1 && cur_r == r1));
-				if (a->cmode == COLOR_NONE) {
-					/* monochrome: the stronger shade of the two */
-					int s0 = heatmap_shade(h, heatmap_value(h, r0, cc));
-					int s1 = has1 ? heatmap_shade(h, heatmap_value(h, r1, cc)) : 0;
-					attr_set(cur ? A_REVERSE : A_NORMAL, 0, NULL);
-					term_put(gy + line, gx + c, palette_shade(s0 > s1 ? s0 : s1), 1);
-					attr_set(A_NORMAL, 0, NULL);
-					continue;
-				}
-				struct rgb up = palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r0, cc)));
-				struct rgb lo = has1 ? palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r1, cc)))
-						     : (struct rgb){ 0, 0, 0 };
-				if (heatmap_cell_kind(h, r0, cc) == CELL_NEG_INF)
-					up = (struct rgb){ 40, 40, 40 };
-				if (has1 && heatmap_cell_kind(h, r1, cc) == CELL_NEG_INF)
-					lo = (struct rgb){ 40, 40, 40 };
-				short pair = term_pair(a, up, has1 ? &lo : NULL);
-				attr_set(cur ? A_REVERSE : A_NORMAL, pair, NULL);
-				term_put(gy + line, gx + c, "\u2580", 1);
-				attr_set(A_NORMAL, 0, NULL);
-			}
-		}
+		draw_half_blocks(a, h, &L, gy, gx, cur_r, cur_c, cursor);
 	} else {
+		struct strbuf lab;
+		strbuf_init(&lab);
 		for (int r = 0; r < L.vis_rows; r++) {
 			int rr = L.row0 + r;
 			int yy = gy + r * L.cell_h;
 			if (L.label_w) {
-				char buf[96];
-				const char *lab = h->row_labels[rr];
-				int lw = term_width_of(lab);
-				snprintf(buf, sizeof buf, "%*s%s", lw < L.label_w ? L.label_w - lw : 0, "", lab);
-				if (rr == cur_r && cursor)
-					attron(A_BOLD);
-				term_put(yy, x, buf, L.label_w);
-				attroff(A_BOLD);
+				strbuf_reset(&lab);
+				utf8_fit(&lab, h->row_labels[rr], L.label_w, 1);
+				put_attr(yy, x, lab.s, L.label_w, rr == cur_r && cursor ? A_BOLD : A_NORMAL, 0);
 			}
 			for (int c = 0; c < L.vis_cols; c++) {
 				int cc = L.col0 + c;
-				char text[192];	/* a cell: up to 128 bytes of body and its mark */
-				cell_text(a, h, &L, rr, cc, text, sizeof text);
-				bool cur = cursor && rr == cur_r && cc == cur_c;
-				for (int k = 0; k < L.cell_h; k++)
-					put_cell(a, h, rr, cc, yy + k, gx + c * L.cell_w, k == 0 ? text : "", cur);
-				if (L.cell_h > 1) {
-					/* the second line of a big cell: its colour, blank */
-					char blank[64];
-					snprintf(blank, sizeof blank, "%*s", L.cell_w - 1, "");
-					put_cell(a, h, rr, cc, yy + 1, gx + c * L.cell_w, blank, cur);
-				}
+				draw_cell(a, h, &L, rr, cc, yy, gx + c * L.cell_w, cursor && rr == cur_r && cc == cur_c);
 			}
 		}
+		strbuf_free(&lab);
 	}
 	if (L.legend) {
-		char leg[256];
-		heatmap_legend(h, leg, sizeof leg, w);
-		int ly = y + L.height - 1;
-		attron(A_DIM);
-		term_put(ly, x, leg, w);
-		attroff(A_DIM);
+		/* shades are drawn without numbers, and beside them on 8 colours;
+		 * half blocks are colours, or shades without enough of them */
+		bool mono = a->cmode == COLOR_NONE, few = few_colours(a);
+		bool shades = L.half_blocks ? mono || few : !L.numbers || few;
+		char leg[512];
+		heatmap_legend(h, L.numbers ? &L.fmt : NULL, a->cmode, shades, leg, sizeof leg, w);
+		put_attr(y + L.height - 1, x, leg, w, A_DIM, 0);
 	}
 }
 

@@ -73,9 +73,12 @@ void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *sli
 	}
 	if (lo > hi)
 		lo = hi = 0;
+	/* signed data on a diverging scale, non-negative data (weights,
+	 * probabilities, a dropout output, a mask) on a sequential one */
 	if (scale == SCALE_AUTO)
-		scale = lo >= 0 && hi <= 1 ? SCALE_WEIGHTS : SCALE_DIVERGING;
+		scale = lo >= 0 ? SCALE_WEIGHTS : SCALE_DIVERGING;
 	h->scale = scale;
+	heatmap_set_name(h, NULL);
 	if (scale == SCALE_WEIGHTS) {
 		h->lo = lo < 0 ? lo : 0;
 		h->hi = hi > 1 ? hi : 1;
@@ -96,6 +99,28 @@ void heatmap_free(struct heatmap *h)
 	free(h->col_labels);
 	free(h->values);
 	memset(h, 0, sizeof *h);
+}
+
+void heatmap_set_name(struct heatmap *h, const char *name)
+{
+	utf8_snprintf(h->name, sizeof h->name, "%s", name && *name ? name : "values");
+}
+
+/* Names longer than this many columns are cut with "…" (a legend has the
+ * numbers to show too). */
+#define NAME_MAX_W 32
+
+void heatmap_set_show_name(struct heatmap *h, const struct show *s)
+{
+	const char *name = s->expr;
+	if ((!name || utf8_width(name) > 16) && s->title && *s->title)
+		name = s->title;
+	struct strbuf b;
+	strbuf_init(&b);
+	if (name)
+		utf8_fit(&b, name, NAME_MAX_W, 0);
+	heatmap_set_name(h, b.s);
+	strbuf_free(&b);
 }
 
 double heatmap_value(const struct heatmap *h, int r, int c)
@@ -134,81 +159,99 @@ int heatmap_shade(const struct heatmap *h, double v)
 	return s < 0 ? 0 : s > 4 ? 4 : s;
 }
 
-static int fmt_len(const char *fmt, double v)
+/* A value that prints without decimals: a mask's 0 and 1, a count. */
+static bool is_whole(double v)
 {
-	char buf[64];
-	return snprintf(buf, sizeof buf, fmt, v);
+	return v == floor(v) && fabs(v) < 1e9;
 }
 
-/* Whether every finite value prints within width characters in fmt. */
-static bool fits_all(const struct heatmap *h, const char *fmt, int width)
+/* The characters v takes in f. */
+static int value_len(const struct heatmap_numfmt *f, double v)
 {
-	for (int i = 0; i < h->rows * h->cols; i++)
-		if (isfinite(h->values[i]) && fmt_len(fmt, h->values[i]) > width)
+	char buf[8];
+	double x = f->exp ? v / pow(10, f->exp) : v;
+	return snprintf(buf, sizeof buf, "%.*f", f->decimals, x);
+}
+
+void heatmap_format_value(const struct heatmap_numfmt *f, double v, char *out, size_t size)
+{
+	double x = f->exp ? v / pow(10, f->exp) : v;
+	snprintf(out, size, "%.*f", f->decimals, x);
+}
+
+/* Whether every finite value prints within width characters in f. */
+static bool fits_all(const struct heatmap *h, const struct heatmap_numfmt *f, int width)
+{
+	for (size_t i = 0, n = (size_t)h->rows * (size_t)h->cols; i < n; i++)
+		if (isfinite(h->values[i]) && value_len(f, h->values[i]) > width)
 			return false;
 	return true;
 }
 
-bool heatmap_number_format(const struct heatmap *h, int width, char *fmt)
+/* The most decimals (max_dec down to min_dec) with which every value fits
+ * at f->exp: true and f->decimals set, or false. */
+static bool most_decimals(const struct heatmap *h, int width, int min_dec, int max_dec, struct heatmap_numfmt *f)
 {
-	/* whole numbers (a mask, counts) without decimals */
-	bool whole = true;
-	for (int i = 0; i < h->rows * h->cols && whole; i++) {
-		double v = h->values[i];
-		whole = !isfinite(v) || (v == floor(v) && fabs(v) < 1e9);
-	}
-	if (whole) {
-		snprintf(fmt, 16, "%%.0f");
-		if (fits_all(h, fmt, width))
+	for (f->decimals = max_dec; f->decimals >= min_dec; f->decimals--)
+		if (fits_all(h, f, width))
 			return true;
-	}
-	/* torch's rule: tiny or widely spread magnitudes print in scientific
-	 * notation, so a weight of 6e-06 never reads as a masked 0.0000 */
-	double mn = INFINITY, mx = 0;
-	for (int i = 0; i < h->rows * h->cols; i++) {
-		double v = fabs(h->values[i]);
-		if (isfinite(v) && v != 0) {
-			mn = v < mn ? v : mn;
-			mx = v > mx ? v : mx;
-		}
-	}
-	bool sci = mx > 0 && (mn < 1e-4 || mx / mn > 1000 || mx >= 1e8);
-	for (int prec = 2; sci && prec >= 0; prec--) {
-		snprintf(fmt, 16, "%%.%de", prec);
-		if (fits_all(h, fmt, width))
-			return true;
-	}
-	/* fixed with as many decimals as fit (4 at most), else scientific */
-	for (int prec = 4; prec >= 0; prec--) {
-		snprintf(fmt, 16, "%%.%df", prec);
-		bool fits = fits_all(h, fmt, width);
-		/* keep at least one significant digit of the smallest magnitudes */
-		if (fits && prec < 4) {
-			for (int i = 0; i < h->rows * h->cols && fits; i++) {
-				double v = fabs(h->values[i]);
-				if (isfinite(v) && v != 0 && v < 0.5 * pow(10, -prec))
-					fits = false;
-			}
-		}
-		if (fits)
-			return true;
-	}
-	for (int prec = 2; prec >= 0; prec--) {
-		snprintf(fmt, 16, "%%.%de", prec);
-		if (fits_all(h, fmt, width))
-			return true;
-	}
 	return false;
 }
 
-void heatmap_cell_text(const struct heatmap *h, int r, int c, const char *fmt, int width, char *out, size_t size)
+/* The fewest decimals a matrix of non-whole values whose largest magnitude
+ * is mx (after scaling) may show: one while the integer parts are single
+ * digits (0.19 as "0", 3.58 as "4" would say little), else none. */
+static int least_decimals(double mx)
 {
-	char num[64];
+	return mx < 9.5 ? 1 : 0;
+}
+
+bool heatmap_number_format(const struct heatmap *h, int width, struct heatmap_numfmt *f)
+{
+	bool whole = true;
+	double mx = 0;
+	for (size_t i = 0, n = (size_t)h->rows * (size_t)h->cols; i < n; i++) {
+		double v = h->values[i];
+		if (!isfinite(v))
+			continue;
+		whole = whole && is_whole(v);
+		mx = fabs(v) > mx ? fabs(v) : mx;
+	}
+	f->exp = 0;
+	f->decimals = 0;
+	if (whole && fits_all(h, f, width))
+		return true;
+	/* a matrix so small that every cell would read 0.0000: in units of
+	 * 1e-3, 1e-6, ... so that the largest shows 1 to 999 */
+	if (!whole && mx > 0 && mx < 5e-5) {
+		f->exp = 3 * (int)floor(log10(mx) / 3);
+		return most_decimals(h, width, least_decimals(mx / pow(10, f->exp)), 4, f);
+	}
+	if (!whole && most_decimals(h, width, least_decimals(mx), 4, f))
+		return true;
+	/* scaled only when the integer parts themselves do not fit */
+	f->decimals = 0;
+	if (fits_all(h, f, width))
+		return false;
+	for (f->exp = 3; f->exp <= 306 && mx / pow(10, f->exp) >= 1; f->exp += 3) {
+		double m = mx / pow(10, f->exp);
+		if (most_decimals(h, width, whole ? 0 : least_decimals(m), whole ? 0 : 4, f))
+			return true;
+	}
+	f->exp = 0;
+	f->decimals = 0;
+	return false;
+}
+
+void heatmap_cell_text(const struct heatmap *h, int r, int c, const struct heatmap_numfmt *f, int width, char *out,
+		       size_t size)
+{
+	char num[400];	/* %.0f of the largest double takes 309 */
 	switch (heatmap_cell_kind(h, r, c)) {
 	case CELL_NEG_INF: snprintf(num, sizeof num, "-inf"); break;
 	case CELL_POS_INF: snprintf(num, sizeof num, "inf"); break;
 	case CELL_NAN: snprintf(num, sizeof num, "nan"); break;
-	default: snprintf(num, sizeof num, fmt, heatmap_value(h, r, c)); break;
+	default: heatmap_format_value(f, heatmap_value(h, r, c), num, sizeof num); break;
 	}
 	snprintf(out, size, "%*s", width, num);
 }
@@ -252,7 +295,7 @@ static void layout_gather(const struct heatmap *h, struct layout_values *s)
 		} else {
 			pos_zero = true;
 		}
-		if (!has_breaker && !(v == floor(v) && fabs(v) < 1e9)) {
+		if (!has_breaker && !is_whole(v)) {
 			has_breaker = true;
 			breaker = v;
 		}
@@ -282,7 +325,7 @@ static void layout_gather(const struct heatmap *h, struct layout_values *s)
 struct layout_level {
 	bool half, numbers;
 	int text_w;           /* characters of the widest cell text (numbers) */
-	char fmt[16];
+	struct heatmap_numfmt fmt;
 };
 
 #define LAYOUT_MAX_LEVELS 24
@@ -302,12 +345,12 @@ static int layout_levels(const struct layout_values *s, struct layout_level *lv)
 	proxy.cols = s->nsample;
 	proxy.values = sample;
 	for (int w = 1; w <= 16 && n < LAYOUT_MAX_LEVELS - 1; w++) {
-		char fmt[16];
-		if (!heatmap_number_format(&proxy, w, fmt))
+		struct heatmap_numfmt f;
+		if (!heatmap_number_format(&proxy, w, &f))
 			continue;
 		int need = 1;
 		for (int i = 0; i < s->nsample; i++) {
-			int len = fmt_len(fmt, s->sample[i]);
+			int len = value_len(&f, s->sample[i]);
 			need = len > need ? len : need;
 		}
 		need = s->special_w > need ? s->special_w : need;
@@ -316,10 +359,10 @@ static int layout_levels(const struct layout_values *s, struct layout_level *lv)
 			memset(&lv[n], 0, sizeof lv[n]);
 			lv[n].numbers = true;
 			lv[n].text_w = need;
-			snprintf(lv[n].fmt, sizeof lv[n].fmt, "%s", fmt);
+			lv[n].fmt = f;
 			n++;
 		} else if (need == last->text_w) {
-			snprintf(last->fmt, sizeof last->fmt, "%s", fmt);
+			last->fmt = f;
 		}
 	}
 	/* at the top, cells as wide as the column labels (12 at most) */
@@ -348,9 +391,14 @@ static void layout_geometry(const struct heatmap *h, const struct layout_level *
 	else
 		g->cell_w = (lv->text_w + 1) * (big ? 2 : 1);
 	g->cell_h = big && !lv->half ? 2 : 1;
-	/* row labels: 12 characters at most, then a space; never more than
-	 * half the pane, nor so much that no cell fits */
+	/* row labels: 12 columns, more (up to 32) when all the cells leave
+	 * room for them, then a space; never more than half the pane, nor so
+	 * much that no cell fits */
 	int lw = h->label_width > 12 ? 12 : h->label_width;
+	long long spare = width - 1 - (long long)h->cols * g->cell_w;
+	if (h->label_width > lw && spare > lw)
+		lw = (int)(spare < h->label_width ? spare : h->label_width);
+	lw = lw > 32 ? 32 : lw;
 	int limit = (width - g->cell_w < width / 2 ? width - g->cell_w : width / 2) - 1;
 	lw = lw > limit ? limit : lw;
 	g->label_w = lw < 1 ? 0 : lw;
@@ -422,7 +470,7 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 	L->cell_w = g.cell_w;
 	L->cell_h = g.cell_h;
 	L->numbers = chosen->numbers;
-	snprintf(L->fmt, sizeof L->fmt, "%s", chosen->fmt);
+	L->fmt = chosen->fmt;
 	L->half_blocks = chosen->half;
 	L->header_h = g.header_h;
 	if (!layout_fits_one(&g, width, height) || h->rows <= 0 || h->cols <= 0) {
@@ -430,6 +478,13 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 		L->label_w = L->header_h = 0;
 		return;
 	}
+	/* column labels cut in one line get two when the whole grid, both
+	 * header lines and the legend fit: each label then has its cell and
+	 * its left neighbour's, whose label is on the other line */
+	if (g.header_h == 1 && h->cols > 1 && s.col_label_w > g.cell_w - 1 && layout_fits_all(h, chosen, &g, width, height) &&
+	    g.header_h + 1 + layout_body_lines(chosen, &g, h->rows) + 1 <= height)
+		g.header_h = 2;
+	L->header_h = g.header_h;
 	/* the legend goes under the grid when a line is left; a grid that must
 	 * scroll gives one up for it in a pane of 8 lines or more */
 	int lines = height - g.header_h;
@@ -465,18 +520,22 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 
 /* ---- legend ---------------------------------------------------------- */
 
-/* A scale end, short: 4.4, 0.35, 12, 1.5e-05. */
+/* A scale end, short and in fixed point: 4.4, 0.35, 12, 0.0034; in
+ * scientific notation only beyond 1e6 or under 1e-6 (a legend without
+ * scaled cells). */
 static void legend_number(double v, char *buf, size_t size)
 {
 	double a = fabs(v);
 	if (a == 0)
 		snprintf(buf, size, "0");
-	else if (a >= 1e6 || a < 0.01)
+	else if (a >= 1e6 || a < 1e-6)
 		snprintf(buf, size, "%.1e", v);
 	else if (a >= 10)
 		snprintf(buf, size, "%.0f", v);
-	else
+	else if (a >= 0.01)
 		snprintf(buf, size, "%.2g", v);
+	else
+		snprintf(buf, size, "%.*f", 1 - (int)floor(log10(a)), v);	/* two significant digits */
 }
 
 /* Copies s into out (size bytes), fitted to width columns: cut with a final
@@ -500,36 +559,69 @@ static void legend_copy_fitted(char *out, size_t size, const char *s, int width)
 	strbuf_free(&b);
 }
 
-void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width)
+/* What the colours and shades mean, in parentheses (or ""): the colours
+ * as mode draws them (8 colours turn the blues cyan and the oranges
+ * yellow), the shades when they are drawn. */
+static void legend_hint(const struct heatmap *h, enum color_mode mode, bool shades, char *out, size_t size)
 {
-	char lo[32], hi[32], base[96];
-	legend_number(h->lo, lo, sizeof lo);
-	legend_number(h->hi, hi, sizeof hi);
-	const char *hint;
-	if (h->scale == SCALE_WEIGHTS) {
-		snprintf(base, sizeof base, "weights: %s \u2026 %s", lo, hi);
-		hint = " (pale to deep blue)";
-	} else {
-		snprintf(base, sizeof base, "scores: %s \u2026 0 \u2026 %s", lo, hi);
-		hint = " (blue negative, orange positive)";
-	}
+	bool div = h->scale == SCALE_DIVERGING;
+	const char *colours = "";
+	if (mode == COLOR_8)
+		colours = div ? "cyan negative, yellow positive" : "";
+	else if (mode != COLOR_NONE)
+		colours = div ? "blue negative, orange positive" : "pale to deep blue";
+	const char *shade = !shades ? "" : div ? "\u2591\u2592\u2593\u2588 = size" : "\u2591 low \u2026 \u2588 high";
+	if (*colours && *shade)
+		snprintf(out, size, " (%s; %s)", colours, shade);
+	else if (*colours || *shade)
+		snprintf(out, size, " (%s%s)", colours, shade);
+	else
+		snprintf(out, size, "%s", "");
+}
+
+void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enum color_mode mode, bool shades,
+		    char *out, size_t size, int width)
+{
+	/* the ends in the cells' unit */
+	int exp = f ? f->exp : 0;
+	double unit = exp ? pow(10, exp) : 1;
+	char lo[32], hi[32], name[96], base[192];
+	legend_number(h->lo / unit, lo, sizeof lo);
+	legend_number(h->hi / unit, hi, sizeof hi);
+	if (exp)
+		snprintf(name, sizeof name, "%s \u00d71e%d", h->name, exp);
+	else
+		snprintf(name, sizeof name, "%s", h->name);
+	if (h->scale == SCALE_WEIGHTS)
+		snprintf(base, sizeof base, "%s: %s \u2026 %s", name, lo, hi);
+	else
+		snprintf(base, sizeof base, "%s: %s \u2026 0 \u2026 %s", name, lo, hi);
+	char hint[128], shade_hint[128];
+	legend_hint(h, mode, shades, hint, sizeof hint);
+	legend_hint(h, COLOR_NONE, shades, shade_hint, sizeof shade_hint);
 	bool masked = false;
 	for (size_t i = 0, n = (size_t)h->rows * (size_t)h->cols; i < n && !masked; i++)
 		masked = isinf(h->values[i]) && h->values[i] < 0;
-	/* the longest form that fits: with the colours named, the mask noted */
+	/* the longest form that fits: with the colours and shades named, then
+	 * the shades only, the mask noted; at the narrowest the ends alone
+	 * (with the unit when the cells are scaled) */
 	const char *mask = masked ? "   \u00b7 = masked (-inf)" : "";
 	const char *short_mask = masked ? "  \u00b7 masked" : "";
-	char ends[72];
-	snprintf(ends, sizeof ends, "%s \u2026 %s", lo, hi);
-	const char *forms[5][3] = {
+	char ends[96];
+	if (exp)
+		snprintf(ends, sizeof ends, "\u00d71e%d: %s \u2026 %s", exp, lo, hi);
+	else
+		snprintf(ends, sizeof ends, "%s \u2026 %s", lo, hi);
+	const char *forms[6][3] = {
 		{ base, hint, mask },
+		{ base, shade_hint, mask },
 		{ base, "", mask },
 		{ base, "", short_mask },
 		{ base, "", "" },
 		{ ends, "", "" },
 	};
-	char text[256];
-	for (int i = 0; i < 5; i++) {
+	char text[512];
+	for (int i = 0; i < 6; i++) {
 		snprintf(text, sizeof text, "%s%s%s", forms[i][0], forms[i][1], forms[i][2]);
 		if (utf8_width(text) <= width)
 			break;

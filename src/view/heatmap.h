@@ -8,6 +8,7 @@
 
 #include "core/tensor.h"
 #include "lesson/lesson.h"
+#include "view/palette.h"
 
 #include <stdbool.h>
 
@@ -16,19 +17,29 @@ enum cell_kind { CELL_VALUE, CELL_NEG_INF, CELL_POS_INF, CELL_NAN };
 struct heatmap {
 	int rows, cols;
 	double *values;            /* rows x cols, row-major */
-	enum scale_kind scale;     /* SCALE_DIVERGING or SCALE_WEIGHTS (auto resolved) */
+	enum scale_kind scale;     /* SCALE_DIVERGING (signed data) or SCALE_WEIGHTS
+	                              (sequential: non-negative data); auto resolved */
 	double lo, hi;             /* the ends of the colour scale */
 	char **row_labels, **col_labels;   /* owned copies; indices when none given */
 	char slice_name[96];       /* "batch 0, head 1" for 3-D/4-D tensors, "" otherwise */
 	int label_width;           /* widest row label, in columns */
+	char name[64];             /* what the tensor is, for the legend ("S", "X");
+	                              "values" until heatmap_set_name */
 };
 
 /* Builds the model of the 2-D slice of t picked by slice (nslice leading
  * indices; missing ones are 0). A 1-D tensor is one row, a 0-d one a cell.
- * rows/cols may be NULL (then 0, 1, 2, ...). */
+ * rows/cols may be NULL (then 0, 1, 2, ...). SCALE_AUTO picks the
+ * sequential scale when no finite value is negative, else the diverging one. */
 void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *slice, int nslice,
 		   char *const *rows, int nrows, char *const *cols, int ncols, enum scale_kind scale);
 void heatmap_free(struct heatmap *h);
+/* Names what the heatmap shows, for its legend ("X", "S", "W"): copied, cut
+ * to fit name[] at a character boundary; NULL or "" gives "values". */
+void heatmap_set_name(struct heatmap *h, const char *name);
+/* Names it after a lesson's show: its expression when that is short ("S",
+ * "X @ W_q"), else its title, else its expression cut with "…". */
+void heatmap_set_show_name(struct heatmap *h, const struct show *s);
 /* The matrix a loop trace (view/looptrace.h) is filling, as it is now, on
  * the given scale: cells not yet reached are blank (NaN). */
 struct looptrace;
@@ -43,12 +54,27 @@ double heatmap_position(const struct heatmap *h, double v);
  * scale; diverging uses |v| against the larger end. */
 int heatmap_shade(const struct heatmap *h, double v);
 
-/* The printf precision and style that let every cell fit in width
- * characters: fills fmt (at least 16 bytes) with e.g. "%.4f" or "%.1e";
- * false when no number fits (draw colour only). */
-bool heatmap_number_format(const struct heatmap *h, int width, char *fmt);
-/* A cell's text in fmt, right-aligned in width; masked cells read "-inf". */
-void heatmap_cell_text(const struct heatmap *h, int r, int c, const char *fmt, int width, char *out, size_t size);
+/* How cells print: fixed point, decimals digits after the point, of the
+ * value divided by 10^exp. exp is 0 for every matrix whose integer parts fit
+ * the cells; only values too large for them (exp 3, 6, ...) or a matrix so
+ * small that every cell would read 0.0000 (exp -3, -6, ...) are scaled, and
+ * the legend then says so ("×1e6"). */
+struct heatmap_numfmt {
+	int decimals;          /* 0..4 */
+	int exp;
+};
+/* The format with as many decimals (up to 4) as let every finite value fit
+ * in width characters, the same for the whole matrix; whole numbers (a
+ * mask, counts) get none, other data at least one while its integer parts
+ * are single digits. False when no fixed-point format fits (draw colour
+ * only). */
+bool heatmap_number_format(const struct heatmap *h, int width, struct heatmap_numfmt *f);
+/* v in f ("0.996", "-2.10"), without padding; the exact value is the
+ * inspector's (view/inspect.h). */
+void heatmap_format_value(const struct heatmap_numfmt *f, double v, char *out, size_t size);
+/* A cell's text in f, right-aligned in width; masked cells read "-inf". */
+void heatmap_cell_text(const struct heatmap *h, int r, int c, const struct heatmap_numfmt *f, int width, char *out,
+		       size_t size);
 
 /* Where a heatmap goes in a pane of width x height characters. */
 struct heatmap_layout {
@@ -57,9 +83,13 @@ struct heatmap_layout {
 	int cell_h;            /* lines per cell row (2 in big mode, 1 otherwise;
 	                          in half-block mode one line holds 2 rows) */
 	bool numbers;          /* numbers drawn in the cells */
-	char fmt[16];          /* their printf format ("%.4f", "%.1e", ...) */
+	struct heatmap_numfmt fmt;  /* their format */
 	bool half_blocks;      /* compact: colour only, two rows per line (▀) */
-	int header_h;          /* lines of column labels above the cells */
+	int header_h;          /* lines of column labels above the cells: 1, or
+	                          2 when labels cut in one line fit whole in two
+	                          (even columns on the first, odd on the second,
+	                          each right-aligned to its cell and free to use
+	                          its left neighbour's columns) */
 	int row0, col0;        /* first visible row and column (scrolled so the
 	                          cursor is visible) */
 	int vis_rows, vis_cols;
@@ -69,8 +99,10 @@ struct heatmap_layout {
 /* The geometry, from the pane's top-left corner: row labels in columns
  * 0..label_w-1, a space, then the cells from column label_w + 1 (from 0
  * when label_w is 0), cell_w columns each with the last one a gap (numbers
- * are heatmap_cell_text(..., L->fmt, cell_w - 1, ...), which always fits;
- * colour-only cells fill all cell_w columns). header_h lines of column
+ * are heatmap_cell_text(..., &L->fmt, cell_w - 1, ...), which always fits;
+ * colour-only cells fill all cell_w columns). Row labels take up to 12
+ * columns, more when the cells leave room (never so much that a cell
+ * would not fit); a label cut is cut with "…". header_h lines of column
  * labels come first, then the rows (cell_h lines each; in half-block mode
  * line k holds rows row0 + 2k and row0 + 2k + 1, row0 even), then the
  * legend line when legend is set. width and height are what all of this
@@ -88,8 +120,14 @@ struct heatmap_layout {
  * (cur_r, cur_c) is visible; big doubles the cells for a projector. */
 void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c,
 		    struct heatmap_layout *L);
-/* The legend text: "scores: -4.4 … 0 … 4.4 (blue negative, orange positive)"
- * or "weights: 0 … 1", fitted to width. */
-void heatmap_legend(const struct heatmap *h, char *out, size_t size, int width);
+/* The legend text, named by h->name: "X: -2.1 … 0 … 3.6 (blue negative,
+ * orange positive)" for a diverging scale, "W: 0 … 1 (pale to deep blue)"
+ * for a sequential one, "S ×1e6: ..." when the cells are scaled (f, which
+ * may be NULL, is their format), "· = masked (-inf)" when cells are masked;
+ * fitted to width. Colours are named only as mode draws them (none for
+ * COLOR_NONE); shades says that ░▒▓█ are drawn (their meaning is then
+ * named). */
+void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enum color_mode mode, bool shades,
+		    char *out, size_t size, int width);
 
 #endif

@@ -25,14 +25,15 @@ static void draw_heatmap(const struct heatmap *h, int width, int height, int zoo
 			heatmap_shade(h, heatmap_value(h, r, c));
 			heatmap_cell_kind(h, r, c);
 			if (L.numbers) {
-				heatmap_cell_text(h, r, c, L.fmt, L.cell_w - 1, text, sizeof text);
+				heatmap_cell_text(h, r, c, &L.fmt, L.cell_w - 1, text, sizeof text);
 				if (L.cell_w - 1 < (int)sizeof text)
 					FUZZ_CHECK((int)strlen(text) <= L.cell_w - 1);
 			}
 		}
 	}
 	char legend[256];
-	heatmap_legend(h, legend, sizeof legend, width);
+	heatmap_legend(h, L.numbers ? &L.fmt : NULL, zoom > 0 ? COLOR_8 : COLOR_NONE, big, legend, sizeof legend, width);
+	FUZZ_CHECK(strlen(legend) < sizeof legend);
 }
 
 /* The loop trace at its start, a middle position, the end of its first
@@ -75,8 +76,10 @@ void fuzz_draw_tensor(const struct tensor *t, const char *name, const struct sho
 	struct heatmap h;
 	heatmap_build(&h, t, s ? slice : NULL, s ? 2 : 0, s ? s->rows : NULL, s ? s->nrows : 0, s ? s->cols : NULL,
 		      s ? s->ncols : 0, s ? s->scale : SCALE_AUTO);
-	char fmt[16];
-	heatmap_number_format(&h, 7, fmt);
+	if (s)
+		heatmap_set_show_name(&h, s);
+	struct heatmap_numfmt fmt;
+	heatmap_number_format(&h, 7, &fmt);
 	draw_heatmap(&h, 80, 24, 0, false, 0, 0);
 	draw_heatmap(&h, 30, 8, -2, true, h.rows - 1, h.cols - 1);
 	draw_heatmap(&h, 200, 60, 3, false, h.rows / 2, h.cols / 2);

@@ -181,7 +181,7 @@ Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_
 	free(wait_long(">>>"));
 	keys("'a = 1' Enter");
 	keys("'b = torch.ones(2)' Enter");
-	char *s = wait_long("weights:");	/* b's heatmap and its legend */
+	char *s = wait_long(": 0 \u2026 1");	/* b's heatmap and its legend */
 	free(s);
 	keys("'" LONG_LINE "'");
 	free(wait_long(">>> " LONG_LINE));	/* the whole line, typed */

@@ -1,7 +1,9 @@
-/* test_heatmap.c: heatmap_layout and heatmap_legend (view/heatmap.c) at the
- * pane sizes a terminal gives (10x3 up to 200x60) for matrices from 1x1 to
- * 512x512: numbers when they fit, colour cells or half blocks when not, the
- * cursor always visible, nothing outside the pane. No terminal involved. */
+/* test_heatmap.c: heatmap_layout, heatmap_number_format and heatmap_legend
+ * (view/heatmap.c) at the pane sizes a terminal gives (10x3 up to 200x60)
+ * for matrices from 1x1 to 512x512: numbers in fixed point when they fit,
+ * colour cells or half blocks when not, the cursor always visible, nothing
+ * outside the pane, legends named by the tensor and its scale. No terminal
+ * involved. */
 #include <criterion/criterion.h>
 
 #include "core/tensor.h"
@@ -78,10 +80,13 @@ static void check_layout(const struct heatmap *h, int w, int ht, int zoom, bool 
 	cr_assert(L->width <= w && L->height <= ht, "%s: uses %dx%d", what, L->width, L->height);
 	cr_assert(L->vis_rows <= h->rows && L->vis_cols <= h->cols, "%s: shows more than the matrix", what);
 	cr_assert(L->row0 + L->vis_rows <= h->rows && L->col0 + L->vis_cols <= h->cols, "%s: scrolled past", what);
-	cr_assert(L->label_w <= 12, "%s: row labels %d wide", what, L->label_w);
-	cr_assert(L->cell_w >= 1 && L->cell_h >= 1 && L->header_h <= 1, "%s", what);
+	cr_assert(L->label_w <= 32, "%s: row labels %d wide", what, L->label_w);
+	cr_assert(L->cell_w >= 1 && L->cell_h >= 1 && L->header_h <= 2, "%s", what);
 	cr_assert(!(L->numbers && L->half_blocks), "%s", what);
-	cr_assert(L->numbers == (L->fmt[0] != 0), "%s: fmt \"%s\"", what, L->fmt);
+	cr_assert(L->fmt.decimals >= 0 && L->fmt.decimals <= 4, "%s: %d decimals", what, L->fmt.decimals);
+	if (L->header_h == 2)
+		cr_assert(L->row0 == 0 && L->col0 == 0 && L->vis_rows == h->rows && L->vis_cols == h->cols && L->legend,
+			  "%s: two header lines only when the whole grid and its legend fit", what);
 	if (L->vis_rows == 0 || L->vis_cols == 0) {
 		cr_assert(L->vis_rows == 0 && L->vis_cols == 0 && L->width == 0 && L->height == 0, "%s", what);
 		return;
@@ -104,7 +109,7 @@ static void check_layout(const struct heatmap *h, int w, int ht, int zoom, bool 
 		for (int r = L->row0; r < L->row0 + L->vis_rows; r++) {
 			for (int c = L->col0; c < L->col0 + L->vis_cols; c++) {
 				char text[64];
-				heatmap_cell_text(h, r, c, L->fmt, L->cell_w - 1, text, sizeof text);
+				heatmap_cell_text(h, r, c, &L->fmt, L->cell_w - 1, text, sizeof text);
 				cr_assert((int)strlen(text) <= L->cell_w - 1, "%s: \"%s\" in %d columns", what, text,
 					  L->cell_w - 1);
 			}
@@ -155,7 +160,7 @@ Test(heatmap, layout_should_show_numbers_when_a_small_matrix_fits)
 		struct heatmap_layout L;
 		check_layout(&h, panes[p][0], panes[p][1], 0, false, 0, 0, &L);
 		cr_assert(L.numbers && !L.half_blocks);
-		cr_assert_str_eq(L.fmt, "%.4f", "torch's four decimals when there is room");
+		cr_assert(L.fmt.decimals == 4 && L.fmt.exp == 0, "torch's four decimals when there is room");
 		cr_assert_eq(L.vis_rows, 3);
 		cr_assert_eq(L.vis_cols, 3);
 		cr_assert_eq(L.header_h, 1, "column labels above number cells");
@@ -228,7 +233,8 @@ Test(heatmap, zoom_should_add_decimals_in_and_narrow_cells_out)
 	check_layout(&h, 76, 12, 0, false, 0, 0, &L0);
 	cr_assert(L0.numbers);
 	check_layout(&h, 76, 12, -1, false, 0, 0, &L);
-	cr_assert(L.numbers && L.cell_w < L0.cell_w, "zoom -1: narrower numbers (%s vs %s)", L.fmt, L0.fmt);
+	cr_assert(L.numbers && L.cell_w < L0.cell_w, "zoom -1: narrower numbers (%d vs %d decimals)", L.fmt.decimals,
+		  L0.fmt.decimals);
 	int prev = L0.cell_w;
 	bool colour = false, half = false;
 	for (int z = -1; z >= -8; z--) {
@@ -251,9 +257,10 @@ Test(heatmap, zoom_should_add_decimals_in_and_narrow_cells_out)
 		check_layout(&h, 120, 40, z, false, 10, 10, &L);
 		cr_assert(L.cell_w >= prev, "zoom %d narrowed the cells", z);
 		prev = L.cell_w;
-		if (L.numbers && L.fmt[2] >= '0' && L.fmt[2] <= '9' && L.fmt[3] == 'f') {
-			cr_assert(L.fmt[2] - '0' >= decimals, "zoom %d lost decimals: %s", z, L.fmt);
-			decimals = L.fmt[2] - '0';
+		if (L.numbers) {
+			cr_assert(L.fmt.decimals >= decimals, "zoom %d lost decimals: %d", z, L.fmt.decimals);
+			cr_assert_eq(L.fmt.exp, 0, "zoom %d: scores in fixed point", z);
+			decimals = L.fmt.decimals;
 		}
 	}
 	cr_assert_eq(decimals, 4, "zoomed all the way in: four decimals");
@@ -274,9 +281,10 @@ Test(heatmap, layout_format_should_be_heatmap_number_format_at_the_cell_width)
 			check_layout(&h, 200, 60, z, false, 0, 0, &L);
 			if (!L.numbers)
 				continue;
-			char fmt[16];
-			cr_assert(heatmap_number_format(&h, L.cell_w - 1, fmt));
-			cr_assert_str_eq(L.fmt, fmt, "fill %zu zoom %d: cells of %d", f, z, L.cell_w);
+			struct heatmap_numfmt fmt;
+			cr_assert(heatmap_number_format(&h, L.cell_w - 1, &fmt));
+			cr_assert(L.fmt.decimals == fmt.decimals && L.fmt.exp == fmt.exp,
+				  "fill %zu zoom %d: cells of %d", f, z, L.cell_w);
 		}
 		heatmap_free(&h);
 	}
@@ -286,10 +294,14 @@ Test(heatmap, layout_should_keep_tiny_and_masked_values_readable)
 {
 	struct heatmap h;
 	struct heatmap_layout L;
-	/* a weight of 6e-06 must never read 0.0000 */
+	/* a weight of 6e-06 beside weights of 0.3 reads 0.0000 (its exact
+	 * value is the inspector's), never in scientific notation */
 	make_heatmap(&h, 4, 4, FILL_TINY, NULL, 0);
 	check_layout(&h, 120, 40, 0, false, 0, 0, &L);
-	cr_assert(L.numbers && strchr(L.fmt, 'e'), "scientific for tiny weights, got %s", L.fmt);
+	cr_assert(L.numbers && L.fmt.decimals == 4 && L.fmt.exp == 0, "fixed point for tiny weights");
+	char text[64];
+	heatmap_cell_text(&h, 0, 0, &L.fmt, 0, text, sizeof text);
+	cr_assert_str_eq(text, "0.0000");
 	heatmap_free(&h);
 	/* -inf cells need room for "-inf" */
 	make_heatmap(&h, 4, 4, FILL_CAUSAL, NULL, 0);
@@ -303,7 +315,7 @@ Test(heatmap, layout_should_keep_tiny_and_masked_values_readable)
 	make_heatmap(&h, 5, 5, FILL_WHOLE, NULL, 0);
 	check_layout(&h, 76, 12, 0, false, 0, 0, &L);
 	cr_assert(L.numbers);
-	cr_assert_str_eq(L.fmt, "%.0f");
+	cr_assert(L.fmt.decimals == 0 && L.fmt.exp == 0);
 	heatmap_free(&h);
 }
 
@@ -315,7 +327,7 @@ Test(heatmap, big_mode_should_double_the_cells)
 	check_layout(&h, 200, 60, 0, false, 0, 0, &L);
 	check_layout(&h, 200, 60, 0, true, 0, 0, &B);
 	cr_assert(B.numbers);
-	cr_assert_str_eq(B.fmt, L.fmt);
+	cr_assert(B.fmt.decimals == L.fmt.decimals && B.fmt.exp == L.fmt.exp);
 	cr_assert_eq(B.cell_w, 2 * L.cell_w);
 	cr_assert_eq(B.cell_h, 2);
 	cr_assert_eq(L.cell_h, 1);
@@ -335,8 +347,16 @@ Test(heatmap, labels_should_be_truncated_to_fit)
 	struct heatmap_layout L;
 	make_heatmap(&h, 5, 5, FILL_SCORES, names, 5);
 	check_layout(&h, 200, 60, 0, false, 0, 0, &L);
-	cr_assert_eq(L.label_w, 12, "row labels at most 12 columns");
-	cr_assert(L.numbers && L.header_h == 1);
+	cr_assert_eq(L.label_w, 24, "long row labels whole when the cells leave room");
+	cr_assert(L.numbers && L.header_h >= 1);
+	/* where the cells need the room, what they leave (12 at least) */
+	for (int w = 50; w <= 70; w++) {
+		check_layout(&h, w, 20, 0, false, 0, 0, &L);
+		cr_assert(L.label_w >= 12 && L.label_w <= 24, "%d wide: labels of %d", w, L.label_w);
+		if (w < 60)
+			cr_assert(L.label_w < 24, "%d wide: labels of %d", w, L.label_w);
+		cr_assert_eq(L.vis_cols, 5, "%d wide: the labels never push a column out", w);
+	}
 	/* in a narrow pane, labels give way to the cells */
 	check_layout(&h, 10, 3, 0, false, 0, 0, &L);
 	cr_assert(L.label_w <= 4);
@@ -378,22 +398,261 @@ Test(heatmap, layout_should_handle_empty_panes)
 	heatmap_free(&h);
 }
 
-Test(heatmap, legend_should_name_the_scale_and_its_ends)
+/* A 1 x n heatmap of the given values, on the given scale. */
+static void make_row(struct heatmap *h, const double *v, int n, enum scale_kind scale)
+{
+	int64_t shape[2] = { 1, n };
+	struct tensor *t = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
+	for (int i = 0; i < n; i++)
+		tensor_set(t, i, v[i]);
+	heatmap_build(h, t, NULL, 0, NULL, 0, NULL, 0, scale);
+	tensor_unref(t);
+}
+
+/* The text of cell (0, c) in the format that fits width, unpadded. */
+static const char *cell_at(const struct heatmap *h, int c, int width)
+{
+	static char text[64];
+	struct heatmap_numfmt f;
+	cr_assert(heatmap_number_format(h, width, &f), "no format at width %d", width);
+	heatmap_cell_text(h, 0, c, &f, 0, text, sizeof text);
+	return text;
+}
+
+Test(heatmap, number_format_should_print_fixed_point_with_as_many_decimals_as_fit)
+{
+	struct heatmap h;
+	/* lesson 2 step 4, the row of "trail": 3.5843 in 5 columns */
+	double trail[] = { 1.0512, -1.7588, 0.5771, -2.1987, 3.5843 };
+	make_row(&h, trail, 5, SCALE_AUTO);
+	cr_assert_str_eq(cell_at(&h, 4, 5), "3.58");
+	cr_assert_str_eq(cell_at(&h, 3, 5), "-2.20");
+	cr_assert_str_eq(cell_at(&h, 4, 4), "3.6", "one decimal in 4 columns (-2.2 takes them)");
+	cr_assert_str_eq(cell_at(&h, 4, 7), "3.5843", "four decimals at most");
+	struct heatmap_numfmt f;
+	cr_assert(!heatmap_number_format(&h, 2, &f), "no number rather than 4 for 3.58");
+	heatmap_free(&h);
+	/* weights 3.28e-03 and 9.96e-01 */
+	double w[] = { 0.00328, 0.996 };
+	make_row(&h, w, 2, SCALE_AUTO);
+	cr_assert_str_eq(cell_at(&h, 0, 5), "0.003");
+	cr_assert_str_eq(cell_at(&h, 1, 5), "0.996");
+	cr_assert_str_eq(cell_at(&h, 1, 4), "1.00");
+	heatmap_free(&h);
+	/* lesson 5 step 9: 8.03e-01 and 1.44e-18 */
+	double animals[] = { 0.803, 1.44e-18 };
+	make_row(&h, animals, 2, SCALE_AUTO);
+	cr_assert_str_eq(cell_at(&h, 0, 5), "0.803");
+	cr_assert_str_eq(cell_at(&h, 1, 5), "0.000");
+	cr_assert_str_eq(cell_at(&h, 1, 3), "0.0");
+	heatmap_free(&h);
+	/* 0.19 in a matrix of weights */
+	double small[] = { 0.19, 0.81 };
+	make_row(&h, small, 2, SCALE_AUTO);
+	cr_assert_str_eq(cell_at(&h, 0, 4), "0.19");
+	heatmap_free(&h);
+}
+
+Test(heatmap, number_format_should_never_use_an_exponent_for_ordinary_values)
+{
+	static const enum fill fills[] = { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL, FILL_TINY, FILL_WHOLE, FILL_ZEROS };
+	for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+		struct heatmap h;
+		make_heatmap(&h, 6, 5, fills[f], NULL, 0);
+		for (int w = 1; w <= 16; w++) {
+			struct heatmap_numfmt fmt;
+			if (!heatmap_number_format(&h, w, &fmt))
+				continue;
+			cr_assert_eq(fmt.exp, 0, "fill %zu width %d: scaled", f, w);
+			for (int r = 0; r < h.rows; r++) {
+				for (int c = 0; c < h.cols; c++) {
+					char text[64];
+					heatmap_cell_text(&h, r, c, &fmt, w, text, sizeof text);
+					cr_assert(!strchr(text, 'e'), "fill %zu width %d: \"%s\"", f, w, text);
+					cr_assert_eq((int)strlen(text), w, "fill %zu: \"%s\" not %d wide", f, text, w);
+				}
+			}
+		}
+		heatmap_free(&h);
+	}
+}
+
+Test(heatmap, number_format_should_scale_only_what_cannot_fit_and_the_legend_should_say_so)
+{
+	struct heatmap h;
+	struct heatmap_numfmt f;
+	double big[] = { 1234567.0, -2100000.5, 3.25 };
+	make_row(&h, big, 3, SCALE_AUTO);
+	heatmap_set_name(&h, "Y");
+	/* room for the integer parts: fixed point, unscaled */
+	cr_assert(heatmap_number_format(&h, 12, &f));
+	cr_assert(f.exp == 0 && f.decimals == 3, "exp %d decimals %d", f.exp, f.decimals);
+	cr_assert_str_eq(cell_at(&h, 1, 12), "-2100000.500");
+	cr_assert(heatmap_number_format(&h, 8, &f));
+	cr_assert(f.exp == 0 && f.decimals == 0);
+	/* no room: in thousands, and the legend names the unit */
+	cr_assert(heatmap_number_format(&h, 5, &f));
+	cr_assert_eq(f.exp, 3);
+	cr_assert_str_eq(cell_at(&h, 0, 5), "1235");
+	cr_assert_str_eq(cell_at(&h, 1, 5), "-2100");
+	cr_assert_str_eq(cell_at(&h, 2, 5), "0");
+	char out[256];
+	heatmap_legend(&h, &f, COLOR_256, false, out, sizeof out, 200);
+	cr_assert(strncmp(out, "Y \u00d71e3: -2100 \u2026 0 \u2026 2100", strlen("Y \u00d71e3: -2100 \u2026 0 \u2026 2100")) == 0,
+		  "got \"%s\"", out);
+	heatmap_legend(&h, &f, COLOR_256, false, out, sizeof out, 16);
+	cr_assert(strstr(out, "\u00d71e3"), "the unit stays at 16 columns: \"%s\"", out);
+	heatmap_free(&h);
+	/* a matrix too small for 0.0000: in millionths */
+	double tiny[] = { 2.5e-6, -1.25e-6 };
+	make_row(&h, tiny, 2, SCALE_AUTO);
+	cr_assert(heatmap_number_format(&h, 5, &f));
+	cr_assert_eq(f.exp, -6);
+	cr_assert_str_eq(cell_at(&h, 0, 5), "2.50");
+	cr_assert_str_eq(cell_at(&h, 1, 5), "-1.25");
+	heatmap_legend(&h, &f, COLOR_NONE, false, out, sizeof out, 200);
+	cr_assert(strncmp(out, "values \u00d71e-6: -2.5 \u2026 0 \u2026 2.5", strlen("values \u00d71e-6: -2.5 \u2026 0 \u2026 2.5")) == 0,
+		  "got \"%s\"", out);
+	heatmap_free(&h);
+}
+
+/* Lesson 2 step 4's scores at 80 columns: 8 columns of "k:through"-long
+ * labels in a 78-column pane. */
+Test(heatmap, layout_at_80_columns_should_give_scores_one_fixed_width_and_labels_two_lines)
+{
+	char *labels[] = { "k:The", "k:hiking", "k:trail", "k:led", "k:us", "k:through", "k:bear", "k:country" };
+	struct heatmap h;
+	make_heatmap(&h, 8, 8, FILL_SCORES, labels, 8);
+	struct heatmap_layout L;
+	check_layout(&h, 78, 12, 0, false, 0, 0, &L);
+	cr_assert(L.numbers && L.vis_cols == 8 && L.fmt.exp == 0);
+	cr_assert_eq(L.header_h, 2, "9-column labels over 7-column numbers: two lines");
+	for (int r = 0; r < 8; r++) {
+		for (int c = 0; c < 8; c++) {
+			char text[64];
+			heatmap_cell_text(&h, r, c, &L.fmt, L.cell_w - 1, text, sizeof text);
+			cr_assert_eq((int)strlen(text), L.cell_w - 1, "every cell as wide: \"%s\"", text);
+			cr_assert(!strchr(text, 'e'), "\"%s\"", text);
+		}
+	}
+	/* without the line for the second: one, and the labels are cut */
+	check_layout(&h, 78, 10, 0, false, 0, 0, &L);
+	cr_assert_eq(L.header_h, 1);
+	heatmap_free(&h);
+}
+
+Test(heatmap, auto_scale_should_be_diverging_for_signed_and_sequential_for_non_negative_data)
+{
+	struct heatmap h;
+	double x[] = { -2.1, 0.5, 3.6 };
+	make_row(&h, x, 3, SCALE_AUTO);
+	cr_assert_eq(h.scale, SCALE_DIVERGING);
+	cr_assert(h.lo == -3.6 && h.hi == 3.6);
+	heatmap_free(&h);
+	/* a dropout output of weights: 0 or scaled by 1/(1-p), up to 2 */
+	double drop[] = { 0, 1.2, 2.0, 0 };
+	make_row(&h, drop, 4, SCALE_AUTO);
+	cr_assert_eq(h.scale, SCALE_WEIGHTS);
+	cr_assert(h.lo == 0 && h.hi == 2.0);
+	heatmap_free(&h);
+	double w[] = { 0.2, 0.8, -INFINITY };
+	make_row(&h, w, 3, SCALE_AUTO);
+	cr_assert_eq(h.scale, SCALE_WEIGHTS, "probabilities (a masked cell aside)");
+	cr_assert(h.lo == 0 && h.hi == 1);
+	heatmap_free(&h);
+}
+
+Test(heatmap, name_should_default_to_values_and_follow_the_show)
+{
+	struct heatmap h;
+	double x[] = { 1, 2 };
+	make_row(&h, x, 2, SCALE_AUTO);
+	cr_assert_str_eq(h.name, "values");
+	heatmap_set_name(&h, "X");
+	cr_assert_str_eq(h.name, "X");
+	heatmap_set_name(&h, "");
+	cr_assert_str_eq(h.name, "values");
+	/* longer than name[]: cut at a character boundary */
+	char longname[200];
+	memset(longname, 0, sizeof longname);
+	for (int i = 0; i < 60; i++)
+		strcat(longname, "\u00b7");
+	heatmap_set_name(&h, longname);
+	cr_assert(strlen(h.name) < sizeof h.name && strlen(h.name) % 2 == 0, "\"%s\"", h.name);
+	struct show s = { 0 };
+	s.expr = "S";
+	s.title = "S = Q K\u1d40 (rows: queries, columns: keys)";
+	heatmap_set_show_name(&h, &s);
+	cr_assert_str_eq(h.name, "S", "a short expression names the tensor");
+	s.expr = "torch.softmax(scores / math.sqrt(d_k), dim=-1)";
+	s.title = "the weights";
+	heatmap_set_show_name(&h, &s);
+	cr_assert_str_eq(h.name, "the weights", "a long one gives way to the title");
+	s.title = NULL;
+	heatmap_set_show_name(&h, &s);
+	cr_assert_eq(utf8_chars(h.name), 32, "\"%s\"", h.name);
+	cr_assert(strstr(h.name, "\u2026"), "cut with a mark: \"%s\"", h.name);
+	heatmap_free(&h);
+}
+
+Test(heatmap, legend_should_name_the_tensor_its_scale_and_its_ends)
 {
 	struct heatmap h;
 	char out[256];
+	double x[] = { -2.1, 0.5, 3.6 };
+	make_row(&h, x, 3, SCALE_AUTO);
+	heatmap_set_name(&h, "X");
+	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 200);
+	cr_assert_str_eq(out, "X: -3.6 \u2026 0 \u2026 3.6 (blue negative, orange positive)");
+	heatmap_free(&h);
+	double w[] = { 0.2, 0.8 };
+	make_row(&h, w, 2, SCALE_AUTO);
+	heatmap_set_name(&h, "W");
+	heatmap_legend(&h, NULL, COLOR_TRUE, false, out, sizeof out, 200);
+	cr_assert_str_eq(out, "W: 0 \u2026 1 (pale to deep blue)");
+	heatmap_free(&h);
+	/* the scores of lesson 1 at 4.37 */
 	make_heatmap(&h, 4, 4, FILL_SCORES, NULL, 0);
 	h.lo = -4.37;
 	h.hi = 4.37;
-	heatmap_legend(&h, out, sizeof out, 200);
-	cr_assert(strncmp(out, "scores: -4.4 \u2026 0 \u2026 4.4", strlen("scores: -4.4 \u2026 0 \u2026 4.4")) == 0,
+	heatmap_legend(&h, NULL, COLOR_16, false, out, sizeof out, 200);
+	cr_assert(strncmp(out, "values: -4.4 \u2026 0 \u2026 4.4", strlen("values: -4.4 \u2026 0 \u2026 4.4")) == 0,
 		  "got \"%s\"", out);
-	cr_assert(strstr(out, "blue") && strstr(out, "orange"), "got \"%s\"", out);
 	cr_assert(!strstr(out, "masked"));
 	heatmap_free(&h);
-	make_heatmap(&h, 4, 4, FILL_WEIGHTS, NULL, 0);
-	heatmap_legend(&h, out, sizeof out, 200);
-	cr_assert(strncmp(out, "weights: 0 \u2026 1", strlen("weights: 0 \u2026 1")) == 0, "got \"%s\"", out);
+	/* small ends in fixed point */
+	double s[] = { 0.0034, -0.001 };
+	make_row(&h, s, 2, SCALE_AUTO);
+	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 200);
+	cr_assert(strncmp(out, "values: -0.0034 \u2026 0 \u2026 0.0034", strlen("values: -0.0034 \u2026 0 \u2026 0.0034")) == 0,
+		  "got \"%s\"", out);
+	heatmap_free(&h);
+}
+
+Test(heatmap, legend_without_colour_should_name_no_colours)
+{
+	struct heatmap h;
+	char out[256];
+	static const char *const colour_words[] = { "blue", "orange", "pale", "cyan", "yellow", "red", NULL };
+	enum fill fills[] = { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL };
+	for (int f = 0; f < 3; f++) {
+		make_heatmap(&h, 4, 4, fills[f], NULL, 0);
+		for (int shades = 0; shades < 2; shades++) {
+			heatmap_legend(&h, NULL, COLOR_NONE, shades, out, sizeof out, 200);
+			for (int i = 0; colour_words[i]; i++)
+				cr_assert(!strstr(out, colour_words[i]), "\"%s\" in \"%s\"", colour_words[i], out);
+			/* the shades, when drawn, say what they mean */
+			cr_assert(!shades == !strstr(out, "\u2588"), "shades %d: \"%s\"", shades, out);
+		}
+		heatmap_free(&h);
+	}
+	/* with 8 colours: the colours it shows, and the shades beside them */
+	make_heatmap(&h, 4, 4, FILL_SCORES, NULL, 0);
+	heatmap_legend(&h, NULL, COLOR_8, true, out, sizeof out, 200);
+	cr_assert(strstr(out, "cyan negative") && strstr(out, "\u2591\u2592\u2593\u2588 = size"), "\"%s\"", out);
+	/* narrower, the shades outlast the colour words */
+	heatmap_legend(&h, NULL, COLOR_8, true, out, sizeof out, 48);
+	cr_assert(!strstr(out, "cyan") && strstr(out, "= size"), "\"%s\"", out);
 	heatmap_free(&h);
 }
 
@@ -402,12 +661,13 @@ Test(heatmap, legend_should_note_masked_cells)
 	struct heatmap h;
 	char out[256];
 	make_heatmap(&h, 5, 5, FILL_CAUSAL, NULL, 0);
-	heatmap_legend(&h, out, sizeof out, 200);
+	heatmap_set_name(&h, "masked_S");
+	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 200);
 	cr_assert(strstr(out, "\u00b7 = masked (-inf)"), "got \"%s\"", out);
-	cr_assert(strncmp(out, "scores:", 7) == 0);
+	cr_assert(strncmp(out, "masked_S:", 9) == 0);
 	/* narrower: the colour words go first, the mask note stays */
-	heatmap_legend(&h, out, sizeof out, 44);
-	cr_assert(strstr(out, "masked") && !strstr(out, "orange"), "got \"%s\"", out);
+	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 50);
+	cr_assert(strstr(out, "masked (") && !strstr(out, "orange"), "got \"%s\"", out);
 	heatmap_free(&h);
 }
 
@@ -415,22 +675,23 @@ Test(heatmap, legend_should_fit_any_width_and_buffer)
 {
 	struct heatmap h;
 	make_heatmap(&h, 5, 5, FILL_CAUSAL, NULL, 0);
+	heatmap_set_name(&h, "scores");
 	for (int w = -1; w <= 90; w++) {
 		char out[256];
-		heatmap_legend(&h, out, sizeof out, w);
+		heatmap_legend(&h, NULL, COLOR_8, true, out, sizeof out, w);
 		cr_assert(utf8_chars(out) <= (w > 0 ? w : 0), "width %d: \"%s\"", w, out);
 		if (w >= 30)
 			cr_assert(strncmp(out, "scores", 6) == 0, "width %d: \"%s\"", w, out);
 	}
 	/* narrow: the two ends without the name rather than a cut name */
 	char narrow[64];
-	heatmap_legend(&h, narrow, sizeof narrow, 12);
+	heatmap_legend(&h, NULL, COLOR_256, false, narrow, sizeof narrow, 12);
 	cr_assert(strstr(narrow, "\u2026") && !strstr(narrow, "scores"), "got \"%s\"", narrow);
-	heatmap_legend(&h, (char[1]){ 'x' }, 1, 80);
+	heatmap_legend(&h, NULL, COLOR_256, false, (char[1]){ 'x' }, 1, 80);
 	for (size_t size = 1; size < 40; size++) {
 		char out[64];
 		memset(out, 'x', sizeof out);
-		heatmap_legend(&h, out, size, 80);
+		heatmap_legend(&h, NULL, COLOR_256, false, out, size, 80);
 		cr_assert(strlen(out) < size, "size %zu", size);
 		cr_assert_eq(out[size], 'x', "size %zu: wrote past the buffer", size);
 		/* never a cut UTF-8 sequence */
