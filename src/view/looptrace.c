@@ -849,6 +849,30 @@ const char *looptrace_matrix_name(const struct looptrace *lt)
 	return "";
 }
 
+void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size)
+{
+	char what[200];
+	switch (lt->shown) {
+	case G_MATMUL:
+		utf8_snprintf(what, sizeof what, " = %s @ %s, one cell at a time", lt->na, lt->nb);
+		break;
+	case G_SCORES:
+		utf8_snprintf(what, sizeof what, ": the scores, one per query and key");
+		break;
+	case G_SOFTMAX:
+		if (lt->kind == TRACE_SOFTMAX)
+			utf8_snprintf(what, sizeof what, ": a copy of %s turning into weights, row by row", lt->na);
+		else
+			utf8_snprintf(what, sizeof what, ": the scores turning into weights, row by row");
+		break;
+	case G_OUT:
+		utf8_snprintf(what, sizeof what, ": each row a weighted sum of the rows of %s", lt->nc);
+		break;
+	}
+	utf8_snprintf(buf, size, "%s (%d\u00d7%d)%s%s%s", looptrace_matrix_name(lt), lt->rows, lt->cols, what,
+		      lt->slice[0] ? ", " : "", lt->slice);
+}
+
 const char *looptrace_slice(const struct looptrace *lt)
 {
 	return lt->slice;
@@ -1044,8 +1068,11 @@ static void explain_softmax(const struct looptrace *lt, struct step s, char *buf
 		double sum = 0.0;
 		for (int64_t i = 0; i <= s.c; i++)
 			sum += exp(row[i] - sm->max[s.r]);
-		utf8_snprintf(buf, size, "%s[%lld, %lld] = exp(%s - %s) = %s \u2192 sum = %s", y, r, j,
-			 num(n1, sizeof n1, row[s.c]), num(n2, sizeof n2, sm->max[s.r]),
+		/* subtracting a negative max reads as adding its magnitude */
+		double max = sm->max[s.r];
+		bool neg = max < 0;
+		utf8_snprintf(buf, size, "%s[%lld, %lld] = exp(%s %s %s) = %s \u2192 sum = %s", y, r, j,
+			 num(n1, sizeof n1, row[s.c]), neg ? "+" : "-", num(n2, sizeof n2, neg ? -max : max),
 			 num(n3, sizeof n3, rowsoft_exp(sm, s.r, s.c)), num(n4, sizeof n4, sum));
 		return;
 	}
