@@ -42,6 +42,10 @@ static void cell_text(struct app *a, const struct heatmap *h, const struct heatm
 	const char *mark = k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ?
 			   palette_shade(heatmap_shade(h, heatmap_value(h, r, c))) : "?";
 	char body[128] = "";
+	if (k == CELL_NAN && h->nan_blank) {
+		snprintf(out, size, "%*s", L->cell_w, "");	/* no value yet */
+		return;
+	}
 	if (L->numbers && numw > 0) {
 		heatmap_cell_text(h, r, c, L->fmt, numw, body, sizeof body);
 	} else if (k == CELL_NEG_INF || k == CELL_VALUE) {
@@ -110,9 +114,13 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 					up = (struct rgb){ 40, 40, 40 };
 				if (has1 && heatmap_cell_kind(h, r1, cc) == CELL_NEG_INF)
 					lo = (struct rgb){ 40, 40, 40 };
-				short pair = term_pair(a, up, has1 ? &lo : NULL);
+				/* cells with no value yet: the terminal's background */
+				bool blank0 = h->nan_blank && heatmap_cell_kind(h, r0, cc) == CELL_NAN;
+				bool blank1 = !has1 || (h->nan_blank && heatmap_cell_kind(h, r1, cc) == CELL_NAN);
+				short pair = blank0 && blank1 ? 0 : blank0 ? term_pair(a, lo, NULL) :
+					     term_pair(a, up, blank1 ? NULL : &lo);
 				attr_set(cur ? A_REVERSE : A_NORMAL, pair, NULL);
-				term_put(gy + line, gx + c, "\u2580", 1);
+				term_put(gy + line, gx + c, blank0 && blank1 ? " " : blank0 ? "\u2584" : "\u2580", 1);
 				attr_set(A_NORMAL, 0, NULL);
 			}
 		}

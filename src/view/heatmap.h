@@ -15,6 +15,7 @@ enum cell_kind { CELL_VALUE, CELL_NEG_INF, CELL_POS_INF, CELL_NAN };
 
 struct heatmap {
 	int rows, cols;
+	bool nan_blank;            /* NaN cells have no value yet (a loop trace's): drawn blank */
 	double *values;            /* rows x cols, row-major */
 	enum scale_kind scale;     /* SCALE_DIVERGING or SCALE_WEIGHTS (auto resolved) */
 	double lo, hi;             /* the ends of the colour scale */
@@ -30,7 +31,7 @@ void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *sli
 		   char *const *rows, int nrows, char *const *cols, int ncols, enum scale_kind scale);
 void heatmap_free(struct heatmap *h);
 /* The matrix a loop trace (view/looptrace.h) is filling, as it is now, on
- * the given scale: cells not yet reached are blank (NaN). */
+ * the given scale: cells not yet reached are NaN, and nan_blank is set. */
 struct looptrace;
 void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum scale_kind scale);
 

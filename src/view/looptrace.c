@@ -851,25 +851,18 @@ const char *looptrace_matrix_name(const struct looptrace *lt)
 
 void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size)
 {
-	char what[200];
+	/* no operand names: they may be long expressions, and the code shows them */
+	const char *what = "";
 	switch (lt->shown) {
-	case G_MATMUL:
-		utf8_snprintf(what, sizeof what, " = %s @ %s, one cell at a time", lt->na, lt->nb);
-		break;
-	case G_SCORES:
-		utf8_snprintf(what, sizeof what, ": the scores, one per query and key");
-		break;
+	case G_MATMUL: what = "sums of products, one cell at a time"; break;
+	case G_SCORES: what = "the scores, one per query and key"; break;
 	case G_SOFTMAX:
-		if (lt->kind == TRACE_SOFTMAX)
-			utf8_snprintf(what, sizeof what, ": a copy of %s turning into weights, row by row", lt->na);
-		else
-			utf8_snprintf(what, sizeof what, ": the scores turning into weights, row by row");
+		what = lt->kind == TRACE_SOFTMAX ? "the rows turning into weights, one by one" :
+		       "the scores turning into weights, row by row";
 		break;
-	case G_OUT:
-		utf8_snprintf(what, sizeof what, ": each row a weighted sum of the rows of %s", lt->nc);
-		break;
+	case G_OUT: what = "each row a weighted sum of the value rows"; break;
 	}
-	utf8_snprintf(buf, size, "%s (%d\u00d7%d)%s%s%s", looptrace_matrix_name(lt), lt->rows, lt->cols, what,
+	utf8_snprintf(buf, size, "%s (%d\u00d7%d): %s%s%s", looptrace_matrix_name(lt), lt->rows, lt->cols, what,
 		      lt->slice[0] ? ", " : "", lt->slice);
 }
 
