@@ -198,6 +198,8 @@ bool loops_key(struct app *a, struct loops_anim *an, int ch);
 void loops_tick(struct app *a);
 /* Forgets an's trace (the tensor it animates goes away). */
 void loops_stop(struct loops_anim *an);
+/* Builds an's trace of t and runs it from the start (`:show EXPR loops`). */
+void loops_play(struct loops_anim *an, const struct tensor *t);
 
 /* job.c: a computation of the player on a worker thread, the main thread
  * drawing frames (a->frame) with its progress until it ends. */

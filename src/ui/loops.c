@@ -29,6 +29,12 @@ static void follow(struct loops_anim *an, const struct tensor *t)
 	an->of = t;
 }
 
+void loops_play(struct loops_anim *an, const struct tensor *t)
+{
+	follow(an, t);
+	an->running = an->trace != NULL;
+}
+
 static int speed_of(const struct app *a)
 {
 	return a->speed > 0 ? a->speed : 1;
@@ -145,15 +151,17 @@ static void draw_loops_side(struct app *a, struct loops_anim *an, enum scale_kin
 	const char *const *lines;
 	int n = looptrace_code(lt, &lines), first, last;
 	looptrace_current_span(lt, &first, &last);
-	/* the matrix wants a label, at least two lines of half blocks and a
-	 * legend; the code keeps at least 4 lines (or all of it) before it */
+	/* the matrix wants a label, its half blocks (6 lines at most) and a
+	 * legend; the code keeps at least 4 lines (or all of it) before it, and
+	 * before the label alone when the matrix does not fit */
 	int rows, cols;
 	const double *vals;
 	const uint8_t *state;
 	looptrace_matrix(lt, &rows, &cols, &vals, &state);
 	int half = (rows + 1) / 2, map_min = 1 + (half < 6 ? half : 6) + 1;
 	int code_min = n < 4 ? n : 4;
-	int code_h = rest - map_min >= code_min ? (n < rest - map_min ? n : rest - map_min) : (n < rest ? n : rest);
+	int room = rest - map_min >= code_min ? rest - map_min : rest - 1 >= code_min ? rest - 1 : rest;
+	int code_h = n < room ? n : room;
 	code_h = code_h < 0 ? 0 : code_h;
 	draw_code(lines, n, code_window(an, n, first, last, code_h), first, last, y, x, w, code_h);
 	y += code_h;
@@ -161,10 +169,18 @@ static void draw_loops_side(struct app *a, struct loops_anim *an, enum scale_kin
 		term_put(y++, x, idx, w);
 	draw_wrapped(expl, y, x, w, ex, 0, A_NORMAL);
 	y += ex;
-	if (end - y >= 3) {
-		char label[256];
+	if (end - y >= 1) {
+		/* the label, else the matrix's name, size and phase */
+		char label[256], brief[128];
 		looptrace_matrix_label(lt, label, sizeof label);
-		draw_wrapped(label, y, x, w, 1, 0, A_BOLD);	/* whole words */
+		utf8_snprintf(brief, sizeof brief, "%s (%d\u00d7%d), %s", looptrace_matrix_name(lt), rows, cols,
+			      looptrace_phase(lt));
+		const char *labels[] = { label, brief, NULL };
+		attron(A_BOLD);
+		put_fitting(y, x, w, labels);
+		attroff(A_BOLD);
+		if (end - y < 3)
+			return;
 		struct heatmap hm;
 		heatmap_build_trace(&hm, lt, trace_scale(lt, result));
 		/* scrolled to the cell being computed, which is highlighted */
