@@ -136,12 +136,28 @@ Test(loops_view, the_listing_should_follow_the_line_being_run_at_80x24, .fini = 
 
 /* ---- whole numbers and words ----------------------------------------------------------- */
 
-Test(loops_view, the_status_at_80x24_should_drop_words_not_cut_them, .fini = finish, .timeout = 120)
+/* Lesson 1 step 10's fourth view at w x h, the loops of a softmax over 3
+ * rows (27 iterations): its first screen. */
+static char *softmax_loops(int w, int h)
 {
-	start(80, 24, "1 --step 10");
+	start(w, h, "1 --step 10");
 	free(wait_for("step 10/28"));
 	keys("v v v");
-	char *s = wait_for("for-loops: 0 of 27");
+	return wait_for("for-loops: 0 of 27");
+}
+
+/* s pressed n times from 0: the screen once it shows iteration n of total. */
+static char *step_to(int n, int total)
+{
+	char want[64];
+	presses("s", n);
+	snprintf(want, sizeof want, "for-loops: %d of %d", n, total);
+	return wait_for(want);
+}
+
+Test(loops_view, the_status_at_80x24_should_drop_words_not_cut_them, .fini = finish, .timeout = 120)
+{
+	char *s = softmax_loops(80, 24);
 	char line[512];
 	line_of(s, "for-loops:", line, sizeof line);
 	/* the left half: either the whole key list or none of it */
@@ -152,8 +168,7 @@ Test(loops_view, the_status_at_80x24_should_drop_words_not_cut_them, .fini = fin
 	cr_assert(!strstr(s, "(s step, r run, <\n") && !strstr(line, "r run, < "), "%s", s);
 	free(s);
 	/* the formula of the first exp of row 2, whose max is negative */
-	presses("s", 22);
-	s = wait_for("for-loops: 22 of 27");
+	s = step_to(22, 27);
 	cr_assert(strstr(s, "0.0801"), "%s", s);
 	cr_assert(!strstr(s, "- -"), "%s", s);
 	free(s);
@@ -161,12 +176,8 @@ Test(loops_view, the_status_at_80x24_should_drop_words_not_cut_them, .fini = fin
 
 Test(loops_view, a_negative_max_should_be_added_not_subtracted, .fini = finish, .timeout = 120)
 {
-	start(120, 40, "1 --step 10");
-	free(wait_for("step 10/28"));
-	keys("v v v");
-	free(wait_for("for-loops: 0 of 27"));
-	presses("s", 22);
-	char *s = wait_for("for-loops: 22 of 27");
+	free(softmax_loops(120, 40));
+	char *s = step_to(22, 27);
 	cr_assert(strstr(s, "y[2, 0] = exp(-1.1067 + 0.0801) = "), "%s", s);
 	cr_assert(!strstr(s, "- -"), "%s", s);
 	free(s);
