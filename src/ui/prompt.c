@@ -732,7 +732,8 @@ void prompt_close(struct app *a)
 /* Ctrl-C while no line runs (a running one is stopped by the interpreter
  * and fails with "interrupted (Ctrl-C)"): the line being typed is dropped,
  * whatever readline was in the middle of (a search, an argument), as a shell
- * or Python does. It never closes the prompt. */
+ * or Python does; while the loop animation of :show EXPR loops runs, it stops
+ * that instead. It never closes the prompt. */
 static char before_ctrl_c[sizeof ((struct prompt *)0)->message];	/* the message the note hides */
 static bool ctrl_c_note;
 
@@ -743,6 +744,13 @@ void prompt_interrupt(struct app *a)
 	if (!ctrl_c_note)
 		memcpy(before_ctrl_c, p->message, sizeof before_ctrl_c);
 	ctrl_c_note = true;	/* until the next key */
+	if (p->anim.running) {
+		/* the loop animation of :show EXPR loops stops; the line stays */
+		p->anim.running = false;
+		snprintf(p->message, sizeof p->message, "Ctrl-C: the animation stopped. (%s)",
+			 p->view_focus ? "r runs it on" : "Tab, then r, runs it on");
+		return;
+	}
 	rl_callback_sigcleanup();
 	rl_free_line_state();
 	rl_callback_handler_remove();

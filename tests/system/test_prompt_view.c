@@ -184,3 +184,20 @@ Test(prompt_view, show_loops_should_animate_at_120x40, .fini = finish, .timeout 
 {
 	loops_animate(120, 40);
 }
+
+Test(prompt_view, ctrl_c_should_stop_the_animation_and_keep_the_line, .fini = finish, .timeout = 60)
+{
+	start(120, 40);
+	free(wait_for(">>>"));
+	line("torch.manual_seed(1); Q = torch.randn(16, 8); K = torch.randn(16, 8)");
+	line(":show Q @ K.T loops");
+	const char *moving[] = { "for-loops: ", " of 2048", NULL };
+	free(tmux_wait_moving(session, moving));
+	tmux_cmd("tmux send-keys -t %s -l '%s'", "Q.sum");
+	keys("C-c");
+	/* a frame that holds still: the count stopped */
+	char *s = wait_for("Ctrl-C: the animation stopped.");
+	cr_assert(strstr(s, ">>> Q.sum"), "the line should stay: %s", s);
+	cr_assert(!strstr(s, "for-loops: 2048 of 2048"), "%s", s);
+	free(s);
+}
