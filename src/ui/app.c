@@ -131,8 +131,8 @@ static bool ctrl_c_quits(struct app *a)
 		prompt_interrupt(a);	/* clears the line, as in a shell or Python */
 		return false;
 	}
-	if (a->screen == SCREEN_LESSON && a->running) {
-		a->running = false;	/* the loop animation stops, and the lesson stays */
+	if (a->screen == SCREEN_LESSON && a->loops.running) {
+		a->loops.running = false;	/* the loop animation stops, and the lesson stays */
 		snprintf(a->status, sizeof a->status, " Stopped (Ctrl-C). r runs the animation on.");
 		a->status_error = false;
 		return false;
@@ -287,8 +287,7 @@ int ui_run(const struct ui_options *o)
 			fast_errors = ms < 5 ? fast_errors + 1 : 0;
 			if (fast_errors > 50)
 				break;
-			if (a.screen == SCREEN_LESSON)
-				screen_tick(&a);
+			loops_tick(&a);
 			continue;
 		}
 		fast_errors = 0;

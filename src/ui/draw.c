@@ -81,6 +81,13 @@ static void draw_cell(struct app *a, const struct heatmap *h, const struct heatm
 	bool big = L->cell_h > 1, few = few_colours(a);
 	int w = L->cell_w;
 	char line[512], body[160];
+	if (k == CELL_NAN && h->nan_blank) {
+		/* no value yet (a loop trace's cell not computed): blank */
+		snprintf(line, sizeof line, "%*s", w, "");
+		for (int i = 0; i < L->cell_h; i++)
+			put_attr(y + i, x, line, w, cursor ? A_REVERSE : A_NORMAL, 0);
+		return;
+	}
 	if (!L->numbers) {
 		int n = big ? w : w - 1;
 		if (k == CELL_VALUE || k == CELL_NEG_INF)
@@ -172,8 +179,13 @@ static void draw_half_blocks(struct app *a, const struct heatmap *h, const struc
 				up = (struct rgb){ 40, 40, 40 };
 			if (has1 && heatmap_cell_kind(h, r1, cc) == CELL_NEG_INF)
 				lo = (struct rgb){ 40, 40, 40 };
-			short pair = term_pair(a, up, has1 ? &lo : NULL);
-			put_attr(gy + line, gx + c, "\u2580", 1, cur ? A_REVERSE : A_NORMAL, pair);
+			/* cells with no value yet (a loop trace's): the terminal's background */
+			bool blank0 = h->nan_blank && heatmap_cell_kind(h, r0, cc) == CELL_NAN;
+			bool blank1 = !has1 || (h->nan_blank && heatmap_cell_kind(h, r1, cc) == CELL_NAN);
+			short pair = blank0 && blank1 ? 0 : blank0 ? term_pair(a, lo, NULL) :
+				     term_pair(a, up, blank1 ? NULL : &lo);
+			put_attr(gy + line, gx + c, blank0 && blank1 ? " " : blank0 ? "\u2584" : "\u2580", 1,
+				 cur ? A_REVERSE : A_NORMAL, pair);
 		}
 	}
 }

@@ -18,7 +18,7 @@ void help_draw(struct app *a)
 		"+  -           zoom the heatmap in and out",
 		"[  ]           the previous / next 2-D slice of a 3-D or 4-D tensor",
 		"v              the step's next view (when it shows several)",
-		"s  r  <  >     loops: one iteration, run or pause, slower, faster",
+		"s r e  < >     loops: a step, run or pause, to the end (r: again), speed",
 		"t  T  0        temperature: scores \u00d72, \u00f72, as the lesson has them",
 		"b              big cells for a projector",
 		":              the prompt: your own statements (:help there)",

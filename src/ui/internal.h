@@ -19,6 +19,15 @@
 enum screen_id { SCREEN_MENU, SCREEN_LESSON, SCREEN_REPL };
 enum overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_GOTO };
 
+/* A loops-beside-SIMD animation (loops.c): the loop trace of the tensor it
+ * animates, built when first drawn (NULL when it has no loop version). */
+struct loops_anim {
+	struct looptrace *trace;
+	const struct tensor *of;        /* the tensor the trace was built for */
+	bool running;
+	int code_top;                   /* first line of the code the view shows */
+};
+
 /* The prompt: a workspace of its own (lesson/session.h: a copy of the
  * step's, or empty for qkv --repl) and what its view shows. */
 struct session;
@@ -31,6 +40,10 @@ struct prompt {
 	char shown_name[400];
 	struct compare *loops;        /* :show EXPR loops: both results, their times and whether
 	                                 they agree (owned), or NULL */
+	struct loops_anim anim;       /* its loop animation */
+	bool view_focus;              /* keys move the view's cursor, not the line's (Tab) */
+	int cur_r, cur_c;             /* the view's cell cursor */
+	int64_t slice[2];             /* the leading indices of a 3-D or 4-D tensor shown */
 	char *out;                    /* what the last line printed */
 	char error[600];              /* the last error, with its column */
 	int error_col;
@@ -80,9 +93,7 @@ struct app {
 	struct prompt prompt;
 
 	/* the loops-beside-vectorised animation of the current compare show */
-	struct looptrace *trace;
-	const struct tensor *trace_of;
-	bool running;
+	struct loops_anim loops;
 	int speed;                      /* iterations per tick, a power of 2 */
 
 	/* a timing show running now (ui/job.c): the last progress the player
@@ -162,7 +173,33 @@ void screen_close(struct app *a);
 void screen_draw(struct app *a);
 void screen_key(struct app *a, int ch);
 void screen_mouse(struct app *a, int y, int x);
-void screen_tick(struct app *a);      /* the loop animation */
+
+/* loops.c: the loops-beside-SIMD view of the lesson screen and the prompt.
+ * What one drawing needs: the SIMD result (its derivation gives the loops),
+ * its expression, the comparison's times and verdict, its scale and labels. */
+struct loops_view {
+	const struct tensor *t;
+	const char *expr;
+	double loops_ms, simd_ms, max_diff;
+	bool agree;
+	enum scale_kind scale;
+	char *const *rows, *const *cols;
+	int nrows, ncols;
+};
+/* Draws v in w x h at y, x: the loop code following the line being run, the
+ * iteration explained with its numbers and the matrix it fills on the left,
+ * the SIMD result on the right, the times and verdict on the last two lines;
+ * builds an's trace when v->t is not the tensor it was built for. */
+void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v, int y, int x, int w, int h);
+/* s one iteration, r run or pause (from the start again at the end), e to
+ * the end, < > slower, faster: true when ch was one of them. */
+bool loops_key(struct app *a, struct loops_anim *an, int ch);
+/* Every 100 ms: moves the animations that run (the lesson's, the prompt's). */
+void loops_tick(struct app *a);
+/* Forgets an's trace (the tensor it animates goes away). */
+void loops_stop(struct loops_anim *an);
+/* Builds an's trace of t and runs it from the start (`:show EXPR loops`). */
+void loops_play(struct loops_anim *an, const struct tensor *t);
 
 /* job.c: a computation of the player on a worker thread, the main thread
  * drawing frames (a->frame) with its progress until it ends. */

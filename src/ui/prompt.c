@@ -6,10 +6,12 @@
  * A failing line leaves the workspace as it was and stays in the input. */
 #include "ui/internal.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 #include "lesson/compare.h"
 #include "view/timing.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
+#include "view/inspect.h"
 
 #include <readline/history.h>
 #include <readline/readline.h>
@@ -238,7 +240,8 @@ static void capture(void *udata, const struct session_output *o)
 	strbuf_putc(&printed, '\n');
 }
 
-/* The view shows v (taken) under name ("" for a value a line made). */
+/* The view shows v (taken) under name ("" for a value a line made), its
+ * cursor on the first cell of the first matrix. */
 static void show_value(struct prompt *p, struct session_value *v, const char *name)
 {
 	if (p->shown)
@@ -247,6 +250,8 @@ static void show_value(struct prompt *p, struct session_value *v, const char *na
 		p->shown = xcalloc(1, sizeof *p->shown);
 	*p->shown = *v;
 	snprintf(p->shown_name, sizeof p->shown_name, "%s", name);
+	p->cur_r = p->cur_c = 0;
+	p->slice[0] = p->slice[1] = 0;
 }
 
 static void drop_shown(struct prompt *p)
@@ -265,6 +270,7 @@ static void drop_loops(struct prompt *p)
 		compare_free(p->loops);
 	free(p->loops);
 	p->loops = NULL;
+	loops_stop(&p->anim);
 }
 
 /* An error for the line just entered, with the caret at column col of it
@@ -307,8 +313,9 @@ static const struct {
 } help_topics[] = {
 	{ "show", ":show NAME shows a tensor of the workspace (or any expression) as a heatmap.\n"
 		  ":show EXPR loops runs a matmul, softmax or attention expression twice, once on the\n"
-		  "plain for-loop kernels and once on the SIMD ones, and draws the two side by side with\n"
-		  "their times and the largest difference between them." },
+		  "plain for-loop kernels and once on the SIMD ones: the loops are animated beside the\n"
+		  "SIMD result, with both times and the largest difference between them.\n"
+		  "Tab on an empty line gives the keys to the view (:help keys)." },
 	{ "save", ":save FILE.json writes the statements typed so far as a lesson of one step, with the\n"
 		  "values they make as its expects; qkv FILE.json, qkv run and qkv check open it.\n"
 		  "In a lesson the step's own code comes first. The file is written to a temporary\n"
@@ -325,7 +332,10 @@ static const struct {
 		  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history); Ctrl-R searches it.\n"
 		  "Tab completes names, functions, methods after a dot, and : commands.\n"
 		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n"
-		  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line typed." },
+		  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line typed.\n"
+		  "Tab on an empty line gives the keys to the view: arrows or hjkl move the cell\n"
+		  "cursor (the inspector follows), + - zoom, [ ] the slice of a 3-D or 4-D tensor,\n"
+		  "s r e < > the loops of :show EXPR loops; Tab or any other key gives them back." },
 	{ "matrices", "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers, ';' between\n"
 		      "rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work as in the notebooks.\n"
 		      "Several statements go on one line separated by ';'." },
@@ -404,6 +414,77 @@ static void after_run(struct app *a)
 	drop_loops(p);
 }
 
+/* The last statement of a line (after its last ';' outside brackets and
+ * strings), trimmed, into buf. */
+static void last_statement(const char *line, char *buf, size_t size)
+{
+	const char *start = line, *end = line + strlen(line);
+	int depth = 0;
+	char quote = 0;
+	for (const char *c = line; *c; c++) {
+		if (quote) {
+			if (*c == '\\' && c[1])
+				c++;
+			else if (*c == quote)
+				quote = 0;
+		} else if (*c == '\'' || *c == '"') {
+			quote = *c;
+		} else if (*c == '#') {
+			end = c;
+			break;
+		} else if (strchr("([{", *c)) {
+			depth++;
+		} else if (strchr(")]}", *c) && depth > 0) {
+			depth--;
+		} else if (*c == ';' && depth == 0 && strspn(c + 1, " \t") < strlen(c + 1)) {
+			start = c + 1;	/* a ';' that ends the line starts nothing */
+		}
+	}
+	while (start < end && (*start == ' ' || *start == '\t'))
+		start++;
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == ';'))
+		end--;
+	snprintf(buf, size, "%.*s", (int)(end - start), start);
+}
+
+/* The name the value a line made goes by: the variable its last statement
+ * assigns ("X = [1 2; 3 4]", "X += 1"), when the workspace holds that very
+ * tensor under it; else the statement itself when it is an expression
+ * ("Q @ K.T"); else "". */
+static void name_value(struct prompt *p, const char *line)
+{
+	if (!p->shown || !p->shown->t)
+		return;
+	char st[sizeof p->shown_name];
+	last_statement(line, st, sizeof st);
+	size_t id = strspn(st, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+	const char *op = st + id + strspn(st + id, " ");
+	bool assigns = id > 0 && !(st[0] >= '0' && st[0] <= '9') &&
+		       ((op[0] == '=' && op[1] != '=') || (op[0] && strchr("+-*/@%", op[0]) && op[1] == '='));
+	if (assigns) {
+		st[id] = 0;
+		struct session_value v;
+		struct qkv_error err;
+		if (session_show(p->session, st, &v, &err) == 0) {
+			if (v.t == p->shown->t)
+				snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
+			session_value_free(&v);
+		}
+		return;
+	}
+	/* an expression has no '=' of its own outside brackets (==, <=, >=, != are comparisons) */
+	int depth = 0;
+	for (const char *c = st; *c; c++) {
+		if (strchr("([{", *c))
+			depth++;
+		else if (strchr(")]}", *c) && depth > 0)
+			depth--;
+		else if (*c == '=' && depth == 0 && c[1] != '=' && (c == st || !strchr("=<>!", c[-1])))
+			return;
+	}
+	snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
+}
+
 /* Runs a typed line, all or nothing. */
 static void run_line(struct app *a, const char *line)
 {
@@ -415,6 +496,7 @@ static void run_line(struct app *a, const char *line)
 		return;
 	}
 	after_run(a);
+	name_value(p, line);
 }
 
 static void show_loops(struct app *a, const char *expr, int exprcol)
@@ -431,6 +513,7 @@ static void show_loops(struct app *a, const char *expr, int exprcol)
 	drop_loops(p);
 	p->loops = xmalloc(sizeof *p->loops);
 	*p->loops = c;
+	loops_play(&p->anim, c.simd);	/* it runs at once; Tab gives its keys */
 }
 
 static void clear_view(struct prompt *p)
@@ -649,7 +732,8 @@ void prompt_close(struct app *a)
 /* Ctrl-C while no line runs (a running one is stopped by the interpreter
  * and fails with "interrupted (Ctrl-C)"): the line being typed is dropped,
  * whatever readline was in the middle of (a search, an argument), as a shell
- * or Python does. It never closes the prompt. */
+ * or Python does; while the loop animation of :show EXPR loops runs, it stops
+ * that instead. It never closes the prompt. */
 static char before_ctrl_c[sizeof ((struct prompt *)0)->message];	/* the message the note hides */
 static bool ctrl_c_note;
 
@@ -660,6 +744,13 @@ void prompt_interrupt(struct app *a)
 	if (!ctrl_c_note)
 		memcpy(before_ctrl_c, p->message, sizeof before_ctrl_c);
 	ctrl_c_note = true;	/* until the next key */
+	if (p->anim.running) {
+		/* the loop animation of :show EXPR loops stops; the line stays */
+		p->anim.running = false;
+		snprintf(p->message, sizeof p->message, "Ctrl-C: the animation stopped. (%s)",
+			 p->view_focus ? "r runs it on" : "Tab, then r, runs it on");
+		return;
+	}
 	rl_callback_sigcleanup();
 	rl_free_line_state();
 	rl_callback_handler_remove();
@@ -673,9 +764,18 @@ void prompt_interrupt(struct app *a)
 		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; Esc closes the prompt.)");
 }
 
-/* Feeds one curses key to readline as the bytes a terminal would send. */
+static bool view_key(struct app *a, int ch);
+
+/* Feeds one curses key to readline as the bytes a terminal would send; with
+ * the view's focus (Tab on an empty line), to the view first. */
 void prompt_key(struct app *a, int ch)
 {
+	struct prompt *p = &a->prompt;
+	if (p->view_focus || (ch == '\t' && rl_end == 0)) {
+		if (view_key(a, ch))
+			return;
+		p->view_focus = false;	/* any other key goes to the line */
+	}
 	const char *seq = NULL;
 	char one[2] = { 0, 0 };
 	switch (ch) {
@@ -796,7 +896,152 @@ void prompt_draw(struct app *a, int y)
 	int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
 	term_put(y, 0, line + (shift < (int)strlen(line) ? shift : 0), w);
 	move(y, cursor_col - shift);
-	term_cursor(true);
+	term_cursor(!p->view_focus);
+}
+
+/* ---- the view: the value shown, its cursor, its keys ------------------------------ */
+
+/* The tensor the view draws, or NULL. */
+static const struct tensor *shown_tensor(const struct prompt *p)
+{
+	return !p->listing && p->shown ? p->shown->t : NULL;
+}
+
+/* Rows and columns of the matrices of t (a 1-D tensor is one row). */
+static void matrix_size(const struct tensor *t, int64_t *rows, int64_t *cols)
+{
+	*rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+	*cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
+}
+
+/* The flat index in t of the cursor's cell, in the matrix the slice picks. */
+static int64_t cursor_flat(const struct prompt *p, const struct tensor *t)
+{
+	int64_t rows, cols, base = 0;
+	matrix_size(t, &rows, &cols);
+	for (int i = 0; i + 2 < t->ndim; i++)
+		base = base * t->shape[i] + p->slice[i];
+	return (base * rows + p->cur_r) * cols + p->cur_c;
+}
+
+/* [ ]: the next (delta 1) or previous matrix of a 3-D or 4-D tensor, the
+ * innermost leading index (the head) moving first, round at the ends. */
+static void step_slice(struct prompt *p, const struct tensor *t, int delta)
+{
+	for (int i = 0; i + 2 < t->ndim; i++)
+		if (t->shape[i] == 0)
+			return;
+	for (int i = t->ndim - 3; i >= 0; i--) {
+		p->slice[i] += delta;
+		if (p->slice[i] >= 0 && p->slice[i] < t->shape[i])
+			return;
+		p->slice[i] = delta > 0 ? 0 : t->shape[i] - 1;	/* and carry */
+	}
+}
+
+static void move_cursor(struct prompt *p, const struct tensor *t, int dr, int dc)
+{
+	int64_t rows, cols;
+	matrix_size(t, &rows, &cols);
+	int64_t r = p->cur_r + dr, c = p->cur_c + dc;
+	p->cur_r = (int)(r < 0 ? 0 : r >= rows ? (rows > 0 ? rows - 1 : 0) : r);
+	p->cur_c = (int)(c < 0 ? 0 : c >= cols ? (cols > 0 ? cols - 1 : 0) : c);
+}
+
+/* The keys of the view while it has the focus: Tab gives it back to the
+ * line; false for a key that is not the view's (it goes to the line). */
+static bool view_key(struct app *a, int ch)
+{
+	struct prompt *p = &a->prompt;
+	const struct tensor *t = shown_tensor(p);
+	if (ch == '\t' && (t || p->view_focus)) {
+		p->view_focus = !p->view_focus && t;
+		return true;
+	}
+	if (!t)
+		return false;
+	if (p->loops && loops_key(a, &p->anim, ch))
+		return true;
+	switch (ch) {
+	case KEY_UP: case 'k': move_cursor(p, t, -1, 0); return true;
+	case KEY_DOWN: case 'j': move_cursor(p, t, 1, 0); return true;
+	case KEY_LEFT: case 'h': move_cursor(p, t, 0, -1); return true;
+	case KEY_RIGHT: case 'l': move_cursor(p, t, 0, 1); return true;
+	case '+': case '=': if (a->zoom < 2) a->zoom++; return true;
+	case '-': if (a->zoom > -2) a->zoom--; return true;
+	case ']': step_slice(p, t, 1); return true;
+	case '[': step_slice(p, t, -1); return true;
+	case 'b': a->big = !a->big; return true;
+	}
+	return false;
+}
+
+/* "X  (2×3, float32)": the name (or "value"), the shape, the dtype. */
+static void value_title(const struct prompt *p, const struct tensor *t, char *buf, size_t size)
+{
+	char dims[96] = "";
+	size_t n = 0;
+	for (int i = 0; i < t->ndim && n < sizeof dims; i++)
+		n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", i ? "\u00d7" : "", (long long)t->shape[i]);
+	utf8_snprintf(buf, size, "%s  (%s, %s)", p->shown_name[0] ? p->shown_name : "value",
+		      t->ndim ? dims : "a number", dtype_name(t->dtype));
+}
+
+/* The title line of the view: the value's title, and what Tab does. */
+static void draw_title(struct app *a, const struct tensor *t, const char *what, int y, int x, int w)
+{
+	struct prompt *p = &a->prompt;
+	char title[600], hint[160];
+	value_title(p, t, title, sizeof title);
+	size_t n = strlen(title);
+	utf8_snprintf(title + n, sizeof title - n, "%s", what);
+	if (p->view_focus)
+		snprintf(hint, sizeof hint, "   (Tab: back to the line)");
+	else
+		snprintf(hint, sizeof hint, "   (Tab on an empty line: %s)", p->loops ? "its keys" : "the cursor");
+	attron(p->view_focus ? A_BOLD | A_UNDERLINE : A_BOLD);
+	term_put(y, x, title, w);
+	attroff(A_BOLD | A_UNDERLINE);
+	int tw = term_width_of(title);
+	if (tw + term_width_of(hint) <= w) {
+		attron(A_DIM);
+		term_put(y, x + tw, hint, w - tw);
+		attroff(A_DIM);
+	}
+}
+
+/* The shown tensor as a heatmap in w x h from y: its slice when it has
+ * more than 2 dims, the cursor's cell and the inspector under it. */
+static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int w, int h)
+{
+	struct prompt *p = &a->prompt;
+	int end = y + h;
+	draw_title(a, t, "", y++, x, w);
+	struct heatmap hm;
+	heatmap_build(&hm, t, p->slice, 2, NULL, 0, NULL, 0, SCALE_AUTO);
+	move_cursor(p, t, 0, 0);	/* within the matrix */
+	if (hm.slice_name[0] && y < end) {
+		char sl[160];
+		snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm.slice_name, p->view_focus ? "" : ", with Tab");
+		term_put(y++, x, sl, w);
+	}
+	int insp = end - y >= 12 ? 4 : end - y >= 7 ? 2 : 0;
+	struct heatmap_layout L;
+	heatmap_layout(&hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
+	draw_heatmap(a, &hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
+	heatmap_free(&hm);
+	if (insp) {
+		/* the inspector right under the grid */
+		char name[sizeof p->shown_name + 2];
+		bool bare = p->shown_name[0] && !strpbrk(p->shown_name, " +-*/@%<>=!&|~^");
+		snprintf(name, sizeof name, bare ? "%s" : "(%s)", p->shown_name[0] ? p->shown_name : "value");
+		struct strbuf sb;
+		strbuf_init(&sb);
+		inspect_cell(&sb, t, name, cursor_flat(p, t), w);
+		int iy = y + (L.height > 0 ? L.height : 1);
+		draw_wrapped(sb.s, iy, x, w, end - iy < insp ? end - iy : insp, 0, A_BOLD);
+		strbuf_free(&sb);
+	}
 }
 
 void prompt_draw_view(struct app *a, int y, int x, int w, int h)
@@ -824,31 +1069,18 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 	}
 	int top = y + used + (used ? 1 : 0);
 	int left = h - (top - y);
-	if (!p->shown->t) {
+	const struct tensor *t = p->shown->t;
+	if (!t) {
 		term_put(top, x, p->shown->text, w);
-		return;
-	}
-	struct heatmap hm;
-	heatmap_build(&hm, p->shown->t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
-	if (p->loops) {
-		/* the comparison's numbers and verdict are lesson/compare's */
-		char line[600], times[160], verdict[160];
-		timing_compare_text(times, sizeof times, p->loops->loops_ms, p->loops->simd_ms);
-		timing_verdict_text(verdict, sizeof verdict, p->loops->agree, p->loops->max_diff);
-		snprintf(line, sizeof line, "%.150s: %s; %s", p->shown_name, times, verdict);
-		term_put(top, x, line, w);
-		int half = w / 2;
-		struct heatmap hl;
-		heatmap_build(&hl, p->loops->loops, NULL, 0, NULL, 0, NULL, 0, hm.scale);
-		term_put(top + 1, x, "for-loops", half - 1);
-		draw_heatmap(a, &hl, top + 2, x, left - 2, half - 1, 0, 0, false, a->zoom, a->big);
-		term_put(top + 1, x + half + 1, "SIMD", half - 1);
-		draw_heatmap(a, &hm, top + 2, x + half + 1, left - 2, half - 1, 0, 0, false, a->zoom, a->big);
-		heatmap_free(&hl);
+	} else if (p->loops) {
+		/* :show EXPR loops: the lesson's loops view, with the comparison's
+		 * numbers and verdict (lesson/compare's) */
+		const struct compare *c = p->loops;
+		draw_title(a, t, ": for-loops beside SIMD", top, x, w);
+		struct loops_view lv = { c->simd, p->shown_name, c->loops_ms, c->simd_ms, c->max_diff, c->agree,
+					 SCALE_AUTO, NULL, NULL, 0, 0 };
+		loops_draw(a, &p->anim, &lv, top + 1, x, w, left - 1);
 	} else {
-		if (p->shown_name[0])
-			term_put(top++, x, p->shown_name, w);
-		draw_heatmap(a, &hm, top, x, y + h - top, w, 0, 0, false, a->zoom, a->big);
+		draw_tensor(a, t, top, x, w, left);
 	}
-	heatmap_free(&hm);
 }

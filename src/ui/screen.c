@@ -26,10 +26,7 @@
 /* Enter on a step whose show Ctrl-C stopped: computes its shows again. */
 static void show_again(struct app *a)
 {
-	looptrace_free(a->trace);	/* it animates a tensor about to be replaced */
-	a->trace = NULL;
-	a->trace_of = NULL;
-	a->running = false;
+	loops_stop(&a->loops);	/* it animates a tensor about to be replaced */
 	struct job j = { .kind = JOB_SHOW_AGAIN, .player = a->player, .k = a->step };
 	job_run(a, &j);
 	if (j.rc == PLAYER_INTERRUPTED) {
@@ -59,10 +56,7 @@ static void reset_view(struct app *a)
 	a->temper = 0;
 	view_start(a);
 	a->text_scroll = 0;
-	looptrace_free(a->trace);
-	a->trace = NULL;
-	a->trace_of = NULL;
-	a->running = false;
+	loops_stop(&a->loops);
 }
 
 void screen_go_to(struct app *a, int k)
@@ -130,8 +124,7 @@ void screen_close(struct app *a)
 	prompt_close(a);
 	player_free(a->player);
 	lesson_free(a->lesson);
-	looptrace_free(a->trace);
-	a->trace = NULL;
+	loops_stop(&a->loops);
 	a->lesson = NULL;
 	a->player = NULL;
 	progress_save(&a->progress);
@@ -453,65 +446,6 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 	}
 }
 
-static void draw_compare(struct app *a, const struct shown *sh, int y, int x, int w, int hh)
-{
-	if (!a->trace || a->trace_of != sh->t) {
-		looptrace_free(a->trace);
-		a->trace = sh->t ? looptrace_for(sh->t) : NULL;
-		a->trace_of = sh->t;
-		a->running = false;
-	}
-	char buf[512], verdict[160];
-	timing_verdict_text(verdict, sizeof verdict, sh->agree, sh->max_diff);
-	snprintf(buf, sizeof buf, "%s  \u2014  %s", verdict, sh->show->expr);
-	term_put(y + hh - 1, x, buf, w);
-	timing_compare_text(buf, sizeof buf, sh->loops_ms, sh->simd_ms);
-	term_put(y + hh - 2, x, buf, w);
-	int half = w / 2;
-	/* right: the vectorised result at once */
-	struct heatmap hv;
-	heatmap_build(&hv, sh->t, NULL, 0, sh->show->rows, sh->show->nrows, sh->show->cols, sh->show->ncols,
-		      sh->show->scale);
-	attron(A_BOLD);
-	term_put(y, x + half + 1, "vectorised (SIMD), all at once", half - 1);
-	attroff(A_BOLD);
-	draw_heatmap(a, &hv, y + 1, x + half + 1, hh - 3, half - 1, a->cur_r, a->cur_c, false, a->zoom, false);
-	heatmap_free(&hv);
-	if (!a->trace) {
-		term_put(y + 1, x, "(no loop version to animate for this expression)", half - 1);
-		return;
-	}
-	/* left: the loop code, the current line highlighted, the matrix filling */
-	const char *const *lines;
-	int n = looptrace_code(a->trace, &lines), cur = looptrace_current_line(a->trace);
-	attron(A_BOLD);
-	snprintf(buf, sizeof buf, "for-loops: %lld of %lld  (s step, r %s, < > speed \u00d7%d)",
-		 (long long)looptrace_pos(a->trace), (long long)looptrace_total(a->trace), a->running ? "pause" : "run",
-		 a->speed);
-	term_put(y, x, buf, half - 1);
-	attroff(A_BOLD);
-	/* rows y+1 .. y+hh-3 are the left side's: the code as far as it fits
-	 * leaving two for the indices and the explanation, then the matrix; the
-	 * last two rows hold the times and the agreement */
-	int ly = y + 1;
-	for (int i = 0; i < n && ly < y + hh - 5; i++, ly++) {
-		if (i == cur)
-			attron(A_REVERSE);
-		term_put(ly, x, lines[i], half - 1);
-		if (i == cur)
-			attroff(A_REVERSE);
-	}
-	looptrace_indices(a->trace, buf, sizeof buf);
-	term_put(ly++, x, buf, half - 1);
-	looptrace_explain(a->trace, buf, sizeof buf);
-	term_put(ly++, x, buf, half - 1);
-	struct heatmap hm;
-	heatmap_build_trace(&hm, a->trace, sh->show->scale == SCALE_AUTO ? hv.scale : sh->show->scale);
-	if (y + hh - 2 - ly > 0)
-		draw_heatmap(a, &hm, ly, x, y + hh - 2 - ly, half - 1, 0, 0, false, a->zoom, false);
-	heatmap_free(&hm);
-}
-
 static void draw_view(struct app *a, int y, int x, int w, int hh)
 {
 	if (a->prompt.open) {
@@ -603,9 +537,12 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		heatmap_free(&h);
 		break;
 	}
-	case SHOW_COMPARE:
-		draw_compare(a, sh, y, x, w, hh);
+	case SHOW_COMPARE: {
+		struct loops_view lv = { sh->t, s->expr, sh->loops_ms, sh->simd_ms, sh->max_diff, sh->agree, s->scale,
+					 s->rows, s->cols, s->nrows, s->ncols };
+		loops_draw(a, &a->loops, &lv, y, x, w, hh);
 		break;
+	}
 	case SHOW_TOKENS:
 		draw_tokens(a, sh, y, x, w, hh);
 		break;
@@ -848,23 +785,8 @@ static bool view_key(struct app *a, int ch)
 			view_start(a);
 		}
 		return true;
-	case 's':
-		if (a->trace) {
-			a->running = false;
-			looptrace_seek(a->trace, looptrace_pos(a->trace) + 1);
-		}
-		return true;
-	case 'r':
-		if (a->trace) {
-			if (looptrace_pos(a->trace) >= looptrace_total(a->trace))
-				looptrace_seek(a->trace, 0);
-			a->running = !a->running;
-		}
-		return true;
-	case '<': case ',': if (a->speed > 1) a->speed /= 2; return true;
-	case '>': case '.': if (a->speed < 1 << 20) a->speed *= 2; return true;
 	}
-	return false;
+	return loops_key(a, &a->loops, ch);
 }
 
 void screen_key(struct app *a, int ch)
@@ -875,18 +797,6 @@ void screen_key(struct app *a, int ch)
 		open_prompt(a);
 	else if (!step_key(a, ch) && !pane_key(a, ch))
 		view_key(a, ch);
-}
-
-void screen_tick(struct app *a)
-{
-	if (a->trace && a->running) {
-		int64_t pos = looptrace_pos(a->trace) + a->speed;
-		if (pos >= looptrace_total(a->trace)) {
-			pos = looptrace_total(a->trace);
-			a->running = false;
-		}
-		looptrace_seek(a->trace, pos);
-	}
 }
 
 void screen_mouse(struct app *a, int y, int x)

@@ -403,8 +403,12 @@ static void layout_geometry(const struct heatmap *h, const struct layout_level *
 	lw = lw > limit ? limit : lw;
 	g->label_w = lw < 1 ? 0 : lw;
 	g->label_cols = g->label_w ? g->label_w + 1 : 0;
-	/* column labels need a cell of 3 columns (2 characters and a space) */
-	g->header_h = !lv->half && g->cell_w >= 3 && height >= 1 + g->cell_h ? 1 : 0;
+	/* column labels need a cell of 3 columns (2 characters and a space), or
+	 * of 2 when each is one character (the indices of up to 10 columns) */
+	bool narrow = g->cell_w == 2 && lv->numbers;
+	for (int c = 0; narrow && c < h->cols; c++)
+		narrow = utf8_width(h->col_labels[c]) <= 1;
+	g->header_h = !lv->half && (g->cell_w >= 3 || narrow) && height >= 1 + g->cell_h ? 1 : 0;
 }
 
 /* Lines the body of n rows takes. */
@@ -640,5 +644,6 @@ void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum sca
 	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
 		((double *)m->storage->data)[i] = state[i] ? vals[i] : NAN;
 	heatmap_build(h, m, NULL, 0, NULL, 0, NULL, 0, scale);
+	h->nan_blank = true;
 	tensor_unref(m);
 }

@@ -16,6 +16,7 @@ enum cell_kind { CELL_VALUE, CELL_NEG_INF, CELL_POS_INF, CELL_NAN };
 
 struct heatmap {
 	int rows, cols;
+	bool nan_blank;            /* NaN cells have no value yet (a loop trace's): drawn blank */
 	double *values;            /* rows x cols, row-major */
 	enum scale_kind scale;     /* SCALE_DIVERGING (signed data) or SCALE_WEIGHTS
 	                              (sequential: non-negative data); auto resolved */
@@ -41,7 +42,7 @@ void heatmap_set_name(struct heatmap *h, const char *name);
  * "X @ W_q"), else its title, else its expression cut with "…". */
 void heatmap_set_show_name(struct heatmap *h, const struct show *s);
 /* The matrix a loop trace (view/looptrace.h) is filling, as it is now, on
- * the given scale: cells not yet reached are blank (NaN). */
+ * the given scale: cells not yet reached are NaN, and nan_blank is set. */
 struct looptrace;
 void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum scale_kind scale);
 

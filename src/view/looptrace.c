@@ -849,6 +849,23 @@ const char *looptrace_matrix_name(const struct looptrace *lt)
 	return "";
 }
 
+void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size)
+{
+	/* no operand names: they may be long expressions, and the code shows them */
+	const char *what = "";
+	switch (lt->shown) {
+	case G_MATMUL: what = "sums of products, one cell at a time"; break;
+	case G_SCORES: what = "the scores, one per query and key"; break;
+	case G_SOFTMAX:
+		what = lt->kind == TRACE_SOFTMAX ? "the rows turning into weights, one by one" :
+		       "the scores turning into weights, row by row";
+		break;
+	case G_OUT: what = "each row a weighted sum of the value rows"; break;
+	}
+	utf8_snprintf(buf, size, "%s (%d\u00d7%d): %s%s%s", looptrace_matrix_name(lt), lt->rows, lt->cols, what,
+		      lt->slice[0] ? ", " : "", lt->slice);
+}
+
 const char *looptrace_slice(const struct looptrace *lt)
 {
 	return lt->slice;
@@ -1044,8 +1061,11 @@ static void explain_softmax(const struct looptrace *lt, struct step s, char *buf
 		double sum = 0.0;
 		for (int64_t i = 0; i <= s.c; i++)
 			sum += exp(row[i] - sm->max[s.r]);
-		utf8_snprintf(buf, size, "%s[%lld, %lld] = exp(%s - %s) = %s \u2192 sum = %s", y, r, j,
-			 num(n1, sizeof n1, row[s.c]), num(n2, sizeof n2, sm->max[s.r]),
+		/* subtracting a negative max reads as adding its magnitude */
+		double max = sm->max[s.r];
+		bool neg = max < 0;
+		utf8_snprintf(buf, size, "%s[%lld, %lld] = exp(%s %s %s) = %s \u2192 sum = %s", y, r, j,
+			 num(n1, sizeof n1, row[s.c]), neg ? "+" : "-", num(n2, sizeof n2, neg ? -max : max),
 			 num(n3, sizeof n3, rowsoft_exp(sm, s.r, s.c)), num(n4, sizeof n4, sum));
 		return;
 	}

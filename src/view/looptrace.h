@@ -111,6 +111,14 @@ bool looptrace_current_cell(const struct looptrace *lt, int *row, int *col);
  * names). */
 const char *looptrace_phase(const struct looptrace *lt);
 const char *looptrace_matrix_name(const struct looptrace *lt);
+/* A label for the matrix being filled: its name in the code, its size and
+ * what it holds in the current phase, then the slice followed when the
+ * operands had more dims: "c (3×5): sums of products, one cell at a time",
+ * "att (4×4): the scores, one per query and key", "att (4×4): the scores
+ * turning into weights, row by row", "y (3×5): the rows turning into
+ * weights, one by one", "out (4×2): each row a weighted sum of the value
+ * rows"; "…, batch 0, head 0". */
+void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size);
 /* The positions first..last of the current phase (pos 0 counts to the first
  * phase): seek(last) finishes it, seek(last + 1) starts the next one. */
 void looptrace_phase_bounds(const struct looptrace *lt, int64_t *first, int64_t *last);

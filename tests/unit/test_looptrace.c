@@ -3,6 +3,7 @@
  * interpreter in-process), partial states cell by cell, masks, seeking both
  * ways, the iteration limit and traces built from derivations. */
 #include "view/looptrace.h"
+#include "view/heatmap.h"
 #include "lang/interp.h"
 
 #include <criterion/criterion.h>
@@ -839,6 +840,136 @@ Test(looptrace, the_derivations_of_real_results_should_trace_back_to_them)
 	cr_assert(code_has(lt, "        if mask[q_idx, k_idx]:"));
 	assert_result(lt, var(I, "OM"), 4, 2, 1e-5);
 	assert_result(lt, var(I, "OM2"), 4, 2, 1e-5);
+	looptrace_free(lt);
+	interp_free(I);
+}
+
+/* ---- the explanation's signs and the matrix's label ------------------------ */
+
+Test(looptrace, an_exp_of_a_score_minus_a_negative_max_should_read_as_adding_its_magnitude)
+{
+	/* issue 12: lesson 1 step 10 read exp(-3.3173 - -0.0801) */
+	struct interp *I = session("X = torch.tensor([[-3.3173, -0.0801, -1.0], [1.0, 2.0, 0.5]], dtype=torch.float64)");
+	struct looptrace *lt = looptrace_softmax(var(I, "X"));
+	looptrace_seek(lt, 3 + 1);	/* row 0's exp pass, j = 0 */
+	char want[128], n3[32], n4[32];
+	double e = exp(-3.3173 + 0.0801);
+	snprintf(want, sizeof want, "y[0, 0] = exp(-3.3173 + 0.0801) = %s \u2192 sum = %s", fmt4(n3, e), fmt4(n4, e));
+	cr_assert_str_eq(explain(lt), want);
+	/* a positive max is subtracted as it is */
+	looptrace_seek(lt, 9 + 3 + 1);	/* row 1's exp pass, j = 0 */
+	cr_assert(strstr(explain(lt), "y[1, 0] = exp(1.0000 - 2.0000) = "), "%s", explain(lt));
+	looptrace_free(lt);
+	interp_free(I);
+}
+
+Test(looptrace, no_explanation_of_an_attention_should_subtract_or_add_a_negative_number)
+{
+	struct interp *I = session(ATTN_SRC);
+	struct looptrace *lt = make_causal(I);
+	int negatives = 0;
+	for (int64_t t = 0; t <= looptrace_total(lt); t++) {
+		looptrace_seek(lt, t);
+		const char *e = explain(lt);
+		cr_assert(!strstr(e, "- -") && !strstr(e, "+ -"), "at %lld: %s", (long long)t, e);
+		negatives += strstr(e, "exp(-") != NULL;
+	}
+	cr_assert(negatives > 0, "the test should see negative scores");
+	looptrace_free(lt);
+	interp_free(I);
+}
+
+/* The label at position t: the matrix's name, its size and what it holds. */
+static const char *label_at(struct looptrace *lt, int64_t t)
+{
+	static char buf[256];
+	looptrace_seek(lt, t);
+	looptrace_matrix_label(lt, buf, sizeof buf);
+	return buf;
+}
+
+Test(looptrace, the_label_of_the_matrix_should_name_it_in_every_phase)
+{
+	struct interp *I = session(ATTN_SRC);
+	struct looptrace *lt = make_causal(I);
+	/* scores 0..16, softmax 17..64, weighted sums 65..80 */
+	for (int64_t t = 0; t <= 16; t++)
+		cr_assert_str_eq(label_at(lt, t), "att (4\u00d74): the scores, one per query and key", "at %lld",
+				 (long long)t);
+	for (int64_t t = 17; t <= 64; t++)
+		cr_assert_str_eq(label_at(lt, t), "att (4\u00d74): the scores turning into weights, row by row",
+				 "at %lld", (long long)t);
+	for (int64_t t = 65; t <= 80; t++)
+		cr_assert_str_eq(label_at(lt, t), "out (4\u00d72): each row a weighted sum of the value rows",
+				 "at %lld", (long long)t);
+	/* every label starts with looptrace_matrix_name */
+	for (int64_t t = 0; t <= 80; t++) {
+		const char *l = label_at(lt, t);
+		cr_assert(!strncmp(l, looptrace_matrix_name(lt), strlen(looptrace_matrix_name(lt))), "%s", l);
+	}
+	looptrace_free(lt);
+	interp_free(I);
+
+	I = session(MATMUL_SRC);
+	lt = looptrace_matmul(var(I, "A"), var(I, "B"));
+	cr_assert_str_eq(label_at(lt, 0), "c (3\u00d75): sums of products, one cell at a time");
+	cr_assert_str_eq(label_at(lt, 7), "c (3\u00d75): sums of products, one cell at a time");
+	looptrace_free(lt);
+	interp_free(I);
+
+	I = session(SOFTMAX_SRC);
+	lt = looptrace_softmax(var(I, "X"));
+	cr_assert_str_eq(label_at(lt, 0), "y (3\u00d75): the rows turning into weights, one by one");
+	cr_assert_str_eq(label_at(lt, looptrace_total(lt)), "y (3\u00d75): the rows turning into weights, one by one");
+	looptrace_free(lt);
+	interp_free(I);
+
+	/* a batched operand: the slice followed */
+	I = session("torch.manual_seed(1); A = torch.randn(2, 3, 4); B = torch.randn(2, 4, 2)");
+	lt = looptrace_matmul(var(I, "A"), var(I, "B"));
+	cr_assert_str_eq(label_at(lt, 5), "c (3\u00d72): sums of products, one cell at a time, batch 0");
+	looptrace_free(lt);
+	interp_free(I);
+}
+
+Test(looptrace, a_scores_matmul_should_be_labelled_by_its_result_not_as_weights)
+{
+	/* issue 12: lesson 4 step 4's scores, queries @ keys.T, read "weights" */
+	struct interp *I = session("torch.manual_seed(3); queries = torch.randn(4, 6); keys = torch.randn(4, 6); "
+				   "S = queries @ keys.transpose(-2, -1)");
+	struct looptrace *lt = looptrace_for(var(I, "S"));
+	cr_assert_not_null(lt);
+	for (int64_t t = 0; t <= looptrace_total(lt); t += 7) {
+		const char *l = label_at(lt, t);
+		cr_assert(!strstr(l, "weight"), "%s", l);
+		cr_assert_str_eq(l, "c (4\u00d74): sums of products, one cell at a time");
+	}
+	looptrace_free(lt);
+	interp_free(I);
+}
+
+Test(looptrace, the_heatmap_of_a_trace_should_leave_cells_not_reached_blank)
+{
+	/* issue 12: qkv 2 --step 12 at 200x60 drew them as "nan?" */
+	struct interp *I = session(MATMUL_SRC);
+	struct looptrace *lt = looptrace_matmul(var(I, "A"), var(I, "B"));
+	looptrace_seek(lt, 4 * 2 + 1);	/* (0, 0) and (0, 1) done, (0, 2) begun */
+	struct heatmap h;
+	heatmap_build_trace(&h, lt, SCALE_DIVERGING);
+	cr_assert(h.nan_blank);
+	cr_assert(h.rows == 3 && h.cols == 5);
+	for (int i = 0; i < 15; i++) {
+		int r = i / 5, c = i % 5;
+		if (i <= 2)
+			cr_assert_eq(heatmap_cell_kind(&h, r, c), CELL_VALUE, "cell %d", i);
+		else
+			cr_assert_eq(heatmap_cell_kind(&h, r, c), CELL_NAN, "cell %d", i);
+	}
+	heatmap_free(&h);
+	/* a tensor's own NaN is a value to show */
+	heatmap_build(&h, var(I, "A"), NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
+	cr_assert(!h.nan_blank);
+	heatmap_free(&h);
 	looptrace_free(lt);
 	interp_free(I);
 }
