@@ -208,6 +208,7 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	/* right: the vectorised result at once */
 	struct heatmap hv;
 	heatmap_build(&hv, v->t, NULL, 0, v->rows, v->nrows, v->cols, v->ncols, v->scale);
+	heatmap_set_name(&hv, v->expr);
 	attron(A_BOLD);
 	const char *titles[] = { "vectorised (SIMD), all at once", "SIMD, all at once", "SIMD", NULL };
 	put_fitting(y, x + half + 1, half - 1, titles);

@@ -1019,6 +1019,7 @@ static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int
 	draw_title(a, t, "", y++, x, w);
 	struct heatmap hm;
 	heatmap_build(&hm, t, p->slice, 2, NULL, 0, NULL, 0, SCALE_AUTO);
+	heatmap_set_name(&hm, p->shown_name);
 	move_cursor(p, t, 0, 0);	/* within the matrix */
 	if (hm.slice_name[0] && y < end) {
 		char sl[160];

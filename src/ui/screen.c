@@ -164,6 +164,7 @@ static void build_heatmap(struct app *a, const struct shown *sh, struct heatmap 
 			slice[i] = a->slice[i];
 	struct tensor *t = view_tensor(a, sh);
 	heatmap_build(h, t, slice, 2, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+	heatmap_set_show_name(h, s);
 	tensor_unref(t);
 	if (a->cur_r >= h->rows)
 		a->cur_r = h->rows - 1;
