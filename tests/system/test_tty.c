@@ -1,6 +1,8 @@
 /* test_tty.c: qkv repl in a real terminal (tmux), as a person sees it: the
- * prompt, a caret under the typed column, line editing with the arrow keys.
- * Skips itself when tmux is missing (make test installs it). */
+ * prompt, a caret under the typed column, line editing with the arrow keys;
+ * and the full screen refusing a terminal curses cannot drive (TERM=dumb, a
+ * TERM without terminfo, none) without touching it. Skips itself when tmux
+ * is missing (make test installs it). */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -65,4 +67,90 @@ Test(tty, repl_should_prompt_and_put_the_caret_under_the_column, .init = start, 
 	cr_assert(strstr(s, ">>> X @ torch.ones(2)\ntensor([3., 7.])"), "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s 'quit()' Enter%s", "");
+}
+
+/* ---- terminals curses cannot drive --------------------------------------------- */
+
+struct refusal {
+	const char *env;      /* how TERM is set for the run */
+	const char *args;
+	const char *why;      /* must appear in the one line on stderr */
+	const char *instead;  /* what it says to do */
+};
+
+static const struct refusal refusals[] = {
+	{ "TERM=dumb", "1", "TERM=dumb cannot move the cursor", "'qkv run --plain 1' for plain text" },
+	{ "TERM=qkv-no-such-terminal", "", "TERM=qkv-no-such-terminal has no terminfo entry",
+	  "'qkv run --plain LESSON'" },
+	{ "-u TERM", "--repl", "TERM is not set", "'qkv repl' to type statements line by line" },
+	{ "TERM=", "2 --step 3", "TERM is not set", "'qkv run --plain 2'" },
+	{ "TERM=xterm-16color", "3", "TERM=xterm-16color has no terminfo entry", "'qkv run --plain 3'" },
+};
+
+/* Runs each refusal in one shell inside tmux, whose output tmux copies to a
+ * log (pipe-pane) from before the first run: between a run's BEGIN and END
+ * markers the log must hold nothing (no escape sequence, no text: stdout is
+ * the terminal), stty -g must be the same after all of them, and each run
+ * exits 2 with one line on stderr that says why and what to do. */
+Test(tty, a_terminal_curses_cannot_drive_should_be_refused_untouched, .fini = stop)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	char dir[64], path[160], cmd[4096];
+	dir_make_temp(dir, sizeof dir, "qkv-refuse");
+	/* xterm-16color only where its terminfo entry is missing (ncurses-term) */
+	int n = (int)(sizeof refusals / sizeof *refusals);
+	if (system("infocmp xterm-16color >/dev/null 2>&1") == 0)
+		n--;
+	char sc[4096];
+	size_t len = 0;
+	len += (size_t)snprintf(sc + len, sizeof sc - len, "stty -g > %s/before\nread go\n", dir);
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(sc + len, sizeof sc - len, "printf 'BEGIN%d\\n'\n"
+					"env %s XDG_STATE_HOME=%s/state %s %s 2> %s/err%d\n"
+					"echo $? > %s/rc%d\nprintf 'END%d\\n'\n", i, refusals[i].env, dir, qkv_binary(),
+					refusals[i].args, dir, i, dir, i, i);
+	len += (size_t)snprintf(sc + len, sizeof sc - len, "stty -g > %s/after\nprintf 'ALL-DONE\\n'\nsleep 30\n", dir);
+	cr_assert(len < sizeof sc);
+	snprintf(path, sizeof path, "%s/script.sh", dir);
+	file_put(path, sc, len);
+	snprintf(session, sizeof session, "qkvterm%d", (int)getpid());
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'sh %s'", session, path);
+	cr_assert_eq(system(cmd), 0, "tmux failed to start");
+	snprintf(cmd, sizeof cmd, "tmux pipe-pane -o -t %s 'cat >> %s/log'", session, dir);
+	cr_assert_eq(system(cmd), 0, "tmux pipe-pane failed");
+	sh("tmux send-keys -t %s Enter%s", "");
+	snprintf(path, sizeof path, "%s/log", dir);
+	char *log = file_wait_text(path, "ALL-DONE");
+	cr_assert(log, "the runs did not end");
+	for (int i = 0; i < n; i++) {
+		const struct refusal *r = &refusals[i];
+		char quiet[32];
+		snprintf(quiet, sizeof quiet, "BEGIN%d\r\nEND%d", i, i);
+		cr_expect(strstr(log, quiet), "%s qkv %s wrote to the terminal: %s", r->env, r->args, log);
+		snprintf(path, sizeof path, "%s/rc%d", dir, i);
+		char *rc = read_text(path);
+		cr_expect(rc && strcmp(rc, "2\n") == 0, "%s qkv %s: exit %s", r->env, r->args, rc);
+		free(rc);
+		snprintf(path, sizeof path, "%s/err%d", dir, i);
+		char *err = read_text(path);
+		cr_assert(err);
+		cr_expect(strncmp(err, "qkv: ", 5) == 0 && strstr(err, r->why) && strstr(err, r->instead) &&
+			  strstr(err, "set TERM to a terminal qkv can drive (e.g. TERM=xterm-256color)"),
+			  "%s qkv %s: %s", r->env, r->args, err);
+		char *nl = strchr(err, '\n');
+		cr_expect(nl && nl[1] == 0, "%s qkv %s: not one line: %s", r->env, r->args, err);
+		free(err);
+	}
+	char before[160], after[160];
+	snprintf(before, sizeof before, "%s/before", dir);
+	snprintf(after, sizeof after, "%s/after", dir);
+	char *b = read_text(before), *a = read_text(after);
+	cr_assert(a && b);
+	cr_expect_str_eq(a, b, "the terminal's modes changed");
+	free(a);
+	free(b);
+	free(log);
+	dir_remove(dir);
 }
