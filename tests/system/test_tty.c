@@ -29,19 +29,33 @@ static char *wait_for(const char *want)
 	return s;
 }
 
-static void start(void)
+static char state[64];	/* XDG_STATE_HOME of the test, its own */
+
+/* qkv ARGS in a w x h terminal. */
+static void start_at(int w, int h, const char *args)
 {
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	dir_make_temp(state, sizeof state, "qkv-tty-state");
 	snprintf(session, sizeof session, "qkvtest%d", (int)getpid());
 	char cmd[512];
 	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm %s repl'", session,
-		 qkv_binary());
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm XDG_STATE_HOME=%s %s %s'",
+		 session, w, h, state, qkv_binary(), args);
 	cr_assert_eq(system(cmd), 0, "tmux failed to start");
+}
+
+static void start(void)
+{
+	start_at(100, 30, "repl");
 }
 
 static void stop(void)
 {
 	tmux_private_server_end();
+	if (state[0])
+		dir_remove(state);
+	state[0] = 0;
 }
 
 Test(tty, repl_should_prompt_and_put_the_caret_under_the_column, .init = start, .fini = stop)
@@ -67,6 +81,52 @@ Test(tty, repl_should_prompt_and_put_the_caret_under_the_column, .init = start, 
 	cr_assert(strstr(s, ">>> X @ torch.ones(2)\ntensor([3., 7.])"), "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s 'quit()' Enter%s", "");
+}
+
+/* qkv repl's ':' commands as typed at 80x24: :ls, :help, and an unknown
+ * command's caret under the ':' of the line on the screen. */
+Test(tty, repl_line_mode_should_run_the_colon_commands, .fini = stop)
+{
+	start_at(80, 24, "repl");
+	free(wait_for(":help lists the commands"));
+	sh("tmux send-keys -t %s 'X = [1 2; 3 4]' Enter ':ls' Enter%s", "");
+	char *s = wait_for("[2, 2]");
+	cr_assert(strstr(s, ">>> :ls\nX                Tensor     [2, 2]           float32"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':help' Enter%s", "");
+	s = wait_for("More: :help");
+	cr_assert(strstr(s, ":ls                 the workspace     :reset             empty the workspace"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s C-l '  :frobnicate X' Enter%s", "");
+	s = wait_for("error:");
+	cr_assert(strstr(s, ">>>   :frobnicate X\n      ^\nerror: unknown command ':frobnicate' (:help lists them)"),
+		  "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':help keys' Enter%s", "");
+	s = wait_for("so does Ctrl-C");
+	cr_assert(strstr(s, "Up/Down walk the lines typed since qkv repl started; Ctrl-R searches them."), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':quit' Enter%s", "");
+}
+
+/* The full screen's :help keys at 80 columns: every line whole (the listing
+ * has 78 columns beside its margins). */
+Test(tty, the_full_screen_help_keys_should_fit_80_columns, .fini = stop)
+{
+	start_at(80, 24, "--repl");
+	free(wait_for(":help lists the commands"));
+	sh("tmux send-keys -t %s ':help keys' Enter%s", "");
+	char *s = wait_for("typed.");
+	const char *lines[] = {
+		"Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n",
+		"Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history);\n",
+		"Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n",
+		"Ctrl-C stops a line that runs (nothing of it is kept), else clears the line\n",
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		cr_expect(strstr(s, lines[i]), "cut or missing: %s\n%s", lines[i], s);
+	free(s);
+	sh("tmux send-keys -t %s ':quit' Enter%s", "");
 }
 
 /* ---- terminals curses cannot drive --------------------------------------------- */
