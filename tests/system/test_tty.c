@@ -1,8 +1,10 @@
 /* test_tty.c: qkv repl in a real terminal (tmux), as a person sees it: the
- * prompt, a caret under the typed column, line editing with the arrow keys;
- * and the full screen refusing a terminal curses cannot drive (TERM=dumb, a
- * TERM without terminfo, none) without touching it. Skips itself when tmux
- * is missing (make test installs it). */
+ * prompt, a caret under the typed column, line editing with the arrow keys,
+ * the ':' commands; the full screen's :help keys at 80 columns, a
+ * statement's continuation lines after "... " on the lesson screen; and the
+ * full screen refusing a terminal curses cannot drive (TERM=dumb, a TERM
+ * without terminfo, none) without touching it. Skips itself when tmux is
+ * missing (make test installs it). */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -128,6 +130,28 @@ Test(tty, the_full_screen_help_keys_should_fit_80_columns, .fini = stop)
 	free(s);
 	sh("tmux send-keys -t %s ':quit' Enter%s", "");
 }
+
+/* Lesson 5 step 5's `values = np.array([[...],` spans five code lines: on
+ * the lesson screen the four after the first follow "... ", as Python
+ * prompts for them, never ">>> ". The text is scrolled a line at a time
+ * until the second line shows (at 80x24 the code may start below the pane). */
+static void continuation_at(int w, int h)
+{
+	start_at(w, h, "5 --step 5");
+	char *s = wait_for("step 5/14");
+	for (int i = 0; i < 40 && !strstr(s, "# scaly"); i++) {
+		free(s);
+		sh("tmux send-keys -t %s Down%s", "");
+		s = tmux_wait_for(session, "step 5/14");
+	}
+	cr_assert(strstr(s, "...                   [7.5,3.9,4.1,0.2], # scaly"), "%dx%d:\n%s", w, h, s);
+	cr_expect(!strstr(s, ">>>                   ["), "%dx%d: a continuation line after >>>:\n%s", w, h, s);
+	free(s);
+	sh("tmux send-keys -t %s q%s", "");
+}
+
+Test(tty, continuation_lines_should_follow_dots_at_80x24, .fini = stop) { continuation_at(80, 24); }
+Test(tty, continuation_lines_should_follow_dots_at_120x40, .fini = stop) { continuation_at(120, 40); }
 
 /* ---- terminals curses cannot drive --------------------------------------------- */
 

@@ -262,6 +262,65 @@ Test(page, a_long_code_line_should_continue_after_dots_and_no_line_should_pass_t
 	lesson_free(l);
 }
 
+static const char continued[] =
+	"{ \"format\": 1, \"id\": \"cont\", \"title\": \"Cont\", \"source\": \"a test\", \"summary\": \"s\",\n"
+	"  \"steps\": [ { \"title\": \"one\", \"text\": [\"t\"], \"code\": [\n"
+	"    \"values = [[1, 2], # one\",\n"
+	"    \"          [3, 4]] # two\",\n"
+	"    \"y = 1 +\",\n"
+	"    \"    2; z = (3,\",\n"
+	"    \"\",\n"
+	"    \"  4)\",\n"
+	"    \"print(len(values), y, z)\" ] } ] }\n";
+
+/* Lesson 5 step 5's `values = np.array([[...],` over five lines: the lines
+ * after the first of one statement are "... " lines, as Python prompts for
+ * them; a blank line inside brackets too; the next statement ">>> " again. */
+Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
+{
+	struct lesson *l = parse(continued);
+	struct player *p = player_new(l, KERNEL_SIMD);
+	struct qkv_error err;
+	int at;
+	cr_assert_eq(player_go(p, 0, &at, &err), 0, "%s", err.msg);
+	struct page pg;
+	page_build(&pg, p, 0);
+	struct page_lines pl = { 0 };
+	page_layout(&pg, 0, -1, 80, &pl);
+	const char *want[] = { ">>> values = [[1, 2], # one", "...           [3, 4]] # two", ">>> y = 1 +",
+			       "...     2; z = (3,", "... ", "...   4)", ">>> print(len(values), y, z)", "2 3 (3, 4)" };
+	cr_assert_eq(pl.n, 2 + 8, "%d lines", pl.n);
+	for (int i = 0; i < 8; i++)
+		cr_expect_str_eq(pl.lines[2 + i].text, want[i], "line %d", i);
+	page_lines_free(&pl);
+	page_free(&pg);
+	player_free(p);
+	/* the built-in lesson the issue names: 05 step 5 */
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	struct lesson *l5 = catalog_resolve(&c, "5", NULL, NULL, &err);
+	cr_assert(l5, "%s", err.msg);
+	p = player_new(l5, KERNEL_SIMD);
+	cr_assert_eq(player_go(p, 4, &at, &err), 0, "%s", err.msg);
+	page_build(&pg, p, 4);
+	page_layout(&pg, 0, -1, 80, &pl);
+	int first = -1;
+	for (int i = 0; i < pl.n && first < 0; i++)
+		if (strncmp(pl.lines[i].text, ">>> values = np.array(", 22) == 0)
+			first = i;
+	cr_assert_geq(first, 0);
+	for (int i = 1; i <= 4; i++)
+		cr_expect(strncmp(pl.lines[first + i].text, "... ", 4) == 0 && strstr(pl.lines[first + i].text, "]"),
+			  "%s", pl.lines[first + i].text);
+	cr_expect_str_eq(pl.lines[first + 5].text, ">>> output = weights@values");
+	page_lines_free(&pl);
+	page_free(&pg);
+	player_free(p);
+	lesson_free(l5);
+	catalog_free(&c);
+	lesson_free(l);
+}
+
 /* Every step of every built-in lesson: `qkv run --plain`'s text (render_step)
  * holds the page's laid-out lines, in order, text and output alike. */
 Test(page, run_plain_should_paint_exactly_the_lines_of_each_steps_page, .timeout = 600)
