@@ -3,7 +3,8 @@
  * each step's workspace is a snapshot that later steps cannot change, a
  * failure blocks what follows, Ctrl-C leaves a step to run again, views are
  * computed again from a snapshot; and every step of every built-in lesson
- * gives one page that `qkv run --plain` paints line for line. */
+ * gives one page that `qkv run --plain` paints line for line, its code's
+ * continuation lines after "... ", its header naming the source by title. */
 #include "core/strbuf.h"
 #include "lang/interp.h"
 #include "lesson/catalog.h"
@@ -319,6 +320,56 @@ Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
 	lesson_free(l5);
 	catalog_free(&c);
 	lesson_free(l);
+}
+
+/* run --plain's header names the document a lesson retells by its title
+ * (source_title), never by a file name like 000_49f43e13ae5f8a7a.txt; a
+ * lesson without one by its source. */
+Test(page, the_header_should_name_the_source_document_by_its_title)
+{
+	struct render_opts o = { 80, false };
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	for (int i = 1; i <= 5; i++) {
+		char num[8];
+		snprintf(num, sizeof num, "%d", i);
+		struct qkv_error err;
+		struct lesson *l = catalog_resolve(&c, num, NULL, NULL, &err);
+		cr_assert(l, "%s", err.msg);
+		cr_expect(l->source_title && *l->source_title, "lesson %d has no source_title", i);
+		struct strbuf out;
+		strbuf_init(&out);
+		render_lesson_header(&out, l, &o);
+		char want[300];
+		snprintf(want, sizeof want, "(retells %s; %d steps)", l->source_title, l->nsteps);
+		cr_expect(strstr(out.s, want), "lesson %d: %s", i, out.s);
+		cr_expect(!strstr(out.s, ".txt"), "lesson %d names a file: %s", i, out.s);
+		strbuf_free(&out);
+		lesson_free(l);
+	}
+	catalog_free(&c);
+	/* without a source_title: the source as it is */
+	struct lesson *l = parse(three_steps);
+	cr_expect_null(l->source_title);
+	struct strbuf out;
+	strbuf_init(&out);
+	render_lesson_header(&out, l, &o);
+	cr_expect(strstr(out.s, "(retells a test; 3 steps)"), "%s", out.s);
+	strbuf_free(&out);
+	lesson_free(l);
+	/* an empty or non-string title is refused where it is */
+	const char *bad[] = { "\"\"", "3" };
+	const char *why[] = { "source_title: must not be empty", "source_title: must be a string, not a number" };
+	for (int i = 0; i < 2; i++) {
+		char text[sizeof three_steps + 64];
+		const char *at = strstr(three_steps, "\"summary\"");
+		snprintf(text, sizeof text, "%.*s\"source_title\": %s, %s", (int)(at - three_steps), three_steps, bad[i], at);
+		struct qkv_error err;
+		l = lesson_parse("test.json", text, strlen(text), NULL, NULL, &err);
+		cr_expect_null(l, "%s was taken", bad[i]);
+		cr_expect(strstr(err.msg, why[i]), "%s", err.msg);
+		lesson_free(l);
+	}
 }
 
 /* Every step of every built-in lesson: `qkv run --plain`'s text (render_step)
