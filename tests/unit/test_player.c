@@ -274,37 +274,51 @@ static const char continued[] =
 	"    \"  4)\",\n"
 	"    \"print(len(values), y, z)\" ] } ] }\n";
 
+/* Runs l's player up to step k and lays out that step's page at width;
+ * the caller frees the three. */
+static void lay_out_step(struct lesson *l, int k, int width, struct player **p, struct page *pg,
+			 struct page_lines *pl)
+{
+	*p = player_new(l, KERNEL_SIMD);
+	struct qkv_error err;
+	int at;
+	cr_assert_eq(player_go(*p, k, &at, &err), 0, "%s", err.msg);
+	page_build(pg, *p, k);
+	memset(pl, 0, sizeof *pl);
+	page_layout(pg, 0, -1, width, pl);
+}
+
+static void free_step(struct player *p, struct page *pg, struct page_lines *pl)
+{
+	page_lines_free(pl);
+	page_free(pg);
+	player_free(p);
+}
+
 /* Lesson 5 step 5's `values = np.array([[...],` over five lines: the lines
  * after the first of one statement are "... " lines, as Python prompts for
  * them; a blank line inside brackets too; the next statement ">>> " again. */
 Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
 {
 	struct lesson *l = parse(continued);
-	struct player *p = player_new(l, KERNEL_SIMD);
-	struct qkv_error err;
-	int at;
-	cr_assert_eq(player_go(p, 0, &at, &err), 0, "%s", err.msg);
+	struct player *p;
 	struct page pg;
-	page_build(&pg, p, 0);
-	struct page_lines pl = { 0 };
-	page_layout(&pg, 0, -1, 80, &pl);
+	struct page_lines pl;
+	lay_out_step(l, 0, 80, &p, &pg, &pl);
 	const char *want[] = { ">>> values = [[1, 2], # one", "...           [3, 4]] # two", ">>> y = 1 +",
 			       "...     2; z = (3,", "... ", "...   4)", ">>> print(len(values), y, z)", "2 3 (3, 4)" };
 	cr_assert_eq(pl.n, 2 + 8, "%d lines", pl.n);
 	for (int i = 0; i < 8; i++)
 		cr_expect_str_eq(pl.lines[2 + i].text, want[i], "line %d", i);
-	page_lines_free(&pl);
-	page_free(&pg);
-	player_free(p);
+	free_step(p, &pg, &pl);
+	lesson_free(l);
 	/* the built-in lesson the issue names: 05 step 5 */
 	struct catalog c;
 	catalog_load(&c, NULL, NULL);
-	struct lesson *l5 = catalog_resolve(&c, "5", NULL, NULL, &err);
-	cr_assert(l5, "%s", err.msg);
-	p = player_new(l5, KERNEL_SIMD);
-	cr_assert_eq(player_go(p, 4, &at, &err), 0, "%s", err.msg);
-	page_build(&pg, p, 4);
-	page_layout(&pg, 0, -1, 80, &pl);
+	struct qkv_error err;
+	l = catalog_resolve(&c, "5", NULL, NULL, &err);
+	cr_assert(l, "%s", err.msg);
+	lay_out_step(l, 4, 80, &p, &pg, &pl);
 	int first = -1;
 	for (int i = 0; i < pl.n && first < 0; i++)
 		if (strncmp(pl.lines[i].text, ">>> values = np.array(", 22) == 0)
@@ -314,12 +328,9 @@ Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
 		cr_expect(strncmp(pl.lines[first + i].text, "... ", 4) == 0 && strstr(pl.lines[first + i].text, "]"),
 			  "%s", pl.lines[first + i].text);
 	cr_expect_str_eq(pl.lines[first + 5].text, ">>> output = weights@values");
-	page_lines_free(&pl);
-	page_free(&pg);
-	player_free(p);
-	lesson_free(l5);
-	catalog_free(&c);
+	free_step(p, &pg, &pl);
 	lesson_free(l);
+	catalog_free(&c);
 }
 
 /* run --plain's header names the document a lesson retells by its title
