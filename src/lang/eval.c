@@ -1647,8 +1647,8 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 	const struct value *m = v ? v : g;
 	if (m && m->kind == V_MODULE)
 		snprintf(module, sizeof module, "%s.", m->str);
-	else if (m && m->kind == V_TENSOR)
-		snprintf(module, sizeof module, "Tensor.");
+	else if ((m && m->kind == V_TENSOR) || (!m && strcmp(context, "Tensor") == 0))
+		snprintf(module, sizeof module, "Tensor.");	/* a tensor's methods (:help Tensor) */
 	else if (!m && runtime_module_exists(context))
 		snprintf(module, sizeof module, "%s.", context);
 	else

@@ -113,6 +113,7 @@ struct lesson {
 	char *source_text;  /* the file's bytes, kept to map positions */
 	size_t source_len;
 	char *id, *title, *source, *summary;
+	char *source_title; /* the source document's title, or NULL: headers name it so */
 	int format;
 	struct step *steps;
 	int nsteps;

@@ -688,7 +688,8 @@ static int parse_root(struct loader *ld, const cJSON *root)
 	struct lesson *l = ld->l;
 	if (!cJSON_IsObject(root))
 		return fail(ld, root, "lesson", "the file must hold one JSON object (a lesson), not %s", type_name(root));
-	static const char *const allowed[] = { "format", "id", "title", "source", "summary", "steps", NULL };
+	static const char *const allowed[] = { "format", "id", "title", "source", "source_title", "summary", "steps",
+					       NULL };
 	if (check_members(ld, root, "", allowed) < 0 || check_numbers(ld, root->child) < 0)
 		return -1;
 	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
@@ -710,6 +711,7 @@ static int parse_root(struct loader *ld, const cJSON *root)
 			return fail(ld, idn, "id", "'%s' may hold only lowercase letters, digits and '-'", l->id);
 	if (get_string(ld, root, "title", "", true, true, &l->title, NULL) < 0 ||
 	    get_string(ld, root, "source", "", true, true, &l->source, NULL) < 0 ||
+	    get_string(ld, root, "source_title", "", false, true, &l->source_title, NULL) < 0 ||
 	    get_string(ld, root, "summary", "", true, true, &l->summary, NULL) < 0)
 		return -1;
 	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(root, "steps");
@@ -979,6 +981,7 @@ void lesson_free(struct lesson *l)
 	free(l->id);
 	free(l->title);
 	free(l->source);
+	free(l->source_title);
 	free(l->summary);
 	free(l);
 }

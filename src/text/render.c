@@ -284,7 +284,7 @@ void render_lesson_header(struct strbuf *out, const struct lesson *l, const stru
 	strbuf_printf(out, "%s\n", l->title);
 	struct strbuf src;
 	strbuf_init(&src);
-	strbuf_printf(&src, "(retells %s; %d steps)", l->source, l->nsteps);
+	strbuf_printf(&src, "(retells %s; %d steps)", l->source_title ? l->source_title : l->source, l->nsteps);
 	put_text(out, src.s, o->width);
 	strbuf_free(&src);
 	strbuf_putc(out, '\n');

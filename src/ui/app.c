@@ -236,6 +236,20 @@ static void key(struct app *a, int ch)
 		base_states[a->screen].key(a, ch);
 }
 
+/* One line on stderr for a terminal curses cannot drive: why, and what to
+ * do instead (another TERM, or the text form of what was asked for). */
+static void refuse_terminal(const struct ui_options *o, const char *why)
+{
+	char instead[160];
+	if (o->repl)
+		snprintf(instead, sizeof instead, "'qkv repl' to type statements line by line");
+	else
+		snprintf(instead, sizeof instead, "'qkv run --plain %.100s' for plain text",
+			 o->lesson ? o->lesson : "LESSON");
+	fprintf(stderr, "qkv: %s; set TERM to a terminal qkv can drive (e.g. TERM=xterm-256color), or use %s\n",
+		why, instead);
+}
+
 int ui_run(const struct ui_options *o)
 {
 	struct app a;
@@ -257,11 +271,25 @@ int ui_run(const struct ui_options *o)
 		}
 		lesson_free(l);
 	}
+	/* a terminal curses cannot drive: say what to do instead, having
+	 * written nothing to it */
+	char why[200];
+	if (term_check(why, sizeof why) < 0) {
+		refuse_terminal(o, why);
+		catalog_free(&a.catalog);
+		return 2;
+	}
 	progress_load(&a.progress);	/* a damaged file is set aside here: shown by app_draw */
 	for (int i = 0; a.progress.last_lesson && i < a.catalog.n; i++)	/* the menu on the lesson used last */
 		if (a.catalog.entries[i].lesson && strcmp(a.catalog.entries[i].lesson->id, a.progress.last_lesson) == 0)
 			a.menu_sel = i;
-	term_start(&a);
+	if (term_start(&a) < 0) {
+		snprintf(why, sizeof why, "curses cannot start on TERM=%.60s", getenv("TERM"));
+		refuse_terminal(o, why);
+		catalog_free(&a.catalog);
+		progress_free(&a.progress);
+		return 2;
+	}
 	if (o->repl) {
 		a.screen = SCREEN_REPL;
 		prompt_open(&a, NULL, NULL, 0);

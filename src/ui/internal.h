@@ -118,7 +118,12 @@ struct app {
 void app_draw(struct app *a);
 
 /* term.c */
-void term_start(struct app *a);
+/* Whether curses can drive the terminal TERM names (terminfo is read,
+ * nothing written): 0, or -1 with the reason in why ("TERM=dumb cannot
+ * move the cursor"). Called before term_start. */
+int term_check(char *why, size_t size);
+/* Starts curses: 0, or -1 (nothing drawn, nothing to stop) when it cannot. */
+int term_start(struct app *a);
 void term_stop(void);
 void term_detach(void);
 /* The signal that asks the program to end (SIGTERM, SIGHUP, or SIGINT while

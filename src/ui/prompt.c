@@ -7,6 +7,7 @@
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/utf8.h"
+#include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "view/timing.h"
 #include "lesson/progress.h"
@@ -296,88 +297,17 @@ static void cmd_ls(struct prompt *p)
 	strbuf_free(&sb);
 }
 
-static const char help_text[] =
-	"Type notebook lines (S = Q @ K.T) or matrices (X = [1 2; 3 4]); Enter runs them.\n"
-	":show NAME          show a tensor     :show NAME loops   loops beside SIMD\n"
-	":ls                 the workspace     :clear             clear the view\n"
-	":reset              back to the step's workspace\n"
-	":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
-	":load FILE          run a lesson's or a file's statements\n"
-	":hint  :solution    for the step's exercise\n"
-	":quit, Ctrl-D on an empty line, or Esc: close the prompt\n"
-	"Editing: arrows, Ctrl-A/E/K/U/W, Alt-B/F, Up/Down history, Ctrl-R search, Tab completes.\n"
-	"More: :help show, save, load, exercise, keys, matrices, torch, F, np, Tensor";
-
-static const struct {
-	const char *topic, *text;
-} help_topics[] = {
-	{ "show", ":show NAME shows a tensor of the workspace (or any expression) as a heatmap.\n"
-		  ":show EXPR loops runs a matmul, softmax or attention expression twice, once on the\n"
-		  "plain for-loop kernels and once on the SIMD ones: the loops are animated beside the\n"
-		  "SIMD result, with both times and the largest difference between them.\n"
-		  "Tab on an empty line gives the keys to the view (:help keys)." },
-	{ "save", ":save FILE.json writes the statements typed so far as a lesson of one step, with the\n"
-		  "values they make as its expects; qkv FILE.json, qkv run and qkv check open it.\n"
-		  "In a lesson the step's own code comes first. The file is written to a temporary\n"
-		  "file and renamed, so an interrupted save leaves the old file whole.\n"
-		  ":save! FILE.json replaces a file that exists." },
-	{ "load", ":load FILE runs a file's statements in the workspace: a lesson (.json) gives the code\n"
-		  "of all its steps in order, any other file is read as statements." },
-	{ "exercise", "A step with an exercise asks a question under the view. Compute the answer at the\n"
-		      "prompt: every value a line makes is compared with the expected one.\n"
-		      ":hint gives the next hint, :solution the statement that computes it.\n"
-		      "Solved exercises are kept in progress.json and marked with a pencil in the menu." },
-	{ "keys", "Left/Right, Home/End or Ctrl-A/Ctrl-E move; Alt-B/Alt-F move by word.\n"
-		  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before; Ctrl-Y pastes.\n"
-		  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history); Ctrl-R searches it.\n"
-		  "Tab completes names, functions, methods after a dot, and : commands.\n"
-		  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n"
-		  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line typed.\n"
-		  "Tab on an empty line gives the keys to the view: arrows or hjkl move the cell\n"
-		  "cursor (the inspector follows), + - zoom, [ ] the slice of a 3-D or 4-D tensor,\n"
-		  "s r e < > the loops of :show EXPR loops; Tab or any other key gives them back." },
-	{ "matrices", "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers, ';' between\n"
-		      "rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work as in the notebooks.\n"
-		      "Several statements go on one line separated by ';'." },
-};
-
-/* :help, :help TOPIC; a module's name lists its functions */
+/* :help, :help TOPIC; a module's name lists its functions (lesson/commands) */
 static void cmd_help(struct app *a, const char *topic, int argcol)
 {
 	struct prompt *p = &a->prompt;
-	if (!*topic) {
-		show_listing(p, help_text);
-		return;
-	}
-	for (size_t i = 0; i < sizeof help_topics / sizeof *help_topics; i++) {
-		if (strcmp(topic, help_topics[i].topic) == 0) {
-			show_listing(p, help_topics[i].text);
-			return;
-		}
-	}
-	for (int i = 0; i < ncands; i++)
-		free(cands[i]);
-	ncands = 0;
-	session_complete(p->session, topic, "", add_cand, NULL);
-	if (ncands == 0) {
-		char msg[120];
-		snprintf(msg, sizeof msg, "no help on '%.40s' (try :help, :help keys or :help torch)", topic);
-		set_error(p, argcol, msg);
-		return;
-	}
 	struct strbuf sb;
 	strbuf_init(&sb);
-	strbuf_printf(&sb, "%s. names (Tab completes them):\n", topic);
-	for (int i = 0, col = 0; i < ncands; i++) {
-		int len = (int)strlen(cands[i]) + 2;
-		if (col && col + len > a->cols - 4) {
-			strbuf_putc(&sb, '\n');
-			col = 0;
-		}
-		strbuf_printf(&sb, "%s  ", cands[i]);
-		col += len;
-	}
-	show_listing(p, sb.s);
+	struct qkv_error err;
+	if (command_help(&sb, COMMAND_SCREEN, p->session, topic, a->cols - 4, &err) < 0)
+		set_error(p, argcol, err.msg);
+	else
+		show_listing(p, sb.s);
 	strbuf_free(&sb);
 }
 
@@ -619,47 +549,59 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 	snprintf(p->message, sizeof p->message, "Loaded %.300s.", file);
 }
 
-/* A ':' line: the command word, then its argument from column argcol. */
+/* A ':' line: the command word, then its argument from column argcol
+ * (lesson/commands parses it, as qkv repl's does). */
 static void run_command(struct app *a, const char *line)
 {
 	struct prompt *p = &a->prompt;
-	const char *c = strchr(line, ':') + 1;
-	size_t cl = strcspn(c, " ");
-	char cmd[32], arg[400];
-	snprintf(cmd, sizeof cmd, "%.*s", (int)(cl < sizeof cmd ? cl : sizeof cmd - 1), c);
-	const char *ap = c + cl;
-	while (*ap == ' ')
-		ap++;
-	snprintf(arg, sizeof arg, "%s", ap);
-	int argcol = (int)(ap - line) + 1;
+	struct command c;
+	command_parse(line, &c);
+	char *arg = c.arg;
+	int argcol = c.argcol;
 	free(p->listing);
 	p->listing = NULL;
-	if (strcmp(cmd, "quit") == 0 || strcmp(cmd, "q") == 0) {
+	struct qkv_error err;
+	if (!command_check(&c, COMMAND_SCREEN, &err)) {
+		set_error(p, err.col, err.msg);
+		return;
+	}
+	switch (c.id) {
+	case CMD_QUIT:
 		prompt_close(a);
-	} else if (strcmp(cmd, "ls") == 0) {
+		break;
+	case CMD_LS:
 		cmd_ls(p);
-	} else if (strcmp(cmd, "help") == 0) {
+		break;
+	case CMD_HELP:
 		cmd_help(a, arg, argcol);
-	} else if (strcmp(cmd, "clear") == 0) {
+		break;
+	case CMD_CLEAR:
 		clear_view(p);
 		p->message[0] = 0;
-	} else if (strcmp(cmd, "reset") == 0) {
+		break;
+	case CMD_RESET: {
 		bool copy = session_reset(p->session);	/* a :save after this holds only what follows */
 		clear_view(p);
 		snprintf(p->message, sizeof p->message, "%s", copy ? "The workspace is the step's again." :
 			 "The workspace is empty again.");
-	} else if (strcmp(cmd, "show") == 0) {
+		break;
+	}
+	case CMD_SHOW:
 		cmd_show(a, arg, argcol);
-	} else if (strcmp(cmd, "hint") == 0 || strcmp(cmd, "solution") == 0) {
-		cmd_exercise(p, cmd[0] == 's');
-	} else if (strcmp(cmd, "save") == 0 || strcmp(cmd, "save!") == 0) {
-		cmd_save(a, arg, cmd[4] == '!', argcol);
-	} else if (strcmp(cmd, "load") == 0) {
+		break;
+	case CMD_HINT:
+	case CMD_SOLUTION:
+		cmd_exercise(p, c.id == CMD_SOLUTION);
+		break;
+	case CMD_SAVE:
+	case CMD_SAVE_FORCE:
+		cmd_save(a, arg, c.id == CMD_SAVE_FORCE, argcol);
+		break;
+	case CMD_LOAD:
 		cmd_load(a, arg, argcol);
-	} else {
-		char msg[100];
-		snprintf(msg, sizeof msg, "unknown command ':%s' (:help lists them)", cmd);
-		set_error(p, (int)(c - line), msg);
+		break;
+	case CMD_UNKNOWN:
+		break;	/* command_check said so */
 	}
 }
 

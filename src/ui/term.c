@@ -3,8 +3,8 @@
  * a crash, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, in its handler), Ctrl-C
  * during a computation, colour pairs allocated on demand, UTF-8 text output
  * (widths and cuts from core/utf8, never from the locale).
- * The only file that starts or ends curses; every exit path goes through
- * term_stop. */
+ * The only file that starts or ends curses (after term_check found that it
+ * can drive the terminal); every exit path goes through term_stop. */
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/utf8.h"
@@ -297,7 +297,43 @@ static void oom_hook(void)
 	term_stop();
 }
 
-void term_start(struct app *a)
+/* Whether curses can drive the terminal TERM names, asked of terminfo
+ * alone: setupterm reads the entry and writes nothing to the terminal (its
+ * modes, the screen), unlike initscr, which prints and exits when it cannot.
+ * A terminal without cursor addressing (dumb), a hardcopy or generic type,
+ * a name with no entry on this machine (xterm-16color without
+ * ncurses-term) or no TERM at all would garble the screen into one line. */
+int term_check(char *why, size_t size)
+{
+	const char *name = getenv("TERM");
+	if (!name || !*name) {
+		snprintf(why, size, "TERM is not set");
+		return -1;
+	}
+	int err = 0;
+	if (setupterm(name, STDOUT_FILENO, &err) != OK) {
+		if (err == 1)
+			snprintf(why, size, "TERM=%.60s is a hardcopy terminal", name);
+		else if (err == 0)
+			snprintf(why, size, "TERM=%.60s has no terminfo entry on this machine", name);
+		else
+			snprintf(why, size, "no terminfo database was found for TERM=%.60s", name);
+		return -1;
+	}
+	const char *cup = tigetstr("cup");
+	bool ok = cup && cup != (char *)-1;
+	if (tigetflag("hc") > 0)
+		snprintf(why, size, "TERM=%.60s is a hardcopy terminal", name);
+	else if (tigetflag("gn") > 0)
+		snprintf(why, size, "TERM=%.60s names no particular terminal", name);
+	else if (!ok)
+		snprintf(why, size, "TERM=%.60s cannot move the cursor", name);
+	ok = ok && tigetflag("hc") <= 0 && tigetflag("gn") <= 0;
+	del_curterm(cur_term);
+	return ok ? 0 : -1;
+}
+
+int term_start(struct app *a)
 {
 	setlocale(LC_ALL, "");
 	const char *cs = nl_langinfo(CODESET);
@@ -311,7 +347,10 @@ void term_start(struct app *a)
 	sigaction(SIGHUP, &sa, NULL);
 	crash_setup();
 	mem_set_oom_hook(oom_hook);
-	initscr();
+	/* term_check passed: newterm fails only for a reason it missed, and
+	 * then, unlike initscr, returns having drawn nothing */
+	if (!newterm(NULL, stdout, stdin))
+		return -1;
 	started = true;
 	cbreak();
 	noecho();
@@ -334,6 +373,7 @@ void term_start(struct app *a)
 	if (a->cmode == COLOR_TRUE && !a->direct_color)
 		a->cmode = COLOR_256;	/* the terminfo cannot take 24-bit numbers */
 	getmaxyx(stdscr, a->rows, a->cols);
+	return 0;
 }
 
 /* ---- colour pairs, allocated as cells need them ------------------------------ */

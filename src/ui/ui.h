@@ -17,8 +17,9 @@ struct ui_options {
 };
 
 /* Runs the program until the user quits. Returns the exit status: 0, or 2
- * when the lesson given cannot be opened (the message is printed after the
- * terminal is restored). */
+ * when the lesson given cannot be opened or curses cannot drive the
+ * terminal (TERM=dumb, no terminfo entry, no TERM: refused before anything
+ * is written to it); the message is printed on stderr, never on the screen. */
 int ui_run(const struct ui_options *o);
 
 #endif

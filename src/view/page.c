@@ -6,6 +6,7 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
+#include "lesson/statements.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static void add_block(struct page *pg, enum page_style style, const char *text, 
 	char *t = xmalloc(n + 1);
 	memcpy(t, text, n);
 	t[n] = 0;
-	pg->blocks[pg->nblocks++] = (struct page_block){ style, t };
+	pg->blocks[pg->nblocks++] = (struct page_block){ style, t, false };
 }
 
 /* Each line of a statement's output as a block of its own. */
@@ -74,11 +75,15 @@ void page_build_exercises(struct page *pg, struct player *p, int k, const bool *
 	/* each statement's output under the line it ends on; what is left after
 	 * the last line (none should be) under it */
 	int piece = 0;
+	bool *cont = xcalloc((size_t)st->nlines + 1, sizeof *cont);
+	statements_mark_continued(st->code, st->nlines, cont);
 	for (int i = 0; i < st->nlines; i++) {
 		add_text(pg, PAGE_CODE, st->lines[i].text);
+		pg->blocks[pg->nblocks - 1].continued = cont[i];
 		while (r && piece < r->npieces && (r->pieces[piece].line <= i + 1 || i == st->nlines - 1))
 			add_output(pg, r->pieces[piece++].text);
 	}
+	free(cont);
 	char status[sizeof ((struct qkv_error *)0)->msg + 64];
 	status[0] = 0;
 	if (pg->state == STEP_FAILED)
@@ -222,13 +227,14 @@ static void lay_prose(struct page_lines *out, enum page_style style, int block, 
 	strbuf_free(&line);
 }
 
-/* ">>> code", broken at a space (or anywhere) so no line passes width; the
- * rest continues after "... ", as a REPL shows continued lines. */
-static void lay_code(struct page_lines *out, int block, const char *code, int width)
+/* ">>> code" (or "... code" for a line that continues a statement), broken
+ * at a space (or anywhere) so no line passes width; the rest continues
+ * after "... ", as a REPL shows continued lines. */
+static void lay_code(struct page_lines *out, int block, const char *code, bool continued, int width)
 {
 	struct strbuf line;
 	strbuf_init(&line);
-	const char *p = code, *prompt = ">>> ";
+	const char *p = code, *prompt = continued ? "... " : ">>> ";
 	int avail = width - 4 > 8 ? width - 4 : 8;
 	do {
 		size_t n = strlen(p), take = n, skip = 0;
@@ -345,7 +351,7 @@ void page_layout(const struct page *pg, int from, int to, int width, struct page
 			lay_prose(out, bl->style, b, bl->text, 2, width);
 			break;
 		case PAGE_CODE:
-			lay_code(out, b, bl->text, width);
+			lay_code(out, b, bl->text, bl->continued, width);
 			break;
 		case PAGE_OUTPUT:
 			lay_output(out, b, bl->text, width);

@@ -14,7 +14,8 @@
 
 enum page_style {
 	PAGE_TEXT,       /* narration, wrapped at spaces (a short `code` span is never broken) */
-	PAGE_CODE,       /* one code line, after ">>> "; a long one continues after "... " */
+	PAGE_CODE,       /* one code line, after ">>> " (after "... " when it continues a
+	                    statement); a long one continues after "... " */
 	PAGE_OUTPUT,     /* one line the code printed, verbatim (tabs expanded; a line over
 	                    width + 2 columns wraps at a space, continuing 4 columns in) */
 	PAGE_STATUS,     /* why the step shows no result: failed, not run, cancelled */
@@ -26,6 +27,8 @@ enum page_style {
 struct page_block {
 	enum page_style style;
 	char *text;      /* without a newline */
+	bool continued;  /* PAGE_CODE: the line goes on with a statement begun on a line
+	                    before it (an open bracket): laid out after "... " */
 };
 
 /* One show of the step, with what it computed (NULL before it ran). */

@@ -1,7 +1,8 @@
-/* test_cli.c: qkv eval, qkv repl, --help and --version as a person runs them:
- * the binary is started with pipes, its output, errors and exit status read.
- * Every bad input of the engine issue must give one line naming the column,
- * exit status 2, and no change to the workspace. */
+/* test_cli.c: qkv eval, qkv repl (statements and ':' commands), --help and
+ * --version as a person runs them: the binary is started with pipes, its
+ * output, errors and exit status read. Every bad input of the engine issue
+ * must give one line naming the column, exit status 2, and no change to the
+ * workspace. */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -190,6 +191,52 @@ Test(cli, repl_should_continue_a_statement_over_open_brackets)
 	cr_assert_str_eq(out, "torch.Size([2, 2])\n");
 	free(out);
 	free(err);
+}
+
+Test(cli, repl_should_run_the_prompt_commands_and_put_a_caret_under_a_bad_one)
+{
+	char state[64], file[128], in[1024];
+	dir_make_temp(state, sizeof state, "qkv-repl-cmd");
+	snprintf(file, sizeof file, "%s/kept.json", state);
+	snprintf(in, sizeof in,
+		 "X = [1 2; 3 4]\n"
+		 ":ls\n"
+		 ":show X @ X\n"
+		 "  :frob X\n"
+		 ":help\n"
+		 ":help keys\n"
+		 ":help nope\n"
+		 ":clear\n"
+		 ":save %s\n"
+		 ":reset\n"
+		 ":ls\n"
+		 ":load %s\n"
+		 ":show X.sum()\n"
+		 ":quit\n"
+		 "print('not reached')\n", file, file);
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, in, NULL, &out, &err);
+	cr_expect_eq(rc, 2, "the bad commands make a pipe's exit status 2");
+	/* :ls, :show as text, :help's overview and line-mode keys, :save, :reset, :load */
+	cr_expect(strstr(out, "X                Tensor     [2, 2]           float32\ntensor([[ 7., 10.],\n"
+			 "        [15., 22.]])\n"), "%s", out);
+	cr_expect(strstr(out, ":show EXPR          print a value"), "%s", out);
+	cr_expect(strstr(out, "Ctrl-D on an empty line, :quit or quit() leaves"), "%s", out);
+	cr_expect(!strstr(out, "Esc"), "the full screen's keys: %s", out);
+	cr_expect(strstr(out, "Saved ") && strstr(out, "The workspace is empty again.\n(the workspace is empty)\n"),
+		  "%s", out);
+	cr_expect(strstr(out, "Loaded ") && strstr(out, "tensor(10.)\n"), "%s", out);
+	cr_expect(!strstr(out, "not reached"), ":quit did not leave: %s", out);
+	/* one message each, the line and a caret under the ':' or the argument */
+	cr_expect(strstr(err, "      :frob X\n      ^\nerror: unknown command ':frob' (:help lists them)\n"), "%s",
+		  err);
+	cr_expect(strstr(err, "    :help nope\n          ^\nerror: no help on 'nope'"), "%s", err);
+	cr_expect(strstr(err, "    :clear\n    ^\nerror: ':clear' works only in the full screen's prompt"), "%s",
+		  err);
+	free(out);
+	free(err);
+	dir_remove(state);
 }
 
 Test(cli, help_and_version_should_print_and_exit_0)

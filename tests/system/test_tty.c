@@ -1,6 +1,10 @@
 /* test_tty.c: qkv repl in a real terminal (tmux), as a person sees it: the
- * prompt, a caret under the typed column, line editing with the arrow keys.
- * Skips itself when tmux is missing (make test installs it). */
+ * prompt, a caret under the typed column, line editing with the arrow keys,
+ * the ':' commands; the full screen's :help keys at 80 columns, a
+ * statement's continuation lines after "... " on the lesson screen; and the
+ * full screen refusing a terminal curses cannot drive (TERM=dumb, a TERM
+ * without terminfo, none) without touching it. Skips itself when tmux is
+ * missing (make test installs it). */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -27,19 +31,33 @@ static char *wait_for(const char *want)
 	return s;
 }
 
-static void start(void)
+static char state[64];	/* XDG_STATE_HOME of the test, its own */
+
+/* qkv ARGS in a w x h terminal. */
+static void start_at(int w, int h, const char *args)
 {
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	dir_make_temp(state, sizeof state, "qkv-tty-state");
 	snprintf(session, sizeof session, "qkvtest%d", (int)getpid());
 	char cmd[512];
 	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm %s repl'", session,
-		 qkv_binary());
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm XDG_STATE_HOME=%s %s %s'",
+		 session, w, h, state, qkv_binary(), args);
 	cr_assert_eq(system(cmd), 0, "tmux failed to start");
+}
+
+static void start(void)
+{
+	start_at(100, 30, "repl");
 }
 
 static void stop(void)
 {
 	tmux_private_server_end();
+	if (state[0])
+		dir_remove(state);
+	state[0] = 0;
 }
 
 Test(tty, repl_should_prompt_and_put_the_caret_under_the_column, .init = start, .fini = stop)
@@ -65,4 +83,158 @@ Test(tty, repl_should_prompt_and_put_the_caret_under_the_column, .init = start, 
 	cr_assert(strstr(s, ">>> X @ torch.ones(2)\ntensor([3., 7.])"), "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s 'quit()' Enter%s", "");
+}
+
+/* qkv repl's ':' commands as typed at 80x24: :ls, :help, and an unknown
+ * command's caret under the ':' of the line on the screen. */
+Test(tty, repl_line_mode_should_run_the_colon_commands, .fini = stop)
+{
+	start_at(80, 24, "repl");
+	free(wait_for(":help lists the commands"));
+	sh("tmux send-keys -t %s 'X = [1 2; 3 4]' Enter ':ls' Enter%s", "");
+	char *s = wait_for("[2, 2]");
+	cr_assert(strstr(s, ">>> :ls\nX                Tensor     [2, 2]           float32"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':help' Enter%s", "");
+	s = wait_for("More: :help");
+	cr_assert(strstr(s, ":ls                 the workspace     :reset             empty the workspace"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s C-l '  :frobnicate X' Enter%s", "");
+	s = wait_for("error:");
+	cr_assert(strstr(s, ">>>   :frobnicate X\n      ^\nerror: unknown command ':frobnicate' (:help lists them)"),
+		  "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':help keys' Enter%s", "");
+	s = wait_for("so does Ctrl-C");
+	cr_assert(strstr(s, "Up/Down walk the lines typed since qkv repl started; Ctrl-R searches them."), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':quit' Enter%s", "");
+}
+
+/* The full screen's :help keys at 80 columns: every line whole (the listing
+ * has 78 columns beside its margins). */
+Test(tty, the_full_screen_help_keys_should_fit_80_columns, .fini = stop)
+{
+	start_at(80, 24, "--repl");
+	free(wait_for(":help lists the commands"));
+	sh("tmux send-keys -t %s ':help keys' Enter%s", "");
+	char *s = wait_for("typed.");
+	const char *lines[] = {
+		"Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n",
+		"Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history);\n",
+		"Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n",
+		"Ctrl-C stops a line that runs (nothing of it is kept), else clears the line\n",
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+		cr_expect(strstr(s, lines[i]), "cut or missing: %s\n%s", lines[i], s);
+	free(s);
+	sh("tmux send-keys -t %s ':quit' Enter%s", "");
+}
+
+/* Lesson 5 step 5's `values = np.array([[...],` spans five code lines: on
+ * the lesson screen the four after the first follow "... ", as Python
+ * prompts for them, never ">>> ". The text is scrolled a line at a time
+ * until the second line shows (at 80x24 the code may start below the pane). */
+static void continuation_at(int w, int h)
+{
+	start_at(w, h, "5 --step 5");
+	char *s = wait_for("step 5/14");
+	for (int i = 0; i < 40 && !strstr(s, "# scaly"); i++) {
+		free(s);
+		sh("tmux send-keys -t %s Down%s", "");
+		s = tmux_wait_for(session, "step 5/14");
+	}
+	cr_assert(strstr(s, "...                   [7.5,3.9,4.1,0.2], # scaly"), "%dx%d:\n%s", w, h, s);
+	cr_expect(!strstr(s, ">>>                   ["), "%dx%d: a continuation line after >>>:\n%s", w, h, s);
+	free(s);
+	sh("tmux send-keys -t %s q%s", "");
+}
+
+Test(tty, continuation_lines_should_follow_dots_at_80x24, .fini = stop) { continuation_at(80, 24); }
+Test(tty, continuation_lines_should_follow_dots_at_120x40, .fini = stop) { continuation_at(120, 40); }
+
+/* ---- terminals curses cannot drive --------------------------------------------- */
+
+struct refusal {
+	const char *env;      /* how TERM is set for the run */
+	const char *args;
+	const char *why;      /* must appear in the one line on stderr */
+	const char *instead;  /* what it says to do */
+};
+
+static const struct refusal refusals[] = {
+	{ "TERM=dumb", "1", "TERM=dumb cannot move the cursor", "'qkv run --plain 1' for plain text" },
+	{ "TERM=qkv-no-such-terminal", "", "TERM=qkv-no-such-terminal has no terminfo entry",
+	  "'qkv run --plain LESSON'" },
+	{ "-u TERM", "--repl", "TERM is not set", "'qkv repl' to type statements line by line" },
+	{ "TERM=", "2 --step 3", "TERM is not set", "'qkv run --plain 2'" },
+	{ "TERM=xterm-16color", "3", "TERM=xterm-16color has no terminfo entry", "'qkv run --plain 3'" },
+};
+
+/* Runs each refusal in one shell inside tmux, whose output tmux copies to a
+ * log (pipe-pane) from before the first run: between a run's BEGIN and END
+ * markers the log must hold nothing (no escape sequence, no text: stdout is
+ * the terminal), stty -g must be the same after all of them, and each run
+ * exits 2 with one line on stderr that says why and what to do. */
+Test(tty, a_terminal_curses_cannot_drive_should_be_refused_untouched, .fini = stop)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	char dir[64], path[160], cmd[4096];
+	dir_make_temp(dir, sizeof dir, "qkv-refuse");
+	/* xterm-16color only where its terminfo entry is missing (ncurses-term) */
+	int n = (int)(sizeof refusals / sizeof *refusals);
+	if (system("infocmp xterm-16color >/dev/null 2>&1") == 0)
+		n--;
+	char sc[4096];
+	size_t len = 0;
+	len += (size_t)snprintf(sc + len, sizeof sc - len, "stty -g > %s/before\nread go\n", dir);
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(sc + len, sizeof sc - len, "printf 'BEGIN%d\\n'\n"
+					"env %s XDG_STATE_HOME=%s/state %s %s 2> %s/err%d\n"
+					"echo $? > %s/rc%d\nprintf 'END%d\\n'\n", i, refusals[i].env, dir, qkv_binary(),
+					refusals[i].args, dir, i, dir, i, i);
+	len += (size_t)snprintf(sc + len, sizeof sc - len, "stty -g > %s/after\nprintf 'ALL-DONE\\n'\nsleep 30\n", dir);
+	cr_assert(len < sizeof sc);
+	snprintf(path, sizeof path, "%s/script.sh", dir);
+	file_put(path, sc, len);
+	snprintf(session, sizeof session, "qkvterm%d", (int)getpid());
+	tmux_private_server();
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'sh %s'", session, path);
+	cr_assert_eq(system(cmd), 0, "tmux failed to start");
+	snprintf(cmd, sizeof cmd, "tmux pipe-pane -o -t %s 'cat >> %s/log'", session, dir);
+	cr_assert_eq(system(cmd), 0, "tmux pipe-pane failed");
+	sh("tmux send-keys -t %s Enter%s", "");
+	snprintf(path, sizeof path, "%s/log", dir);
+	char *log = file_wait_text(path, "ALL-DONE");
+	cr_assert(log, "the runs did not end");
+	for (int i = 0; i < n; i++) {
+		const struct refusal *r = &refusals[i];
+		char quiet[32];
+		snprintf(quiet, sizeof quiet, "BEGIN%d\r\nEND%d", i, i);
+		cr_expect(strstr(log, quiet), "%s qkv %s wrote to the terminal: %s", r->env, r->args, log);
+		snprintf(path, sizeof path, "%s/rc%d", dir, i);
+		char *rc = read_text(path);
+		cr_expect(rc && strcmp(rc, "2\n") == 0, "%s qkv %s: exit %s", r->env, r->args, rc);
+		free(rc);
+		snprintf(path, sizeof path, "%s/err%d", dir, i);
+		char *err = read_text(path);
+		cr_assert(err);
+		cr_expect(strncmp(err, "qkv: ", 5) == 0 && strstr(err, r->why) && strstr(err, r->instead) &&
+			  strstr(err, "set TERM to a terminal qkv can drive (e.g. TERM=xterm-256color)"),
+			  "%s qkv %s: %s", r->env, r->args, err);
+		char *nl = strchr(err, '\n');
+		cr_expect(nl && nl[1] == 0, "%s qkv %s: not one line: %s", r->env, r->args, err);
+		free(err);
+	}
+	char before[160], after[160];
+	snprintf(before, sizeof before, "%s/before", dir);
+	snprintf(after, sizeof after, "%s/after", dir);
+	char *b = read_text(before), *a = read_text(after);
+	cr_assert(a && b);
+	cr_expect_str_eq(a, b, "the terminal's modes changed");
+	free(a);
+	free(b);
+	free(log);
+	dir_remove(dir);
 }

@@ -3,7 +3,8 @@
  * each step's workspace is a snapshot that later steps cannot change, a
  * failure blocks what follows, Ctrl-C leaves a step to run again, views are
  * computed again from a snapshot; and every step of every built-in lesson
- * gives one page that `qkv run --plain` paints line for line. */
+ * gives one page that `qkv run --plain` paints line for line, its code's
+ * continuation lines after "... ", its header naming the source by title. */
 #include "core/strbuf.h"
 #include "lang/interp.h"
 #include "lesson/catalog.h"
@@ -260,6 +261,126 @@ Test(page, a_long_code_line_should_continue_after_dots_and_no_line_should_pass_t
 	page_free(&pg);
 	player_free(p);
 	lesson_free(l);
+}
+
+static const char continued[] =
+	"{ \"format\": 1, \"id\": \"cont\", \"title\": \"Cont\", \"source\": \"a test\", \"summary\": \"s\",\n"
+	"  \"steps\": [ { \"title\": \"one\", \"text\": [\"t\"], \"code\": [\n"
+	"    \"values = [[1, 2], # one\",\n"
+	"    \"          [3, 4]] # two\",\n"
+	"    \"y = 1 +\",\n"
+	"    \"    2; z = (3,\",\n"
+	"    \"\",\n"
+	"    \"  4)\",\n"
+	"    \"print(len(values), y, z)\" ] } ] }\n";
+
+/* Runs l's player up to step k and lays out that step's page at width;
+ * the caller frees the three. */
+static void lay_out_step(struct lesson *l, int k, int width, struct player **p, struct page *pg,
+			 struct page_lines *pl)
+{
+	*p = player_new(l, KERNEL_SIMD);
+	struct qkv_error err;
+	int at;
+	cr_assert_eq(player_go(*p, k, &at, &err), 0, "%s", err.msg);
+	page_build(pg, *p, k);
+	memset(pl, 0, sizeof *pl);
+	page_layout(pg, 0, -1, width, pl);
+}
+
+static void free_step(struct player *p, struct page *pg, struct page_lines *pl)
+{
+	page_lines_free(pl);
+	page_free(pg);
+	player_free(p);
+}
+
+/* Lesson 5 step 5's `values = np.array([[...],` over five lines: the lines
+ * after the first of one statement are "... " lines, as Python prompts for
+ * them; a blank line inside brackets too; the next statement ">>> " again. */
+Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
+{
+	struct lesson *l = parse(continued);
+	struct player *p;
+	struct page pg;
+	struct page_lines pl;
+	lay_out_step(l, 0, 80, &p, &pg, &pl);
+	const char *want[] = { ">>> values = [[1, 2], # one", "...           [3, 4]] # two", ">>> y = 1 +",
+			       "...     2; z = (3,", "... ", "...   4)", ">>> print(len(values), y, z)", "2 3 (3, 4)" };
+	cr_assert_eq(pl.n, 2 + 8, "%d lines", pl.n);
+	for (int i = 0; i < 8; i++)
+		cr_expect_str_eq(pl.lines[2 + i].text, want[i], "line %d", i);
+	free_step(p, &pg, &pl);
+	lesson_free(l);
+	/* the built-in lesson the issue names: 05 step 5 */
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	struct qkv_error err;
+	l = catalog_resolve(&c, "5", NULL, NULL, &err);
+	cr_assert(l, "%s", err.msg);
+	lay_out_step(l, 4, 80, &p, &pg, &pl);
+	int first = -1;
+	for (int i = 0; i < pl.n && first < 0; i++)
+		if (strncmp(pl.lines[i].text, ">>> values = np.array(", 22) == 0)
+			first = i;
+	cr_assert_geq(first, 0);
+	for (int i = 1; i <= 4; i++)
+		cr_expect(strncmp(pl.lines[first + i].text, "... ", 4) == 0 && strstr(pl.lines[first + i].text, "]"),
+			  "%s", pl.lines[first + i].text);
+	cr_expect_str_eq(pl.lines[first + 5].text, ">>> output = weights@values");
+	free_step(p, &pg, &pl);
+	lesson_free(l);
+	catalog_free(&c);
+}
+
+/* run --plain's header names the document a lesson retells by its title
+ * (source_title), never by a file name like 000_49f43e13ae5f8a7a.txt; a
+ * lesson without one by its source. */
+Test(page, the_header_should_name_the_source_document_by_its_title)
+{
+	struct render_opts o = { 80, false };
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	for (int i = 1; i <= 5; i++) {
+		char num[8];
+		snprintf(num, sizeof num, "%d", i);
+		struct qkv_error err;
+		struct lesson *l = catalog_resolve(&c, num, NULL, NULL, &err);
+		cr_assert(l, "%s", err.msg);
+		cr_expect(l->source_title && *l->source_title, "lesson %d has no source_title", i);
+		struct strbuf out;
+		strbuf_init(&out);
+		render_lesson_header(&out, l, &o);
+		char want[300];
+		snprintf(want, sizeof want, "(retells %s; %d steps)", l->source_title, l->nsteps);
+		cr_expect(strstr(out.s, want), "lesson %d: %s", i, out.s);
+		cr_expect(!strstr(out.s, ".txt"), "lesson %d names a file: %s", i, out.s);
+		strbuf_free(&out);
+		lesson_free(l);
+	}
+	catalog_free(&c);
+	/* without a source_title: the source as it is */
+	struct lesson *l = parse(three_steps);
+	cr_expect_null(l->source_title);
+	struct strbuf out;
+	strbuf_init(&out);
+	render_lesson_header(&out, l, &o);
+	cr_expect(strstr(out.s, "(retells a test; 3 steps)"), "%s", out.s);
+	strbuf_free(&out);
+	lesson_free(l);
+	/* an empty or non-string title is refused where it is */
+	const char *bad[] = { "\"\"", "3" };
+	const char *why[] = { "source_title: must not be empty", "source_title: must be a string, not a number" };
+	for (int i = 0; i < 2; i++) {
+		char text[sizeof three_steps + 64];
+		const char *at = strstr(three_steps, "\"summary\"");
+		snprintf(text, sizeof text, "%.*s\"source_title\": %s, %s", (int)(at - three_steps), three_steps, bad[i], at);
+		struct qkv_error err;
+		l = lesson_parse("test.json", text, strlen(text), NULL, NULL, &err);
+		cr_expect_null(l, "%s was taken", bad[i]);
+		cr_expect(strstr(err.msg, why[i]), "%s", err.msg);
+		lesson_free(l);
+	}
 }
 
 /* Every step of every built-in lesson: `qkv run --plain`'s text (render_step)

@@ -1,0 +1,229 @@
+/* commands.c: the ':' commands both prompts share (see commands.h): parsing
+ * a command line, which prompt runs which command, and the help texts, with
+ * a text of each prompt's own where they differ (the full screen draws, the
+ * line mode prints). Running a command is each prompt's job. Every help line
+ * fits in 78 columns (tests/unit/test_help.c checks them). */
+#include "lesson/commands.h"
+#include "core/mem.h"
+#include "core/utf8.h"
+#include "lesson/session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HELP_WIDTH 78
+
+/* ---- the commands --------------------------------------------------------------- */
+
+static const struct {
+	const char *word;
+	enum command_id id;
+	bool screen, line;   /* which prompts run it */
+} commands[] = {
+	{ "quit", CMD_QUIT, true, true },
+	{ "q", CMD_QUIT, true, true },
+	{ "ls", CMD_LS, true, true },
+	{ "help", CMD_HELP, true, true },
+	{ "clear", CMD_CLEAR, true, false },
+	{ "reset", CMD_RESET, true, true },
+	{ "show", CMD_SHOW, true, true },
+	{ "hint", CMD_HINT, true, false },
+	{ "solution", CMD_SOLUTION, true, false },
+	{ "save", CMD_SAVE, true, true },
+	{ "save!", CMD_SAVE_FORCE, true, true },
+	{ "load", CMD_LOAD, true, true },
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+bool command_parse(const char *line, struct command *c)
+{
+	memset(c, 0, sizeof *c);
+	const char *s = line;
+	while (*s == ' ')
+		s++;
+	if (*s != ':')
+		return false;
+	c->col = (int)(s - line) + 1;
+	const char *w = s + 1;
+	size_t wl = strcspn(w, " ");
+	snprintf(c->word, sizeof c->word, "%.*s", (int)(wl < sizeof c->word ? wl : sizeof c->word - 1), w);
+	const char *a = w + wl;
+	while (*a == ' ')
+		a++;
+	c->argcol = (int)(a - line) + 1;
+	size_t al = strlen(a);
+	while (al > 0 && a[al - 1] == ' ')
+		al--;
+	if (al >= sizeof c->arg) {
+		al = sizeof c->arg - 1;
+		while (al > 0 && (a[al] & 0xC0) == 0x80)
+			al--;	/* not inside a character */
+	}
+	memcpy(c->arg, a, al);
+	c->arg[al] = 0;
+	c->id = CMD_UNKNOWN;
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(c->word, commands[i].word) == 0)
+			c->id = commands[i].id;
+	return true;
+}
+
+bool command_check(const struct command *c, enum command_front front, struct qkv_error *err)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(c->word, commands[i].word) != 0)
+			continue;
+		if (front == COMMAND_SCREEN ? commands[i].screen : commands[i].line)
+			return true;
+		error_set(err, 1, c->col, "':%s' works only in the full screen's prompt (qkv --repl, or ':' in a "
+			  "lesson)", c->word);
+		return false;
+	}
+	error_set(err, 1, c->col, "unknown command ':%.24s' (:help lists them)", c->word);
+	return false;
+}
+
+/* ---- help ------------------------------------------------------------------------- */
+
+/* A topic: the full screen's text, and the line mode's where it differs
+ * (NULL: the same). */
+static const struct {
+	const char *topic, *screen, *line;
+} topics[] = {
+	{ "",
+	  "Type notebook lines (S = Q @ K.T) or matrices (X = [1 2; 3 4]), then Enter.\n"
+	  ":show NAME          show a tensor     :show NAME loops   loops beside SIMD\n"
+	  ":ls                 the workspace     :clear             clear the view\n"
+	  ":reset              back to the step's workspace\n"
+	  ":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
+	  ":load FILE          run a lesson's or a file's statements\n"
+	  ":hint  :solution    for the step's exercise\n"
+	  ":quit, Ctrl-D on an empty line, or Esc: close the prompt\n"
+	  "Editing: arrows, Ctrl-A/E/K/U/W, Alt-B/F, Up/Down history, Ctrl-R search,\n"
+	  "Tab completes.\n"
+	  "More: :help show, save, load, exercise, keys, matrices, torch, F, np, Tensor",
+	  "Type notebook lines (S = Q @ K.T) or matrices (X = [1 2; 3 4]), then Enter.\n"
+	  ":show EXPR          print a value     :show EXPR loops   loops beside SIMD\n"
+	  ":ls                 the workspace     :reset             empty the workspace\n"
+	  ":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
+	  ":load FILE          run a lesson's or a file's statements\n"
+	  ":quit, quit() or Ctrl-D on an empty line: leave\n"
+	  "More: :help show, save, load, exercise, keys, matrices, torch, F, np, Tensor" },
+	{ "show",
+	  ":show NAME shows a tensor of the workspace (or any expression) as a heatmap.\n"
+	  ":show EXPR loops runs a matmul, softmax or attention expression twice, once\n"
+	  "on the plain for-loop kernels and once on the SIMD ones: the loops are\n"
+	  "animated beside the SIMD result, with both times and the largest difference\n"
+	  "between them. Tab on an empty line gives the keys to the view (:help keys).",
+	  ":show EXPR prints the value of a name or of any expression, as a bare\n"
+	  "expression would, without changing the workspace or the random streams.\n"
+	  ":show EXPR loops runs a matmul, softmax or attention expression twice, once\n"
+	  "on the plain for-loop kernels and once on the SIMD ones, and prints their\n"
+	  "times and the largest difference between them (qkv --repl draws both)." },
+	{ "save",
+	  ":save FILE.json writes the statements typed so far as a lesson of one step,\n"
+	  "with the values they make as its expects; qkv FILE.json, qkv run and\n"
+	  "qkv check open it. In a lesson the step's own code comes first. The file is\n"
+	  "written to a temporary file and renamed, so an interrupted save leaves the\n"
+	  "old file whole. :save! FILE.json replaces a file that exists.",
+	  NULL },
+	{ "load",
+	  ":load FILE runs a file's statements in the workspace: a lesson (.json) gives\n"
+	  "the code of all its steps in order, any other file is read as statements.",
+	  NULL },
+	{ "exercise",
+	  "A step with an exercise asks a question under the view. Compute the answer\n"
+	  "at the prompt: every value a line makes is compared with the expected one.\n"
+	  ":hint gives the next hint, :solution the statement that computes it.\n"
+	  "Solved exercises are kept in progress.json and marked with a pencil in the\n"
+	  "menu.",
+	  "Exercises belong to the steps of a lesson: open it full screen (qkv LESSON)\n"
+	  "and answer at its prompt, where :hint and :solution help." },
+	{ "keys",
+	  "Left/Right, Home/End or Ctrl-A/Ctrl-E move; Alt-B/Alt-F move by word.\n"
+	  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n"
+	  "Ctrl-Y pastes.\n"
+	  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history);\n"
+	  "Ctrl-R searches it.\n"
+	  "Tab completes names, functions, methods after a dot, and : commands.\n"
+	  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n"
+	  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line\n"
+	  "typed.\n"
+	  "Tab on an empty line gives the keys to the view: arrows or hjkl move the\n"
+	  "cell cursor (the inspector follows), + - zoom, [ ] the slice of a 3-D or\n"
+	  "4-D tensor, s r e < > the loops of :show EXPR loops; Tab or any other key\n"
+	  "gives them back.",
+	  "Left/Right, Home/End or Ctrl-A/Ctrl-E move; Alt-B/Alt-F move by word.\n"
+	  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n"
+	  "Ctrl-Y pastes.\n"
+	  "Up/Down walk the lines typed since qkv repl started; Ctrl-R searches them.\n"
+	  "Tab completes file names (for :load and :save).\n"
+	  "Enter runs the line; a statement left open (a bracket) goes on after ...\n"
+	  "Ctrl-D on an empty line, :quit or quit() leaves; so does Ctrl-C.\n"
+	  "qkv --repl is the same prompt full screen, with heatmaps and Tab completion." },
+	{ "matrices",
+	  "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers,\n"
+	  "';' between rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work\n"
+	  "as in the notebooks. Several statements go on one line separated by ';'.",
+	  NULL },
+};
+#define NTOPICS (sizeof topics / sizeof *topics)
+
+const char *command_help_text(enum command_front front, int k, const char **topic)
+{
+	if (k < 0 || (size_t)k >= NTOPICS)
+		return NULL;
+	*topic = topics[k].topic;
+	return front == COMMAND_LINE && topics[k].line ? topics[k].line : topics[k].screen;
+}
+
+/* The names of a module, collected once each. */
+struct names {
+	char **v;
+	int n, cap;
+};
+
+static void add_name(void *udata, const char *name)
+{
+	struct names *ns = udata;
+	for (int i = 0; i < ns->n; i++)
+		if (strcmp(ns->v[i], name) == 0)
+			return;
+	if (ns->n == ns->cap) {
+		ns->cap = ns->cap ? 2 * ns->cap : 32;
+		ns->v = xrealloc(ns->v, sizeof *ns->v * (size_t)ns->cap);
+	}
+	ns->v[ns->n++] = xstrdup(name);
+}
+
+int command_help(struct strbuf *out, enum command_front front, const struct session *s, const char *topic,
+		 int width, struct qkv_error *err)
+{
+	const char *name;
+	for (int k = 0; command_help_text(front, k, &name); k++) {
+		if (strcmp(topic, name) == 0) {
+			strbuf_puts(out, command_help_text(front, k, &name));
+			return 0;
+		}
+	}
+	struct names ns = { NULL, 0, 0 };
+	session_complete(s, topic, "", add_name, &ns);
+	if (ns.n == 0)
+		return error_set(err, 1, 0, "no help on '%.40s' (try :help, :help keys or :help torch)", topic);
+	if (width > HELP_WIDTH)
+		width = HELP_WIDTH;
+	strbuf_printf(out, "the names in %s%s:\n", topic, front == COMMAND_SCREEN ? " (Tab completes them)" : "");
+	for (int i = 0, col = 0; i < ns.n; i++) {
+		int w = utf8_width(ns.v[i]);
+		if (col && col + 2 + w > width) {
+			strbuf_putc(out, '\n');
+			col = 0;
+		}
+		strbuf_printf(out, "%s%s", col ? "  " : "", ns.v[i]);
+		col += (col ? 2 : 0) + w;
+		free(ns.v[i]);
+	}
+	free(ns.v);
+	return 0;
+}
