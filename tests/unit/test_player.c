@@ -342,7 +342,7 @@ Test(page, the_header_should_name_the_source_document_by_its_title)
 	struct catalog c;
 	catalog_load(&c, NULL, NULL);
 	for (int i = 1; i <= 5; i++) {
-		char num[8];
+		char num[16];
 		snprintf(num, sizeof num, "%d", i);
 		struct qkv_error err;
 		struct lesson *l = catalog_resolve(&c, num, NULL, NULL, &err);
