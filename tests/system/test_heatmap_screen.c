@@ -205,7 +205,7 @@ Test(heatmap_screen, colour_legends_should_name_a_sequential_and_a_diverging_sca
 	free(s);
 	keys("q");
 	tmux_private_server_end();
-	start(80, 24, NULL, "1");
+	start(80, 24, NULL, "1 --step 1");	/* not where the lesson was left */
 	free(wait_for(": -2.2 \u2026 0 \u2026 2.2 (blue negative, orange positive)"));
 }
 
