@@ -210,7 +210,7 @@ Test(tty, a_terminal_curses_cannot_drive_should_be_refused_untouched, .fini = st
 	cr_assert(log, "the runs did not end");
 	for (int i = 0; i < n; i++) {
 		const struct refusal *r = &refusals[i];
-		char quiet[32];
+		char quiet[64];
 		snprintf(quiet, sizeof quiet, "BEGIN%d\r\nEND%d", i, i);
 		cr_expect(strstr(log, quiet), "%s qkv %s wrote to the terminal: %s", r->env, r->args, log);
 		snprintf(path, sizeof path, "%s/rc%d", dir, i);
