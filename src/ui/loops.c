@@ -183,6 +183,7 @@ static void draw_loops_side(struct app *a, struct loops_anim *an, enum scale_kin
 			return;
 		struct heatmap hm;
 		heatmap_build_trace(&hm, lt, trace_scale(lt, result));
+		heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
 		/* scrolled to the cell being computed, which is highlighted */
 		int cr, cc;
 		bool cell = looptrace_current_cell(lt, &cr, &cc);
