@@ -183,6 +183,7 @@ static void draw_loops_side(struct app *a, struct loops_anim *an, enum scale_kin
 			return;
 		struct heatmap hm;
 		heatmap_build_trace(&hm, lt, trace_scale(lt, result));
+		heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
 		/* scrolled to the cell being computed, which is highlighted */
 		int cr, cc;
 		bool cell = looptrace_current_cell(lt, &cr, &cc);
@@ -213,7 +214,18 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	const char *titles[] = { "vectorised (SIMD), all at once", "SIMD, all at once", "SIMD", NULL };
 	put_fitting(y, x + half + 1, half - 1, titles);
 	attroff(A_BOLD);
-	draw_heatmap(a, &hv, y + 1, x + half + 1, h - 3, half - 1, 0, 0, false, a->zoom, false);
+	/* scrolled to the row (and, for a matrix of its size, the cell) the
+	 * loops are at, when it does not fit whole */
+	int fr = 0, fc = 0, cr, cc;
+	if (an->trace && looptrace_current_cell(an->trace, &cr, &cc)) {
+		int rows, cols;
+		const double *vals;
+		const uint8_t *state;
+		looptrace_matrix(an->trace, &rows, &cols, &vals, &state);
+		fr = cr < hv.rows ? cr : 0;
+		fc = rows == hv.rows && cols == hv.cols && cc >= 0 ? cc : 0;
+	}
+	draw_heatmap(a, &hv, y + 1, x + half + 1, h - 3, half - 1, fr, fc, false, a->zoom, false);
 	enum scale_kind result = v->scale == SCALE_AUTO ? hv.scale : v->scale;
 	heatmap_free(&hv);
 	if (!an->trace) {

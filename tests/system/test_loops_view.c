@@ -256,6 +256,8 @@ Test(loops_view, the_scores_of_lesson_4_step_4_should_be_labelled_by_their_matri
 	keys("e");
 	s = wait_for("for-loops: 6400 of 6400");
 	cr_assert(strstr(s, "c (10\u00d710): sums of products, one cell at a time"), "%s", s);
+	/* the matrix's legend names it too */
+	cr_assert(strstr(s, "\n c: -"), "%s", s);
 	/* the view (under the text) says weights nowhere: both sides are scores */
 	const char *view = strstr(s, "loops beside SIMD");
 	cr_assert(view && !strstr(view, "weights"), "%s", s);
