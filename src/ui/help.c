@@ -7,18 +7,15 @@ void help_draw(struct app *a)
 	static const char *const lines[] = {
 		"Keys",
 		"",
-		"\u2192  n  space    next step",
-		"\u2190  p           previous step",
-		"g              go to a step (type its number, Enter)",
-		"Home  End      first, last step",
+		"\u2192 n space  \u2190 p   next step, previous step",
+		"g  Home  End   go to a step (its number, Enter), the first, the last",
 		"Tab            move between the text and the view",
 		"\u2191  \u2193  (text)   scroll the narration; PgUp PgDn a page",
-		"arrows  hjkl   move the cell cursor (view)",
-		"mouse click    select a cell",
+		"arrows  hjkl   move the cell cursor (view); a mouse click selects a cell",
 		"+  -           zoom the heatmap in and out",
 		"[  ]           the previous / next 2-D slice of a 3-D or 4-D tensor",
 		"v              the step's next view (when it shows several)",
-		"s r e  < >     loops: a step, run or pause, to the end (r: again), speed",
+		"s r e  < >     loops: one step, run/pause, to the end (r again), speed",
 		"t  T  0        temperature: scores \u00d72, \u00f72, as the lesson has them",
 		"b              big cells for a projector",
 		":              the prompt: your own statements (:help there)",
@@ -28,7 +25,7 @@ void help_draw(struct app *a)
 		"q              back to the menu; q again quits",
 	};
 	int n = (int)(sizeof lines / sizeof lines[0]);
-	int w = 74 < a->cols - 4 ? 74 : a->cols - 4, h = n + 2 < a->rows - 2 ? n + 2 : a->rows - 2;
+	int w = 78 < a->cols - 2 ? 78 : a->cols - 2, h = n + 2 < a->rows - 2 ? n + 2 : a->rows - 2;
 	int y = (a->rows - h) / 2, x = (a->cols - w) / 2;
 	for (int i = 0; i < h; i++) {
 		mvhline(y + i, x, ' ', w);
