@@ -232,9 +232,22 @@ static void draw_status(struct app *a)
 		attroff(A_BOLD);
 		return;
 	}
-	const char *keys = a->focus == PANE_VIEW ?
-		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v view  : prompt  ? help  q quit" :
-		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v view  : prompt  ? help  q quit";
+	/* the keys of the pane with focus, the longest list that fits whole */
+	static const char *const view_keys[] = {
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  t/T temperature  v view  : prompt  "
+		"? help  q quit",
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v view  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  v view  ? help  q quit",
+	};
+	static const char *const text_keys[] = {
+		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 PgUp/PgDn scroll  v view  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v view  : prompt  ? help  q quit",
+	};
+	const char *const *list = a->focus == PANE_VIEW ? view_keys : text_keys;
+	int n = a->focus == PANE_VIEW ? 3 : 2, i = 0;
+	while (i + 1 < n && term_width_of(list[i]) > a->cols)
+		i++;
+	const char *keys = list[i];
 	attron(A_DIM);
 	term_put(y, 0, keys, a->cols);
 	attroff(A_DIM);
