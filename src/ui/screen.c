@@ -234,8 +234,7 @@ static void draw_status(struct app *a)
 	}
 	/* the keys of the pane with focus, the longest list that fits whole */
 	static const char *const view_keys[] = {
-		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  t/T temperature  v view  : prompt  "
-		"? help  q quit",
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  t/T temperature  v view  : prompt  ? help  q quit",
 		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v view  : prompt  ? help  q quit",
 		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  v view  ? help  q quit",
 	};
