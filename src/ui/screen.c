@@ -269,15 +269,11 @@ static void text_page(struct app *a, struct page *pg)
 }
 
 /* The step's title, then its page (narration, code with its output, its
- * state, notes) as view/page lays it out for w columns, from line
+ * state, notes), pl as view/page laid it out for w columns, from line
  * text_scroll; "↓ more" on the last line when more follows. */
-static void draw_text(struct app *a, int y, int x, int w, int h)
+static void draw_text(struct app *a, const char *title, const struct page_lines *pl, int y, int x, int w, int h)
 {
-	struct page pg;
-	text_page(a, &pg);
-	struct page_lines pl = { 0 };
-	page_layout(&pg, 0, -1, w, &pl);
-	int total = pl.n + 2;	/* the title and a blank line first */
+	int total = pl->n + 2;	/* the title and a blank line first */
 	if (a->text_scroll > total - h)
 		a->text_scroll = total - h > 0 ? total - h : 0;
 	bool more = a->text_scroll + h < total;
@@ -287,10 +283,10 @@ static void draw_text(struct app *a, int y, int x, int w, int h)
 		int li = a->text_scroll + i;
 		if (li == 0) {
 			attron(A_BOLD);
-			term_put(y + i, x, pg.title, w);
+			term_put(y + i, x, title, w);
 			attroff(A_BOLD);
-		} else if (li >= 2 && li - 2 < pl.n) {
-			const struct page_line *ln = &pl.lines[li - 2];
+		} else if (li >= 2 && li - 2 < pl->n) {
+			const struct page_line *ln = &pl->lines[li - 2];
 			attr_t at = ln->style == PAGE_STATUS || ln->style == PAGE_EXERCISE ? A_BOLD : A_NORMAL;
 			attron(at);
 			term_put(y + i, x, ln->text, w);
@@ -302,12 +298,9 @@ static void draw_text(struct app *a, int y, int x, int w, int h)
 		term_put(y + h - 1, x + w - 6, "\u2193 more", 6);
 		attroff(A_DIM);
 	}
-	page_lines_free(&pl);
-	page_free(&pg);
 }
 
-static void draw_inspector(struct app *a, const struct shown *sh, const struct heatmap *h, int y, int x, int w,
-			   int lines)
+static void draw_inspector(struct app *a, const struct shown *sh, int y, int x, int w, int lines)
 {
 	if (lines <= 0)
 		return;
@@ -317,22 +310,11 @@ static void draw_inspector(struct app *a, const struct shown *sh, const struct h
 	snprintf(name, sizeof name, "%s", sh->show->expr ? sh->show->expr : "x");
 	int64_t flat = cursor_flat(a, sh);
 	struct tensor *t = view_tensor(a, sh);
-	if (t->from != sh->t->from) {
-		/* the knob turned: what the cell is now, and how spread its row is */
-		char f[16];
-		temper_label(f, sizeof f, a->temper);
-		int64_t cols = t->shape[t->ndim - 1], first = flat - flat % cols;
-		strbuf_printf(&sb, "%s[%d, %d] = %.6g with the scores %s (the lesson's own: %.6g)", name, a->cur_r,
-			      a->cur_c, tensor_get(t, flat), f, tensor_get(sh->t, flat));
-		double hrow = temper_entropy(t, first, cols), h1 = temper_entropy(sh->t, first, cols);
-		if (!isnan(hrow))
-			strbuf_printf(&sb, "\nentropy of row %d: %.3f nats %s, %.3f at \u00d71 (at most ln %lld = %.3f)",
-				      a->cur_r, hrow, f, h1, (long long)cols, log((double)cols));
-	} else {
+	if (t != sh->t)
+		temper_inspect(&sb, sh->t, t, name, flat, a->temper);	/* the knob turned */
+	else
 		inspect_cell(&sb, sh->t, name, flat, w);
-	}
 	tensor_unref(t);
-	(void)h;
 	draw_wrapped(sb.s, y, x, w, lines, 0, A_BOLD);
 	strbuf_free(&sb);
 }
@@ -546,7 +528,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		a->heat_x = x;
 		draw_heatmap(a, &h, y, x, hh - insp, w, a->cur_r, a->cur_c, a->focus == PANE_VIEW, a->zoom, a->big);
 		if (insp)	/* right under the heatmap */
-			draw_inspector(a, sh, &h, y + a->heat_layout.height, x, w, insp);
+			draw_inspector(a, sh, y + a->heat_layout.height, x, w, insp);
 		heatmap_free(&h);
 		break;
 	}
@@ -565,18 +547,6 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	}
 }
 
-/* Lines the step's text takes at width w: its title, a blank, its page. */
-static int text_height(struct app *a, int w)
-{
-	struct page pg;
-	text_page(a, &pg);
-	struct page_lines pl = { 0 };
-	page_layout(&pg, 0, -1, w, &pl);
-	int n = pl.n + 2;
-	page_lines_free(&pl);
-	page_free(&pg);
-	return n;
-}
 
 /* Lines the view wants at width w, max at most: a heatmap its grid at the
  * zoom the room allows, with its title, slice and inspector; a token view
@@ -619,17 +589,22 @@ void screen_draw(struct app *a)
 	draw_header(a);
 	int top = 1, bottom = a->rows - 1 - prompt_lines(a);
 	int avail = bottom - top;
+	struct page pg;
+	struct page_lines pl = { 0 };
+	text_page(a, &pg);
 	if (a->cols >= 140) {
 		/* wide: the text on the left, the view on the right */
 		int tw = a->cols * 2 / 5;
-		draw_text(a, top + 1, 1, tw - 2, avail - 1);
+		page_layout(&pg, 0, -1, tw - 2, &pl);
+		draw_text(a, pg.title, &pl, top + 1, 1, tw - 2, avail - 1);
 		term_vline(top, tw, avail);
 		draw_view(a, top + 1, tw + 2, a->cols - tw - 3, avail - 1);
 	} else {
 		/* the text above the view, each as high as it needs when both fit;
 		 * else the text keeps at least 2/5 (or what it needs, if less) and
 		 * the view what it needs of the rest */
-		int need_t = text_height(a, a->cols - 2);
+		page_layout(&pg, 0, -1, a->cols - 2, &pl);
+		int need_t = pl.n + 2;	/* the title and a blank line first */
 		int least = avail * 2 / 5 < 6 ? 6 : avail * 2 / 5;
 		least = need_t < least ? need_t : least;
 		int need_v = view_height(a, a->cols - 2, avail - 1 - least);
@@ -637,10 +612,12 @@ void screen_draw(struct app *a)
 		th = th > need_t ? need_t : th < least ? least : th;
 		if (th < 3)
 			th = 3;
-		draw_text(a, top, 1, a->cols - 2, th);
+		draw_text(a, pg.title, &pl, top, 1, a->cols - 2, th);
 		term_hline(top + th, 0, a->cols);
 		draw_view(a, top + th + 1, 1, a->cols - 2, avail - th - 1);
 	}
+	page_lines_free(&pl);
+	page_free(&pg);
 	if (a->prompt.open)
 		prompt_draw(a, bottom);
 	else

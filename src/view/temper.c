@@ -2,6 +2,7 @@
  * lesson screen's heatmaps, token views and inspector. Reads a tensor's
  * derivation; never changes the tensors it is given. */
 #include "view/temper.h"
+#include "core/strbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,4 +73,20 @@ void temper_label(char *buf, size_t size, int exp)
 		snprintf(buf, size, "\u00d7%lld", 1LL << (exp > 40 ? 40 : exp));
 	else
 		snprintf(buf, size, "\u00f7%lld", 1LL << (-exp > 40 ? 40 : -exp));
+}
+
+void temper_inspect(struct strbuf *out, const struct tensor *orig, const struct tensor *tempered, const char *name,
+		    int64_t flat, int exp)
+{
+	char f[16];
+	temper_label(f, sizeof f, exp);
+	int64_t cols = tempered->shape[tempered->ndim - 1];
+	int64_t rows = tempered->ndim >= 2 ? tempered->shape[tempered->ndim - 2] : 1;
+	int64_t first = flat - flat % cols, r = (flat / cols) % rows, c = flat % cols;
+	strbuf_printf(out, "%s[%lld, %lld] = %.6g with the scores %s (the lesson's own: %.6g)", name, (long long)r,
+		      (long long)c, tensor_get(tempered, flat), f, tensor_get(orig, flat));
+	double h = temper_entropy(tempered, first, cols), h1 = temper_entropy(orig, first, cols);
+	if (!isnan(h))
+		strbuf_printf(out, "\nentropy of row %lld: %.3f nats %s, %.3f at \u00d71 (at most ln %lld = %.3f)",
+			      (long long)r, h, f, h1, (long long)cols, log((double)cols));
 }

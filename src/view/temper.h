@@ -31,6 +31,13 @@ struct tensor *temper_apply(const struct tensor *t, double factor);
  * negative or NaN entry). ln(n) is the most a row of n can have. */
 double temper_entropy(const struct tensor *w, int64_t first, int64_t n);
 
+/* The inspector's lines for element flat of tempered (temper_apply of orig
+ * with the factor 2^exp), called name: its value then and in orig, and the
+ * entropy of its row then, at ×1, and at most. */
+struct strbuf;
+void temper_inspect(struct strbuf *out, const struct tensor *orig, const struct tensor *tempered, const char *name,
+		    int64_t flat, int exp);
+
 /* "×4", "÷2" or "×1" for the factor 2^exp. */
 void temper_label(char *buf, size_t size, int exp);
 
