@@ -4,6 +4,10 @@
 #include "fixture.h"
 
 #include <criterion/criterion.h>
+#include "helpers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void fixture_capture(void *udata, const struct value *v, const char *text)
@@ -40,4 +44,44 @@ const struct expect *fixture_expect(const struct step *st, const char *name)
 			return &st->expects[i];
 	cr_assert_fail("no expect for '%s'", name);
 	return NULL;
+}
+
+const char *const fixture_basic[] = {
+	"torch.manual_seed(0); X = [1 2; 3 4]",
+	"W = torch.softmax(X @ X.T, dim=-1)",
+	"R = torch.randn(3, 3)",
+	"W",
+	"R",
+};
+
+char fixture_dir[64];
+static struct strbuf printed;   /* what the session showed */
+
+void fixture_dir_make(void)
+{
+	dir_make_temp(fixture_dir, sizeof fixture_dir, "qkv-session");
+	strbuf_init(&printed);
+}
+
+void fixture_dir_remove(void)
+{
+	dir_remove(fixture_dir);
+	strbuf_free(&printed);
+}
+
+char *fixture_in_dir(const char *name)
+{
+	char *p = malloc(strlen(fixture_dir) + strlen(name) + 2);
+	sprintf(p, "%s/%s", fixture_dir, name);
+	return p;
+}
+
+struct interp *fixture_session_typed(const char *const *st, int n)
+{
+	return fixture_typed(st, n, &printed);
+}
+
+struct strbuf *fixture_printed(void)
+{
+	return &printed;
 }

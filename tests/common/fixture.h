@@ -14,6 +14,22 @@
  * to printed, one line each. The test fails if one of them fails. */
 struct interp *fixture_typed(const char *const *st, int n, struct strbuf *printed);
 
+/* The session of the brief: a seed, a matrix, its weights, random numbers. */
+extern const char *const fixture_basic[];
+#define FIXTURE_NBASIC 5
+
+/* A suite's temporary directory (its .init and .fini), and NAME in it
+ * (malloc'd). */
+extern char fixture_dir[64];
+void fixture_dir_make(void);
+void fixture_dir_remove(void);
+char *fixture_in_dir(const char *name);
+
+/* fixture_typed with what the statements print kept for the suite (emptied
+ * by fixture_dir_make). */
+struct interp *fixture_session_typed(const char *const *st, int n);
+struct strbuf *fixture_printed(void);
+
 /* The lesson in path; the test fails when it does not load. */
 struct lesson *fixture_load(const char *path);
 

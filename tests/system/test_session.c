@@ -12,45 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the session of the brief: a seed, a matrix, its weights, random numbers */
-static const char *const basic[] = {
-	"torch.manual_seed(0); X = [1 2; 3 4]",
-	"W = torch.softmax(X @ X.T, dim=-1)",
-	"R = torch.randn(3, 3)",
-	"W",
-	"R",
-};
-#define NBASIC 5
-
-static char dir[64];
-static struct strbuf printed;   /* what the session showed */
-
-static void make_dir(void)
-{
-	dir_make_temp(dir, sizeof dir, "qkv-session");
-	strbuf_init(&printed);
-}
-
-static void remove_dir(void)
-{
-	dir_remove(dir);
-	strbuf_free(&printed);
-}
-
-TestSuite(session, .init = make_dir, .fini = remove_dir);
-
-static char *in_dir(const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
-/* Types the statements at a prompt: each one a line of its own. */
-static struct interp *typed(const char *const *st, int n)
-{
-	return fixture_typed(st, n, &printed);
-}
+TestSuite(session, .init = fixture_dir_make, .fini = fixture_dir_remove);
 
 /* qkv check path exits 0 and prints want ("3 passed, 0 failed"). */
 static void assert_check_passes(const char *path, const char *want)
@@ -67,15 +29,15 @@ static void assert_check_passes(const char *path, const char *want)
 /* The basic statements, run in I, saved as name in the test directory. */
 static char *saved_basic(struct interp *I, const char *name, const char *title)
 {
-	char *path = in_dir(name);
+	char *path = fixture_in_dir(name);
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, title, basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, title, fixture_basic, FIXTURE_NBASIC, I, &err), 0, "%s", err.msg);
 	return path;
 }
 
 Test(session, qkv_check_should_pass_every_expect_of_a_saved_session)
 {
-	struct interp *I = typed(basic, NBASIC);
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
 	char *path = saved_basic(I, "basic.json", "basic");
 	assert_check_passes(path, "3 passed, 0 failed");
 	free(path);
@@ -84,14 +46,14 @@ Test(session, qkv_check_should_pass_every_expect_of_a_saved_session)
 
 Test(session, qkv_run_plain_should_print_what_the_session_printed)
 {
-	struct interp *I = typed(basic, NBASIC);
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
 	char *path = saved_basic(I, "basic.json", "basic");
 	const char *argv[] = { "qkv", "run", "--plain", path, NULL };
 	char *out, *errs;
 	int rc = run_qkv(argv, NULL, NULL, &out, &errs);
 	cr_assert_eq(rc, 0, "exit %d: %s", rc, errs);
 	/* W and R as the prompt showed them, each under its statement */
-	cr_assert(strstr(printed.s, "tensor([[ 1.5410, -0.2934, -2.1788],"), "%s", printed.s);
+	cr_assert(strstr(fixture_printed()->s, "tensor([[ 1.5410, -0.2934, -2.1788],"), "%s", fixture_printed()->s);
 	const char *names[] = { "W", "R" };
 	for (int k = 0; k < 2; k++) {
 		struct strbuf want;
@@ -99,7 +61,7 @@ Test(session, qkv_run_plain_should_print_what_the_session_printed)
 		strbuf_printf(&want, ">>> %s\n", names[k]);
 		value_repr(&want, interp_get(I, names[k]));
 		strbuf_putc(&want, '\n');
-		cr_assert(strstr(printed.s, want.s + strlen(names[k]) + 5), "the session showed:\n%s", printed.s);
+		cr_assert(strstr(fixture_printed()->s, want.s + strlen(names[k]) + 5), "the session showed:\n%s", fixture_printed()->s);
 		cr_assert(strstr(out, want.s), "want:\n%s\nqkv run printed:\n%s", want.s, out);
 		strbuf_free(&want);
 	}
@@ -123,8 +85,8 @@ Test(session, masks_integers_booleans_numpy_scalars_and_strings_should_survive_t
 		"Y = [1 2;\n     3 4]",
 	};
 	int n = 8;
-	struct interp *I = typed(st, n);
-	char *path = in_dir("mixed.json");
+	struct interp *I = fixture_session_typed(st, n);
+	char *path = fixture_in_dir("mixed.json");
 	struct qkv_error err;
 	cr_assert_eq(save_write_lesson(path, false, "mixed \"dtypes\"\nand masks", st, n, I, &err), 0, "%s", err.msg);
 	struct lesson *l = fixture_load(path);
@@ -162,8 +124,8 @@ Test(session, masks_integers_booleans_numpy_scalars_and_strings_should_survive_t
 Test(session, a_large_tensor_should_be_pinned_by_its_printed_text_and_still_check)
 {
 	const char *const st[] = { "torch.manual_seed(1)", "B = torch.randn(100, 50)", "s = B.sum(0)" };
-	struct interp *I = typed(st, 3);
-	char *path = in_dir("large.json");
+	struct interp *I = fixture_session_typed(st, 3);
+	char *path = fixture_in_dir("large.json");
 	struct qkv_error err;
 	cr_assert_eq(save_write_lesson(path, false, "large", st, 3, I, &err), 0, "%s", err.msg);
 	struct lesson *l = fixture_load(path);

@@ -21,45 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* the session of the brief: a seed, a matrix, its weights, random numbers */
-static const char *const basic[] = {
-	"torch.manual_seed(0); X = [1 2; 3 4]",
-	"W = torch.softmax(X @ X.T, dim=-1)",
-	"R = torch.randn(3, 3)",
-	"W",
-	"R",
-};
-#define NBASIC 5
-
-static char dir[64];
-static struct strbuf printed;   /* what the session showed */
-
-static void make_dir(void)
-{
-	dir_make_temp(dir, sizeof dir, "qkv-session");
-	strbuf_init(&printed);
-}
-
-static void remove_dir(void)
-{
-	dir_remove(dir);
-	strbuf_free(&printed);
-}
-
-TestSuite(session, .init = make_dir, .fini = remove_dir);
-
-static char *in_dir(const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
-	return p;
-}
-
-/* Types the statements at a prompt: each one a line of its own. */
-static struct interp *typed(const char *const *st, int n)
-{
-	return fixture_typed(st, n, &printed);
-}
+TestSuite(session, .init = fixture_dir_make, .fini = fixture_dir_remove);
 
 /* The names in the directory other than the ones listed (NULL-ended), as one
  * text: "" when there are no others. */
@@ -68,7 +30,7 @@ static char *other_entries(const char *const *expected)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_puts(&sb, "");
-	DIR *d = opendir(dir);
+	DIR *d = opendir(fixture_dir);
 	cr_assert_not_null(d);
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -123,18 +85,18 @@ static void assert_same_tensor(const struct interp *A, const struct interp *B, c
 /* The basic statements, run in I, saved as name in the test directory. */
 static char *saved_basic(struct interp *I, const char *name, const char *title)
 {
-	char *path = in_dir(name);
+	char *path = fixture_in_dir(name);
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, title, basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, title, fixture_basic, FIXTURE_NBASIC, I, &err), 0, "%s", err.msg);
 	return path;
 }
 
 Test(session, a_saved_session_should_load_as_a_lesson_of_one_step_holding_the_statements)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("My Session!.json");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("My Session!.json");
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, "Softmax of a 2x2", basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "Softmax of a 2x2", fixture_basic, FIXTURE_NBASIC, I, &err), 0, "%s", err.msg);
 	struct lesson *l = fixture_load(path);
 	cr_assert_str_eq(l->id, "my-session");
 	cr_assert_str_eq(l->title, "Softmax of a 2x2");
@@ -142,9 +104,9 @@ Test(session, a_saved_session_should_load_as_a_lesson_of_one_step_holding_the_st
 	cr_assert_eq(l->nsteps, 1);
 	const struct step *st = &l->steps[0];
 	cr_assert_str_eq(st->title, "Softmax of a 2x2");
-	cr_assert_eq(st->nlines, NBASIC);
-	for (int i = 0; i < NBASIC; i++)
-		cr_assert_str_eq(st->lines[i].text, basic[i]);
+	cr_assert_eq(st->nlines, FIXTURE_NBASIC);
+	for (int i = 0; i < FIXTURE_NBASIC; i++)
+		cr_assert_str_eq(st->lines[i].text, fixture_basic[i]);
 	/* a heatmap of each tensor, the newest name first */
 	cr_assert_eq(st->nshows, 3);
 	cr_assert_str_eq(st->shows[0].expr, "R");
@@ -160,7 +122,7 @@ Test(session, a_saved_session_should_load_as_a_lesson_of_one_step_holding_the_st
 
 Test(session, float32_values_should_be_written_so_they_read_back_exactly)
 {
-	struct interp *I = typed(basic, NBASIC);
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
 	char *path = saved_basic(I, "exact.json", "exact");
 	struct lesson *l = fixture_load(path);
 	const char *names[] = { "X", "W", "R" };
@@ -189,8 +151,8 @@ Test(session, values_beyond_the_budget_and_heatmaps_beyond_eight_should_be_left_
 		snprintf(lines[i], sizeof lines[i], "T%d = torch.full((64, 64), %d.5)", i, i);
 		st[i] = lines[i];
 	}
-	struct interp *I = typed(st, 18);
-	char *path = in_dir("many.json");
+	struct interp *I = fixture_session_typed(st, 18);
+	char *path = fixture_in_dir("many.json");
 	struct qkv_error err;
 	cr_assert_eq(save_write_lesson(path, false, "many", st, 18, I, &err), 0, "%s", err.msg);
 	struct lesson *l = fixture_load(path);
@@ -208,10 +170,10 @@ Test(session, values_beyond_the_budget_and_heatmaps_beyond_eight_should_be_left_
 
 Test(session, saving_should_leave_the_workspace_and_its_random_stream_as_they_were)
 {
-	struct interp *I = typed(basic, NBASIC), *twin = typed(basic, NBASIC);
-	char *path = in_dir("same.json");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC), *twin = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("same.json");
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, "same", basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, false, "same", fixture_basic, FIXTURE_NBASIC, I, &err), 0, "%s", err.msg);
 	const char *next = "N = torch.randn(4)";
 	cr_assert_eq(interp_run(I, next, strlen(next), 1, 0, &err), INTERP_OK);
 	cr_assert_eq(interp_run(twin, next, strlen(next), 1, 0, &err), INTERP_OK);
@@ -226,11 +188,11 @@ Test(session, saving_should_leave_the_workspace_and_its_random_stream_as_they_we
 
 Test(session, saving_over_an_existing_file_without_overwrite_should_fail_and_keep_the_old_file)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("taken.json");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("taken.json");
 	write_text(path, "my own notes\n");
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, "basic", basic, NBASIC, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, false, "basic", fixture_basic, FIXTURE_NBASIC, I, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "%s exists; :save! %s replaces it", path, path);
 	cr_assert_str_eq(err.msg, want);
@@ -242,12 +204,12 @@ Test(session, saving_over_an_existing_file_without_overwrite_should_fail_and_kee
 
 Test(session, saving_with_overwrite_should_replace_an_existing_file_and_keep_its_permissions)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("taken.json");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("taken.json");
 	write_text(path, "my own notes\n");
 	chmod(path, 0640);
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, true, "basic", basic, NBASIC, I, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_write_lesson(path, true, "basic", fixture_basic, FIXTURE_NBASIC, I, &err), 0, "%s", err.msg);
 	struct lesson *l = fixture_load(path);
 	cr_assert_eq(l->steps[0].nexpects, 3);
 	lesson_free(l);
@@ -261,11 +223,11 @@ Test(session, saving_with_overwrite_should_replace_an_existing_file_and_keep_its
 
 Test(session, a_directory_in_place_of_the_file_should_be_refused)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("sub");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("sub");
 	cr_assert_eq(mkdir(path, 0700), 0);
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, true, "basic", basic, NBASIC, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, true, "basic", fixture_basic, FIXTURE_NBASIC, I, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "cannot save %s: it is a directory; give a file name", path);
 	cr_assert_str_eq(err.msg, want);
@@ -288,7 +250,7 @@ static int save_in_child(void (*setup)(void), const char *path, bool overwrite, 
 		setup();
 		struct qkv_error err;
 		error_clear(&err);
-		int rc = save_write_lesson(path, overwrite, "basic", basic, NBASIC, I, &err);
+		int rc = save_write_lesson(path, overwrite, "basic", fixture_basic, FIXTURE_NBASIC, I, &err);
 		char buf[400];
 		int len = snprintf(buf, sizeof buf, "%d %s", rc, err.msg);
 		if (write(fds[1], buf, (size_t)len) < 0)
@@ -317,12 +279,12 @@ static void become_nobody(void)
 
 Test(session, a_read_only_directory_should_give_a_clear_error_and_leave_no_temporary_file)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("basic.json");
-	cr_assert_eq(chmod(dir, 0555), 0);
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("basic.json");
+	cr_assert_eq(chmod(fixture_dir, 0555), 0);
 	char msg[400], want[400];
 	cr_assert_eq(save_in_child(become_nobody, path, false, I, msg, sizeof msg), -1, "%s", msg);
-	snprintf(want, sizeof want, "-1 cannot save %s: no permission to write in %s", path, dir);
+	snprintf(want, sizeof want, "-1 cannot save %s: no permission to write in %s", path, fixture_dir);
 	cr_assert_str_eq(msg, want);
 	const char *const none[] = { NULL };
 	char *others = other_entries(none);
@@ -343,8 +305,8 @@ static void small_disk(void)
 
 Test(session, a_write_that_fails_midway_should_keep_the_old_file_and_leave_no_temporary_file)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("basic.json");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("basic.json");
 	write_text(path, "the old file\n");
 	char msg[400];
 	cr_assert_eq(save_in_child(small_disk, path, true, I, msg, sizeof msg), -1, "%s", msg);
@@ -357,12 +319,12 @@ Test(session, a_write_that_fails_midway_should_keep_the_old_file_and_leave_no_te
 
 Test(session, a_missing_directory_should_be_named_in_the_error)
 {
-	struct interp *I = typed(basic, NBASIC);
-	char *path = in_dir("nowhere/basic.json");
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char *path = fixture_in_dir("nowhere/basic.json");
 	struct qkv_error err;
-	cr_assert_eq(save_write_lesson(path, false, "basic", basic, NBASIC, I, &err), -1);
+	cr_assert_eq(save_write_lesson(path, false, "basic", fixture_basic, FIXTURE_NBASIC, I, &err), -1);
 	char want[256];
-	snprintf(want, sizeof want, "cannot save %s: there is no directory %s/nowhere", path, dir);
+	snprintf(want, sizeof want, "cannot save %s: there is no directory %s/nowhere", path, fixture_dir);
 	cr_assert_str_eq(err.msg, want);
 	free(path);
 	interp_free(I);
@@ -373,10 +335,10 @@ Test(session, statements_that_do_not_run_from_scratch_should_refuse_the_save)
 	/* S came from somewhere else (a lesson's workspace); only W was typed */
 	const char *const before[] = { "S = torch.ones(2, 2)" };
 	const char *const st[] = { "W = S * 2" };
-	struct interp *I = typed(before, 1);
+	struct interp *I = fixture_session_typed(before, 1);
 	struct qkv_error err;
 	cr_assert_eq(interp_run(I, st[0], strlen(st[0]), 1, 0, &err), INTERP_OK);
-	char *path = in_dir("partial.json");
+	char *path = fixture_in_dir("partial.json");
 	cr_assert_eq(save_write_lesson(path, false, "partial", st, 1, I, &err), -1);
 	cr_assert(strstr(err.msg, "statement 1 fails when the statements run from scratch (col 5): "), "%s",
 		  err.msg);
@@ -392,11 +354,11 @@ Test(session, statements_that_do_not_run_from_scratch_should_refuse_the_save)
 Test(session, a_workspace_the_statements_do_not_recreate_should_refuse_the_save)
 {
 	const char *const st[] = { "X = torch.ones(2)" };
-	struct interp *I = typed(st, 1);
+	struct interp *I = fixture_session_typed(st, 1);
 	struct qkv_error err;
 	const char *untold = "X += 1";	/* ran, but is not among the statements */
 	cr_assert_eq(interp_run(I, untold, strlen(untold), 1, 0, &err), INTERP_OK);
-	char *path = in_dir("differs.json");
+	char *path = fixture_in_dir("differs.json");
 	cr_assert_eq(save_write_lesson(path, false, "differs", st, 1, I, &err), -1);
 	cr_assert_str_eq(err.msg, "the statements do not recreate the workspace: run from scratch, 'X' comes out "
 			 "differently (element 0 is 1 instead of 2)");
@@ -409,7 +371,7 @@ Test(session, a_workspace_the_statements_do_not_recreate_should_refuse_the_save)
 
 Test(session, loading_a_saved_session_should_recreate_its_tensors_in_a_fresh_workspace)
 {
-	struct interp *I = typed(basic, NBASIC);
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
 	char *path = saved_basic(I, "basic.json", "basic");
 	struct qkv_error err;
 	struct strbuf code;
@@ -430,7 +392,7 @@ Test(session, loading_a_saved_session_should_recreate_its_tensors_in_a_fresh_wor
 
 Test(session, loading_a_lesson_of_several_steps_should_give_their_code_in_order)
 {
-	char *path = in_dir("two-steps.json");
+	char *path = fixture_in_dir("two-steps.json");
 	write_text(path, "{ \"id\": \"two\", \"title\": \"Two\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
 		   "  { \"title\": \"a\", \"text\": \"a\", \"code\": [\"X = [1 0; 0 1; 1 1]\"] },\n"
 		   "  { \"title\": \"no code\", \"text\": \"b\" },\n"
@@ -442,7 +404,7 @@ Test(session, loading_a_lesson_of_several_steps_should_give_their_code_in_order)
 	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "X = [1 0; 0 1; 1 1]\nS = X @ X.T\nW = torch.softmax(S, dim=-1)");
 	/* the same lesson under another name is recognised by its '{' */
-	char *other = in_dir("two-steps.txt");
+	char *other = fixture_in_dir("two-steps.txt");
 	cr_assert_eq(rename(path, other), 0);
 	strbuf_reset(&code);
 	cr_assert_eq(save_load_code(other, &code, &err), 0, "%s", err.msg);
@@ -454,7 +416,7 @@ Test(session, loading_a_lesson_of_several_steps_should_give_their_code_in_order)
 
 Test(session, loading_a_statement_file_should_give_its_text_as_it_is)
 {
-	char *path = in_dir("notes.qkv");
+	char *path = fixture_in_dir("notes.qkv");
 	const char *text = "# my notes\nX = torch.randn(2, 3)\nS = X @ X.T  # scores\n\nS\n";
 	write_text(path, text);
 	struct strbuf code;
@@ -495,14 +457,14 @@ Test(session, loading_a_missing_file_a_directory_or_a_binary_file_should_say_whi
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	char *missing = in_dir("missing.qkv"), want[256];
+	char *missing = fixture_in_dir("missing.qkv"), want[256];
 	cr_assert_eq(save_load_code(missing, &code, &err), -1);
 	snprintf(want, sizeof want, "%s: No such file or directory", missing);
 	cr_assert_str_eq(err.msg, want);
-	cr_assert_eq(save_load_code(dir, &code, &err), -1);
-	snprintf(want, sizeof want, "%s: is a directory, not a file to load", dir);
+	cr_assert_eq(save_load_code(fixture_dir, &code, &err), -1);
+	snprintf(want, sizeof want, "%s: is a directory, not a file to load", fixture_dir);
 	cr_assert_str_eq(err.msg, want);
-	char *binary = in_dir("data.bin");
+	char *binary = fixture_in_dir("data.bin");
 	FILE *f = fopen(binary, "wb");
 	fwrite("X = 1\0\x01\x02", 1, 8, f);
 	fclose(f);
