@@ -36,6 +36,17 @@ static const struct {
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
+const char *command_word(enum command_front front, int k)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		bool runs = front == COMMAND_SCREEN ? commands[i].screen : commands[i].line;
+		bool alias = i > 0 && commands[i - 1].id == commands[i].id;
+		if (runs && !alias && k-- == 0)
+			return commands[i].word;
+	}
+	return NULL;
+}
+
 bool command_parse(const char *line, struct command *c)
 {
 	memset(c, 0, sizeof *c);

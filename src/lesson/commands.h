@@ -50,6 +50,10 @@ struct command {
  * statement. */
 bool command_parse(const char *line, struct command *c);
 
+/* The k-th command word front's prompt runs (k from 0; an alias such as
+ * "q" is not listed), or NULL after the last: for completing ':' words. */
+const char *command_word(enum command_front front, int k);
+
 /* Whether front's prompt can run c; when not (an unknown command, or one the
  * other prompt alone has), false with err->msg saying so and err->col the
  * ':' column, for a caret there. */

@@ -2,10 +2,10 @@
  * (menu, lesson, or the repl's workspace) with at most one state over it
  * (help, the prompt, go-to), each with its own draw and key functions in its
  * own file; this file picks whose they are, opens what the menu asks for,
- * and handles resize, signals and the progress of a running timing. The terminal is restored on every way
- * out: q, an error exit, SIGINT, SIGTERM, SIGHUP (and a crash: term.c).
- * Ctrl-C cancels a computation that runs; with none, it clears the prompt's
- * line, or quits. */
+ * and handles resize and signals. The terminal is restored on every way out:
+ * q, an error exit, SIGINT, SIGTERM, SIGHUP (and a crash: term.c). Ctrl-C
+ * stops what runs (a computation, the loop animation); with nothing running
+ * it clears the prompt's line, or acts as q. */
 #include "ui/internal.h"
 
 #include <signal.h>
@@ -176,11 +176,6 @@ static void prompt_state_key(struct app *a, int ch)
 	prompt_feed(a, ch);
 }
 
-static void open_lesson(struct app *a, const char *arg, int step)
-{
-	screen_open(a, arg, step);
-}
-
 /* The keys of the base screen, and q and ? on it. */
 static void base_key(struct app *a, int ch)
 {
@@ -211,7 +206,7 @@ static void base_key(struct app *a, int ch)
 			char num[16];
 			snprintf(num, sizeof num, "%d", a->open_request);
 			a->open_request = 0;
-			open_lesson(a, num, 0);
+			screen_open(a, num, 0);
 		}
 	} else {
 		screen_key(a, ch);
@@ -294,7 +289,7 @@ int ui_run(const struct ui_options *o)
 		a.screen = SCREEN_REPL;
 		prompt_open(&a, NULL, NULL, 0);
 	} else if (o->lesson) {
-		open_lesson(&a, o->lesson, o->step);
+		screen_open(&a, o->lesson, o->step);
 	}
 	int fast_errors = 0;
 	while (!a.quit) {

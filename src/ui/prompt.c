@@ -132,12 +132,11 @@ static char **complete(const char *text, int start, int end)
 	completions[0] = 0;
 	const char *dot = strrchr(text, '.');
 	if (rl_line_buffer[0] == ':' && start <= 1) {
-		static const char *const cmds[] = { "show", "ls", "help", "clear", "reset", "quit", "save", "save!",
-						    "load", "hint", "solution", NULL };
 		bool colon = text[0] == ':';	/* the word holds the ':' (not a word break) */
-		for (int i = 0; cmds[i]; i++) {
-			char word[16];
-			snprintf(word, sizeof word, "%s%s", colon ? ":" : "", cmds[i]);
+		const char *cmd;
+		for (int i = 0; (cmd = command_word(COMMAND_SCREEN, i)) != NULL; i++) {
+			char word[40];
+			snprintf(word, sizeof word, "%s%s", colon ? ":" : "", cmd);
 			if (strncmp(word, text, strlen(text)) == 0)
 				add_cand(NULL, word);
 		}
