@@ -31,6 +31,45 @@ enum node_kind {
 	               kids are N_NAME nodes for the imported names (from-import), asname in kwnames */
 	N_EXPR,     /* statement: kids[0] is an expression whose value is printed unless None */
 	N_PASS,     /* empty statement (a lone ';' or a comment-only line never produces one) */
+
+	/* ---- blocks and compound statements (issue 13). A kid documented "or
+	   NULL" is a NULL slot in kids (node_free skips NULL kids). Every
+	   statement inside a block is a full statement node with its own line. */
+	N_BLOCK,    /* an indented suite (or the statements after ':' on one line): kids */
+	N_IF,       /* kids[0] test, kids[1] N_BLOCK, kids[2] else: N_BLOCK, N_IF (an elif) or NULL */
+	N_FOR,      /* for kids[0] in kids[1]: kids[2] N_BLOCK; kids[3] else N_BLOCK or NULL.
+	               kids[0] is a target as for N_ASSIGN (N_NAME, N_TUPLE/N_LIST of targets,
+	               N_INDEX, N_ATTR) */
+	N_WHILE,    /* kids[0] test, kids[1] N_BLOCK, kids[2] else N_BLOCK or NULL */
+	N_BREAK, N_CONTINUE,
+	N_RETURN,   /* kids[0] value or NULL (a bare return) */
+	N_ASSERT,   /* kids[0] test, kids[1] message or NULL */
+	N_WITH,     /* with kids[0] as kids[1]: kids[2] N_BLOCK; kids[1] (a target) may be NULL.
+	               Several items (with a, b:) nest as N_WITH inside N_WITH's block */
+	N_DEL,      /* del kids (each N_NAME, N_INDEX or N_ATTR) */
+	N_GLOBAL,   /* global kids (N_NAME) */
+	N_NONLOCAL, /* nonlocal kids (N_NAME) */
+	N_DEF,      /* def str(kids[0]): kids[1]; kids[0] N_PARAMS, kids[1] N_BLOCK;
+	               line/col at 'def', sline/scol at the name */
+	N_PARAMS,   /* kids: N_PARAM in source order */
+	N_PARAM,    /* str = name; op: 0 plain, '*' *args (str NULL for a bare '*'),
+	               'K' **kwargs; is_int: keyword-only (after '*' or *args);
+	               kids[0] default value or NULL (nkids 1) */
+	N_LAMBDA,   /* lambda kids[0]: kids[1]; kids[0] N_PARAMS, kids[1] an expression */
+	N_CLASS,    /* class str(kids[0]): kids[1]; kids[0] N_TUPLE of base expressions
+	               (possibly empty), kids[1] N_BLOCK */
+	N_DICT,     /* {k: v, ...}: kids alternate key, value (nkids even) */
+	N_SET,      /* {a, b}: kids (never empty: {} is an N_DICT) */
+	N_COMP,     /* comprehension; op: '[' list, '{' set, 'd' dict, '(' generator;
+	               kids[0] element (dict: key), kids[1] dict value or NULL,
+	               kids[2..] N_COMPFOR clauses in source order */
+	N_COMPFOR,  /* for kids[0] in kids[1] if kids[2] if kids[3] ...: kids[2..] conditions */
+	N_IFEXP,    /* kids[0] if kids[1] else kids[2] */
+	N_STARRED,  /* *kids[0] (op '*') in a call, a list/tuple display or a target;
+	               **kids[0] (op 'K') in a call (its kwnames entry is NULL) */
+	N_MAGIC,    /* an IPython magic; str = "time" or "timeit"; op: 'l' line magic
+	               (%time stmt: kids[0] the statement), 'c' cell magic (%%time on its
+	               own line: kids[0] N_BLOCK of the rest of the input) */
 };
 
 /* binary operator codes (N_BINARY, N_AUGASSIGN) */

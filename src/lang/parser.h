@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "lang/ast.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define PARSE_MAX_DEPTH 64        /* nesting of brackets and sub-expressions */
@@ -24,6 +25,14 @@ struct parser;
  * free with parser_free (which accepts NULL). */
 struct parser *parser_new(const char *src, size_t len, int first_line);
 void parser_free(struct parser *p);
+
+/* Interactive mode (a REPL, interp_check_complete): as in Python's REPL, a
+ * compound statement (if/for/while/def/class/with, and a %%time cell) is
+ * complete only once an empty line follows it, so input ending inside one,
+ * or right after its last indented line, is PARSE_INCOMPLETE. Off (files,
+ * -e, lesson steps, a pasted cell): the end of the input ends every block.
+ * Set before the first parser_next. */
+void parser_set_interactive(struct parser *p, bool on);
 
 enum parse_status {
 	PARSE_OK = 1,          /* *out is a statement (caller frees with node_free) */

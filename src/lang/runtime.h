@@ -33,6 +33,8 @@ struct interp {
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
 	int stmt_first, stmt_last; /* lines of the statement being run */
 	bool quit;
+	int no_grad;            /* depth of `with torch.no_grad():` blocks being run: while
+	                           nonzero, results carry no grad_fn (lang/autograd.c) */
 };
 
 /* One call of a built-in function or method, arguments evaluated. */
