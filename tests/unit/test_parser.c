@@ -168,6 +168,9 @@ static void sexp_node(struct strbuf *b, const struct node *n)
 	case N_PASS:
 		strbuf_puts(b, "(pass)");
 		break;
+	default:
+		sexp_kids(b, "node", n, 0);
+		break;
 	}
 }
 
