@@ -50,7 +50,8 @@ static struct value *number_binop(int op, const struct value *a, const struct va
 		case OP_FLOORDIV:
 		case OP_MOD:
 			if (y == 0)
-				return error_set(err, 0, 0, "integer division or modulo by zero"), NULL;
+				return error_set(err, 0, 0, "ZeroDivisionError: %s", op == OP_MOD ? "integer modulo by zero" :
+						 "integer division or modulo by zero"), NULL;
 			if (x == INT64_MIN && y == -1)
 				goto overflow;
 			r = x / y;
@@ -85,13 +86,14 @@ static struct value *number_binop(int op, const struct value *a, const struct va
 	case OP_MUL: return value_float(x * y);
 	case OP_DIV:
 		if (y == 0)
-			return error_set(err, 0, 0, "division by zero"), NULL;
+			return error_set(err, 0, 0, "ZeroDivisionError: division by zero"), NULL;
 		return value_float(x / y);
 	case OP_FLOORDIV:
 	case OP_MOD: {
 		/* Python's float divmod: the remainder takes the divisor's sign */
 		if (y == 0)
-			return error_set(err, 0, 0, "float division or modulo by zero"), NULL;
+			return error_set(err, 0, 0, "ZeroDivisionError: %s", op == OP_MOD ? "float modulo" :
+					 "float floor division by zero"), NULL;
 		double mod = fmod(x, y), div = (x - mod) / y;
 		if (mod != 0) {
 			if ((y < 0) != (mod < 0)) {
