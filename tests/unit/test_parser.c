@@ -1056,11 +1056,11 @@ Test(parser, a_statement_of_any_length_should_parse)
 	for (int i = 0; i < 70; i++) {
 		strbuf_puts(&b, "[");
 		for (int j = 0; j < 70; j++)
-			strbuf_puts(&b, "-1.2345e-01, ");
+			strbuf_puts(&b, "-1.234567890123e-01, ");
 		strbuf_puts(&b, "],\n");
 	}
 	strbuf_puts(&b, "]");
-	cr_assert_gt(b.len, 60000);
+	cr_assert_gt(b.len, 100000);
 	cr_expect_eq(parse_status_of(b.s), PARSE_END, "a 70x70 literal of %zu bytes should parse", b.len);
 	strbuf_reset(&b);
 	strbuf_puts(&b, "s = '");
@@ -1342,4 +1342,60 @@ Test(parser, constructs_qkv_does_not_run_should_each_say_so)
 Test(parser, expressions_should_parse_and_fail_as_cpython_does)
 {
 	expect_cpython(parser_refs_exprs, sizeof parser_refs_exprs / sizeof parser_refs_exprs[0]);
+}
+
+/* ---- interactive mode ------------------------------------------------------------------------ */
+
+static enum parse_status parse_interactive(const char *src, struct qkv_error *err)
+{
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n;
+	enum parse_status st;
+	parser_set_interactive(p, true);
+	while ((st = parser_next(p, &n, err)) == PARSE_OK)
+		node_free(n);
+	parser_free(p);
+	return st;
+}
+
+Test(parser, interactive_blocks_should_need_an_empty_line_to_end)
+{
+	static const char *const incomplete[] = {
+		"for i in range(3):\n", "for i in range(3):\n  print(i)\n", "def f():\n  return 1\n",
+		"if x:\n  a\nelse:\n", "if x: pass\n", "if x:\n  a\n  # note\n", "x = 1\nwhile x:\n  x -= 1\n",
+		"class C:\n  x = 1\n\n  def f(self):\n    return 2\n", "for i in x:\n  y = (1,\n",
+	};
+	static const char *const complete[] = {
+		"x = 1\n", "for i in range(3):\n  print(i)\n\n", "def f():\n  return 1\n   \n",
+		"if x:\n  a\nelse:\n  b\n\n", "if x:\n  a\nb = 1\n", "",
+	};
+	struct qkv_error err;
+	for (size_t i = 0; i < sizeof incomplete / sizeof incomplete[0]; i++)
+		cr_expect_eq(parse_interactive(incomplete[i], &err), PARSE_INCOMPLETE, "source: %s", incomplete[i]);
+	for (size_t i = 0; i < sizeof complete / sizeof complete[0]; i++)
+		cr_expect_eq(parse_interactive(complete[i], &err), PARSE_END, "source: %s", complete[i]);
+	cr_expect_eq(parse_interactive("for i in x:\n  )\n", &err), PARSE_ERROR);
+	cr_expect_eq(parse_interactive("for i in x:\nprint(i)\n", &err), PARSE_ERROR);
+	cr_expect_str_eq(err.msg, "expected an indented block after 'for' statement on line 1");
+	/* the same inputs in a file: the end of the input ends every block */
+	cr_expect_eq(parse_status_of("def f():\n  return 1\n"), PARSE_END);
+	cr_expect_eq(parse_status_of("if x: pass"), PARSE_END);
+	cr_expect_eq(parse_status_of("for i in range(3):\n"), PARSE_ERROR);
+}
+
+Test(parser, interactive_incomplete_span_should_cover_the_whole_block)
+{
+	const char *src = "x = 1\nfor i in y:\n  print(i)\n";
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n;
+	struct qkv_error err;
+	size_t start, end;
+	parser_set_interactive(p, true);
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	node_free(n);
+	cr_expect_eq(parser_next(p, &n, &err), PARSE_INCOMPLETE);
+	parser_last_span(p, NULL, &start, &end);
+	cr_expect_eq(start, 6);
+	cr_expect_eq(end, strlen(src));
+	parser_free(p);
 }
