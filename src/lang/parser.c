@@ -37,10 +37,25 @@ struct parser {
 	bool in_stmt;
 	int span_line;
 	size_t span_start, span_end;
+	bool interactive;               /* a REPL: a block ends only at an empty line */
+	/* where the statement being parsed stands, for CPython's compile-time errors */
+	int loops;                      /* enclosing for/while of the current function or class body */
+	bool in_func;                   /* inside a def (not a class directly in it) */
+	int fblocks;                    /* enclosing for/while/with of the current body (CPython's 20) */
+	int scope;                      /* SCOPE_MODULE, SCOPE_FUNC or SCOPE_CLASS */
 };
+
+enum { SCOPE_MODULE, SCOPE_FUNC, SCOPE_CLASS };
+
+#define PARSE_MAX_BLOCKS 20             /* CPython's CO_MAXBLOCKS */
 
 static struct node *parse_expr(struct parser *p);
 static struct node *parse_exprlist(struct parser *p);
+static struct node *parse_or(struct parser *p);
+static struct node *parse_bitor(struct parser *p);
+static struct node *parse_targets(struct parser *p, bool commas);
+static int parse_check_targets(struct parser *p, struct node *t, const char *verb);
+static struct node *parse_params(struct parser *p, enum tok_kind closer);
 
 /* ---- nodes --------------------------------------------------------------------- */
 
@@ -124,27 +139,12 @@ static struct tok_pos tok_pos_of(const struct token *t)
 	return tp;
 }
 
-/* Statements are limited to PARSE_MAX_STMT bytes: a token reaching past that
- * becomes an error token. */
-static void parse_check_length(struct parser *p)
-{
-	struct token *t = &p->tok;
-	int line = t->line, col = t->col;
-	if (!p->in_stmt || p->lex.sub || t->kind == T_EOF || t->kind == T_NEWLINE || t->kind == T_SEMI)
-		return;
-	if (t->start + t->len - p->span_start <= PARSE_MAX_STMT)
-		return;
-	token_free(t);
-	t->kind = T_ERROR;
-	t->line = line;
-	t->col = col;
-	error_set(&t->err, line, col, "statement is longer than %d bytes", PARSE_MAX_STMT);
-}
-
 static void parse_advance(struct parser *p)
 {
+	enum tok_kind k = p->tok.kind;
 	p->prev = tok_pos_of(&p->tok);
-	if (p->in_stmt && !p->lex.sub && p->tok.kind != T_EOF)
+	if (p->in_stmt && !p->lex.sub && k != T_EOF && k != T_NEWLINE && k != T_SEMI && k != T_INDENT &&
+	    k != T_DEDENT)
 		p->span_end = p->tok.start + p->tok.len;
 	token_free(&p->tok);
 	if (p->has_ahead) {
@@ -154,7 +154,6 @@ static void parse_advance(struct parser *p)
 	} else {
 		lexer_next(&p->lex, &p->tok);
 	}
-	parse_check_length(p);
 }
 
 static const struct token *parse_peek(struct parser *p)
@@ -187,7 +186,7 @@ static bool parse_starts_expr(const struct token *t)
 	case T_NAME: case T_NUMBER: case T_STRING: case T_FSTRING:
 	case T_LPAR: case T_LBRACK: case T_LBRACE:
 	case T_MINUS: case T_PLUS: case T_TILDE: case T_NOT:
-	case T_TRUE: case T_FALSE: case T_NONE:
+	case T_TRUE: case T_FALSE: case T_NONE: case T_LAMBDA:
 		return true;
 	default:
 		return false;
@@ -202,68 +201,42 @@ static void parse_skip_continuation(struct parser *p)
 	struct tok_pos op = p->prev;
 	if (p->tok.kind != T_NEWLINE || !parse_prev_is_operator(p))
 		return;
-	while (p->tok.kind == T_NEWLINE)
+	while (p->tok.kind == T_NEWLINE) {
+		if (!p->has_ahead)
+			p->lex.atbol = false;	/* the next line's indentation means nothing */
 		parse_advance(p);
+	}
 	p->prev = op;
 }
 
 /* ---- messages ---------------------------------------------------------------------- */
 
+/* The keywords qkv does not run, with what it says about them. */
 static const struct {
 	const char *word;
-	const char *at_start;   /* the keyword begins a statement */
-	const char *inside;     /* it turns up inside an expression (NULL: same) */
+	const char *msg;
 } parse_keywords[] = {
-	{"for", "qkv runs single statements: 'for' loops are not supported; use tensor operations "
-		"instead (torch.matmul adds up the products for you)",
-		"comprehensions ('for' inside an expression) are not supported; use tensor operations "
-		"such as torch.stack or torch.matmul"},
-	{"while", "qkv runs single statements: 'while' loops are not supported; use tensor operations "
-		  "instead", NULL},
-	{"if", "qkv runs single statements: 'if' blocks are not supported; for an elementwise choice "
-	       "use torch.where(condition, a, b)",
-	       "conditional expressions (a if c else b) are not supported; use torch.where(c, a, b)"},
-	{"elif", "qkv runs single statements: 'elif' belongs to an 'if' block, which qkv does not run", NULL},
-	{"else", "qkv runs single statements: 'else' belongs to an 'if' block, which qkv does not run",
-		 "conditional expressions (a if c else b) are not supported; use torch.where(c, a, b)"},
-	{"def", "qkv runs single statements: defining functions with 'def' is not supported; type the "
-		"body's statements one at a time", NULL},
-	{"class", "qkv runs single statements: defining classes is not supported; use ready-made modules "
-		  "such as nn.Linear", NULL},
-	{"lambda", "'lambda' is not supported; write the expression out where you need it", NULL},
-	{"return", "qkv runs single statements: 'return' only works inside a function; type the "
-		   "expression itself to see its value", NULL},
-	{"with", "qkv runs single statements: 'with' blocks are not supported; type the statements "
-		 "inside the block directly", NULL},
-	{"try", "qkv runs single statements: 'try' blocks are not supported", NULL},
-	{"except", "qkv runs single statements: 'except' belongs to a 'try' block, which qkv does not run",
-		   NULL},
-	{"finally", "qkv runs single statements: 'finally' belongs to a 'try' block, which qkv does not "
-		    "run", NULL},
-	{"raise", "'raise' is not supported", NULL},
-	{"del", "'del' is not supported; assign the name a new value instead", NULL},
-	{"global", "'global' is not supported: qkv has no functions", NULL},
-	{"nonlocal", "'nonlocal' is not supported: qkv has no functions", NULL},
-	{"assert", "'assert' is not supported; print the condition instead, as in "
-		   "print(torch.allclose(a, b))", NULL},
-	{"yield", "'yield' is not supported: qkv has no functions", NULL},
-	{"break", "'break' is not supported: qkv has no loops", NULL},
-	{"continue", "'continue' is not supported: qkv has no loops", NULL},
-	{"async", "'async' is not supported", NULL},
-	{"await", "'await' is not supported", NULL},
+	{"try", "qkv does not run 'try' blocks: errors stop the cell, as they would without 'try'"},
+	{"except", "qkv does not run 'except': it belongs to a 'try' block, which qkv does not run"},
+	{"finally", "qkv does not run 'finally': it belongs to a 'try' block, which qkv does not run"},
+	{"raise", "qkv does not run 'raise'; use assert cond, \"message\" to stop on a bad value"},
+	{"yield", "qkv does not run generators ('yield'); build a list and return it"},
+	{"async", "qkv does not run 'async' code"},
+	{"await", "qkv does not run 'async' code ('await')"},
 };
 
-static const char *parse_keyword_message(const struct parser *p, const struct token *t, bool at_start)
+static bool parse_is_kw(const struct parser *p, const struct token *t, const char *word)
 {
-	for (size_t i = 0; i < sizeof parse_keywords / sizeof parse_keywords[0]; i++) {
-		const char *w = parse_keywords[i].word;
-		if (strlen(w) == t->len && memcmp(w, p->src + t->start, t->len) == 0) {
-			if (!at_start && parse_keywords[i].inside)
-				return parse_keywords[i].inside;
-			return parse_keywords[i].at_start;
-		}
-	}
-	return "this Python keyword is not supported";
+	size_t n = strlen(word);
+	return t->kind == T_KEYWORD && t->len == n && memcmp(p->src + t->start, word, n) == 0;
+}
+
+static const char *parse_keyword_message(const struct parser *p, const struct token *t)
+{
+	for (size_t i = 0; i < sizeof parse_keywords / sizeof parse_keywords[0]; i++)
+		if (parse_is_kw(p, t, parse_keywords[i].word))
+			return parse_keywords[i].msg;
+	return "invalid syntax";
 }
 
 static const char *parse_unsupported_message(const struct parser *p, const struct token *t)
@@ -277,7 +250,7 @@ static const char *parse_unsupported_message(const struct parser *p, const struc
 		{"<<", "shift operators are not supported"}, {">>", "shift operators are not supported"},
 		{"<<=", "shift operators are not supported"}, {">>=", "shift operators are not supported"},
 		{"!", "unexpected '!'; write 'not x' or 'a != b'"},
-		{":=", "':=' is not supported; assign in a separate statement"},
+		{":=", "qkv does not run ':=' (assignment expressions); assign in a statement of its own"},
 		{"->", "unexpected '->': function annotations are not supported"},
 		{"...", "'...' (Ellipsis) is not supported; write ':' for each dimension"},
 	};
@@ -301,7 +274,13 @@ static void parse_token_noun(const struct parser *p, const struct token *t, char
 			snprintf(buf, size, "end of input");
 		break;
 	case T_NEWLINE:
-		snprintf(buf, size, "end of line");
+		snprintf(buf, size, t->len == 0 ? "end of input" : "end of line");
+		break;
+	case T_INDENT:
+		snprintf(buf, size, "indent");
+		break;
+	case T_DEDENT:
+		snprintf(buf, size, "unindent");
 		break;
 	case T_NAME:
 		snprintf(buf, size, "name '%.*s'", n, s);
@@ -325,16 +304,13 @@ static void parse_describe(const struct parser *p, char *buf, size_t size)
 	char noun[64];
 	switch (t->kind) {
 	case T_KEYWORD:
-		snprintf(buf, size, "%s", parse_keyword_message(p, t, false));
+		snprintf(buf, size, "%s", parse_keyword_message(p, t));
 		return;
 	case T_UNSUPPORTED:
 		snprintf(buf, size, "%s", parse_unsupported_message(p, t));
 		return;
 	case T_ASSIGN:
 		snprintf(buf, size, "unexpected '='; use '==' to compare");
-		return;
-	case T_LBRACE:
-		snprintf(buf, size, "'{...}' dicts and sets are not supported");
 		return;
 	default:
 		parse_token_noun(p, t, noun, sizeof noun);
@@ -365,8 +341,6 @@ static struct node *parse_error_at(struct parser *p, int line, int col, const ch
 static struct node *parse_incomplete(struct parser *p)
 {
 	const struct token *t = &p->tok;
-	if (p->len - p->span_start > PARSE_MAX_STMT)
-		return parse_error_at(p, t->line, t->col, "statement is longer than %d bytes", PARSE_MAX_STMT);
 	p->failed = true;
 	p->fail_status = PARSE_INCOMPLETE;
 	if (t->kind == T_INCOMPLETE) {
@@ -382,6 +356,15 @@ static struct node *parse_incomplete(struct parser *p)
 			  p->src + p->prev.start);
 	}
 	return NULL;
+}
+
+/* The current token is the end of the input (or what the lexer adds there). */
+static bool parse_at_end(const struct parser *p)
+{
+	const struct token *t = &p->tok;
+	if (p->lex.sub)
+		return false;
+	return t->kind == T_EOF || ((t->kind == T_NEWLINE || t->kind == T_DEDENT) && t->start >= p->len);
 }
 
 /* Fails on the current token: its own lexical error, PARSE_INCOMPLETE when
@@ -402,7 +385,7 @@ static struct node *parse_fail(struct parser *p, const char *fmt, ...)
 		return NULL;
 	}
 	if (t->kind == T_INCOMPLETE ||
-	    (t->kind == T_EOF && !p->lex.sub && (p->lex.depth > 0 || parse_prev_is_operator(p))))
+	    (parse_at_end(p) && (p->lex.depth > 0 || parse_prev_is_operator(p))))
 		return parse_incomplete(p);
 	if (fmt) {
 		va_start(ap, fmt);
@@ -570,8 +553,7 @@ static bool parse_bracket_is_matrix(struct parser *p)
 	for (;;) {
 		bool num = false, sign = false;
 		lexer_next(&lx, &t);
-		if (t.kind == T_EOF || t.kind == T_ERROR || t.kind == T_INCOMPLETE ||
-		    (!lx.sub && t.start > p->span_start + PARSE_MAX_STMT))
+		if (t.kind == T_EOF || t.kind == T_ERROR || t.kind == T_INCOMPLETE)
 			break;
 		if (t.kind == T_LPAR || t.kind == T_LBRACK || t.kind == T_LBRACE) {
 			/* the parse fails on nesting before it gets back here */
@@ -713,7 +695,96 @@ static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 	return n;
 }
 
-/* [a, b, ...] or a matrix literal. */
+/* *x in a display, a target or a call (op '*'), **x in a call (op 'K'). */
+static struct node *parse_starred(struct parser *p, bool full)
+{
+	struct node *n = node_new(N_STARRED, p->tok.line, p->tok.col), *e;
+	n->op = p->tok.kind == T_DSTAR ? 'K' : '*';
+	parse_advance(p);
+	if (!parse_enter(p)) {
+		node_free(n);
+		return NULL;
+	}
+	e = full ? parse_expr(p) : parse_bitor(p);
+	p->depth--;
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
+/* An element of a list, tuple or set display: an expression or *iterable. */
+static struct node *parse_element(struct parser *p)
+{
+	if (p->tok.kind == T_STAR)
+		return parse_starred(p, false);
+	return parse_expr(p);
+}
+
+/* The 'for ... in ... if ...' clauses after a comprehension's element,
+ * appended to comp as N_COMPFOR nodes. The iterable and the conditions are
+ * or-expressions, as in Python (so 'if' starts a condition, never a
+ * conditional expression). */
+static bool parse_comp_clauses(struct parser *p, struct node *comp)
+{
+	while (parse_is_kw(p, &p->tok, "for")) {
+		struct node *c = node_new(N_COMPFOR, p->tok.line, p->tok.col), *e;
+		node_add(comp, c);
+		parse_advance(p);
+		e = parse_targets(p, true);
+		if (!e)
+			return false;
+		node_add(c, e);
+		if (parse_check_targets(p, e, "assign to") < 0)
+			return false;
+		if (p->tok.kind != T_IN) {
+			parse_fail(p, "expected 'in' after the comprehension's variable");
+			return false;
+		}
+		parse_advance(p);
+		do {
+			if (c->nkids > 1)
+				parse_advance(p);	/* the 'if' */
+			if (!parse_enter(p))
+				return false;
+			e = parse_or(p);
+			p->depth--;
+			if (!e)
+				return false;
+			node_add(c, e);
+		} while (parse_is_kw(p, &p->tok, "if"));
+	}
+	if (parse_is_kw(p, &p->tok, "async")) {
+		parse_fail(p, "%s", parse_keyword_message(p, &p->tok));
+		return false;
+	}
+	return true;
+}
+
+/* A comprehension of kind op ('[', '{', 'd', '(') whose element (and dict
+ * value) are parsed; the current token is its first 'for'. */
+static struct node *parse_comprehension(struct parser *p, int op, const struct tok_pos *open,
+					struct node *elem, struct node *value)
+{
+	struct node *n = node_new(N_COMP, open->line, open->col);
+	n->op = op;
+	node_add(n, elem);
+	node_add(n, value);
+	if (elem->kind == N_STARRED) {
+		parse_error_at(p, elem->line, elem->col, "iterable unpacking cannot be used in comprehension");
+		node_free(n);
+		return NULL;
+	}
+	if (!parse_comp_clauses(p, n)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* [a, b, ...], [x for x in y] or a matrix literal. */
 static struct node *parse_list(struct parser *p)
 {
 	struct tok_pos open = tok_pos_of(&p->tok);
@@ -723,10 +794,17 @@ static struct node *parse_list(struct parser *p)
 	n = node_new(N_LIST, open.line, open.col);
 	parse_advance(p);
 	while (p->tok.kind != T_RBRACK) {
-		struct node *e = parse_expr(p);
+		struct node *e = parse_element(p);
 		if (!e) {
 			node_free(n);
 			return NULL;
+		}
+		if (n->nkids == 0 && parse_is_kw(p, &p->tok, "for")) {
+			node_free(n);
+			n = parse_comprehension(p, '[', &open, e, NULL);
+			if (!n)
+				return NULL;
+			break;
 		}
 		node_add(n, e);
 		if (p->tok.kind != T_COMMA)
@@ -740,7 +818,75 @@ static struct node *parse_list(struct parser *p)
 	return n;
 }
 
-/* (expr), a tuple (a, b) / (a,), or the empty tuple (). */
+/* {}, {k: v, ...}, {a, b}, {k: v for ...}, {x for ...}. */
+static struct node *parse_brace(struct parser *p)
+{
+	struct tok_pos open = tok_pos_of(&p->tok);
+	struct node *n = NULL;
+	bool dict = true;
+	parse_advance(p);
+	if (p->tok.kind == T_RBRACE) {
+		parse_advance(p);
+		return node_new(N_DICT, open.line, open.col);
+	}
+	for (;;) {
+		struct node *k, *v = NULL;
+		if (p->tok.kind == T_DSTAR) {
+			node_free(n);
+			return parse_fail(p, "qkv does not run '**' in a dict display; use d = dict(a) and "
+				       "d.update(b)");
+		}
+		k = parse_element(p);
+		if (!k) {
+			node_free(n);
+			return NULL;
+		}
+		if (!n) {
+			dict = p->tok.kind == T_COLON && k->kind != N_STARRED;
+			n = node_new(dict ? N_DICT : N_SET, open.line, open.col);
+		}
+		if (dict) {
+			if (p->tok.kind != T_COLON) {
+				bool starred = k->kind == N_STARRED;
+				node_set_starts(k);
+				if (!starred && p->tok.kind != T_ERROR && p->tok.kind != T_INCOMPLETE && !parse_at_end(p))
+					parse_error_at(p, k->sline, k->scol, "':' expected after dictionary key");
+				node_free(k);
+				node_free(n);
+				return parse_fail(p, NULL);
+			}
+			parse_advance(p);
+			v = parse_expr(p);
+			if (!v) {
+				node_free(k);
+				node_free(n);
+				return NULL;
+			}
+		}
+		if (n->nkids == 0 && parse_is_kw(p, &p->tok, "for")) {
+			node_free(n);
+			n = parse_comprehension(p, dict ? 'd' : '{', &open, k, v);
+			if (!n)
+				return NULL;
+			break;
+		}
+		node_add(n, k);
+		if (dict)
+			node_add(n, v);
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+		if (p->tok.kind == T_RBRACE)
+			break;
+	}
+	if (!parse_close(p, T_RBRACE, &open)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* (expr), a tuple (a, b) / (a,), the empty tuple (), or (x for x in y). */
 static struct node *parse_paren(struct parser *p)
 {
 	struct tok_pos open = tok_pos_of(&p->tok);
@@ -750,11 +896,15 @@ static struct node *parse_paren(struct parser *p)
 		parse_advance(p);
 		return node_new(N_TUPLE, open.line, open.col);
 	}
-	first = parse_expr(p);
+	first = parse_element(p);
 	if (!first)
 		return NULL;
 	n = first;
-	if (p->tok.kind == T_COMMA) {
+	if (parse_is_kw(p, &p->tok, "for")) {
+		n = parse_comprehension(p, '(', &open, first, NULL);
+		if (!n)
+			return NULL;
+	} else if (p->tok.kind == T_COMMA) {
 		n = node_new(N_TUPLE, open.line, open.col);
 		node_add(n, first);
 		while (p->tok.kind == T_COMMA) {
@@ -762,13 +912,16 @@ static struct node *parse_paren(struct parser *p)
 			parse_advance(p);
 			if (p->tok.kind == T_RPAR)
 				break;
-			e = parse_expr(p);
+			e = parse_element(p);
 			if (!e) {
 				node_free(n);
 				return NULL;
 			}
 			node_add(n, e);
 		}
+	} else if (first->kind == N_STARRED) {
+		node_free(first);
+		return parse_error_at(p, open.line, open.col + 1, "cannot use starred expression here");
 	}
 	if (!parse_close(p, T_RPAR, &open)) {
 		node_free(n);
@@ -777,45 +930,54 @@ static struct node *parse_paren(struct parser *p)
 	return n;
 }
 
-/* f(a, b, key=value) with the callee already parsed. */
+/* f(a, *rest, key=value, **options) or f(x for x in y), the callee
+ * already parsed. */
 static struct node *parse_call(struct parser *p, struct node *callee)
 {
 	struct tok_pos open = tok_pos_of(&p->tok);
 	struct node *n = node_new(N_CALL, open.line, open.col);
-	bool seen_keyword = false;
+	bool seen_keyword = false, seen_kwunpack = false;
+	const char *misplaced = NULL;
+	int first_line = 0, first_col = 0;
 	node_add(n, callee);
 	parse_advance(p);
+	first_line = p->tok.line;
+	first_col = p->tok.col;
 	while (p->tok.kind != T_RPAR) {
 		char *kw = NULL;
 		struct node *e;
 		int nargs = n->nkids - 1;
-		int kw_line = 0, kw_col = 0;
+		int arg_line = p->tok.line, arg_col = p->tok.col;
+		if (p->tok.kind == T_STAR && seen_kwunpack) {
+			parse_error_at(p, first_line, first_col, "iterable argument unpacking follows keyword argument "
+				       "unpacking");
+			node_free(n);
+			return NULL;
+		}
 		if (p->tok.kind == T_STAR || p->tok.kind == T_DSTAR) {
-			node_free(n);
-			return parse_fail(p, "argument unpacking with '%s' is not supported",
-					  p->tok.kind == T_STAR ? "*" : "**");
-		}
-		if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
-			kw = xstrndup(p->src + p->tok.start, p->tok.len);
-			kw_line = p->tok.line;
-			kw_col = p->tok.col;
-			for (int i = 0; i < nargs; i++) {
-				if (n->kwnames[i] && strcmp(n->kwnames[i], kw) == 0) {
-					parse_error_at(p, p->tok.line, p->tok.col, "keyword argument '%s' is given twice",
-						       kw);
-					free(kw);
-					node_free(n);
-					return NULL;
+			seen_kwunpack = seen_kwunpack || p->tok.kind == T_DSTAR;
+			e = parse_starred(p, true);
+		} else {
+			if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
+				kw = xstrndup(p->src + p->tok.start, p->tok.len);
+				for (int i = 0; i < nargs; i++) {
+					if (n->kwnames[i] && strcmp(n->kwnames[i], kw) == 0) {
+						parse_error_at(p, p->tok.line, p->tok.col,
+							       "keyword argument '%s' is given twice", kw);
+						free(kw);
+						node_free(n);
+						return NULL;
+					}
 				}
+				parse_advance(p);
+				parse_advance(p);
+			} else if ((seen_keyword || seen_kwunpack) && !misplaced) {
+				/* CPython reports it at the call's ')' */
+				misplaced = seen_kwunpack ? "positional argument follows keyword argument unpacking"
+					    : "positional argument follows keyword argument";
 			}
-			parse_advance(p);
-			parse_advance(p);
-		} else if (seen_keyword && parse_starts_expr(&p->tok)) {
-			node_free(n);
-			return parse_fail(p, "positional argument follows keyword argument");
+			e = parse_expr(p);
 		}
-		int arg_line = kw ? kw_line : p->tok.line, arg_col = kw ? kw_col : p->tok.col;
-		e = parse_expr(p);
 		if (!e) {
 			free(kw);
 			node_free(n);
@@ -824,6 +986,18 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 		if (kw) {
 			e->sline = arg_line;
 			e->scol = arg_col;
+		} else if (parse_is_kw(p, &p->tok, "for") && e->kind != N_STARRED) {
+			struct tok_pos at = {T_EOF, 0, 0, arg_line, arg_col};
+			e = parse_comprehension(p, '(', &at, e, NULL);
+			if (!e) {
+				node_free(n);
+				return NULL;
+			}
+			if (nargs > 0 || p->tok.kind != T_RPAR) {
+				node_free(e);
+				node_free(n);
+				return parse_error_at(p, arg_line, arg_col, "Generator expression must be parenthesized");
+			}
 		}
 		node_add_name(&n->kwnames, nargs, kw);
 		node_add(n, e);
@@ -831,6 +1005,10 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 		if (p->tok.kind != T_COMMA)
 			break;
 		parse_advance(p);
+	}
+	if (misplaced && p->tok.kind == T_RPAR) {
+		node_free(n);
+		return parse_error_at(p, p->tok.line, p->tok.col, "%s", misplaced);
 	}
 	if (!parse_close(p, T_RPAR, &open)) {
 		node_free(n);
@@ -938,8 +1116,10 @@ static struct node *parse_atom(struct parser *p)
 		return parse_paren(p);
 	case T_LBRACK:
 		return parse_list(p);
+	case T_LBRACE:
+		return parse_brace(p);
 	case T_KEYWORD:
-		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok, true));
+		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok));
 	default:
 		return parse_fail(p, NULL);
 	}
@@ -1116,8 +1296,8 @@ static struct node *parse_comparison(struct parser *p)
 	left = node_binary(op, line, col, left, right);
 	if (parse_comparison_op(p)) {
 		node_free(left);
-		return parse_fail(p, "chained comparisons like a < b < c are not supported; write "
-			       "(a < b) and (b < c)");
+		return parse_fail(p, "qkv does not run chained comparisons such as a < b < c; write "
+			       "a < b and b < c");
 	}
 	return left;
 }
@@ -1152,18 +1332,81 @@ static struct node *parse_or(struct parser *p)
 	return parse_chain(p, parse_and, k);
 }
 
-/* A full expression, one level deeper. */
-static struct node *parse_expr(struct parser *p)
+/* lambda params: body */
+static struct node *parse_lambda(struct parser *p)
 {
-	struct node *n;
-	if (!parse_enter(p))
+	struct node *n = node_new(N_LAMBDA, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_params(p, T_COLON);
+	if (!e) {
+		node_free(n);
 		return NULL;
-	n = parse_or(p);
-	p->depth--;
+	}
+	node_add(n, e);
+	if (p->tok.kind != T_COLON) {
+		node_free(n);
+		return parse_fail(p, "expected ':'");
+	}
+	parse_advance(p);
+	e = parse_expr(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
 	return n;
 }
 
-/* expr or expr, expr, ... (a bare tuple, as in `K.shape, Q.shape`). */
+/* A full expression (a if c else b, lambda, or an or-expression), one
+ * level deeper. */
+static struct node *parse_expr(struct parser *p)
+{
+	struct node *n, *cond, *other, *ifexp;
+	int line, col;
+	if (!parse_enter(p))
+		return NULL;
+	if (p->tok.kind == T_LAMBDA) {
+		n = parse_lambda(p);
+		p->depth--;
+		return n;
+	}
+	n = parse_or(p);
+	if (!n || !parse_is_kw(p, &p->tok, "if")) {
+		p->depth--;
+		return n;
+	}
+	line = p->tok.line;
+	col = p->tok.col;
+	parse_advance(p);
+	cond = parse_or(p);
+	if (cond && !parse_is_kw(p, &p->tok, "else")) {
+		node_free(cond);
+		node_set_starts(n);
+		cond = parse_error_at(p, n->sline, n->scol, "expected 'else' after 'if' expression");
+	}
+	if (!cond) {
+		node_free(n);
+		p->depth--;
+		return NULL;
+	}
+	parse_advance(p);
+	other = parse_expr(p);
+	p->depth--;
+	if (!other) {
+		node_free(n);
+		node_free(cond);
+		return NULL;
+	}
+	ifexp = node_new(N_IFEXP, line, col);
+	node_add(ifexp, n);
+	node_add(ifexp, cond);
+	node_add(ifexp, other);
+	return ifexp;
+}
+
+/* expr or expr, expr, ... (a bare tuple, as in `K.shape, Q.shape`); elements
+ * may be *starred. A lone starred expression is refused unless '=' follows
+ * (where the assignment says why). */
 static struct node *parse_exprlist(struct parser *p)
 {
 	struct node *first, *tuple;
@@ -1171,17 +1414,24 @@ static struct node *parse_exprlist(struct parser *p)
 	parse_skip_continuation(p);
 	line = p->tok.line;
 	col = p->tok.col;
-	first = parse_expr(p);
-	if (!first || p->tok.kind != T_COMMA)
+	first = parse_element(p);
+	if (!first)
+		return NULL;
+	if (p->tok.kind != T_COMMA) {
+		if (first->kind == N_STARRED && p->tok.kind != T_ASSIGN) {
+			node_free(first);
+			return parse_error_at(p, line, col, "can't use starred expression here");
+		}
 		return first;
+	}
 	tuple = node_new(N_TUPLE, line, col);
 	node_add(tuple, first);
 	while (p->tok.kind == T_COMMA) {
 		struct node *e;
 		parse_advance(p);
-		if (!parse_starts_expr(&p->tok))
+		if (!parse_starts_expr(&p->tok) && p->tok.kind != T_STAR)
 			break;
-		e = parse_expr(p);
+		e = parse_element(p);
 		if (!e) {
 			node_free(tuple);
 			return NULL;
@@ -1220,25 +1470,30 @@ static const char *parse_target_noun(const struct node *t)
 	}
 }
 
-/* Unpacking targets: names, or (nested) tuples of names. */
+/* Unpacking targets: names, x[i], obj.attr, and (nested) tuples or lists of
+ * them, at most one *starred per level. Recursion is bounded by the
+ * expression depth limit. */
 static int parse_check_unpack(struct parser *p, const struct node *t, const struct token *op)
 {
-	int n = (int)op->len;
+	int n = (int)op->len, starred = 0;
 	const char *s = p->src + op->start;
 	for (int i = 0; i < t->nkids; i++) {
 		const struct node *k = t->kids[i];
-		if (k->kind == N_NAME)
+		if (k->kind == N_STARRED) {
+			if (++starred > 1) {
+				parse_error_at(p, t->line, t->col, "multiple starred expressions in assignment");
+				return -1;
+			}
+			k = k->kids[0];
+		}
+		if (k->kind == N_NAME || k->kind == N_INDEX || k->kind == N_ATTR)
 			continue;
-		if (k->kind == N_TUPLE && k->nkids > 0) {
+		if (k->kind == N_TUPLE || k->kind == N_LIST) {
 			if (parse_check_unpack(p, k, op) < 0)
 				return -1;
 			continue;
 		}
-		if (k->kind == N_INDEX || k->kind == N_ATTR || k->kind == N_TUPLE)
-			parse_error_at(p, op->line, op->col, "'%.*s' can only unpack into plain names, as in "
-				       "a, b = ...", n, s);
-		else
-			parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to %s", n, s, parse_target_noun(k));
+		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to %s", n, s, parse_target_noun(k));
 		return -1;
 	}
 	return 0;
@@ -1252,9 +1507,11 @@ static int parse_check_target(struct parser *p, const struct node *t, const stru
 	const char *s = p->src + op->start;
 	if (t->kind == N_NAME || t->kind == N_INDEX || t->kind == N_ATTR)
 		return 0;
-	if (t->kind == N_TUPLE && !aug && t->nkids > 0)
+	if ((t->kind == N_TUPLE || t->kind == N_LIST) && !aug && t->nkids > 0)
 		return parse_check_unpack(p, t, op);
-	if (t->kind == N_TUPLE && t->nkids == 0)
+	if (t->kind == N_STARRED && !aug)
+		parse_error_at(p, t->line, t->col, "starred assignment target must be in a list or tuple");
+	else if (t->kind == N_TUPLE && t->nkids == 0)
 		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to an empty tuple", n, s);
 	else if ((t->kind == N_BINARY || t->kind == N_UNARY) && !aug)
 		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to an expression (to compare, "
@@ -1443,23 +1700,863 @@ static struct node *parse_from_import(struct parser *p)
 	return parse_end(p, n);
 }
 
-static struct node *parse_statement(struct parser *p)
+/* ---- simple statements ------------------------------------------------------------------- */
+
+/* The names a statement keyword is given in messages. */
+static bool parse_is_compound(const struct parser *p, const struct token *t)
 {
-	struct node *n;
-	switch (p->tok.kind) {
+	static const char *const words[] = {"if", "for", "while", "def", "class", "with"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (parse_is_kw(p, t, words[i]))
+			return true;
+	return false;
+}
+
+/* CPython's compile-time errors point at the statement: fails there. */
+static struct node *parse_refuse(struct parser *p, struct node *n, const char *msg)
+{
+	int line = n->line, col = n->col;
+	node_free(n);
+	return parse_error_at(p, line, col, "%s", msg);
+}
+
+/* return [value] */
+static struct node *parse_return(struct parser *p)
+{
+	struct node *n = node_new(N_RETURN, p->tok.line, p->tok.col), *v = NULL;
+	parse_advance(p);
+	if (parse_starts_expr(&p->tok)) {
+		v = parse_exprlist(p);
+		if (!v) {
+			node_free(n);
+			return NULL;
+		}
+	}
+	node_add(n, v);
+	n = parse_end(p, n);
+	if (n && !p->in_func)
+		return parse_refuse(p, n, "'return' outside function");
+	return n;
+}
+
+/* break, continue, pass */
+static struct node *parse_word(struct parser *p, enum node_kind kind)
+{
+	struct node *n = node_new(kind, p->tok.line, p->tok.col);
+	parse_advance(p);
+	n = parse_end(p, n);
+	if (n && kind == N_BREAK && p->loops == 0)
+		return parse_refuse(p, n, "'break' outside loop");
+	if (n && kind == N_CONTINUE && p->loops == 0)
+		return parse_refuse(p, n, "'continue' not properly in loop");
+	return n;
+}
+
+/* What CPython calls an expression that cannot be assigned or deleted. */
+static const char *parse_cpython_noun(const struct node *t)
+{
+	switch (t->kind) {
+	case N_CALL: return "function call";
+	case N_NUM: case N_STR: case N_CONST: case N_MATRIX: return "literal";
+	case N_FSTR: return "f-string expression";
+	case N_COMP: return t->op == '(' ? "generator expression" : t->op == '[' ? "list comprehension" :
+			    t->op == '{' ? "set comprehension" : "dict comprehension";
+	case N_DICT: return "dict literal";
+	case N_SET: return "set display";
+	case N_LAMBDA: return "lambda";
+	case N_IFEXP: return "conditional expression";
+	case N_BINARY: return t->op >= OP_EQ && t->op <= OP_GE ? "comparison" : "expression";
+	default: return "expression";
+	}
+}
+
+/* Checks a target of for, with ... as, del (verb "delete") or a
+ * comprehension: names, x[i], obj.attr, and tuples or lists of them. Errors
+ * point where the bad part starts. Recursion is bounded by PARSE_MAX_DEPTH. */
+static int parse_check_targets(struct parser *p, struct node *t, const char *verb)
+{
+	bool del = strcmp(verb, "delete") == 0;
+	if (t->kind == N_NAME || t->kind == N_INDEX || t->kind == N_ATTR)
+		return 0;
+	if (t->kind == N_TUPLE || t->kind == N_LIST) {
+		int starred = 0;
+		for (int i = 0; i < t->nkids; i++) {
+			struct node *k = t->kids[i];
+			if (k->kind == N_STARRED && !del) {
+				if (++starred > 1) {
+					parse_error_at(p, t->line, t->col, "multiple starred expressions in assignment");
+					return -1;
+				}
+				k = k->kids[0];
+			}
+			if (parse_check_targets(p, k, verb) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (t->kind == N_STARRED && !del) {
+		parse_error_at(p, t->line, t->col, "starred assignment target must be in a list or tuple");
+		return -1;
+	}
+	if (t->kind == N_STARRED) {
+		parse_error_at(p, t->line, t->col, "cannot delete starred");
+		return -1;
+	}
+	node_set_starts(t);
+	parse_error_at(p, t->sline, t->scol, "cannot %s %s", verb, parse_cpython_noun(t));
+	return -1;
+}
+
+/* del a, b[i], c.d: the targets become the node's children, tuples flattened. */
+static void parse_del_flatten(struct node *n, struct node *t)
+{
+	if (t->kind == N_TUPLE || t->kind == N_LIST) {
+		for (int i = 0; i < t->nkids; i++)
+			parse_del_flatten(n, t->kids[i]);
+		t->nkids = 0;
+		node_free(t);
+		return;
+	}
+	node_add(n, t);
+}
+
+static struct node *parse_del(struct parser *p)
+{
+	struct node *n = node_new(N_DEL, p->tok.line, p->tok.col), *t;
+	parse_advance(p);
+	if (p->tok.kind == T_STAR) {
+		node_free(n);
+		return parse_error_at(p, p->tok.line, p->tok.col, "cannot delete starred");
+	}
+	if (!parse_starts_expr(&p->tok)) {
+		node_free(n);
+		return parse_fail(p, "expected a name to delete after 'del'");
+	}
+	t = parse_exprlist(p);
+	if (!t || parse_check_targets(p, t, "delete") < 0) {
+		node_free(t);
+		node_free(n);
+		return NULL;
+	}
+	parse_del_flatten(n, t);
+	return parse_end(p, n);
+}
+
+/* global a, b / nonlocal a, b */
+static struct node *parse_names(struct parser *p, enum node_kind kind)
+{
+	struct node *n = node_new(kind, p->tok.line, p->tok.col);
+	parse_advance(p);
+	for (;;) {
+		struct node *name;
+		if (p->tok.kind != T_NAME) {
+			node_free(n);
+			return parse_fail(p, "expected a name after '%s'", kind == N_GLOBAL ? "global" : "nonlocal");
+		}
+		name = node_new(N_NAME, p->tok.line, p->tok.col);
+		name->str = xstrndup(p->src + p->tok.start, p->tok.len);
+		node_add(n, name);
+		parse_advance(p);
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+	}
+	n = parse_end(p, n);
+	if (n && kind == N_NONLOCAL && !p->in_func && p->scope == SCOPE_MODULE)
+		return parse_refuse(p, n, "nonlocal declaration not allowed at module level");
+	return n;
+}
+
+/* assert test [, message] */
+static struct node *parse_assert(struct parser *p)
+{
+	struct node *n = node_new(N_ASSERT, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_expr(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	e = NULL;
+	if (p->tok.kind == T_COMMA) {
+		parse_advance(p);
+		e = parse_expr(p);
+		if (!e) {
+			node_free(n);
+			return NULL;
+		}
+	}
+	node_add(n, e);
+	return parse_end(p, n);
+}
+
+/* `match x:` (a soft keyword: `match = 1` and `match(x)` stay names). */
+static bool parse_is_match(struct parser *p)
+{
+	const struct token *next;
+	if (p->tok.len != 5 || memcmp(p->src + p->tok.start, "match", 5) != 0)
+		return false;
+	next = parse_peek(p);
+	switch (next->kind) {
+	case T_NAME: case T_NUMBER: case T_STRING: case T_FSTRING: case T_LBRACE:
+	case T_TRUE: case T_FALSE: case T_NONE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One simple statement, ending (not consuming) at a newline, ';' or the end. */
+static struct node *parse_simple(struct parser *p)
+{
+	const struct token *t = &p->tok;
+	switch (t->kind) {
 	case T_IMPORT:
 		return parse_import(p);
 	case T_FROM:
 		return parse_from_import(p);
 	case T_PASS:
-		n = node_new(N_PASS, p->tok.line, p->tok.col);
-		parse_advance(p);
-		return parse_end(p, n);
+		return parse_word(p, N_PASS);
+	case T_INDENT:
+		return parse_error_at(p, t->line, t->col, "unexpected indent");
+	case T_AT:
+		return parse_fail(p, "qkv does not run decorators ('@name' before def or class); apply it "
+				  "after the def instead: f = name(f)");
+	case T_NAME:
+		if (parse_is_match(p))
+			return parse_fail(p, "qkv does not run 'match' statements; use if/elif/else");
+		return parse_assign_or_expr(p);
 	case T_KEYWORD:
-		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok, true));
+		if (parse_is_kw(p, t, "return"))
+			return parse_return(p);
+		if (parse_is_kw(p, t, "break"))
+			return parse_word(p, N_BREAK);
+		if (parse_is_kw(p, t, "continue"))
+			return parse_word(p, N_CONTINUE);
+		if (parse_is_kw(p, t, "del"))
+			return parse_del(p);
+		if (parse_is_kw(p, t, "global"))
+			return parse_names(p, N_GLOBAL);
+		if (parse_is_kw(p, t, "nonlocal"))
+			return parse_names(p, N_NONLOCAL);
+		if (parse_is_kw(p, t, "assert"))
+			return parse_assert(p);
+		return parse_fail(p, "%s", parse_keyword_message(p, t));
 	default:
 		return parse_assign_or_expr(p);
 	}
+}
+
+/* ---- blocks ---------------------------------------------------------------------------------- */
+
+static struct node *parse_compound(struct parser *p);
+
+/* Fails with PARSE_INCOMPLETE and a message of our own. */
+static struct node *parse_incomplete_at(struct parser *p, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static struct node *parse_incomplete_at(struct parser *p, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	if (p->failed)
+		return NULL;
+	p->failed = true;
+	p->fail_status = PARSE_INCOMPLETE;
+	va_start(ap, fmt);
+	error_vset(&p->err, line, col, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+/* Where CPython reports a block missing at the end of the input: the last
+ * newline of the input (or its very end when there is none). */
+static void parse_end_position(const struct parser *p, int *line, int *col)
+{
+	size_t at = p->len, from;
+	*line = p->lex.line;
+	if (at > 0 && p->src[at - 1] == '\n') {
+		at--;
+		(*line)--;
+	}
+	from = at;
+	while (from > 0 && p->src[from - 1] != '\n')
+		from--;
+	*col = 1;
+	for (size_t i = from; i < at; i++)
+		if (((unsigned char)p->src[i] & 0xC0) != 0x80)
+			(*col)++;
+}
+
+/* Statements on one line, separated by ';', into block; consumes the
+ * newline. A compound statement cannot follow on the same line. */
+static bool parse_simple_line(struct parser *p, struct node *block)
+{
+	for (;;) {
+		struct node *n;
+		if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok)) {
+			parse_fail(p, "invalid syntax");
+			return false;
+		}
+		n = parse_simple(p);
+		if (!n)
+			return false;
+		node_add(block, n);
+		while (p->tok.kind == T_SEMI)
+			parse_advance(p);
+		if (p->tok.kind == T_NEWLINE) {
+			parse_advance(p);
+			return true;
+		}
+		if (p->tok.kind == T_EOF)
+			return true;
+	}
+}
+
+/* ':' and the block of a compound statement: statements on the same line,
+ * or an indented block on the lines after. what names the statement as
+ * CPython's "expected an indented block after 'if' statement on line 3". */
+static struct node *parse_suite(struct parser *p, const char *what, int line)
+{
+	struct node *b;
+	if (p->tok.kind != T_COLON)
+		return parse_fail(p, "expected ':'");
+	parse_advance(p);
+	b = node_new(N_BLOCK, p->tok.line, p->tok.col);
+	if (p->tok.kind != T_NEWLINE) {
+		if (!parse_simple_line(p, b)) {
+			node_free(b);
+			return NULL;
+		}
+		return b;
+	}
+	parse_advance(p);
+	if (p->tok.kind != T_INDENT) {
+		int eline = p->tok.line, ecol = p->tok.col;
+		node_free(b);
+		if (p->tok.kind == T_ERROR || p->tok.kind == T_INCOMPLETE)
+			return parse_fail(p, NULL);
+		if (p->tok.kind == T_EOF || parse_at_end(p)) {
+			parse_end_position(p, &eline, &ecol);
+			if (p->interactive)
+				return parse_incomplete_at(p, eline, ecol, "expected an indented block after %s on "
+							   "line %d", what, line);
+		}
+		return parse_error_at(p, eline, ecol, "expected an indented block after %s on line %d", what, line);
+	}
+	parse_advance(p);
+	b->line = p->tok.line;
+	b->col = p->tok.col;
+	while (p->tok.kind != T_DEDENT && p->tok.kind != T_EOF) {
+		bool ok;
+		if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok)) {
+			struct node *n = parse_compound(p);
+			ok = n != NULL;
+			if (n)
+				node_add(b, n);
+		} else {
+			ok = parse_simple_line(p, b);
+		}
+		if (!ok) {
+			node_free(b);
+			return NULL;
+		}
+	}
+	if (p->tok.kind == T_DEDENT)
+		parse_advance(p);
+	return b;
+}
+
+/* if / elif / else: each elif is an N_IF in its predecessor's else slot. */
+static struct node *parse_if(struct parser *p)
+{
+	struct node *first = NULL, *last = NULL;
+	const char *what = "'if' statement";
+	for (;;) {
+		struct node *n = node_new(N_IF, p->tok.line, p->tok.col), *e;
+		int line = p->tok.line;
+		parse_advance(p);
+		if (last)
+			node_add(last, n);
+		else
+			first = n;
+		last = n;
+		e = parse_expr(p);
+		if (!e) {
+			node_free(first);
+			return NULL;
+		}
+		node_add(n, e);
+		e = parse_suite(p, what, line);
+		if (!e) {
+			node_free(first);
+			return NULL;
+		}
+		node_add(n, e);
+		if (!parse_is_kw(p, &p->tok, "elif"))
+			break;
+		what = "'elif' statement";
+	}
+	if (parse_is_kw(p, &p->tok, "else")) {
+		int line = p->tok.line;
+		struct node *e;
+		parse_advance(p);
+		e = parse_suite(p, "'else' statement", line);
+		if (!e) {
+			node_free(first);
+			return NULL;
+		}
+		node_add(last, e);
+	} else {
+		node_add(last, NULL);
+	}
+	return first;
+}
+
+/* Enters a for/while/with body: CPython allows 20 of them nested. */
+static bool parse_enter_block(struct parser *p, const struct node *n)
+{
+	if (p->fblocks >= PARSE_MAX_BLOCKS) {
+		parse_error_at(p, n->line, n->col, "too many statically nested blocks");
+		return false;
+	}
+	p->fblocks++;
+	return true;
+}
+
+/* The body of a loop (break and continue allowed) and its else block (not). */
+static bool parse_loop_body(struct parser *p, struct node *n, const char *what, int line)
+{
+	struct node *b;
+	if (!parse_enter_block(p, n))
+		return false;
+	p->loops++;
+	b = parse_suite(p, what, line);
+	p->loops--;
+	p->fblocks--;
+	if (!b)
+		return false;
+	node_add(n, b);
+	b = NULL;
+	if (parse_is_kw(p, &p->tok, "else")) {
+		int eline = p->tok.line;
+		parse_advance(p);
+		b = parse_suite(p, "'else' statement", eline);
+		if (!b)
+			return false;
+	}
+	node_add(n, b);
+	return true;
+}
+
+static struct node *parse_while(struct parser *p)
+{
+	struct node *n = node_new(N_WHILE, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_expr(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (!parse_loop_body(p, n, "'while' statement", n->line)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* One target: an or-expression (no comparison, so a following 'in' stays)
+ * or *target. */
+static struct node *parse_target(struct parser *p)
+{
+	struct node *n;
+	if (p->tok.kind == T_STAR)
+		return parse_starred(p, false);
+	if (!parse_enter(p))
+		return NULL;
+	n = parse_bitor(p);
+	p->depth--;
+	return n;
+}
+
+/* The targets of for and with ... as: a, b[i], (c, d) — without comparisons,
+ * so that the 'in' after them stays. A tuple when there are commas (and
+ * commas are allowed). */
+static struct node *parse_targets(struct parser *p, bool commas)
+{
+	int line = p->tok.line, col = p->tok.col;
+	struct node *first, *tuple;
+	first = parse_target(p);
+	if (!first || !commas || p->tok.kind != T_COMMA)
+		return first;
+	tuple = node_new(N_TUPLE, line, col);
+	node_add(tuple, first);
+	while (p->tok.kind == T_COMMA) {
+		struct node *e;
+		parse_advance(p);
+		if (!parse_starts_expr(&p->tok) && p->tok.kind != T_STAR)
+			break;
+		e = parse_target(p);
+		if (!e) {
+			node_free(tuple);
+			return NULL;
+		}
+		node_add(tuple, e);
+	}
+	return tuple;
+}
+
+/* for target in iterable: block [else: block] */
+static struct node *parse_for(struct parser *p)
+{
+	struct node *n = node_new(N_FOR, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_targets(p, true);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (parse_check_targets(p, e, "assign to") < 0) {
+		node_free(n);
+		return NULL;
+	}
+	if (p->tok.kind != T_IN) {
+		node_free(n);
+		return parse_fail(p, "expected 'in' after the loop variable");
+	}
+	parse_advance(p);
+	e = parse_exprlist(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (!parse_loop_body(p, n, "'for' statement", n->line)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* with a as x, b: block — several items nest, the first outermost. */
+static struct node *parse_with(struct parser *p)
+{
+	struct node *outer = NULL, *inner = NULL, *b;
+	int line = p->tok.line, col = p->tok.col, entered = 0;
+	parse_advance(p);
+	for (;;) {
+		struct node *n = node_new(N_WITH, line, col), *e;
+		if (inner) {
+			b = node_new(N_BLOCK, line, col);
+			node_add(b, n);
+			node_add(inner, b);
+		} else {
+			outer = n;
+		}
+		inner = n;
+		if (!parse_enter_block(p, outer))
+			goto fail;
+		entered++;
+		e = parse_expr(p);
+		if (!e)
+			goto fail;
+		node_add(n, e);
+		e = NULL;
+		if (p->tok.kind == T_AS) {
+			parse_advance(p);
+			e = parse_targets(p, false);
+			if (!e)
+				goto fail;
+			node_add(n, e);
+			if (parse_check_targets(p, e, "assign to") < 0)
+				goto fail;
+		} else {
+			node_add(n, NULL);
+		}
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+		line = p->tok.line;
+		col = p->tok.col;
+	}
+	b = parse_suite(p, "'with' statement", outer->line);
+	if (!b)
+		goto fail;
+	node_add(inner, b);
+	p->fblocks -= entered;
+	return outer;
+fail:
+	p->fblocks -= entered;
+	node_free(outer);
+	return NULL;
+}
+
+/* ---- parameters ------------------------------------------------------------------------------ */
+
+/* The parameters of a def or lambda up to closer (')' or ':', left for the
+ * caller): a, b=1, *args, c, d=2, **kwargs, with CPython's checks and
+ * messages. */
+static struct node *parse_params(struct parser *p, enum tok_kind closer)
+{
+	struct node *params = node_new(N_PARAMS, p->tok.line, p->tok.col), *n = NULL, *def;
+	bool kwonly = false, seen_default = false, star = false, kwargs = false;
+	int bare_line = 0, bare_col = 0;
+	while (p->tok.kind != closer) {
+		int op = 0, line = p->tok.line, col = p->tok.col;
+		if (kwargs) {
+			parse_error_at(p, line, col, "arguments cannot follow var-keyword argument");
+			goto fail;
+		}
+		if (p->tok.kind == T_SLASH) {
+			parse_fail(p, "qkv does not run positional-only parameters ('/'); leave the '/' out");
+			goto fail;
+		}
+		if (p->tok.kind == T_STAR) {
+			if (star) {
+				parse_error_at(p, line, col, "* argument may appear only once");
+				goto fail;
+			}
+			star = true;
+			op = '*';
+			parse_advance(p);
+			if (p->tok.kind == T_COMMA || p->tok.kind == closer) {
+				n = node_new(N_PARAM, line, col);
+				n->op = '*';
+				node_add(n, NULL);
+				node_add(params, n);
+				kwonly = true;
+				bare_line = line;
+				bare_col = col;
+				goto next;
+			}
+		} else if (p->tok.kind == T_DSTAR) {
+			op = 'K';
+			parse_advance(p);
+		}
+		if (p->tok.kind != T_NAME) {
+			parse_fail(p, p->tok.kind == T_KEYWORD || p->tok.kind == T_UNSUPPORTED ? NULL : "invalid syntax");
+			goto fail;
+		}
+		for (int i = 0; i < params->nkids; i++) {
+			const char *s = params->kids[i]->str;
+			if (s && strlen(s) == p->tok.len && memcmp(s, p->src + p->tok.start, p->tok.len) == 0) {
+				parse_error_at(p, p->tok.line, p->tok.col, "duplicate argument '%s' in function definition",
+					       s);
+				goto fail;
+			}
+		}
+		n = node_new(N_PARAM, p->tok.line, p->tok.col);
+		n->str = xstrndup(p->src + p->tok.start, p->tok.len);
+		n->op = op;
+		n->is_int = kwonly && op == 0;
+		n->sline = line;
+		n->scol = col;
+		parse_advance(p);
+		if (closer == T_RPAR && p->tok.kind == T_COLON) {
+			node_free(n);
+			parse_fail(p, "qkv does not run annotations ('x: type'); leave them out");
+			goto fail;
+		}
+		def = NULL;
+		if (p->tok.kind == T_ASSIGN) {
+			if (op) {
+				node_free(n);
+				parse_error_at(p, p->tok.line, p->tok.col, "var-%s argument cannot have default value",
+					       op == '*' ? "positional" : "keyword");
+				goto fail;
+			}
+			parse_advance(p);
+			def = parse_expr(p);
+			if (!def) {
+				node_free(n);
+				goto fail;
+			}
+			seen_default = seen_default || !kwonly;
+		} else if (op == 0 && !kwonly && seen_default) {
+			node_free(n);
+			parse_error_at(p, line, col, "non-default argument follows default argument");
+			goto fail;
+		}
+		node_add(n, def);
+		node_add(params, n);
+		if (op == '*')
+			kwonly = true;
+		else if (op == 'K')
+			kwargs = true;
+		else if (kwonly)
+			bare_line = 0;
+next:
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+	}
+	if (bare_line) {
+		parse_error_at(p, bare_line, bare_col, "named arguments must follow bare *");
+		goto fail;
+	}
+	return params;
+fail:
+	node_free(params);
+	return NULL;
+}
+
+/* The body of a def or class: its own scope for return, break and the
+ * block count. */
+static struct node *parse_body(struct parser *p, int scope, const char *what, int line)
+{
+	int loops = p->loops, fblocks = p->fblocks, saved_scope = p->scope;
+	bool in_func = p->in_func;
+	struct node *b;
+	p->loops = 0;
+	p->fblocks = 0;
+	p->scope = scope;
+	p->in_func = scope == SCOPE_FUNC;
+	b = parse_suite(p, what, line);
+	p->loops = loops;
+	p->fblocks = fblocks;
+	p->scope = saved_scope;
+	p->in_func = in_func;
+	return b;
+}
+
+/* def name(params): block */
+static struct node *parse_def(struct parser *p)
+{
+	struct node *n = node_new(N_DEF, p->tok.line, p->tok.col), *e;
+	struct tok_pos open;
+	parse_advance(p);
+	if (p->tok.kind != T_NAME) {
+		node_free(n);
+		return parse_fail(p, "expected the function's name after 'def'");
+	}
+	n->str = xstrndup(p->src + p->tok.start, p->tok.len);
+	n->sline = p->tok.line;
+	n->scol = p->tok.col;
+	parse_advance(p);
+	if (p->tok.kind != T_LPAR) {
+		node_free(n);
+		return parse_fail(p, "expected '('");
+	}
+	open = tok_pos_of(&p->tok);
+	parse_advance(p);
+	e = parse_params(p, T_RPAR);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (!parse_close(p, T_RPAR, &open)) {
+		node_free(n);
+		return NULL;
+	}
+	if (p->tok.kind == T_UNSUPPORTED && p->tok.len == 2 && memcmp(p->src + p->tok.start, "->", 2) == 0) {
+		node_free(n);
+		return parse_fail(p, "qkv does not run annotations ('-> type'); leave them out");
+	}
+	e = parse_body(p, SCOPE_FUNC, "function definition", n->line);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
+/* class Name(bases): block */
+static struct node *parse_class(struct parser *p)
+{
+	struct node *n = node_new(N_CLASS, p->tok.line, p->tok.col), *bases, *e;
+	parse_advance(p);
+	if (p->tok.kind != T_NAME) {
+		node_free(n);
+		return parse_fail(p, "expected the class's name after 'class'");
+	}
+	n->str = xstrndup(p->src + p->tok.start, p->tok.len);
+	n->sline = p->tok.line;
+	n->scol = p->tok.col;
+	parse_advance(p);
+	bases = node_new(N_TUPLE, p->tok.line, p->tok.col);
+	node_add(n, bases);
+	if (p->tok.kind == T_LPAR) {
+		struct tok_pos open = tok_pos_of(&p->tok);
+		parse_advance(p);
+		while (p->tok.kind != T_RPAR) {
+			if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
+				node_free(n);
+				return parse_fail(p, "qkv does not run class keywords such as metaclass=...");
+			}
+			e = parse_expr(p);
+			if (!e) {
+				node_free(n);
+				return NULL;
+			}
+			node_add(bases, e);
+			if (p->tok.kind != T_COMMA)
+				break;
+			parse_advance(p);
+		}
+		if (!parse_close(p, T_RPAR, &open)) {
+			node_free(n);
+			return NULL;
+		}
+	}
+	e = parse_body(p, SCOPE_CLASS, "class definition", n->line);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
+/* if, for, while, with, def, class: the whole statement, its blocks included. */
+static struct node *parse_compound(struct parser *p)
+{
+	const struct token *t = &p->tok;
+	if (parse_is_kw(p, t, "if"))
+		return parse_if(p);
+	if (parse_is_kw(p, t, "for"))
+		return parse_for(p);
+	if (parse_is_kw(p, t, "while"))
+		return parse_while(p);
+	if (parse_is_kw(p, t, "with"))
+		return parse_with(p);
+	if (parse_is_kw(p, t, "def"))
+		return parse_def(p);
+	return parse_class(p);
+}
+
+/* A line of the input holding nothing but spaces and tabs, after from. */
+static bool parse_empty_line_after(const struct parser *p, size_t from)
+{
+	const char *nl = memchr(p->src + from, '\n', p->len - from);
+	while (nl) {
+		size_t i = (size_t)(nl - p->src) + 1;
+		while (i < p->len && (p->src[i] == ' ' || p->src[i] == '\t' || p->src[i] == '\r' || p->src[i] == '\f'))
+			i++;
+		if (i < p->len && p->src[i] == '\n')
+			return true;
+		nl = i < p->len ? memchr(p->src + i, '\n', p->len - i) : NULL;
+	}
+	return false;
+}
+
+/* One top-level statement: a simple one (its ';' and newline left for the
+ * next call) or a whole compound one. */
+static struct node *parse_statement(struct parser *p)
+{
+	struct node *n;
+	if (p->tok.kind != T_KEYWORD || !parse_is_compound(p, &p->tok))
+		return parse_simple(p);
+	n = parse_compound(p);
+	if (n && p->interactive && p->tok.kind == T_EOF && !parse_empty_line_after(p, p->span_end)) {
+		node_free(n);
+		return parse_incomplete_at(p, p->span_line, 1, "the block that starts on line %d ends at an "
+					   "empty line", p->span_line);
+	}
+	return n;
 }
 
 /* The first node deeper than PARSE_MAX_HEIGHT, or NULL. Recursion is bounded
@@ -1487,6 +2584,11 @@ struct parser *parser_new(const char *src, size_t len, int first_line)
 	p->status = PARSE_OK;
 	p->span_line = first_line;
 	return p;
+}
+
+void parser_set_interactive(struct parser *p, bool on)
+{
+	p->interactive = on;
 }
 
 void parser_free(struct parser *p)
@@ -1526,7 +2628,6 @@ enum parse_status parser_next(struct parser *p, struct node **out, struct qkv_er
 	p->span_line = p->tok.line;
 	p->span_start = p->tok.start;
 	p->span_end = p->tok.start + p->tok.len;
-	parse_check_length(p);
 	n = parse_statement(p);
 	if (n && (tall = parse_too_tall(n, 1)) != NULL) {
 		parse_error_at(p, tall->line, tall->col, "expression nested too deeply");
