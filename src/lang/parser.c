@@ -7,6 +7,7 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ struct parser {
 	bool in_func;                   /* inside a def (not a class directly in it) */
 	int fblocks;                    /* enclosing for/while/with of the current body (CPython's 20) */
 	int scope;                      /* SCOPE_MODULE, SCOPE_FUNC or SCOPE_CLASS */
+	int nstmts;                     /* top-level statements begun (a %%time cell must be the first) */
 };
 
 enum { SCOPE_MODULE, SCOPE_FUNC, SCOPE_CLASS };
@@ -56,6 +58,8 @@ static struct node *parse_bitor(struct parser *p);
 static struct node *parse_targets(struct parser *p, bool commas);
 static int parse_check_targets(struct parser *p, struct node *t, const char *verb);
 static struct node *parse_params(struct parser *p, enum tok_kind closer);
+static struct node *parse_compound(struct parser *p);
+static struct node *parse_magic(struct parser *p);
 
 /* ---- nodes --------------------------------------------------------------------- */
 
@@ -1920,6 +1924,8 @@ static struct node *parse_simple(struct parser *p)
 		return parse_word(p, N_PASS);
 	case T_INDENT:
 		return parse_error_at(p, t->line, t->col, "unexpected indent");
+	case T_PERCENT:
+		return parse_magic(p);
 	case T_AT:
 		return parse_fail(p, "qkv does not run decorators ('@name' before def or class); apply it "
 				  "after the def instead: f = name(f)");
@@ -1950,7 +1956,19 @@ static struct node *parse_simple(struct parser *p)
 
 /* ---- blocks ---------------------------------------------------------------------------------- */
 
-static struct node *parse_compound(struct parser *p);
+/* A statement that holds a block: if, for, while, with, def, class, and a
+ * magic timing one of them or a whole cell. */
+static bool parse_holds_block(const struct node *n)
+{
+	switch (n->kind) {
+	case N_IF: case N_FOR: case N_WHILE: case N_WITH: case N_DEF: case N_CLASS:
+		return true;
+	case N_MAGIC:
+		return n->op == 'c' || parse_holds_block(n->kids[0]);
+	default:
+		return false;
+	}
+}
 
 /* Fails with PARSE_INCOMPLETE and a message of our own. */
 static struct node *parse_incomplete_at(struct parser *p, int line, int col, const char *fmt, ...)
@@ -2002,6 +2020,8 @@ static bool parse_simple_line(struct parser *p, struct node *block)
 		if (!n)
 			return false;
 		node_add(block, n);
+		if (parse_holds_block(n))
+			return true;	/* %time for ...: its block ended the line */
 		while (p->tok.kind == T_SEMI)
 			parse_advance(p);
 		if (p->tok.kind == T_NEWLINE) {
@@ -2543,15 +2563,151 @@ static bool parse_empty_line_after(const struct parser *p, size_t from)
 	return false;
 }
 
+/* ---- IPython magics ---------------------------------------------------------------------------- */
+
+/* A number after %timeit's -n or -r at src[*i]; -1 when there is none. */
+static int64_t parse_magic_count(const struct parser *p, size_t *i)
+{
+	int64_t v = 0;
+	size_t start;
+	while (*i < p->len && (p->src[*i] == ' ' || p->src[*i] == '\t'))
+		(*i)++;
+	start = *i;
+	while (*i < p->len && p->src[*i] >= '0' && p->src[*i] <= '9' && v < 1000000000)
+		v = v * 10 + (p->src[(*i)++] - '0');
+	return *i > start && v > 0 ? v : -1;
+}
+
+/* Moves the lexer to src[to] on the current line and reads the token there;
+ * the magic's text before it counts as a name (so no operator is pending). */
+static void parse_skip_to(struct parser *p, size_t to)
+{
+	struct tok_pos name = tok_pos_of(&p->tok);
+	p->lex.line = p->tok.line;
+	p->lex.col = p->tok.col;
+	for (size_t i = p->tok.start; i < to; i++)
+		if (((unsigned char)p->src[i] & 0xC0) != 0x80)
+			p->lex.col++;
+	p->lex.pos = to;
+	p->lex.depth = 0;
+	name.kind = T_NAME;
+	name.len = to - name.start;
+	token_free(&p->tok);
+	if (p->has_ahead) {
+		token_free(&p->ahead);
+		p->has_ahead = false;
+	}
+	p->span_end = to;
+	p->prev = name;
+	lexer_next(&p->lex, &p->tok);
+}
+
+/* The rest of the input as the block of a %%time cell. */
+static struct node *parse_cell_block(struct parser *p)
+{
+	struct node *b = node_new(N_BLOCK, p->tok.line, p->tok.col);
+	for (;;) {
+		struct node *n;
+		while (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI)
+			parse_advance(p);
+		if (p->tok.kind == T_EOF)
+			return b;
+		if (b->nkids == 0) {
+			b->line = p->tok.line;
+			b->col = p->tok.col;
+		}
+		if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok))
+			n = parse_compound(p);
+		else
+			n = parse_simple(p);
+		if (!n) {
+			node_free(b);
+			return NULL;
+		}
+		node_add(b, n);
+	}
+}
+
+/* %time STMT, %timeit [-n N] [-r R] STMT, or (first in the input) %%time
+ * with the cell below it. The current token is the '%'. */
+static struct node *parse_magic(struct parser *p)
+{
+	size_t at = p->tok.start, i, name;
+	bool cell = at + 1 < p->len && p->src[at + 1] == '%';
+	struct node *n = node_new(N_MAGIC, p->tok.line, p->tok.col), *e;
+	n->op = cell ? 'c' : 'l';
+	i = name = at + (cell ? 2 : 1);
+	while (i < p->len && (isalnum((unsigned char)p->src[i]) || p->src[i] == '_'))
+		i++;
+	if (i - name == 4 && memcmp(p->src + name, "time", 4) == 0) {
+		n->str = xstrdup("time");
+	} else if (!cell && i - name == 6 && memcmp(p->src + name, "timeit", 6) == 0) {
+		n->str = xstrdup("timeit");
+	} else {
+		node_free(n);
+		return parse_error_at(p, p->tok.line, p->tok.col, "qkv runs only the magics %%time, %%%%time and "
+				      "%%timeit (this is %.*s)", (int)(i - at > 40 ? 40 : i - at), p->src + at);
+	}
+	if (cell && (p->nstmts > 1 || at != p->span_start)) {
+		node_free(n);
+		return parse_error_at(p, p->tok.line, p->tok.col, "%%%%time must be the first line of the cell");
+	}
+	while (strcmp(n->str, "timeit") == 0) {
+		size_t opt = i;
+		int64_t v;
+		while (opt < p->len && (p->src[opt] == ' ' || p->src[opt] == '\t'))
+			opt++;
+		if (opt >= p->len || p->src[opt] != '-' || opt + 1 >= p->len || !isalpha((unsigned char)p->src[opt + 1]))
+			break;
+		i = opt + 2;
+		v = parse_magic_count(p, &i);
+		if ((p->src[opt + 1] != 'n' && p->src[opt + 1] != 'r') || v < 0) {
+			int col = p->tok.col + (int)(opt - at);
+			node_free(n);
+			return parse_error_at(p, p->tok.line, col, "qkv's %%timeit takes -n LOOPS and -r RUNS (whole "
+					      "numbers), nothing else");
+		}
+		if (p->src[opt + 1] == 'n')
+			n->ival = v;
+		else
+			n->rows = (int)(v > 100 ? 100 : v);
+	}
+	parse_skip_to(p, i);
+	if (cell) {
+		if (p->tok.kind != T_NEWLINE && p->tok.kind != T_EOF) {
+			node_free(n);
+			return parse_fail(p, "Can't use statement directly after '%%%%time'!");
+		}
+		e = parse_cell_block(p);
+	} else if (p->tok.kind == T_NEWLINE || p->tok.kind == T_EOF || p->tok.kind == T_SEMI) {
+		e = node_new(N_PASS, p->tok.line, p->tok.col);
+	} else if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok)) {
+		e = parse_compound(p);
+	} else if (p->tok.kind == T_PERCENT) {
+		node_free(n);
+		return parse_fail(p, "a magic cannot time another magic");
+	} else {
+		e = parse_simple(p);
+	}
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
 /* One top-level statement: a simple one (its ';' and newline left for the
  * next call) or a whole compound one. */
 static struct node *parse_statement(struct parser *p)
 {
 	struct node *n;
-	if (p->tok.kind != T_KEYWORD || !parse_is_compound(p, &p->tok))
-		return parse_simple(p);
-	n = parse_compound(p);
-	if (n && p->interactive && p->tok.kind == T_EOF && !parse_empty_line_after(p, p->span_end)) {
+	if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok))
+		n = parse_compound(p);
+	else
+		n = parse_simple(p);
+	if (n && parse_holds_block(n) && p->interactive && p->tok.kind == T_EOF &&
+	    !parse_empty_line_after(p, p->span_end)) {
 		node_free(n);
 		return parse_incomplete_at(p, p->span_line, 1, "the block that starts on line %d ends at an "
 					   "empty line", p->span_line);
@@ -2628,6 +2784,7 @@ enum parse_status parser_next(struct parser *p, struct node **out, struct qkv_er
 	p->span_line = p->tok.line;
 	p->span_start = p->tok.start;
 	p->span_end = p->tok.start + p->tok.len;
+	p->nstmts++;
 	n = parse_statement(p);
 	if (n && (tall = parse_too_tall(n, 1)) != NULL) {
 		parse_error_at(p, tall->line, tall->col, "expression nested too deeply");
