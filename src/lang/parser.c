@@ -2634,7 +2634,11 @@ static struct node *parse_magic(struct parser *p)
 {
 	size_t at = p->tok.start, i, name;
 	bool cell = at + 1 < p->len && p->src[at + 1] == '%';
-	struct node *n = node_new(N_MAGIC, p->tok.line, p->tok.col), *e;
+	struct node *n, *e;
+	if (!parse_enter(p))	/* %time if x: %time if y: ... nests on one line */
+		return NULL;
+	p->depth--;
+	n = node_new(N_MAGIC, p->tok.line, p->tok.col);
 	n->op = cell ? 'c' : 'l';
 	i = name = at + (cell ? 2 : 1);
 	while (i < p->len && (isalnum((unsigned char)p->src[i]) || p->src[i] == '_'))
