@@ -332,3 +332,18 @@ Test(lang_blocks, reference_cycles_should_be_freed_with_the_interpreter)
 	out(I, "del a\ndel d\ndel g\ndel n");
 	done(I);
 }
+
+Test(lang_blocks, a_clone_should_copy_functions_classes_and_cycles_and_change_apart)
+{
+	struct interp *I = fresh();
+	out(I, "class C(nn.Module):\n    k = 1\n    def forward(self, x):\n        return x * self.k\nc = C()\n"
+	       "a = [c]\na.append(a)\ndef make():\n    n = [0]\n    def inc():\n        n[0] += 1\n        return n[0]\n"
+	       "    return inc\ninc = make()");
+	struct interp *K = interp_clone(I);
+	interp_set_output(K, capture, NULL);
+	out(K, "C.k = 5\n_ = inc()\n_ = inc()");
+	cr_assert_str_eq(out(I, "print(c(2), inc())"), "2 1\n");
+	cr_assert_str_eq(out(K, "print(c(2), inc())"), "10 3\n");
+	interp_free(I);
+	done(K);
+}
