@@ -17,6 +17,7 @@
 struct spares {
 	struct value *list;
 	int n;
+	bool registered;        /* the thread's end frees the list */
 };
 
 static _Thread_local struct spares spares;
@@ -45,9 +46,10 @@ static void recycle(struct value *v)
 		free(v);
 		return;
 	}
-	if (spares.n == 0 && !spares.list) {
+	if (!spares.registered) {
 		pthread_once(&spares_once, spares_init);
 		pthread_setspecific(spares_key, &spares);	/* so the thread's end frees them */
+		spares.registered = true;
 	}
 	v->gc_next = spares.list;
 	spares.list = v;

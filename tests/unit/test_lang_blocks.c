@@ -347,3 +347,30 @@ Test(lang_blocks, a_clone_should_copy_functions_classes_and_cycles_and_change_ap
 	interp_free(I);
 	done(K);
 }
+
+static void collect_name(void *udata, const char *name)
+{
+	strbuf_puts(udata, name);
+	strbuf_putc(udata, ' ');
+}
+
+Test(lang_blocks, completion_should_offer_an_instances_attributes_and_methods)
+{
+	struct interp *I = fresh();
+	out(I, "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+	       "        self.W_query = nn.Linear(2, 2)\n        self.width = 3\n    def forward(self, x):\n"
+	       "        return x\nm = M()\nl = [1]");
+	struct strbuf names;
+	strbuf_init(&names);
+	strbuf_puts(&names, "");
+	interp_complete(I, "m", "W", collect_name, &names);
+	cr_assert_str_eq(names.s, "W_query ");
+	strbuf_reset(&names);
+	interp_complete(I, "m", "f", collect_name, &names);
+	cr_assert_str_eq(names.s, "forward ");
+	strbuf_reset(&names);
+	interp_complete(I, "l", "ap", collect_name, &names);
+	cr_assert_str_eq(names.s, "append ");
+	strbuf_free(&names);
+	done(I);
+}
