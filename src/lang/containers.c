@@ -277,7 +277,6 @@ static int norm_index(const struct value *base, const struct value *key, int64_t
 
 struct value *container_index(struct interp *I, struct value *base, struct value *key, struct qkv_error *err)
 {
-	(void)I;
 	int64_t k;
 	switch (base->kind) {
 	case V_LIST: case V_TUPLE: case V_SIZE:
@@ -318,14 +317,19 @@ struct value *container_index(struct interp *I, struct value *base, struct value
 		}
 		return value_ref(base->items[i]);
 	}
-	case V_INSTANCE:
+	case V_INSTANCE: {
 		if (base->inst->modules && base->inst->cls->cls->builtin != CLS_USER) {
 			struct value *m = base->inst->modules;
 			if (norm_index(base, key, m->n, &k, err) < 0)
 				return NULL;
 			return value_ref(m->items[k]);
 		}
+		struct value *r;
+		int rc = class_call_dunder(I, I->frame ? I->frame->call : NULL, base, "__getitem__", 1, &key, &r, err);
+		if (rc != 0)
+			return rc > 0 ? r : NULL;
 		break;
+	}
 	default:
 		break;
 	}

@@ -649,6 +649,9 @@ done:
 struct value *runtime_call_values(struct interp *I, const struct node *at, struct value *callee, int nargs,
 				  struct value **args, struct qkv_error *err)
 {
+	static const struct node nowhere = { .kind = N_PASS };	/* a call from C with no place */
+	if (!at)
+		at = &nowhere;
 	struct call c;
 	struct argbuf b;
 	call_init(&c, &b, I, at);

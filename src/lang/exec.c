@@ -436,7 +436,11 @@ static void echo(struct interp *I, struct value *v)
 	if (I->emit) {
 		struct strbuf sb;
 		strbuf_init(&sb);
-		value_repr(&sb, v);
+		struct qkv_error e;
+		if (class_text(I, NULL, v, true, &sb, &e) <= 0) {
+			strbuf_reset(&sb);
+			value_repr(&sb, v);
+		}
 		I->emit(I->udata, v, sb.s);
 		strbuf_free(&sb);
 	}

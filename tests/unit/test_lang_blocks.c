@@ -374,3 +374,27 @@ Test(lang_blocks, completion_should_offer_an_instances_attributes_and_methods)
 	strbuf_free(&names);
 	done(I);
 }
+
+Test(lang_blocks, a_class_may_define_len_getitem_repr_and_str)
+{
+	struct interp *I = fresh();
+	out(I, "class Data:\n    def __init__(self, n):\n        self.n = n\n    def __len__(self):\n        return self.n\n"
+	       "    def __getitem__(self, i):\n        return i * 10\n    def __repr__(self):\n"
+	       "        return f'Data({self.n})'\nclass Named(Data):\n    def __str__(self):\n        return 'named'\n"
+	       "d = Data(3)");
+	cr_assert_str_eq(out(I, "print(len(d), d[2], d, str(d), repr(Named(1)), Named(1))\nd"),
+			 "3 20 Data(3) Data(3) Data(1) named\nData(3)\n");
+	done(I);
+}
+
+Test(lang_blocks, builtins_calling_functions_at_the_top_level_should_report_their_errors)
+{
+	struct interp *I = fresh();
+	struct qkv_error err = fails(I, "list(map(lambda x: 1 / x, [1, 0]))", 0);
+	cr_assert(strstr(err.msg, "division by zero"), "%s", err.msg);
+	err = fails(I, "sorted([1, 2], key=lambda x: x.nope)", 0);
+	cr_assert(strstr(err.msg, "nope"), "%s", err.msg);
+	err = fails(I, "list(filter(lambda: 1, [1]))", 0);
+	cr_assert(strstr(err.msg, "TypeError"), "%s", err.msg);
+	done(I);
+}
