@@ -216,7 +216,9 @@ struct value *runtime_iter_of(struct interp *I, enum iter_kind kind, struct valu
 int container_contains(struct interp *I, struct value *seq, struct value *x, struct qkv_error *err)
 {
 	switch (seq->kind) {
-	case V_LIST: case V_TUPLE: case V_SIZE: case V_SET:
+	case V_SET:
+		return value_set_find(seq, x) >= 0;
+	case V_LIST: case V_TUPLE: case V_SIZE:
 		for (int i = 0; i < seq->n; i++)
 			if (value_equal(x, seq->items[i]))
 				return 1;
@@ -582,14 +584,17 @@ static struct value *l_remove(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("value"), 1, &a, err) < 0)
 		return NULL;
 	struct value *l = SELF(c);
-	for (int i = 0; i < l->n; i++) {
-		if (value_equal(l->items[i], a.v[0])) {
-			interp_will_change(c->I, l);
-			value_unref(l->items[i]);
-			memmove(l->items + i, l->items + i + 1, sizeof *l->items * (size_t)(l->n - i - 1));
-			l->n--;
-			return args_return(&a, value_none());
-		}
+	int i = l->kind == V_SET ? value_set_find(l, a.v[0]) : -1;
+	for (int k = 0; l->kind != V_SET && i < 0 && k < l->n; k++)
+		if (value_equal(l->items[k], a.v[0]))
+			i = k;
+	if (i >= 0) {
+		interp_will_change(c->I, l);
+		value_unref(l->items[i]);
+		memmove(l->items + i, l->items + i + 1, sizeof *l->items * (size_t)(l->n - i - 1));
+		l->n--;
+		value_index_drop(l);
+		return args_return(&a, value_none());
 	}
 	if (l->kind == V_SET) {
 		struct strbuf sb;
@@ -676,6 +681,7 @@ static struct value *l_clear(struct call *c, struct qkv_error *err)
 		else
 			value_unref(l->items[--l->n]);
 	}
+	value_index_drop(l);
 	return value_none();
 }
 
@@ -860,14 +866,13 @@ static struct value *s_discard(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("elem"), 1, &a, err) < 0)
 		return NULL;
 	struct value *s = SELF(c);
-	for (int i = 0; i < s->n; i++) {
-		if (value_equal(s->items[i], a.v[0])) {
-			interp_will_change(c->I, s);
-			value_unref(s->items[i]);
-			memmove(s->items + i, s->items + i + 1, sizeof *s->items * (size_t)(s->n - i - 1));
-			s->n--;
-			break;
-		}
+	int i = value_set_find(s, a.v[0]);
+	if (i >= 0) {
+		interp_will_change(c->I, s);
+		value_unref(s->items[i]);
+		memmove(s->items + i, s->items + i + 1, sizeof *s->items * (size_t)(s->n - i - 1));
+		s->n--;
+		value_index_drop(s);
 	}
 	return args_return(&a, value_none());
 }

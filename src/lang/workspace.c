@@ -394,6 +394,7 @@ static void restore_container(struct undo *u)
 	}
 	int n = c->n;
 	struct value **items = c->items, **keys = c->keys;
+	value_index_drop(c);
 	int cap = u->nsaved > 4 ? u->nsaved : 4;
 	c->items = xcalloc((size_t)cap, sizeof *c->items);
 	c->keys = c->kind == V_DICT ? xcalloc((size_t)cap, sizeof *c->keys) : NULL;
