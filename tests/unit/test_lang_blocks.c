@@ -403,7 +403,8 @@ Test(lang_blocks, large_dicts_and_sets_should_find_keys_by_hash_and_undo_as_smal
 {
 	struct interp *I = fresh();
 	out(I, "d = {str(i): i for i in range(100)}\ns = set(range(100))");
-	fails(I, "for i in range(100):\n    d[str(i + 100)] = 1\n    s.add(i + 100)\ndel d['3']\ns.discard(3)\nboom()", 0);
+	fails(I, "if True:\n    for i in range(100):\n        d[str(i + 100)] = 1\n        s.add(i + 100)\n"
+		 "    del d['3']\n    s.discard(3)\n    boom()", 0);
 	cr_assert_str_eq(out(I, "print(len(d), '3' in d, '150' in d, d['99'], len(s), 3 in s, 150 in s, 3.0 in s)"),
 			 "100 True False 99 100 True False True\n");
 	done(I);
