@@ -56,6 +56,7 @@ static const struct bad bad_inputs[] = {
 	{ "a b", 3, "" },
 	{ "for i in range(3): y = i / 0", 26, "division by zero" },
 	{ "def f(x): return x +* 2", 21, "unexpected '*'" },
+	{ "for i in 5: print(i)", 10, "'int' object is not iterable" },
 };
 
 Test(cli, every_bad_input_should_give_one_line_with_its_column_and_exit_2)
