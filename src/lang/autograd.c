@@ -299,9 +299,12 @@ static void give(struct value *r, const struct inputs *in, bool grad, const char
 	if (!r || r->kind != V_TENSOR || r->t->flavor != FLAVOR_TORCH)
 		return;
 	struct grad_state g = { 0 };
-	if (grad && dtype_is_float(r->t->dtype)) {
+	/* a view made under torch.no_grad() of a tensor that requires grad
+	 * requires grad too, with no grad_fn */
+	bool no_grad_view = base && base->grad.requires_grad && !grad;
+	if ((grad || no_grad_view) && dtype_is_float(r->t->dtype)) {
 		g.requires_grad = true;
-		g.fn = fn;
+		g.fn = no_grad_view ? NULL : fn;
 		g.view = base != NULL;
 		g.leaf_view = base && ((base->grad.requires_grad && !base->grad.fn) || base->grad.leaf_view);
 	}
@@ -651,10 +654,10 @@ void autograd_attention(struct interp *I, const struct value *q, const struct va
 
 void autograd_unbind(struct interp *I, const struct tensor *src, struct tensor *item)
 {
-	bool grad = src->grad.requires_grad && I->no_grad == 0 && dtype_is_float(item->dtype);
 	item->grad = (struct grad_state){ 0 };
-	if (grad)
-		item->grad = (struct grad_state){ .requires_grad = true, .fn = "UnbindBackward0", .view = true,
+	if (src->grad.requires_grad && dtype_is_float(item->dtype))	/* under no_grad: no grad_fn */
+		item->grad = (struct grad_state){ .requires_grad = true, .view = true,
+						  .fn = I->no_grad ? NULL : "UnbindBackward0",
 						  .leaf_view = !src->grad.fn || src->grad.leaf_view };
 }
 
@@ -737,7 +740,7 @@ struct value *autograd_requires_grad_(struct call *c, struct qkv_error *err)
 			       "use a computed variable in a subgraph that doesn't require differentiation use "
 			       "var_no_grad = var.detach().", NULL);
 	if (on && !dtype_is_float(t->dtype))
-		return fail_at(err, c, NULL, FLOAT_MSG, NULL);
+		return fail_at(err, c, NULL, "only Tensors of floating point dtype can require gradients", NULL);
 	if (!t->grad.fn)
 		t->grad.requires_grad = on;
 	return value_ref(c->self);
