@@ -263,3 +263,33 @@ Test(grad, scaled_dot_product_attention_should_get_its_last_products_grad_fn)
 		interp_free(I);
 	}
 }
+
+/* Large enough for the fused attention kernel (more than 4096 scores per
+ * head), which must give what the last product gives when written out. */
+Test(grad, fused_attention_should_get_the_grad_fn_of_the_written_out_product)
+{
+	static const char setup_big[] = "torch.manual_seed(1)\nq3 = nn.Parameter(torch.randn(2, 70, 8))\n"
+					"k2 = torch.randn(70, 8)\nq2 = nn.Parameter(torch.randn(70, 8))\n";
+	static const char *const cases[][2] = {
+		{ "torch.softmax(q3 @ q3.transpose(1, 2) / 2, dim=-1) @ q3", "UnsafeViewBackward0" },
+		{ "torch.softmax(q2 @ k2.T, dim=-1) @ k2", "MmBackward0" },
+		{ "torch.softmax(k2 @ k2.T, dim=-1) @ q2", "MmBackward0" },
+		{ "torch.softmax(k2 @ k2.T, dim=-1) @ k2", NULL },
+	};
+	for (int variant = 0; variant < 2; variant++) {
+		struct interp *I = interp_new(variant ? KERNEL_SIMD : KERNEL_LOOPS);
+		struct qkv_error err = { 0 };
+		cr_assert_eq(interp_run(I, setup_big, strlen(setup_big), 1, INTERP_PER_STATEMENT, &err), INTERP_OK,
+			     "%s", err.msg);
+		for (size_t i = 0; i < COUNT(cases); i++) {
+			struct value *v = interp_eval(I, cases[i][0], strlen(cases[i][0]), &err);
+			cr_assert(v && v->kind == V_TENSOR, "%s: %s", cases[i][0], err.msg);
+			const char *fn = v->t->grad.fn;
+			cr_expect((!fn && !cases[i][1]) || (fn && cases[i][1] && strcmp(fn, cases[i][1]) == 0),
+				  "%s (kernel %d): %s", cases[i][0], variant, fn ? fn : "None");
+			cr_expect_eq(v->t->grad.requires_grad, cases[i][1] != NULL);
+			value_unref(v);
+		}
+		interp_free(I);
+	}
+}
