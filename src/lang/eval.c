@@ -4,6 +4,7 @@
  * the random streams). Called by main.c (eval, repl) and later by lessons and
  * the UI; never prints (output goes through the emit callback), never exits. */
 #include "lang/astprint.h"
+#include "lang/autograd.h"
 #include "lang/interp.h"
 #include "lang/parser.h"
 #include "lang/runtime.h"
@@ -52,6 +53,7 @@ static struct value *value_deep_copy(struct value *v)
 	switch (v->kind) {
 	case V_TENSOR: {
 		struct tensor *c = ops_clone(v->t);
+		c->grad = v->t->grad;
 		c->from = v->t->from;
 		if (c->from)
 			c->from->refs++;
@@ -734,6 +736,7 @@ static struct value *eval_index(struct interp *I, const struct node *n, struct q
 		struct tensor *t = index_tensor(I, base->t, n, err);
 		if (t)
 			r = value_from_result(t);
+		autograd_index(I, n, base, r);
 	} else if (base->kind == V_LIST || base->kind == V_TUPLE || base->kind == V_SIZE || base->kind == V_STR) {
 		r = index_seq(I, base, n, err);
 	} else {
@@ -1073,6 +1076,7 @@ static int try_fused_attention(struct interp *I, const struct node *n, struct va
 	struct tensor *r = ops_attention(&I->ops, q->t, k->t, v->t, mask, false, scale, NULL, &e);
 	if (r) {
 		*out = value_from_result(r);
+		autograd_attention(I, q, k, v, *out);
 		rc = 1;
 	}
 done:
@@ -1133,6 +1137,7 @@ static struct value *eval(struct interp *I, const struct node *n, struct qkv_err
 			return NULL;
 		}
 		r = unop(I, n->op, a, err);
+		autograd_unop(I, n->op, a, r);
 		value_unref(a);
 		break;
 	}
@@ -1178,6 +1183,7 @@ static struct value *eval(struct interp *I, const struct node *n, struct qkv_err
 			}
 		} else {
 			r = binop(I, n->op, a, b, err);
+			autograd_binop(I, n->op, a, b, r);
 			if (r && r->kind == V_TENSOR && r->t->from) {	/* name the operands: "Q", "K.T" */
 				struct ast_operand o[2] = {
 					{ n->kids[0], NULL, a->kind == V_TENSOR ? a->t : NULL },
@@ -1236,6 +1242,8 @@ static int assign_index(struct interp *I, const struct node *target, struct valu
 		struct operand o = operand_of(v);
 		if (v->kind != V_TENSOR && !value_is_number(v)) {
 			error_set(err, target->line, target->col, "cannot assign %s into a tensor", value_type_name(v));
+		} else if (autograd_write(I, 0, base->t, v, err) < 0) {
+			error_locate(err, target->line, target->col);
 		} else {
 			interp_will_write(I, view->storage);
 			rc = ops_assign(view, o.t, err);
@@ -1448,6 +1456,8 @@ static int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *e
 				error_set(err, n->line, n->col, "the result of type %s cannot be stored in place in an "
 					  "%s tensor", dtype_name(v->t->dtype), dtype_name(old->t->dtype));
 				rc = -1;
+			} else if ((rc = autograd_write(I, n->op, old->t, rhs, err)) < 0) {
+				error_locate(err, n->line, n->col);
 			} else {
 				interp_will_write(I, old->t->storage);
 				rc = ops_assign(old->t, v->t, err);

@@ -77,6 +77,7 @@ struct value *value_parameter(struct tensor *t)
 {
 	struct value *v = value_tensor(t);
 	v->parameter = true;
+	t->grad = (struct grad_state){ .requires_grad = true };
 	return v;
 }
 
@@ -159,6 +160,7 @@ const char *value_type_name(const struct value *v)
 	case V_METHOD: return "method";
 	case V_OBJECT: return v->obj->kind == OBJ_LINEAR ? "Linear" : "Dropout";
 	case V_DTYPE: return "dtype";
+	case V_GRADFN: return v->str;
 	}
 	return "?";
 }
@@ -253,6 +255,7 @@ void value_repr(struct strbuf *out, const struct value *v)
 		}
 		break;
 	case V_DTYPE: dtype_repr(out, v->dtype, v->flavor); break;
+	case V_GRADFN: strbuf_printf(out, "<%s object>", v->str); break;	/* torch adds " at 0x..." */
 	}
 }
 
