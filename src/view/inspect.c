@@ -509,6 +509,17 @@ static void explain_matmul(struct insp *x, const struct tensor *t, const struct 
 	strbuf_puts(&x->line, "= ");
 	val(&x->line, t, v);
 	end_line(x);
+	int64_t nan_a = 0;
+	for (int64_t p = 0; p < P.k; p++)
+		nan_a += isnan(prod_a(&P, p)) != 0;
+	if (isnan(v) && weights && P.k > 0 && nan_a == P.k) {
+		strbuf_puts(&x->line, "the weights of this row are nan: every score of its softmax row is -inf (a "
+			    "fully masked row), exp gives 0 for each and 0/0 is nan, so this output is nan, as in torch");
+		end_note(x);
+	} else if (isnan(v) && nan_a + (P.k > 0) > 0) {
+		strbuf_puts(&x->line, "a nan among the terms makes the whole sum nan");
+		end_note(x);
+	}
 	if (!agrees(prod_sum(&P), v))
 		stale_note(x, name, idx, t->ndim);
 }
