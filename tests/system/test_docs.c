@@ -144,7 +144,7 @@ Test(docs, seed004_should_print_what_numpy_prints, .disabled = PENDING_ISSUE_13)
 
 /* The language's semantics against real PyTorch, NumPy and Python: views,
  * strides, indexing, broadcasting, dtypes, reductions, printing. */
-Test(docs, tensor_semantics_should_match_pytorch, .disabled = PENDING_ISSUE_13)
+Test(docs, tensor_semantics_should_match_pytorch)
 {
 	check_both("lang_tensors", "ref", 0, false);
 }
