@@ -1557,6 +1557,7 @@ enum interp_status interp_check_complete(const char *src, size_t len)
 	struct parser *p = parser_new(src, len, 1);
 	struct qkv_error err;
 	enum interp_status st = INTERP_OK;
+	parser_set_interactive(p, true);
 	for (;;) {
 		struct node *stmt = NULL;
 		enum parse_status ps = parser_next(p, &stmt, &err);
