@@ -43,19 +43,27 @@ static char *concat(const char *a, const char *b)
 	return s;
 }
 
-/* Runs `qkv KERNEL eval -` on source and compares what it prints with want. */
-static void check_text(const char *what, const char *source, const char *kernel, const char *env, const char *want,
-		       double f32_rel, bool prefix)
+/* Runs `qkv KERNEL eval` on cells (argv holds "qkv", KERNEL, "eval", then
+ * "-" with source on standard input, or "-e CELL" for each cell) and
+ * compares what it prints with want. */
+static void check_run(const char *what, const char *const *argv, const char *source, const char *env,
+		      const char *want, double f32_rel, bool prefix)
 {
-	const char *argv[] = { "qkv", kernel, "eval", "-", NULL };
 	char *out, *err;
 	int rc = run_qkv(argv, source, env, &out, &err);
-	cr_assert_eq(rc, 0, "%s (%s) exited %d: %s", what, kernel, rc, err);
-	cr_assert_str_empty(err, "%s (%s) stderr: %s", what, kernel, err);
+	cr_assert_eq(rc, 0, "%s (%s) exited %d: %s", what, argv[1], rc, err);
+	cr_assert_str_empty(err, "%s (%s) stderr: %s", what, argv[1], err);
 	char why[1024];
-	cr_assert(doccmp_match(out, want, f32_rel, prefix, why, sizeof why), "%s %s: %s", what, kernel, why);
+	cr_assert(doccmp_match(out, want, f32_rel, prefix, why, sizeof why), "%s %s: %s", what, argv[1], why);
 	free(out);
 	free(err);
+}
+
+static void check_text(const char *what, const char *source, const char *kernel, const char *want, double f32_rel,
+		       bool prefix)
+{
+	const char *argv[] = { "qkv", kernel, "eval", "-", NULL };
+	check_run(what, argv, source, NULL, want, f32_rel, prefix);
 }
 
 /* tests/docs/NAME.qkv on one kernel against NAME.AGAINST ("ref" or "doc"). */
@@ -64,7 +72,7 @@ static void check_session(const char *name, const char *kernel, const char *agai
 	char *source = read_docs(name, "qkv"), *want = read_docs(name, against);
 	char what[128];
 	snprintf(what, sizeof what, "%s.qkv vs %s.%s", name, name, against);
-	check_text(what, source, kernel, NULL, want, f32_rel, prefix);
+	check_text(what, source, kernel, want, f32_rel, prefix);
 	free(source);
 	free(want);
 }
@@ -75,20 +83,46 @@ static void check_both(const char *name, const char *against, double f32_rel, bo
 	check_session(name, "--kernel=loops", against, f32_rel, prefix);
 }
 
-/* seed002.qkv followed by seed002_gpt2.qkv, one session, SIMD only. */
+/* seed002.qkv followed by seed002_gpt2.qkv, one session, SIMD only. A
+ * notebook runs each cell by itself, and %%time must open its cell (as in
+ * IPython), so the cells of seed002_gpt2.qkv (from one `# In [N]:` line to
+ * the next) are given one -e each, the first with seed002.qkv before it. */
 static void check_gpt2(const char *against)
 {
 	char *a = read_docs("seed002", "qkv"), *b = read_docs("seed002_gpt2", "qkv");
 	char *wa = read_docs("seed002", against), *wb = read_docs("seed002_gpt2", against);
-	char *source = concat(a, b), *want = concat(wa, wb);
+	char *want = concat(wa, wb);
+	/* where the lines that open a cell begin */
+	const char *marks[8];
+	int nmarks = 0;
+	for (const char *p = b; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, "# In [", 6) == 0 && nmarks < 7)
+			marks[nmarks++] = p;
+	cr_assert_geq(nmarks, 3, "seed002_gpt2.qkv should hold In [14], In [15] and In [16]");
+	marks[nmarks] = b + strlen(b);
+	/* cell 0: seed002.qkv, then seed002_gpt2.qkv's header and first cell */
+	char *cells[8];
+	char *head = strndup(b, (size_t)(marks[1] - b));
+	cells[0] = concat(a, head);
+	free(head);
+	for (int i = 1; i < nmarks; i++)
+		cells[i] = strndup(marks[i], (size_t)(marks[i + 1] - marks[i]));
+	const char *argv[24] = { "qkv", "--kernel=simd", "eval" };
+	int argc = 3;
+	for (int i = 0; i < nmarks; i++) {
+		argv[argc++] = "-e";
+		argv[argc++] = cells[i];
+	}
+	argv[argc] = NULL;
 	char what[128];
 	snprintf(what, sizeof what, "seed002.qkv + seed002_gpt2.qkv vs .%s", against);
-	check_text(what, source, "--kernel=simd", GPT2_ENV, want, 0, false);
+	check_run(what, argv, NULL, GPT2_ENV, want, 0, false);
+	for (int i = 0; i < nmarks; i++)
+		free(cells[i]);
 	free(a);
 	free(b);
 	free(wa);
 	free(wb);
-	free(source);
 	free(want);
 }
 
