@@ -6,10 +6,11 @@ a block or a function prints nothing), and writes what they print to
 tests/docs/NAME.ref. qkv's output is checked against these files (and
 against NAME.doc, the text the source document printed).
 
-IPython's magics as a notebook runs them: `%%time` on its own line times the
-rest of its cell (up to the next `# In [N]:` line, or the end of the file),
-`%time STMT` and `%timeit STMT` one statement; they print IPython's own lines
-(the tests mask the times). A file whose first line is `# continues NAME.qkv`
+IPython's magics as a notebook runs them: `%%time` opens a cell and times the
+rest of it (up to the next `# In [N]:` line, or the end of the file; as in
+IPython it must be its cell's first line, so the tests give qkv such cells one
+`-e` each), `%time STMT` and `%timeit STMT` one statement; they print
+IPython's own lines (the tests mask the times). A file whose first line is `# continues NAME.qkv`
 runs after NAME.qkv in the same session; its .ref holds only what it prints.
 
 Run with Debian's interpreter, which has python3-torch, python3-numpy,
