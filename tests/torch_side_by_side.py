@@ -33,7 +33,8 @@ The cases (B 10, T 512, 12 heads of 64, d_model 768, as seed 002's timing):
                 x, the projections and queries/keys/values once, untimed),
                 run by exec with autograd on, as a notebook runs it. The
                 same in --quick. Its GFLOP/s are not counted (the work is
-                the interpreter's, not arithmetic).
+                the interpreter's, not arithmetic); qkv bench times it as
+                its "interp" variant.
 Attention is timed two ways in torch: the explicit operations seed 002
 writes (q @ k.transpose, masked_fill_, softmax of scores / sqrt(d), @ v) and
 F.scaled_dot_product_attention where the installed torch has it (2.0 and
@@ -309,7 +310,8 @@ def run_qkv_bench(qkv, quick):
             return None, None, "%s printed a line that is not JSON: %r" % (" ".join(cmd), line)
         if o.get("case") == "peak":
             peak = o
-        elif o.get("variant") == "simd" and "ms" in o:
+        elif o.get("variant") in ("simd", "interp") and "ms" in o:
+            # the interpreter's cases (loops_seed003) have one variant, "interp"
             simd[o["case"]] = o
     if not simd:
         return None, None, "%s printed no simd timing" % " ".join(cmd)
