@@ -54,7 +54,8 @@ static const struct bad bad_inputs[] = {
 	{ "torch.nope(1)", 7, "has no attribute 'nope'" },
 	{ "x = ", 3, "the input ends after '='" },
 	{ "a b", 3, "" },
-	{ "for i in range(3): print(i)", 1, "for" },
+	{ "for i in range(3): y = i / 0", 26, "division by zero" },
+	{ "def f(x): return x +* 2", 21, "unexpected '*'" },
 };
 
 Test(cli, every_bad_input_should_give_one_line_with_its_column_and_exit_2)
