@@ -101,8 +101,7 @@ static int limit_end(struct player *p, int k, int rc, struct qkv_error *err)
 {
 	if (!p->watch)
 		return rc;
-	watchdog_disarm(p->watch);
-	if (rc == 0 || !watchdog_fired(p->watch))
+	if (!watchdog_disarm(p->watch) || rc == 0)
 		return rc;
 	error_set(err, 0, 0, "%s: step %d: ran past %d s", p->l->name, k + 1, p->watch->seconds);
 	return -1;

@@ -61,16 +61,17 @@ int watchdog_arm(struct watchdog *w)
 	return 0;
 }
 
-void watchdog_disarm(struct watchdog *w)
+bool watchdog_disarm(struct watchdog *w)
 {
-	if (!w->armed)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = true;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	w->armed = false;
+	if (w->armed) {
+		pthread_mutex_lock(&w->mu);
+		w->stop = true;
+		pthread_cond_signal(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thread, NULL);
+		w->armed = false;
+	}
+	return __atomic_exchange_n(&w->fired, 0, __ATOMIC_SEQ_CST) != 0;
 }
 
 bool watchdog_fired(const struct watchdog *w)

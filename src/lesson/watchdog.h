@@ -29,8 +29,10 @@ const volatile sig_atomic_t *watchdog_flag(struct watchdog *w);
  * be started (the span then runs unwatched). Arming an armed watchdog
  * disarms it first. */
 int watchdog_arm(struct watchdog *w);
-/* Stops counting (the flag keeps its value). Waits for the thread. */
-void watchdog_disarm(struct watchdog *w);
+/* Stops counting and waits for the thread. Returns whether the time ran
+ * out; the flag is lowered again, so that nothing run after the span is
+ * stopped by it. */
+bool watchdog_disarm(struct watchdog *w);
 /* Whether the time ran out since the last watchdog_arm. */
 bool watchdog_fired(const struct watchdog *w);
 

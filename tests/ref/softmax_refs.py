@@ -11,34 +11,19 @@
 # fully masked query gives NaN in both.
 import math
 import os
+import sys
 
-import numpy as np
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cemit  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "softmax_refs.inc")
 lines = []
 
 
-def c_num(v, f32):
-    if math.isnan(v):
-        return "NAN"
-    if math.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
-    s = ("%.9g" if f32 else "%.17g") % v
-    if not any(ch in s for ch in ".en"):
-        s += ".0"
-    return s + ("f" if f32 else "")
-
-
 def emit(ctype, name, values, comment):
-    values = [float(v) for v in values]
-    vals = [c_num(float(np.float32(v)) if ctype == "float" else v, ctype == "float") for v in values]
-    lines.append("/* %s */" % comment)
-    lines.append("static const %s %s[%d] = {" % (ctype, name, len(vals)))
-    for i in range(0, len(vals), 4):
-        lines.append("\t" + ", ".join(vals[i:i + 4]) + ",")
-    lines.append("};")
-    lines.append("")
+    cemit.emit(lines, ctype, name, values, comment)
 
 
 def flat(t):

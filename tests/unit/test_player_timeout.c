@@ -93,6 +93,9 @@ Test(player_timeout, a_watchdog_should_raise_its_flag_once_its_time_runs_out)
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	cr_expect(watchdog_fired(&w));
 	cr_expect_eq(*flag, 1);
+	/* disarming says so and lowers the flag for what runs next */
+	cr_expect(watchdog_disarm(&w));
+	cr_expect_eq(*flag, 0);
 	watchdog_destroy(&w);
 }
 
@@ -101,7 +104,7 @@ Test(player_timeout, a_watchdog_disarmed_in_time_should_keep_its_flag_down)
 	struct watchdog w;
 	watchdog_init(&w, 3600);
 	cr_assert_eq(watchdog_arm(&w), 0);
-	watchdog_disarm(&w);
+	cr_expect(!watchdog_disarm(&w));
 	cr_expect(!watchdog_fired(&w));
 	cr_expect_eq(*watchdog_flag(&w), 0);
 	watchdog_destroy(&w);
