@@ -19,11 +19,6 @@
 
 /* Seed 002's GPT-2 cells hold 10 x 12 x 512 x 512 scores: more than the
  * default cap of one tensor's elements. */
-/* Until the parser, evaluator and grad_fn printing of issue 13 are merged
- * (blocks, def, class, nn.Module, grad_fn=<...>), the sessions that need them
- * are disabled. */
-#define PENDING_ISSUE_13 true
-
 #define GPT2_ENV "QKV_MAX_ELEMS=67108864"
 
 static char *read_docs(const char *name, const char *ext)
@@ -126,52 +121,52 @@ static void check_gpt2(const char *against)
 	free(want);
 }
 
-Test(docs, seed000_should_print_what_the_notebook_printed_up_to_dropout, .disabled = PENDING_ISSUE_13)
+Test(docs, seed000_should_print_what_the_notebook_printed_up_to_dropout)
 {
 	check_both("seed000", "doc", F32_REL, true);
 }
 
-Test(docs, seed000_should_print_what_pytorch_prints, .disabled = PENDING_ISSUE_13)
+Test(docs, seed000_should_print_what_pytorch_prints)
 {
 	check_both("seed000", "ref", F32_REL, false);
 }
 
-Test(docs, seed001_should_print_what_numpy_and_pytorch_print, .disabled = PENDING_ISSUE_13)
+Test(docs, seed001_should_print_what_numpy_and_pytorch_print)
 {
 	check_both("seed001", "ref", 0, false);
 }
 
-Test(docs, seed002_should_print_what_the_notebook_printed, .disabled = PENDING_ISSUE_13)
+Test(docs, seed002_should_print_what_the_notebook_printed)
 {
 	check_both("seed002", "doc", 0, false);
 }
 
-Test(docs, seed002_should_print_what_pytorch_prints, .disabled = PENDING_ISSUE_13)
+Test(docs, seed002_should_print_what_pytorch_prints)
 {
 	check_both("seed002", "ref", 0, false);
 }
 
-Test(docs, seed002_gpt2_cells_should_print_what_the_notebook_printed_on_simd, .timeout = 600, .disabled = PENDING_ISSUE_13)
+Test(docs, seed002_gpt2_cells_should_print_what_the_notebook_printed_on_simd, .timeout = 600)
 {
 	check_gpt2("doc");
 }
 
-Test(docs, seed002_gpt2_cells_should_print_what_pytorch_prints_on_simd, .timeout = 600, .disabled = PENDING_ISSUE_13)
+Test(docs, seed002_gpt2_cells_should_print_what_pytorch_prints_on_simd, .timeout = 600)
 {
 	check_gpt2("ref");
 }
 
-Test(docs, seed003_loops_should_print_what_pytorch_prints_from_a_fresh_start, .disabled = PENDING_ISSUE_13)
+Test(docs, seed003_loops_should_print_what_pytorch_prints_from_a_fresh_start)
 {
 	check_both("seed003", "ref", 0, false);
 }
 
-Test(docs, seed004_should_print_what_the_notebook_printed, .disabled = PENDING_ISSUE_13)
+Test(docs, seed004_should_print_what_the_notebook_printed)
 {
 	check_both("seed004", "doc", 0, false);
 }
 
-Test(docs, seed004_should_print_what_numpy_prints, .disabled = PENDING_ISSUE_13)
+Test(docs, seed004_should_print_what_numpy_prints)
 {
 	check_both("seed004", "ref", 0, false);
 }
