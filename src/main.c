@@ -50,7 +50,7 @@ static const char usage[] =
 	"A LESSON is a file path, a number from qkv list, or a lesson id.\n"
 	"\n"
 	"environment:\n"
-	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 16777216)\n"
+	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 67108864)\n"
 	"  QKV_THREADS          threads for large matrix products (default: the CPUs)\n"
 	"  QKV_NO_SIMD=1        the simd kernels run scalar code (loops, libm exp)\n"
 	"  QKV_LESSONS          a directory of more lessons (*.json); they replace\n"

@@ -26,6 +26,15 @@ The cases (B 10, T 512, 12 heads of 64, d_model 768, as seed 002's timing):
                 three (768, 768) ones (the same flops), and qkv's output
                 projection has no bias (768*B*T additions, not counted).
   attn_T<T>     one causal head of 64 as T grows (128 ... 4096)
+  loops_seed003 seed 003's first loop cell as the document writes it: the
+                double loop of torch.dot over 10 queries and 10 keys, the
+                softmax, and the weighted-sum loop over 64 features; read
+                from tests/docs/seed003.qkv (its cells before that one make
+                x, the projections and queries/keys/values once, untimed),
+                run by exec with autograd on, as a notebook runs it. The
+                same in --quick. Its GFLOP/s are not counted (the work is
+                the interpreter's, not arithmetic); qkv bench times it as
+                its "interp" variant.
 Attention is timed two ways in torch: the explicit operations seed 002
 writes (q @ k.transpose, masked_fill_, softmax of scores / sqrt(d), @ v) and
 F.scaled_dot_product_attention where the installed torch has it (2.0 and
@@ -99,6 +108,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the T of the one-head cases.
 SHAPE_FULL, SHAPE_QUICK = (10, 512, 12, 64), (1, 64, 2, 32)
 TS_FULL, TS_QUICK = (128, 512, 1024, 2048, 4096), (64, 128, 256)
+SEED003 = os.path.join(REPO, "tests", "docs", "seed003.qkv")
 CONTEXT_LENGTH = 1024  # seed 002's gpt2_context_length (the mask buffer's size)
 TOLERANCE = 1e-5
 
@@ -173,6 +183,32 @@ def uniform(*shape):
     return torch.rand(*shape) - 0.5
 
 
+def seed003_cells():
+    """(setup, loop): the source of seed 003's cells before its first cell
+    with a for loop, and of that cell, from tests/docs/seed003.qkv (cells
+    begin at their `# In [None]:` line)."""
+    cells, cur = [], []
+    with open(SEED003) as f:
+        for line in f:
+            if line.startswith("# In [") and cur:
+                cells.append("".join(cur))
+                cur = []
+            cur.append(line)
+    cells.append("".join(cur))
+    first = next(i for i, c in enumerate(cells) if any(l.startswith("for ") for l in c.splitlines()))
+    return "".join(cells[:first]), cells[first]
+
+
+def time_seed003_loops(repeat):
+    """ms of seed 003's first loop cell, best of repeat, with autograd on."""
+    setup, loop = seed003_cells()
+    env = {"__name__": "__seed003__"}
+    with torch.enable_grad():
+        exec(compile(setup, SEED003, "exec"), env)
+        code = compile(loop, SEED003, "exec")
+        return best_ms(lambda: exec(code, env), repeat)
+
+
 def best_ms(fn, repeat):
     fn()  # warm-up
     best = math.inf
@@ -210,6 +246,7 @@ def time_torch(shape, ts, repeat):
 
     for tt in ts:
         res["attn_T%d" % tt] = attention_rows(1, 1, tt, 64, True)
+    res["loops_seed003"] = [("003 loops", time_seed003_loops(repeat))]
     return res
 
 
@@ -273,7 +310,8 @@ def run_qkv_bench(qkv, quick):
             return None, None, "%s printed a line that is not JSON: %r" % (" ".join(cmd), line)
         if o.get("case") == "peak":
             peak = o
-        elif o.get("variant") == "simd" and "ms" in o:
+        elif o.get("variant") in ("simd", "interp") and "ms" in o:
+            # the interpreter's cases (loops_seed003) have one variant, "interp"
             simd[o["case"]] = o
     if not simd:
         return None, None, "%s printed no simd timing" % " ".join(cmd)
@@ -412,17 +450,20 @@ def main():
     if SDPA is None:
         print("F.scaled_dot_product_attention: not in torch %s (it came in 2.0), so attention is timed one way"
               % torch.__version__)
-    head = "%-12s %-9s %9s %8s %9s %8s %9s  %s" % ("case", "torch", "torch ms", "GFLOP/s", "qkv ms", "GFLOP/s",
+    head = "%-13s %-9s %9s %8s %9s %8s %9s  %s" % ("case", "torch", "torch ms", "GFLOP/s", "qkv ms", "GFLOP/s",
                                                    "torch/qkv", "")
     print(head)
     print("-" * (len(head) + 18))
-    for case in ["matmul_qkv", "attn_causal", "attn_full", "mha_gpt2"] + ["attn_T%d" % n for n in ts]:
+    cases = ["matmul_qkv", "attn_causal", "attn_full", "mha_gpt2"] + ["attn_T%d" % n for n in ts] + ["loops_seed003"]
+    for case in cases:
         q = simd.get(case)
         flops = torch_flops(shape, case)
         for variant, ms in res[case]:
-            line = "%-12s %-9s %9s %8.1f" % (case, variant, fmt_ms(ms), flops / (ms * 1e6))
+            gflops = "%8.1f" % (flops / (ms * 1e6)) if flops else "%8s" % "-"
+            line = "%-13s %-9s %9s %s" % (case, variant, fmt_ms(ms), gflops)
             if q:
-                line += " %9s %8.1f %9.2f  %s" % (fmt_ms(q["ms"]), q["gflops"], ms / q["ms"], plainly(ms, q["ms"]))
+                qg = "%8.1f" % q["gflops"] if flops and q.get("gflops") else "%8s" % "-"
+                line += " %9s %s %9.2f  %s" % (fmt_ms(q["ms"]), qg, ms / q["ms"], plainly(ms, q["ms"]))
             else:
                 line += " %9s %8s %9s  (qkv bench printed no %s)" % ("-", "-", "-", case)
             print(line)

@@ -1,7 +1,8 @@
 /* check.c: `qkv check [LESSON...]`: validates lessons (all of the catalog
  * when none is named) and verifies every expected value and exercise, with
  * a timing's progress on a terminal's stderr (text/progress.c). Called by
- * main.c; drives lessons through lesson/player.h. Status 0 when everything
+ * main.c; drives lessons through lesson/player.h, each step within the
+ * lesson's "timeout". Status 0 when everything
  * holds, 1 when a value is wrong, 2 when a lesson is refused. */
 #include "cli/cli.h"
 #include "core/strbuf.h"
@@ -18,6 +19,7 @@
 static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *passed_total, int *failed_total)
 {
 	struct player *p = player_new(l, kv);
+	player_set_timeout(p, l->timeout > 0 ? l->timeout : LESSON_DEFAULT_TIMEOUT);
 	struct text_progress tp;
 	if (text_progress_start(&tp, stderr))
 		player_set_progress(p, text_progress_draw, &tp);

@@ -32,6 +32,7 @@ static int run_lesson(const struct lesson *l, enum kernel_variant kv, bool json,
 {
 	struct render_opts o = { 80, !json && want_color() };
 	struct player *p = player_new(l, kv);
+	player_set_timeout(p, l->timeout > 0 ? l->timeout : LESSON_DEFAULT_TIMEOUT);
 	struct text_progress tp;
 	if (text_progress_start(&tp, stderr))
 		player_set_progress(p, text_progress_draw, &tp);

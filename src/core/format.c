@@ -757,7 +757,7 @@ static const char *torch_dtype_name(enum dtype dt)
 	return "?";
 }
 
-static void torch_repr(struct strbuf *out, const struct tensor *t, const char *extra)
+static void torch_repr(struct strbuf *out, const struct tensor *t)
 {
 	struct strbuf body, suffix[3];
 	int nsuffix = 0;
@@ -784,9 +784,13 @@ static void torch_repr(struct strbuf *out, const struct tensor *t, const char *e
 			strbuf_printf(&suffix[nsuffix++], "dtype=%s", torch_dtype_name(t->dtype));
 		}
 	}
-	if (extra) {
+	/* torch's _str_intern: grad_fn, or requires_grad on a leaf */
+	if (t->grad.fn) {
 		strbuf_init(&suffix[nsuffix]);
-		strbuf_puts(&suffix[nsuffix++], extra);
+		strbuf_printf(&suffix[nsuffix++], "grad_fn=<%s>", t->grad.fn);
+	} else if (t->grad.requires_grad) {
+		strbuf_init(&suffix[nsuffix]);
+		strbuf_puts(&suffix[nsuffix++], "requires_grad=True");
 	}
 	/* _add_suffixes, including its "+ 1" in the last line length. */
 	const char *nl = strrchr(body.s, '\n');
@@ -1132,13 +1136,13 @@ void format_repr(struct strbuf *out, const struct tensor *t)
 	if (t->flavor == FLAVOR_NUMPY)
 		np_repr(out, t);
 	else
-		torch_repr(out, t, NULL);
+		torch_repr(out, t);
 }
 
 void format_repr_parameter(struct strbuf *out, const struct tensor *t)
 {
 	strbuf_puts(out, "Parameter containing:\n");
-	torch_repr(out, t, "requires_grad=True");
+	torch_repr(out, t);
 }
 
 void format_str(struct strbuf *out, const struct tensor *t)
@@ -1146,7 +1150,7 @@ void format_str(struct strbuf *out, const struct tensor *t)
 	if (t->flavor == FLAVOR_NUMPY)
 		np_str(out, t);
 	else
-		torch_repr(out, t, NULL);
+		torch_repr(out, t);
 }
 
 /* ---- Python's format() mini-language ------------------------------------ */

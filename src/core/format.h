@@ -13,7 +13,9 @@
  * `dtype=torch.float64` etc. when not a default dtype) or numpy `array(...)`. */
 void format_repr(struct strbuf *out, const struct tensor *t);
 /* An nn.Parameter (a Linear's weight or bias) as torch shows it:
- * "Parameter containing:\ntensor(..., requires_grad=True)". */
+ * "Parameter containing:\ntensor(..., requires_grad=True)". Torch tensors
+ * end with ", grad_fn=<NAME>" or ", requires_grad=True" from t->grad, on a
+ * new line when the last one is long, as torch's _add_suffixes does. */
 void format_repr_parameter(struct strbuf *out, const struct tensor *t);
 /* What print(x) shows: numpy's str ("[1. 2.]") for numpy arrays; for torch
  * tensors the same text as format_repr. */

@@ -51,6 +51,17 @@ struct derivation {
 	char label_a[48], label_b[48], label_c[48];  /* how the code named them ("Q", "K.T"), or "" */
 };
 
+/* What torch's autograd would record about a tensor, so it prints as torch
+ * prints it (", grad_fn=<MmBackward0>)", ", requires_grad=True)"). Set by
+ * lang/autograd.c; no gradient is ever computed. tensor_new starts with all
+ * false/NULL; tensor_alias copies it. */
+struct grad_state {
+	bool requires_grad;
+	const char *fn;     /* torch's backward node ("MmBackward0", a static string), NULL on leaves */
+	bool view;          /* made by a view op (view, transpose, select, ...) */
+	bool leaf_view;     /* a view of a leaf that requires grad: in-place writes are refused */
+};
+
 struct tensor {
 	int refs;
 	enum dtype dtype;
@@ -61,6 +72,7 @@ struct tensor {
 	int64_t offset;                   /* in elements from storage->data */
 	struct storage *storage;
 	struct derivation *from;          /* how it was computed, or NULL */
+	struct grad_state grad;           /* what torch's autograd would record */
 };
 
 size_t dtype_size(enum dtype dt);

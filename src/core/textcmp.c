@@ -39,17 +39,6 @@ static size_t number_at(const char *s, double *v, double *unit)
 	return (size_t)(p - s);
 }
 
-static void strip_grad_fn(char *s)
-{
-	char *p;
-	while ((p = strstr(s, ", grad_fn=<")) != NULL) {
-		char *e = strchr(p, '>');
-		if (!e)
-			break;
-		memmove(p, e + 1, strlen(e + 1) + 1);
-	}
-}
-
 static int line_of(const char *start, const char *at)
 {
 	int l = 1;
@@ -61,8 +50,6 @@ static int line_of(const char *start, const char *at)
 bool textcmp_match(const char *got_in, const char *want_in, double f32_rel, bool prefix, char *why, size_t whylen)
 {
 	char *got = xstrdup(got_in), *want = xstrdup(want_in);
-	strip_grad_fn(got);
-	strip_grad_fn(want);
 	const char *g = got, *w = want;
 	bool ok = true;
 	while (*w) {

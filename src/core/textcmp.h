@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* True when got matches want: everything but numbers equal (", grad_fn=<...>"
- * is ignored: qkv keeps no gradients); each number equal, or differing from
+ * included: qkv prints it as torch does); each number equal, or differing from
  * the expected one by one unit in its last printed digit (same length of
  * text), or by f32_rel relative (for float32 values printed with Python's 17
  * digits; 0 to disallow). When prefix is true, got may go on after want

@@ -32,8 +32,8 @@ double dot_f64(const double *a, int64_t sa, const double *b, int64_t sb, int64_t
 
 /* ---- softmax -----------------------------------------------------------
  * dst and src are (rows, cols); softmax along each row: the row maximum is
- * subtracted before exp. A row whose entries are all -inf gives all zeros
- * (torch would give NaN; qkv documents this choice). dst may equal src. */
+ * subtracted before exp. A row whose entries are all -inf gives all NaN
+ * (every exp is 0, and 0/0), as torch does. dst may equal src. */
 void softmax_rows_f32_loops(float *dst, const float *src, int64_t rows, int64_t cols);
 void softmax_rows_f32_simd(float *dst, const float *src, int64_t rows, int64_t cols);
 void softmax_rows_f64_loops(double *dst, const double *src, int64_t rows, int64_t cols);
@@ -43,7 +43,8 @@ void softmax_rows_f64_simd(double *dst, const double *src, int64_t rows, int64_t
  * out is (tq,dv), weights is (tq,tk), q is (tq,d), k is (tk,d), v is (tk,dv).
  * scores[i][j] = (q_i · k_j) * scale; masked when causal and j > i, or when
  * mask (NULL or (tq,tk) bytes) is nonzero at [i][j]: a masked score is -inf.
- * weights = softmax of the scores along j (an all-masked row gives zeros);
+ * weights = softmax of the scores along j (an all-masked row gives NaN, and
+ * so does its output row, as in torch; with tk == 0 the output is zeros);
  * out = weights · v. weights is both scratch and a result the caller reads.
  *
  * The _simd kernels may be given weights == NULL: they then never form the

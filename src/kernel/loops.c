@@ -47,8 +47,8 @@ void matmul_f64_loops(double *c, const double *a, const double *b, int64_t m, in
  * cancels between top and bottom) but keeps exp from overflowing: the
  * largest term becomes exp(0) = 1.
  * Special rows, the same in the simd variant:
- *   all -inf (a fully masked row): there is nothing to attend to, so the row
- *     becomes all zeros (torch gives NaN here);
+ *   all -inf (a fully masked row): every exp(-inf) is 0, and 0/0 is NaN, so
+ *     the whole row is NaN, as in torch (there is nothing to attend to);
  *   any NaN: the whole row is NaN;
  *   any +inf (and no NaN): inf - inf is NaN, so the whole row is NaN, as in torch. */
 void softmax_rows_f32_loops(float *dst, const float *src, int64_t rows, int64_t cols)
@@ -63,10 +63,10 @@ void softmax_rows_f32_loops(float *dst, const float *src, int64_t rows, int64_t 
 			if (x[j] > max || x[j] != x[j])
 				max = x[j];
 
-		/* a row of -inf only: every weight is 0 */
+		/* a row of -inf only: 0/0, every weight is NaN */
 		if (max == -INFINITY) {
 			for (int64_t j = 0; j < cols; j++)
-				y[j] = 0.0f;
+				y[j] = NAN;
 			continue;
 		}
 
@@ -97,7 +97,7 @@ void softmax_rows_f64_loops(double *dst, const double *src, int64_t rows, int64_
 
 		if (max == -INFINITY) {
 			for (int64_t j = 0; j < cols; j++)
-				y[j] = 0.0;
+				y[j] = NAN;
 			continue;
 		}
 

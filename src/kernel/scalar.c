@@ -45,7 +45,7 @@
 						acc[c] += p * v[j * ld->v + c0 + c];                          \
 				}                                                                          \
 				for (int64_t c = 0; c < dvc; c++)                                          \
-					out[i * ld->out + c0 + c] = l == 0 ? 0 : acc[c] / l;                    \
+					out[i * ld->out + c0 + c] = l != 0 ? acc[c] / l : tk > 0 ? (T)NAN : 0; \
 			}                                                                                  \
 		}                                                                                          \
 	}

@@ -222,7 +222,7 @@ static inline T TFN(hsum)(V v)
 }
 
 /* y and x are (n); y may equal x. Same special rows as the loops version:
- * all -inf gives zeros, a NaN or a +inf makes the row NaN. The tail shorter
+ * all -inf (0/0), a NaN or a +inf makes the row NaN. The tail shorter
  * than a vector is padded with -inf, whose exp adds exactly 0 to the sum. */
 static void TFN(softmax_row)(T *y, const T *x, int64_t n)
 {
@@ -239,7 +239,7 @@ static void TFN(softmax_row)(T *y, const T *x, int64_t n)
 
 	if (max == -INFINITY) {
 		for (j = 0; j < n; j++)
-			y[j] = 0;
+			y[j] = NAN;
 		return;
 	}
 
@@ -322,8 +322,8 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * acc = acc·exp(m_old - m_new) + p · v_block, p read from sᵀ a column at a
  * time and v in place; at the end out = acc / l. Blocks wholly in the
  * causal future are skipped. Special rows as the loops: a query with every
- * key masked gives zeros (l stays 0), a NaN score or a +inf one makes its row
- * NaN. The depth goes ATT_DC at a time, value columns ATT_DVC at a time (the
+ * key masked gives NaN (l stays 0: 0/0), as does a NaN score or a +inf one;
+ * with no keys at all (tk == 0) the row is zeros, as weights·v would be. The depth goes ATT_DC at a time, value columns ATT_DVC at a time (the
  * scores are recomputed per pass). */
 #define ATT_BQ 48
 #define ATT_BK 60	/* 10 tiles of the micro-kernel's 6 rows */
@@ -455,8 +455,9 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			T *o = out + (i0 + r) * ld->out + c0, *a = acc + r * ATT_DVC;
 			V vl = VFN(set1)(l[r]);
 			int64_t c = 0;
-			if (l[r] == 0) {	/* no key visible: zeros */
-				memset(o, 0, sizeof(T) * (size_t)dvc);
+			if (l[r] == 0) {	/* every key masked: 0/0; no keys: an empty sum */
+				for (c = 0; c < dvc; c++)
+					o[c] = tk > 0 ? (T)NAN : 0;
 				continue;
 			}
 			for (; c + LANES <= dvc; c += LANES)

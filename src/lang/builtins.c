@@ -806,7 +806,7 @@ static struct value *nn_parameter(struct call *c, struct qkv_error *err)
 	struct tensor *x;
 	if (args_tensor(c, &a, 0, &x, err) < 0)
 		return args_fail(&a);
-	return args_return(&a, value_parameter(tensor_ref(x)));
+	return args_return(&a, value_parameter(tensor_alias(x)));
 }
 
 /* ---- Python builtins ---------------------------------------------------------- */

@@ -3,6 +3,7 @@
  * through their resolved scopes (scope.c). Statements are in exec.c, the
  * workspace and its undo log in workspace.c. Never prints, never exits. */
 #include "lang/astprint.h"
+#include "lang/autograd.h"
 #include "lang/interp.h"
 #include "lang/runtime.h"
 #include "core/format.h"
@@ -341,6 +342,7 @@ static struct value *eval_index(struct interp *I, const struct node *n, struct q
 		struct tensor *t = eval_index_tensor(I, base->t, n, err);
 		if (t)
 			r = value_from_result(t);
+		autograd_index(I, n, base, r);
 	} else if (n->nkids == 2 && n->kids[1]->kind == N_SLICE) {
 		const struct node *ix = n->kids[1];
 		bool hs, he, hst;
@@ -949,6 +951,7 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 			return NULL;
 		}
 		r = unop(I, n->op, a, err);
+		autograd_unop(I, n->op, a, r);
 		value_unref(a);
 		break;
 	}
@@ -980,6 +983,7 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 			r = eval_compare(I, n, a, b, err);
 		} else {
 			r = eval_binop(I, n->op, a, b, err);
+			autograd_binop(I, n->op, a, b, r);
 			if (r && r->kind == V_TENSOR && r->t->from) {	/* name the operands: "Q", "K.T" */
 				struct ast_operand o[2] = {
 					{ n->kids[0], NULL, a->kind == V_TENSOR ? a->t : NULL },

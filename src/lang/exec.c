@@ -3,6 +3,7 @@
  * interp_run / interp_eval, which make each statement a transaction (the
  * undo log of workspace.c and the random streams). Never prints (output goes
  * through the emit callback), never exits. */
+#include "lang/autograd.h"
 #include "lang/interp.h"
 #include "lang/magic.h"
 #include "lang/parser.h"
@@ -28,6 +29,8 @@ static int assign_index(struct interp *I, const struct node *target, struct valu
 		if (view) {
 			if (v->kind != V_TENSOR && !value_is_number(v)) {
 				error_set(err, target->line, target->col, "cannot assign %s into a tensor", value_type_name(v));
+			} else if (autograd_write(I, 0, base->t, v, err) < 0) {
+				error_locate(err, target->line, target->col);
 			} else {
 				struct operand o = eval_operand(v);
 				interp_will_write(I, view->storage);
@@ -485,6 +488,8 @@ static int exec_augassign(struct interp *I, const struct node *n, struct qkv_err
 			error_set(err, n->line, n->col, "the result of type %s cannot be stored in place in an "
 				  "%s tensor", dtype_name(v->t->dtype), dtype_name(old->t->dtype));
 			rc = -1;
+		} else if ((rc = autograd_write(I, n->op, old->t, rhs, err)) < 0) {
+			error_locate(err, n->line, n->col);
 		} else {
 			interp_will_write(I, old->t->storage);
 			rc = ops_assign(old->t, v->t, err);

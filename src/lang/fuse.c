@@ -1,6 +1,7 @@
 /* fuse.c: the fused attention of the tree walker: one expression that
  * computes softmax(Q @ K^T ...) @ V goes to ops_attention when the weights
  * would be large. Called by eval.c for every @; changes no value. */
+#include "lang/autograd.h"
 #include "lang/runtime.h"
 
 #include <math.h>
@@ -195,6 +196,7 @@ int fuse_attention(struct interp *I, const struct node *n, struct value **out)
 	struct tensor *r = ops_attention(&I->ops, q->t, k->t, v->t, mask, false, scale, NULL, &e);
 	if (r) {
 		*out = value_from_result(r);
+		autograd_attention(I, q, k, v, *out);
 		rc = 1;
 	}
 done:

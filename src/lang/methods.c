@@ -3,6 +3,7 @@
  * (Linear, Dropout). Also the one dispatcher every call goes through.
  * Called by eval.c; never prints. */
 #include "lang/args.h"
+#include "lang/autograd.h"
 #include "lang/runtime.h"
 #include "core/mem.h"
 
@@ -492,7 +493,7 @@ static const struct builtin tensor_methods[] = {
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
 	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
-	{ "tolist", m_tolist }, { "__T", m_T_fn },
+	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 
 /* ---- nn objects ----------------------------------------------------------------- */
@@ -564,7 +565,6 @@ static const struct builtin *find(const struct builtin *table, size_t n, const c
 
 struct value *runtime_attr(struct interp *I, struct value *self, const char *name, struct qkv_error *err)
 {
-	(void)I;
 	if (self->kind == V_MODULE) {
 		struct value *v = runtime_module_attr(self->str, name);
 		if (!v)
@@ -573,25 +573,17 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 	}
 	if (self->kind == V_TENSOR) {
 		struct tensor *t = self->t;
-		if (strcmp(name, "T") == 0)
-			return value_tensor(ops_reverse_dims(t));
-		if (strcmp(name, "mT") == 0) {
-			if (t->ndim < 2)
-				return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), NULL;
-			return value_tensor(ops_transpose(t, -2, -1, err));
-		}
+		struct value *g;
+		if (autograd_attr(I, self, name, &g, err))	/* T, mT, data, requires_grad, grad_fn, ... */
+			return g;
 		if (strcmp(name, "shape") == 0)
 			return shape_value(t);
 		if (strcmp(name, "ndim") == 0)
 			return value_int(t->ndim);
 		if (strcmp(name, "dtype") == 0)
 			return value_dtype(t->dtype, t->flavor);
-		if (strcmp(name, "data") == 0)
-			return value_ref(self);
 		if (strcmp(name, "size") == 0 && t->flavor == FLAVOR_NUMPY)
 			return value_int(tensor_numel(t));
-		if (strcmp(name, "requires_grad") == 0)
-			return value_bool(false);
 		if (find(tensor_methods, sizeof tensor_methods / sizeof tensor_methods[0], name) && name[0] != '_')
 			return value_method(self, name);
 		return error_set(err, 0, 0, "'%s' object has no attribute '%s' in qkv", value_type_name(self), name),
@@ -658,7 +650,7 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 				break;
 			}
 		}
-		return b->fn(c, err);
+		return autograd_call(c, qual, b->fn, err);
 	}
 	if (callee->kind == V_METHOD) {
 		c->self = callee->self;
@@ -676,7 +668,7 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 			return class_call_method(c, err);
 		if (!b)
 			return error_set(err, 0, 0, "no method %s", callee->str), NULL;
-		return b->fn(c, err);
+		return autograd_call(c, callee->str, b->fn, err);
 	}
 	if (callee->kind == V_FUNCTION)
 		return scope_call(c, callee, NULL, err);
@@ -689,7 +681,7 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 	if (callee->kind == V_INSTANCE)
 		return class_call_instance(c, callee, err);
 	if (callee->kind == V_OBJECT)
-		return call_object(c, callee, err);
+		return autograd_object(c, callee, call_object(c, callee, err));
 	if (callee->kind == V_DTYPE)
 		return error_set(err, 0, 0, "dtypes are not callable in qkv; use x.float() or .astype(...)"), NULL;
 	error_set(err, 0, 0, "TypeError: '%s' object is not callable", value_type_name(callee));

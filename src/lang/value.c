@@ -170,6 +170,7 @@ struct value *value_parameter(struct tensor *t)
 {
 	struct value *v = value_tensor(t);
 	v->parameter = true;
+	t->grad = (struct grad_state){ .requires_grad = true };
 	return v;
 }
 
@@ -808,6 +809,7 @@ const char *value_type_name(const struct value *v)
 	case V_INSTANCE: return v->inst->cls->cls->name;
 	case V_BOUND: return "method";
 	case V_SUPER: return "super";
+	case V_GRADFN: return v->str;
 	}
 	return "?";
 }
@@ -1065,6 +1067,7 @@ static void repr_plain(struct strbuf *out, const struct value *v)
 		strbuf_putc(out, '>');
 		break;
 	case V_SUPER: strbuf_printf(out, "<super: <class '%s'>>", v->cls->name); break;
+	case V_GRADFN: strbuf_printf(out, "<%s object>", v->str); break;	/* torch adds " at 0x..." */
 	}
 }
 

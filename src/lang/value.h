@@ -37,6 +37,7 @@ enum value_kind {
 	V_INSTANCE, /* an instance of a V_CLASS: inst */
 	V_BOUND,    /* a V_FUNCTION bound to self (a method) */
 	V_SUPER,    /* super(): self, cls = the class whose base is searched */
+	V_GRADFN,   /* x.grad_fn: str = torch's node name ("MmBackward0"), prints <MmBackward0 object> */
 };
 
 enum object_kind { OBJ_LINEAR, OBJ_DROPOUT };
@@ -153,7 +154,8 @@ struct value *value_tensor(struct tensor *t);
 /* The value of an op's result; NULL stays NULL. numpy 0-d results become
  * Python numbers, as numpy returns scalars. Takes the tensor reference. */
 struct value *value_from_result(struct tensor *t);
-/* the same tensor (shared storage) marked as an nn.Parameter */
+/* the tensor marked as an nn.Parameter: a leaf that requires grad (it sets
+ * t->grad, so pass a tensor no other value holds) */
 struct value *value_parameter(struct tensor *t);
 /* an empty sequence of n slots to fill (items[i] owned) */
 struct value *value_seq(enum value_kind kind, int n);

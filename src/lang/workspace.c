@@ -86,6 +86,7 @@ static struct value *deep_copy(struct value *v, struct memo *m, int depth)
 	switch (v->kind) {
 	case V_TENSOR: {
 		struct tensor *c = ops_clone(v->t);
+		c->grad = v->t->grad;
 		c->from = v->t->from;
 		if (c->from)
 			c->from->refs++;

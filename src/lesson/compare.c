@@ -51,6 +51,14 @@ int compare_run(struct interp *I, compare_eval_fn eval, void *ctx, struct compar
 	return 0;
 }
 
+double compare_diff(double a, double b)
+{
+	if (a == b || (isnan(a) && isnan(b)))
+		return 0;
+	double d = fabs(a - b);
+	return isnan(d) ? INFINITY : d;	/* a NaN against a number */
+}
+
 void compare_judge(const struct tensor *simd, const struct tensor *loops, struct compare *out)
 {
 	out->same_shape = tensor_same_shape(simd, loops);
@@ -58,12 +66,9 @@ void compare_judge(const struct tensor *simd, const struct tensor *loops, struct
 	out->max_diff = 0;
 	int64_t n = out->same_shape ? tensor_numel(simd) : 0;
 	for (int64_t i = 0; i < n; i++) {
-		double a = tensor_get(simd, i), b = tensor_get(loops, i);
-		if (a == b || (isnan(a) && isnan(b)))
+		double b = tensor_get(loops, i), d = compare_diff(tensor_get(simd, i), b);
+		if (d == 0)
 			continue;
-		double d = fabs(a - b);
-		if (isnan(d))
-			d = INFINITY;	/* a NaN against a number */
 		if (d > out->max_diff)
 			out->max_diff = d;
 		if (!(d <= COMPARE_ATOL + COMPARE_RTOL * fabs(b)))

@@ -20,6 +20,14 @@ struct interp;
 #define COMPARE_RTOL 1e-5
 #define COMPARE_ATOL 1e-6
 
+/* How far apart two elements are, for every comparison of results (the
+ * loops against SIMD here, a lesson's expected values, an exercise's
+ * answer): 0 when equal, infinities of one sign included, or both NaN (a
+ * NaN equals a NaN in the same place, as torch.allclose(equal_nan=True));
+ * INFINITY when one is NaN and the other is not, or for infinities of
+ * opposite signs, so a NaN is never hidden against a number; else |a - b|. */
+double compare_diff(double a, double b);
+
 struct compare {
 	struct tensor *loops;      /* the loops result (owned: a reference) */
 	struct tensor *simd;       /* the SIMD result (owned: a reference) */

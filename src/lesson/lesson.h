@@ -15,6 +15,8 @@
 
 #define LESSON_FORMAT 1
 #define LESSON_MAX_BYTES (8u << 20)   /* a lesson file is at most 8 MiB */
+#define LESSON_DEFAULT_TIMEOUT 30     /* seconds a step may run in check and run */
+#define LESSON_MAX_TIMEOUT 3600
 
 /* A place in the lesson file. */
 struct loc {
@@ -115,6 +117,8 @@ struct lesson {
 	char *id, *title, *source, *summary;
 	char *source_title; /* the source document's title, or NULL: headers name it so */
 	int format;
+	int timeout;        /* seconds one step may run under check and run (1..3600;
+	                     * 0 in a lesson not built by lesson_load: the default) */
 	struct step *steps;
 	int nsteps;
 };

@@ -689,7 +689,7 @@ static int parse_root(struct loader *ld, const cJSON *root)
 	if (!cJSON_IsObject(root))
 		return fail(ld, root, "lesson", "the file must hold one JSON object (a lesson), not %s", type_name(root));
 	static const char *const allowed[] = { "format", "id", "title", "source", "source_title", "summary", "steps",
-					       NULL };
+					       "timeout", NULL };
 	if (check_members(ld, root, "", allowed) < 0 || check_numbers(ld, root->child) < 0)
 		return -1;
 	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
@@ -702,6 +702,14 @@ static int parse_root(struct loader *ld, const cJSON *root)
 		if (v > LESSON_FORMAT)
 			warn(ld, fmt, "format", "written for lesson format %lld; this qkv reads format %d, newer "
 			     "fields are ignored", (long long)v, LESSON_FORMAT);
+	}
+	const cJSON *tmo = cJSON_GetObjectItemCaseSensitive(root, "timeout");
+	l->timeout = LESSON_DEFAULT_TIMEOUT;
+	if (tmo) {
+		int64_t v;
+		if (get_int(ld, tmo, "timeout", 1, LESSON_MAX_TIMEOUT, &v) < 0)
+			return -1;
+		l->timeout = (int)v;
 	}
 	const cJSON *idn;
 	if (get_string(ld, root, "id", "", true, true, &l->id, &idn) < 0)

@@ -6,6 +6,7 @@
 #include "lesson/player.h"
 #include "core/mem.h"
 #include "core/ops.h"
+#include "lesson/watchdog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ struct player {
 	const volatile sig_atomic_t *interrupt;
 	runner_progress_fn progress;
 	void *progress_ctx;
+	struct watchdog *watch;       /* player_set_timeout's, or NULL */
 };
 
 struct player *player_new(const struct lesson *l, enum kernel_variant variant)
@@ -52,6 +54,9 @@ void player_free(struct player *p)
 		step_result_free(&p->res[k]);
 	}
 	runner_free(p->live);
+	if (p->watch)
+		watchdog_destroy(p->watch);
+	free(p->watch);
 	free(p->snap);
 	free(p->res);
 	free(p->state);
@@ -67,6 +72,39 @@ void player_set_interrupt(struct player *p, const volatile sig_atomic_t *flag)
 {
 	p->interrupt = flag;
 	interp_set_interrupt(runner_interp(p->live), flag);
+}
+
+void player_set_timeout(struct player *p, int seconds)
+{
+	if (p->watch) {
+		watchdog_destroy(p->watch);
+		free(p->watch);
+		p->watch = NULL;
+	}
+	if (seconds <= 0)
+		return;
+	p->watch = xcalloc(1, sizeof *p->watch);
+	watchdog_init(p->watch, seconds);
+	player_set_interrupt(p, watchdog_flag(p->watch));
+}
+
+/* Starts the time limit of a piece of step k's work (when there is one). */
+static void limit_start(struct player *p)
+{
+	if (p->watch)
+		watchdog_arm(p->watch);
+}
+
+/* Ends it: a piece that failed after the time ran out (stopped by the
+ * watchdog's flag) fails as "FILE: step N: ran past S s" instead. */
+static int limit_end(struct player *p, int k, int rc, struct qkv_error *err)
+{
+	if (!p->watch)
+		return rc;
+	if (!watchdog_disarm(p->watch) || rc == 0)
+		return rc;
+	error_set(err, 0, 0, "%s: step %d: ran past %d s", p->l->name, k + 1, p->watch->seconds);
+	return -1;
 }
 
 void player_set_max_elems(struct player *p, int64_t n)
@@ -112,7 +150,8 @@ static int run_next(struct player *p, struct qkv_error *err)
 		p->snap[k - 1] = interp_clone(runner_interp(p->live));
 	struct step_result *res = &p->res[k];
 	p->running = k;
-	int rc = runner_step(p->live, res, err);
+	limit_start(p);
+	int rc = limit_end(p, k, runner_step(p->live, res, err), err);
 	if (rc == PLAYER_INTERRUPTED && res->nshown == 0) {
 		step_result_free(res);	/* stopped in its code: it has not run */
 		p->running = -1;
@@ -224,7 +263,8 @@ int player_show_again(struct player *p, int k, struct qkv_error *err)
 		return not_run(p, k, err);
 	struct runner *tmp, *r = runner_at(p, k, &tmp);
 	p->running = k;
-	int rc = runner_show(r, &p->res[k], err);
+	limit_start(p);
+	int rc = limit_end(p, k, runner_show(r, &p->res[k], err), err);
 	keep_shown(&p->res[k]);
 	p->running = -1;
 	runner_free(tmp);
@@ -236,7 +276,8 @@ int player_expect(struct player *p, int k, int e, struct expect_result *out, str
 	if (k < 0 || k >= p->ran)
 		return not_run(p, k, err);
 	struct runner *tmp, *r = runner_at(p, k, &tmp);
-	int rc = runner_expect(r, &p->l->steps[k], &p->res[k], e, out, err);
+	limit_start(p);
+	int rc = limit_end(p, k, runner_expect(r, &p->l->steps[k], &p->res[k], e, out, err), err);
 	runner_free(tmp);
 	return rc;
 }
@@ -247,7 +288,8 @@ int player_check_exercise(struct player *p, int k, int e, bool *solved, char *de
 	if (k < 0 || k >= p->ran)
 		return not_run(p, k, err);
 	struct runner *tmp, *r = runner_at(p, k, &tmp);
-	int rc = runner_check_exercise(r, &p->l->steps[k], e, solved, detail, size, err);
+	limit_start(p);
+	int rc = limit_end(p, k, runner_check_exercise(r, &p->l->steps[k], e, solved, detail, size, err), err);
 	runner_free(tmp);
 	return rc;
 }

@@ -31,6 +31,13 @@ const struct lesson *player_lesson(const struct player *p);
 
 /* The flag Ctrl-C raises (see interp_set_interrupt); NULL never stops. */
 void player_set_interrupt(struct player *p, const volatile sig_atomic_t *flag);
+/* Stops a step that runs past the given seconds (0: no limit, the default),
+ * for front ends without Ctrl-C (`qkv check`, `qkv run`): a watchdog thread
+ * raises the player's own interrupt flag, which replaces the one
+ * player_set_interrupt gave. The step's code or show (or an expect or
+ * exercise check of it) then fails with err "FILE: step N: ran past S s":
+ * player_go returns -1 and the step is STEP_FAILED. Call before any step runs. */
+void player_set_timeout(struct player *p, int seconds);
 /* At most n elements in one tensor (QKV_MAX_ELEMS), before any step runs. */
 void player_set_max_elems(struct player *p, int64_t n);
 /* Told while a timing show runs (see runner_set_progress); NULL stops it. */

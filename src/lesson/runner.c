@@ -516,12 +516,9 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 	out->pass = true;
 	int64_t n = tensor_numel(t), worst = -1;
 	for (int64_t i = 0; i < n; i++) {
-		double a = tensor_get(t, i), b = e->values[i];
-		if (a == b || (isnan(a) && isnan(b)))
+		double d = compare_diff(tensor_get(t, i), e->values[i]);
+		if (d == 0)
 			continue;
-		double d = fabs(a - b);
-		if (isnan(d))
-			d = INFINITY;
 		if (d > out->max_diff || worst < 0) {
 			out->max_diff = d;
 			worst = i;
@@ -547,12 +544,9 @@ void answer_compare(const struct tensor *got, const struct tensor *want, double 
 		return;
 	int64_t n = tensor_numel(want);
 	for (int64_t i = 0; i < n; i++) {
-		double a = tensor_get(got, i), b = tensor_get(want, i);
-		if (a == b || (isnan(a) && isnan(b)))
+		double d = compare_diff(tensor_get(got, i), tensor_get(want, i));
+		if (d == 0)
 			continue;
-		double d = fabs(a - b);
-		if (isnan(d))
-			d = INFINITY;
 		if (d > out->max_diff)
 			out->max_diff = d;
 		if (!(d <= tol)) {

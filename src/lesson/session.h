@@ -25,7 +25,7 @@ struct session;
 /* ---- making one --------------------------------------------------------------- */
 
 /* An empty workspace computing on the given kernels, with at most max_elems
- * elements in one tensor (0 or less: the default, 16777216). :reset empties
+ * elements in one tensor (0 or less: the default, 67108864). :reset empties
  * it again. Free with session_free. */
 struct session *session_new(enum kernel_variant variant, int64_t max_elems);
 /* A workspace holding a deep copy of from's (a lesson step's): its values,

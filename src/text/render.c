@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The ANSI escape that colours a cell at position pos on h's scale: the
- * screen's colours (view/palette) in the 256-colour cube, with the text
- * colour that reads best on them. */
-static void put_cell_colour(struct strbuf *out, const struct heatmap *h, double pos)
+/* The ANSI escape that colours a cell bg (a colour of view/palette, as the
+ * screen draws it) in the 256-colour cube, with the text colour that reads
+ * best on it. */
+static void put_cell_colour(struct strbuf *out, struct rgb bg)
 {
-	struct rgb bg = palette_rgb(h->scale, pos), fg = palette_text_on(bg);
+	struct rgb fg = palette_text_on(bg);
 	strbuf_printf(out, "\x1b[48;5;%dm\x1b[38;5;%dm", palette_index256(bg), palette_index256(fg));
 }
 
@@ -120,7 +120,9 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 			double v = heatmap_value(h, r, c);
 			enum cell_kind k = heatmap_cell_kind(h, r, c);
 			if (o->color && k == CELL_VALUE)
-				put_cell_colour(out, h, heatmap_position(h, v));
+				put_cell_colour(out, palette_rgb(h->scale, heatmap_position(h, v)));
+			else if (o->color && k == CELL_NAN)	/* NaN: magenta, off both scales */
+				put_cell_colour(out, palette_nan_rgb());
 			if (numbers) {
 				char cell[400];
 				heatmap_cell_text(h, r, c, &fmt, cw, cell, sizeof cell);
@@ -128,7 +130,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 			}
 			/* masked (-inf) cells get a dot, not a shade of the scale */
 			strbuf_puts(out, k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ? palette_shade(heatmap_shade(h, v)) : "?");
-			if (o->color && k == CELL_VALUE)
+			if (o->color && (k == CELL_VALUE || k == CELL_NAN))
 				strbuf_puts(out, "\x1b[0m");
 			if (numbers && c + 1 < shown_cols)
 				strbuf_putc(out, ' ');

@@ -21,9 +21,9 @@ static bool few_colours(const struct app *a)
 	return a->cmode == COLOR_8;
 }
 
-/* The attributes and colour pair of cell (r, c): its colour on the scale
- * (none for masked cells and NaN, which are dim), reversed under the
- * cursor. */
+/* The attributes and colour pair of cell (r, c): its colour on the scale,
+ * magenta for NaN (palette_nan_rgb), none for masked and +inf cells, which
+ * are dim; reversed under the cursor. */
 static attr_t cell_attr(struct app *a, const struct heatmap *h, int r, int c, bool cursor, short *pair)
 {
 	enum cell_kind k = heatmap_cell_kind(h, r, c);
@@ -31,20 +31,24 @@ static attr_t cell_attr(struct app *a, const struct heatmap *h, int r, int c, bo
 	*pair = 0;
 	if (k == CELL_VALUE && a->cmode != COLOR_NONE)
 		at = term_cell_attr(a, palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r, c))), pair);
-	if (k != CELL_VALUE)
+	else if (k == CELL_NAN && a->cmode != COLOR_NONE)
+		at = term_cell_attr(a, palette_nan_rgb(), pair);
+	if (k != CELL_VALUE && k != CELL_NAN)
 		at |= A_DIM;
 	if (cursor)
 		at |= A_REVERSE | A_BOLD;
 	return at;
 }
 
-/* A cell's mark: its shade (░▒▓█ or blank), a dot when masked, "?" for the
- * rest (NaN, +inf). */
+/* A cell's mark: its shade (░▒▓█ or blank), a dot when masked, blank with
+ * no value yet, "?" for the rest (NaN, +inf). */
 static const char *cell_mark(const struct heatmap *h, int r, int c)
 {
 	enum cell_kind k = heatmap_cell_kind(h, r, c);
 	if (k == CELL_NEG_INF)
 		return "\u00b7";
+	if (k == CELL_BLANK)
+		return " ";
 	return k == CELL_VALUE ? palette_shade(heatmap_shade(h, heatmap_value(h, r, c))) : "?";
 }
 
@@ -81,7 +85,7 @@ static void draw_cell(struct app *a, const struct heatmap *h, const struct heatm
 	bool big = L->cell_h > 1, few = few_colours(a);
 	int w = L->cell_w;
 	char line[512], body[160];
-	if (k == CELL_NAN && h->nan_blank) {
+	if (k == CELL_BLANK) {
 		/* no value yet (a loop trace's cell not computed): blank */
 		snprintf(line, sizeof line, "%*s", w, "");
 		for (int i = 0; i < L->cell_h; i++)
@@ -90,7 +94,7 @@ static void draw_cell(struct app *a, const struct heatmap *h, const struct heatm
 	}
 	if (!L->numbers) {
 		int n = big ? w : w - 1;
-		if (k == CELL_VALUE || k == CELL_NEG_INF)
+		if (k == CELL_VALUE || k == CELL_NEG_INF || k == CELL_NAN)
 			repeat_char(body, sizeof body, mark, n);
 		else
 			snprintf(body, sizeof body, "%*s", n, "");
@@ -160,6 +164,14 @@ static void draw_half_blocks(struct app *a, const struct heatmap *h, const struc
 		for (int c = 0; c < L->vis_cols; c++) {
 			int cc = L->col0 + c;
 			bool cur = cursor && cc == cur_c && (cur_r == r0 || (has1 && cur_r == r1));
+			bool nan0 = heatmap_cell_kind(h, r0, cc) == CELL_NAN;
+			bool nan1 = has1 && heatmap_cell_kind(h, r1, cc) == CELL_NAN;
+			if ((a->cmode == COLOR_NONE || few_colours(a)) && (nan0 || nan1)) {
+				/* a NaN among the two rows: its mark, in its colour on 8 colours */
+				short pair = few_colours(a) ? term_pair(a, palette_nan_rgb(), NULL) : 0;
+				put_attr(gy + line, gx + c, "?", 1, cur ? A_REVERSE : A_NORMAL, pair);
+				continue;
+			}
 			if (a->cmode == COLOR_NONE || few_colours(a)) {
 				int s0 = heatmap_shade(h, heatmap_value(h, r0, cc));
 				int s1 = has1 ? heatmap_shade(h, heatmap_value(h, r1, cc)) : 0;
@@ -179,9 +191,13 @@ static void draw_half_blocks(struct app *a, const struct heatmap *h, const struc
 				up = (struct rgb){ 40, 40, 40 };
 			if (has1 && heatmap_cell_kind(h, r1, cc) == CELL_NEG_INF)
 				lo = (struct rgb){ 40, 40, 40 };
+			if (nan0)
+				up = palette_nan_rgb();
+			if (nan1)
+				lo = palette_nan_rgb();
 			/* cells with no value yet (a loop trace's): the terminal's background */
-			bool blank0 = h->nan_blank && heatmap_cell_kind(h, r0, cc) == CELL_NAN;
-			bool blank1 = !has1 || (h->nan_blank && heatmap_cell_kind(h, r1, cc) == CELL_NAN);
+			bool blank0 = heatmap_cell_kind(h, r0, cc) == CELL_BLANK;
+			bool blank1 = !has1 || heatmap_cell_kind(h, r1, cc) == CELL_BLANK;
 			short pair = blank0 && blank1 ? 0 : blank0 ? term_pair(a, lo, NULL) :
 				     term_pair(a, up, blank1 ? NULL : &lo);
 			put_attr(gy + line, gx + c, blank0 && blank1 ? " " : blank0 ? "\u2584" : "\u2580", 1,

@@ -98,6 +98,7 @@ void heatmap_free(struct heatmap *h)
 	free(h->row_labels);
 	free(h->col_labels);
 	free(h->values);
+	free(h->blank);
 	memset(h, 0, sizeof *h);
 }
 
@@ -131,6 +132,8 @@ double heatmap_value(const struct heatmap *h, int r, int c)
 enum cell_kind heatmap_cell_kind(const struct heatmap *h, int r, int c)
 {
 	double v = heatmap_value(h, r, c);
+	if (h->blank && h->blank[(size_t)r * (size_t)h->cols + (size_t)c])
+		return CELL_BLANK;
 	if (isnan(v))
 		return CELL_NAN;
 	if (isinf(v))
@@ -251,6 +254,7 @@ void heatmap_cell_text(const struct heatmap *h, int r, int c, const struct heatm
 	case CELL_NEG_INF: snprintf(num, sizeof num, "-inf"); break;
 	case CELL_POS_INF: snprintf(num, sizeof num, "inf"); break;
 	case CELL_NAN: snprintf(num, sizeof num, "nan"); break;
+	case CELL_BLANK: num[0] = 0; break;
 	default: heatmap_format_value(f, heatmap_value(h, r, c), num, sizeof num); break;
 	}
 	snprintf(out, size, "%*s", width, num);
@@ -603,14 +607,21 @@ void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enu
 	char hint[128], shade_hint[128];
 	legend_hint(h, mode, shades, hint, sizeof hint);
 	legend_hint(h, COLOR_NONE, shades, shade_hint, sizeof shade_hint);
-	bool masked = false;
-	for (size_t i = 0, n = (size_t)h->rows * (size_t)h->cols; i < n && !masked; i++)
-		masked = isinf(h->values[i]) && h->values[i] < 0;
+	bool masked = false, nan = false;
+	for (int r = 0; r < h->rows && !(masked && nan); r++)
+		for (int c = 0; c < h->cols; c++) {
+			enum cell_kind k = heatmap_cell_kind(h, r, c);
+			masked |= k == CELL_NEG_INF;
+			nan |= k == CELL_NAN;
+		}
 	/* the longest form that fits: with the colours and shades named, then
 	 * the shades only, the mask noted; at the narrowest the ends alone
 	 * (with the unit when the cells are scaled) */
-	const char *mask = masked ? "   \u00b7 = masked (-inf)" : "";
-	const char *short_mask = masked ? "  \u00b7 masked" : "";
+	/* NaN (a fully masked row's 0/0): its mark, and its colour when drawn */
+	const char *nan_full = !nan ? "" : mode == COLOR_NONE ? "   ? = nan" : "   ? magenta = nan";
+	char mask[96], short_mask[64];
+	snprintf(mask, sizeof mask, "%s%s", masked ? "   \u00b7 = masked (-inf)" : "", nan_full);
+	snprintf(short_mask, sizeof short_mask, "%s%s", masked ? "  \u00b7 masked" : "", nan ? "  ? nan" : "");
 	char ends[96];
 	if (exp)
 		snprintf(ends, sizeof ends, "\u00d71e%d: %s \u2026 %s", exp, lo, hi);
@@ -644,6 +655,8 @@ void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum sca
 	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
 		((double *)m->storage->data)[i] = state[i] ? vals[i] : NAN;
 	heatmap_build(h, m, NULL, 0, NULL, 0, NULL, 0, scale);
-	h->nan_blank = true;
+	h->blank = xcalloc((size_t)rows * (size_t)cols + 1, 1);
+	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
+		h->blank[i] = !state[i];
 	tensor_unref(m);
 }

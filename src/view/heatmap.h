@@ -1,7 +1,8 @@
 /* heatmap.h: what a heatmap shows, computed without a terminal.
  * From a tensor, a slice, labels and a scale it computes each cell's value,
  * its text at a given width, its position on the colour scale and its shade,
- * whether it is masked (-inf), and the legend. Both the full-screen UI and
+ * whether it is masked (-inf) or not a number (NaN: a fully masked row's
+ * softmax, 0/0), and the legend. Both the full-screen UI and
  * `qkv run --plain` draw from this model. Pure: no I/O. */
 #ifndef QKV_VIEW_HEATMAP_H
 #define QKV_VIEW_HEATMAP_H
@@ -12,11 +13,14 @@
 
 #include <stdbool.h>
 
-enum cell_kind { CELL_VALUE, CELL_NEG_INF, CELL_POS_INF, CELL_NAN };
+/* CELL_NAN is a computed NaN, drawn as such ("nan", "?", palette_nan_rgb);
+ * CELL_BLANK a loop trace's cell with no value yet, drawn blank. */
+enum cell_kind { CELL_VALUE, CELL_NEG_INF, CELL_POS_INF, CELL_NAN, CELL_BLANK };
 
 struct heatmap {
 	int rows, cols;
-	bool nan_blank;            /* NaN cells have no value yet (a loop trace's): drawn blank */
+	uint8_t *blank;            /* rows x cols, or NULL: 1 where a loop trace's cell has no
+	                              value yet (CELL_BLANK) */
 	double *values;            /* rows x cols, row-major */
 	enum scale_kind scale;     /* SCALE_DIVERGING (signed data) or SCALE_WEIGHTS
 	                              (sequential: non-negative data); auto resolved */
@@ -42,7 +46,7 @@ void heatmap_set_name(struct heatmap *h, const char *name);
  * "X @ W_q"), else its title, else its expression cut with "…". */
 void heatmap_set_show_name(struct heatmap *h, const struct show *s);
 /* The matrix a loop trace (view/looptrace.h) is filling, as it is now, on
- * the given scale: cells not yet reached are NaN, and nan_blank is set. */
+ * the given scale: cells not yet reached are CELL_BLANK (blank is set). */
 struct looptrace;
 void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum scale_kind scale);
 
@@ -73,7 +77,8 @@ bool heatmap_number_format(const struct heatmap *h, int width, struct heatmap_nu
 /* v in f ("0.996", "-2.10"), without padding; the exact value is the
  * inspector's (view/inspect.h). */
 void heatmap_format_value(const struct heatmap_numfmt *f, double v, char *out, size_t size);
-/* A cell's text in f, right-aligned in width; masked cells read "-inf". */
+/* A cell's text in f, right-aligned in width; masked cells read "-inf", NaN
+ * "nan", blank ones nothing. */
 void heatmap_cell_text(const struct heatmap *h, int r, int c, const struct heatmap_numfmt *f, int width, char *out,
 		       size_t size);
 
@@ -124,7 +129,8 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 /* The legend text, named by h->name: "X: -2.1 … 0 … 3.6 (blue negative,
  * orange positive)" for a diverging scale, "W: 0 … 1 (pale to deep blue)"
  * for a sequential one, "S ×1e6: ..." when the cells are scaled (f, which
- * may be NULL, is their format), "· = masked (-inf)" when cells are masked;
+ * may be NULL, is their format), "· = masked (-inf)" when cells are masked,
+ * "? = nan" when a cell is not a number (named magenta where mode has colour);
  * fitted to width. Colours are named only as mode draws them (none for
  * COLOR_NONE); shades says that ░▒▓█ are drawn (their meaning is then
  * named). */

@@ -509,6 +509,17 @@ static void explain_matmul(struct insp *x, const struct tensor *t, const struct 
 	strbuf_puts(&x->line, "= ");
 	val(&x->line, t, v);
 	end_line(x);
+	int64_t nan_a = 0;
+	for (int64_t p = 0; p < P.k; p++)
+		nan_a += isnan(prod_a(&P, p)) != 0;
+	if (isnan(v) && weights && P.k > 0 && nan_a == P.k) {
+		strbuf_puts(&x->line, "the weights of this row are nan: every score of its softmax row is -inf (a "
+			    "fully masked row), exp gives 0 for each and 0/0 is nan, so this output is nan, as in torch");
+		end_note(x);
+	} else if (isnan(v) && nan_a + (P.k > 0) > 0) {
+		strbuf_puts(&x->line, "a nan among the terms makes the whole sum nan");
+		end_note(x);
+	}
 	if (!agrees(prod_sum(&P), v))
 		stale_note(x, name, idx, t->ndim);
 }
@@ -743,7 +754,10 @@ static void explain_softmax(struct insp *x, const struct tensor *t, const struct
 		masked += isinf(s) && s < 0;
 	}
 	if (isinf(R.max) && R.max < 0) {
-		strbuf_puts(&x->line, "= 0: every entry here is -inf (masked); qkv gives 0, torch gives nan");
+		strbuf_puts(&x->line, "= 0 / 0 = nan");
+		end_line(x);
+		strbuf_puts(&x->line, "every score in this row is -inf (a fully masked row): exp gives 0 for each, "
+			    "so the sum is 0 and 0/0 is nan (not a number), as in torch");
 		end_note(x);
 		return;
 	}
@@ -756,7 +770,11 @@ static void explain_softmax(struct insp *x, const struct tensor *t, const struct
 	strbuf_puts(&x->line, ") = ");
 	val(&x->line, t, v);
 	end_line(x);
-	if (isinf(self) && self < 0) {
+	if (isnan(v) && (isnan(R.max) || isinf(R.max))) {
+		strbuf_puts(&x->line, isnan(R.max) ? "a nan in this row makes every weight of the row nan"
+						   : "a +inf in this row makes every weight nan: inf - inf is nan");
+		end_note(x);
+	} else if (isinf(self) && self < 0) {
 		strbuf_puts(&x->line, "this entry is -inf (masked): exp(-inf) = 0, so its weight is 0");
 		end_note(x);
 	} else if (masked > 0) {
@@ -822,7 +840,8 @@ static void attn_weights(struct attn *A, const struct derivation *d)
 	}
 	double sum = 0;
 	for (int64_t j = 0; j < A->tk; j++) {
-		A->w[j] = isinf(max) ? 0 : exp(A->w[j] - max);
+		/* every key hidden: 0/0, nan as torch gives */
+		A->w[j] = isinf(max) && max < 0 ? NAN : exp(A->w[j] - max);
 		sum += A->w[j];
 	}
 	for (int64_t j = 0; j < A->tk && sum > 0; j++)
@@ -909,6 +928,15 @@ static void explain_attention(struct insp *x, const struct tensor *t, const stru
 	strbuf_puts(&x->line, "= ");
 	val(&x->line, t, v);
 	end_line(x);
+	bool blind = A.tk > 0;	/* every key hidden from query i */
+	for (int64_t j = 0; j < A.tk && blind; j++)
+		blind = isnan(A.w[j]);
+	if (blind) {
+		strbuf_printf(&x->line, "every key is hidden from query %lld (a fully masked row): every score is "
+			      "-inf, exp gives 0 for each, and 0/0 is nan (not a number), so its weights and this "
+			      "output are nan, as in torch", (long long)A.i);
+		end_note(x);
+	}
 	if (!agrees(r, v))
 		stale_note(x, name, idx, nd);
 	if (w != wbuf)

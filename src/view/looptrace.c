@@ -237,7 +237,7 @@ static int64_t rowsoft_init(struct rowsoft *sm, const double *x, int64_t rows, i
 			if (row[j] > max || row[j] != row[j])
 				max = row[j];
 		sm->max[r] = max;
-		/* a row of -inf only: one more iteration zeroes it */
+		/* a row of -inf only: one more iteration fills it with nan (0/0) */
 		if (max == -INFINITY) {
 			sm->sum[r] = 0;
 			sm->any_zero_row = true;
@@ -294,7 +294,7 @@ static double rowsoft_exp(const struct rowsoft *sm, int64_t r, int64_t j)
 static double rowsoft_weight(const struct rowsoft *sm, int64_t r, int64_t j)
 {
 	if (sm->max[r] == -INFINITY)
-		return 0.0;
+		return NAN;	/* every exp is 0: 0/0, as torch gives */
 	return rowsoft_exp(sm, r, j) / sm->sum[r];
 }
 
@@ -312,7 +312,7 @@ static void rowsoft_cell(const struct rowsoft *sm, struct step s, int64_t idx, d
 		*v = x;
 		*st = j <= s.c ? 1 : 0;
 	} else if (s.kind == ST_ZERO) {
-		*v = 0.0;
+		*v = NAN;
 		*st = 2;
 	} else if (s.kind == ST_EXP) {
 		*v = j <= s.c ? rowsoft_exp(sm, r, j) : x;
@@ -335,7 +335,7 @@ static void rowsoft_code(struct looptrace *lt, const char *y, const char *r, boo
 	lt->ln.max = add_line(lt, "        if %s[%s, j] > max: max = %s[%s, j]", y, r, y, r);
 	if (sm->any_zero_row) {
 		lt->ln.if_zero = add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = add_line(lt, "        %s[%s] = 0  # every weight is 0", y, r);
+		lt->ln.zero = add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
 		lt->ln.zskip = add_line(lt, "        continue");
 	}
 	if (comments)
@@ -1054,8 +1054,8 @@ static void explain_softmax(const struct looptrace *lt, struct step s, char *buf
 		return;
 	}
 	case ST_ZERO:
-		utf8_snprintf(buf, size, "max = -inf: every entry of row %lld is -inf, nothing to attend to, so %s[%lld] = 0", r,
-			 y, r);
+		utf8_snprintf(buf, size, "max = -inf: every entry of row %lld is -inf, nothing to attend to: every exp is 0 "
+			      "and 0/0 is nan, so %s[%lld] = nan, as in torch", r, y, r);
 		return;
 	case ST_EXP: {
 		double sum = 0.0;

@@ -80,6 +80,11 @@ struct rgb palette_rgb(enum scale_kind scale, double pos)
 	return c;
 }
 
+struct rgb palette_nan_rgb(void)
+{
+	return (struct rgb){ 200, 40, 200 };
+}
+
 /* An sRGB channel (0..255) in linear light, 0..1. */
 static double linear_channel(uint8_t v)
 {

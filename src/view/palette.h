@@ -20,6 +20,9 @@ struct rgb {
 
 /* The colour of position pos (0..1, as heatmap_position gives) on a scale. */
 struct rgb palette_rgb(enum scale_kind scale, double pos);
+/* The colour of a NaN cell (a fully masked row's 0/0): magenta, on neither
+ * scale, and its own colour among the 8 ANSI ones too. */
+struct rgb palette_nan_rgb(void);
 /* Black or white, whichever reads better on bg. */
 struct rgb palette_text_on(struct rgb bg);
 /* The nearest colour of the xterm 256-colour cube/grey ramp (16..255). */

@@ -34,7 +34,7 @@ void dir_make_temp(char *buf, size_t size, const char *prefix);
 void dir_remove(const char *dir);
 
 /* Compares printed output: everything but numbers must be equal (", grad_fn=<...>"
- * is ignored: qkv keeps no gradients); each number may differ from the
+ * included: qkv prints it as torch does); each number may differ from the
  * expected one by one unit in its last printed digit, or by f32_rel relative
  * (for float32 values printed with Python's 17 digits). On a mismatch, fills
  * why with the line and both texts. When prefix is true, got may go on after

@@ -478,7 +478,7 @@ static void *softmax_input(const struct dtype *t, int64_t rows, int64_t cols)
 
 /* softmax of one rows x cols input: simd against loops, then what the loops
  * define row by row: a row with a NaN or a +inf is all NaN, an all -inf row
- * is all +0, any other row has exact zeros where the input is -inf and sums
+ * is all NaN too (0/0, as torch gives), any other row has exact zeros where the input is -inf and sums
  * to 1. In place gives the same bits. */
 static void check_softmax(const struct dtype *t, int64_t rows, int64_t cols)
 {
@@ -507,9 +507,9 @@ static void check_softmax(const struct dtype *t, int64_t rows, int64_t cols)
 			int64_t i = r * cols + j;
 			double xi = get(t, x, i), yi = get(t, got, i);
 			const char *rule = special && !isnan(yi) ? "a row with NaN or +inf should be all NaN" :
-					   !special && all_ninf && (yi != 0 || signbit(yi)) ?
-					   "an all -inf row should be all +0" :
-					   !special && xi == -INFINITY && yi != 0 ? "a -inf score should have weight 0" :
+					   !special && all_ninf && !isnan(yi) ? "an all -inf row should be all NaN" :
+					   !special && !all_ninf && xi == -INFINITY && yi != 0 ?
+					   "a -inf score should have weight 0" :
 					   NULL;
 			sum += yi;
 			if (rule != NULL) {
@@ -574,23 +574,24 @@ static void kcheck_softmax_rows_should_sum_to_one(void)
 	}
 }
 
-/* all -inf rows of every width up to 19 give +0, both variants */
-static void kcheck_softmax_of_an_all_minus_inf_row_should_be_zeros(void)
+/* all -inf rows of every width up to 19 give NaN (every exp is 0: 0/0), as
+ * torch does, both variants */
+static void kcheck_softmax_of_an_all_minus_inf_row_should_be_nan(void)
 {
 	for (int i = 0; i < 2; i++) {
 		const struct dtype *t = dtypes[i];
-		void *x = buf_fill(t, 19, -INFINITY), *y = buf_fill(t, 19, NAN);
+		void *x = buf_fill(t, 19, -INFINITY), *y = buf_fill(t, 19, 0);
 		for (int simd = 0; simd < 2; simd++) {
 			int64_t bad = -1, bad_cols = 0;
 			for (int64_t cols = 1; cols <= 19 && bad < 0; cols++) {
 				for (int64_t j = 0; j < cols; j++)
-					put(t, y, j, NAN);
+					put(t, y, j, 0);
 				run_softmax(t, simd, y, x, 1, cols);
 				for (int64_t j = 0; j < cols && bad < 0; j++)
-					if (get(t, y, j) != 0 || signbit(get(t, y, j)))
+					if (!isnan(get(t, y, j)))
 						bad = j, bad_cols = cols;
 			}
-			check(bad < 0, "%s softmax_rows %s of an all -inf row, cols=%lld: y[%lld] = %g, want +0", t->name,
+			check(bad < 0, "%s softmax_rows %s of an all -inf row, cols=%lld: y[%lld] = %g, want NaN", t->name,
 			      simd ? "simd" : "loops", (long long)bad_cols, (long long)bad, bad < 0 ? 0 : get(t, y, bad));
 		}
 		free(x), free(y);
@@ -670,7 +671,7 @@ static bool is_hidden(const uint8_t *mask, bool causal, int64_t i, int64_t j, in
 
 /* One check: every key hidden from a query (in the future when causal, or
  * masked) has weight exactly 0 in w (when not NULL), and a query that sees
- * no key at all has an out row of zeros. */
+ * no key at all has weights and an out row of NaN (0/0, as torch gives). */
 static void expect_hidden_ignored(const struct dtype *t, const char *what, const char *variant,
 				  const void *out, const void *w, const uint8_t *mask, bool causal,
 				  int64_t tq, int64_t tk, int64_t dv)
@@ -679,20 +680,20 @@ static void expect_hidden_ignored(const struct dtype *t, const char *what, const
 	bool ok = true;
 
 	for (int64_t i = 0; i < tq && ok; i++) {
-		bool blind = true;
-		for (int64_t j = 0; j < tk && ok; j++) {
-			if (!is_hidden(mask, causal, i, j, tk)) {
-				blind = false;
-				continue;
-			}
-			if (w != NULL && get(t, w, i * tk + j) != 0) {
+		bool blind = true;	/* every key hidden from query i */
+		for (int64_t j = 0; j < tk && blind; j++)
+			blind = is_hidden(mask, causal, i, j, tk);
+		for (int64_t j = 0; j < tk && ok && w != NULL; j++) {
+			double wij = get(t, w, i * tk + j);
+			if (blind ? !isnan(wij) : is_hidden(mask, causal, i, j, tk) && wij != 0) {
 				ok = false;
-				snprintf(why, sizeof why, "hidden key: weights[%lld][%lld] = %g", (long long)i,
-					 (long long)j, get(t, w, i * tk + j));
+				snprintf(why, sizeof why, "%s: weights[%lld][%lld] = %g",
+					 blind ? "query sees no key, want NaN" : "hidden key", (long long)i, (long long)j,
+					 wij);
 			}
 		}
-		for (int64_t c = 0; c < dv && ok && blind; c++)
-			if (get(t, out, i * dv + c) != 0) {
+		for (int64_t c = 0; c < dv && ok && blind && tk > 0; c++)
+			if (!isnan(get(t, out, i * dv + c))) {
 				ok = false;
 				snprintf(why, sizeof why, "query %lld sees no key, out[%lld][%lld] = %g", (long long)i,
 					 (long long)i, (long long)c, get(t, out, i * dv + c));
@@ -713,7 +714,7 @@ static void expect_hidden_ignored(const struct dtype *t, const char *what, const
  *     online softmax at every size): out agrees with the loops;
  *   weights NULL as the program calls it: the same bits as with weights for
  *     a head of at most 4096 scores, as the fused call above that.
- * Hidden keys weigh exactly 0 and blind queries give zero rows in all. */
+ * Hidden keys weigh exactly 0 and blind queries give NaN rows in all. */
 static void check_attention(const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
 			    enum mask_kind kind)
 {
@@ -787,6 +788,110 @@ static void run_attention_heads(const struct dtype *t, void *out, void *weights,
 	else
 		attention_heads_f32_simd(out, weights, q, k, v, mask, causal, (float)scale, nbatch, tq, tk, d, dv);
 }
+
+/* ---- special rows against torch 1.13 (tests/ref/softmax_refs.py) ---------------------- */
+
+#include "../ref/softmax_refs.inc"
+
+/* One check: got agrees with torch's ref over n elements: NaN exactly where
+ * torch has NaN, equal infinities, numbers within the type's tolerance. */
+static void expect_torch(const struct dtype *t, const char *what, const void *got, const void *ref, int64_t n)
+{
+	int64_t at = -1;
+	double worst = 0;
+	for (int64_t i = 0; i < n; i++) {
+		double e = err_of(get(t, got, i), get(t, ref, i));
+		if (e > worst || (at < 0 && e > 0)) {
+			worst = e;
+			at = i;
+		}
+	}
+	check(worst <= t->tol, "%s %s: [%lld] = %.*g, torch %.*g (err %.3g > %g)", t->name, what, (long long)at,
+	      t->digits, at < 0 ? 0 : get(t, got, at), t->digits, at < 0 ? 0 : get(t, ref, at), worst, t->tol);
+}
+
+/* The reference rows (-inf entries, all -inf, +inf, NaN, huge values) give
+ * torch's softmax in both variants: an all -inf row is NaN, as torch has it */
+static void kcheck_softmax_should_match_torch_on_special_rows(void)
+{
+	enum { N = REF_SOFTMAX_ROWS * REF_SOFTMAX_COLS };
+	for (int i = 0; i < 2; i++) {
+		const struct dtype *t = dtypes[i];
+		void *x = buf_fill(t, N, 0), *y = buf_fill(t, N, 0);
+		for (int j = 0; j < N; j++)
+			put(t, x, j, ref_softmax_in[j]);
+		for (int simd = 0; simd < 2; simd++) {
+			run_softmax(t, simd, y, x, REF_SOFTMAX_ROWS, REF_SOFTMAX_COLS);
+			expect_torch(t, simd ? "softmax_rows simd" : "softmax_rows loops", y,
+				     t->f64 ? (const void *)ref_softmax_f64 : (const void *)ref_softmax_f32, N);
+		}
+		free(x), free(y);
+	}
+}
+
+/* A masked head whose query 1 sees no key (weights and out row NaN, as
+ * torch), and two heads of 70 tokens (fused tiles) whose query 7 sees none:
+ * torch's numbers in the loops, the simd kernel with weights, without, and
+ * through attention_heads */
+static void kcheck_masked_attention_should_match_torch(void)
+{
+	enum { H = REF_ATT_HEADS, T = REF_ATT_T, D = REF_ATT_D };
+	uint8_t small_mask[15] = { 0 }, *mask = xmalloc(T * T);
+	memset(small_mask + 5, 1, 5);
+	small_mask[3] = 1;
+	for (int i = 0; i < T; i++)
+		for (int j = 0; j < T; j++)
+			mask[i * T + j] = i == 7 || (3 * i + 5 * j) % 7 == 0;
+	for (int ti = 0; ti < 2; ti++) {
+		const struct dtype *t = dtypes[ti];
+		void *q = buf_fill(t, 12, 0), *k = buf_fill(t, 20, 0), *v = buf_fill(t, 10, 0);
+		void *w = buf_fill(t, 15, 0), *out = buf_fill(t, 6, 0);
+		for (int j = 0; j < 12; j++)
+			put(t, q, j, j / 7.0);
+		for (int j = 0; j < 20; j++)
+			put(t, k, j, (20 - j) / 9.0);
+		for (int j = 0; j < 10; j++)
+			put(t, v, j, j);
+		for (int var = 0; var < 3; var++) {
+			static const char *const names[] = { "attention loops", "attention simd", "attention simd fused" };
+			kernel_set_attention_small(var == 2 ? 0 : -1);
+			run_attention(t, var > 0, out, var == 2 ? NULL : w, q, k, v, small_mask, false, 0.5, 3, 5, 4, 2);
+			kernel_set_attention_small(-1);
+			if (var < 2)
+				expect_torch(t, names[var], w, t->f64 ? (const void *)ref_att_small_w_f64 :
+								 (const void *)ref_att_small_w_f32, 15);
+			expect_torch(t, names[var], out, t->f64 ? (const void *)ref_att_small_out_f64 :
+								   (const void *)ref_att_small_out_f32, 6);
+		}
+		free(q), free(k), free(v), free(w), free(out);
+
+		int64_t n = H * T * D;
+		void *qb = buf_fill(t, n, 0), *kb = buf_fill(t, n, 0), *vb = buf_fill(t, n, 0);
+		void *ob = buf_fill(t, n, 0), *wb = buf_fill(t, T * T, 0), *wbh = buf_fill(t, H * T * T, 0);
+		uint8_t *masks = xmalloc(H * T * T);
+		for (int64_t j = 0; j < n; j++) {
+			put(t, qb, j, sin(0.37 * (double)j));
+			put(t, kb, j, cos(0.21 * (double)j));
+			put(t, vb, j, sin(0.13 * (double)j + 1));
+		}
+		for (int h = 0; h < H; h++)
+			memcpy(masks + h * T * T, mask, T * T);
+		const void *ref = t->f64 ? (const void *)ref_att_heads_out_f64 : (const void *)ref_att_heads_out_f32;
+		for (int h = 0; h < H; h++) {
+			size_t off = (size_t)(h * T * D) * t->size;
+			run_attention(t, false, (char *)ob + off, wb, (char *)qb + off, (char *)kb + off, (char *)vb + off,
+				      mask, false, 0.5, T, T, D, D);
+		}
+		expect_torch(t, "two heads of 70, loops", ob, ref, n);
+		run_attention_heads(t, ob, NULL, qb, kb, vb, masks, false, 0.5, H, T, T, D, D);
+		expect_torch(t, "two heads of 70, attention_heads fused", ob, ref, n);
+		run_attention_heads(t, ob, wbh, qb, kb, vb, masks, false, 0.5, H, T, T, D, D);
+		expect_torch(t, "two heads of 70, attention_heads with weights", ob, ref, n);
+		free(qb), free(kb), free(vb), free(ob), free(wb), free(wbh), free(masks);
+	}
+	free(mask);
+}
+
 
 /* nbatch heads through attention_heads_*_simd, each with its own mask rows:
  * with and without weights every head agrees with the loops; on 2 and 7
@@ -916,48 +1021,53 @@ static void kcheck_attention_of_a_small_head_without_weights_should_round_as_wit
 	free(q), free(k), free(v);
 }
 
-/* query 1 may see no key: its weights and its out row are zeros, in the
- * loops, the simd kernel and the fused one; row 0 sums to 1 */
-static void kcheck_attention_fully_masked_row_should_give_zero_weights_and_output(void)
+/* query 1 may see no key: its weights and its out row are NaN (0/0, as in
+ * torch), in the loops, the simd kernel and the fused one, f32 and f64;
+ * rows 0 and 2 are numbers, row 0 sums to 1 */
+static void kcheck_attention_fully_masked_row_should_give_nan_weights_and_output(void)
 {
 	static const char *const variants[] = { "loops", "simd", "fused" };
-	float q[3 * 4], k[5 * 4], v[5 * 2], out[3 * 2], w[3 * 5];
 	uint8_t mask[3 * 5] = { 0 };
 
-	for (int i = 0; i < 12; i++)
-		q[i] = (float)i / 7;
-	for (int i = 0; i < 20; i++)
-		k[i] = (float)(20 - i) / 9;
-	for (int i = 0; i < 10; i++)
-		v[i] = (float)i;
 	memset(mask + 5, 1, 5);
-	for (int var = 0; var < 3; var++) {
-		memset(out, 0x7f, sizeof out);
-		memset(w, 0x7f, sizeof w);
-		if (var == 0) {
-			attention_f32_loops(out, w, q, k, v, mask, false, 0.5f, 3, 5, 4, 2);
-		} else if (var == 1) {
-			attention_f32_simd(out, w, q, k, v, mask, false, 0.5f, 3, 5, 4, 2);
-		} else {
-			kernel_set_attention_small(0);
-			attention_f32_simd(out, NULL, q, k, v, mask, false, 0.5f, 3, 5, 4, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct dtype *t = dtypes[i];
+		void *q = buf_fill(t, 3 * 4, 0), *k = buf_fill(t, 5 * 4, 0), *v = buf_fill(t, 5 * 2, 0);
+		void *out = buf_fill(t, 3 * 2, 0), *w = buf_fill(t, 3 * 5, 0);
+		for (int j = 0; j < 12; j++)
+			put(t, q, j, (double)j / 7);
+		for (int j = 0; j < 20; j++)
+			put(t, k, j, (double)(20 - j) / 9);
+		for (int j = 0; j < 10; j++)
+			put(t, v, j, j);
+		for (int var = 0; var < 3; var++) {
+			for (int j = 0; j < 15; j++)
+				put(t, w, j, 7);
+			for (int j = 0; j < 6; j++)
+				put(t, out, j, 7);
+			kernel_set_attention_small(var == 2 ? 0 : -1);
+			run_attention(t, var > 0, out, var == 2 ? NULL : w, q, k, v, mask, false, 0.5, 3, 5, 4, 2);
 			kernel_set_attention_small(-1);
-		}
-		if (var < 2) {
-			double s = 0;
-			int bad = -1;
-			for (int j = 0; j < 5; j++) {
-				s += w[j];
-				if (bad < 0 && w[5 + j] != 0)
-					bad = j;
+			if (var < 2) {
+				double s = 0;
+				int bad = -1;
+				for (int j = 0; j < 5; j++) {
+					s += get(t, w, j);
+					if (bad < 0 && !isnan(get(t, w, 5 + j)))
+						bad = j;
+				}
+				check(bad < 0, "%s attention %s, query 1 fully masked: weights[1][%d] = %g, want NaN",
+				      t->name, variants[var], bad, bad < 0 ? 0 : get(t, w, 5 + bad));
+				check(fabs(s - 1) < 1e-6, "%s attention %s, fully masked query 1: row 0 sums to %.9g",
+				      t->name, variants[var], s);
 			}
-			check(bad < 0, "f32 attention %s, query 1 fully masked: weights[1][%d] = %g, want 0", variants[var],
-			      bad, bad < 0 ? 0 : w[5 + bad]);
-			check(fabs(s - 1) < 1e-6, "f32 attention %s, fully masked query 1: row 0 sums to %.9g", variants[var],
-			      s);
+			check(isnan(get(t, out, 2)) && isnan(get(t, out, 3)) && !isnan(get(t, out, 0)) &&
+			      !isnan(get(t, out, 5)),
+			      "%s attention %s, query 1 fully masked: out = %g %g / %g %g / %g %g, want NaN in row 1 only",
+			      t->name, variants[var], get(t, out, 0), get(t, out, 1), get(t, out, 2), get(t, out, 3),
+			      get(t, out, 4), get(t, out, 5));
 		}
-		check(out[2] == 0 && out[3] == 0, "f32 attention %s, query 1 fully masked: out row 1 = %g %g, want 0 0",
-		      variants[var], out[2], out[3]);
+		free(q), free(k), free(v), free(out), free(w);
 	}
 }
 

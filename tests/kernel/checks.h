@@ -23,18 +23,20 @@
 	X(softmax_simd_should_match_loops_f32, true) \
 	X(softmax_simd_should_match_loops_f64, true) \
 	X(softmax_rows_should_sum_to_one, true) \
-	X(softmax_of_an_all_minus_inf_row_should_be_zeros, true) \
+	X(softmax_of_an_all_minus_inf_row_should_be_nan, true) \
 	X(softmax_with_plus_inf_or_nan_should_give_a_nan_row, true) \
 	X(softmax_should_not_overflow_on_large_scores, true) \
+	X(softmax_should_match_torch_on_special_rows, true) \
 	X(attention_simd_should_match_loops_f32, true) \
 	X(attention_simd_should_match_loops_f64, true) \
 	X(attention_simd_should_match_loops_when_dv_differs_from_d, true) \
 	X(attention_fused_should_match_loops_past_its_tile_sizes, true) \
 	X(attention_of_a_small_head_without_weights_should_round_as_with_them, true) \
-	X(attention_fully_masked_row_should_give_zero_weights_and_output, true) \
+	X(attention_fully_masked_row_should_give_nan_weights_and_output, true) \
 	X(attention_causal_first_query_should_copy_the_first_value, true) \
 	X(attention_heads_should_give_the_same_bits_on_any_number_of_threads, true) \
 	X(attention_heads_should_match_loops_with_masks_and_threads, true) \
+	X(masked_attention_should_match_torch, true) \
 	X(strided_attention_should_give_the_bits_of_gathered_heads, false) \
 	X(the_scalar_path_should_match_loops_fused_or_not, false) \
 	X(exp_f32_simd_should_be_within_one_ulp_of_expf, true) \

@@ -13,35 +13,17 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cemit  # noqa: E402
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rng_refs.inc")
 
 lines = []
 
 
-def c_float(v, suffix):
-    s = ("%.9g" if suffix == "f" else "%.17g") % v
-    if not any(ch in s for ch in ".en"):
-        s += ".0"
-    return s + suffix
-
-
 def emit(ctype, name, values, comment):
     """One C array; values is any flat iterable."""
-    values = list(values)
-    if ctype == "float":
-        vals = [c_float(float(np.float32(v)), "f") for v in values]
-    elif ctype == "double":
-        vals = [c_float(float(v), "") for v in values]
-    elif ctype == "int64_t":
-        vals = ["INT64_C(%d)" % int(v) for v in values]
-    else:  # uint8_t, uint32_t
-        vals = ["%du" % int(v) for v in values]
-    lines.append("/* %s */" % comment)
-    lines.append("static const %s %s[%d] = {" % (ctype, name, len(vals)))
-    for i in range(0, len(vals), 4):
-        lines.append("\t" + ", ".join(vals[i:i + 4]) + ",")
-    lines.append("};")
-    lines.append("")
+    cemit.emit(lines, ctype, name, values, comment)
 
 
 def flat(t):

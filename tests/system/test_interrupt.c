@@ -139,15 +139,15 @@ static void ended_normally(void)
 
 Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini = stop, .timeout = 240)
 {
-	/* lesson 03's last step, 15: the GPT-2 timing, seconds of work */
-	start("self-attention-classes --step 15");
+	/* lesson 03's last step, 17: the GPT-2 timing, seconds of work */
+	start("self-attention-classes --step 17");
 	char *s = wait_moving("Running '");
 	cr_assert(strstr(s, "Running '"), "the timing did not start: %s", s);
 	free(s);
 	keys("C-c");
 	s = wait_long("cancelled");
 	cr_assert(strstr(s, "Cancelled (Ctrl-C)"), "%s", s);
-	cr_assert(strstr(s, "step 15/15"), "not on the timing's step: %s", s);
+	cr_assert(strstr(s, "step 17/17"), "not on the timing's step: %s", s);
 	cr_assert(strstr(s, "one after another") && strstr(s, "cancelled"), "the timing does not say cancelled: %s",
 		  s);
 	cr_assert(!strstr(s, " ms  "), "a time was shown for a cancelled entry: %s", s);
@@ -167,8 +167,8 @@ Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini 
 
 	/* the lesson goes on: the step before still shows its view */
 	keys("Left");
-	s = wait_long("step 14/15");
-	cr_assert(strstr(s, "step 14/15"), "%s", s);
+	s = wait_long("step 16/17");
+	cr_assert(strstr(s, "step 16/17"), "%s", s);
 	free(s);
 	keys("q");
 	ended_normally();

@@ -39,7 +39,9 @@ static void assert_matrix(const struct looptrace *lt, const struct tensor *want,
 	for (int i = 0; i < rows * cols; i++) {
 		double w = tensor_get(want, i);
 		cr_assert_eq(st[i], 2, "cell %d not done", i);
-		if (isinf(w))
+		if (isnan(w))
+			cr_assert(isnan(v[i]), "cell %d: %g, want nan", i, v[i]);
+		else if (isinf(w))
 			cr_assert_eq(v[i], w, "cell %d: %g, want %g", i, v[i], w);
 		else
 			cr_assert(fabs(v[i] - w) <= tol, "cell %d: %.9g, want %.9g", i, v[i], w);
@@ -471,20 +473,20 @@ Test(looptrace, each_softmax_pass_should_mark_the_cells_it_reached)
 #define MASKED_ROW_SRC "X = torch.tensor([[1.0, 2.0], [float('-inf'), float('-inf')], [0.0, 3.0]]); " \
 		       "W = torch.softmax(X, dim=-1)"
 
-Test(looptrace, a_row_of_minus_inf_only_should_become_zeros_in_one_iteration)
+Test(looptrace, a_row_of_minus_inf_only_should_become_nan_in_one_iteration)
 {
 	struct interp *I = session(MASKED_ROW_SRC);
 	struct looptrace *lt = looptrace_softmax(var(I, "X"));
-	cr_assert_eq(looptrace_total(lt), 6 + 3 + 6, "the masked row: 2 max steps and the zeroing");
+	cr_assert_eq(looptrace_total(lt), 6 + 3 + 6, "the masked row: 2 max steps and the nan");
 	cr_assert(code_has(lt, "if max == float('-inf'):"));
 	looptrace_seek(lt, 6 + 3);
 	int rows, cols, first, last, r, c;
 	const double *v;
 	const uint8_t *st;
 	looptrace_matrix(lt, &rows, &cols, &v, &st);
-	cr_assert(st[2] == 2 && st[3] == 2 && v[2] == 0 && v[3] == 0);
+	cr_assert(st[2] == 2 && st[3] == 2 && isnan(v[2]) && isnan(v[3]), "0/0, as torch gives");
 	cr_assert(st[4] == 0 && st[5] == 0 && v[4] == 0.0 && v[5] == 3.0, "row 2 not reached");
-	cr_assert_str_eq(current_text(lt), "        y[r] = 0  # every weight is 0");
+	cr_assert_str_eq(current_text(lt), "        y[r] = float('nan')  # 0/0: every exp is 0");
 	looptrace_current_span(lt, &first, &last);
 	cr_assert_str_eq(line(lt, first), "    if max == float('-inf'):  # a row of -inf only");
 	cr_assert_str_eq(line(lt, last), "        continue");
@@ -640,7 +642,7 @@ static struct looptrace *make_masked(struct interp *I)
 	return looptrace_attention(var(I, "Q"), var(I, "K"), var(I, "V"), var(I, "M"), false, 1.0);
 }
 
-Test(looptrace, a_mask_should_hide_keys_and_a_fully_masked_query_should_get_zeros)
+Test(looptrace, a_mask_should_hide_keys_and_a_fully_masked_query_should_get_nan)
 {
 	struct interp *I = session(MASK_SRC);
 	struct looptrace *lt = make_masked(I);
@@ -648,7 +650,7 @@ Test(looptrace, a_mask_should_hide_keys_and_a_fully_masked_query_should_get_zero
 	cr_assert(code_has(lt, "        if mask[q_idx, k_idx]:"));
 	cr_assert(code_has(lt, "        att[q_idx, k_idx] = torch.dot(q, k)"));
 	cr_assert_not(code_has(lt, "scale"));
-	cr_assert(code_has(lt, "        att[row] = 0  # every weight is 0"));
+	cr_assert(code_has(lt, "        att[row] = float('nan')  # 0/0: every exp is 0"));
 	cr_assert_eq(looptrace_total(lt), 9 + (9 + 4 + 9) + 9);
 	int64_t first, last;
 	looptrace_seek(lt, 10);
@@ -663,11 +665,11 @@ Test(looptrace, a_mask_should_hide_keys_and_a_fully_masked_query_should_get_zero
 	const double *v;
 	const uint8_t *st;
 	looptrace_matrix(lt, &rows, &cols, &v, &st);
-	cr_assert(v[1] == 0 && v[3] == 0 && v[4] == 0 && v[5] == 0 && v[8] == 0);
+	cr_assert(v[1] == 0 && isnan(v[3]) && isnan(v[4]) && isnan(v[5]) && v[8] == 0);
 	assert_result(lt, var(I, "O"), 3, 4, 1e-5);
 	looptrace_matrix(lt, &rows, &cols, &v, &st);
 	for (int c = 0; c < 4; c++)
-		cr_assert_eq(v[4 + c], 0.0, "query 1 sees nothing: its output is 0");
+		cr_assert(isnan(v[4 + c]), "query 1 sees nothing: its output is nan, as in torch");
 	looptrace_free(lt);
 	interp_free(I);
 }
@@ -956,19 +958,19 @@ Test(looptrace, the_heatmap_of_a_trace_should_leave_cells_not_reached_blank)
 	looptrace_seek(lt, 4 * 2 + 1);	/* (0, 0) and (0, 1) done, (0, 2) begun */
 	struct heatmap h;
 	heatmap_build_trace(&h, lt, SCALE_DIVERGING);
-	cr_assert(h.nan_blank);
+	cr_assert(h.blank);
 	cr_assert(h.rows == 3 && h.cols == 5);
 	for (int i = 0; i < 15; i++) {
 		int r = i / 5, c = i % 5;
 		if (i <= 2)
 			cr_assert_eq(heatmap_cell_kind(&h, r, c), CELL_VALUE, "cell %d", i);
 		else
-			cr_assert_eq(heatmap_cell_kind(&h, r, c), CELL_NAN, "cell %d", i);
+			cr_assert_eq(heatmap_cell_kind(&h, r, c), CELL_BLANK, "cell %d", i);
 	}
 	heatmap_free(&h);
 	/* a tensor's own NaN is a value to show */
 	heatmap_build(&h, var(I, "A"), NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
-	cr_assert(!h.nan_blank);
+	cr_assert(!h.blank);
 	heatmap_free(&h);
 	looptrace_free(lt);
 	interp_free(I);

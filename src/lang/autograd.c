@@ -1,0 +1,773 @@
+/* autograd.c: which backward node torch 1.13 attaches to each result, from
+ * the operation, its arguments' grad state and torch.no_grad(), so results
+ * print as torch prints them. One rule per built-in function and tensor
+ * method (checked against tests/ref/grad_refs.py); called by methods.c's
+ * dispatcher and eval.c's operators. Computes no gradient, never prints. */
+#include "lang/autograd.h"
+#include "core/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char LEAF_MSG[] = "a leaf Variable that requires grad is being used in an in-place operation.";
+static const char LEAF_VIEW_MSG[] =
+	"a view of a leaf Variable that requires grad is being used in an in-place operation.";
+static const char NUMPY_MSG[] =
+	"Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.";
+static const char FLOAT_MSG[] = "Only Tensors of floating point and complex dtype can require gradients";
+
+enum rule_kind {
+	R_NONE,      /* the result never requires grad (creation, comparisons, numbers) */
+	R_CREATE,    /* R_NONE, and takes requires_grad= (torch.randn(2, requires_grad=True)) */
+	R_FN,        /* fn when an input requires grad */
+	R_VIEW,      /* R_FN, and the result is a view of the first input */
+	R_DIM,       /* fn, or fn2 when a dim is given (sum: SumBackward0 / SumBackward1) */
+	R_SAME,      /* the input itself when nothing changes (contiguous, float), else fn */
+	R_RESHAPE,   /* a view (ReshapeAliasBackward0) or a copy (UnsafeViewBackward0) */
+	R_MATMUL,    /* by the operands' dimensions (MmBackward0, UnsafeViewBackward0, ...) */
+	R_LINEAR,    /* F.linear(input, weight, bias) */
+	R_DROPOUT,   /* MulBackward0 when it drops, else the input itself */
+	R_DETACH,    /* a new tensor that does not require grad */
+	R_PARAM,     /* nn.Parameter(data, requires_grad=True): a leaf */
+	R_INPLACE,   /* writes into self: refused on leaves that require grad */
+	R_NUMPY,     /* numpy sees the data: refused when a tensor requires grad */
+	R_UNBIND,    /* a list of the first dimension's items (list(x)) */
+	R_ATTENTION, /* F.scaled_dot_product_attention: as its last product */
+	R_SELF,      /* the function sets its receiver's state itself (requires_grad_), or makes
+	                no tensor of its own (enumerate, zip, getattr, torch.no_grad): as it is */
+};
+
+struct rule {
+	const char *name;
+	enum rule_kind kind;
+	const char *fn, *fn2;
+};
+
+/* Sorted by name (strcmp order; a test checks it). Tensor methods and
+ * attributes are "Tensor.NAME". torch 1.13 has no
+ * F.scaled_dot_product_attention: qkv gives it what its math form's last
+ * product (weights @ value) gets. */
+static const struct rule rules[] = {
+	{ "Tensor.T", R_VIEW, "PermuteBackward0", NULL },
+	{ "Tensor.__T", R_VIEW, "PermuteBackward0", NULL },
+	{ "Tensor.abs", R_FN, "AbsBackward0", NULL },
+	{ "Tensor.all", R_NONE, NULL, NULL },
+	{ "Tensor.amax", R_FN, "AmaxBackward0", NULL },
+	{ "Tensor.amin", R_FN, "AminBackward0", NULL },
+	{ "Tensor.any", R_NONE, NULL, NULL },
+	{ "Tensor.astype", R_NUMPY, NULL, NULL },
+	{ "Tensor.bool", R_SAME, "ToCopyBackward0", NULL },
+	{ "Tensor.clone", R_FN, "CloneBackward0", NULL },
+	{ "Tensor.contiguous", R_SAME, "CloneBackward0", NULL },
+	{ "Tensor.copy", R_FN, "CloneBackward0", NULL },
+	{ "Tensor.data", R_DETACH, NULL, NULL },
+	{ "Tensor.detach", R_DETACH, NULL, NULL },
+	{ "Tensor.dim", R_NONE, NULL, NULL },
+	{ "Tensor.dot", R_FN, "DotBackward0", NULL },
+	{ "Tensor.double", R_SAME, "ToCopyBackward0", NULL },
+	{ "Tensor.dtype", R_NONE, NULL, NULL },
+	{ "Tensor.exp", R_FN, "ExpBackward0", NULL },
+	{ "Tensor.fill_", R_INPLACE, "FillBackward2", NULL },
+	{ "Tensor.float", R_SAME, "ToCopyBackward0", NULL },
+	{ "Tensor.grad", R_NONE, NULL, NULL },
+	{ "Tensor.grad_fn", R_NONE, NULL, NULL },
+	{ "Tensor.is_contiguous", R_NONE, NULL, NULL },
+	{ "Tensor.is_leaf", R_NONE, NULL, NULL },
+	{ "Tensor.item", R_NONE, NULL, NULL },
+	{ "Tensor.log", R_FN, "LogBackward0", NULL },
+	{ "Tensor.long", R_SAME, "ToCopyBackward0", NULL },
+	{ "Tensor.mT", R_VIEW, "TransposeBackward0", NULL },
+	{ "Tensor.masked_fill", R_FN, "MaskedFillBackward0", NULL },
+	{ "Tensor.masked_fill_", R_INPLACE, "MaskedFillBackward0", NULL },
+	{ "Tensor.matmul", R_MATMUL, NULL, NULL },
+	{ "Tensor.max", R_FN, "MaxBackward1", NULL },
+	{ "Tensor.mean", R_DIM, "MeanBackward0", "MeanBackward1" },
+	{ "Tensor.min", R_FN, "MinBackward1", NULL },
+	{ "Tensor.ndim", R_NONE, NULL, NULL },
+	{ "Tensor.numel", R_NONE, NULL, NULL },
+	{ "Tensor.numpy", R_NUMPY, NULL, NULL },
+	{ "Tensor.permute", R_VIEW, "PermuteBackward0", NULL },
+	{ "Tensor.relu", R_FN, "ReluBackward0", NULL },
+	{ "Tensor.requires_grad", R_NONE, NULL, NULL },
+	{ "Tensor.requires_grad_", R_SELF, NULL, NULL },
+	{ "Tensor.reshape", R_RESHAPE, NULL, NULL },
+	{ "Tensor.shape", R_NONE, NULL, NULL },
+	{ "Tensor.size", R_NONE, NULL, NULL },
+	{ "Tensor.softmax", R_FN, "SoftmaxBackward0", NULL },
+	{ "Tensor.sqrt", R_FN, "SqrtBackward0", NULL },
+	{ "Tensor.squeeze", R_DIM, "SqueezeBackward0", "SqueezeBackward1" },
+	{ "Tensor.stride", R_NONE, NULL, NULL },
+	{ "Tensor.sum", R_DIM, "SumBackward0", "SumBackward1" },
+	{ "Tensor.t", R_VIEW, "TBackward0", NULL },
+	{ "Tensor.tanh", R_FN, "TanhBackward0", NULL },
+	{ "Tensor.to", R_SAME, "ToCopyBackward0", NULL },
+	{ "Tensor.tolist", R_NONE, NULL, NULL },
+	{ "Tensor.transpose", R_VIEW, "TransposeBackward0", NULL },
+	{ "Tensor.tril", R_FN, "TrilBackward0", NULL },
+	{ "Tensor.triu", R_FN, "TriuBackward0", NULL },
+	{ "Tensor.unsqueeze", R_VIEW, "UnsqueezeBackward0", NULL },
+	{ "Tensor.view", R_VIEW, "ViewBackward0", NULL },
+	{ "Tensor.zero_", R_INPLACE, "ZeroBackward0", NULL },
+	{ "builtins.abs", R_FN, "AbsBackward0", NULL },
+	{ "builtins.all", R_SELF, NULL, NULL },
+	{ "builtins.any", R_SELF, NULL, NULL },
+	{ "builtins.bool", R_NONE, NULL, NULL },
+	{ "builtins.callable", R_SELF, NULL, NULL },
+	{ "builtins.dict", R_SELF, NULL, NULL },
+	{ "builtins.divmod", R_SELF, NULL, NULL },
+	{ "builtins.enumerate", R_SELF, NULL, NULL },
+	{ "builtins.exit", R_NONE, NULL, NULL },
+	{ "builtins.filter", R_SELF, NULL, NULL },
+	{ "builtins.float", R_NONE, NULL, NULL },
+	{ "builtins.format", R_SELF, NULL, NULL },
+	{ "builtins.getattr", R_SELF, NULL, NULL },
+	{ "builtins.hasattr", R_SELF, NULL, NULL },
+	{ "builtins.int", R_NONE, NULL, NULL },
+	{ "builtins.isinstance", R_SELF, NULL, NULL },
+	{ "builtins.iter", R_SELF, NULL, NULL },
+	{ "builtins.len", R_NONE, NULL, NULL },
+	{ "builtins.list", R_UNBIND, "UnbindBackward0", NULL },
+	{ "builtins.map", R_SELF, NULL, NULL },
+	{ "builtins.max", R_FN, "UnbindBackward0", NULL },
+	{ "builtins.min", R_FN, "UnbindBackward0", NULL },
+	{ "builtins.next", R_SELF, NULL, NULL },
+	{ "builtins.object", R_SELF, NULL, NULL },
+	{ "builtins.print", R_NONE, NULL, NULL },
+	{ "builtins.quit", R_NONE, NULL, NULL },
+	{ "builtins.range", R_NONE, NULL, NULL },
+	{ "builtins.repr", R_NONE, NULL, NULL },
+	{ "builtins.reversed", R_SELF, NULL, NULL },
+	{ "builtins.round", R_NONE, NULL, NULL },
+	{ "builtins.set", R_SELF, NULL, NULL },
+	{ "builtins.setattr", R_SELF, NULL, NULL },
+	{ "builtins.sorted", R_SELF, NULL, NULL },
+	{ "builtins.str", R_NONE, NULL, NULL },
+	{ "builtins.sum", R_FN, "AddBackward0", NULL },
+	{ "builtins.super", R_SELF, NULL, NULL },
+	{ "builtins.tuple", R_UNBIND, "UnbindBackward0", NULL },
+	{ "builtins.type", R_SELF, NULL, NULL },
+	{ "builtins.zip", R_SELF, NULL, NULL },
+	{ "math.exp", R_NONE, NULL, NULL },
+	{ "math.log", R_NONE, NULL, NULL },
+	{ "math.sqrt", R_NONE, NULL, NULL },
+	{ "numpy.abs", R_NUMPY, NULL, NULL },
+	{ "numpy.allclose", R_NUMPY, NULL, NULL },
+	{ "numpy.amax", R_NUMPY, NULL, NULL },
+	{ "numpy.amin", R_NUMPY, NULL, NULL },
+	{ "numpy.arange", R_NUMPY, NULL, NULL },
+	{ "numpy.array", R_NUMPY, NULL, NULL },
+	{ "numpy.concatenate", R_NUMPY, NULL, NULL },
+	{ "numpy.dot", R_NUMPY, NULL, NULL },
+	{ "numpy.exp", R_NUMPY, NULL, NULL },
+	{ "numpy.eye", R_NUMPY, NULL, NULL },
+	{ "numpy.isclose", R_NUMPY, NULL, NULL },
+	{ "numpy.log", R_NUMPY, NULL, NULL },
+	{ "numpy.matmul", R_NUMPY, NULL, NULL },
+	{ "numpy.max", R_NUMPY, NULL, NULL },
+	{ "numpy.mean", R_NUMPY, NULL, NULL },
+	{ "numpy.min", R_NUMPY, NULL, NULL },
+	{ "numpy.ones", R_NUMPY, NULL, NULL },
+	{ "numpy.random.rand", R_NUMPY, NULL, NULL },
+	{ "numpy.random.randn", R_NUMPY, NULL, NULL },
+	{ "numpy.random.seed", R_NUMPY, NULL, NULL },
+	{ "numpy.sqrt", R_NUMPY, NULL, NULL },
+	{ "numpy.stack", R_NUMPY, NULL, NULL },
+	{ "numpy.sum", R_NUMPY, NULL, NULL },
+	{ "numpy.tanh", R_NUMPY, NULL, NULL },
+	{ "numpy.transpose", R_NUMPY, NULL, NULL },
+	{ "numpy.tril", R_NUMPY, NULL, NULL },
+	{ "numpy.triu", R_NUMPY, NULL, NULL },
+	{ "numpy.zeros", R_NUMPY, NULL, NULL },
+	{ "scipy.special.softmax", R_NUMPY, NULL, NULL },
+	{ "torch.Tensor", R_SELF, NULL, NULL },
+	{ "torch.abs", R_FN, "AbsBackward0", NULL },
+	{ "torch.allclose", R_NONE, NULL, NULL },
+	{ "torch.arange", R_CREATE, NULL, NULL },
+	{ "torch.bmm", R_FN, "BmmBackward0", NULL },
+	{ "torch.cat", R_FN, "CatBackward0", NULL },
+	{ "torch.dot", R_FN, "DotBackward0", NULL },
+	{ "torch.empty", R_CREATE, NULL, NULL },
+	{ "torch.equal", R_NONE, NULL, NULL },
+	{ "torch.exp", R_FN, "ExpBackward0", NULL },
+	{ "torch.eye", R_CREATE, NULL, NULL },
+	{ "torch.from_numpy", R_NONE, NULL, NULL },
+	{ "torch.full", R_CREATE, NULL, NULL },
+	{ "torch.inference_mode", R_SELF, NULL, NULL },
+	{ "torch.initial_seed", R_NONE, NULL, NULL },
+	{ "torch.isclose", R_NONE, NULL, NULL },
+	{ "torch.log", R_FN, "LogBackward0", NULL },
+	{ "torch.manual_seed", R_NONE, NULL, NULL },
+	{ "torch.masked_fill", R_FN, "MaskedFillBackward0", NULL },
+	{ "torch.matmul", R_MATMUL, NULL, NULL },
+	{ "torch.max", R_FN, "MaxBackward1", NULL },
+	{ "torch.mean", R_DIM, "MeanBackward0", "MeanBackward1" },
+	{ "torch.min", R_FN, "MinBackward1", NULL },
+	{ "torch.mm", R_FN, "MmBackward0", NULL },
+	{ "torch.nn.Dropout", R_NONE, NULL, NULL },
+	{ "torch.nn.Linear", R_NONE, NULL, NULL },
+	{ "torch.nn.Parameter", R_PARAM, NULL, NULL },
+	{ "torch.nn.functional.dropout", R_DROPOUT, "MulBackward0", NULL },
+	{ "torch.nn.functional.linear", R_LINEAR, NULL, NULL },
+	{ "torch.nn.functional.relu", R_FN, "ReluBackward0", NULL },
+	{ "torch.nn.functional.scaled_dot_product_attention", R_ATTENTION, NULL, NULL },
+	{ "torch.nn.functional.softmax", R_FN, "SoftmaxBackward0", NULL },
+	{ "torch.no_grad", R_SELF, NULL, NULL },
+	{ "torch.numel", R_NONE, NULL, NULL },
+	{ "torch.ones", R_CREATE, NULL, NULL },
+	{ "torch.ones_like", R_CREATE, NULL, NULL },
+	{ "torch.rand", R_CREATE, NULL, NULL },
+	{ "torch.rand_like", R_CREATE, NULL, NULL },
+	{ "torch.randint", R_CREATE, NULL, NULL },
+	{ "torch.randn", R_CREATE, NULL, NULL },
+	{ "torch.randn_like", R_CREATE, NULL, NULL },
+	{ "torch.relu", R_FN, "ReluBackward0", NULL },
+	{ "torch.softmax", R_FN, "SoftmaxBackward0", NULL },
+	{ "torch.sqrt", R_FN, "SqrtBackward0", NULL },
+	{ "torch.stack", R_FN, "StackBackward0", NULL },
+	{ "torch.sum", R_DIM, "SumBackward0", "SumBackward1" },
+	{ "torch.tanh", R_FN, "TanhBackward0", NULL },
+	{ "torch.tensor", R_CREATE, NULL, NULL },
+	{ "torch.transpose", R_VIEW, "TransposeBackward0", NULL },
+	{ "torch.tril", R_FN, "TrilBackward0", NULL },
+	{ "torch.triu", R_FN, "TriuBackward0", NULL },
+	{ "torch.zeros", R_CREATE, NULL, NULL },
+	{ "torch.zeros_like", R_CREATE, NULL, NULL },
+};
+
+static int rule_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct rule *)elem)->name);
+}
+
+static const struct rule *rule_find(const char *qualified)
+{
+	return bsearch(qualified, rules, sizeof rules / sizeof rules[0], sizeof rules[0], rule_cmp);
+}
+
+bool autograd_has_rule(const char *qualified)
+{
+	return rule_find(qualified) != NULL;
+}
+
+const char *autograd_rule_name(int i)
+{
+	return i >= 0 && (size_t)i < sizeof rules / sizeof rules[0] ? rules[i].name : NULL;
+}
+
+/* ---- the inputs of a call -------------------------------------------------------- */
+
+#define MAX_INPUTS 32
+
+struct inputs {
+	const struct tensor *t[MAX_INPUTS];
+	int n;
+	bool grad;      /* some input requires grad (and grad mode is on) */
+	bool any_grad;  /* some input requires grad, grad mode or not */
+};
+
+static void add_input(struct inputs *in, const struct value *v, bool lists)
+{
+	if (!v)
+		return;
+	if (v->kind == V_TENSOR) {
+		if (in->n < MAX_INPUTS)
+			in->t[in->n++] = v->t;
+		in->any_grad |= v->t->grad.requires_grad;
+	} else if (lists && (v->kind == V_LIST || v->kind == V_TUPLE)) {
+		for (int i = 0; i < v->n; i++)
+			add_input(in, v->items[i], false);
+	}
+}
+
+static void collect(const struct call *c, struct inputs *in)
+{
+	memset(in, 0, sizeof *in);
+	add_input(in, c->self, false);
+	for (int i = 0; i < c->nargs; i++)
+		add_input(in, c->args[i], true);
+	for (int i = 0; i < c->nkw; i++)
+		add_input(in, c->kwargs[i], true);
+	in->grad = in->any_grad && c->I->no_grad == 0;
+}
+
+static bool is_input(const struct inputs *in, const struct tensor *t)
+{
+	for (int i = 0; i < in->n; i++)
+		if (in->t[i] == t)
+			return true;
+	return false;
+}
+
+/* ---- giving a result its state ------------------------------------------------- */
+
+/* r's tensor, made its own when it is an input's or shared, so that setting
+ * its state changes nothing else; NULL when r is not a torch tensor. */
+static struct tensor *own(struct value *r, const struct inputs *in)
+{
+	if (!r || r->kind != V_TENSOR || r->t->flavor != FLAVOR_TORCH)
+		return NULL;
+	if (r->t->refs > 1 || (in && is_input(in, r->t))) {
+		struct tensor *a = tensor_alias(r->t);
+		a->from = r->t->from;
+		if (a->from)
+			a->from->refs++;
+		tensor_unref(r->t);
+		r->t = a;
+	}
+	return r->t;
+}
+
+/* Gives r the state of an op named fn over inputs whose grad is `grad`;
+ * base: for a view, the tensor it views. */
+static void give(struct value *r, const struct inputs *in, bool grad, const char *fn, const struct tensor *base)
+{
+	if (!r || r->kind != V_TENSOR || r->t->flavor != FLAVOR_TORCH)
+		return;
+	struct grad_state g = { 0 };
+	/* a view made under torch.no_grad() of a tensor that requires grad
+	 * requires grad too, with no grad_fn */
+	bool no_grad_view = base && base->grad.requires_grad && !grad;
+	if ((grad || no_grad_view) && dtype_is_float(r->t->dtype)) {
+		g.requires_grad = true;
+		g.fn = no_grad_view ? NULL : fn;
+		g.view = base != NULL;
+		g.leaf_view = base && ((base->grad.requires_grad && !base->grad.fn) || base->grad.leaf_view);
+	}
+	const struct grad_state *now = &r->t->grad;
+	if (now->requires_grad == g.requires_grad && now->fn == g.fn && now->view == g.view &&
+	    now->leaf_view == g.leaf_view)
+		return;
+	struct tensor *t = own(r, in);
+	t->grad = g;
+}
+
+/* torch.matmul's node for operands of na and nb dimensions. */
+static const char *matmul_fn(int na, int nb)
+{
+	if (na == 1 && nb == 1)
+		return "DotBackward0";
+	if (na == 2 && nb == 1)
+		return "MvBackward0";
+	if (na == 1 && nb == 2)
+		return "SqueezeBackward3";
+	if (na == 2 && nb == 2)
+		return "MmBackward0";
+	return "UnsafeViewBackward0";
+}
+
+/* The tensor of positional argument i (or self when i < 0), or NULL. */
+static const struct tensor *arg_tensor(const struct call *c, int i, const char *kw)
+{
+	const struct value *v = i < 0 ? c->self : i < c->nargs ? c->args[i] : NULL;
+	for (int k = 0; !v && kw && k < c->nkw; k++)
+		if (strcmp(c->kwnames[k], kw) == 0)
+			v = c->kwargs[k];
+	return v && v->kind == V_TENSOR ? v->t : NULL;
+}
+
+/* Whether a dim is given: positional argument `pos` or dim=/axis= not None. */
+static bool dim_given(const struct call *c, int pos)
+{
+	if (pos < c->nargs)
+		return c->args[pos]->kind != V_NONE;
+	for (int k = 0; k < c->nkw; k++)
+		if ((strcmp(c->kwnames[k], "dim") == 0 || strcmp(c->kwnames[k], "axis") == 0) &&
+		    c->kwargs[k]->kind != V_NONE)
+			return true;
+	return false;
+}
+
+/* Whether F.dropout(x, p, training) drops anything. */
+static bool drops(const struct call *c)
+{
+	double p = 0.5;
+	bool training = true;
+	for (int i = 1; i < c->nargs; i++) {
+		if (i == 1 && value_is_number(c->args[i]))
+			p = value_as_double(c->args[i]);
+		if (i == 2 && value_is_number(c->args[i]))
+			training = value_as_double(c->args[i]) != 0;
+	}
+	for (int k = 0; k < c->nkw; k++) {
+		if (strcmp(c->kwnames[k], "p") == 0 && value_is_number(c->kwargs[k]))
+			p = value_as_double(c->kwargs[k]);
+		if (strcmp(c->kwnames[k], "training") == 0 && value_is_number(c->kwargs[k]))
+			training = value_as_double(c->kwargs[k]) != 0;
+	}
+	return training && p > 0;
+}
+
+/* nn.Linear's and F.linear's node: torch 1.13's at::linear takes addmm for
+ * 2-D input with a bias, addmm and a view for contiguous 3-D input, else
+ * matmul then add. */
+static const char *linear_fn(const struct tensor *x, bool bias)
+{
+	if (!bias)
+		return matmul_fn(x->ndim, 2);
+	if (x->ndim == 2)
+		return "AddmmBackward0";
+	if (x->ndim == 3 && tensor_is_contiguous(x))
+		return "ViewBackward0";
+	return "AddBackward0";
+}
+
+static void give_items(struct value *r, const struct inputs *in, const char *fn)
+{
+	if (!r || (r->kind != V_LIST && r->kind != V_TUPLE))
+		return;
+	for (int i = 0; i < r->n; i++)
+		give(r->items[i], in, in->grad, fn, in->n ? in->t[0] : NULL);
+}
+
+/* Takes keyword kw out of c (moved past c->nkw, where eval.c still frees
+ * it); returns its value (borrowed) or NULL. */
+static struct value *take_kw(struct call *c, const char *kw)
+{
+	for (int k = 0; k < c->nkw; k++) {
+		if (strcmp(c->kwnames[k], kw) != 0)
+			continue;
+		int last = c->nkw - 1;
+		const char *name = c->kwnames[k];
+		struct value *v = c->kwargs[k];
+		const struct node *n = c->kw_nodes[k];
+		c->kwnames[k] = c->kwnames[last];
+		c->kwargs[k] = c->kwargs[last];
+		c->kw_nodes[k] = c->kw_nodes[last];
+		c->kwnames[last] = name;
+		c->kwargs[last] = v;
+		c->kw_nodes[last] = n;
+		c->nkw--;
+		return v;
+	}
+	return NULL;
+}
+
+static struct value *fail_at(struct qkv_error *err, const struct call *c, const struct node *at, const char *msg,
+			     struct value *r)
+{
+	value_unref(r);
+	at = at ? at : c->node;
+	error_set(err, at->line, at->col, "%s", msg);
+	return NULL;
+}
+
+/* In-place writes: torch refuses leaves that require grad, and views of them. */
+static int check_write(const struct interp *I, const struct tensor *t, struct qkv_error *err)
+{
+	if (I->no_grad > 0)
+		return 0;
+	if (t->grad.leaf_view)
+		return error_set(err, 0, 0, "%s", LEAF_VIEW_MSG);
+	if (t->grad.requires_grad && !t->grad.fn)
+		return error_set(err, 0, 0, "%s", LEAF_MSG);
+	return 0;
+}
+
+/* Records an in-place write named fn on t (written by an op whose inputs
+ * required grad when grad). */
+static void record_write(const struct interp *I, struct tensor *t, const char *fn, bool grad)
+{
+	if (I->no_grad > 0 || !(grad || t->grad.requires_grad) || !dtype_is_float(t->dtype))
+		return;
+	t->grad.requires_grad = true;
+	t->grad.fn = t->grad.view ? "AsStridedBackward0" : fn;
+}
+
+struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn, struct qkv_error *err)
+{
+	char name[96];
+	if (c->self && c->self->kind != V_TENSOR)
+		return fn(c, err);	/* nn objects' methods: train(), eval() */
+	if (c->self) {
+		snprintf(name, sizeof name, "Tensor.%s", qualified);
+		qualified = name;
+	}
+	const struct rule *rule = rule_find(qualified);
+	if (!rule)	/* every function has a rule (tests/unit/test_grad.c) */
+		return fn(c, err);
+	struct inputs in;
+	collect(c, &in);
+	struct value *want = NULL;
+	const struct node *want_at = NULL;
+	int nkw = c->nkw;
+	if (rule->kind == R_CREATE || rule->kind == R_PARAM) {
+		for (int k = 0; k < c->nkw; k++)
+			if (strcmp(c->kwnames[k], "requires_grad") == 0)
+				want_at = c->kw_nodes[k];
+		want = take_kw(c, "requires_grad");
+	}
+	if (rule->kind == R_NUMPY && in.any_grad)
+		return fail_at(err, c, NULL, NUMPY_MSG, NULL);
+	if (rule->kind == R_INPLACE && check_write(c->I, c->self->t, err) < 0)
+		return error_locate(err, c->node->line, c->node->col), NULL;
+	struct value *r = fn(c, err);
+	c->nkw = nkw;
+	if (!r)
+		return NULL;
+	const struct tensor *x = in.n ? in.t[0] : NULL;
+	switch (rule->kind) {
+	case R_SELF:
+		break;
+	case R_NONE:
+	case R_NUMPY:
+		if (r->kind == V_TENSOR && !is_input(&in, r->t))
+			give(r, &in, false, NULL, NULL);
+		break;
+	case R_CREATE:
+	case R_PARAM: {
+		bool on = rule->kind == R_PARAM;
+		if (want && want->kind != V_BOOL)
+			return fail_at(err, c, want_at, "requires_grad must be True or False", r);
+		if (want)
+			on = want->b;
+		if (on && r->kind == V_TENSOR && !dtype_is_float(r->t->dtype))
+			return fail_at(err, c, want_at, FLOAT_MSG, r);
+		if (r->kind == V_TENSOR && (r->t->grad.requires_grad != on || r->t->grad.fn)) {
+			struct tensor *t = own(r, &in);
+			t->grad = (struct grad_state){ .requires_grad = on };
+		}
+		break;
+	}
+	case R_FN:
+		give(r, &in, in.grad, rule->fn, NULL);
+		break;
+	case R_VIEW:
+		give(r, &in, in.grad, rule->fn, x);
+		break;
+	case R_DIM:
+		give(r, &in, in.grad, dim_given(c, c->self ? 0 : 1) ? rule->fn2 : rule->fn,
+		     strncmp(rule->fn, "Squeeze", 7) == 0 ? x : NULL);
+		break;
+	case R_SAME:
+		if (r->kind == V_TENSOR && !is_input(&in, r->t))
+			give(r, &in, in.grad, rule->fn, NULL);
+		break;
+	case R_RESHAPE:
+		if (r->kind == V_TENSOR && x)
+			give(r, &in, in.grad, r->t->storage == x->storage ? "ReshapeAliasBackward0" : "UnsafeViewBackward0",
+			     r->t->storage == x->storage ? x : NULL);
+		break;
+	case R_MATMUL: {
+		const struct tensor *a = arg_tensor(c, c->self ? -1 : 0, "input");
+		const struct tensor *b = arg_tensor(c, c->self ? 0 : 1, "other");
+		if (a && b)
+			give(r, &in, in.grad, matmul_fn(a->ndim, b->ndim), NULL);
+		break;
+	}
+	case R_LINEAR: {
+		const struct tensor *in0 = arg_tensor(c, 0, "input");
+		if (in0)
+			give(r, &in, in.grad, linear_fn(in0, arg_tensor(c, 2, "bias") != NULL), NULL);
+		break;
+	}
+	case R_DROPOUT:
+		if (r->kind == V_TENSOR && !is_input(&in, r->t))
+			give(r, &in, in.grad && drops(c), rule->fn, NULL);
+		break;
+	case R_DETACH:
+		if (r->kind == V_TENSOR && (r->t->grad.requires_grad || r->t->grad.fn || is_input(&in, r->t)))
+			own(r, &in)->grad = (struct grad_state){ 0 };
+		break;
+	case R_INPLACE:
+		record_write(c->I, c->self->t, rule->fn, in.grad);
+		break;
+	case R_UNBIND:
+		give_items(r, &in, rule->fn);
+		break;
+	case R_ATTENTION: {
+		const struct tensor *q = arg_tensor(c, 0, "query"), *v = arg_tensor(c, 2, "value");
+		if (q && v)
+			give(r, &in, in.grad, matmul_fn(q->ndim, v->ndim), NULL);
+		break;
+	}
+	}
+	return r;
+}
+
+struct value *autograd_object(struct call *c, const struct value *callee, struct value *r)
+{
+	if (!r || r->kind != V_TENSOR || callee->kind != V_OBJECT)
+		return r;
+	struct inputs in;
+	collect(c, &in);
+	const struct object *o = callee->obj;
+	if (o->kind == OBJ_LINEAR) {
+		bool bias = o->bias && o->bias->kind == V_TENSOR;
+		add_input(&in, o->weight, false);
+		if (bias)
+			add_input(&in, o->bias, false);
+		in.grad = in.any_grad && c->I->no_grad == 0;
+		const struct tensor *x = arg_tensor(c, 0, "input");
+		if (x)
+			give(r, &in, in.grad, linear_fn(x, bias), NULL);
+	} else if (o->kind == OBJ_DROPOUT && !is_input(&in, r->t)) {
+		give(r, &in, in.grad && o->training && o->p > 0, "MulBackward0", NULL);
+	}
+	return r;
+}
+
+/* ---- operators ------------------------------------------------------------------- */
+
+static void operands(struct interp *I, struct inputs *in, const struct value *a, const struct value *b)
+{
+	memset(in, 0, sizeof *in);
+	add_input(in, a, false);
+	add_input(in, b, false);
+	in->grad = in->any_grad && I->no_grad == 0;
+}
+
+/* The node of a op b (a_tensor: whether a is the tensor, for 2 - x). */
+static const char *binop_fn(int op, const struct value *a, const struct value *b)
+{
+	bool ta = a->kind == V_TENSOR, tb = b->kind == V_TENSOR;
+	switch (op) {
+	case OP_ADD: return "AddBackward0";
+	case OP_SUB: return ta ? "SubBackward0" : "RsubBackward1";
+	case OP_MUL: return "MulBackward0";
+	case OP_DIV: return ta ? "DivBackward0" : "MulBackward0";	/* 2 / x is x.reciprocal() * 2 */
+	case OP_POW: return ta && !tb ? "PowBackward0" : "PowBackward1";
+	case OP_MOD: return ta && tb ? "RemainderBackward1" : ta ? "RemainderBackward0" : "NotImplemented";
+	case OP_FLOORDIV: return "NotImplemented";	/* torch 1.13's floor_divide has no derivative */
+	case OP_MATMUL: return ta && tb ? matmul_fn(a->t->ndim, b->t->ndim) : NULL;
+	default: return NULL;	/* comparisons, & and |: bool results */
+	}
+}
+
+void autograd_binop(struct interp *I, int op, const struct value *a, const struct value *b, struct value *r)
+{
+	if (!r || r->kind != V_TENSOR)
+		return;
+	struct inputs in;
+	operands(I, &in, a, b);
+	const char *fn = binop_fn(op, a, b);
+	give(r, &in, in.grad && fn, fn, NULL);
+}
+
+void autograd_unop(struct interp *I, int op, const struct value *a, struct value *r)
+{
+	if (!r || r->kind != V_TENSOR || op == '+')
+		return;	/* +x is x itself */
+	struct inputs in;
+	operands(I, &in, a, NULL);
+	give(r, &in, in.grad && op == '-', "NegBackward0", NULL);
+}
+
+void autograd_index(struct interp *I, const struct node *index, const struct value *base, struct value *r)
+{
+	if (!r || r->kind != V_TENSOR || base->kind != V_TENSOR || index->nkids < 2)
+		return;
+	/* torch applies the indices in order: the last one names the node */
+	const struct node *last = index->kids[index->nkids - 1];
+	const char *fn = last->kind == N_SLICE ? "SliceBackward0"
+			 : last->kind == N_CONST && last->op == 'N' ? "UnsqueezeBackward0" : "SelectBackward0";
+	struct inputs in;
+	operands(I, &in, base, NULL);
+	give(r, &in, in.grad, fn, base->t);
+}
+
+void autograd_attention(struct interp *I, const struct value *q, const struct value *k, const struct value *v,
+			struct value *r)
+{
+	if (!r || r->kind != V_TENSOR || q->kind != V_TENSOR || v->kind != V_TENSOR)
+		return;
+	struct inputs in;
+	operands(I, &in, q, k);
+	add_input(&in, v, false);
+	in.grad = in.any_grad && I->no_grad == 0;
+	give(r, &in, in.grad, matmul_fn(q->t->ndim, v->t->ndim), NULL);
+}
+
+void autograd_unbind(struct interp *I, const struct tensor *src, struct tensor *item)
+{
+	item->grad = (struct grad_state){ 0 };
+	if (src->grad.requires_grad && dtype_is_float(item->dtype))	/* under no_grad: no grad_fn */
+		item->grad = (struct grad_state){ .requires_grad = true, .view = true,
+						  .fn = I->no_grad ? NULL : "UnbindBackward0",
+						  .leaf_view = !src->grad.fn || src->grad.leaf_view };
+}
+
+int autograd_write(struct interp *I, int op, struct tensor *dst, const struct value *src, struct qkv_error *err)
+{
+	if (dst->flavor != FLAVOR_TORCH)
+		return 0;
+	if (op == 0 && I->no_grad == 0 && dst->grad.requires_grad && !dst->grad.fn)
+		return error_set(err, 0, 0, "%s", LEAF_VIEW_MSG);	/* x[i] = ... writes through a view */
+	if (check_write(I, dst, err) < 0)
+		return -1;
+	bool grad = src && src->kind == V_TENSOR && src->t->grad.requires_grad;
+	if (op == 0) {
+		if (I->no_grad == 0 && (grad || dst->grad.requires_grad) && dtype_is_float(dst->dtype))
+			dst->grad = (struct grad_state){ .requires_grad = true, .fn = "CopySlices",
+							 .view = dst->grad.view, .leaf_view = dst->grad.leaf_view };
+		return 0;
+	}
+	struct value self = { .kind = V_TENSOR, .t = dst };
+	const char *fn = binop_fn(op, &self, src);
+	if (fn)
+		record_write(I, dst, fn, grad);
+	return 0;
+}
+
+/* ---- attributes ------------------------------------------------------------------ */
+
+int autograd_attr(struct interp *I, struct value *self, const char *name, struct value **out, struct qkv_error *err)
+{
+	if (self->kind != V_TENSOR)
+		return 0;
+	struct tensor *t = self->t;
+	if (strcmp(name, "requires_grad") == 0) {
+		*out = value_bool(t->grad.requires_grad);
+	} else if (strcmp(name, "is_leaf") == 0) {
+		*out = value_bool(t->grad.fn == NULL);
+	} else if (strcmp(name, "grad_fn") == 0) {
+		*out = t->grad.fn ? value_named(V_GRADFN, t->grad.fn) : value_none();
+	} else if (strcmp(name, "grad") == 0) {
+		*out = value_none();	/* qkv never runs backward() */
+	} else if (strcmp(name, "data") == 0) {
+		struct tensor *d = tensor_alias(t);
+		d->grad = (struct grad_state){ 0 };
+		*out = value_tensor(d);
+	} else if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) {
+		bool m = name[0] == 'm';
+		if (m && t->ndim < 2)
+			return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), *out = NULL, 1;
+		struct tensor *v = m ? ops_transpose(t, -2, -1, err) : ops_reverse_dims(t);
+		*out = v ? value_tensor(v) : NULL;
+		if (*out) {
+			struct inputs in;
+			operands(I, &in, self, NULL);
+			give(*out, &in, in.grad, m ? "TransposeBackward0" : "PermuteBackward0", t);
+		}
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+struct value *autograd_requires_grad_(struct call *c, struct qkv_error *err)
+{
+	bool on = true;
+	const struct value *v = c->nargs ? c->args[0] : NULL;
+	for (int k = 0; k < c->nkw; k++)
+		if (strcmp(c->kwnames[k], "requires_grad") == 0)
+			v = c->kwargs[k];
+	if (c->nargs + c->nkw > 1 || (c->nkw == 1 && !v))
+		return fail_at(err, c, NULL, "requires_grad_() takes one argument, requires_grad", NULL);
+	if (v && v->kind != V_BOOL)
+		return fail_at(err, c, NULL, "requires_grad_(): requires_grad must be True or False", NULL);
+	if (v)
+		on = v->b;
+	struct tensor *t = c->self->t;
+	if (t->flavor != FLAVOR_TORCH)
+		return fail_at(err, c, NULL, "'numpy.ndarray' object has no attribute 'requires_grad_'", NULL);
+	if (t->grad.fn && !on)
+		return fail_at(err, c, NULL, "you can only change requires_grad flags of leaf variables. If you want to "
+			       "use a computed variable in a subgraph that doesn't require differentiation use "
+			       "var_no_grad = var.detach().", NULL);
+	if (on && !dtype_is_float(t->dtype))
+		return fail_at(err, c, NULL, "only Tensors of floating point dtype can require gradients", NULL);
+	if (!t->grad.fn)
+		t->grad.requires_grad = on;
+	return value_ref(c->self);
+}
