@@ -1,14 +1,19 @@
 /* prompt.c: the statement prompt inside the full-screen program (':' in a
  * lesson, or the whole screen for qkv --repl). Line editing is GNU readline
- * through its callback interface, fed with the keys curses reads and drawn
- * by us (readline never writes to the terminal). Everything else goes
- * through lesson/session.h: this file never includes lang/ or core/ops.h.
- * A failing line leaves the workspace as it was and stays in the input. */
+ * through its callback interface (set up by lesson/lineedit, as qkv repl's),
+ * fed with the keys curses reads and drawn by us (readline never writes to
+ * the terminal). A line that leaves a block or a bracket open continues
+ * after "... ", indented, until an empty line; a pasted cell (bracketed
+ * paste) runs statement by statement. Everything else goes through
+ * lesson/session.h: this file never includes lang/ or core/ops.h. A failing
+ * line or block leaves the workspace as it was and stays in the input. */
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/utf8.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
+#include "lesson/lineedit.h"
+#include "lesson/statements.h"
 #include "view/timing.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
@@ -26,13 +31,18 @@
 static struct app *cur;            /* readline's callbacks carry no context */
 static unsigned char queue[64];    /* bytes of the key being fed to readline */
 static int qhead, qlen;
-static char *pending;              /* text to put back in the input (after an error) */
+static struct strbuf block;        /* the lines of a block typed so far ("" at ">>> ") */
+static int error_row;              /* 0, or the line of a multi-line input the error is on */
 static bool readline_ready;
 static char history_path[4096];
 static char history_news[512];     /* a history problem not yet shown, or "" */
 static char history_error[512];    /* why the last history save failed, or "" */
 static bool history_keep_out;      /* damaged, and could not be set aside: never written */
 static char completions[400];      /* the matches readline would list */
+static bool pasting;               /* between the brackets of a bracketed paste */
+static struct strbuf paste;        /* what was pasted so far */
+static char esc_seq[8];            /* the start of an escape sequence held back */
+static int esc_len;
 
 /* ---- readline plumbing --------------------------------------------------------- */
 
@@ -66,16 +76,6 @@ static void deprep_nothing(void)
 {
 }
 
-static int put_back_pending(void)
-{
-	if (pending) {
-		rl_insert_text(pending);
-		free(pending);
-		pending = NULL;
-	}
-	return 0;
-}
-
 static void show_matches(char **matches, int n, int longest)
 {
 	(void)longest;
@@ -84,73 +84,6 @@ static void show_matches(char **matches, int n, int longest)
 	for (int i = 1; i <= n && len + 2 < sizeof completions; i++)
 		len += (size_t)snprintf(completions + len, sizeof completions - len, "%s%s", i > 1 ? "  " : "",
 					matches[i]);
-}
-
-/* the candidates of a completion (and of :help MODULE) */
-static char **cands;
-static int ncands, capcands;
-
-static const char *cand_prefix;	/* "torch" while completing "torch.sof" */
-
-static void add_cand(void *udata, const char *name)
-{
-	(void)udata;
-	char whole[256];
-	if (cand_prefix) {
-		snprintf(whole, sizeof whole, "%s.%s", cand_prefix, name);
-		name = whole;
-	}
-	for (int i = 0; i < ncands; i++)
-		if (strcmp(cands[i], name) == 0)
-			return;
-	if (ncands == capcands) {
-		capcands = capcands ? 2 * capcands : 32;
-		cands = xrealloc(cands, sizeof *cands * (size_t)capcands);
-	}
-	cands[ncands++] = xstrdup(name);
-}
-
-static char *next_cand(const char *text, int state)
-{
-	static int i;
-	(void)text;
-	if (state == 0)
-		i = 0;
-	return i < ncands ? strdup(cands[i++]) : NULL;	/* readline frees with free() */
-}
-
-/* completion: ':' commands, names, or attributes: readline hands over the
- * whole dotted word ("torch.sof"), so matches are whole words too */
-static char **complete(const char *text, int start, int end)
-{
-	(void)end;
-	for (int i = 0; i < ncands; i++)
-		free(cands[i]);
-	ncands = 0;
-	rl_attempted_completion_over = 1;
-	rl_completion_append_character = '\0';	/* "torch.softmax" then "(" */
-	completions[0] = 0;
-	const char *dot = strrchr(text, '.');
-	if (rl_line_buffer[0] == ':' && start <= 1) {
-		bool colon = text[0] == ':';	/* the word holds the ':' (not a word break) */
-		const char *cmd;
-		for (int i = 0; (cmd = command_word(COMMAND_SCREEN, i)) != NULL; i++) {
-			char word[40];
-			snprintf(word, sizeof word, "%s%s", colon ? ":" : "", cmd);
-			if (strncmp(word, text, strlen(text)) == 0)
-				add_cand(NULL, word);
-		}
-		rl_completion_append_character = ' ';
-	} else if (dot) {
-		char ctx[160];
-		snprintf(ctx, sizeof ctx, "%.*s", (int)(dot - text), text);
-		cand_prefix = ctx;
-		session_complete(cur->prompt.session, ctx, dot + 1, add_cand, NULL);
-		cand_prefix = NULL;
-	} else {
-		session_complete(cur->prompt.session, NULL, text, add_cand, NULL);
-	}
-	return ncands ? rl_completion_matches(text, next_cand) : NULL;
 }
 
 static void on_line(char *line);
@@ -166,10 +99,8 @@ static void readline_start(void)
 		rl_catch_signals = 0;
 		rl_catch_sigwinch = 0;
 		rl_change_environment = 0;
-		rl_startup_hook = put_back_pending;
-		rl_attempted_completion_function = complete;
+		lineedit_setup(COMMAND_SCREEN, cur->prompt.session);
 		rl_completion_display_matches_hook = show_matches;
-		rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
 		rl_outstream = fopen("/dev/null", "w");	/* readline writes nothing itself */
 		rl_instream = stdin;
 		char *dir = progress_state_dir();	/* shared with progress.json */
@@ -181,8 +112,7 @@ static void readline_start(void)
 		if (history_path[0]) {
 			struct progress_history h;
 			progress_history_load(&h, history_path, HISTORY_MAX);
-			for (int i = 0; i < h.n; i++)
-				add_history(h.lines[i]);
+			lineedit_history_load(h.lines, h.n);
 			if (h.problem[0])
 				memcpy(history_news, h.problem, sizeof history_news);
 			history_keep_out = h.keep_out;
@@ -190,7 +120,8 @@ static void readline_start(void)
 		}
 		readline_ready = true;
 	}
-	rl_callback_handler_install(">>> ", on_line);
+	lineedit_set_session(cur->prompt.session);
+	rl_callback_handler_install(block.len ? "... " : ">>> ", on_line);
 }
 
 /* Writes readline's history (HISTORY_MAX lines at most) through
@@ -204,13 +135,21 @@ void prompt_history_save(void)
 	int n = 0;
 	while (list && list[n])
 		n++;
-	const char **lines = xmalloc(sizeof *lines * (size_t)(n + 1));
-	for (int i = 0; i < n; i++)
-		lines[i] = list[i]->line;
-	if (progress_history_save(history_path, lines, n, HISTORY_MAX, history_error, sizeof history_error) != 0)
+	/* a block's lines are one entry, marked to join again (lesson/lineedit) */
+	char **lines = xmalloc(sizeof *lines * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		lineedit_history_encode(&sb, list[i]->line);
+		lines[i] = sb.s ? strbuf_detach(&sb) : xstrdup("");
+	}
+	if (progress_history_save(history_path, (const char *const *)lines, n, HISTORY_MAX, history_error,
+				  sizeof history_error) != 0)
 		memcpy(history_news, history_error, sizeof history_news);
 	else
 		history_error[0] = 0;
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
 	free(lines);
 }
 
@@ -422,10 +361,96 @@ static void run_line(struct app *a, const char *line)
 	struct qkv_error err;
 	if (session_run(p->session, line, strlen(line), 1, SESSION_ATOMIC, &err) != SESSION_OK) {
 		set_error(p, err.col, err.msg);	/* nothing of the line counts */
+		lineedit_set_next(line);	/* it stays in the input for fixing */
 		return;
 	}
 	after_run(a);
 	name_value(p, line);
+}
+
+/* The lines of src (len bytes) into the printed text as they were typed,
+ * after ">>> " and "... ", blank lines around them left out. */
+static void echo_lines(const char *src, size_t len)
+{
+	while (len > 0 && strchr(" \t\r\n", src[len - 1]))
+		len--;
+	size_t b = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (src[i] == '\n')
+			b = i + 1;
+		else if (src[i] != ' ' && src[i] != '\t' && src[i] != '\r')
+			break;
+	}
+	for (bool first = true; b < len; first = false) {
+		const char *nl = memchr(src + b, '\n', len - b);
+		size_t e = nl ? (size_t)(nl - src) : len;
+		strbuf_puts(&printed, first ? ">>> " : "... ");
+		strbuf_putn(&printed, src + b, e - b);
+		strbuf_putc(&printed, '\n');
+		b = e + 1;
+	}
+}
+
+/* Runs a block or a pasted cell (whole lines) as a notebook runs a cell: one
+ * statement, with the lines that belong to it, at a time, each all or
+ * nothing, echoed as typed in the printed text. The first that fails stops
+ * it and goes back in the input with the lines after it, the caret on its
+ * failing line (error_row); the ones before it stay done. */
+static void run_cell(struct app *a, const char *src, size_t len)
+{
+	struct prompt *p = &a->prompt;
+	strbuf_reset(&printed);
+	size_t off = 0, last = 0, last_end = 0;
+	bool ran = false;
+	while (off < len) {
+		size_t end;
+		if (statements_first(src + off, len - off, &end) == STATEMENTS_NONE)
+			break;
+		size_t echoed = printed.len;
+		echo_lines(src + off, end);
+		struct qkv_error err;
+		if (session_run(p->session, src + off, end, 1, SESSION_ATOMIC, &err) != SESSION_OK) {
+			if (ran || printed.len > echoed) {	/* what ran, and what this one printed */
+				if (ran)
+					after_run(a);
+				free(p->out);
+				p->out = xstrdup(printed.s);
+			}
+			/* from the failing statement's first line on, back in the input */
+			size_t b = off;
+			int skipped = 0;
+			for (size_t i = off; i < off + end; i++) {
+				if (src[i] == '\n') {
+					b = i + 1;
+					skipped++;
+				} else if (src[i] != ' ' && src[i] != '\t' && src[i] != '\r') {
+					break;
+				}
+			}
+			set_error(p, err.col, err.msg);
+			size_t n = len - b;
+			while (n > 0 && strchr(" \t\r\n", src[b + n - 1]))
+				n--;
+			char *back = xstrndup(src + b, n);
+			error_row = strchr(back, '\n') ? err.line - skipped : 0;
+			lineedit_set_next(back);
+			free(back);
+			return;
+		}
+		ran = true;
+		last = off;
+		last_end = off + end;
+		off += end;
+	}
+	after_run(a);
+	/* the value a last one-line statement made goes by its name */
+	char *one = xstrndup(src + last, last_end - last);
+	size_t n = strlen(one);
+	while (n > 0 && strchr(" \t\r\n", one[n - 1]))
+		one[--n] = 0;
+	if (ran && !strchr(one, '\n'))
+		name_value(p, one);
+	free(one);
 }
 
 static void show_loops(struct app *a, const char *expr, int exprcol)
@@ -604,31 +629,114 @@ static void run_command(struct app *a, const char *line)
 	}
 }
 
+/* Called with the block when a line was added to it: runs it once it is
+ * finished (session_is_complete, or, for several lines at once, a cell
+ * whose end ends its blocks), else the next line continues it after
+ * "... ", indented (lesson/statements). */
+static void take_block(struct app *a, bool cell)
+{
+	bool done;
+	if (cell) {
+		strbuf_putc(&block, '\n');	/* the end of a pasted cell ends its blocks */
+		done = session_is_complete(block.s, block.len);
+		block.s[--block.len] = 0;
+	} else {
+		done = session_is_complete(block.s, block.len);
+	}
+	if (!done) {
+		rl_set_prompt("... ");
+		char ind[81];
+		int n = statements_indent(block.s, block.len);
+		n = n < 80 ? n : 80;
+		memset(ind, ' ', (size_t)n);
+		ind[n] = 0;
+		lineedit_set_next(ind);
+		return;
+	}
+	rl_set_prompt(">>> ");
+	size_t len = block.len;
+	char *src = strbuf_detach(&block);
+	strbuf_init(&block);
+	lineedit_history_add(src);	/* a block is one entry: Up brings it back whole */
+	if (memchr(src, '\n', len) == src + len - 1) {
+		src[len - 1] = 0;
+		run_line(a, src);
+	} else {
+		run_cell(a, src, len);
+	}
+	free(src);
+}
+
 static void on_line(char *line)
 {
 	struct app *a = cur;
 	struct prompt *p = &a->prompt;
 	p->error[0] = 0;
+	error_row = 0;
 	completions[0] = 0;
-	if (!line) {	/* Ctrl-D on an empty line */
-		prompt_close(a);
+	if (!line) {	/* Ctrl-D: on an empty line it leaves; in a block, it ends the block */
+		if (!block.len) {
+			prompt_close(a);
+			return;
+		}
+		line = xstrdup("");
+	}
+	const char *s = line + strspn(line, " \t");
+	bool several = strchr(line, '\n') != NULL;	/* from the history, or a fix put back */
+	if (!block.len && !several && *s == ':') {
+		lineedit_history_add(line);
+		run_command(a, line);
+		if (a->prompt.open && a->prompt.error[0])
+			lineedit_set_next(line);	/* the line stays in the input for fixing */
+		free(line);
 		return;
 	}
-	if (*line)
-		add_history(line);
-	const char *s = line;
-	while (*s == ' ')
-		s++;
-	if (*s == ':')
-		run_command(a, line);
-	else if (*s)
-		run_line(a, line);
-	if (a->prompt.open && a->prompt.error[0]) {
-		free(pending);
-		pending = line;	/* the line stays in the input for fixing */
-	} else {
+	if (!block.len && !*s && !several) {
 		free(line);
+		return;
 	}
+	strbuf_puts(&block, *s ? line : "");	/* a line of only indentation is empty */
+	strbuf_putc(&block, '\n');
+	free(line);
+	take_block(a, several);
+}
+
+/* Bracketed paste (term.c asks the terminal for it): the pasted text comes
+ * between ESC[200~ and ESC[201~. Text of one line goes into the line; text
+ * of several runs at once with the line and any block typed before it, as
+ * a cell. */
+static const char paste_begin[] = "\033[200~", paste_end[] = "\033[201~";
+
+static void end_paste(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	pasting = false;
+	struct strbuf text;
+	strbuf_init(&text);
+	for (size_t i = 0; i < paste.len; i++) {
+		char c = paste.s[i];
+		if (c == '\r' && i + 1 < paste.len && paste.s[i + 1] == '\n')
+			continue;
+		strbuf_putc(&text, c == '\r' ? '\n' : c);
+	}
+	strbuf_reset(&paste);
+	if (!strchr(text.s, '\n')) {
+		rl_insert_text(text.s);
+		strbuf_free(&text);
+		return;
+	}
+	p->error[0] = 0;
+	error_row = 0;
+	completions[0] = 0;
+	strbuf_putn(&block, rl_line_buffer, (size_t)rl_point);
+	strbuf_puts(&block, text.s);
+	strbuf_puts(&block, rl_line_buffer + rl_point);
+	if (block.s[block.len - 1] != '\n')
+		strbuf_putc(&block, '\n');
+	strbuf_free(&text);
+	rl_replace_line("", 0);
+	take_block(a, true);
+	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
 }
 
 /* ---- opening, keys, drawing ------------------------------------------------------ */
@@ -645,8 +753,11 @@ void prompt_open(struct app *a, struct interp *from, const struct step *st, int 
 		p->step = st;
 		p->step_index = step_index;
 		p->hint = 0;
-		if (!printed.s)
+		if (!printed.s) {
 			strbuf_init(&printed);
+			strbuf_init(&block);
+			strbuf_init(&paste);
+		}
 	}
 	p->open = true;
 	cur = a;
@@ -661,6 +772,11 @@ void prompt_close(struct app *a)
 	if (!p->open)
 		return;
 	rl_callback_handler_remove();
+	strbuf_reset(&block);
+	lineedit_set_next(NULL);
+	pasting = false;
+	esc_len = 0;
+	error_row = 0;
 	prompt_history_save();
 	session_free(p->session);
 	clear_view(p);
@@ -695,24 +811,74 @@ void prompt_interrupt(struct app *a)
 	rl_callback_sigcleanup();
 	rl_free_line_state();
 	rl_callback_handler_remove();
-	free(pending);
-	pending = NULL;
+	bool had_block = block.len > 0;
+	strbuf_reset(&block);	/* as Python's KeyboardInterrupt at the prompt */
+	lineedit_set_next(NULL);
+	pasting = false;
+	esc_len = 0;
 	readline_start();	/* a new, empty line */
 	p->error[0] = 0;
+	error_row = 0;
 	completions[0] = 0;
-	snprintf(p->message, sizeof p->message, "%s", a->screen == SCREEN_REPL ?
-		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; :quit or Ctrl-D leaves.)" :
-		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; Esc closes the prompt.)");
+	snprintf(p->message, sizeof p->message, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)",
+		 had_block ? "block" : "line", a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
 }
 
 static bool view_key(struct app *a, int ch);
 
+static void feed_key(struct app *a, int ch);
+
 /* Feeds one curses key to readline as the bytes a terminal would send; with
- * the view's focus (Tab on an empty line), to the view first. */
+ * the view's focus (Tab on an empty line), to the view first. The brackets
+ * of a paste are taken out first: ESC and what follows it wait until it is
+ * clear whether they begin one. */
 void prompt_key(struct app *a, int ch)
 {
+	const char *want = pasting ? paste_end : paste_begin;
+	if (ch == 27 || esc_len) {
+		if (ch >= 0 && ch < 256 && (size_t)esc_len < strlen(want) && want[esc_len] == (char)ch) {
+			esc_seq[esc_len++] = (char)ch;
+			if ((size_t)esc_len < strlen(want))
+				return;
+			esc_len = 0;
+			if (pasting) {
+				end_paste(a);
+			} else {
+				pasting = true;
+				strbuf_reset(&paste);
+			}
+			return;
+		}
+		/* not a bracket: the keys held back go on as they came */
+		char held[sizeof esc_seq];
+		int n = esc_len;
+		memcpy(held, esc_seq, sizeof held);
+		esc_len = 0;
+		for (int i = 0; i < n; i++) {
+			if (pasting)
+				strbuf_putc(&paste, held[i]);
+			else
+				feed_key(a, (unsigned char)held[i]);
+		}
+		if (ch == 27) {
+			prompt_key(a, ch);
+			return;
+		}
+	}
+	if (pasting) {
+		if (ch == KEY_ENTER || ch == '\r' || ch == '\n')
+			strbuf_putc(&paste, '\n');
+		else if (ch == '\t' || (ch >= ' ' && ch < 256))
+			strbuf_putc(&paste, (char)ch);
+		return;
+	}
+	feed_key(a, ch);
+}
+
+static void feed_key(struct app *a, int ch)
+{
 	struct prompt *p = &a->prompt;
-	if (p->view_focus || (ch == '\t' && rl_end == 0)) {
+	if (p->view_focus || (ch == '\t' && rl_end == 0 && !block.len)) {
 		if (view_key(a, ch))
 			return;
 		p->view_focus = false;	/* any other key goes to the line */
@@ -785,12 +951,77 @@ static int message_lines(const struct app *a)
 	return n < 1 ? 1 : n < 3 ? n : 3;
 }
 
+/* The lines of the input: the block typed so far (its last lines, after
+ * ">>> " and "... ") above readline's line, which holds several when it
+ * came back from the history or an error. */
+static int count_lines(const char *s)
+{
+	int n = 1;
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int rows_cap(const struct app *a)
+{
+	return a->rows / 3 > 2 ? a->rows / 3 : 2;
+}
+
+static int block_rows(const struct app *a)
+{
+	int n = block.len ? count_lines(block.s) - 1 : 0;	/* it ends with '\n' */
+	return n < rows_cap(a) ? n : rows_cap(a);
+}
+
+static int input_rows(const struct app *a)
+{
+	int n = count_lines(rl_line_buffer);
+	return n < rows_cap(a) ? n : rows_cap(a);
+}
+
+/* The error goes under its line of a multi-line input, else above the
+ * line, as for one line. */
+static bool error_in_input(const struct app *a)
+{
+	return a->prompt.error[0] && error_row > 0 && input_rows(a) > 1;
+}
+
 int prompt_lines(const struct app *a)
 {
 	const struct prompt *p = &a->prompt;
 	if (!p->open)
 		return 0;
-	return message_lines(a) + 1 + (p->error[0] ? 1 + error_lines(a) : 0);
+	int n = message_lines(a) + block_rows(a) + input_rows(a);
+	if (error_in_input(a))
+		return n + 1 + (error_beside(a) ? 0 : error_lines(a));
+	return n + (p->error[0] ? 1 + error_lines(a) : 0);
+}
+
+/* The caret row at y and the message beside it or wrapped below; the rows used. */
+static int draw_error(struct app *a, int y, bool below)
+{
+	struct prompt *p = &a->prompt;
+	int w = a->cols;
+	int col = error_caret_col(a);
+	move(y, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	term_put(y, col, "^", 1);
+	if (error_beside(a))
+		term_put(y, col + 2, p->error, w - col - 2);
+	y++;
+	int rows = 1;
+	if (!error_beside(a) || !below) {
+		for (int i = 0; i < error_lines(a); i++) {
+			move(y + i, 0);
+			clrtoeol();
+		}
+		if (!error_beside(a))
+			draw_wrapped(p->error, y, 1, w - 2, error_lines(a), 0, A_BOLD);
+		rows += error_lines(a);
+	}
+	attroff(A_BOLD);
+	return rows;
 }
 
 void prompt_draw(struct app *a, int y)
@@ -805,38 +1036,62 @@ void prompt_draw(struct app *a, int y)
 	}
 	draw_wrapped(message_text(a), y, 1, w - 2, ml, 0, A_BOLD);
 	y += ml;
-	if (p->error[0]) {
-		/* a caret under the failing column and the message beside it, or
-		 * wrapped on the lines below when they do not fit side by side */
-		int col = error_caret_col(a);
-		move(y, 0);
-		clrtoeol();
-		attron(A_BOLD);
-		term_put(y, col, "^", 1);
-		if (error_beside(a))
-			term_put(y, col + 2, p->error, w - col - 2);
-		y++;
-		for (int i = 0; i < error_lines(a); i++) {
-			move(y + i, 0);
+	/* a caret under the failing column and the message beside it, or
+	 * wrapped on the lines below when they do not fit side by side */
+	if (p->error[0] && !error_in_input(a))
+		y += draw_error(a, y, false);
+	/* the block typed so far: its last lines */
+	int br = block_rows(a), total = block.len ? count_lines(block.s) - 1 : 0;
+	const char *l = block.s;
+	for (int i = 0; i < total; i++) {
+		const char *nl = strchr(l, '\n');
+		if (i >= total - br) {
+			char row[1024];
+			snprintf(row, sizeof row, "%s%.*s", i == 0 ? ">>> " : "... ", (int)(nl - l), l);
+			move(y, 0);
 			clrtoeol();
+			term_put(y++, 0, row, w);
 		}
-		if (!error_beside(a))
-			draw_wrapped(p->error, y, 1, w - 2, error_lines(a), 0, A_BOLD);
-		attroff(A_BOLD);
-		y += error_lines(a);
+		l = nl + 1;
 	}
-	/* the input line: readline's prompt (or its search prompt) and text */
-	move(y, 0);
-	clrtoeol();
+	/* the input: readline's prompt (or its search prompt) and text, a line
+	 * of it after another, the cursor's kept in view */
+	const char *buf = rl_line_buffer ? rl_line_buffer : "";
 	const char *pr = rl_display_prompt ? rl_display_prompt : ">>> ";
-	char line[1024];
-	snprintf(line, sizeof line, "%s%s", pr, rl_line_buffer ? rl_line_buffer : "");
-	int pw = term_width_of(pr);
-	/* keep the cursor visible on long lines */
-	int cursor_col = pw + rl_point;
-	int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
-	term_put(y, 0, line + (shift < (int)strlen(line) ? shift : 0), w);
-	move(y, cursor_col - shift);
+	int nrows = count_lines(buf), ir = input_rows(a);
+	int cur_row = 0, line_at = 0;
+	for (int i = 0; i < rl_point && buf[i]; i++)
+		if (buf[i] == '\n') {
+			cur_row++;
+			line_at = i + 1;
+		}
+	int first = cur_row >= ir ? cur_row - ir + 1 : 0;	/* the rows shown: the cursor's among them */
+	int cy = y, cx = 0;
+	l = buf;
+	for (int r = 0; r < nrows && r < first + ir; r++) {
+		const char *nl = strchr(l, '\n');
+		int n = nl ? (int)(nl - l) : (int)strlen(l);
+		if (r >= first) {
+			const char *rp = r == 0 ? pr : "... ";
+			int pw = term_width_of(rp);
+			char row[1024];
+			snprintf(row, sizeof row, "%s%.*s", rp, n, l);
+			int shift = 0;
+			if (r == cur_row) {
+				int cursor_col = pw + (rl_point - line_at);
+				shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
+				cy = y;
+				cx = cursor_col - shift;
+			}
+			move(y, 0);
+			clrtoeol();
+			term_put(y++, 0, row + (shift < (int)strlen(row) ? shift : 0), w);
+			if (error_in_input(a) && r == error_row - 1)
+				y += draw_error(a, y, true);
+		}
+		l = nl ? nl + 1 : l + n;
+	}
+	move(cy, cx);
 	term_cursor(!p->view_focus);
 }
 
