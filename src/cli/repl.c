@@ -23,6 +23,7 @@
 
 #include <readline/history.h>
 #include <readline/readline.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -287,15 +288,22 @@ static bool pipe_settle(struct repl *r, const char *l)
 	return false;
 }
 
-/* Ctrl-C while readline waits for a line: the line ends empty, and the
- * loop drops it and the block (Python's KeyboardInterrupt at the prompt). */
-static int on_signal_event(void)
+/* readline's reads on a terminal: Ctrl-C while it waits for a key ends the
+ * line (readline then hands it over), and the loop drops it and the block
+ * (Python's KeyboardInterrupt at the prompt). The SIGINT handler is
+ * cli.c's, without SA_RESTART, so the read returns. */
+static int tty_getc(FILE *f)
 {
-	if (cli_interrupted()) {
-		rl_replace_line("", 0);
-		rl_done = 1;
+	for (;;) {
+		if (cli_interrupted())
+			return '\n';
+		unsigned char c;
+		ssize_t n = read(fileno(f), &c, 1);
+		if (n == 1)
+			return c;
+		if (n == 0 || errno != EINTR)
+			return EOF;
 	}
-	return 0;
 }
 
 /* The indentation the next line of r's pending block starts with. */
@@ -383,7 +391,8 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		       ":help lists the commands (:ls, :show, :save, :load, ...). A line ending in ':'\n"
 		       "opens a block; an empty line ends it.\n", QKV_VERSION);
 		lineedit_setup(COMMAND_LINE, r.s);
-		rl_signal_event_hook = on_signal_event;
+		rl_catch_signals = 0;	/* cli.c's handler: a statement that runs stops */
+		rl_getc_function = tty_getc;
 	}
 	strbuf_init(&r.pending);
 	for (;;) {

@@ -70,6 +70,11 @@ static char **complete(const char *text, int start, int end)
 	rl_completion_append_character = '\0';	/* "torch.softmax" then "(" */
 	const char *dot = strrchr(text, '.');
 	int ls = line_start(start);
+	if (rl_line_buffer[ls] == ':' && start > ls + 1 &&
+	    (strncmp(rl_line_buffer + ls, ":load ", 6) == 0 || strncmp(rl_line_buffer + ls, ":save", 5) == 0)) {
+		rl_attempted_completion_over = 0;	/* readline's own: file names */
+		return NULL;
+	}
 	if (rl_line_buffer[ls] == ':' && start <= ls + 1) {
 		bool colon = text[0] == ':';	/* the word holds the ':' (not a word break) */
 		const char *cmd;
@@ -109,6 +114,23 @@ static int tab(int count, int key)
 	return 0;
 }
 
+/* Backspace: in the indentation before the cursor, back to the previous
+ * multiple of 4 columns (a level of the block); elsewhere one character */
+static int backspace(int count, int key)
+{
+	int ls = line_start(rl_point);
+	for (int i = ls; i < rl_point; i++)
+		if (rl_line_buffer[i] != ' ')
+			return rl_rubout(count, key);
+	int col = rl_point - ls;
+	if (col == 0)
+		return rl_rubout(count, key);
+	int to = (col - 1) / 4 * 4;
+	rl_delete_text(ls + to, rl_point);
+	rl_point = ls + to;
+	return 0;
+}
+
 static int startup(void)
 {
 	if (next_text) {
@@ -132,6 +154,8 @@ void lineedit_setup(enum command_front f, struct session *s)
 	rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
 	rl_startup_hook = startup;
 	rl_bind_key('\t', tab);
+	rl_bind_key(127, backspace);
+	rl_bind_key(8, backspace);
 }
 
 void lineedit_set_session(struct session *s)

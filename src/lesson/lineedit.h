@@ -1,8 +1,9 @@
 /* lineedit.h: GNU readline set up one way for both prompts where a person
  * types statements: the full screen's (ui/prompt.c, readline in callback
  * mode) and qkv repl's on a terminal (cli/repl.c). Tab indents at the start
- * of a line and completes elsewhere (':' commands, names, attributes, from
- * the session); a line that continues a block starts indented; a block is
+ * of a line (Backspace there goes back a level) and completes elsewhere
+ * (':' commands, names, attributes, from the session, file names after
+ * :load and :save); a line that continues a block starts indented; a block is
  * one history entry, kept in the history file as lines marked to join again.
  * Nothing here draws or prints (the prompts display readline's state). */
 #ifndef QKV_LESSON_LINEEDIT_H

@@ -105,7 +105,7 @@ Test(tty, repl_line_mode_should_run_the_colon_commands, .fini = stop)
 		  "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s ':help keys' Enter%s", "");
-	s = wait_for("so does Ctrl-C");
+	s = wait_for("drops the line or block typed.");
 	cr_assert(strstr(s, "Up/Down walk the lines typed since qkv repl started; Ctrl-R searches them."), "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s ':quit' Enter%s", "");
