@@ -21,6 +21,7 @@ void lexer_init(struct lexer *lx, const char *src, size_t len, int first_line)
 	lx->end = src ? len : 0;
 	lx->line = first_line;
 	lx->col = 1;
+	lx->atbol = true;
 }
 
 void lexer_init_sub(struct lexer *lx, const char *src, size_t start, size_t end, int line, int col)
@@ -960,12 +961,126 @@ static void lex_bad_char(struct lexer *lx, struct token *t)
 		lex_fail(lx, t, T_ERROR, line, col, "unexpected character (byte 0x%02X)", (unsigned)c);
 }
 
+/* ---- indentation ------------------------------------------------------------- */
+
+/* A token of no length at the current position (NEWLINE, INDENT, DEDENT). */
+static void lex_empty_token(struct lexer *lx, struct token *t, enum tok_kind kind, int col)
+{
+	t->kind = kind;
+	t->start = lx->pos;
+	t->len = 0;
+	t->line = lx->line;
+	t->col = col;
+}
+
+/* Characters from the current position to the end of its line, plus one:
+ * where CPython puts the caret of an indentation mismatch. */
+static int lex_line_end_col(const struct lexer *lx)
+{
+	int col = lx->col;
+	for (size_t i = lx->pos; i < lx->end && lx->src[i] != '\n' && lx->src[i] != '\r'; i++)
+		if (((unsigned char)lx->src[i] & 0xC0) != 0x80)
+			col++;
+	return col;
+}
+
+/* At the beginning of a line outside brackets: skips blank and comment-only
+ * lines, measures the indentation of the next line as CPython's tokenizer
+ * does (tabs to the next multiple of 8, and again with tabs as 1 column so
+ * that mixing them ambiguously is a TabError) and fills t with an INDENT,
+ * a DEDENT or an error. Returns false when the level does not change. */
+static bool lex_indentation(struct lexer *lx, struct token *t)
+{
+	int width, alt, chars, c;
+	for (;;) {
+		width = alt = chars = 0;
+		for (;;) {
+			c = lex_peek(lx, 0);
+			if (c == ' ') {
+				width++;
+				alt++;
+			} else if (c == '\t') {
+				width = (width / 8 + 1) * 8;
+				alt++;
+			} else if (c == '\f') {
+				width = alt = 0;
+			} else {
+				break;
+			}
+			chars++;
+			lex_advance(lx);
+		}
+		if (c == '#') {
+			while (lex_peek(lx, 0) >= 0 && lex_peek(lx, 0) != '\n')
+				lex_advance(lx);
+			c = lex_peek(lx, 0);
+		}
+		if (c == '\r' && lex_peek(lx, 1) == '\n') {
+			lex_advance(lx);
+			c = '\n';
+		}
+		if (c != '\n')
+			break;
+		lex_advance(lx);	/* a blank line: no token, no indentation */
+	}
+	if (c < 0)
+		return false;	/* the end of the input closes every level */
+	if (width == lx->indstack[lx->nindent]) {
+		if (alt != lx->altstack[lx->nindent])
+			goto tab_error;
+		return false;
+	}
+	if (width > lx->indstack[lx->nindent]) {
+		if (lx->nindent + 1 >= LEX_MAX_INDENT) {
+			lex_empty_token(lx, t, T_ERROR, 1);
+			error_set(&t->err, lx->line, 1, "too many levels of indentation");
+			return true;
+		}
+		if (alt <= lx->altstack[lx->nindent])
+			goto tab_error;
+		lx->nindent++;
+		lx->indstack[lx->nindent] = width;
+		lx->altstack[lx->nindent] = alt;
+		lex_empty_token(lx, t, T_INDENT, chars);
+		return true;
+	}
+	while (lx->nindent > 0 && width < lx->indstack[lx->nindent]) {
+		lx->nindent--;
+		lx->pending++;
+	}
+	if (width != lx->indstack[lx->nindent]) {
+		lex_empty_token(lx, t, T_ERROR, lex_line_end_col(lx));
+		error_set(&t->err, lx->line, t->col, "unindent does not match any outer indentation level");
+		return true;
+	}
+	if (alt != lx->altstack[lx->nindent])
+		goto tab_error;
+	lx->pending--;
+	lex_empty_token(lx, t, T_DEDENT, lx->col);
+	return true;
+tab_error:
+	lex_empty_token(lx, t, T_ERROR, 1);
+	error_set(&t->err, lx->line, 1, "inconsistent use of tabs and spaces in indentation");
+	return true;
+}
+
 void lexer_next(struct lexer *lx, struct token *t)
 {
 	bool space = false;
 	enum skip_result skip;
 	int c, bs_line = 0, bs_col = 0;
+	bool indent = !lx->sub;
 	memset(t, 0, sizeof *t);
+	if (indent && lx->pending > 0) {
+		lx->pending--;
+		lex_empty_token(lx, t, T_DEDENT, lx->col);
+		return;
+	}
+	if (indent && lx->atbol && lx->depth == 0) {
+		lx->atbol = false;
+		if (lex_indentation(lx, t))
+			return;
+	}
 	skip = lex_skip_space(lx, &space, &bs_line, &bs_col);
 	t->start = lx->pos;
 	t->line = lx->line;
@@ -985,11 +1100,21 @@ void lexer_next(struct lexer *lx, struct token *t)
 	c = lex_peek(lx, 0);
 	if (c < 0) {
 		t->kind = T_EOF;
+		if (indent && lx->depth == 0 && lx->line_has_tokens) {
+			lx->line_has_tokens = false;
+			t->kind = T_NEWLINE;
+		} else if (indent && lx->depth == 0 && lx->nindent > 0) {
+			lx->nindent--;
+			t->kind = T_DEDENT;
+		}
 		return;
 	}
+	if (indent && lx->depth == 0)
+		lx->line_has_tokens = c != '\n';
 	if (c == '\n') {
 		lex_advance(lx);
 		t->kind = T_NEWLINE;
+		lx->atbol = indent && lx->depth == 0;
 	} else if (lex_is_ident_start(c)) {
 		lex_name(lx, t);
 	} else if (lex_is_digit(c) || (c == '.' && lex_is_digit(lex_peek(lx, 1)))) {

@@ -1,5 +1,5 @@
-/* lexer.h: the tokens of the notebook language (Python's lexical rules minus
- * indentation). The parser (parser.c) pulls one token at a time; a lexical
+/* lexer.h: the tokens of the notebook language (Python's lexical rules, with
+ * INDENT and DEDENT tokens from a stack of indentation widths). The parser (parser.c) pulls one token at a time; a lexical
  * problem comes back as a T_ERROR or T_INCOMPLETE token carrying its message,
  * so the parser decides when (and whether) to report it. */
 #ifndef QKV_LANG_LEXER_H
@@ -31,7 +31,10 @@ enum tok_kind {
 	/* keywords */
 	T_TRUE, T_FALSE, T_NONE, T_AND, T_OR, T_NOT, T_IN, T_IS,
 	T_IMPORT, T_FROM, T_AS, T_PASS,
-	T_KEYWORD,      /* any other Python keyword (for, def, lambda, ...): always rejected */
+	T_KEYWORD,      /* any other Python keyword (for, def, lambda, ...): the parser reads its text */
+	T_INDENT,       /* a line indented deeper than the one before (len 0, at its first token;
+	                   col is CPython's: the number of indentation characters) */
+	T_DEDENT,       /* one level of indentation closed (len 0); several in a row for several */
 };
 
 /* One piece of an f-string: a literal run or a {field}. */
@@ -60,6 +63,7 @@ struct token {
 };
 
 #define LEX_MAX_OPEN 128        /* open brackets remembered for messages */
+#define LEX_MAX_INDENT 100      /* indentation levels (CPython's MAXINDENT, level 0 included) */
 
 struct lex_open {
 	char ch;
@@ -74,10 +78,21 @@ struct lexer {
 	int depth;              /* open brackets: newlines inside them are spaces */
 	struct lex_open open[LEX_MAX_OPEN];
 	bool sub;               /* lexing one f-string field: newlines are spaces, never incomplete */
+	/* indentation (off in f-string fields): CPython's tokenizer rules */
+	bool atbol;             /* at the beginning of a line: measure its indentation next */
+	bool line_has_tokens;   /* a token since the last NEWLINE: the end of input adds a NEWLINE */
+	int nindent;            /* levels open above column 0 */
+	int indstack[LEX_MAX_INDENT];   /* widths, tabs to multiples of 8 (indstack[0] = 0) */
+	int altstack[LEX_MAX_INDENT];   /* widths, tabs as one column (for TabError) */
+	int pending;            /* DEDENT tokens still to hand out */
 };
 
 /* Starts at src[0] on line first_line, column 1. src must outlive the lexer;
- * it may hold any bytes, NUL included (len is authoritative). */
+ * it may hold any bytes, NUL included (len is authoritative). Lines outside
+ * brackets are measured for indentation; blank and comment-only lines are
+ * skipped whole. At the end of the input a NEWLINE (len 0, when the last
+ * line had tokens) and a DEDENT per open level come before T_EOF. Errors
+ * "unexpected indent" and the like are T_ERROR tokens at CPython's place. */
 void lexer_init(struct lexer *lx, const char *src, size_t len, int first_line);
 
 /* A lexer over the f-string field src[start, end) whose first byte is at

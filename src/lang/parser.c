@@ -37,7 +37,17 @@ struct parser {
 	bool in_stmt;
 	int span_line;
 	size_t span_start, span_end;
+	bool interactive;               /* a REPL: a block ends only at an empty line */
+	/* where the statement being parsed stands, for CPython's compile-time errors */
+	int loops;                      /* enclosing for/while of the current function or class body */
+	bool in_func;                   /* inside a def (not a class directly in it) */
+	int fblocks;                    /* enclosing for/while/with of the current body (CPython's 20) */
+	int scope;                      /* SCOPE_MODULE, SCOPE_FUNC or SCOPE_CLASS */
 };
+
+enum { SCOPE_MODULE, SCOPE_FUNC, SCOPE_CLASS };
+
+#define PARSE_MAX_BLOCKS 20             /* CPython's CO_MAXBLOCKS */
 
 static struct node *parse_expr(struct parser *p);
 static struct node *parse_exprlist(struct parser *p);
@@ -124,27 +134,12 @@ static struct tok_pos tok_pos_of(const struct token *t)
 	return tp;
 }
 
-/* Statements are limited to PARSE_MAX_STMT bytes: a token reaching past that
- * becomes an error token. */
-static void parse_check_length(struct parser *p)
-{
-	struct token *t = &p->tok;
-	int line = t->line, col = t->col;
-	if (!p->in_stmt || p->lex.sub || t->kind == T_EOF || t->kind == T_NEWLINE || t->kind == T_SEMI)
-		return;
-	if (t->start + t->len - p->span_start <= PARSE_MAX_STMT)
-		return;
-	token_free(t);
-	t->kind = T_ERROR;
-	t->line = line;
-	t->col = col;
-	error_set(&t->err, line, col, "statement is longer than %d bytes", PARSE_MAX_STMT);
-}
-
 static void parse_advance(struct parser *p)
 {
+	enum tok_kind k = p->tok.kind;
 	p->prev = tok_pos_of(&p->tok);
-	if (p->in_stmt && !p->lex.sub && p->tok.kind != T_EOF)
+	if (p->in_stmt && !p->lex.sub && k != T_EOF && k != T_NEWLINE && k != T_SEMI && k != T_INDENT &&
+	    k != T_DEDENT)
 		p->span_end = p->tok.start + p->tok.len;
 	token_free(&p->tok);
 	if (p->has_ahead) {
@@ -154,7 +149,6 @@ static void parse_advance(struct parser *p)
 	} else {
 		lexer_next(&p->lex, &p->tok);
 	}
-	parse_check_length(p);
 }
 
 static const struct token *parse_peek(struct parser *p)
@@ -202,68 +196,43 @@ static void parse_skip_continuation(struct parser *p)
 	struct tok_pos op = p->prev;
 	if (p->tok.kind != T_NEWLINE || !parse_prev_is_operator(p))
 		return;
-	while (p->tok.kind == T_NEWLINE)
+	while (p->tok.kind == T_NEWLINE) {
+		if (!p->has_ahead)
+			p->lex.atbol = false;	/* the next line's indentation means nothing */
 		parse_advance(p);
+	}
 	p->prev = op;
 }
 
 /* ---- messages ---------------------------------------------------------------------- */
 
+/* The keywords qkv does not run, with what it says about them. */
 static const struct {
 	const char *word;
-	const char *at_start;   /* the keyword begins a statement */
-	const char *inside;     /* it turns up inside an expression (NULL: same) */
+	const char *msg;
 } parse_keywords[] = {
-	{"for", "qkv runs single statements: 'for' loops are not supported; use tensor operations "
-		"instead (torch.matmul adds up the products for you)",
-		"comprehensions ('for' inside an expression) are not supported; use tensor operations "
-		"such as torch.stack or torch.matmul"},
-	{"while", "qkv runs single statements: 'while' loops are not supported; use tensor operations "
-		  "instead", NULL},
-	{"if", "qkv runs single statements: 'if' blocks are not supported; for an elementwise choice "
-	       "use torch.where(condition, a, b)",
-	       "conditional expressions (a if c else b) are not supported; use torch.where(c, a, b)"},
-	{"elif", "qkv runs single statements: 'elif' belongs to an 'if' block, which qkv does not run", NULL},
-	{"else", "qkv runs single statements: 'else' belongs to an 'if' block, which qkv does not run",
-		 "conditional expressions (a if c else b) are not supported; use torch.where(c, a, b)"},
-	{"def", "qkv runs single statements: defining functions with 'def' is not supported; type the "
-		"body's statements one at a time", NULL},
-	{"class", "qkv runs single statements: defining classes is not supported; use ready-made modules "
-		  "such as nn.Linear", NULL},
-	{"lambda", "'lambda' is not supported; write the expression out where you need it", NULL},
-	{"return", "qkv runs single statements: 'return' only works inside a function; type the "
-		   "expression itself to see its value", NULL},
-	{"with", "qkv runs single statements: 'with' blocks are not supported; type the statements "
-		 "inside the block directly", NULL},
-	{"try", "qkv runs single statements: 'try' blocks are not supported", NULL},
-	{"except", "qkv runs single statements: 'except' belongs to a 'try' block, which qkv does not run",
-		   NULL},
-	{"finally", "qkv runs single statements: 'finally' belongs to a 'try' block, which qkv does not "
-		    "run", NULL},
-	{"raise", "'raise' is not supported", NULL},
-	{"del", "'del' is not supported; assign the name a new value instead", NULL},
-	{"global", "'global' is not supported: qkv has no functions", NULL},
-	{"nonlocal", "'nonlocal' is not supported: qkv has no functions", NULL},
-	{"assert", "'assert' is not supported; print the condition instead, as in "
-		   "print(torch.allclose(a, b))", NULL},
-	{"yield", "'yield' is not supported: qkv has no functions", NULL},
-	{"break", "'break' is not supported: qkv has no loops", NULL},
-	{"continue", "'continue' is not supported: qkv has no loops", NULL},
-	{"async", "'async' is not supported", NULL},
-	{"await", "'await' is not supported", NULL},
+	{"try", "qkv does not run 'try' blocks: errors stop the cell, as they would without 'try'"},
+	{"except", "qkv does not run 'except': it belongs to a 'try' block, which qkv does not run"},
+	{"finally", "qkv does not run 'finally': it belongs to a 'try' block, which qkv does not run"},
+	{"raise", "qkv does not run 'raise'; use assert cond, \"message\" to stop on a bad value"},
+	{"yield", "qkv does not run generators ('yield'); build a list and return it"},
+	{"async", "qkv does not run 'async' code"},
+	{"await", "qkv does not run 'async' code ('await')"},
+	{"lambda", "'lambda' is not supported yet; define the function with def"},
 };
 
-static const char *parse_keyword_message(const struct parser *p, const struct token *t, bool at_start)
+static bool parse_is_kw(const struct parser *p, const struct token *t, const char *word)
 {
-	for (size_t i = 0; i < sizeof parse_keywords / sizeof parse_keywords[0]; i++) {
-		const char *w = parse_keywords[i].word;
-		if (strlen(w) == t->len && memcmp(w, p->src + t->start, t->len) == 0) {
-			if (!at_start && parse_keywords[i].inside)
-				return parse_keywords[i].inside;
-			return parse_keywords[i].at_start;
-		}
-	}
-	return "this Python keyword is not supported";
+	size_t n = strlen(word);
+	return t->kind == T_KEYWORD && t->len == n && memcmp(p->src + t->start, word, n) == 0;
+}
+
+static const char *parse_keyword_message(const struct parser *p, const struct token *t)
+{
+	for (size_t i = 0; i < sizeof parse_keywords / sizeof parse_keywords[0]; i++)
+		if (parse_is_kw(p, t, parse_keywords[i].word))
+			return parse_keywords[i].msg;
+	return "invalid syntax";
 }
 
 static const char *parse_unsupported_message(const struct parser *p, const struct token *t)
@@ -301,7 +270,13 @@ static void parse_token_noun(const struct parser *p, const struct token *t, char
 			snprintf(buf, size, "end of input");
 		break;
 	case T_NEWLINE:
-		snprintf(buf, size, "end of line");
+		snprintf(buf, size, t->len == 0 ? "end of input" : "end of line");
+		break;
+	case T_INDENT:
+		snprintf(buf, size, "indent");
+		break;
+	case T_DEDENT:
+		snprintf(buf, size, "unindent");
 		break;
 	case T_NAME:
 		snprintf(buf, size, "name '%.*s'", n, s);
@@ -325,7 +300,7 @@ static void parse_describe(const struct parser *p, char *buf, size_t size)
 	char noun[64];
 	switch (t->kind) {
 	case T_KEYWORD:
-		snprintf(buf, size, "%s", parse_keyword_message(p, t, false));
+		snprintf(buf, size, "%s", parse_keyword_message(p, t));
 		return;
 	case T_UNSUPPORTED:
 		snprintf(buf, size, "%s", parse_unsupported_message(p, t));
@@ -365,8 +340,6 @@ static struct node *parse_error_at(struct parser *p, int line, int col, const ch
 static struct node *parse_incomplete(struct parser *p)
 {
 	const struct token *t = &p->tok;
-	if (p->len - p->span_start > PARSE_MAX_STMT)
-		return parse_error_at(p, t->line, t->col, "statement is longer than %d bytes", PARSE_MAX_STMT);
 	p->failed = true;
 	p->fail_status = PARSE_INCOMPLETE;
 	if (t->kind == T_INCOMPLETE) {
@@ -382,6 +355,15 @@ static struct node *parse_incomplete(struct parser *p)
 			  p->src + p->prev.start);
 	}
 	return NULL;
+}
+
+/* The current token is the end of the input (or what the lexer adds there). */
+static bool parse_at_end(const struct parser *p)
+{
+	const struct token *t = &p->tok;
+	if (p->lex.sub)
+		return false;
+	return t->kind == T_EOF || ((t->kind == T_NEWLINE || t->kind == T_DEDENT) && t->start >= p->len);
 }
 
 /* Fails on the current token: its own lexical error, PARSE_INCOMPLETE when
@@ -402,7 +384,7 @@ static struct node *parse_fail(struct parser *p, const char *fmt, ...)
 		return NULL;
 	}
 	if (t->kind == T_INCOMPLETE ||
-	    (t->kind == T_EOF && !p->lex.sub && (p->lex.depth > 0 || parse_prev_is_operator(p))))
+	    (parse_at_end(p) && (p->lex.depth > 0 || parse_prev_is_operator(p))))
 		return parse_incomplete(p);
 	if (fmt) {
 		va_start(ap, fmt);
@@ -570,8 +552,7 @@ static bool parse_bracket_is_matrix(struct parser *p)
 	for (;;) {
 		bool num = false, sign = false;
 		lexer_next(&lx, &t);
-		if (t.kind == T_EOF || t.kind == T_ERROR || t.kind == T_INCOMPLETE ||
-		    (!lx.sub && t.start > p->span_start + PARSE_MAX_STMT))
+		if (t.kind == T_EOF || t.kind == T_ERROR || t.kind == T_INCOMPLETE)
 			break;
 		if (t.kind == T_LPAR || t.kind == T_LBRACK || t.kind == T_LBRACE) {
 			/* the parse fails on nesting before it gets back here */
@@ -939,7 +920,7 @@ static struct node *parse_atom(struct parser *p)
 	case T_LBRACK:
 		return parse_list(p);
 	case T_KEYWORD:
-		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok, true));
+		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok));
 	default:
 		return parse_fail(p, NULL);
 	}
@@ -1443,23 +1424,811 @@ static struct node *parse_from_import(struct parser *p)
 	return parse_end(p, n);
 }
 
-static struct node *parse_statement(struct parser *p)
+/* ---- simple statements ------------------------------------------------------------------- */
+
+/* The names a statement keyword is given in messages. */
+static bool parse_is_compound(const struct parser *p, const struct token *t)
 {
-	struct node *n;
-	switch (p->tok.kind) {
+	static const char *const words[] = {"if", "for", "while", "def", "class", "with"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (parse_is_kw(p, t, words[i]))
+			return true;
+	return false;
+}
+
+/* CPython's compile-time errors point at the statement: fails there. */
+static struct node *parse_refuse(struct parser *p, struct node *n, const char *msg)
+{
+	int line = n->line, col = n->col;
+	node_free(n);
+	return parse_error_at(p, line, col, "%s", msg);
+}
+
+/* return [value] */
+static struct node *parse_return(struct parser *p)
+{
+	struct node *n = node_new(N_RETURN, p->tok.line, p->tok.col), *v = NULL;
+	parse_advance(p);
+	if (parse_starts_expr(&p->tok)) {
+		v = parse_exprlist(p);
+		if (!v) {
+			node_free(n);
+			return NULL;
+		}
+	}
+	node_add(n, v);
+	n = parse_end(p, n);
+	if (n && !p->in_func)
+		return parse_refuse(p, n, "'return' outside function");
+	return n;
+}
+
+/* break, continue, pass */
+static struct node *parse_word(struct parser *p, enum node_kind kind)
+{
+	struct node *n = node_new(kind, p->tok.line, p->tok.col);
+	parse_advance(p);
+	n = parse_end(p, n);
+	if (n && kind == N_BREAK && p->loops == 0)
+		return parse_refuse(p, n, "'break' outside loop");
+	if (n && kind == N_CONTINUE && p->loops == 0)
+		return parse_refuse(p, n, "'continue' not properly in loop");
+	return n;
+}
+
+/* What CPython calls an expression that cannot be assigned or deleted. */
+static const char *parse_cpython_noun(const struct node *t)
+{
+	switch (t->kind) {
+	case N_CALL: return "function call";
+	case N_NUM: case N_STR: case N_CONST: case N_MATRIX: return "literal";
+	case N_FSTR: return "f-string expression";
+	case N_COMP: return t->op == '(' ? "generator expression" : t->op == '[' ? "list comprehension" :
+			    t->op == '{' ? "set comprehension" : "dict comprehension";
+	case N_DICT: return "dict literal";
+	case N_SET: return "set display";
+	case N_LAMBDA: return "lambda";
+	case N_IFEXP: return "conditional expression";
+	case N_BINARY: return t->op >= OP_EQ && t->op <= OP_GE ? "comparison" : "expression";
+	default: return "expression";
+	}
+}
+
+/* Checks a target of for, with ... as, del (verb "delete") or a
+ * comprehension: names, x[i], obj.attr, and tuples or lists of them. Errors
+ * point where the bad part starts. Recursion is bounded by PARSE_MAX_DEPTH. */
+static int parse_check_targets(struct parser *p, struct node *t, const char *verb)
+{
+	if (t->kind == N_NAME || t->kind == N_INDEX || t->kind == N_ATTR)
+		return 0;
+	if (t->kind == N_TUPLE || t->kind == N_LIST) {
+		for (int i = 0; i < t->nkids; i++)
+			if (parse_check_targets(p, t->kids[i], verb) < 0)
+				return -1;
+		return 0;
+	}
+	node_set_starts(t);
+	parse_error_at(p, t->sline, t->scol, "cannot %s %s", verb, parse_cpython_noun(t));
+	return -1;
+}
+
+/* del a, b[i], c.d: the targets become the node's children, tuples flattened. */
+static void parse_del_flatten(struct node *n, struct node *t)
+{
+	if (t->kind == N_TUPLE || t->kind == N_LIST) {
+		for (int i = 0; i < t->nkids; i++)
+			parse_del_flatten(n, t->kids[i]);
+		t->nkids = 0;
+		node_free(t);
+		return;
+	}
+	node_add(n, t);
+}
+
+static struct node *parse_del(struct parser *p)
+{
+	struct node *n = node_new(N_DEL, p->tok.line, p->tok.col), *t;
+	parse_advance(p);
+	if (!parse_starts_expr(&p->tok)) {
+		node_free(n);
+		return parse_fail(p, "expected a name to delete after 'del'");
+	}
+	t = parse_exprlist(p);
+	if (!t || parse_check_targets(p, t, "delete") < 0) {
+		node_free(t);
+		node_free(n);
+		return NULL;
+	}
+	parse_del_flatten(n, t);
+	return parse_end(p, n);
+}
+
+/* global a, b / nonlocal a, b */
+static struct node *parse_names(struct parser *p, enum node_kind kind)
+{
+	struct node *n = node_new(kind, p->tok.line, p->tok.col);
+	parse_advance(p);
+	for (;;) {
+		struct node *name;
+		if (p->tok.kind != T_NAME) {
+			node_free(n);
+			return parse_fail(p, "expected a name after '%s'", kind == N_GLOBAL ? "global" : "nonlocal");
+		}
+		name = node_new(N_NAME, p->tok.line, p->tok.col);
+		name->str = xstrndup(p->src + p->tok.start, p->tok.len);
+		node_add(n, name);
+		parse_advance(p);
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+	}
+	n = parse_end(p, n);
+	if (n && kind == N_NONLOCAL && !p->in_func && p->scope == SCOPE_MODULE)
+		return parse_refuse(p, n, "nonlocal declaration not allowed at module level");
+	return n;
+}
+
+/* assert test [, message] */
+static struct node *parse_assert(struct parser *p)
+{
+	struct node *n = node_new(N_ASSERT, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_expr(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	e = NULL;
+	if (p->tok.kind == T_COMMA) {
+		parse_advance(p);
+		e = parse_expr(p);
+		if (!e) {
+			node_free(n);
+			return NULL;
+		}
+	}
+	node_add(n, e);
+	return parse_end(p, n);
+}
+
+/* One simple statement, ending (not consuming) at a newline, ';' or the end. */
+static struct node *parse_simple(struct parser *p)
+{
+	const struct token *t = &p->tok;
+	switch (t->kind) {
 	case T_IMPORT:
 		return parse_import(p);
 	case T_FROM:
 		return parse_from_import(p);
 	case T_PASS:
-		n = node_new(N_PASS, p->tok.line, p->tok.col);
-		parse_advance(p);
-		return parse_end(p, n);
+		return parse_word(p, N_PASS);
+	case T_INDENT:
+		return parse_error_at(p, t->line, t->col, "unexpected indent");
 	case T_KEYWORD:
-		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok, true));
+		if (parse_is_kw(p, t, "return"))
+			return parse_return(p);
+		if (parse_is_kw(p, t, "break"))
+			return parse_word(p, N_BREAK);
+		if (parse_is_kw(p, t, "continue"))
+			return parse_word(p, N_CONTINUE);
+		if (parse_is_kw(p, t, "del"))
+			return parse_del(p);
+		if (parse_is_kw(p, t, "global"))
+			return parse_names(p, N_GLOBAL);
+		if (parse_is_kw(p, t, "nonlocal"))
+			return parse_names(p, N_NONLOCAL);
+		if (parse_is_kw(p, t, "assert"))
+			return parse_assert(p);
+		return parse_fail(p, "%s", parse_keyword_message(p, t));
 	default:
 		return parse_assign_or_expr(p);
 	}
+}
+
+/* ---- blocks ---------------------------------------------------------------------------------- */
+
+static struct node *parse_compound(struct parser *p);
+
+/* Fails with PARSE_INCOMPLETE and a message of our own. */
+static struct node *parse_incomplete_at(struct parser *p, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static struct node *parse_incomplete_at(struct parser *p, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	if (p->failed)
+		return NULL;
+	p->failed = true;
+	p->fail_status = PARSE_INCOMPLETE;
+	va_start(ap, fmt);
+	error_vset(&p->err, line, col, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+/* Where CPython reports a block missing at the end of the input: the last
+ * newline of the input (or its very end when there is none). */
+static void parse_end_position(const struct parser *p, int *line, int *col)
+{
+	size_t at = p->len, from;
+	*line = p->lex.line;
+	if (at > 0 && p->src[at - 1] == '\n') {
+		at--;
+		(*line)--;
+	}
+	from = at;
+	while (from > 0 && p->src[from - 1] != '\n')
+		from--;
+	*col = 1;
+	for (size_t i = from; i < at; i++)
+		if (((unsigned char)p->src[i] & 0xC0) != 0x80)
+			(*col)++;
+}
+
+/* Statements on one line, separated by ';', into block; consumes the
+ * newline. A compound statement cannot follow on the same line. */
+static bool parse_simple_line(struct parser *p, struct node *block)
+{
+	for (;;) {
+		struct node *n;
+		if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok)) {
+			parse_fail(p, "invalid syntax");
+			return false;
+		}
+		n = parse_simple(p);
+		if (!n)
+			return false;
+		node_add(block, n);
+		while (p->tok.kind == T_SEMI)
+			parse_advance(p);
+		if (p->tok.kind == T_NEWLINE) {
+			parse_advance(p);
+			return true;
+		}
+		if (p->tok.kind == T_EOF)
+			return true;
+	}
+}
+
+/* ':' and the block of a compound statement: statements on the same line,
+ * or an indented block on the lines after. what names the statement as
+ * CPython's "expected an indented block after 'if' statement on line 3". */
+static struct node *parse_suite(struct parser *p, const char *what, int line)
+{
+	struct node *b;
+	if (p->tok.kind != T_COLON)
+		return parse_fail(p, "expected ':'");
+	parse_advance(p);
+	b = node_new(N_BLOCK, p->tok.line, p->tok.col);
+	if (p->tok.kind != T_NEWLINE) {
+		if (!parse_simple_line(p, b)) {
+			node_free(b);
+			return NULL;
+		}
+		return b;
+	}
+	parse_advance(p);
+	if (p->tok.kind != T_INDENT) {
+		int eline = p->tok.line, ecol = p->tok.col;
+		node_free(b);
+		if (p->tok.kind == T_ERROR || p->tok.kind == T_INCOMPLETE)
+			return parse_fail(p, NULL);
+		if (p->tok.kind == T_EOF || parse_at_end(p)) {
+			parse_end_position(p, &eline, &ecol);
+			if (p->interactive)
+				return parse_incomplete_at(p, eline, ecol, "expected an indented block after %s on "
+							   "line %d", what, line);
+		}
+		return parse_error_at(p, eline, ecol, "expected an indented block after %s on line %d", what, line);
+	}
+	parse_advance(p);
+	b->line = p->tok.line;
+	b->col = p->tok.col;
+	while (p->tok.kind != T_DEDENT && p->tok.kind != T_EOF) {
+		bool ok;
+		if (p->tok.kind == T_KEYWORD && parse_is_compound(p, &p->tok)) {
+			struct node *n = parse_compound(p);
+			ok = n != NULL;
+			if (n)
+				node_add(b, n);
+		} else {
+			ok = parse_simple_line(p, b);
+		}
+		if (!ok) {
+			node_free(b);
+			return NULL;
+		}
+	}
+	if (p->tok.kind == T_DEDENT)
+		parse_advance(p);
+	return b;
+}
+
+/* if / elif / else: each elif is an N_IF in its predecessor's else slot. */
+static struct node *parse_if(struct parser *p)
+{
+	struct node *first = NULL, *last = NULL;
+	const char *what = "'if' statement";
+	for (;;) {
+		struct node *n = node_new(N_IF, p->tok.line, p->tok.col), *e;
+		int line = p->tok.line;
+		parse_advance(p);
+		if (last)
+			node_add(last, n);
+		else
+			first = n;
+		last = n;
+		e = parse_expr(p);
+		if (!e) {
+			node_free(first);
+			return NULL;
+		}
+		node_add(n, e);
+		e = parse_suite(p, what, line);
+		if (!e) {
+			node_free(first);
+			return NULL;
+		}
+		node_add(n, e);
+		if (!parse_is_kw(p, &p->tok, "elif"))
+			break;
+		what = "'elif' statement";
+	}
+	if (parse_is_kw(p, &p->tok, "else")) {
+		int line = p->tok.line;
+		struct node *e;
+		parse_advance(p);
+		e = parse_suite(p, "'else' statement", line);
+		if (!e) {
+			node_free(first);
+			return NULL;
+		}
+		node_add(last, e);
+	} else {
+		node_add(last, NULL);
+	}
+	return first;
+}
+
+/* Enters a for/while/with body: CPython allows 20 of them nested. */
+static bool parse_enter_block(struct parser *p, const struct node *n)
+{
+	if (p->fblocks >= PARSE_MAX_BLOCKS) {
+		parse_error_at(p, n->line, n->col, "too many statically nested blocks");
+		return false;
+	}
+	p->fblocks++;
+	return true;
+}
+
+/* The body of a loop (break and continue allowed) and its else block (not). */
+static bool parse_loop_body(struct parser *p, struct node *n, const char *what, int line)
+{
+	struct node *b;
+	if (!parse_enter_block(p, n))
+		return false;
+	p->loops++;
+	b = parse_suite(p, what, line);
+	p->loops--;
+	p->fblocks--;
+	if (!b)
+		return false;
+	node_add(n, b);
+	b = NULL;
+	if (parse_is_kw(p, &p->tok, "else")) {
+		int eline = p->tok.line;
+		parse_advance(p);
+		b = parse_suite(p, "'else' statement", eline);
+		if (!b)
+			return false;
+	}
+	node_add(n, b);
+	return true;
+}
+
+static struct node *parse_while(struct parser *p)
+{
+	struct node *n = node_new(N_WHILE, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_expr(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (!parse_loop_body(p, n, "'while' statement", n->line)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* The targets of for and with ... as: a, b[i], (c, d) — without comparisons,
+ * so that the 'in' after them stays. A tuple when there are commas (and
+ * commas are allowed). */
+static struct node *parse_targets(struct parser *p, bool commas)
+{
+	int line = p->tok.line, col = p->tok.col;
+	struct node *first, *tuple;
+	if (!parse_enter(p))
+		return NULL;
+	first = parse_bitor(p);
+	p->depth--;
+	if (!first || !commas || p->tok.kind != T_COMMA)
+		return first;
+	tuple = node_new(N_TUPLE, line, col);
+	node_add(tuple, first);
+	while (p->tok.kind == T_COMMA) {
+		struct node *e;
+		parse_advance(p);
+		if (!parse_starts_expr(&p->tok))
+			break;
+		if (!parse_enter(p)) {
+			node_free(tuple);
+			return NULL;
+		}
+		e = parse_bitor(p);
+		p->depth--;
+		if (!e) {
+			node_free(tuple);
+			return NULL;
+		}
+		node_add(tuple, e);
+	}
+	return tuple;
+}
+
+/* for target in iterable: block [else: block] */
+static struct node *parse_for(struct parser *p)
+{
+	struct node *n = node_new(N_FOR, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_targets(p, true);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (parse_check_targets(p, e, "assign to") < 0) {
+		node_free(n);
+		return NULL;
+	}
+	if (p->tok.kind != T_IN) {
+		node_free(n);
+		return parse_fail(p, "expected 'in' after the loop variable");
+	}
+	parse_advance(p);
+	e = parse_exprlist(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (!parse_loop_body(p, n, "'for' statement", n->line)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* with a as x, b: block — several items nest, the first outermost. */
+static struct node *parse_with(struct parser *p)
+{
+	struct node *outer = NULL, *inner = NULL, *b;
+	int line = p->tok.line, col = p->tok.col, entered = 0;
+	parse_advance(p);
+	for (;;) {
+		struct node *n = node_new(N_WITH, line, col), *e;
+		if (inner) {
+			b = node_new(N_BLOCK, line, col);
+			node_add(b, n);
+			node_add(inner, b);
+		} else {
+			outer = n;
+		}
+		inner = n;
+		if (!parse_enter_block(p, outer))
+			goto fail;
+		entered++;
+		e = parse_expr(p);
+		if (!e)
+			goto fail;
+		node_add(n, e);
+		e = NULL;
+		if (p->tok.kind == T_AS) {
+			parse_advance(p);
+			e = parse_targets(p, false);
+			if (!e)
+				goto fail;
+			node_add(n, e);
+			if (parse_check_targets(p, e, "assign to") < 0)
+				goto fail;
+		} else {
+			node_add(n, NULL);
+		}
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+		line = p->tok.line;
+		col = p->tok.col;
+	}
+	b = parse_suite(p, "'with' statement", outer->line);
+	if (!b)
+		goto fail;
+	node_add(inner, b);
+	p->fblocks -= entered;
+	return outer;
+fail:
+	p->fblocks -= entered;
+	node_free(outer);
+	return NULL;
+}
+
+/* ---- parameters ------------------------------------------------------------------------------ */
+
+/* The parameters of a def or lambda up to closer (')' or ':', left for the
+ * caller): a, b=1, *args, c, d=2, **kwargs, with CPython's checks and
+ * messages. */
+static struct node *parse_params(struct parser *p, enum tok_kind closer)
+{
+	struct node *params = node_new(N_PARAMS, p->tok.line, p->tok.col), *n = NULL, *def;
+	bool kwonly = false, seen_default = false, star = false, kwargs = false;
+	int bare_line = 0, bare_col = 0;
+	while (p->tok.kind != closer) {
+		int op = 0, line = p->tok.line, col = p->tok.col;
+		if (kwargs) {
+			parse_error_at(p, line, col, "arguments cannot follow var-keyword argument");
+			goto fail;
+		}
+		if (p->tok.kind == T_SLASH) {
+			parse_fail(p, "qkv does not run positional-only parameters ('/'); leave the '/' out");
+			goto fail;
+		}
+		if (p->tok.kind == T_STAR) {
+			if (star) {
+				parse_error_at(p, line, col, "* argument may appear only once");
+				goto fail;
+			}
+			star = true;
+			op = '*';
+			parse_advance(p);
+			if (p->tok.kind == T_COMMA || p->tok.kind == closer) {
+				n = node_new(N_PARAM, line, col);
+				n->op = '*';
+				node_add(n, NULL);
+				node_add(params, n);
+				kwonly = true;
+				bare_line = line;
+				bare_col = col;
+				goto next;
+			}
+		} else if (p->tok.kind == T_DSTAR) {
+			op = 'K';
+			parse_advance(p);
+		}
+		if (p->tok.kind != T_NAME) {
+			parse_fail(p, p->tok.kind == T_KEYWORD || p->tok.kind == T_UNSUPPORTED ? NULL : "invalid syntax");
+			goto fail;
+		}
+		for (int i = 0; i < params->nkids; i++) {
+			const char *s = params->kids[i]->str;
+			if (s && strlen(s) == p->tok.len && memcmp(s, p->src + p->tok.start, p->tok.len) == 0) {
+				parse_error_at(p, p->tok.line, p->tok.col, "duplicate argument '%s' in function definition",
+					       s);
+				goto fail;
+			}
+		}
+		n = node_new(N_PARAM, p->tok.line, p->tok.col);
+		n->str = xstrndup(p->src + p->tok.start, p->tok.len);
+		n->op = op;
+		n->is_int = kwonly && op == 0;
+		n->sline = line;
+		n->scol = col;
+		parse_advance(p);
+		if (closer == T_RPAR && p->tok.kind == T_COLON) {
+			node_free(n);
+			parse_fail(p, "qkv does not run annotations ('x: type'); leave them out");
+			goto fail;
+		}
+		def = NULL;
+		if (p->tok.kind == T_ASSIGN) {
+			if (op) {
+				node_free(n);
+				parse_error_at(p, p->tok.line, p->tok.col, "var-%s argument cannot have default value",
+					       op == '*' ? "positional" : "keyword");
+				goto fail;
+			}
+			parse_advance(p);
+			def = parse_expr(p);
+			if (!def) {
+				node_free(n);
+				goto fail;
+			}
+			seen_default = seen_default || !kwonly;
+		} else if (op == 0 && !kwonly && seen_default) {
+			node_free(n);
+			parse_error_at(p, line, col, "non-default argument follows default argument");
+			goto fail;
+		}
+		node_add(n, def);
+		node_add(params, n);
+		if (op == '*')
+			kwonly = true;
+		else if (op == 'K')
+			kwargs = true;
+		else if (kwonly)
+			bare_line = 0;
+next:
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+	}
+	if (bare_line) {
+		parse_error_at(p, bare_line, bare_col, "named arguments must follow bare *");
+		goto fail;
+	}
+	return params;
+fail:
+	node_free(params);
+	return NULL;
+}
+
+/* The body of a def or class: its own scope for return, break and the
+ * block count. */
+static struct node *parse_body(struct parser *p, int scope, const char *what, int line)
+{
+	int loops = p->loops, fblocks = p->fblocks, saved_scope = p->scope;
+	bool in_func = p->in_func;
+	struct node *b;
+	p->loops = 0;
+	p->fblocks = 0;
+	p->scope = scope;
+	p->in_func = scope == SCOPE_FUNC;
+	b = parse_suite(p, what, line);
+	p->loops = loops;
+	p->fblocks = fblocks;
+	p->scope = saved_scope;
+	p->in_func = in_func;
+	return b;
+}
+
+/* def name(params): block */
+static struct node *parse_def(struct parser *p)
+{
+	struct node *n = node_new(N_DEF, p->tok.line, p->tok.col), *e;
+	struct tok_pos open;
+	parse_advance(p);
+	if (p->tok.kind != T_NAME) {
+		node_free(n);
+		return parse_fail(p, "expected the function's name after 'def'");
+	}
+	n->str = xstrndup(p->src + p->tok.start, p->tok.len);
+	n->sline = p->tok.line;
+	n->scol = p->tok.col;
+	parse_advance(p);
+	if (p->tok.kind != T_LPAR) {
+		node_free(n);
+		return parse_fail(p, "expected '('");
+	}
+	open = tok_pos_of(&p->tok);
+	parse_advance(p);
+	e = parse_params(p, T_RPAR);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	if (!parse_close(p, T_RPAR, &open)) {
+		node_free(n);
+		return NULL;
+	}
+	if (p->tok.kind == T_UNSUPPORTED && p->tok.len == 2 && memcmp(p->src + p->tok.start, "->", 2) == 0) {
+		node_free(n);
+		return parse_fail(p, "qkv does not run annotations ('-> type'); leave them out");
+	}
+	e = parse_body(p, SCOPE_FUNC, "function definition", n->line);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
+/* class Name(bases): block */
+static struct node *parse_class(struct parser *p)
+{
+	struct node *n = node_new(N_CLASS, p->tok.line, p->tok.col), *bases, *e;
+	parse_advance(p);
+	if (p->tok.kind != T_NAME) {
+		node_free(n);
+		return parse_fail(p, "expected the class's name after 'class'");
+	}
+	n->str = xstrndup(p->src + p->tok.start, p->tok.len);
+	n->sline = p->tok.line;
+	n->scol = p->tok.col;
+	parse_advance(p);
+	bases = node_new(N_TUPLE, p->tok.line, p->tok.col);
+	node_add(n, bases);
+	if (p->tok.kind == T_LPAR) {
+		struct tok_pos open = tok_pos_of(&p->tok);
+		parse_advance(p);
+		while (p->tok.kind != T_RPAR) {
+			if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
+				node_free(n);
+				return parse_fail(p, "qkv does not run class keywords such as metaclass=...");
+			}
+			e = parse_expr(p);
+			if (!e) {
+				node_free(n);
+				return NULL;
+			}
+			node_add(bases, e);
+			if (p->tok.kind != T_COMMA)
+				break;
+			parse_advance(p);
+		}
+		if (!parse_close(p, T_RPAR, &open)) {
+			node_free(n);
+			return NULL;
+		}
+	}
+	e = parse_body(p, SCOPE_CLASS, "class definition", n->line);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
+/* if, for, while, with, def, class: the whole statement, its blocks included. */
+static struct node *parse_compound(struct parser *p)
+{
+	const struct token *t = &p->tok;
+	if (parse_is_kw(p, t, "if"))
+		return parse_if(p);
+	if (parse_is_kw(p, t, "for"))
+		return parse_for(p);
+	if (parse_is_kw(p, t, "while"))
+		return parse_while(p);
+	if (parse_is_kw(p, t, "with"))
+		return parse_with(p);
+	if (parse_is_kw(p, t, "def"))
+		return parse_def(p);
+	return parse_class(p);
+}
+
+/* A line of the input holding nothing but spaces and tabs, after from. */
+static bool parse_empty_line_after(const struct parser *p, size_t from)
+{
+	const char *nl = memchr(p->src + from, '\n', p->len - from);
+	while (nl) {
+		size_t i = (size_t)(nl - p->src) + 1;
+		while (i < p->len && (p->src[i] == ' ' || p->src[i] == '\t' || p->src[i] == '\r' || p->src[i] == '\f'))
+			i++;
+		if (i < p->len && p->src[i] == '\n')
+			return true;
+		nl = i < p->len ? memchr(p->src + i, '\n', p->len - i) : NULL;
+	}
+	return false;
+}
+
+/* One top-level statement: a simple one (its ';' and newline left for the
+ * next call) or a whole compound one. */
+static struct node *parse_statement(struct parser *p)
+{
+	struct node *n;
+	if (p->tok.kind != T_KEYWORD || !parse_is_compound(p, &p->tok))
+		return parse_simple(p);
+	n = parse_compound(p);
+	if (n && p->interactive && p->tok.kind == T_EOF && !parse_empty_line_after(p, p->span_end)) {
+		node_free(n);
+		return parse_incomplete_at(p, p->span_line, 1, "the block that starts on line %d ends at an "
+					   "empty line", p->span_line);
+	}
+	return n;
 }
 
 /* The first node deeper than PARSE_MAX_HEIGHT, or NULL. Recursion is bounded
@@ -1487,6 +2256,11 @@ struct parser *parser_new(const char *src, size_t len, int first_line)
 	p->status = PARSE_OK;
 	p->span_line = first_line;
 	return p;
+}
+
+void parser_set_interactive(struct parser *p, bool on)
+{
+	p->interactive = on;
 }
 
 void parser_free(struct parser *p)
@@ -1526,7 +2300,6 @@ enum parse_status parser_next(struct parser *p, struct node **out, struct qkv_er
 	p->span_line = p->tok.line;
 	p->span_start = p->tok.start;
 	p->span_end = p->tok.start + p->tok.len;
-	parse_check_length(p);
 	n = parse_statement(p);
 	if (n && (tall = parse_too_tall(n, 1)) != NULL) {
 		parse_error_at(p, tall->line, tall->col, "expression nested too deeply");

@@ -1,4 +1,5 @@
-/* parser.h: statements of the notebook language, one at a time.
+/* parser.h: statements of the notebook language, one at a time (a compound
+ * statement, such as a whole for loop or def, is one).
  * The parser reads a whole source text (a file, a -e argument, or the lines a
  * REPL collected) and hands back one statement tree per call, so a caller can
  * run each statement before the next is parsed: an error on line 9 leaves the
@@ -13,7 +14,6 @@
 #include <stddef.h>
 
 #define PARSE_MAX_DEPTH 64        /* nesting of brackets and sub-expressions */
-#define PARSE_MAX_STMT 65536      /* bytes in one statement */
 #define PARSE_MAX_HEIGHT 256      /* nodes on any root-to-leaf path of a returned tree,
                                      so tree walkers may recurse freely */
 
@@ -29,7 +29,8 @@ void parser_free(struct parser *p);
 /* Interactive mode (a REPL, interp_check_complete): as in Python's REPL, a
  * compound statement (if/for/while/def/class/with, and a %%time cell) is
  * complete only once an empty line follows it, so input ending inside one,
- * or right after its last indented line, is PARSE_INCOMPLETE. Off (files,
+ * or right after its last indented line, is PARSE_INCOMPLETE (an empty line:
+ * one of nothing but spaces and tabs, ended by '\n'). Off (files,
  * -e, lesson steps, a pasted cell): the end of the input ends every block.
  * Set before the first parser_next. */
 void parser_set_interactive(struct parser *p, bool on);
