@@ -268,6 +268,8 @@ static bool pipe_settle(struct repl *r, const char *l)
 			run_statement(r, r->pending.s, end, r->start_line, true);
 			pending_drop(r, end);
 			more = true;
+		} else if (sp == STATEMENTS_ERROR && statements_opens_block(l, strlen(l))) {
+			/* else:, elif ...: and the like, their block still to come */
 		} else if (sp == STATEMENTS_ERROR) {
 			size_t alone;
 			if (statements_first(r->pending.s, r->pending.len, &alone) != STATEMENTS_ERROR) {

@@ -206,15 +206,18 @@ void loops_stop(struct loops_anim *an);
 /* Builds an's trace of t and runs it from the start (`:show EXPR loops`). */
 void loops_play(struct loops_anim *an, const struct tensor *t);
 
-/* job.c: a computation of the player on a worker thread, the main thread
- * drawing frames (a->frame) with its progress until it ends. */
-enum job_kind { JOB_GO, JOB_SHOW_AGAIN };
+/* job.c: a computation of the player (or the prompt's statements) on a
+ * worker thread, the main thread drawing frames (a->frame) with its
+ * progress until it ends. */
+enum job_kind { JOB_GO, JOB_SHOW_AGAIN, JOB_CALL };
 struct job {
 	enum job_kind kind;
 	struct player *player;
 	int k;                     /* the step to go to, or to show again */
 	int at, rc;                /* player_go's (or player_show_again's) results */
 	struct qkv_error err;
+	void (*fn)(void *ctx);     /* JOB_CALL: what runs, fn(ctx) */
+	void *ctx;
 };
 void job_run(struct app *a, struct job *j);
 /* The player's progress callback (player_set_progress(p, job_progress, NULL)). */

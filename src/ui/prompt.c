@@ -19,6 +19,7 @@
 #include "lesson/session.h"
 #include "view/inspect.h"
 
+#include <pthread.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <stdio.h>
@@ -170,13 +171,49 @@ const char *prompt_history_error(void)
 
 /* ---- running lines ------------------------------------------------------------- */
 
+/* What the statements print. They run on a worker thread (ui/job.c) while
+ * the main thread draws frames that show it as it grows: both hold the lock
+ * while a statement runs. */
 static struct strbuf printed;
+static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool running;               /* a statement runs (frames say so) */
 
 static void capture(void *udata, const struct session_output *o)
 {
 	(void)udata;
+	pthread_mutex_lock(&printed_lock);
 	strbuf_puts(&printed, o->text);
 	strbuf_putc(&printed, '\n');
+	pthread_mutex_unlock(&printed_lock);
+}
+
+/* session_run on the worker thread, the frames drawn meanwhile. */
+struct run_call {
+	struct session *s;
+	const char *src;
+	size_t len;
+	enum session_status st;
+	struct qkv_error err;
+};
+
+static void run_call(void *ctx)
+{
+	struct run_call *c = ctx;
+	c->st = session_run(c->s, c->src, c->len, 1, SESSION_ATOMIC, &c->err);
+}
+
+/* Runs src (len bytes) all or nothing in the prompt's session, on a worker
+ * thread: Ctrl-C stops it (term.c raises the interrupt flag); the frames
+ * drawn meanwhile show what it prints. */
+static enum session_status run_src(struct app *a, const char *src, size_t len, struct qkv_error *err)
+{
+	struct run_call c = { a->prompt.session, src, len, SESSION_OK, { 0 } };
+	struct job j = { .kind = JOB_CALL, .fn = run_call, .ctx = &c };
+	running = true;
+	job_run(a, &j);
+	running = false;
+	*err = c.err;
+	return c.st;
 }
 
 /* The view shows v (taken) under name ("" for a value a line made), its
@@ -359,7 +396,7 @@ static void run_line(struct app *a, const char *line)
 	struct prompt *p = &a->prompt;
 	strbuf_reset(&printed);
 	struct qkv_error err;
-	if (session_run(p->session, line, strlen(line), 1, SESSION_ATOMIC, &err) != SESSION_OK) {
+	if (run_src(a, line, strlen(line), &err) != SESSION_OK) {
 		set_error(p, err.col, err.msg);	/* nothing of the line counts */
 		lineedit_set_next(line);	/* it stays in the input for fixing */
 		return;
@@ -409,7 +446,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 		size_t echoed = printed.len;
 		echo_lines(src + off, end);
 		struct qkv_error err;
-		if (session_run(p->session, src + off, end, 1, SESSION_ATOMIC, &err) != SESSION_OK) {
+		if (run_src(a, src + off, end, &err) != SESSION_OK) {
 			if (ran || printed.len > echoed) {	/* what ran, and what this one printed */
 				if (ran)
 					after_run(a);
@@ -942,6 +979,8 @@ static int error_lines(const struct app *a)
  * lines it takes wrapped, at most 3. */
 static const char *message_text(const struct app *a)
 {
+	if (running)
+		return "Running... (Ctrl-C stops it; nothing of it is kept then)";
 	return completions[0] ? completions : a->prompt.message;
 }
 
@@ -1249,6 +1288,18 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 		return;
 	}
 	int used = 0;
+	if (running) {
+		/* what the statement that runs has printed so far: its last lines */
+		pthread_mutex_lock(&printed_lock);
+		char *now = xstrdup(printed.s ? printed.s : "");
+		pthread_mutex_unlock(&printed_lock);
+		int total = 0;
+		for (const char *c = now; *c; c++)
+			total += *c == '\n';
+		draw_lines(now, y, x, w, h, total > h ? total - h : 0);
+		free(now);
+		return;
+	}
 	if (p->out && *p->out) {
 		/* the printed text, at most half the pane: its last lines */
 		int total = 0;
