@@ -244,50 +244,21 @@ static void run_cell(struct repl *r, bool stop_at_error)
 	strbuf_reset(&r->pending);
 }
 
-/* A pipe's next line l (NULL at the end) and the block pending before it:
- * the statements of pending that l does not continue run now. True when l
- * was taken (run with a statement it made fail). */
-static bool pipe_settle(struct repl *r, const char *l)
+/* Whether line l of a pipe begins a statement of its own after a block:
+ * it starts in column 0 with neither a comment nor a word that goes on with
+ * the block before it (else, elif, except, finally). */
+static bool starts_statement(const char *l)
 {
-	while (r->pending.len && !session_quit_requested(r->s)) {
-		if (!l) {
-			run_cell(r, false);
+	static const char *const go_on[] = { "else", "elif", "except", "finally" };
+	if (!*l || *l == ' ' || *l == '\t' || *l == '#' || *l == '\r')
+		return false;
+	for (size_t k = 0; k < sizeof go_on / sizeof *go_on; k++) {
+		size_t n = strlen(go_on[k]);
+		if (strncmp(l, go_on[k], n) == 0 && !(l[n] == '_' || (l[n] >= 'a' && l[n] <= 'z') ||
+						       (l[n] >= 'A' && l[n] <= 'Z') || (l[n] >= '0' && l[n] <= '9')))
 			return false;
-		}
-		struct strbuf both;
-		strbuf_init(&both);
-		strbuf_putn(&both, r->pending.s, r->pending.len);
-		strbuf_puts(&both, l);
-		strbuf_putc(&both, '\n');
-		size_t end;
-		enum statements_split sp = statements_first(both.s, both.len, &end);
-		bool taken = false, more = false;
-		if (sp == STATEMENTS_NONE) {
-			pending_drop(r, r->pending.len);	/* blank lines and comments */
-		} else if (sp == STATEMENTS_ONE && end <= r->pending.len) {
-			run_statement(r, r->pending.s, end, r->start_line, true);
-			pending_drop(r, end);
-			more = true;
-		} else if (sp == STATEMENTS_ERROR && statements_opens_block(l, strlen(l))) {
-			/* else:, elif ...: and the like, their block still to come */
-		} else if (sp == STATEMENTS_ERROR) {
-			size_t alone;
-			if (statements_first(r->pending.s, r->pending.len, &alone) != STATEMENTS_ERROR) {
-				/* the error is l's, in the statement pending began */
-				run_statement(r, both.s, both.len, r->start_line, true);
-				taken = true;
-			} else {
-				run_statement(r, r->pending.s, r->pending.len, r->start_line, true);
-			}
-			strbuf_reset(&r->pending);
-		}
-		strbuf_free(&both);
-		if (taken)
-			return true;
-		if (!more)
-			break;
 	}
-	return false;
+	return true;
 }
 
 /* readline's reads on a terminal: Ctrl-C while it waits for a key ends the
@@ -349,14 +320,16 @@ static void tty_line(struct repl *r, char *l)
 	strbuf_reset(&r->pending);
 }
 
-/* One line l from a pipe (taken). */
+/* One line l from a pipe (taken). A block pending runs once a line that
+ * begins a statement of its own comes (or the input ends): the lines
+ * between, indented, blank or comments, belong to it, as in a file. */
 static void pipe_line(struct repl *r, char *l)
 {
 	int no = r->line_no++;
-	if (pipe_settle(r, l)) {
-		free(l);
-		return;
-	}
+	size_t end;
+	if (r->pending.len && starts_statement(l) &&
+	    statements_first(r->pending.s, r->pending.len, &end) != STATEMENTS_INCOMPLETE)
+		run_cell(r, false);
 	if (!r->pending.len) {
 		const char *t = l + strspn(l, " \t");
 		if (!*t) {
@@ -368,9 +341,7 @@ static void pipe_line(struct repl *r, char *l)
 	strbuf_puts(&r->pending, l);
 	strbuf_putc(&r->pending, '\n');
 	free(l);
-	/* a simple statement runs at once; a block waits for the line after it,
-	 * which may go on with it (an indented line, else:, a blank line in a
-	 * class) */
+	/* a simple statement runs at once; a block waits for the line after it */
 	if (!statements_opens_block(r->pending.s, r->pending.len) &&
 	    session_is_complete(r->pending.s, r->pending.len)) {
 		run_statement(r, r->pending.s, r->pending.len, r->start_line, true);

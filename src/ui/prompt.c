@@ -443,10 +443,15 @@ static void run_cell(struct app *a, const char *src, size_t len)
 		size_t end;
 		if (statements_first(src + off, len - off, &end) == STATEMENTS_NONE)
 			break;
-		size_t echoed = printed.len;
+		size_t before = printed.len;
 		echo_lines(src + off, end);
+		size_t echoed = printed.len;
 		struct qkv_error err;
 		if (run_src(a, src + off, end, &err) != SESSION_OK) {
+			if (printed.len == echoed) {	/* it printed nothing: it is in the input, not above */
+				printed.len = before;
+				printed.s[before] = 0;
+			}
 			if (ran || printed.len > echoed) {	/* what ran, and what this one printed */
 				if (ran)
 					after_run(a);

@@ -238,3 +238,36 @@ Test(tty, a_terminal_curses_cannot_drive_should_be_refused_untouched, .fini = st
 	free(log);
 	dir_remove(dir);
 }
+
+/* qkv repl on a terminal takes a bracket over two lines after "... ", and
+ * Ctrl-C drops the statement being typed (KeyboardInterrupt) or stops one
+ * that runs (its caret and "interrupted (Ctrl-C)"), never leaving. */
+Test(tty, repl_should_continue_after_dots_and_ctrl_c_should_drop_or_stop_without_leaving, .fini = stop)
+{
+	start_at(80, 24, "repl");
+	free(wait_for("an empty line ends it."));
+	sh("tmux send-keys -t %s 'x = [1,' Enter%s", "");
+	free(wait_for("\n... "));
+	sh("tmux send-keys -t %s '2]' Enter 'x' Enter%s", "");
+	char *s = wait_for("[1, 2]");
+	cr_assert(strstr(s, ">>> x = [1,\n... 2]\n>>> x\n[1, 2]\n"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s 'y = (3,' Enter C-c%s", "");
+	free(wait_for("KeyboardInterrupt"));
+	sh("tmux send-keys -t %s 'y' Enter%s", "");
+	s = wait_for("not defined");
+	cr_assert(strstr(s, "KeyboardInterrupt\n>>> y\n    ^\nerror: name 'y' is not defined"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s 'z = torch.randn(3000, 3000); w = z @ z @ z @ z @ z @ z @ z @ z @ z @ z @ z' Enter%s",
+	   "");
+	pid_t pid = tmux_pane_qkv(session);
+	cr_assert(pid > 0 && proc_wait_cpu(pid, proc_cpu_ms(pid) + 300), "qkv did not compute");
+	sh("tmux send-keys -t %s C-c%s", "");
+	s = wait_for("error: interrupted (Ctrl-C)");
+	free(s);
+	sh("tmux send-keys -t %s ':ls' Enter%s", "");
+	s = wait_for("list");
+	cr_assert(strstr(s, "x                list") && !strstr(s, "\nz "), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':quit' Enter%s", "");
+}

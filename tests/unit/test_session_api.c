@@ -571,3 +571,18 @@ Test(session_api, a_block_in_the_history_file_should_come_back_as_one_entry)
 	clear_history();
 	strbuf_free(&file);
 }
+
+Test(session_api, a_block_should_be_kept_whole_for_save_without_its_ending_empty_line)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err;
+	const char *block = "x = [1,\n     2]\n    \n";
+	cr_assert_eq(session_run(s, block, strlen(block), 1, SESSION_ATOMIC, &err), SESSION_OK, "%s", err.msg);
+	must_run(s, "y = 3");
+	int n;
+	const char *const *typed = session_statements(s, &n);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(typed[0], "x = [1,\n     2]");
+	cr_assert_str_eq(typed[1], "y = 3");
+	session_free(s);
+}
