@@ -278,7 +278,8 @@ Test(interrupt, ctrl_c_should_stop_qkv_eval_with_status_130, .fini = stop, .time
 	cr_assert(file_wait(status), "qkv eval did not end after Ctrl-C");
 	char *st = file("status"), *e = file("stderr");
 	cr_assert_str_eq(st, "130\n");
-	cr_assert(strstr(e, ": line 2, col ") && strstr(e, ": interrupted (Ctrl-C)\n"), "%s", e);
+	/* in the randn of line 1 or the products of line 2 */
+	cr_assert(strstr(e, ": line ") && strstr(e, ", col ") && strstr(e, ": interrupted (Ctrl-C)\n"), "%s", e);
 	cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
 	free(st);
 	free(e);
