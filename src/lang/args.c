@@ -105,7 +105,7 @@ int args_int(struct call *c, struct args *a, int i, int64_t def, int64_t *out, s
 		*out = def;
 		return 0;
 	}
-	if (runtime_to_int(v, out, "this argument", err) < 0)
+	if (value_to_int(v, out, "this argument", err) < 0)
 		return args_error(err, c, a, i, "%s(): argument %d must be an integer, not %s", c->name, i + 1,
 				  value_type_name(v));
 	return 0;
@@ -118,7 +118,7 @@ int args_double(struct call *c, struct args *a, int i, double def, double *out, 
 		*out = def;
 		return 0;
 	}
-	if (runtime_to_double(v, out, "this argument", err) < 0)
+	if (value_to_double(v, out, "this argument", err) < 0)
 		return args_error(err, c, a, i, "%s(): argument %d must be a number, not %s", c->name, i + 1,
 				  value_type_name(v));
 	return 0;

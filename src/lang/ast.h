@@ -25,7 +25,9 @@ enum node_kind {
 	N_CALL,     /* kids[0] callee; kids[1..] arguments; kwnames[i] names kids[i+1] or is NULL */
 	N_INDEX,    /* kids[0][kids[1], kids[2], ...]: each index is an expression, N_SLICE or N_CONST None */
 	N_SLICE,    /* kids[0]:kids[1]:kids[2], each may be NULL */
-	N_ASSIGN,   /* statement: kids[0] target (N_NAME, N_TUPLE of N_NAME, N_INDEX, N_ATTR), kids[1] value */
+	N_ASSIGN,   /* statement: kids[0] target (N_NAME, N_TUPLE of N_NAME, N_INDEX, N_ATTR), kids[1] value.
+	               Since issue 13 a tuple target may also be an N_LIST and hold any targets,
+	               nested, and at most one N_STARRED per level (a, [b, c.d], *e = ...) */
 	N_AUGASSIGN,/* statement: kids[0] target op= kids[1]; op as in N_BINARY */
 	N_IMPORT,   /* statement: import/from ... import: str = module path ("torch.nn.functional"),
 	               kids are N_NAME nodes for the imported names (from-import), asname in kwnames */

@@ -19,14 +19,12 @@
 
 #define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+extern const struct builtin py_functions[];	/* pyfuncs.c */
+
 static struct ops_ctx *OPS(struct call *c)
 {
 	return &c->I->ops;
 }
-
-/* Locates an error from ops (no position yet) at the call. */
-
-
 
 /* ---- creation ------------------------------------------------------------------ */
 
@@ -851,8 +849,14 @@ static struct value *py_len(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct value *v = a.v[0];
 	int64_t n;
-	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE)
+	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE || v->kind == V_DICT || v->kind == V_SET)
 		n = v->n;
+	else if (v->kind == V_RANGE)
+		n = value_range_len(v);
+	else if (v->kind == V_ITER && v->it->view)
+		n = v->it->src->n;
+	else if (v->kind == V_INSTANCE && v->inst->modules && v->inst->cls->cls->builtin != CLS_USER)
+		n = v->inst->modules->n;
 	else if (v->kind == V_STR) {
 		n = 0;	/* characters, not UTF-8 bytes */
 		for (const unsigned char *p = (const unsigned char *)v->str; *p; p++)
@@ -922,7 +926,7 @@ static struct value *py_float(struct call *c, struct qkv_error *err)
 			return args_error(err, c, &a, 0, "could not convert string to float: '%s'", v->str), args_fail(&a);
 		return args_return(&a, value_float(d));
 	}
-	if (runtime_to_double(v, &d, "float()'s argument", err) < 0)
+	if (value_to_double(v, &d, "float()'s argument", err) < 0)
 		return args_error(err, c, &a, 0, "float() needs a number, a string or a one-element tensor, not %s",
 				  value_type_name(v)), args_fail(&a);
 	return args_return(&a, value_float(d));
@@ -951,7 +955,7 @@ static struct value *py_int(struct call *c, struct qkv_error *err)
 		return args_return(&a, value_int(x));
 	}
 	double d;
-	if (runtime_to_double(v, &d, "int()'s argument", err) < 0)
+	if (value_to_double(v, &d, "int()'s argument", err) < 0)
 		return args_error(err, c, &a, 0, "int() needs a number or a string, not %s", value_type_name(v)),
 		       args_fail(&a);
 	if (!isfinite(d) || fabs(d) >= 9.2e18)
@@ -966,7 +970,7 @@ static struct value *py_bool(struct call *c, struct qkv_error *err)
 		return NULL;
 	if (!a.v[0])
 		return args_return(&a, value_bool(false));
-	int t = runtime_truth(a.v[0], err);
+	int t = value_truth(a.v[0], err);
 	if (t < 0)
 		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
 	return args_return(&a, value_bool(t));
@@ -1061,145 +1065,6 @@ static struct value *py_round(struct call *c, struct qkv_error *err)
 	return args_return(&a, value_float(r));
 }
 
-static struct value *minmax(struct call *c, bool is_max, struct qkv_error *err)
-{
-	struct value **items = c->args;
-	int n = c->nargs;
-	if (n == 1 && (c->args[0]->kind == V_LIST || c->args[0]->kind == V_TUPLE || c->args[0]->kind == V_SIZE)) {
-		items = c->args[0]->items;
-		n = c->args[0]->n;
-	}
-	if (n == 0)
-		return error_set(err, c->node->line, c->node->col, "%s() of an empty sequence", c->name), NULL;
-	struct value *best = NULL;
-	for (int i = 0; i < n; i++) {
-		if (!value_is_number(items[i]))
-			return error_set(err, c->node->line, c->node->col, "%s() compares numbers; got %s (use "
-					 "torch.max or x.max() for tensors)", c->name, value_type_name(items[i])), NULL;
-		double x = value_as_double(items[i]);
-		if (!best || (is_max ? x > value_as_double(best) : x < value_as_double(best)))
-			best = items[i];
-	}
-	return value_ref(best);
-}
-
-static struct value *py_max(struct call *c, struct qkv_error *err)
-{
-	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
-		return f_max(c, err);
-	return minmax(c, true, err);
-}
-
-static struct value *py_min(struct call *c, struct qkv_error *err)
-{
-	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
-		return f_min(c, err);
-	return minmax(c, false, err);
-}
-
-static struct value *py_sum(struct call *c, struct qkv_error *err)
-{
-	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
-		return f_sum(c, err);
-	struct args a;
-	if (args_bind(c, P("iterable", "start"), 1, &a, err) < 0)
-		return NULL;
-	struct value *seq = a.v[0];
-	if (seq->kind != V_LIST && seq->kind != V_TUPLE && seq->kind != V_SIZE)
-		return args_error(err, c, &a, 0, "sum() needs a list or tuple, not %s", value_type_name(seq)), args_fail(&a);
-	struct value *acc = a.v[1] ? value_ref(a.v[1]) : value_int(0);
-	for (int i = 0; i < seq->n; i++) {
-		struct value *r = NULL;
-		if (value_is_number(acc) && value_is_number(seq->items[i])) {
-			const struct value *b = seq->items[i];
-			if (acc->kind != V_FLOAT && b->kind != V_FLOAT) {
-				int64_t x = acc->kind == V_INT ? acc->i : acc->b, y = b->kind == V_INT ? b->i : b->b, z;
-				if (__builtin_add_overflow(x, y, &z))
-					error_set(err, c->node->line, c->node->col, "integer overflow in sum()");
-				else
-					r = value_int(z);
-			} else {
-				r = value_float(value_as_double(acc) + value_as_double(b));
-			}
-		} else if (acc->kind == V_TENSOR || seq->items[i]->kind == V_TENSOR) {
-			struct tensor *ta = acc->kind == V_TENSOR ? acc->t : NULL;
-			struct tensor *tb = seq->items[i]->kind == V_TENSOR ? seq->items[i]->t : NULL;
-			struct operand oa = { ta ? tensor_ref(ta) : ops_scalar(DT_F64, FLAVOR_TORCH, value_as_double(acc)), !ta };
-			struct operand ob = { tb ? tensor_ref(tb) : ops_scalar(DT_F64, FLAVOR_TORCH, value_as_double(seq->items[i])), !tb };
-			struct tensor *t = ops_binary(OPS(c), oa, ob, EW_ADD, err);
-			tensor_unref(oa.t);
-			tensor_unref(ob.t);
-			r = t ? value_tensor(t) : NULL;
-		} else {
-			error_set(err, c->node->line, c->node->col, "sum() adds numbers or tensors, not %s",
-				  value_type_name(seq->items[i]));
-		}
-		value_unref(acc);
-		if (!r)
-			return args_fail(&a);
-		acc = r;
-	}
-	return args_return(&a, acc);
-}
-
-static struct value *py_range(struct call *c, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P("start", "stop", "step"), 1, &a, err) < 0)
-		return NULL;
-	int64_t s = 0, e, st;
-	if (a.v[1]) {
-		if (args_int(c, &a, 0, 0, &s, err) < 0 || args_int(c, &a, 1, 0, &e, err) < 0)
-			return args_fail(&a);
-	} else if (args_int(c, &a, 0, 0, &e, err) < 0) {
-		return args_fail(&a);
-	}
-	if (args_int(c, &a, 2, 1, &st, err) < 0)
-		return args_fail(&a);
-	if (st == 0)
-		return args_error(err, c, &a, 2, "range() step must not be zero"), args_fail(&a);
-	/* the count in 128 bits: s, e and st may be anywhere in int64 */
-	__int128 span = st > 0 ? (__int128)e - s : (__int128)s - e, step = st > 0 ? st : -(__int128)st;
-	__int128 count = span > 0 ? (span + step - 1) / step : 0;
-	int64_t n = count > 100000 ? 100001 : (int64_t)count;
-	if (n > 100000)
-		return args_error(err, c, &a, 0, "range() of %s numbers is too long for qkv (at most 100000)",
-				  count > 100000 ? "more than 100000" : "so many"), args_fail(&a);
-	struct value *r = value_seq(V_LIST, (int)n);
-	for (int64_t i = 0; i < n; i++)
-		r->items[i] = value_int(s + i * st);
-	return args_return(&a, r);
-}
-
-static struct value *to_seq(struct call *c, enum value_kind kind, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P("iterable"), 0, &a, err) < 0)
-		return NULL;
-	struct value *v = a.v[0];
-	if (!v)
-		return args_return(&a, value_seq(kind, 0));
-	if (v->kind == V_LIST || v->kind == V_TUPLE || v->kind == V_SIZE) {
-		struct value *r = value_seq(kind, v->n);
-		for (int i = 0; i < v->n; i++)
-			r->items[i] = value_ref(v->items[i]);
-		return args_return(&a, r);
-	}
-	if (v->kind == V_TENSOR && v->t->ndim > 0) {
-		int64_t n = v->t->shape[0];
-		if (n > 100000)
-			return args_error(err, c, &a, 0, "tensor too long to turn into a list"), args_fail(&a);
-		struct value *r = value_seq(kind, (int)n);
-		for (int64_t i = 0; i < n; i++)
-			r->items[i] = value_from_result(ops_select(v->t, 0, i, err));
-		return args_return(&a, r);
-	}
-	return args_error(err, c, &a, 0, "'%s' object is not iterable", value_type_name(v)), args_fail(&a);
-}
-
-static struct value *py_list(struct call *c, struct qkv_error *err) { return to_seq(c, V_LIST, err); }
-static struct value *py_tuple(struct call *c, struct qkv_error *err) { return to_seq(c, V_TUPLE, err); }
-
 static struct value *py_quit(struct call *c, struct qkv_error *err)
 {
 	(void)err;
@@ -1265,8 +1130,6 @@ static const struct builtin functions[] = {
 	{ "builtins.print", py_print }, { "builtins.len", py_len }, { "builtins.float", py_float },
 	{ "builtins.int", py_int }, { "builtins.bool", py_bool }, { "builtins.str", py_str },
 	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", py_round },
-	{ "builtins.min", py_min }, { "builtins.max", py_max }, { "builtins.sum", py_sum },
-	{ "builtins.range", py_range }, { "builtins.list", py_list }, { "builtins.tuple", py_tuple },
 	{ "builtins.quit", py_quit }, { "builtins.exit", py_quit },
 };
 
@@ -1310,9 +1173,13 @@ struct value *runtime_module_attr(const char *module, const char *name)
 	snprintf(q, sizeof q, "%s.%s", module, name);
 	if (runtime_module_exists(q))
 		return value_named(V_MODULE, q);
-	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
-		if (strcmp(functions[i].name, q) == 0)
-			return value_named(V_FUNC, q);
+	if (strcmp(module, "torch.nn") == 0) {
+		struct value *cls = class_builtin(name);
+		if (cls)
+			return cls;
+	}
+	if (runtime_find_function(q))
+		return value_named(V_FUNC, q);
 	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
 		if (strcmp(constants[i].name, q) == 0)
 			return value_float(constants[i].value);
@@ -1341,6 +1208,9 @@ const struct builtin *runtime_find_function(const char *qualified)
 	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
 		if (strcmp(functions[i].name, qualified) == 0)
 			return &functions[i];
+	for (const struct builtin *b = py_functions; b->name; b++)
+		if (strcmp(b->name, qualified) == 0)
+			return b;
 	return NULL;
 }
 
@@ -1348,6 +1218,11 @@ void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *uda
 {
 	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
 		fn(udata, functions[i].name);
+	for (const struct builtin *b = py_functions; b->name; b++)
+		fn(udata, b->name);
+	static const char *const classes[] = { "torch.nn.Module", "torch.nn.ModuleList", "torch.nn.Sequential" };
+	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+		fn(udata, classes[i]);
 	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
 		fn(udata, modules[i]);
 	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)

@@ -831,7 +831,7 @@ static const struct {
 	{"and", T_AND}, {"or", T_OR}, {"not", T_NOT}, {"in", T_IN}, {"is", T_IS},
 	{"import", T_IMPORT}, {"from", T_FROM}, {"as", T_AS}, {"pass", T_PASS},
 	{"for", T_KEYWORD}, {"while", T_KEYWORD}, {"if", T_KEYWORD}, {"elif", T_KEYWORD},
-	{"else", T_KEYWORD}, {"def", T_KEYWORD}, {"class", T_KEYWORD}, {"lambda", T_KEYWORD},
+	{"else", T_KEYWORD}, {"def", T_KEYWORD}, {"class", T_KEYWORD}, {"lambda", T_LAMBDA},
 	{"return", T_KEYWORD}, {"with", T_KEYWORD}, {"try", T_KEYWORD}, {"except", T_KEYWORD},
 	{"finally", T_KEYWORD}, {"raise", T_KEYWORD}, {"del", T_KEYWORD}, {"global", T_KEYWORD},
 	{"nonlocal", T_KEYWORD}, {"assert", T_KEYWORD}, {"yield", T_KEYWORD}, {"break", T_KEYWORD},

@@ -30,7 +30,7 @@ enum tok_kind {
 	T_UNSUPPORTED,  /* ^ << >> -> := ! ... and ^= <<= >>=: the parser explains */
 	/* keywords */
 	T_TRUE, T_FALSE, T_NONE, T_AND, T_OR, T_NOT, T_IN, T_IS,
-	T_IMPORT, T_FROM, T_AS, T_PASS,
+	T_IMPORT, T_FROM, T_AS, T_PASS, T_LAMBDA,
 	T_KEYWORD,      /* any other Python keyword (for, def, lambda, ...): the parser reads its text */
 	T_INDENT,       /* a line indented deeper than the one before (len 0, at its first token;
 	                   col is CPython's: the number of indentation characters) */

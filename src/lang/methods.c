@@ -614,13 +614,26 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 		}
 		if (strcmp(name, "training") == 0)
 			return value_bool(o->training);
-		if (find(object_methods, sizeof object_methods / sizeof object_methods[0], name))
+		if (find(object_methods, sizeof object_methods / sizeof object_methods[0], name) ||
+		    class_has_method(self, name))
 			return value_method(self, name);
-		return error_set(err, 0, 0, "'%s' object has no attribute '%s'", value_type_name(self), name), NULL;
+		return error_set(err, 0, 0, "AttributeError: '%s' object has no attribute '%s'", value_type_name(self),
+				 name), NULL;
 	}
+	if (self->kind == V_INSTANCE || self->kind == V_CLASS || self->kind == V_SUPER)
+		return class_attr(I, self, name, err);
 	if (self->kind == V_DTYPE && strcmp(name, "is_floating_point") == 0)
 		return value_bool(dtype_is_float(self->dtype));
-	error_set(err, 0, 0, "'%s' object has no attribute '%s'", value_type_name(self), name);
+	if (strcmp(name, "__name__") == 0 && (self->kind == V_FUNC || self->kind == V_FUNCTION)) {
+		const char *dot = self->kind == V_FUNC ? strrchr(self->str, '.') : NULL;
+		return value_str(self->kind == V_FUNCTION ? self->fn->name : dot ? dot + 1 : self->str);
+	}
+	if (!class_name_allowed(name))
+		return error_set(err, 0, 0, "AttributeError: qkv does not give access to '%s'", name), NULL;
+	struct value *m = container_attr(self, name);
+	if (m)
+		return m;
+	error_set(err, 0, 0, "AttributeError: '%s' object has no attribute '%s'", value_type_name(self), name);
 	return NULL;
 }
 
@@ -655,15 +668,31 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 			b = find(tensor_methods, sizeof tensor_methods / sizeof tensor_methods[0], callee->str);
 		else if (c->self->kind == V_OBJECT)
 			b = find(object_methods, sizeof object_methods / sizeof object_methods[0], callee->str);
+		else if (c->self->kind == V_INSTANCE || c->self->kind == V_OBJECT)
+			return class_call_method(c, err);
+		else
+			return container_call(c, err);
+		if (!b && c->self->kind == V_OBJECT)
+			return class_call_method(c, err);
 		if (!b)
 			return error_set(err, 0, 0, "no method %s", callee->str), NULL;
 		return b->fn(c, err);
 	}
+	if (callee->kind == V_FUNCTION)
+		return scope_call(c, callee, NULL, err);
+	if (callee->kind == V_BOUND)
+		return scope_call(c, callee->items[0], callee->self, err);
+	if (callee->kind == V_CLASS) {
+		c->name = callee->cls->name;
+		return class_new_instance(c, callee, err);
+	}
+	if (callee->kind == V_INSTANCE)
+		return class_call_instance(c, callee, err);
 	if (callee->kind == V_OBJECT)
 		return call_object(c, callee, err);
 	if (callee->kind == V_DTYPE)
 		return error_set(err, 0, 0, "dtypes are not callable in qkv; use x.float() or .astype(...)"), NULL;
-	error_set(err, 0, 0, "'%s' object is not callable", value_type_name(callee));
+	error_set(err, 0, 0, "TypeError: '%s' object is not callable", value_type_name(callee));
 	return NULL;
 }
 

@@ -51,6 +51,11 @@ enum { SCOPE_MODULE, SCOPE_FUNC, SCOPE_CLASS };
 
 static struct node *parse_expr(struct parser *p);
 static struct node *parse_exprlist(struct parser *p);
+static struct node *parse_or(struct parser *p);
+static struct node *parse_bitor(struct parser *p);
+static struct node *parse_targets(struct parser *p, bool commas);
+static int parse_check_targets(struct parser *p, struct node *t, const char *verb);
+static struct node *parse_params(struct parser *p, enum tok_kind closer);
 
 /* ---- nodes --------------------------------------------------------------------- */
 
@@ -181,7 +186,7 @@ static bool parse_starts_expr(const struct token *t)
 	case T_NAME: case T_NUMBER: case T_STRING: case T_FSTRING:
 	case T_LPAR: case T_LBRACK: case T_LBRACE:
 	case T_MINUS: case T_PLUS: case T_TILDE: case T_NOT:
-	case T_TRUE: case T_FALSE: case T_NONE:
+	case T_TRUE: case T_FALSE: case T_NONE: case T_LAMBDA:
 		return true;
 	default:
 		return false;
@@ -218,7 +223,6 @@ static const struct {
 	{"yield", "qkv does not run generators ('yield'); build a list and return it"},
 	{"async", "qkv does not run 'async' code"},
 	{"await", "qkv does not run 'async' code ('await')"},
-	{"lambda", "'lambda' is not supported yet; define the function with def"},
 };
 
 static bool parse_is_kw(const struct parser *p, const struct token *t, const char *word)
@@ -246,7 +250,7 @@ static const char *parse_unsupported_message(const struct parser *p, const struc
 		{"<<", "shift operators are not supported"}, {">>", "shift operators are not supported"},
 		{"<<=", "shift operators are not supported"}, {">>=", "shift operators are not supported"},
 		{"!", "unexpected '!'; write 'not x' or 'a != b'"},
-		{":=", "':=' is not supported; assign in a separate statement"},
+		{":=", "qkv does not run ':=' (assignment expressions); assign in a statement of its own"},
 		{"->", "unexpected '->': function annotations are not supported"},
 		{"...", "'...' (Ellipsis) is not supported; write ':' for each dimension"},
 	};
@@ -307,9 +311,6 @@ static void parse_describe(const struct parser *p, char *buf, size_t size)
 		return;
 	case T_ASSIGN:
 		snprintf(buf, size, "unexpected '='; use '==' to compare");
-		return;
-	case T_LBRACE:
-		snprintf(buf, size, "'{...}' dicts and sets are not supported");
 		return;
 	default:
 		parse_token_noun(p, t, noun, sizeof noun);
@@ -694,7 +695,96 @@ static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 	return n;
 }
 
-/* [a, b, ...] or a matrix literal. */
+/* *x in a display, a target or a call (op '*'), **x in a call (op 'K'). */
+static struct node *parse_starred(struct parser *p, bool full)
+{
+	struct node *n = node_new(N_STARRED, p->tok.line, p->tok.col), *e;
+	n->op = p->tok.kind == T_DSTAR ? 'K' : '*';
+	parse_advance(p);
+	if (!parse_enter(p)) {
+		node_free(n);
+		return NULL;
+	}
+	e = full ? parse_expr(p) : parse_bitor(p);
+	p->depth--;
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
+	return n;
+}
+
+/* An element of a list, tuple or set display: an expression or *iterable. */
+static struct node *parse_element(struct parser *p)
+{
+	if (p->tok.kind == T_STAR)
+		return parse_starred(p, false);
+	return parse_expr(p);
+}
+
+/* The 'for ... in ... if ...' clauses after a comprehension's element,
+ * appended to comp as N_COMPFOR nodes. The iterable and the conditions are
+ * or-expressions, as in Python (so 'if' starts a condition, never a
+ * conditional expression). */
+static bool parse_comp_clauses(struct parser *p, struct node *comp)
+{
+	while (parse_is_kw(p, &p->tok, "for")) {
+		struct node *c = node_new(N_COMPFOR, p->tok.line, p->tok.col), *e;
+		node_add(comp, c);
+		parse_advance(p);
+		e = parse_targets(p, true);
+		if (!e)
+			return false;
+		node_add(c, e);
+		if (parse_check_targets(p, e, "assign to") < 0)
+			return false;
+		if (p->tok.kind != T_IN) {
+			parse_fail(p, "expected 'in' after the comprehension's variable");
+			return false;
+		}
+		parse_advance(p);
+		do {
+			if (c->nkids > 1)
+				parse_advance(p);	/* the 'if' */
+			if (!parse_enter(p))
+				return false;
+			e = parse_or(p);
+			p->depth--;
+			if (!e)
+				return false;
+			node_add(c, e);
+		} while (parse_is_kw(p, &p->tok, "if"));
+	}
+	if (parse_is_kw(p, &p->tok, "async")) {
+		parse_fail(p, "%s", parse_keyword_message(p, &p->tok));
+		return false;
+	}
+	return true;
+}
+
+/* A comprehension of kind op ('[', '{', 'd', '(') whose element (and dict
+ * value) are parsed; the current token is its first 'for'. */
+static struct node *parse_comprehension(struct parser *p, int op, const struct tok_pos *open,
+					struct node *elem, struct node *value)
+{
+	struct node *n = node_new(N_COMP, open->line, open->col);
+	n->op = op;
+	node_add(n, elem);
+	node_add(n, value);
+	if (elem->kind == N_STARRED) {
+		parse_error_at(p, elem->line, elem->col, "iterable unpacking cannot be used in comprehension");
+		node_free(n);
+		return NULL;
+	}
+	if (!parse_comp_clauses(p, n)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* [a, b, ...], [x for x in y] or a matrix literal. */
 static struct node *parse_list(struct parser *p)
 {
 	struct tok_pos open = tok_pos_of(&p->tok);
@@ -704,10 +794,17 @@ static struct node *parse_list(struct parser *p)
 	n = node_new(N_LIST, open.line, open.col);
 	parse_advance(p);
 	while (p->tok.kind != T_RBRACK) {
-		struct node *e = parse_expr(p);
+		struct node *e = parse_element(p);
 		if (!e) {
 			node_free(n);
 			return NULL;
+		}
+		if (n->nkids == 0 && parse_is_kw(p, &p->tok, "for")) {
+			node_free(n);
+			n = parse_comprehension(p, '[', &open, e, NULL);
+			if (!n)
+				return NULL;
+			break;
 		}
 		node_add(n, e);
 		if (p->tok.kind != T_COMMA)
@@ -721,7 +818,75 @@ static struct node *parse_list(struct parser *p)
 	return n;
 }
 
-/* (expr), a tuple (a, b) / (a,), or the empty tuple (). */
+/* {}, {k: v, ...}, {a, b}, {k: v for ...}, {x for ...}. */
+static struct node *parse_brace(struct parser *p)
+{
+	struct tok_pos open = tok_pos_of(&p->tok);
+	struct node *n = NULL;
+	bool dict = true;
+	parse_advance(p);
+	if (p->tok.kind == T_RBRACE) {
+		parse_advance(p);
+		return node_new(N_DICT, open.line, open.col);
+	}
+	for (;;) {
+		struct node *k, *v = NULL;
+		if (p->tok.kind == T_DSTAR) {
+			node_free(n);
+			return parse_fail(p, "qkv does not run '**' in a dict display; use d = dict(a) and "
+				       "d.update(b)");
+		}
+		k = parse_element(p);
+		if (!k) {
+			node_free(n);
+			return NULL;
+		}
+		if (!n) {
+			dict = p->tok.kind == T_COLON && k->kind != N_STARRED;
+			n = node_new(dict ? N_DICT : N_SET, open.line, open.col);
+		}
+		if (dict) {
+			if (p->tok.kind != T_COLON) {
+				bool starred = k->kind == N_STARRED;
+				node_set_starts(k);
+				if (!starred && p->tok.kind != T_ERROR && p->tok.kind != T_INCOMPLETE && !parse_at_end(p))
+					parse_error_at(p, k->sline, k->scol, "':' expected after dictionary key");
+				node_free(k);
+				node_free(n);
+				return parse_fail(p, NULL);
+			}
+			parse_advance(p);
+			v = parse_expr(p);
+			if (!v) {
+				node_free(k);
+				node_free(n);
+				return NULL;
+			}
+		}
+		if (n->nkids == 0 && parse_is_kw(p, &p->tok, "for")) {
+			node_free(n);
+			n = parse_comprehension(p, dict ? 'd' : '{', &open, k, v);
+			if (!n)
+				return NULL;
+			break;
+		}
+		node_add(n, k);
+		if (dict)
+			node_add(n, v);
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
+		if (p->tok.kind == T_RBRACE)
+			break;
+	}
+	if (!parse_close(p, T_RBRACE, &open)) {
+		node_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* (expr), a tuple (a, b) / (a,), the empty tuple (), or (x for x in y). */
 static struct node *parse_paren(struct parser *p)
 {
 	struct tok_pos open = tok_pos_of(&p->tok);
@@ -731,11 +896,15 @@ static struct node *parse_paren(struct parser *p)
 		parse_advance(p);
 		return node_new(N_TUPLE, open.line, open.col);
 	}
-	first = parse_expr(p);
+	first = parse_element(p);
 	if (!first)
 		return NULL;
 	n = first;
-	if (p->tok.kind == T_COMMA) {
+	if (parse_is_kw(p, &p->tok, "for")) {
+		n = parse_comprehension(p, '(', &open, first, NULL);
+		if (!n)
+			return NULL;
+	} else if (p->tok.kind == T_COMMA) {
 		n = node_new(N_TUPLE, open.line, open.col);
 		node_add(n, first);
 		while (p->tok.kind == T_COMMA) {
@@ -743,13 +912,16 @@ static struct node *parse_paren(struct parser *p)
 			parse_advance(p);
 			if (p->tok.kind == T_RPAR)
 				break;
-			e = parse_expr(p);
+			e = parse_element(p);
 			if (!e) {
 				node_free(n);
 				return NULL;
 			}
 			node_add(n, e);
 		}
+	} else if (first->kind == N_STARRED) {
+		node_free(first);
+		return parse_error_at(p, open.line, open.col + 1, "cannot use starred expression here");
 	}
 	if (!parse_close(p, T_RPAR, &open)) {
 		node_free(n);
@@ -758,45 +930,54 @@ static struct node *parse_paren(struct parser *p)
 	return n;
 }
 
-/* f(a, b, key=value) with the callee already parsed. */
+/* f(a, *rest, key=value, **options) or f(x for x in y), the callee
+ * already parsed. */
 static struct node *parse_call(struct parser *p, struct node *callee)
 {
 	struct tok_pos open = tok_pos_of(&p->tok);
 	struct node *n = node_new(N_CALL, open.line, open.col);
-	bool seen_keyword = false;
+	bool seen_keyword = false, seen_kwunpack = false;
+	const char *misplaced = NULL;
+	int first_line = 0, first_col = 0;
 	node_add(n, callee);
 	parse_advance(p);
+	first_line = p->tok.line;
+	first_col = p->tok.col;
 	while (p->tok.kind != T_RPAR) {
 		char *kw = NULL;
 		struct node *e;
 		int nargs = n->nkids - 1;
-		int kw_line = 0, kw_col = 0;
+		int arg_line = p->tok.line, arg_col = p->tok.col;
+		if (p->tok.kind == T_STAR && seen_kwunpack) {
+			parse_error_at(p, first_line, first_col, "iterable argument unpacking follows keyword argument "
+				       "unpacking");
+			node_free(n);
+			return NULL;
+		}
 		if (p->tok.kind == T_STAR || p->tok.kind == T_DSTAR) {
-			node_free(n);
-			return parse_fail(p, "argument unpacking with '%s' is not supported",
-					  p->tok.kind == T_STAR ? "*" : "**");
-		}
-		if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
-			kw = xstrndup(p->src + p->tok.start, p->tok.len);
-			kw_line = p->tok.line;
-			kw_col = p->tok.col;
-			for (int i = 0; i < nargs; i++) {
-				if (n->kwnames[i] && strcmp(n->kwnames[i], kw) == 0) {
-					parse_error_at(p, p->tok.line, p->tok.col, "keyword argument '%s' is given twice",
-						       kw);
-					free(kw);
-					node_free(n);
-					return NULL;
+			seen_kwunpack = seen_kwunpack || p->tok.kind == T_DSTAR;
+			e = parse_starred(p, true);
+		} else {
+			if (p->tok.kind == T_NAME && parse_peek(p)->kind == T_ASSIGN) {
+				kw = xstrndup(p->src + p->tok.start, p->tok.len);
+				for (int i = 0; i < nargs; i++) {
+					if (n->kwnames[i] && strcmp(n->kwnames[i], kw) == 0) {
+						parse_error_at(p, p->tok.line, p->tok.col,
+							       "keyword argument '%s' is given twice", kw);
+						free(kw);
+						node_free(n);
+						return NULL;
+					}
 				}
+				parse_advance(p);
+				parse_advance(p);
+			} else if ((seen_keyword || seen_kwunpack) && !misplaced) {
+				/* CPython reports it at the call's ')' */
+				misplaced = seen_kwunpack ? "positional argument follows keyword argument unpacking"
+					    : "positional argument follows keyword argument";
 			}
-			parse_advance(p);
-			parse_advance(p);
-		} else if (seen_keyword && parse_starts_expr(&p->tok)) {
-			node_free(n);
-			return parse_fail(p, "positional argument follows keyword argument");
+			e = parse_expr(p);
 		}
-		int arg_line = kw ? kw_line : p->tok.line, arg_col = kw ? kw_col : p->tok.col;
-		e = parse_expr(p);
 		if (!e) {
 			free(kw);
 			node_free(n);
@@ -805,6 +986,18 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 		if (kw) {
 			e->sline = arg_line;
 			e->scol = arg_col;
+		} else if (parse_is_kw(p, &p->tok, "for") && e->kind != N_STARRED) {
+			struct tok_pos at = {T_EOF, 0, 0, arg_line, arg_col};
+			e = parse_comprehension(p, '(', &at, e, NULL);
+			if (!e) {
+				node_free(n);
+				return NULL;
+			}
+			if (nargs > 0 || p->tok.kind != T_RPAR) {
+				node_free(e);
+				node_free(n);
+				return parse_error_at(p, arg_line, arg_col, "Generator expression must be parenthesized");
+			}
 		}
 		node_add_name(&n->kwnames, nargs, kw);
 		node_add(n, e);
@@ -812,6 +1005,10 @@ static struct node *parse_call(struct parser *p, struct node *callee)
 		if (p->tok.kind != T_COMMA)
 			break;
 		parse_advance(p);
+	}
+	if (misplaced && p->tok.kind == T_RPAR) {
+		node_free(n);
+		return parse_error_at(p, p->tok.line, p->tok.col, "%s", misplaced);
 	}
 	if (!parse_close(p, T_RPAR, &open)) {
 		node_free(n);
@@ -919,6 +1116,8 @@ static struct node *parse_atom(struct parser *p)
 		return parse_paren(p);
 	case T_LBRACK:
 		return parse_list(p);
+	case T_LBRACE:
+		return parse_brace(p);
 	case T_KEYWORD:
 		return parse_fail(p, "%s", parse_keyword_message(p, &p->tok));
 	default:
@@ -1097,8 +1296,8 @@ static struct node *parse_comparison(struct parser *p)
 	left = node_binary(op, line, col, left, right);
 	if (parse_comparison_op(p)) {
 		node_free(left);
-		return parse_fail(p, "chained comparisons like a < b < c are not supported; write "
-			       "(a < b) and (b < c)");
+		return parse_fail(p, "qkv does not run chained comparisons such as a < b < c; write "
+			       "a < b and b < c");
 	}
 	return left;
 }
@@ -1133,18 +1332,81 @@ static struct node *parse_or(struct parser *p)
 	return parse_chain(p, parse_and, k);
 }
 
-/* A full expression, one level deeper. */
-static struct node *parse_expr(struct parser *p)
+/* lambda params: body */
+static struct node *parse_lambda(struct parser *p)
 {
-	struct node *n;
-	if (!parse_enter(p))
+	struct node *n = node_new(N_LAMBDA, p->tok.line, p->tok.col), *e;
+	parse_advance(p);
+	e = parse_params(p, T_COLON);
+	if (!e) {
+		node_free(n);
 		return NULL;
-	n = parse_or(p);
-	p->depth--;
+	}
+	node_add(n, e);
+	if (p->tok.kind != T_COLON) {
+		node_free(n);
+		return parse_fail(p, "expected ':'");
+	}
+	parse_advance(p);
+	e = parse_expr(p);
+	if (!e) {
+		node_free(n);
+		return NULL;
+	}
+	node_add(n, e);
 	return n;
 }
 
-/* expr or expr, expr, ... (a bare tuple, as in `K.shape, Q.shape`). */
+/* A full expression (a if c else b, lambda, or an or-expression), one
+ * level deeper. */
+static struct node *parse_expr(struct parser *p)
+{
+	struct node *n, *cond, *other, *ifexp;
+	int line, col;
+	if (!parse_enter(p))
+		return NULL;
+	if (p->tok.kind == T_LAMBDA) {
+		n = parse_lambda(p);
+		p->depth--;
+		return n;
+	}
+	n = parse_or(p);
+	if (!n || !parse_is_kw(p, &p->tok, "if")) {
+		p->depth--;
+		return n;
+	}
+	line = p->tok.line;
+	col = p->tok.col;
+	parse_advance(p);
+	cond = parse_or(p);
+	if (cond && !parse_is_kw(p, &p->tok, "else")) {
+		node_free(cond);
+		node_set_starts(n);
+		cond = parse_error_at(p, n->sline, n->scol, "expected 'else' after 'if' expression");
+	}
+	if (!cond) {
+		node_free(n);
+		p->depth--;
+		return NULL;
+	}
+	parse_advance(p);
+	other = parse_expr(p);
+	p->depth--;
+	if (!other) {
+		node_free(n);
+		node_free(cond);
+		return NULL;
+	}
+	ifexp = node_new(N_IFEXP, line, col);
+	node_add(ifexp, n);
+	node_add(ifexp, cond);
+	node_add(ifexp, other);
+	return ifexp;
+}
+
+/* expr or expr, expr, ... (a bare tuple, as in `K.shape, Q.shape`); elements
+ * may be *starred. A lone starred expression is refused unless '=' follows
+ * (where the assignment says why). */
 static struct node *parse_exprlist(struct parser *p)
 {
 	struct node *first, *tuple;
@@ -1152,17 +1414,24 @@ static struct node *parse_exprlist(struct parser *p)
 	parse_skip_continuation(p);
 	line = p->tok.line;
 	col = p->tok.col;
-	first = parse_expr(p);
-	if (!first || p->tok.kind != T_COMMA)
+	first = parse_element(p);
+	if (!first)
+		return NULL;
+	if (p->tok.kind != T_COMMA) {
+		if (first->kind == N_STARRED && p->tok.kind != T_ASSIGN) {
+			node_free(first);
+			return parse_error_at(p, line, col, "can't use starred expression here");
+		}
 		return first;
+	}
 	tuple = node_new(N_TUPLE, line, col);
 	node_add(tuple, first);
 	while (p->tok.kind == T_COMMA) {
 		struct node *e;
 		parse_advance(p);
-		if (!parse_starts_expr(&p->tok))
+		if (!parse_starts_expr(&p->tok) && p->tok.kind != T_STAR)
 			break;
-		e = parse_expr(p);
+		e = parse_element(p);
 		if (!e) {
 			node_free(tuple);
 			return NULL;
@@ -1201,25 +1470,30 @@ static const char *parse_target_noun(const struct node *t)
 	}
 }
 
-/* Unpacking targets: names, or (nested) tuples of names. */
+/* Unpacking targets: names, x[i], obj.attr, and (nested) tuples or lists of
+ * them, at most one *starred per level. Recursion is bounded by the
+ * expression depth limit. */
 static int parse_check_unpack(struct parser *p, const struct node *t, const struct token *op)
 {
-	int n = (int)op->len;
+	int n = (int)op->len, starred = 0;
 	const char *s = p->src + op->start;
 	for (int i = 0; i < t->nkids; i++) {
 		const struct node *k = t->kids[i];
-		if (k->kind == N_NAME)
+		if (k->kind == N_STARRED) {
+			if (++starred > 1) {
+				parse_error_at(p, t->line, t->col, "multiple starred expressions in assignment");
+				return -1;
+			}
+			k = k->kids[0];
+		}
+		if (k->kind == N_NAME || k->kind == N_INDEX || k->kind == N_ATTR)
 			continue;
-		if (k->kind == N_TUPLE && k->nkids > 0) {
+		if (k->kind == N_TUPLE || k->kind == N_LIST) {
 			if (parse_check_unpack(p, k, op) < 0)
 				return -1;
 			continue;
 		}
-		if (k->kind == N_INDEX || k->kind == N_ATTR || k->kind == N_TUPLE)
-			parse_error_at(p, op->line, op->col, "'%.*s' can only unpack into plain names, as in "
-				       "a, b = ...", n, s);
-		else
-			parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to %s", n, s, parse_target_noun(k));
+		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to %s", n, s, parse_target_noun(k));
 		return -1;
 	}
 	return 0;
@@ -1233,9 +1507,11 @@ static int parse_check_target(struct parser *p, const struct node *t, const stru
 	const char *s = p->src + op->start;
 	if (t->kind == N_NAME || t->kind == N_INDEX || t->kind == N_ATTR)
 		return 0;
-	if (t->kind == N_TUPLE && !aug && t->nkids > 0)
+	if ((t->kind == N_TUPLE || t->kind == N_LIST) && !aug && t->nkids > 0)
 		return parse_check_unpack(p, t, op);
-	if (t->kind == N_TUPLE && t->nkids == 0)
+	if (t->kind == N_STARRED && !aug)
+		parse_error_at(p, t->line, t->col, "starred assignment target must be in a list or tuple");
+	else if (t->kind == N_TUPLE && t->nkids == 0)
 		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to an empty tuple", n, s);
 	else if ((t->kind == N_BINARY || t->kind == N_UNARY) && !aug)
 		parse_error_at(p, op->line, op->col, "'%.*s' cannot assign to an expression (to compare, "
@@ -1499,13 +1775,32 @@ static const char *parse_cpython_noun(const struct node *t)
  * point where the bad part starts. Recursion is bounded by PARSE_MAX_DEPTH. */
 static int parse_check_targets(struct parser *p, struct node *t, const char *verb)
 {
+	bool del = strcmp(verb, "delete") == 0;
 	if (t->kind == N_NAME || t->kind == N_INDEX || t->kind == N_ATTR)
 		return 0;
 	if (t->kind == N_TUPLE || t->kind == N_LIST) {
-		for (int i = 0; i < t->nkids; i++)
-			if (parse_check_targets(p, t->kids[i], verb) < 0)
+		int starred = 0;
+		for (int i = 0; i < t->nkids; i++) {
+			struct node *k = t->kids[i];
+			if (k->kind == N_STARRED && !del) {
+				if (++starred > 1) {
+					parse_error_at(p, t->line, t->col, "multiple starred expressions in assignment");
+					return -1;
+				}
+				k = k->kids[0];
+			}
+			if (parse_check_targets(p, k, verb) < 0)
 				return -1;
+		}
 		return 0;
+	}
+	if (t->kind == N_STARRED && !del) {
+		parse_error_at(p, t->line, t->col, "starred assignment target must be in a list or tuple");
+		return -1;
+	}
+	if (t->kind == N_STARRED) {
+		parse_error_at(p, t->line, t->col, "cannot delete starred");
+		return -1;
 	}
 	node_set_starts(t);
 	parse_error_at(p, t->sline, t->scol, "cannot %s %s", verb, parse_cpython_noun(t));
@@ -1529,6 +1824,10 @@ static struct node *parse_del(struct parser *p)
 {
 	struct node *n = node_new(N_DEL, p->tok.line, p->tok.col), *t;
 	parse_advance(p);
+	if (p->tok.kind == T_STAR) {
+		node_free(n);
+		return parse_error_at(p, p->tok.line, p->tok.col, "cannot delete starred");
+	}
 	if (!parse_starts_expr(&p->tok)) {
 		node_free(n);
 		return parse_fail(p, "expected a name to delete after 'del'");
@@ -1592,6 +1891,22 @@ static struct node *parse_assert(struct parser *p)
 	return parse_end(p, n);
 }
 
+/* `match x:` (a soft keyword: `match = 1` and `match(x)` stay names). */
+static bool parse_is_match(struct parser *p)
+{
+	const struct token *next;
+	if (p->tok.len != 5 || memcmp(p->src + p->tok.start, "match", 5) != 0)
+		return false;
+	next = parse_peek(p);
+	switch (next->kind) {
+	case T_NAME: case T_NUMBER: case T_STRING: case T_FSTRING: case T_LBRACE:
+	case T_TRUE: case T_FALSE: case T_NONE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* One simple statement, ending (not consuming) at a newline, ';' or the end. */
 static struct node *parse_simple(struct parser *p)
 {
@@ -1605,6 +1920,13 @@ static struct node *parse_simple(struct parser *p)
 		return parse_word(p, N_PASS);
 	case T_INDENT:
 		return parse_error_at(p, t->line, t->col, "unexpected indent");
+	case T_AT:
+		return parse_fail(p, "qkv does not run decorators ('@name' before def or class); apply it "
+				  "after the def instead: f = name(f)");
+	case T_NAME:
+		if (parse_is_match(p))
+			return parse_fail(p, "qkv does not run 'match' statements; use if/elif/else");
+		return parse_assign_or_expr(p);
 	case T_KEYWORD:
 		if (parse_is_kw(p, t, "return"))
 			return parse_return(p);
@@ -1844,6 +2166,20 @@ static struct node *parse_while(struct parser *p)
 	return n;
 }
 
+/* One target: an or-expression (no comparison, so a following 'in' stays)
+ * or *target. */
+static struct node *parse_target(struct parser *p)
+{
+	struct node *n;
+	if (p->tok.kind == T_STAR)
+		return parse_starred(p, false);
+	if (!parse_enter(p))
+		return NULL;
+	n = parse_bitor(p);
+	p->depth--;
+	return n;
+}
+
 /* The targets of for and with ... as: a, b[i], (c, d) — without comparisons,
  * so that the 'in' after them stays. A tuple when there are commas (and
  * commas are allowed). */
@@ -1851,10 +2187,7 @@ static struct node *parse_targets(struct parser *p, bool commas)
 {
 	int line = p->tok.line, col = p->tok.col;
 	struct node *first, *tuple;
-	if (!parse_enter(p))
-		return NULL;
-	first = parse_bitor(p);
-	p->depth--;
+	first = parse_target(p);
 	if (!first || !commas || p->tok.kind != T_COMMA)
 		return first;
 	tuple = node_new(N_TUPLE, line, col);
@@ -1862,14 +2195,9 @@ static struct node *parse_targets(struct parser *p, bool commas)
 	while (p->tok.kind == T_COMMA) {
 		struct node *e;
 		parse_advance(p);
-		if (!parse_starts_expr(&p->tok))
+		if (!parse_starts_expr(&p->tok) && p->tok.kind != T_STAR)
 			break;
-		if (!parse_enter(p)) {
-			node_free(tuple);
-			return NULL;
-		}
-		e = parse_bitor(p);
-		p->depth--;
+		e = parse_target(p);
 		if (!e) {
 			node_free(tuple);
 			return NULL;

@@ -13,7 +13,65 @@ struct undo {
 	struct value **slot;    /* or an object attribute replaced, and its old value */
 	struct value *old;
 	char *name;             /* or a workspace name bound, and its old value (NULL: unbound) */
+	struct value *cont;     /* or a list, dict, set or cell changed, and what it held: */
+	struct value **saved;   /* its items (a dict: n keys after them), or a cell's value */
+	int nsaved;
 };
+
+/* Where a name lives, resolved once per tree before it runs (scope.c) and
+ * kept in the N_NAME node: rows = the kind, cols = the slot or cell. */
+enum name_scope {
+	SC_GLOBAL = 0,  /* the workspace, then the built-in names */
+	SC_LOCAL,       /* frame->slots[cols] */
+	SC_CELL,        /* frame->slots[cols] holds a V_CELL (a local an inner function uses) */
+	SC_FREE,        /* frame->cells[cols] (the enclosing function's variable) */
+	SC_CLASS,       /* a class body: its namespace, then global */
+};
+
+enum scope_kind { SCOPE_MODULE, SCOPE_FUNC, SCOPE_COMP, SCOPE_CLASS };
+
+/* The names of one def, lambda, comprehension or class body. */
+struct scope {
+	enum scope_kind kind;
+	const struct node *owner;
+	struct scope *parent;
+	int nlocals, caplocals;
+	const char **names;     /* the locals: parameters first, in order */
+	bool *cell;             /* per local: an inner function uses it */
+	int nparams;
+	int nfree, capfree;
+	const char **freenames;
+	int *from_kind;         /* per free name: SC_CELL (the parent's local slot) or SC_FREE */
+	int *from_idx;
+	int nglobal;
+	const char **globals;   /* declared global */
+};
+
+/* One statement's tree and its scopes: kept alive by the functions it made. */
+struct code_tree {
+	struct code base;
+	struct node *root;
+	int nscopes;
+	struct scope **scopes;  /* a def/lambda/comp/class node's rows is its index + 1 */
+};
+
+/* The running function's variables. */
+struct frame {
+	struct value **slots;   /* locals (sc->nlocals) */
+	struct value **cells;   /* the closure */
+	const struct scope *sc;
+	struct value *ns;       /* a class body: its namespace (V_DICT) */
+	struct value *fnv;      /* the function running (V_FUNCTION), or NULL */
+	struct code_tree *code;
+	struct frame *back;
+	const struct node *call;/* the call that made it */
+	struct value *ret;      /* what return gave */
+};
+
+/* Statement results besides 0 and -1 (error). */
+enum { EXEC_BREAK = 1, EXEC_CONTINUE = 2, EXEC_RETURN = 3 };
+
+#define INTERP_MAX_DEPTH 1000   /* calls, as Python's recursion limit */
 
 struct interp {
 	struct ops_ctx ops;
@@ -35,6 +93,17 @@ struct interp {
 	bool quit;
 	int no_grad;            /* depth of `with torch.no_grad():` blocks being run: while
 	                           nonzero, results carry no grad_fn (lang/autograd.c) */
+	unsigned txn, txn_counter; /* the running transaction (a statement), for logging once */
+	unsigned *var_txn;      /* per workspace name: the transaction that logged it */
+	int running;            /* statements are running: bindings are logged */
+	struct frame *frame;    /* the running function's frame, NULL at top level */
+	struct code_tree *code; /* the running top-level statement's tree */
+	int depth;              /* calls in progress */
+	const char *stack_base; /* the C stack where the outermost run started */
+	struct value *gc;       /* the containers made here (value_gc_list) */
+	const char *stack_low;  /* the lowest usable address of the running thread's stack */
+	int block_depth;        /* compound statements entered (0: a top-level statement) */
+	int tb_line;            /* an error leaving calls: the line of the call it left */
 };
 
 /* One call of a built-in function or method, arguments evaluated. */
@@ -87,12 +156,103 @@ void interp_will_write(struct interp *I, struct storage *st);
 /* Records an object attribute slot before it is replaced. */
 void interp_will_replace(struct interp *I, struct value **slot);
 
-/* Python truthiness; -1 with err for a tensor of more than one element. */
-int runtime_truth(const struct value *v, struct qkv_error *err);
-/* Converts a number or 0-d tensor to double; -1 with err otherwise. */
-int runtime_to_double(const struct value *v, double *out, const char *what, struct qkv_error *err);
-int runtime_to_int(const struct value *v, int64_t *out, const char *what, struct qkv_error *err);
-/* Formats v for an f-string field with format spec (NULL = none). */
-int runtime_format_field(struct strbuf *out, const struct value *v, const char *spec, struct qkv_error *err);
+/* workspace.c: ends the log's entries from `from` on, restoring (restore)
+ * or keeping what they saved; starts a new transaction; del of a name. */
+void interp_undo_unwind(struct interp *I, int from, bool restore);
+void interp_begin_txn(struct interp *I);
+bool interp_unset(struct interp *I, const char *name);
+/* Records a container's contents before it changes in this statement. */
+void interp_will_change(struct interp *I, struct value *cont);
+
+/* ---- the tree walker (eval.c, exec.c) ---- */
+struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err);
+/* 0, -1 (error) or EXEC_BREAK/CONTINUE/RETURN. */
+int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *err);
+int exec_block(struct interp *I, const struct node *n, struct qkv_error *err);
+/* Binds v to a target (name, tuple, index, attribute). */
+int exec_assign(struct interp *I, const struct node *target, struct value *v, struct qkv_error *err);
+struct value *eval_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err);
+/* The view x[...] of a tensor for the N_INDEX node n (shares storage). */
+struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struct node *n, struct qkv_error *err);
+int eval_slice_bounds(struct interp *I, const struct node *ix, bool *hs, int64_t *s, bool *he, int64_t *e,
+		      bool *hst, int64_t *st, struct qkv_error *err);
+/* A Python number as a 0-d tensor operand, or the tensor itself. */
+struct operand eval_operand(const struct value *v);
+/* Orders a and b as Python's < does (numbers, strings, sequences): *out -1, 0, 1. */
+int runtime_compare(const struct value *a, const struct value *b, int *out, struct qkv_error *err);
+/* Adds x to a set unless there (takes x); -1 with err when x is unhashable. */
+int runtime_set_add(struct value *set, struct value *x, struct qkv_error *err);
+/* The fused attention (fuse.c): 1 with *out, or 0 to evaluate as written. */
+int fuse_attention(struct interp *I, const struct node *n, struct value **out);
+
+/* ---- names and functions (scope.c) ---- */
+/* Resolves every name of a statement's tree; NULL with err (nonlocal with no binding). */
+struct code_tree *scope_resolve(struct node *root, struct qkv_error *err);
+void code_tree_unref(struct code_tree *ct);
+struct value *scope_load(struct interp *I, const struct node *name, struct qkv_error *err);
+int scope_store(struct interp *I, const struct node *name, struct value *v, struct qkv_error *err);
+int scope_delete(struct interp *I, const struct node *name, struct qkv_error *err);
+/* Binds the name of a def or class statement n (resolved in n->cols, n->ival). */
+int scope_store_def(struct interp *I, const struct node *n, struct value *v, struct qkv_error *err);
+/* def and lambda: a new function value; class bodies run through class.c. */
+struct value *scope_make_function(struct interp *I, const struct node *def, struct qkv_error *err);
+/* A comprehension's value (a generator expression is evaluated at once). */
+struct value *scope_comprehension(struct interp *I, const struct node *n, struct qkv_error *err);
+/* Calls a V_FUNCTION with c's arguments (self first when not NULL). */
+struct value *scope_call(struct call *c, struct value *fnv, struct value *self, struct qkv_error *err);
+/* Runs a class body in its own namespace (a new frame); the namespace or NULL. */
+struct value *scope_class_body(struct interp *I, const struct node *cls, struct qkv_error *err);
+/* The local NAME of the most recent call of a function value (EXPR:NAME). */
+struct value *scope_last_local(struct value *fnv, const char *name);
+/* Whether another call may start: -1 with err (RecursionError) when too deep. */
+int scope_check_depth(struct interp *I, const struct node *at, struct qkv_error *err);
+
+/* ---- classes and nn.Module (class.c) ---- */
+int class_exec(struct interp *I, const struct node *n, struct qkv_error *err);
+struct value *class_new_instance(struct call *c, struct value *cls, struct qkv_error *err);
+struct value *class_call_instance(struct call *c, struct value *self, struct qkv_error *err);
+struct value *class_attr(struct interp *I, struct value *self, const char *name, struct qkv_error *err);
+int class_set_attr(struct interp *I, struct value *self, const char *name, struct value *v, struct qkv_error *err);
+int class_del_attr(struct interp *I, struct value *self, const char *name, struct qkv_error *err);
+/* A builtin class of torch.nn by name ("Module"), or NULL. */
+struct value *class_builtin(const char *name);
+/* A module method (parameters, train, register_buffer, ...) of an instance or nn object. */
+struct value *class_call_method(struct call *c, struct qkv_error *err);
+bool class_has_method(const struct value *self, const char *name);
+/* isinstance(v, cls) for classes (user and nn) */
+bool class_isinstance(const struct value *v, const struct value *cls);
+/* Whether an attribute name may be read or set at all (the sandbox). */
+bool class_name_allowed(const char *name);
+
+/* ---- containers (containers.c) ---- */
+/* An iterator over v (a new V_ITER), or NULL with err "not iterable". */
+struct value *runtime_iter(struct interp *I, struct value *v, struct qkv_error *err);
+/* 1 and *out (a new reference), 0 at the end, -1 with err. */
+int runtime_next(struct interp *I, struct value *it, struct value **out, struct qkv_error *err);
+/* Every item of an iterable as a new list. */
+struct value *runtime_to_list(struct interp *I, struct value *v, struct qkv_error *err);
+/* Calls callee with positional arguments (for key=, map, filter); errors at `at`. */
+struct value *runtime_call_values(struct interp *I, const struct node *at, struct value *callee, int nargs,
+				  struct value **args, struct qkv_error *err);
+/* enumerate/zip/map/filter over srcs; sorted's stable sort of items by key. */
+struct value *runtime_iter_of(struct interp *I, enum iter_kind kind, struct value *fn, int n, struct value **srcs,
+			      int64_t start, struct qkv_error *err);
+int runtime_sort(struct interp *I, const struct node *at, struct value **items, int n, struct value *key,
+		 bool reverse, struct qkv_error *err);
+struct value *class_super(struct call *c, struct qkv_error *err);
+void container_each_method(const struct value *v, void (*fn)(void *udata, const char *name), void *udata);
+/* Methods of lists, dicts, sets and strings: a bound V_METHOD or NULL. */
+struct value *container_attr(struct value *self, const char *name);
+struct value *container_call(struct call *c, struct qkv_error *err);
+/* x in seq: 1, 0 or -1 with err. */
+int container_contains(struct interp *I, struct value *seq, struct value *x, struct qkv_error *err);
+/* seq[i], seq[a:b:c] for lists, tuples, strings, ranges, dicts. */
+struct value *container_index(struct interp *I, struct value *base, struct value *key, struct qkv_error *err);
+struct value *container_slice(struct interp *I, struct value *base, bool hs, int64_t s, bool he, int64_t e,
+			      bool hst, int64_t st, struct qkv_error *err);
+int container_set_item(struct interp *I, struct value *base, struct value *key, struct value *v, struct qkv_error *err);
+int container_set_slice(struct interp *I, struct value *base, bool hs, int64_t s, bool he, int64_t e,
+			struct value *v, struct qkv_error *err);
+int container_del_item(struct interp *I, struct value *base, struct value *key, struct qkv_error *err);
 
 #endif

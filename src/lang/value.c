@@ -16,6 +16,44 @@ static struct value *make(enum value_kind kind)
 	return v;
 }
 
+/* ---- tracking for the cycle collector ------------------------------------ */
+
+static _Thread_local struct value *gc_current;
+
+struct value *value_gc_use(struct value *list)
+{
+	struct value *old = gc_current;
+	gc_current = list;
+	return old;
+}
+
+struct value *value_gc_list(void)
+{
+	struct value *s = make(V_NONE);
+	s->gc_prev = s->gc_next = s;
+	return s;
+}
+
+static void track(struct value *v)
+{
+	struct value *s = gc_current;
+	if (!s)
+		return;
+	v->gc_next = s->gc_next;
+	v->gc_prev = s;
+	s->gc_next->gc_prev = v;
+	s->gc_next = v;
+}
+
+static void untrack(struct value *v)
+{
+	if (!v->gc_next)
+		return;
+	v->gc_prev->gc_next = v->gc_next;
+	v->gc_next->gc_prev = v->gc_prev;
+	v->gc_prev = v->gc_next = NULL;
+}
+
 struct value *value_none(void) { return make(V_NONE); }
 
 struct value *value_bool(bool b)
@@ -84,7 +122,10 @@ struct value *value_seq(enum value_kind kind, int n)
 {
 	struct value *v = make(kind);
 	v->n = n;
-	v->items = xcalloc((size_t)(n ? n : 1), sizeof *v->items);
+	v->cap = n ? n : 1;
+	v->items = xcalloc((size_t)v->cap, sizeof *v->items);
+	if (kind != V_SIZE)
+		track(v);
 	return v;
 }
 
@@ -99,7 +140,233 @@ struct value *value_method(struct value *self, const char *name)
 {
 	struct value *v = value_named(V_METHOD, name);
 	v->self = value_ref(self);
+	if (self->gc_next)
+		track(v);
 	return v;
+}
+
+struct value *value_dict(void)
+{
+	struct value *v = make(V_DICT);
+	v->cap = 4;
+	v->items = xcalloc(4, sizeof *v->items);
+	v->keys = xcalloc(4, sizeof *v->keys);
+	track(v);
+	return v;
+}
+
+struct value *value_set(void)
+{
+	struct value *v = make(V_SET);
+	v->cap = 4;
+	v->items = xcalloc(4, sizeof *v->items);
+	track(v);
+	return v;
+}
+
+struct value *value_range(int64_t start, int64_t stop, int64_t step)
+{
+	struct value *v = make(V_RANGE);
+	v->i = start;
+	v->stop = stop;
+	v->step = step;
+	return v;
+}
+
+int64_t value_range_len(const struct value *r)
+{
+	__int128 span = r->step > 0 ? (__int128)r->stop - r->i : (__int128)r->i - r->stop;
+	__int128 step = r->step > 0 ? r->step : -(__int128)r->step;
+	__int128 n = span > 0 ? (span + step - 1) / step : 0;
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+struct value *value_cell(struct value *content)
+{
+	struct value *v = make(V_CELL);
+	v->self = content;
+	track(v);
+	return v;
+}
+
+struct value *value_function(struct func *fn)
+{
+	struct value *v = make(V_FUNCTION);
+	v->fn = fn;
+	track(v);
+	return v;
+}
+
+struct value *value_class(struct klass *cls)
+{
+	struct value *v = make(V_CLASS);
+	v->cls = cls;
+	track(v);
+	return v;
+}
+
+struct value *value_instance(struct inst *in)
+{
+	struct value *v = make(V_INSTANCE);
+	v->inst = in;
+	track(v);
+	return v;
+}
+
+struct value *value_bound(struct value *self, struct value *func)
+{
+	struct value *v = value_seq(V_BOUND, 1);
+	v->self = value_ref(self);
+	v->items[0] = value_ref(func);
+	v->fn = func->fn;
+	return v;
+}
+
+struct value *value_super(struct value *self, struct value *cls)
+{
+	struct value *v = value_seq(V_SUPER, 1);
+	v->self = value_ref(self);
+	v->items[0] = value_ref(cls);
+	v->cls = cls->cls;
+	return v;
+}
+
+void value_list_push(struct value *list, struct value *v)
+{
+	if (list->n == list->cap) {
+		list->cap = list->cap ? 2 * list->cap : 4;
+		list->items = xrealloc(list->items, sizeof *list->items * (size_t)list->cap);
+	}
+	list->items[list->n++] = v;
+}
+
+static bool key_equal(const struct value *a, const struct value *b)
+{
+	if (a == b)
+		return true;
+	if (a->kind == V_STR && b->kind == V_STR)
+		return strcmp(a->str, b->str) == 0;
+	return value_equal(a, b);
+}
+
+int value_dict_find(const struct value *d, const struct value *key)
+{
+	for (int i = 0; i < d->n; i++)
+		if (key_equal(d->keys[i], key))
+			return i;
+	return -1;
+}
+
+int value_dict_find_str(const struct value *d, const char *key)
+{
+	for (int i = 0; i < d->n; i++)
+		if (d->keys[i]->kind == V_STR && strcmp(d->keys[i]->str, key) == 0)
+			return i;
+	return -1;
+}
+
+void value_dict_set(struct value *d, struct value *key, struct value *v)
+{
+	int i = value_dict_find(d, key);
+	if (i >= 0) {
+		value_unref(d->items[i]);
+		d->items[i] = v;
+		return;
+	}
+	if (d->n == d->cap) {
+		d->cap = 2 * d->cap;
+		d->items = xrealloc(d->items, sizeof *d->items * (size_t)d->cap);
+		d->keys = xrealloc(d->keys, sizeof *d->keys * (size_t)d->cap);
+	}
+	d->keys[d->n] = value_ref(key);
+	d->items[d->n++] = v;
+}
+
+void value_dict_set_str(struct value *d, const char *key, struct value *v)
+{
+	int i = value_dict_find_str(d, key);
+	if (i >= 0) {
+		value_unref(d->items[i]);
+		d->items[i] = v;
+		return;
+	}
+	struct value *k = value_str(key);
+	value_dict_set(d, k, v);
+	value_unref(k);
+}
+
+void value_dict_remove(struct value *d, int i)
+{
+	value_unref(d->keys[i]);
+	value_unref(d->items[i]);
+	memmove(d->keys + i, d->keys + i + 1, sizeof *d->keys * (size_t)(d->n - i - 1));
+	memmove(d->items + i, d->items + i + 1, sizeof *d->items * (size_t)(d->n - i - 1));
+	d->n--;
+}
+
+int value_check_hashable(const struct value *v, struct qkv_error *err)
+{
+	if (v->kind == V_LIST || v->kind == V_DICT || v->kind == V_SET)
+		return error_set(err, 0, 0, "TypeError: unhashable type: '%s'", value_type_name(v));
+	if (v->kind == V_TUPLE)
+		for (int i = 0; i < v->n; i++)
+			if (value_check_hashable(v->items[i], err) < 0)
+				return -1;
+	return 0;
+}
+
+bool value_equal(const struct value *a, const struct value *b)
+{
+	if (a == b)
+		return true;
+	if (value_is_number(a) && value_is_number(b)) {
+		if (a->kind != V_FLOAT && b->kind != V_FLOAT)
+			return (a->kind == V_INT ? a->i : a->b) == (b->kind == V_INT ? b->i : b->b);
+		return value_as_double(a) == value_as_double(b);
+	}
+	bool seq_a = a->kind == V_LIST || a->kind == V_TUPLE || a->kind == V_SIZE;
+	bool seq_b = b->kind == V_LIST || b->kind == V_TUPLE || b->kind == V_SIZE;
+	if (seq_a && seq_b) {
+		if ((a->kind == V_LIST) != (b->kind == V_LIST) || a->n != b->n)
+			return false;
+		for (int i = 0; i < a->n; i++)
+			if (!value_equal(a->items[i], b->items[i]))
+				return false;
+		return true;
+	}
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case V_NONE: return true;
+	case V_STR: return strcmp(a->str, b->str) == 0;
+	case V_MODULE: case V_FUNC: return strcmp(a->str, b->str) == 0;
+	case V_DTYPE: return a->dtype == b->dtype && a->flavor == b->flavor;
+	case V_RANGE:
+		return value_range_len(a) == value_range_len(b) &&
+		       (value_range_len(a) == 0 || (a->i == b->i && (value_range_len(a) == 1 || a->step == b->step)));
+	case V_DICT:
+		if (a->n != b->n)
+			return false;
+		for (int i = 0; i < a->n; i++) {
+			int j = value_dict_find(b, a->keys[i]);
+			if (j < 0 || !value_equal(a->items[i], b->items[j]))
+				return false;
+		}
+		return true;
+	case V_SET:
+		if (a->n != b->n)
+			return false;
+		for (int i = 0; i < a->n; i++) {
+			bool found = false;
+			for (int j = 0; j < b->n && !found; j++)
+				found = key_equal(a->items[i], b->items[j]);
+			if (!found)
+				return false;
+		}
+		return true;
+	case V_BOUND: return a->self == b->self && a->fn == b->fn;
+	default: return false;
+	}
 }
 
 struct value *value_object(struct object *obj)
@@ -124,22 +391,212 @@ struct value *value_ref(struct value *v)
 	return v;
 }
 
-void value_unref(struct value *v)
+/* Calls fn on each value v holds a reference to. */
+void value_each_child(struct value *v, void (*fn)(struct value *child, void *udata), void *udata)
 {
-	if (!v || --v->refs > 0)
-		return;
+#define CHILD(x) do { if (x) fn((x), udata); } while (0)
+	for (int i = 0; i < v->n && v->items; i++)
+		CHILD(v->items[i]);
+	if (v->keys)
+		for (int i = 0; i < v->n; i++)
+			CHILD(v->keys[i]);
+	CHILD(v->self);
+	if (v->it) {
+		CHILD(v->it->src);
+		for (int i = 0; i < v->it->nsub; i++)
+			CHILD(v->it->sub[i]);
+	}
+	if (v->kind == V_FUNCTION) {
+		struct func *f = v->fn;
+		for (int i = 0; i < f->nparams; i++)
+			CHILD(f->defaults[i]);
+		for (int i = 0; i < f->nfree; i++)
+			CHILD(f->cells[i]);
+		CHILD(f->owner);
+		for (int i = 0; i < f->nlast; i++)
+			CHILD(f->last[i]);
+	}
+	if (v->kind == V_CLASS) {
+		CHILD(v->cls->base);
+		CHILD(v->cls->dict);
+	}
+	if (v->kind == V_INSTANCE) {
+		struct inst *in = v->inst;
+		CHILD(in->cls);
+		CHILD(in->dict);
+		CHILD(in->params);
+		CHILD(in->buffers);
+		CHILD(in->modules);
+	}
+#undef CHILD
+}
+
+/* Releases everything v holds (v itself stays, empty). */
+static void value_clear(struct value *v)
+{
 	free(v->str);
+	v->str = NULL;
 	tensor_unref(v->t);
-	for (int i = 0; i < v->n; i++)
-		value_unref(v->items[i]);
-	free(v->items);
-	value_unref(v->self);
+	v->t = NULL;
+	struct value **items = v->items, **keys = v->keys;
+	int n = v->n;
+	v->items = v->keys = NULL;
+	v->n = 0;
+	for (int i = 0; i < n && items; i++)
+		value_unref(items[i]);
+	for (int i = 0; i < n && keys; i++)
+		value_unref(keys[i]);
+	free(items);
+	free(keys);
+	struct value *self = v->self;
+	v->self = NULL;
+	value_unref(self);
 	if (v->obj) {
 		value_unref(v->obj->weight);
 		value_unref(v->obj->bias);
 		free(v->obj);
+		v->obj = NULL;
 	}
-	free(v);
+	if (v->it) {
+		struct iter *it = v->it;
+		v->it = NULL;
+		value_unref(it->src);
+		for (int i = 0; i < it->nsub; i++)
+			value_unref(it->sub[i]);
+		free(it->sub);
+		free(it);
+	}
+	if (v->kind == V_FUNCTION && v->fn) {
+		struct func *f = v->fn;
+		v->fn = NULL;
+		for (int i = 0; i < f->nparams; i++)
+			value_unref(f->defaults[i]);
+		free(f->defaults);
+		for (int i = 0; i < f->nfree; i++)
+			value_unref(f->cells[i]);
+		free(f->cells);
+		value_unref(f->owner);
+		for (int i = 0; i < f->nlast; i++)
+			value_unref(f->last[i]);
+		free(f->last);
+		free(f->name);
+		if (f->code && --f->code->refs == 0)
+			f->code->release(f->code);
+		free(f);
+	}
+	if (v->kind == V_CLASS && v->cls) {
+		struct klass *c = v->cls;
+		v->cls = NULL;
+		value_unref(c->base);
+		value_unref(c->dict);
+		free(c->name);
+		free(c);
+	}
+	if (v->kind == V_INSTANCE && v->inst) {
+		struct inst *in = v->inst;
+		v->inst = NULL;
+		value_unref(in->cls);
+		value_unref(in->dict);
+		value_unref(in->params);
+		value_unref(in->buffers);
+		value_unref(in->modules);
+		free(in);
+	}
+}
+
+/* Values whose count reached zero wait here, so freeing a long chain of
+ * nested lists is a loop, not a recursion as deep as the chain. */
+static _Thread_local struct value *free_pending;
+static _Thread_local bool freeing;
+
+void value_unref(struct value *v)
+{
+	if (!v || --v->refs > 0)
+		return;
+	untrack(v);
+	v->gc_next = free_pending;
+	free_pending = v;
+	if (freeing)
+		return;
+	freeing = true;
+	while (free_pending) {
+		struct value *x = free_pending;
+		free_pending = x->gc_next;
+		x->gc_next = NULL;
+		value_clear(x);
+		free(x);
+	}
+	freeing = false;
+}
+
+/* ---- the cycle collector ----------------------------------------------------
+ * Trial deletion, as CPython's: a tracked value whose count is not all
+ * explained by references from other tracked values is reached from outside;
+ * whatever those reach lives, the rest are cycles nothing else can reach. */
+#define GC_REACHED (1 << 29)
+
+static void gc_decrement(struct value *child, void *udata)
+{
+	(void)udata;
+	if (child->gc_next)
+		child->gc_refs--;
+}
+
+struct gc_stack {
+	struct value **v;
+	size_t n, cap;
+};
+
+static void gc_push(struct gc_stack *s, struct value *v)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->v = xrealloc(s->v, sizeof *s->v * s->cap);
+	}
+	s->v[s->n++] = v;
+}
+
+static void gc_reach(struct value *child, void *udata)
+{
+	if (child->gc_next && child->gc_refs < GC_REACHED) {
+		child->gc_refs = GC_REACHED;
+		gc_push(udata, child);
+	}
+}
+
+void value_gc_collect(struct value *list, bool final)
+{
+	for (struct value *v = list->gc_next; v != list; v = v->gc_next)
+		v->gc_refs = v->refs;
+	for (struct value *v = list->gc_next; v != list; v = v->gc_next)
+		value_each_child(v, gc_decrement, NULL);
+	struct gc_stack st = { 0 };
+	for (struct value *v = list->gc_next; v != list; v = v->gc_next) {
+		if (v->gc_refs > 0 && v->gc_refs < GC_REACHED) {
+			v->gc_refs = GC_REACHED;
+			gc_push(&st, v);
+			while (st.n) {
+				struct value *x = st.v[--st.n];
+				value_each_child(x, gc_reach, &st);
+			}
+		}
+	}
+	size_t ndead = 0;
+	for (struct value *v = list->gc_next; v != list; v = v->gc_next)
+		if (v->gc_refs < GC_REACHED)
+			gc_push(&st, v), ndead++;
+	for (size_t i = 0; i < ndead; i++)
+		value_ref(st.v[i]);
+	for (size_t i = 0; i < ndead; i++)
+		value_clear(st.v[i]);
+	for (size_t i = 0; i < ndead; i++)
+		value_unref(st.v[i]);
+	free(st.v);
+	if (final) {
+		while (list->gc_next != list)
+			untrack(list->gc_next);
+		free(list);
+	}
 }
 
 const char *value_type_name(const struct value *v)
@@ -159,6 +616,21 @@ const char *value_type_name(const struct value *v)
 	case V_METHOD: return "method";
 	case V_OBJECT: return v->obj->kind == OBJ_LINEAR ? "Linear" : "Dropout";
 	case V_DTYPE: return "dtype";
+	case V_DICT: return "dict";
+	case V_SET: return "set";
+	case V_RANGE: return "range";
+	case V_ITER: {
+		static const char *const names[] = { "list_iterator", "str_iterator", "range_iterator", "iterator",
+						     "dict_keys", "dict_values", "dict_items", "enumerate", "zip",
+						     "map", "filter" };
+		return names[v->it->kind];
+	}
+	case V_CELL: return "cell";
+	case V_FUNCTION: return "function";
+	case V_CLASS: return "type";
+	case V_INSTANCE: return v->inst->cls->cls->name;
+	case V_BOUND: return "method";
+	case V_SUPER: return "super";
 	}
 	return "?";
 }
@@ -200,7 +672,14 @@ static void dtype_repr(struct strbuf *out, enum dtype dt, enum flavor fl)
 		strbuf_printf(out, "torch.%s", dtype_name(dt));
 }
 
-static void seq_repr(struct strbuf *out, const struct value *v, bool as_str)
+/* The containers being printed, so one that holds itself prints [...]. */
+static _Thread_local const struct value *printing[200];
+static _Thread_local int nprinting;
+
+static void repr_nested(struct strbuf *out, const struct value *v);
+static void repr_plain(struct strbuf *out, const struct value *v);
+
+static void seq_repr(struct strbuf *out, const struct value *v)
 {
 	const char *open = v->kind == V_LIST ? "[" : v->kind == V_SIZE ? "torch.Size([" : "(";
 	const char *close = v->kind == V_LIST ? "]" : v->kind == V_SIZE ? "])" : ")";
@@ -208,15 +687,127 @@ static void seq_repr(struct strbuf *out, const struct value *v, bool as_str)
 	for (int i = 0; i < v->n; i++) {
 		if (i)
 			strbuf_puts(out, ", ");
-		(void)as_str;	/* str() of a container shows its items' repr, as Python does */
-		value_repr(out, v->items[i]);
+		repr_nested(out, v->items[i]);	/* str() of a container shows its items' repr */
 	}
 	if (v->kind == V_TUPLE && v->n == 1)
 		strbuf_putc(out, ',');
 	strbuf_puts(out, close);
 }
 
+static void dict_repr(struct strbuf *out, const struct value *v)
+{
+	strbuf_putc(out, '{');
+	for (int i = 0; i < v->n; i++) {
+		if (i)
+			strbuf_puts(out, ", ");
+		repr_nested(out, v->keys[i]);
+		strbuf_puts(out, ": ");
+		repr_nested(out, v->items[i]);
+	}
+	strbuf_putc(out, '}');
+}
+
+static void set_repr(struct strbuf *out, const struct value *v)
+{
+	if (v->n == 0) {
+		strbuf_puts(out, "set()");
+		return;
+	}
+	strbuf_putc(out, '{');
+	for (int i = 0; i < v->n; i++) {
+		if (i)
+			strbuf_puts(out, ", ");
+		repr_nested(out, v->items[i]);
+	}
+	strbuf_putc(out, '}');
+}
+
+static void iter_repr(struct strbuf *out, const struct value *v)
+{
+	const struct iter *it = v->it;
+	const struct value *d = it->src;
+	if (!it->view || !d || d->kind != V_DICT) {
+		strbuf_printf(out, "<%s object>", value_type_name(v));
+		return;
+	}
+	strbuf_printf(out, "%s([", value_type_name(v));
+	for (int i = 0; i < d->n; i++) {
+		if (i)
+			strbuf_puts(out, ", ");
+		if (it->kind == IT_DICT_ITEMS) {
+			strbuf_putc(out, '(');
+			repr_nested(out, d->keys[i]);
+			strbuf_puts(out, ", ");
+			repr_nested(out, d->items[i]);
+			strbuf_putc(out, ')');
+		} else {
+			repr_nested(out, it->kind == IT_DICT_KEYS ? d->keys[i] : d->items[i]);
+		}
+	}
+	strbuf_puts(out, "])");
+}
+
+static bool is_module_value(const struct value *v)
+{
+	return v->kind == V_OBJECT || (v->kind == V_INSTANCE && v->inst->modules);
+}
+
+/* torch's Module.__repr__: the children one per line, each indented by two
+ * more spaces than its parent ((name): repr). */
+static void module_repr(struct strbuf *out, const struct value *v)
+{
+	const struct inst *in = v->inst;
+	strbuf_printf(out, "%s(", in->cls->cls->name);
+	const struct value *m = in->modules;
+	if (m->n == 0) {
+		strbuf_putc(out, ')');
+		return;
+	}
+	strbuf_putc(out, '\n');
+	for (int i = 0; i < m->n; i++) {
+		struct strbuf child;
+		strbuf_init(&child);
+		repr_nested(&child, m->items[i]);
+		strbuf_printf(out, "  (%s): ", m->keys[i]->str);
+		for (const char *p = child.s; *p; p++) {
+			strbuf_putc(out, *p);
+			if (*p == '\n')
+				strbuf_puts(out, "  ");
+		}
+		strbuf_free(&child);
+		strbuf_putc(out, '\n');
+	}
+	strbuf_putc(out, ')');
+}
+
+static void repr_nested(struct strbuf *out, const struct value *v)
+{
+	bool container = v->kind == V_LIST || v->kind == V_DICT || v->kind == V_SET || v->kind == V_TUPLE ||
+			 v->kind == V_INSTANCE;
+	if (container) {
+		for (int i = 0; i < nprinting; i++) {
+			if (printing[i] == v) {
+				strbuf_puts(out, v->kind == V_LIST ? "[...]" : v->kind == V_DICT ? "{...}" : "...");
+				return;
+			}
+		}
+		if (nprinting == (int)(sizeof printing / sizeof printing[0])) {
+			strbuf_puts(out, "...");
+			return;
+		}
+		printing[nprinting++] = v;
+	}
+	repr_plain(out, v);
+	if (container)
+		nprinting--;
+}
+
 void value_repr(struct strbuf *out, const struct value *v)
+{
+	repr_nested(out, v);
+}
+
+static void repr_plain(struct strbuf *out, const struct value *v)
 {
 	switch (v->kind) {
 	case V_NONE: strbuf_puts(out, "None"); break;
@@ -235,9 +826,23 @@ void value_repr(struct strbuf *out, const struct value *v)
 		else
 			format_repr(out, v->t);
 		break;
-	case V_LIST: case V_TUPLE: case V_SIZE: seq_repr(out, v, false); break;
+	case V_LIST: case V_TUPLE: case V_SIZE: seq_repr(out, v); break;
 	case V_MODULE: strbuf_printf(out, "<module '%s'>", v->str); break;
-	case V_FUNC: strbuf_printf(out, "<built-in function %s>", v->str); break;
+	case V_FUNC: {
+		static const char *const types[] = { "builtins.int", "builtins.float", "builtins.str", "builtins.bool",
+						     "builtins.list", "builtins.tuple", "builtins.dict", "builtins.set",
+						     "builtins.range", "builtins.type", "torch.Tensor", "numpy.ndarray",
+						     NULL };
+		for (int i = 0; types[i]; i++) {
+			if (strcmp(types[i], v->str) == 0) {
+				const char *s = strncmp(v->str, "builtins.", 9) == 0 ? v->str + 9 : v->str;
+				strbuf_printf(out, "<class '%s'>", s);
+				return;
+			}
+		}
+		strbuf_printf(out, "<built-in function %s>", v->str);
+		break;
+	}
 	case V_METHOD:
 		strbuf_printf(out, "<built-in method %s of %s object>", v->str, value_type_name(v->self));
 		break;
@@ -253,6 +858,36 @@ void value_repr(struct strbuf *out, const struct value *v)
 		}
 		break;
 	case V_DTYPE: dtype_repr(out, v->dtype, v->flavor); break;
+	case V_DICT: dict_repr(out, v); break;
+	case V_SET: set_repr(out, v); break;
+	case V_RANGE:
+		if (v->step == 1)
+			strbuf_printf(out, "range(%lld, %lld)", (long long)v->i, (long long)v->stop);
+		else
+			strbuf_printf(out, "range(%lld, %lld, %lld)", (long long)v->i, (long long)v->stop,
+				      (long long)v->step);
+		break;
+	case V_ITER: iter_repr(out, v); break;
+	case V_CELL: strbuf_puts(out, "<cell>"); break;
+	case V_FUNCTION: strbuf_printf(out, "<function %s>", v->fn->name); break;
+	case V_CLASS:
+		if (v->cls->builtin == CLS_USER)
+			strbuf_printf(out, "<class '__main__.%s'>", v->cls->name);
+		else
+			strbuf_printf(out, "<class 'torch.nn.%s'>", v->cls->name);
+		break;
+	case V_INSTANCE:
+		if (is_module_value(v))
+			module_repr(out, v);
+		else
+			strbuf_printf(out, "<__main__.%s object>", v->inst->cls->cls->name);
+		break;
+	case V_BOUND:
+		strbuf_printf(out, "<bound method %s of ", v->fn->name);
+		repr_nested(out, v->self);
+		strbuf_putc(out, '>');
+		break;
+	case V_SUPER: strbuf_printf(out, "<super: <class '%s'>>", v->cls->name); break;
 	}
 }
 
@@ -266,4 +901,108 @@ void value_str_of(struct strbuf *out, const struct value *v)
 		strbuf_puts(out, dtype_name(v->dtype));
 	else
 		value_repr(out, v);
+}
+
+/* ---- conversions ---------------------------------------------------------------- */
+
+int value_truth(const struct value *v, struct qkv_error *err)
+{
+	switch (v->kind) {
+	case V_NONE: return 0;
+	case V_BOOL: return v->b;
+	case V_INT: return v->i != 0;
+	case V_FLOAT: return v->f != 0;
+	case V_STR: return v->str[0] != 0;
+	case V_LIST: case V_TUPLE: case V_SIZE: case V_DICT: case V_SET: return v->n != 0;
+	case V_RANGE: return value_range_len(v) != 0;
+	case V_INSTANCE:
+		if (v->inst->modules && v->inst->cls->cls->builtin == CLS_MODULELIST)
+			return v->inst->modules->n != 0;
+		return 1;
+	case V_TENSOR:
+		if (tensor_numel(v->t) != 1)
+			return error_set(err, 0, 0, "the truth value of a tensor with %lld elements is ambiguous "
+					 "(use .all() or .any())", (long long)tensor_numel(v->t));
+		return tensor_get(v->t, 0) != 0;
+	default: return 1;
+	}
+}
+
+int value_to_double(const struct value *v, double *out, const char *what, struct qkv_error *err)
+{
+	if (value_is_number(v)) {
+		*out = value_as_double(v);
+		return 0;
+	}
+	if (v->kind == V_TENSOR && tensor_numel(v->t) == 1) {
+		*out = tensor_get(v->t, 0);
+		return 0;
+	}
+	return error_set(err, 0, 0, "%s must be a number, got %s", what, value_type_name(v));
+}
+
+int value_to_int(const struct value *v, int64_t *out, const char *what, struct qkv_error *err)
+{
+	if (v->kind == V_INT || v->kind == V_BOOL) {
+		*out = v->kind == V_INT ? v->i : v->b;
+		return 0;
+	}
+	if (v->kind == V_TENSOR && v->t->ndim == 0 && !dtype_is_float(v->t->dtype)) {
+		*out = tensor_get_i64(v->t, 0);
+		return 0;
+	}
+	if (v->kind == V_FLOAT)
+		return error_set(err, 0, 0, "%s must be an integer, got the float %g", what, v->f);
+	return error_set(err, 0, 0, "%s must be an integer, got %s", what, value_type_name(v));
+}
+
+int value_format_field(struct strbuf *out, const struct value *v, const char *spec, struct qkv_error *err)
+{
+	if (!spec || !*spec) {
+		if (v->kind == V_TENSOR && v->t->ndim == 0 && v->t->flavor == FLAVOR_TORCH) {
+			/* Tensor.__format__ on a 0-d tensor formats .item() */
+			if (dtype_is_float(v->t->dtype))
+				format_py_float(out, tensor_get(v->t, 0));
+			else if (v->t->dtype == DT_BOOL)
+				strbuf_puts(out, tensor_get(v->t, 0) ? "True" : "False");
+			else
+				strbuf_printf(out, "%lld", (long long)tensor_get_i64(v->t, 0));
+			return 0;
+		}
+		value_str_of(out, v);
+		return 0;
+	}
+	int rc = -1;
+	if (v->kind == V_INT || v->kind == V_BOOL)
+		rc = format_py_int_spec(out, v->kind == V_INT ? v->i : v->b, spec);
+	if (rc < 0 && (value_is_number(v) || (v->kind == V_TENSOR && v->t->ndim == 0)))
+		rc = format_py_float_spec(out, v->kind == V_TENSOR ? tensor_get(v->t, 0) : value_as_double(v), spec);
+	if (rc < 0 && v->kind == V_STR) {
+		/* a string: width and alignment ("<10", ">5", "^8") */
+		const char *p = spec;
+		char align = '<', fill = ' ';
+		if (p[0] && p[1] && strchr("<>^", p[1])) {
+			fill = p[0];
+			align = p[1];
+			p += 2;
+		} else if (p[0] && strchr("<>^", p[0])) {
+			align = *p++;
+		}
+		char *end;
+		long width = strtol(p, &end, 10);
+		if (*end == 0 || (*end == 's' && end[1] == 0)) {
+			long len = 0;
+			for (const unsigned char *q = (const unsigned char *)v->str; *q; q++)
+				len += (*q & 0xC0) != 0x80;
+			long pad = width > len ? width - len : 0;
+			long left = align == '>' ? pad : align == '^' ? pad / 2 : 0;
+			strbuf_pad(out, fill, (size_t)left);
+			strbuf_puts(out, v->str);
+			strbuf_pad(out, fill, (size_t)(pad - left));
+			rc = 0;
+		}
+	}
+	if (rc < 0)
+		return error_set(err, 0, 0, "format spec '%s' is not supported for %s", spec, value_type_name(v));
+	return 0;
 }

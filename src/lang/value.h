@@ -1,11 +1,16 @@
 /* value.h: the values of the notebook language.
- * Python numbers, strings, None, lists/tuples, torch.Size, tensors and numpy
- * arrays, namespaces (torch, np, ...), built-in functions and bound methods,
- * and the nn objects (Linear, Dropout). Values are reference counted and
- * immutable except tensors (in-place ops) and objects (attribute assignment). */
+ * Python numbers, strings, None, lists/tuples, dicts, sets, ranges,
+ * torch.Size, tensors and numpy arrays, namespaces (torch, np, ...), built-in
+ * functions and bound methods, the nn objects (Linear, Dropout), and the
+ * program's own functions, classes and instances. Values are reference
+ * counted; lists, dicts, sets, tensors (in place), cells and instances can
+ * change, and every change goes through the undo log (runtime.h). Values
+ * that can hold others are tracked so interp_free can free reference cycles
+ * (value_gc_collect). */
 #ifndef QKV_LANG_VALUE_H
 #define QKV_LANG_VALUE_H
 
+#include "core/error.h"
 #include "core/strbuf.h"
 #include "core/tensor.h"
 
@@ -22,6 +27,16 @@ enum value_kind {
 	V_METHOD,   /* bound method: self + str = method name */
 	V_OBJECT,   /* nn.Linear, nn.Dropout */
 	V_DTYPE,    /* torch.float32, np.float64, ... */
+	V_DICT,     /* keys[i] -> items[i], insertion order; n entries, cap slots */
+	V_SET,      /* items, n of cap */
+	V_RANGE,    /* range(i, stop, step), lazy */
+	V_ITER,     /* an iterator (enumerate, zip, map, ...): it */
+	V_CELL,     /* a closure's variable: self is its value or NULL (unbound) */
+	V_FUNCTION, /* a def or lambda: fn */
+	V_CLASS,    /* a class statement's class, or nn.Module & co.: cls */
+	V_INSTANCE, /* an instance of a V_CLASS: inst */
+	V_BOUND,    /* a V_FUNCTION bound to self (a method) */
+	V_SUPER,    /* super(): self, cls = the class whose base is searched */
 };
 
 enum object_kind { OBJ_LINEAR, OBJ_DROPOUT };
@@ -35,9 +50,17 @@ struct object {
 	bool training;
 };
 
+struct func;
+struct klass;
+struct inst;
+struct iter;
+
 struct value {
 	int refs;
 	enum value_kind kind;
+	unsigned txn;           /* containers: the transaction that last saved it in the undo log */
+	int gc_refs;            /* the cycle collector's scratch count */
+	struct value *gc_prev, *gc_next; /* tracked containers: the interpreter's list */
 	bool b;
 	int64_t i;
 	double f;
@@ -51,6 +74,70 @@ struct value {
 	struct object *obj;     /* V_OBJECT */
 	enum dtype dtype;       /* V_DTYPE */
 	enum flavor flavor;     /* V_DTYPE */
+	int cap;                /* V_LIST/V_DICT/V_SET: slots allocated */
+	struct value **keys;    /* V_DICT */
+	int64_t stop, step;     /* V_RANGE: start is i */
+	struct iter *it;        /* V_ITER */
+	struct func *fn;        /* V_FUNCTION, V_BOUND */
+	struct klass *cls;      /* V_CLASS, V_SUPER */
+	struct inst *inst;      /* V_INSTANCE */
+};
+
+/* The tree a function's code lives in: shared by every function made from
+ * one statement, released (release) when the last one goes. */
+struct code {
+	int refs;
+	void (*release)(struct code *c);
+};
+
+struct scope;
+
+/* What a V_ITER walks. Dict views (keys(), values(), items()) are iterators
+ * marked view: iterating one starts over, as Python's views do. */
+enum iter_kind {
+	IT_SEQ, IT_STR, IT_RANGE, IT_TENSOR, IT_DICT_KEYS, IT_DICT_VALUES, IT_DICT_ITEMS,
+	IT_ENUMERATE, IT_ZIP, IT_MAP, IT_FILTER,
+};
+
+struct iter {
+	enum iter_kind kind;
+	bool view;
+	struct value *src;        /* the iterated value; MAP/FILTER: the function */
+	int64_t i, n, step;       /* position, end, step (SEQ backwards: -1) */
+	int nsub;
+	struct value **sub;       /* V_ITER values (ENUMERATE 1, ZIP/MAP n, FILTER 1) */
+};
+
+/* A def or lambda made at run time. */
+struct func {
+	const struct node *def;   /* N_DEF or N_LAMBDA, inside code */
+	const struct scope *sc;   /* its resolved names (runtime.h) */
+	struct code *code;
+	char *name;               /* "forward", "<lambda>" */
+	int nparams;
+	struct value **defaults;  /* per parameter: its default or NULL */
+	int nfree;
+	struct value **cells;     /* the closure: V_CELL values */
+	struct value *owner;      /* the class whose body made it (super()), or NULL */
+	struct value **last;      /* the locals of its most recent call (nlocals), or NULL */
+	int nlast;
+};
+
+enum class_builtin { CLS_USER, CLS_MODULE, CLS_MODULELIST, CLS_SEQUENTIAL };
+
+struct klass {
+	char *name;
+	struct value *base;       /* V_CLASS or NULL */
+	struct value *dict;       /* V_DICT: str -> value */
+	enum class_builtin builtin;
+};
+
+struct inst {
+	struct value *cls;        /* V_CLASS */
+	struct value *dict;       /* V_DICT of plain attributes */
+	/* nn.Module subclasses: torch's _parameters, _buffers, _modules (V_DICT each, else NULL) */
+	struct value *params, *buffers, *modules;
+	bool training;
 };
 
 struct value *value_none(void);
@@ -72,6 +159,40 @@ struct value *value_named(enum value_kind kind, const char *name);
 struct value *value_method(struct value *self, const char *name);
 struct value *value_object(struct object *obj);
 struct value *value_dtype(enum dtype dt, enum flavor fl);
+struct value *value_dict(void);
+struct value *value_set(void);
+struct value *value_range(int64_t start, int64_t stop, int64_t step);
+struct value *value_cell(struct value *v);   /* takes v (may be NULL) */
+struct value *value_function(struct func *fn);
+struct value *value_class(struct klass *cls);
+struct value *value_instance(struct inst *in);
+struct value *value_bound(struct value *self, struct value *func);   /* refs both */
+struct value *value_super(struct value *self, struct value *cls);    /* refs both */
+/* Appends to a list or set (takes v; no undo: the caller logs first). */
+void value_list_push(struct value *list, struct value *v);
+/* The dict's entry for key, or -1. */
+int value_dict_find(const struct value *d, const struct value *key);
+int value_dict_find_str(const struct value *d, const char *key);
+/* Sets d[key] = v (takes v, refs key). */
+void value_dict_set(struct value *d, struct value *key, struct value *v);
+void value_dict_set_str(struct value *d, const char *key, struct value *v);
+/* Removes entry i (its key and value released). */
+void value_dict_remove(struct value *d, int i);
+/* Whether a value can be a dict key or set item (hashable): -1 with err if not. */
+int value_check_hashable(const struct value *v, struct qkv_error *err);
+/* Python's ==, for containers item by item (tensors by identity). */
+bool value_equal(const struct value *a, const struct value *b);
+/* The number of items of a range. */
+int64_t value_range_len(const struct value *r);
+
+/* Python truthiness; -1 with err for a tensor of more than one element. */
+int value_truth(const struct value *v, struct qkv_error *err);
+/* Converts a number or one-element tensor to double; -1 with err otherwise. */
+int value_to_double(const struct value *v, double *out, const char *what, struct qkv_error *err);
+/* Converts an int, bool or 0-d integer tensor; -1 with err otherwise. */
+int value_to_int(const struct value *v, int64_t *out, const char *what, struct qkv_error *err);
+/* Formats v for an f-string field or format() with spec (NULL = none). */
+int value_format_field(struct strbuf *out, const struct value *v, const char *spec, struct qkv_error *err);
 
 struct value *value_ref(struct value *v);
 void value_unref(struct value *v);
@@ -80,6 +201,17 @@ void value_unref(struct value *v);
 const char *value_type_name(const struct value *v);
 bool value_is_number(const struct value *v);   /* bool, int or float */
 double value_as_double(const struct value *v); /* precondition: value_is_number */
+
+/* The list tracking the containers made on this thread from now on (an
+ * interpreter's, while it runs), or NULL. Returns the previous one. */
+struct value *value_gc_use(struct value *list);
+/* A new empty tracking list (a sentinel). */
+struct value *value_gc_list(void);
+/* Frees every value of list that only values of list reach (reference
+ * cycles), then, with final, detaches the rest and frees the list. */
+void value_gc_collect(struct value *list, bool final);
+/* Calls fn on each value v holds a reference to. */
+void value_each_child(struct value *v, void (*fn)(struct value *child, void *udata), void *udata);
 
 /* repr(v) as the notebooks display a bare expression's value */
 void value_repr(struct strbuf *out, const struct value *v);

@@ -127,6 +127,46 @@ PARAMS = [
     "def f(*a=1):\n pass\n",
 ]
 
+# expressions, displays, comprehensions, starred (issue 13, step 2)
+EXPRS = [
+    "f(x for x in y)\n",
+    "f(x for x in y for z in w if a if b)\n",
+    "f(x for x in y, 1)\n",
+    "f(1, x for x in y)\n",
+    "f(x for x in y,)\n",
+    "f(**k, *a)\n",
+    "f(**k, a)\n",
+    "f(a=1, b)\n",
+    "f(a=1, *b)\n",
+    "*a = 1\n",
+    "a, *b, *c = x\n",
+    "*a\n",
+    "x = *a\n",
+    "x = *a, b\n",
+    "(*a)\n",
+    "[*a, *b]\n",
+    "[*a] = x\n",
+    "a, [b, c.d, e[0]] = x\n",
+    "for a, *b in x: pass\n",
+    "for *a in x: pass\n",
+    "x = a if b\n",
+    "x = 1 if 2 else 3 if 4 else 5\n",
+    "x = lambda x: x if x else 1\n",
+    "lambda *, a: a\n",
+    "lambda a=1, b: 0\n",
+    "def f(a, b=lambda: 0, *c): pass\n",
+    "{}\n",
+    "{1,}\n",
+    "{*a, 1}\n",
+    "{1: 2, 3}\n",
+    "{a: b for a, b in c}\n",
+    "[x for 1 in y]\n",
+    "[x for x in range(3) if x if x > 0]\n",
+    "[*a for a in b]\n",
+    "del *a\n",
+    "class C(A, B):\n  pass\n",
+]
+
 
 def outcome(src):
     try:
@@ -157,7 +197,8 @@ def main():
         " * Regenerate with: /usr/bin/python3 tests/ref/parser_refs.py */",
         "",
     ]
-    for name, table in (("parser_refs_blocks", BLOCKS), ("parser_refs_params", PARAMS)):
+    for name, table in (("parser_refs_blocks", BLOCKS), ("parser_refs_params", PARAMS),
+                        ("parser_refs_exprs", EXPRS)):
         lines.append("static const struct parse_case %s[] = {" % name)
         for src in table:
             lines.append("\t{%s,\n\t %s}," % (c_string(src), c_string(outcome(src))))

@@ -1,0 +1,383 @@
+/* workspace.c: the interpreter's state: the workspace of named values, the
+ * undo log that makes each statement a transaction (in-place tensor writes,
+ * names bound, container and attribute changes, each saved once per
+ * statement), clones and freeing (with the cycle collector). Used by the
+ * tree walker (exec.c, eval.c); never evaluates anything itself. */
+#include "lang/interp.h"
+#include "lang/runtime.h"
+#include "core/mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct interp *interp_new(enum kernel_variant variant)
+{
+	struct interp *I = xcalloc(1, sizeof *I);
+	ops_ctx_init(&I->ops, variant);
+	torch_gen_seed(&I->torch_rng, TORCH_DEFAULT_SEED);
+	np_gen_seed(&I->np_rng, NP_DEFAULT_SEED);
+	I->gc = value_gc_list();
+	I->txn = I->txn_counter = 1;
+	return I;
+}
+
+static void undo_unwind_all(struct interp *I);
+
+void interp_free(struct interp *I)
+{
+	if (!I)
+		return;
+	undo_unwind_all(I);
+	free(I->undo);
+	for (int i = 0; i < I->nvars; i++) {
+		free(I->names[i]);
+		value_unref(I->vals[i]);
+	}
+	free(I->names);
+	free(I->vals);
+	free(I->var_txn);
+	/* what is left of the values made here are reference cycles */
+	struct value *old = value_gc_use(NULL);
+	value_gc_collect(I->gc, true);
+	value_gc_use(old == I->gc ? NULL : old);
+	free(I);
+}
+
+/* A copy of v that shares no tensor storage or container with it; functions
+ * and classes are shared (they do not change). */
+static struct value *value_deep_copy(struct value *v)
+{
+	switch (v->kind) {
+	case V_TENSOR: {
+		struct tensor *c = ops_clone(v->t);
+		c->from = v->t->from;
+		if (c->from)
+			c->from->refs++;
+		struct value *n = value_tensor(c);
+		n->parameter = v->parameter;
+		return n;
+	}
+	case V_LIST:
+	case V_TUPLE:
+	case V_SET: {
+		struct value *n = v->kind == V_SET ? value_set() : value_seq(v->kind, 0);
+		for (int i = 0; i < v->n; i++)
+			value_list_push(n, value_deep_copy(v->items[i]));
+		return n;
+	}
+	case V_DICT: {
+		struct value *n = value_dict();
+		for (int i = 0; i < v->n; i++)
+			value_dict_set(n, v->keys[i], value_deep_copy(v->items[i]));
+		return n;
+	}
+	case V_OBJECT: {
+		struct object *o = xcalloc(1, sizeof *o);
+		*o = *v->obj;
+		o->weight = v->obj->weight ? value_deep_copy(v->obj->weight) : NULL;
+		o->bias = v->obj->bias ? value_deep_copy(v->obj->bias) : NULL;
+		return value_object(o);
+	}
+	case V_INSTANCE: {
+		struct inst *in = xcalloc(1, sizeof *in);
+		*in = *v->inst;
+		in->cls = value_ref(v->inst->cls);
+		in->dict = value_deep_copy(v->inst->dict);
+		in->params = v->inst->params ? value_deep_copy(v->inst->params) : NULL;
+		in->buffers = v->inst->buffers ? value_deep_copy(v->inst->buffers) : NULL;
+		in->modules = v->inst->modules ? value_deep_copy(v->inst->modules) : NULL;
+		return value_instance(in);
+	}
+	default:
+		return value_ref(v);
+	}
+}
+
+struct interp *interp_clone(const struct interp *I)
+{
+	struct interp *c = interp_new(I->ops.variant);
+	c->ops = I->ops;
+	c->interrupt = I->interrupt;
+	c->torch_rng = I->torch_rng;
+	c->np_rng = I->np_rng;
+	struct value *old = value_gc_use(c->gc);
+	for (int i = 0; i < I->nvars; i++)
+		interp_set(c, I->names[i], value_deep_copy(I->vals[i]));
+	value_gc_use(old);
+	return c;
+}
+
+void interp_set_observer(struct interp *I, interp_observe_fn observe, void *udata)
+{
+	I->observe = observe;
+	I->observe_udata = udata;
+}
+
+void interp_set_output(struct interp *I, interp_emit_fn emit, void *udata)
+{
+	I->emit = emit;
+	I->udata = udata;
+}
+
+struct ops_ctx *interp_ops(struct interp *I)
+{
+	return &I->ops;
+}
+
+void interp_set_interrupt(struct interp *I, const volatile sig_atomic_t *flag)
+{
+	I->interrupt = flag;
+}
+
+bool interp_interrupted(const struct interp *I)
+{
+	return I->interrupt && *I->interrupt;
+}
+
+int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err)
+{
+	if (!interp_interrupted(I))
+		return 0;
+	return error_set(err, n ? n->line : 0, n ? n->col : 0, "interrupted (Ctrl-C)");
+}
+
+void interp_statement_lines(const struct interp *I, int *first, int *last)
+{
+	*first = I->stmt_first;
+	*last = I->stmt_last;
+}
+
+bool interp_quit_requested(const struct interp *I)
+{
+	return I->quit;
+}
+
+int interp_var_count(const struct interp *I)
+{
+	return I->nvars;
+}
+
+const char *interp_var_name(const struct interp *I, int i)
+{
+	return i >= 0 && i < I->nvars ? I->names[i] : NULL;
+}
+
+static int var_find(const struct interp *I, const char *name)
+{
+	for (int i = 0; i < I->nvars; i++)
+		if (I->names[i][0] == name[0] && strcmp(I->names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+struct value *interp_get(const struct interp *I, const char *name)
+{
+	int i = var_find(I, name);
+	return i >= 0 ? I->vals[i] : NULL;
+}
+
+static struct undo *undo_push(struct interp *I);
+
+/* Removes a name; returns whether it was bound. */
+static bool unbind(struct interp *I, const char *name)
+{
+	int i = var_find(I, name);
+	if (i < 0)
+		return false;
+	free(I->names[i]);
+	value_unref(I->vals[i]);
+	size_t rest = (size_t)(I->nvars - i - 1);
+	memmove(I->names + i, I->names + i + 1, sizeof *I->names * rest);
+	memmove(I->vals + i, I->vals + i + 1, sizeof *I->vals * rest);
+	memmove(I->var_txn + i, I->var_txn + i + 1, sizeof *I->var_txn * rest);
+	I->nvars--;
+	return true;
+}
+
+/* Saves a name's binding before it changes, once per statement. */
+static void log_binding(struct interp *I, const char *name, int i)
+{
+	if (!I->running || (i >= 0 && I->var_txn[i] == I->txn))
+		return;
+	struct undo *u = undo_push(I);
+	u->name = xstrdup(name);
+	u->old = i >= 0 ? value_ref(I->vals[i]) : NULL;
+	if (i >= 0)
+		I->var_txn[i] = I->txn;
+}
+
+void interp_set(struct interp *I, const char *name, struct value *v)
+{
+	int i = var_find(I, name);
+	log_binding(I, name, i);
+	if (i >= 0) {
+		value_unref(I->vals[i]);
+		I->vals[i] = v;
+		return;
+	}
+	if (I->nvars == I->capvars) {
+		I->capvars = I->capvars ? 2 * I->capvars : 16;
+		I->names = xrealloc(I->names, sizeof *I->names * (size_t)I->capvars);
+		I->vals = xrealloc(I->vals, sizeof *I->vals * (size_t)I->capvars);
+		I->var_txn = xrealloc(I->var_txn, sizeof *I->var_txn * (size_t)I->capvars);
+	}
+	I->names[I->nvars] = xstrdup(name);
+	I->vals[I->nvars] = v;
+	I->var_txn[I->nvars] = I->running ? I->txn : 0;
+	I->nvars++;
+}
+
+/* del name at top level: false when it was not bound. */
+bool interp_unset(struct interp *I, const char *name)
+{
+	int i = var_find(I, name);
+	if (i < 0)
+		return false;
+	log_binding(I, name, i);
+	return unbind(I, name);
+}
+
+/* ---- the undo log ------------------------------------------------------------ */
+
+static struct undo *undo_push(struct interp *I)
+{
+	if (I->nundo == I->capundo) {
+		I->capundo = I->capundo ? 2 * I->capundo : 8;
+		I->undo = xrealloc(I->undo, sizeof *I->undo * (size_t)I->capundo);
+	}
+	struct undo *u = &I->undo[I->nundo++];
+	memset(u, 0, sizeof *u);
+	return u;
+}
+
+void interp_will_write(struct interp *I, struct storage *st)
+{
+	/* once per statement: its own rollback must find the bytes it started from */
+	for (int i = I->undo_mark; i < I->nundo; i++)
+		if (I->undo[i].st == st)
+			return;
+	struct undo *u = undo_push(I);
+	u->st = st;
+	st->refs++;
+	u->bytes = xmalloc(st->nbytes ? st->nbytes : 1);
+	memcpy(u->bytes, st->data, st->nbytes);
+}
+
+void interp_will_replace(struct interp *I, struct value **slot)
+{
+	struct undo *u = undo_push(I);
+	u->slot = slot;
+	u->old = value_ref(*slot);
+}
+
+void interp_will_change(struct interp *I, struct value *cont)
+{
+	if (!I->running || cont->txn == I->txn)
+		return;
+	cont->txn = I->txn;
+	struct undo *u = undo_push(I);
+	u->cont = value_ref(cont);
+	if (cont->kind == V_CELL) {
+		u->saved = xmalloc(sizeof *u->saved);
+		u->saved[0] = value_ref(cont->self);
+		u->nsaved = 1;
+		return;
+	}
+	int n = cont->n, total = cont->kind == V_DICT ? 2 * n : n;
+	u->saved = xmalloc(sizeof *u->saved * (size_t)(total ? total : 1));
+	for (int i = 0; i < n; i++)
+		u->saved[i] = value_ref(cont->items[i]);
+	for (int i = 0; cont->kind == V_DICT && i < n; i++)
+		u->saved[n + i] = value_ref(cont->keys[i]);
+	u->nsaved = n;
+}
+
+/* Puts a container's saved contents back (takes the saved references). */
+static void restore_container(struct undo *u)
+{
+	struct value *c = u->cont;
+	if (c->kind == V_CELL) {
+		value_unref(c->self);
+		c->self = u->saved[0];
+		return;
+	}
+	int n = c->n;
+	struct value **items = c->items, **keys = c->keys;
+	int cap = u->nsaved > 4 ? u->nsaved : 4;
+	c->items = xcalloc((size_t)cap, sizeof *c->items);
+	c->keys = c->kind == V_DICT ? xcalloc((size_t)cap, sizeof *c->keys) : NULL;
+	c->cap = cap;
+	c->n = u->nsaved;
+	for (int i = 0; i < u->nsaved; i++) {
+		c->items[i] = u->saved[i];
+		if (c->keys)
+			c->keys[i] = u->saved[u->nsaved + i];
+	}
+	for (int i = 0; i < n; i++) {
+		value_unref(items[i]);
+		if (keys)
+			value_unref(keys[i]);
+	}
+	free(items);
+	free(keys);
+}
+
+void interp_undo_unwind(struct interp *I, int from, bool restore)
+{
+	for (int i = I->nundo - 1; i >= from; i--) {
+		struct undo *u = &I->undo[i];
+		if (u->st) {
+			if (restore) {
+				memcpy(u->st->data, u->bytes, u->st->nbytes);
+				u->st->version++;
+			}
+			free(u->bytes);
+			storage_unref(u->st);
+		} else if (u->name) {
+			if (restore) {
+				int running = I->running;
+				I->running = 0;
+				if (u->old)
+					interp_set(I, u->name, u->old);
+				else
+					unbind(I, u->name);
+				I->running = running;
+			} else {
+				value_unref(u->old);
+			}
+			free(u->name);
+		} else if (u->cont) {
+			if (restore) {
+				restore_container(u);
+			} else {
+				int total = u->cont->kind == V_DICT ? 2 * u->nsaved : u->nsaved;
+				for (int k = 0; k < total; k++)
+					value_unref(u->saved[k]);
+			}
+			u->cont->txn = 0;
+			free(u->saved);
+			value_unref(u->cont);
+		} else if (restore) {
+			value_unref(*u->slot);
+			*u->slot = u->old;
+		} else {
+			value_unref(u->old);
+		}
+	}
+	I->nundo = from;
+	if (I->undo_mark > from)
+		I->undo_mark = from;
+}
+
+static void undo_unwind_all(struct interp *I)
+{
+	interp_undo_unwind(I, 0, false);
+}
+
+/* Starts a new transaction for the log's deduplication. */
+void interp_begin_txn(struct interp *I)
+{
+	I->txn = ++I->txn_counter;
+	if (I->txn == 0)
+		I->txn = I->txn_counter = 1;
+}

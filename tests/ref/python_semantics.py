@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""python_semantics.py: small programs and what CPython 3.11 prints for them
+(or the error it stops with: its type and message). Writes
+tests/ref/python_semantics.inc, which tests/unit/test_lang_semantics.c
+replays through qkv's interpreter. Run: /usr/bin/python3 tests/ref/python_semantics.py
+"""
+import contextlib
+import io
+import os
+import sys
+
+PROGRAMS = [
+    ("integer_arithmetic", "print(7 // 2, -7 // 2, 7 % -3, -7 % 3, 2 ** 10, 7 / 2, 1 / 3, -2 ** 2)"),
+    ("float_formatting", "print(0.1 + 0.2, 1e16, 1.5e-7, 3.0, -0.0, 1e22, 123456789.123, 2.5e-5)"),
+    ("rounding", "print(round(2.5), round(3.5), round(-0.5), round(2.675, 2), round(1234, -2))"),
+    ("mixed_comparisons", "print(1 == 1.0, 3 < 2.5, True + True, 10 / 4 == 2.5, 2 ** -1)"),
+    ("int_division_by_zero", "print('before')\nx = 1 // 0"),
+    ("true_division_by_zero", "x = 1 / 0"),
+    ("modulo_by_zero", "x = 5 % 0"),
+    ("unbound_local", "x = 1\ndef f():\n    print(x)\n    x = 2\nf()"),
+    ("undefined_name_in_function", "def f():\n    return y\nf()"),
+    ("closure_counter", "def counter():\n    n = 0\n    def inc():\n        nonlocal n\n        n += 1\n        return n\n    return inc\nc = counter()\nc()\nc()\nprint(c())"),
+    ("closure_late_binding", "fs = [lambda: i for i in range(3)]\nprint([f() for f in fs])"),
+    ("closure_sees_later_assignment", "def outer():\n    x = 1\n    def inner():\n        return x\n    x = 2\n    return inner()\nprint(outer())"),
+    ("closure_two_levels", "def a():\n    v = 'a'\n    def b():\n        def c():\n            return v + '!'\n        return c()\n    return b()\nprint(a())"),
+    ("default_evaluated_once", "def f(a=[]):\n    a.append(1)\n    return a\nf()\nprint(f())"),
+    ("default_captures_value", "k = 3\ndef f(x=k):\n    return x\nk = 4\nprint(f(), k)"),
+    ("comprehension_scope", "x = 10\nl = [x for x in range(3)]\nprint(x, l)"),
+    ("comprehension_nested", "print([(i, j) for i in range(4) for j in range(i) if j != 1])"),
+    ("dict_and_set_comprehensions", "d = {k: k * k for k in range(4)}\ns = {c for c in 'hello'}\nprint(d, sorted(s))"),
+    ("generator_sum", "print(sum(x * x for x in range(10)), sum([0.5, 0.25]), sum(range(4), 10))"),
+    ("for_else_while_else", "for i in range(3):\n    pass\nelse:\n    print('done', i)\nn = 0\nwhile n < 10:\n    n += 1\n    if n == 4:\n        break\nelse:\n    print('never')\nprint(n)"),
+    ("continue_and_break", "out = []\nfor i in range(10):\n    if i % 2:\n        continue\n    if i > 6:\n        break\n    out.append(i)\nprint(out)"),
+    ("args_and_kwargs", "def f(a, *args, b=2, **kw):\n    return a, args, b, kw\nprint(f(1, 2, 3, b=4, c=5))\nprint(f(*[7, 8], **{'z': 1}))"),
+    ("keyword_only_missing", "def f(*, a):\n    pass\nf()"),
+    ("too_many_positional", "def f(a):\n    pass\nf(1, 2)"),
+    ("unexpected_keyword", "def f(a):\n    pass\nf(b=1)"),
+    ("missing_positional", "def g(a, b):\n    pass\ng(1)"),
+    ("multiple_values", "def f(a):\n    pass\nf(1, a=2)"),
+    ("recursion", "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\nprint(fib(15))"),
+    ("recursion_too_deep", "def r(n):\n    return r(n + 1)\nr(0)"),
+    ("several_return_values", "def mm(xs):\n    return min(xs), max(xs)\nlo, hi = mm([3, 1, 4])\nprint(lo, hi)"),
+    ("unpacking", "a, (b, c), *d = 1, (2, 3), 4, 5\nprint(a, b, c, d)\nfirst, *rest = 'abc'\nprint(first, rest)"),
+    ("unpack_too_many", "a, b = [1, 2, 3]"),
+    ("unpack_too_few", "a, b, c = (1, 2)"),
+    ("dict_methods", "d = {'b': 1, 'a': 2}\nd['c'] = 3\ndel d['b']\nd.update(z=0)\nprint(d, list(d), d.get('q', -1), d.pop('a'), d.setdefault('n', 5), d)\nfor k, v in d.items():\n    print(k, v)\nprint(list(d.keys()), list(d.values()), 'c' in d, len(d))"),
+    ("key_error", "d = {'a': 1}\nd['x']"),
+    ("list_methods", "l = [5, 3, 1]\nl.append(9)\nl.extend([2, 2])\nl.insert(0, 7)\nprint(l.pop(), l.pop(0), l)\nl.remove(3)\nprint(l.index(9), l.count(2))\nl.sort()\nprint(l)\nl.reverse()\nprint(l)\nl[1:3] = [0]\nprint(l, l[::-1], l[-2:], l[::2])"),
+    ("list_index_error", "l = [1]\nl[3]"),
+    ("sorted_min_max_keys", "w = ['bb', 'a', 'ccc']\nprint(sorted(w, key=len), sorted(w, reverse=True), min(w, key=len), max(w, key=len), max(3, 9, 2))"),
+    ("sorted_stable", "p = [(1, 'b'), (0, 'a'), (1, 'a'), (0, 'b')]\nprint(sorted(p, key=lambda t: t[0]))\nprint(sorted(p, key=lambda t: t[0], reverse=True))"),
+    ("sets", "s = {3, 1, 2}\ns.add(1)\ns.discard(3)\nprint(len(s), 2 in s, 3 in s, sorted(s), sorted(s | {9}), sorted(s & {1}), sorted(s - {1}))"),
+    ("strings", "s = ' Hello World '\nprint(s.strip(), s.lower(), s.upper(), s.split(), 'a,b,,c'.split(','), s.replace('o', '0'), s.strip().startswith('He'), '-'.join(['x', 'y']))"),
+    ("string_formatting", "x = 3.14159\nprint(f'{x:.2f} {42:5d} {\"ab\":>4}|{7:<3}|', '{} and {:.1f}'.format('a', 2.25), format(0.5, '.3f'), str(1.0), repr('q'))"),
+    ("global_statement", "c = 0\ndef inc():\n    global c\n    c += 1\ninc()\ninc()\nprint(c)"),
+    ("lambda_map_filter", "print(list(map(lambda x: x * 2, [1, 2])), list(filter(None, [0, 1, 2])), (lambda a, b=3: a + b)(1))"),
+    ("any_all_reversed", "print(any([0, 0, 1]), all([]), all([1, 0]), list(reversed([1, 2, 3])), list(reversed(range(3))))"),
+    ("enumerate_zip", "for i, (a, b) in enumerate(zip('xyz', [1, 2]), start=1):\n    print(i, a, b)"),
+    ("conditional_expression", "x = 5\nprint('big' if x > 3 else 'small', 'even' if x % 2 == 0 else 'odd')"),
+    ("assert_message", "assert 1 == 1\nassert 1 == 2, 'one is not two'"),
+    ("assert_bare", "assert [], None"),
+    ("del_then_use", "v = 1\ndel v\nprint(v)"),
+    ("aliasing", "x = [1, 2]\ny = x\ny.append(3)\nprint(x, x is y, x == [1, 2, 3], None is None)"),
+    ("type_names", "print(type(3).__name__, type([]).__name__, type('s').__name__, type(2.0).__name__, type({}).__name__)"),
+    ("sequence_repetition", "print('ab' * 3, [0] * 4, (1, 2) * 2, 3 * 'x')"),
+    ("classes", "class A:\n    kind = 'a'\n    def __init__(self, v):\n        self.v = v\n    def get(self):\n        return self.v\nclass B(A):\n    def __init__(self, v, w):\n        super().__init__(v)\n        self.w = w\n    def get(self):\n        return A.get(self) + self.w\nb = B(1, 2)\nprint(b.get(), b.kind, isinstance(b, A), isinstance(A(0), B), B.kind, hasattr(b, 'w'), getattr(b, 'zz', 'no'))"),
+    ("class_super_with_arguments", "class P:\n    def __init__(self):\n        self.tag = 'p'\nclass Q(P):\n    def __init__(self):\n        super(Q, self).__init__()\n        self.tag += 'q'\nprint(Q().tag)"),
+    ("attribute_error", "class C:\n    pass\nC().missing"),
+    ("while_counter", "n, total = 0, 0\nwhile n < 100:\n    n += 1\n    total += n\nprint(total)"),
+    ("nested_function_recursion", "def outer(n):\n    def fact(k):\n        return 1 if k <= 1 else k * fact(k - 1)\n    return fact(n)\nprint(outer(10))"),
+    ("tuples_and_in", "t = (1, 2, 3)\nprint(2 in t, 5 not in t, t[1:], t.index(3), len(t), (1,), ())"),
+    ("nonlocal_without_binding", "def f():\n    nonlocal q\n    q = 1"),
+    ("string_iteration", "out = ''\nfor ch in 'abc':\n    out = ch + out\nprint(out, list('hé'))"),
+    ("range_details", "r = range(10, 0, -3)\nprint(list(r), len(r), r[1], 4 in r, 7 in r, range(5))"),
+]
+
+
+def run(src):
+    out = io.StringIO()
+    err_type = err_msg = ""
+    with contextlib.redirect_stdout(out):
+        try:
+            exec(compile(src, "<program>", "exec"), {"__name__": "__main__"})
+        except BaseException as e:  # noqa: BLE001 - every error kind is part of the reference
+            err_type, err_msg = type(e).__name__, str(e)
+            if isinstance(e, SyntaxError):
+                err_msg = e.msg
+            if isinstance(e, KeyError):
+                err_msg = repr(e.args[0])
+    return out.getvalue(), err_type, err_msg
+
+
+def c_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def main():
+    sys.setrecursionlimit(1000)
+    here = os.path.dirname(os.path.abspath(__file__))
+    lines = ["/* generated by tests/ref/python_semantics.py with CPython %d.%d: do not edit */"
+             % sys.version_info[:2]]
+    for name, src in PROGRAMS:
+        out, et, em = run(src)
+        lines.append("{ %s,\n  %s,\n  %s, %s, %s }," % (c_string(name), c_string(src), c_string(out),
+                                                       c_string(et), c_string(em)))
+    with open(os.path.join(here, "python_semantics.inc"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
