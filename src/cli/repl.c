@@ -209,8 +209,11 @@ static bool run_statement(struct repl *r, const char *src, size_t n, int first, 
 	struct qkv_error err;
 	enum session_status st = session_run(r->s, src, n, first, SESSION_ATOMIC, &err);
 	if (st != SESSION_OK) {
-		bool last_line = err.line == first + count_newlines(src, n) - (n && src[n - 1] == '\n');
-		show_caret(src, n, first, err.line, err.col, echo || !last_line);
+		int last = first + count_newlines(src, n) - (n && src[n - 1] == '\n');
+		/* an error inside a function the statement called names its place in
+		 * a traceback; a caret under the statement would point nowhere */
+		if (err.line >= first && err.line <= last && !strchr(err.msg, '\n'))
+			show_caret(src, n, first, err.line, err.col, echo || err.line != last);
 		fprintf(stderr, "error: %s\n", err.msg);
 		r->errors++;
 	}

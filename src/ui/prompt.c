@@ -250,11 +250,13 @@ static void drop_loops(struct prompt *p)
 }
 
 /* An error for the line just entered, with the caret at column col of it
- * (1-based); the line goes back into the input when it is shown. */
+ * (1-based); the line goes back into the input when it is shown. An error
+ * inside a function the line called carries its traceback ("\n  line 3, in
+ * f") and its place is in the function, not the line: no caret then. */
 static void set_error(struct prompt *p, int col, const char *msg)
 {
 	snprintf(p->error, sizeof p->error, "%s", msg);
-	p->error_col = col > 0 ? col : 1;
+	p->error_col = strchr(msg, '\n') ? 0 : col > 0 ? col : 1;
 }
 
 static void show_listing(struct prompt *p, const char *text)
@@ -474,7 +476,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 			while (n > 0 && strchr(" \t\r\n", src[b + n - 1]))
 				n--;
 			char *back = xstrndup(src + b, n);
-			error_row = strchr(back, '\n') ? err.line - skipped : 0;
+			error_row = strchr(back, '\n') && p->error_col ? err.line - skipped : 0;
 			lineedit_set_next(back);
 			free(back);
 			return;
@@ -876,6 +878,9 @@ static void feed_key(struct app *a, int ch);
  * clear whether they begin one. */
 void prompt_key(struct app *a, int ch)
 {
+	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
+		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
+	ctrl_c_note = false;
 	const char *want = pasting ? paste_end : paste_begin;
 	if (ch == 27 || esc_len) {
 		if (ch >= 0 && ch < 256 && (size_t)esc_len < strlen(want) && want[esc_len] == (char)ch) {
@@ -946,9 +951,6 @@ static void feed_key(struct app *a, int ch)
 			return;
 	}
 	cur = a;
-	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
-		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
-	ctrl_c_note = false;
 	size_t n = strlen(seq);
 	memcpy(queue, seq, n);
 	qhead = 0;
@@ -968,13 +970,17 @@ static int error_caret_col(const struct app *a)
 
 static bool error_beside(const struct app *a)
 {
-	return error_caret_col(a) + 2 + term_width_of(a->prompt.error) <= a->cols;
+	return a->prompt.error_col && error_caret_col(a) + 2 + term_width_of(a->prompt.error) <= a->cols;
 }
 
 static int error_lines(const struct app *a)
 {
 	if (error_beside(a))
 		return 1;
+	if (strchr(a->prompt.error, '\n')) {	/* a traceback: its lines */
+		int n = draw_wrapped(a->prompt.error, 0, 0, a->cols - 2, 0, 0, A_NORMAL);
+		return n < 6 ? n : 6;
+	}
 	int per = a->cols - 2 > 10 ? a->cols - 2 : 10;
 	int n = (term_width_of(a->prompt.error) + per - 1) / per + 1;	/* word wrap may take one more */
 	return n < 4 ? n : 4;
@@ -1050,7 +1056,8 @@ static int draw_error(struct app *a, int y, bool below)
 	move(y, 0);
 	clrtoeol();
 	attron(A_BOLD);
-	term_put(y, col, "^", 1);
+	if (p->error_col)
+		term_put(y, col, "^", 1);
 	if (error_beside(a))
 		term_put(y, col + 2, p->error, w - col - 2);
 	y++;

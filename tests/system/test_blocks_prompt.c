@@ -130,8 +130,31 @@ static void blocks_at(int w, int h, const char *env)
 	key("Enter");
 	free(wait_for("[1, 2]"));
 
-	/* a block: "... " and 4 spaces after the ':'; the error of its second
-	 * line has the caret under that line's column */
+	/* a loop: 4 spaces after the ':', the level kept, an empty line runs it;
+	 * the block is shown as typed above what it printed */
+	type("for i in range(3):");
+	key("Enter");
+	cr_assert_eq(cursor_x_at(8), 8, "no indentation after ':'");
+	type("print(i * i)");
+	key("Enter");
+	cr_assert_eq(cursor_x_at(8), 8, "the block's level is not kept");
+	key("Enter");
+	s = wait_for(" 4\n");
+	cr_assert(strstr(s, " >>> for i in range(3):\n ...     print(i * i)\n 0\n 1\n 4\n"), "%s", s);
+	free(s);
+	/* after return the next line goes back a level */
+	type("def half(v):");
+	key("Enter");
+	type("return v / 2");
+	key("Enter");
+	cr_assert_eq(cursor_x_at(4), 4, "no dedent after return");
+	key("Enter");
+	type("half(x[1])");
+	key("Enter");
+	free(wait_for(" 1.0\n"));
+
+	/* a block whose second line fails to parse: the caret under that line's
+	 * column */
 	type("if x:");
 	key("Enter");
 	cr_assert_eq(cursor_x_at(8), 8, "no indentation after ':'");
@@ -225,7 +248,68 @@ Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = 
 	key("Enter");
 }
 
+/* A pasted class cell with blank lines in its body runs whole; an error
+ * inside a method shows its traceback, and the statements after it wait
+ * in the input. */
+Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name_its_line, .fini = finish)
+{
+	start_at(80, 24, "", "--repl");
+	free(wait_for(":help lists the commands"));
+	paste("class A:\n    def __init__(self):\n        self.v = 4\n\n    def f(self):\n        return self.v / 0\n\n"
+	      "a = A()\na.v\na.f()\na.v = 5");
+	char *s = wait_for("division by zero");
+	cr_assert(strstr(s, " >>> a = A()\n >>> a.v\n 4\n"), "%s", s);
+	cr_assert(strstr(s, "ZeroDivisionError: division by zero\n   line 6, in f\n>>> a.f()\n... a.v = 5"), "%s", s);
+	free(s);
+	key("C-c");
+	free(wait_without("... a.v = 5"));
+	type("print(a.v + 1)");
+	key("Enter");
+	free(wait_for("\n 5\n"));
+	type(":quit");
+	key("Enter");
+}
+
 /* ---- qkv repl from a pipe ------------------------------------------------------------ */
+
+/* The issue's example, and a cell as a notebook holds it: a class with
+ * blank lines in its body, an if with its else after a comment, loops. */
+Test(blocks_prompt, piped_lines_should_run_as_a_cell)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "if 1:\n  print(1)\n", NULL, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "1\n");
+	free(out);
+	free(err);
+	rc = run_qkv(argv,
+		     "class Acc:\n"
+		     "    def __init__(self):\n"
+		     "        self.total = 0\n"
+		     "\n"
+		     "    def add(self, v):\n"
+		     "        self.total += v\n"
+		     "        return self\n"
+		     "\n"
+		     "acc = Acc()\n"
+		     "for i in range(4):\n"
+		     "    if i % 2:\n"
+		     "        acc.add(i)\n"
+		     "    # the even ones\n"
+		     "    else:\n"
+		     "        acc.add(10 * i)\n"
+		     "acc.total\n"
+		     "n = 0\n"
+		     "while n < 3:\n"
+		     "    n += 1\n"
+		     "n\n",
+		     NULL, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "24\n3\n");
+	free(out);
+	free(err);
+}
 
 /* The error of a block's second line: that line echoed, a caret under its
  * column; the lines after the block run. */

@@ -252,6 +252,13 @@ Test(tty, repl_should_continue_after_dots_and_ctrl_c_should_drop_or_stop_without
 	char *s = wait_for("[1, 2]");
 	cr_assert(strstr(s, ">>> x = [1,\n... 2]\n>>> x\n[1, 2]\n"), "%s", s);
 	free(s);
+	/* a block: 4 spaces offered after the ':', an empty line runs it */
+	sh("tmux send-keys -t %s 'for i in range(2):' Enter 'print(i + 10)' Enter%s", "");
+	free(wait_for("...     print(i + 10)\n..."));
+	sh("tmux send-keys -t %s Enter%s", "");
+	s = wait_for("11");
+	cr_assert(strstr(s, ">>> for i in range(2):\n...     print(i + 10)\n...\n10\n11\n>>>"), "%s", s);
+	free(s);
 	sh("tmux send-keys -t %s 'y = (3,' Enter C-c%s", "");
 	free(wait_for("KeyboardInterrupt"));
 	sh("tmux send-keys -t %s 'y' Enter%s", "");
