@@ -239,7 +239,7 @@ static void run_cell(struct repl *r, bool stop_at_error)
 		size_t end;
 		if (statements_first(r->pending.s, r->pending.len, &end) == STATEMENTS_NONE)
 			break;
-		bool ok = run_statement(r, r->pending.s, end, r->start_line, !r->tty);
+		bool ok = run_statement(r, r->pending.s, end, r->start_line, true);	/* not the line above */
 		pending_drop(r, end);
 		if (!ok && stop_at_error)
 			break;

@@ -259,6 +259,14 @@ Test(tty, repl_should_continue_after_dots_and_ctrl_c_should_drop_or_stop_without
 	s = wait_for("11");
 	cr_assert(strstr(s, ">>> for i in range(2):\n...     print(i + 10)\n...\n10\n11\n>>>"), "%s", s);
 	free(s);
+	/* a pasted cell (readline's bracketed paste) runs on Enter, statement by
+	 * statement, until one fails */
+	sh("tmux set-buffer -b qkvp -- 'pa = 3\nzz\nprint(pa)\n' && tmux paste-buffer -p -d -b qkvp -t %s%s", "");
+	free(wait_for("print(pa)"));
+	sh("tmux send-keys -t %s Enter%s", "");
+	s = wait_for("error: name 'zz'");
+	cr_assert(strstr(s, "\n    zz\n    ^\nerror: name 'zz' is not defined\n>>>"), "%s", s);
+	free(s);
 	sh("tmux send-keys -t %s 'y = (3,' Enter C-c%s", "");
 	free(wait_for("KeyboardInterrupt"));
 	sh("tmux send-keys -t %s 'y' Enter%s", "");
