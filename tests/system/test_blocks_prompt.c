@@ -78,6 +78,13 @@ static void key(const char *k)
 	sh("tmux send-keys -t %s %s", k);
 }
 
+/* Types text and Enter. */
+static void line(const char *text)
+{
+	type(text);
+	key("Enter");
+}
+
 /* Pastes text as a terminal does with bracketed paste (tmux paste-buffer -p). */
 static void paste(const char *text)
 {
@@ -87,22 +94,40 @@ static void paste(const char *text)
 	sh(buf, "");
 }
 
-/* The cursor's column in the pane, once it holds still at want. */
+/* The cursor's column in the pane now, or -1. */
+static int cursor_x(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
+	FILE *f = popen(cmd, "r");
+	int x = -1;
+	if (!f || fscanf(f, "%d", &x) != 1)
+		x = -1;
+	if (f)
+		pclose(f);
+	return x;
+}
+
+/* The cursor's column once it is want (or after system_wait_ms()). */
 static int cursor_x_at(int want)
 {
-	int x = -1;
-	for (int i = 0; i < 600 && x != want; i++) {
-		char cmd[256];
-		snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
-		FILE *f = popen(cmd, "r");
-		if (!f || fscanf(f, "%d", &x) != 1)
-			x = -1;
-		if (f)
-			pclose(f);
-		if (x != want)
-			usleep(100000);
+	int x = cursor_x();
+	for (int waited = 0; x != want && waited < system_wait_ms(); waited += 100) {
+		usleep(100000);
+		x = cursor_x();
 	}
 	return x;
+}
+
+/* Types text and Enter; the next line then starts at column x (the
+ * prompt's 4 columns and the indentation offered). */
+static void line_to(const char *text, int x)
+{
+	type(text);
+	free(wait_for(text));	/* the cursor after it, not yet at x */
+	key("Enter");
+	cr_assert_eq(cursor_x_at(x), x, "after '%s' the line starts at column %d:\n%s", text, cursor_x(),
+		     tmux_screen(session, false));
 }
 
 /* ---- the full screen -------------------------------------------------------------- */
@@ -114,53 +139,38 @@ static void blocks_at(int w, int h, const char *env)
 {
 	start_at(w, h, env, "--repl");
 	free(wait_for(":help lists the commands"));
-	type("x = [1,");
-	key("Enter");
+	line("x = [1,");
 	char *s = wait_for("\n...");
 	cr_assert(strstr(s, "\n>>> x = [1,\n..."), "the bracket goes on after ...:\n%s", s);
 	free(s);
 	key("Tab");	/* at the start of the line: 4 spaces */
 	cr_assert_eq(cursor_x_at(8), 8, "Tab did not indent");
-	type("2]");
-	key("Enter");
+	line("2]");
 	s = wait_for("...     2]");
 	cr_assert(strstr(s, " >>> x = [1,\n ...     2]\n"), "the block as typed above its output:\n%s", s);
 	free(s);
-	type("x");
-	key("Enter");
+	line("x");
 	free(wait_for("[1, 2]"));
 
 	/* a loop: 4 spaces after the ':', the level kept, an empty line runs it;
 	 * the block is shown as typed above what it printed */
-	type("for i in range(3):");
-	key("Enter");
-	cr_assert_eq(cursor_x_at(8), 8, "no indentation after ':'");
-	type("print(i * i)");
-	key("Enter");
-	cr_assert_eq(cursor_x_at(8), 8, "the block's level is not kept");
+	line_to("for i in range(3):", 8);
+	line_to("print(i * i)", 8);
 	key("Enter");
 	s = wait_for(" 4\n");
 	cr_assert(strstr(s, " >>> for i in range(3):\n ...     print(i * i)\n 0\n 1\n 4\n"), "%s", s);
 	free(s);
 	/* after return the next line goes back a level */
-	type("def half(v):");
+	line("def half(v):");
+	line_to("return v / 2", 4);
 	key("Enter");
-	type("return v / 2");
-	key("Enter");
-	cr_assert_eq(cursor_x_at(4), 4, "no dedent after return");
-	key("Enter");
-	type("half(x[1])");
-	key("Enter");
+	line("half(x[1])");
 	free(wait_for(" 1.0\n"));
 
 	/* a block whose second line fails to parse: the caret under that line's
 	 * column */
-	type("if x:");
-	key("Enter");
-	cr_assert_eq(cursor_x_at(8), 8, "no indentation after ':'");
-	type("y = (1 2)");
-	key("Enter");
-	cr_assert_eq(cursor_x_at(8), 8, "the block's level is not kept");
+	line_to("if x:", 8);
+	line_to("y = (1 2)", 8);
 	key("Enter");	/* the line of only indentation ends the block */
 	s = wait_for("^");
 	cr_assert(strstr(s, "\n>>> if x:\n...     y = (1 2)\n               ^ expected"), "caret not under the 2:\n%s", s);
@@ -170,15 +180,13 @@ static void blocks_at(int w, int h, const char *env)
 	free(wait_without("y = (1 2)"));
 
 	/* Ctrl-C drops a block being typed */
-	type("for i in range(3):");
-	key("Enter");
+	line("for i in range(3):");
 	free(wait_for(">>> for i in range(3):"));
 	key("C-c");
 	s = wait_for("Ctrl-C: block cleared.");
 	cr_assert(!strstr(s, ">>> for i"), "the block stayed:\n%s", s);
 	free(s);
-	type(":quit");
-	key("Enter");
+	line(":quit");
 }
 
 Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_80x24, .fini = finish)
@@ -205,14 +213,12 @@ Test(blocks_prompt, a_pasted_cell_should_run_statement_by_statement, .fini = fin
 	free(s);
 	key("C-c");
 	free(wait_without("... c = 1"));
-	type(":ls");
-	key("Enter");
+	line(":ls");
 	s = wait_for("b                list");
 	cr_assert(strstr(s, "a                int"), "%s", s);
 	cr_assert(!strstr(s, "\nc "), "the statement after the failing one ran:\n%s", s);
 	free(s);
-	type(":quit");
-	key("Enter");
+	line(":quit");
 }
 
 /* Up brings a block back whole, as several lines in the input, and so it
@@ -221,15 +227,11 @@ Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = 
 {
 	start_at(80, 24, "", "--repl");
 	free(wait_for(":help lists the commands"));
-	type("v = [10,");
-	key("Enter");
-	type("20]");
-	key("Enter");
-	type("v");
-	key("Enter");
+	line("v = [10,");
+	line("20]");
+	line("v");
 	free(wait_for("[10, 20]"));
-	type(":quit");
-	key("Enter");
+	line(":quit");
 	tmux_private_server_end();
 
 	start_at(80, 24, "", "--repl");
@@ -241,11 +243,9 @@ Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = 
 	cr_assert(strstr(s, "\n>>> v = [10,\n... 20]"), "%s", s);
 	free(s);
 	key("Enter");
-	type("v");
-	key("Enter");
+	line("v");
 	free(wait_for("[10, 20]"));
-	type(":quit");
-	key("Enter");
+	line(":quit");
 }
 
 /* A pasted class cell with blank lines in its body runs whole; an error
@@ -263,11 +263,9 @@ Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name
 	free(s);
 	key("C-c");
 	free(wait_without("... a.v = 5"));
-	type("print(a.v + 1)");
-	key("Enter");
+	line("print(a.v + 1)");
 	free(wait_for("\n 5\n"));
-	type(":quit");
-	key("Enter");
+	line(":quit");
 }
 
 /* ---- qkv repl from a pipe ------------------------------------------------------------ */
