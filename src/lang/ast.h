@@ -71,7 +71,9 @@ enum node_kind {
 	               **kids[0] (op 'K') in a call (its kwnames entry is NULL) */
 	N_MAGIC,    /* an IPython magic; str = "time" or "timeit"; op: 'l' line magic
 	               (%time stmt: kids[0] the statement), 'c' cell magic (%%time on its
-	               own line: kids[0] N_BLOCK of the rest of the input) */
+	               own line: kids[0] N_BLOCK of the rest of the input).
+	               %timeit [-n N] [-r R] STMT: ival = N (0: IPython's automatic
+	               count), rows = R (0: IPython's default of 7); lang/magic.c runs it */
 };
 
 /* binary operator codes (N_BINARY, N_AUGASSIGN) */

@@ -23,7 +23,8 @@ struct printer {
 };
 
 /* Binding strength, loosest first, as the parser (parser.c) nests them. */
-enum { P_OR = 1, P_AND, P_NOT, P_CMP, P_BITOR, P_BITAND, P_ARITH, P_TERM, P_UNARY, P_POW, P_ATOM };
+enum { P_LAMBDA = 1, P_IFEXP, P_OR, P_AND, P_NOT, P_CMP, P_BITOR, P_BITAND, P_ARITH, P_TERM, P_UNARY, P_POW,
+       P_ATOM };
 
 static int binary_prec(int op)
 {
@@ -45,6 +46,10 @@ static int prec(const struct node *n)
 		return binary_prec(n->op);
 	if (n->kind == N_UNARY)
 		return n->op == '!' ? P_NOT : P_UNARY;
+	if (n->kind == N_IFEXP)
+		return P_IFEXP;
+	if (n->kind == N_LAMBDA)
+		return P_LAMBDA;
 	return P_ATOM;
 }
 
@@ -151,6 +156,50 @@ static void print_binary(struct printer *p, const struct node *n, int depth)
 	print_at(p, n->kids[1], right_min, depth + 1);
 }
 
+/* A for or with target: a tuple without its parentheses (for k, v in ...). */
+static void print_target(struct printer *p, const struct node *t, int depth)
+{
+	if (t->kind == N_TUPLE && t->nkids > 0)
+		print_list(p, t, 0, depth);
+	else
+		print_at(p, t, P_BITOR, depth + 1);
+}
+
+/* lambda's parameters: a, b=1, *args, c, **kw */
+static void print_params(struct printer *p, const struct node *params, int depth)
+{
+	for (int i = 0; i < params->nkids && p->sb.len <= p->limit; i++) {
+		const struct node *a = params->kids[i];
+		strbuf_puts(&p->sb, i ? ", " : " ");
+		strbuf_printf(&p->sb, "%s%s", a->op == '*' ? "*" : a->op == 'K' ? "**" : "", a->str ? a->str : "");
+		if (a->nkids > 0 && a->kids[0]) {
+			strbuf_putc(&p->sb, '=');
+			print_at(p, a->kids[0], P_IFEXP, depth + 1);
+		}
+	}
+}
+
+/* [x for x in y if c], {k: v for ...}, (x for ...) without its brackets. */
+static void print_comprehension(struct printer *p, const struct node *n, int depth)
+{
+	print_at(p, n->kids[0], P_IFEXP, depth + 1);
+	if (n->kids[1]) {
+		strbuf_puts(&p->sb, ": ");
+		print_at(p, n->kids[1], P_IFEXP, depth + 1);
+	}
+	for (int i = 2; i < n->nkids && p->sb.len <= p->limit; i++) {
+		const struct node *c = n->kids[i];
+		strbuf_puts(&p->sb, " for ");
+		print_target(p, c->kids[0], depth + 1);
+		strbuf_puts(&p->sb, " in ");
+		print_at(p, c->kids[1], P_OR, depth + 1);
+		for (int k = 2; k < c->nkids; k++) {
+			strbuf_puts(&p->sb, " if ");
+			print_at(p, c->kids[k], P_OR, depth + 1);
+		}
+	}
+}
+
 static void print_node(struct printer *p, const struct node *n, int depth)
 {
 	if (p->sb.len > p->limit)
@@ -234,7 +283,10 @@ static void print_node(struct printer *p, const struct node *n, int depth)
 				strbuf_puts(&p->sb, ", ");
 			if (n->kwnames && n->kwnames[i - 1])
 				strbuf_printf(&p->sb, "%s=", n->kwnames[i - 1]);
-			print_node(p, n->kids[i], depth + 1);
+			if (n->nkids == 2 && n->kids[1]->kind == N_COMP && n->kids[1]->op == '(')
+				print_comprehension(p, n->kids[1], depth + 1);	/* sum(x for x in y) */
+			else
+				print_node(p, n->kids[i], depth + 1);
 		}
 		strbuf_putc(&p->sb, ')');
 		break;
@@ -246,6 +298,44 @@ static void print_node(struct printer *p, const struct node *n, int depth)
 		break;
 	case N_SLICE:
 		print_slice(p, n, depth);
+		break;
+	case N_IFEXP:
+		print_at(p, n->kids[0], P_OR, depth + 1);
+		strbuf_puts(&p->sb, " if ");
+		print_at(p, n->kids[1], P_OR, depth + 1);
+		strbuf_puts(&p->sb, " else ");
+		print_at(p, n->kids[2], P_IFEXP, depth + 1);
+		break;
+	case N_LAMBDA:
+		strbuf_puts(&p->sb, "lambda");
+		print_params(p, n->kids[0], depth);
+		strbuf_puts(&p->sb, ": ");
+		print_at(p, n->kids[1], P_LAMBDA, depth + 1);
+		break;
+	case N_DICT:
+		strbuf_putc(&p->sb, '{');
+		for (int i = 0; i + 1 < n->nkids && p->sb.len <= p->limit; i += 2) {
+			if (i > 0)
+				strbuf_puts(&p->sb, ", ");
+			print_at(p, n->kids[i], P_IFEXP, depth + 1);
+			strbuf_puts(&p->sb, ": ");
+			print_at(p, n->kids[i + 1], P_IFEXP, depth + 1);
+		}
+		strbuf_putc(&p->sb, '}');
+		break;
+	case N_SET:
+		strbuf_putc(&p->sb, '{');
+		print_list(p, n, 0, depth);
+		strbuf_putc(&p->sb, '}');
+		break;
+	case N_COMP:
+		strbuf_putc(&p->sb, n->op == '[' ? '[' : n->op == '(' ? '(' : '{');
+		print_comprehension(p, n, depth);
+		strbuf_putc(&p->sb, n->op == '[' ? ']' : n->op == '(' ? ')' : '}');
+		break;
+	case N_STARRED:
+		strbuf_puts(&p->sb, n->op == 'K' ? "**" : "*");
+		print_at(p, n->kids[0], P_BITOR, depth + 1);
 		break;
 	default:	/* statements never reach here; say so rather than guess */
 		strbuf_puts(&p->sb, "…");

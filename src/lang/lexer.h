@@ -91,8 +91,10 @@ struct lexer {
  * it may hold any bytes, NUL included (len is authoritative). Lines outside
  * brackets are measured for indentation; blank and comment-only lines are
  * skipped whole. At the end of the input a NEWLINE (len 0, when the last
- * line had tokens) and a DEDENT per open level come before T_EOF. Errors
- * "unexpected indent" and the like are T_ERROR tokens at CPython's place. */
+ * line had tokens) and a DEDENT per open level come before T_EOF. CPython's
+ * indentation errors (unindent mismatch, TabError, too many levels) are
+ * T_ERROR tokens at CPython's place; an INDENT where no block may start is
+ * the parser's "unexpected indent". */
 void lexer_init(struct lexer *lx, const char *src, size_t len, int first_line);
 
 /* A lexer over the f-string field src[start, end) whose first byte is at

@@ -1253,6 +1253,7 @@ Test(parser, parameters_should_take_every_form)
 
 /* ---- CPython's own outcomes (tests/ref/parser_refs.py) ------------------------------------ */
 
+#define PARSER_REFS_SYNTAX
 #include "../ref/parser_refs.inc"
 
 /* Every input parses when CPython compiles it, and fails with CPython's
@@ -1398,4 +1399,50 @@ Test(parser, interactive_incomplete_span_should_cover_the_whole_block)
 	cr_expect_eq(start, 6);
 	cr_expect_eq(end, strlen(src));
 	parser_free(p);
+}
+
+/* ---- IPython magics -------------------------------------------------------------------------------- */
+
+Test(parser, magics_should_wrap_the_statement_or_the_cell_they_time)
+{
+	static const struct parse_case cases[] = {
+		{"%time y = f(x)", "(%time (= y (call f x)))"},
+		{"%time sum(range(10))\nz", "(%time (call sum (call range 10))) ; z"},
+		{"%time", "(%time (pass))"},
+		{"%time for i in x: s += i\ny", "(%time (for i x (block (+= s i)) _)) ; y"},
+		{"%%time\nmhsa_outputs = gpt2_mhsa(batch)\n", "(%%time (block (= mhsa_outputs (call gpt2_mhsa batch))))"},
+		{"%%time\nfor i in x:\n  a\nb\n", "(%%time (block (for i x (block a) _) b))"},
+		{"%%time\n", "(%%time (block))"},
+		{"%timeit x @ y", "(%timeit -n0 -r0 (@ x y))"},
+		{"%timeit -n 100 -r 3 x @ y", "(%timeit -n100 -r3 (@ x y))"},
+		{"%timeit -r5 -n10 f(x)", "(%timeit -n10 -r5 (call f x))"},
+		{"for i in x:\n  %time f(i)\n", "(for i x (block (%time (call f i))) _)"},
+		{"x = 10 % 3", "(= x (% 10 3))"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, bad_magics_should_say_what_qkv_runs)
+{
+	static const struct parse_case cases[] = {
+		{"%matplotlib inline", "error 1:1: qkv runs only the magics %time, %%time and %timeit (this is "
+				       "%matplotlib)"},
+		{"%%timeit\nx", "error 1:1: qkv runs only the magics %time, %%time and %timeit (this is %%timeit)"},
+		{"x = 1\n%%time\ny = 2", "(= x 1) ; error 2:1: %%time must be the first line of the cell"},
+		{"%%time x = 1\n", "error 1:8: Can't use statement directly after '%%time'!"},
+		{"%timeit -q x", "error 1:9: qkv's %timeit takes -n LOOPS and -r RUNS (whole numbers), nothing else"},
+		{"%timeit -n x", "error 1:9: qkv's %timeit takes -n LOOPS and -r RUNS (whole numbers), nothing else"},
+		{"%time %time x", "error 1:7: a magic cannot time another magic"},
+		{"%time x = (", "incomplete 1:11: '(' opened at 1:11 is never closed"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, an_interactive_timed_cell_should_end_at_an_empty_line)
+{
+	struct qkv_error err;
+	cr_expect_eq(parse_interactive("%%time\nx = 1\n", &err), PARSE_INCOMPLETE);
+	cr_expect_eq(parse_interactive("%%time\nx = 1\n\n", &err), PARSE_END);
+	cr_expect_eq(parse_interactive("%time x = 1\n", &err), PARSE_END);
+	cr_expect_eq(parse_interactive("%time for i in x: pass\n", &err), PARSE_INCOMPLETE);
 }
