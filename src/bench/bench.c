@@ -1,10 +1,12 @@
 /* bench.c: `qkv bench`, the speed of the kernels on this machine, as times,
- * GFLOP/s and fractions of a peak it measures itself. Called by main.c only;
- * it calls kernel/ directly (no interpreter in the way) and never decides
- * the exit status. Speed is measured here, never in timed tests. */
+ * GFLOP/s and fractions of a peak it measures itself, and of the
+ * interpreter on the documents' loop cells. Called by main.c only; the
+ * kernel cases call kernel/ directly (no interpreter in the way); it never
+ * decides the exit status. Speed is measured here, never in timed tests. */
 #include "bench/bench.h"
 #include "core/mem.h"
 #include "kernel/kernel.h"
+#include "lang/interp.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -257,6 +259,62 @@ static double attention_flops(int64_t heads, int64_t t, int64_t d, bool causal)
 	return heads * pairs * 4.0 * d;
 }
 
+/* ---- the interpreter on loop cells ----------------------------------------------------- */
+
+/* Seed 003's cells as the document writes them: 10 tokens, 64 features. */
+static const char seed003_setup[] =
+	"import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+	"x = torch.randn(10, 256)\nq_proj = nn.Linear(256, 64)\nk_proj = nn.Linear(256, 64)\n"
+	"v_proj = nn.Linear(256, 64)\nqueries = q_proj(x)\nkeys = k_proj(x)\nvalues = v_proj(x)\n";
+static const char seed003_loops[] =
+	"att = torch.zeros(10, 10)\n"
+	"for q_idx, q in enumerate(queries):\n"
+	"    # for the current token q we want to compute the dot product against every other token\n"
+	"    for k_idx, k in enumerate(keys):\n"
+	"        qk_similarity = torch.dot(q, k)\n"
+	"        att[q_idx, k_idx] = qk_similarity\n"
+	"att = F.softmax(att, dim=-1)\n"
+	"out_looped = torch.zeros(10, 64)\n"
+	"for row, a in enumerate(att):\n"
+	"    weighted_values = torch.zeros_like(values)  # shape = (10, 64)\n"
+	"    for v_idx, v in enumerate(values):\n"
+	"        weighted_values[v_idx] = a[v_idx] * v\n"
+	"    weighted_values_sum = weighted_values.sum(0)  # shape = (64,)\n"
+	"    out_looped[row] = weighted_values_sum\n";
+static const char int_loop[] =
+	"s = 0\nfor i in range(200000):\n    s = s + i * 3 % 7\n";
+
+struct interp_case {
+	struct interp *I;
+	const char *src;
+	int failed;
+};
+
+static void run_interp(void *arg, enum kernel_variant v)
+{
+	(void)v;
+	struct interp_case *c = arg;
+	struct qkv_error err;
+	/* a dry run: the workspace is the same for every repetition */
+	if (interp_run(c->I, c->src, strlen(c->src), 1, INTERP_DRY_RUN, &err) != INTERP_OK)
+		c->failed = 1;
+}
+
+static void interp_case_run(struct report *r, const char *name, const char *setup, const char *src)
+{
+	struct interp_case c = { interp_new(KERNEL_SIMD), src, 0 };
+	struct qkv_error err;
+	if (setup && interp_run(c.I, setup, strlen(setup), 1, 0, &err) != INTERP_OK)
+		c.failed = 1;
+	double ms = c.failed ? 0 : time_ms(run_interp, &c, KERNEL_SIMD);
+	if (r->json)
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"interp\",\"ms\":%.4g%s}\n", name, ms,
+			c.failed ? ",\"failed\":true" : "");
+	else
+		fprintf(r->out, "%-14s %-6s %10.2f%s\n", name, "interp", ms, c.failed ? "  (failed)" : "");
+	interp_free(c.I);
+}
+
 int bench_run(FILE *out, bool json, bool quick)
 {
 	struct report r = { out, json, 1 };
@@ -351,6 +409,9 @@ int bench_run(FILE *out, bool json, bool quick)
 		free(one.out);
 		free(one.weights);
 	}
+	/* the interpreter: seed 003's loop cells, and plain integer arithmetic */
+	interp_case_run(&r, "loops_seed003", seed003_setup, seed003_loops);
+	interp_case_run(&r, "loop_int_200k", NULL, int_loop);
 	if (!json)
 		fprintf(out, "(%s)\n", quick ? "small shapes" : "B10, T512, 12 heads of 64, as seed 002's timing");
 	bench_sink = sink;	/* the peak loop's result is used */

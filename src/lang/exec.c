@@ -820,7 +820,9 @@ struct value *interp_eval(struct interp *I, const char *src, size_t len, struct 
 				I->code = ct;
 				v = eval_expr(I, stmt->kids[0], err);
 				I->code = saved;
-				code_tree_unref(ct);
+				code_tree_unref(ct);	/* frees stmt unless a lambda keeps it */
+			} else {
+				node_free(stmt);
 			}
 			if (v && interp_check_interrupt(I, NULL, err) < 0) {
 				value_unref(v);

@@ -1,7 +1,9 @@
 /* interp.h: runs notebook statements against a workspace of named values.
  * One interpreter is one workspace plus the torch and numpy random streams.
- * Each statement is a transaction: if it fails, the workspace, every tensor
- * it wrote in place and the random streams are exactly as before it. */
+ * Each statement (a whole block, a def, a class) is a transaction: if it
+ * fails, the workspace, every tensor it wrote in place, every list, dict,
+ * set and attribute it changed and the random streams are exactly as before
+ * it. Not thread-safe: one thread runs an interpreter at a time. */
 #ifndef QKV_LANG_INTERP_H
 #define QKV_LANG_INTERP_H
 
@@ -69,7 +71,12 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 
 /* Evaluates the single expression in src and returns its value (a new
  * reference), leaving the workspace and the random streams untouched; NULL
- * with err (line/col within src) when src is not one expression or fails. */
+ * with err (line/col within src) when src is not one expression or fails.
+ * `EXPR:NAME` (a ':' outside brackets before a trailing name) is the local
+ * NAME of the most recent call of the function or method EXPR evaluates to
+ * (`sa_v1.forward:attention_weights`, `attention:scores`; a module instance
+ * means its forward): every call keeps its locals until the next call of the
+ * same function, so lessons and the prompt can draw what forward computed. */
 struct value *interp_eval(struct interp *I, const char *src, size_t len, struct qkv_error *err);
 
 /* Parses src without running it: INTERP_INCOMPLETE when it ends inside a

@@ -383,6 +383,7 @@ struct code_tree *scope_resolve(struct node *root, struct qkv_error *err)
 	annotate(&r, m, root, &fx);
 	free(fx.v);
 	if (r.failed) {
+		ct->root = NULL;	/* the caller frees the statement */
 		code_tree_unref(ct);
 		return NULL;
 	}

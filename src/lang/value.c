@@ -5,12 +5,65 @@
 #include "core/format.h"
 #include "core/mem.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Freed values kept for reuse, per thread: a loop of integer arithmetic
+ * makes and frees a value per operation, and malloc would be most of its
+ * time. A thread's list is freed when the thread ends. */
+#define SPARE_MAX 4096
+
+struct spares {
+	struct value *list;
+	int n;
+};
+
+static _Thread_local struct spares spares;
+static pthread_key_t spares_key;
+static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
+
+static void spares_free(void *arg)
+{
+	(void)arg;
+	while (spares.list) {
+		struct value *v = spares.list;
+		spares.list = v->gc_next;
+		free(v);
+	}
+	spares.n = 0;
+}
+
+static void spares_init(void)
+{
+	pthread_key_create(&spares_key, spares_free);
+}
+
+static void recycle(struct value *v)
+{
+	if (spares.n >= SPARE_MAX) {
+		free(v);
+		return;
+	}
+	if (spares.n == 0 && !spares.list) {
+		pthread_once(&spares_once, spares_init);
+		pthread_setspecific(spares_key, &spares);	/* so the thread's end frees them */
+	}
+	v->gc_next = spares.list;
+	spares.list = v;
+	spares.n++;
+}
+
 static struct value *make(enum value_kind kind)
 {
-	struct value *v = xcalloc(1, sizeof *v);
+	struct value *v = spares.list;
+	if (v) {
+		spares.list = v->gc_next;
+		spares.n--;
+		memset(v, 0, sizeof *v);
+	} else {
+		v = xcalloc(1, sizeof *v);
+	}
 	v->refs = 1;
 	v->kind = kind;
 	return v;
@@ -523,8 +576,9 @@ void value_unref(struct value *v)
 		struct value *x = free_pending;
 		free_pending = x->gc_next;
 		x->gc_next = NULL;
-		value_clear(x);
-		free(x);
+		if (x->kind > V_FLOAT)	/* numbers and None hold nothing */
+			value_clear(x);
+		recycle(x);
 	}
 	freeing = false;
 }
