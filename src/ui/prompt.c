@@ -187,33 +187,44 @@ static void capture(void *udata, const struct session_output *o)
 	pthread_mutex_unlock(&printed_lock);
 }
 
-/* session_run on the worker thread, the frames drawn meanwhile. */
+/* session_run (or :load's session_load, file set) on the worker thread,
+ * the frames drawn meanwhile. */
 struct run_call {
 	struct session *s;
-	const char *src;
+	const char *src, *file;
 	size_t len;
-	enum session_status st;
+	int rc;
 	struct qkv_error err;
 };
 
 static void run_call(void *ctx)
 {
 	struct run_call *c = ctx;
-	c->st = session_run(c->s, c->src, c->len, 1, SESSION_ATOMIC, &c->err);
+	if (c->file)
+		c->rc = session_load(c->s, c->file, &c->err);
+	else
+		c->rc = session_run(c->s, c->src, c->len, 1, SESSION_ATOMIC, &c->err);
 }
 
-/* Runs src (len bytes) all or nothing in the prompt's session, on a worker
- * thread: Ctrl-C stops it (term.c raises the interrupt flag); the frames
- * drawn meanwhile show what it prints. */
-static enum session_status run_src(struct app *a, const char *src, size_t len, struct qkv_error *err)
+/* Runs c on a worker thread: Ctrl-C stops it (term.c raises the interrupt
+ * flag); the frames drawn meanwhile show what it prints. */
+static int run_job(struct app *a, struct run_call *c)
 {
-	struct run_call c = { a->prompt.session, src, len, SESSION_OK, { 0 } };
-	struct job j = { .kind = JOB_CALL, .fn = run_call, .ctx = &c };
+	c->s = a->prompt.session;
+	struct job j = { .kind = JOB_CALL, .fn = run_call, .ctx = c };
 	running = true;
 	job_run(a, &j);
 	running = false;
+	return c->rc;
+}
+
+/* Runs src (len bytes) all or nothing in the prompt's session. */
+static enum session_status run_src(struct app *a, const char *src, size_t len, struct qkv_error *err)
+{
+	struct run_call c = { .src = src, .len = len };
+	enum session_status st = run_job(a, &c);
 	*err = c.err;
-	return c.st;
+	return st;
 }
 
 /* The view shows v (taken) under name ("" for a value a line made), its
@@ -608,9 +619,9 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 		return;
 	}
 	strbuf_reset(&printed);
-	struct qkv_error err;
-	if (session_load(p->session, file, &err) < 0) {
-		set_error(p, argcol, err.msg);
+	struct run_call c = { .file = file };
+	if (run_job(a, &c) < 0) {
+		set_error(p, argcol, c.err.msg);
 		return;
 	}
 	after_run(a);
