@@ -175,15 +175,26 @@ const char *prompt_history_error(void)
  * the main thread draws frames that show it as it grows: both hold the lock
  * while a statement runs. */
 static struct strbuf printed;
+static size_t printed_total;       /* bytes ever added to printed */
 static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool running;               /* a statement runs (frames say so) */
+
+#define PRINTED_MAX (1 << 20)      /* a loop that prints forever keeps its last lines */
 
 static void capture(void *udata, const struct session_output *o)
 {
 	(void)udata;
 	pthread_mutex_lock(&printed_lock);
+	size_t was = printed.len;
 	strbuf_puts(&printed, o->text);
 	strbuf_putc(&printed, '\n');
+	printed_total += printed.len - was;
+	if (printed.len > PRINTED_MAX) {
+		char *cut = memchr(printed.s + printed.len - PRINTED_MAX / 2, '\n', PRINTED_MAX / 2);
+		size_t drop = cut ? (size_t)(cut - printed.s) + 1 : printed.len - PRINTED_MAX / 2;
+		memmove(printed.s, printed.s + drop, printed.len - drop + 1);
+		printed.len -= drop;
+	}
 	pthread_mutex_unlock(&printed_lock);
 }
 
@@ -458,14 +469,15 @@ static void run_cell(struct app *a, const char *src, size_t len)
 			break;
 		size_t before = printed.len;
 		echo_lines(src + off, end);
-		size_t echoed = printed.len;
+		size_t echoed = printed_total;
 		struct qkv_error err;
 		if (run_src(a, src + off, end, &err) != SESSION_OK) {
-			if (printed.len == echoed) {	/* it printed nothing: it is in the input, not above */
+			bool printing = printed_total > echoed;
+			if (!printing) {	/* it printed nothing: it is in the input, not above */
 				printed.len = before;
 				printed.s[before] = 0;
 			}
-			if (ran || printed.len > echoed) {	/* what ran, and what this one printed */
+			if (ran || printing) {	/* what ran, and what this one printed */
 				if (ran)
 					after_run(a);
 				free(p->out);
