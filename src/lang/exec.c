@@ -4,6 +4,7 @@
  * undo log of workspace.c and the random streams). Never prints (output goes
  * through the emit callback), never exits. */
 #include "lang/interp.h"
+#include "lang/magic.h"
 #include "lang/parser.h"
 #include "lang/runtime.h"
 #include "core/mem.h"
@@ -12,17 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int magic_run(struct interp *I, const struct node *n,
-	      int (*exec)(struct interp *, const struct node *, struct qkv_error *), struct qkv_error *err);
-
-/* Until magic.c (the parser's) is linked in: magics run their statement untimed. */
-__attribute__((weak)) int magic_run(struct interp *I, const struct node *n,
-				    int (*exec)(struct interp *, const struct node *, struct qkv_error *),
-				    struct qkv_error *err)
-{
-	return exec(I, n->kids[0], err);
-}
 
 /* ---- assignment ------------------------------------------------------------------ */
 
@@ -219,6 +209,15 @@ unknown:
 /* ---- compound statements ------------------------------------------------------ */
 
 static int exec_body(struct interp *I, const struct node *n, struct qkv_error *err)
+{
+	I->block_depth++;
+	int rc = exec_block(I, n, err);
+	I->block_depth--;
+	return rc;
+}
+
+/* A block whose bare expressions show nothing. */
+static int exec_quiet(struct interp *I, const struct node *n, struct qkv_error *err)
 {
 	I->block_depth++;
 	int rc = exec_block(I, n, err);
@@ -573,7 +572,8 @@ int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *err)
 	case N_CLASS:
 		return class_exec(I, n, err);
 	case N_MAGIC:
-		return magic_run(I, n, exec_block, err);
+		/* %timeit runs its statement many times and shows no value, as IPython */
+		return magic_run(I, n, strcmp(n->str, "timeit") == 0 ? exec_quiet : exec_block, err);
 	default:
 		return error_set(err, n->line, n->col, "not a statement");
 	}
