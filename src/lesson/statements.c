@@ -40,10 +40,10 @@ void statements_mark_continued(const char *code, int nlines, bool *cont)
 
 /* ---- typed blocks ---------------------------------------------------------------- */
 
-/* Scans src as the lexer would for what a prompt needs: calls line_end for
- * each line's last significant character (comments and trailing blanks
- * left out) with the bracket depth after it, skipping strings (triple
- * quoted ones across lines). */
+/* What a prompt needs of src, scanned as the lexer would (strings skipped,
+ * triple-quoted ones across lines, comments and trailing blanks left out):
+ * whether a line ends in ':' outside brackets, and src's last line with
+ * text. */
 struct scan {
 	bool opens_block;    /* a line ended in ':' at depth 0 */
 	const char *last;    /* the start of the last line that has text */

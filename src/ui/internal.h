@@ -242,7 +242,13 @@ void prompt_interrupt(struct app *a);
  * returns how many lines it uses; prompt_draw_view draws its result. */
 int prompt_lines(const struct app *a);
 void prompt_draw(struct app *a, int y);
+/* While a statement runs (on ui/job's worker): a copy of what it printed
+ * so far (free it); NULL when none runs. */
+char *prompt_running_output(void);
+/* prompt_view.c: the view beside the input; its keys while it has the focus
+ * (Tab): false for a key that is not the view's (it goes to the line). */
 void prompt_draw_view(struct app *a, int y, int x, int w, int h);
+bool prompt_view_key(struct app *a, int ch);
 /* The history file (see prompt.c): saved when the prompt closes; a damaged
  * file found on loading or a failed save is news (one line, "" when none)
  * until shown; prompt_history_error is why the last save failed, or "". */

@@ -6,18 +6,16 @@
  * after "... ", indented, until an empty line; a pasted cell (bracketed
  * paste) runs statement by statement. Everything else goes through
  * lesson/session.h: this file never includes lang/ or core/ops.h. A failing
- * line or block leaves the workspace as it was and stays in the input. */
+ * line or block leaves the workspace as it was and stays in the input. The
+ * view beside the input is prompt_view.c's. */
 #include "ui/internal.h"
 #include "core/mem.h"
-#include "core/utf8.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/lineedit.h"
 #include "lesson/statements.h"
-#include "view/timing.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
-#include "view/inspect.h"
 
 #include <pthread.h>
 #include <readline/history.h>
@@ -196,6 +194,16 @@ static void capture(void *udata, const struct session_output *o)
 		printed.len -= drop;
 	}
 	pthread_mutex_unlock(&printed_lock);
+}
+
+char *prompt_running_output(void)
+{
+	if (!running)
+		return NULL;
+	pthread_mutex_lock(&printed_lock);
+	char *now = xstrdup(printed.s ? printed.s : "");
+	pthread_mutex_unlock(&printed_lock);
+	return now;
 }
 
 /* session_run (or :load's session_load, file set) on the worker thread,
@@ -429,11 +437,16 @@ static void run_line(struct app *a, const char *line)
 	name_value(p, line);
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 /* The lines of src (len bytes) into the printed text as they were typed,
  * after ">>> " and "... ", blank lines around them left out. */
 static void echo_lines(const char *src, size_t len)
 {
-	while (len > 0 && strchr(" \t\r\n", src[len - 1]))
+	while (len > 0 && blank(src[len - 1]))
 		len--;
 	size_t b = 0;
 	for (size_t i = 0; i < len; i++) {
@@ -496,7 +509,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 			}
 			set_error(p, err.col, err.msg);
 			size_t n = len - b;
-			while (n > 0 && strchr(" \t\r\n", src[b + n - 1]))
+			while (n > 0 && blank(src[b + n - 1]))
 				n--;
 			char *back = xstrndup(src + b, n);
 			error_row = strchr(back, '\n') && p->error_col ? err.line - skipped : 0;
@@ -513,7 +526,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 	/* the value a last one-line statement made goes by its name */
 	char *one = xstrndup(src + last, last_end - last);
 	size_t n = strlen(one);
-	while (n > 0 && strchr(" \t\r\n", one[n - 1]))
+	while (n > 0 && blank(one[n - 1]))
 		one[--n] = 0;
 	if (ran && !strchr(one, '\n'))
 		name_value(p, one);
@@ -891,8 +904,6 @@ void prompt_interrupt(struct app *a)
 		 had_block ? "block" : "line", a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
 }
 
-static bool view_key(struct app *a, int ch);
-
 static void feed_key(struct app *a, int ch);
 
 /* Feeds one curses key to readline as the bytes a terminal would send; with
@@ -949,7 +960,7 @@ static void feed_key(struct app *a, int ch)
 {
 	struct prompt *p = &a->prompt;
 	if (p->view_focus || (ch == '\t' && rl_end == 0 && !block.len)) {
-		if (view_key(a, ch))
+		if (prompt_view_key(a, ch))
 			return;
 		p->view_focus = false;	/* any other key goes to the line */
 	}
@@ -1167,203 +1178,4 @@ void prompt_draw(struct app *a, int y)
 	}
 	move(cy, cx);
 	term_cursor(!p->view_focus);
-}
-
-/* ---- the view: the value shown, its cursor, its keys ------------------------------ */
-
-/* The tensor the view draws, or NULL. */
-static const struct tensor *shown_tensor(const struct prompt *p)
-{
-	return !p->listing && p->shown ? p->shown->t : NULL;
-}
-
-/* Rows and columns of the matrices of t (a 1-D tensor is one row). */
-static void matrix_size(const struct tensor *t, int64_t *rows, int64_t *cols)
-{
-	*rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
-	*cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
-}
-
-/* The flat index in t of the cursor's cell, in the matrix the slice picks. */
-static int64_t cursor_flat(const struct prompt *p, const struct tensor *t)
-{
-	int64_t rows, cols, base = 0;
-	matrix_size(t, &rows, &cols);
-	for (int i = 0; i + 2 < t->ndim; i++)
-		base = base * t->shape[i] + p->slice[i];
-	return (base * rows + p->cur_r) * cols + p->cur_c;
-}
-
-/* [ ]: the next (delta 1) or previous matrix of a 3-D or 4-D tensor, the
- * innermost leading index (the head) moving first, round at the ends. */
-static void step_slice(struct prompt *p, const struct tensor *t, int delta)
-{
-	for (int i = 0; i + 2 < t->ndim; i++)
-		if (t->shape[i] == 0)
-			return;
-	for (int i = t->ndim - 3; i >= 0; i--) {
-		p->slice[i] += delta;
-		if (p->slice[i] >= 0 && p->slice[i] < t->shape[i])
-			return;
-		p->slice[i] = delta > 0 ? 0 : t->shape[i] - 1;	/* and carry */
-	}
-}
-
-static void move_cursor(struct prompt *p, const struct tensor *t, int dr, int dc)
-{
-	int64_t rows, cols;
-	matrix_size(t, &rows, &cols);
-	int64_t r = p->cur_r + dr, c = p->cur_c + dc;
-	p->cur_r = (int)(r < 0 ? 0 : r >= rows ? (rows > 0 ? rows - 1 : 0) : r);
-	p->cur_c = (int)(c < 0 ? 0 : c >= cols ? (cols > 0 ? cols - 1 : 0) : c);
-}
-
-/* The keys of the view while it has the focus: Tab gives it back to the
- * line; false for a key that is not the view's (it goes to the line). */
-static bool view_key(struct app *a, int ch)
-{
-	struct prompt *p = &a->prompt;
-	const struct tensor *t = shown_tensor(p);
-	if (ch == '\t' && (t || p->view_focus)) {
-		p->view_focus = !p->view_focus && t;
-		return true;
-	}
-	if (!t)
-		return false;
-	if (p->loops && loops_key(a, &p->anim, ch))
-		return true;
-	switch (ch) {
-	case KEY_UP: case 'k': move_cursor(p, t, -1, 0); return true;
-	case KEY_DOWN: case 'j': move_cursor(p, t, 1, 0); return true;
-	case KEY_LEFT: case 'h': move_cursor(p, t, 0, -1); return true;
-	case KEY_RIGHT: case 'l': move_cursor(p, t, 0, 1); return true;
-	case '+': case '=': if (a->zoom < 2) a->zoom++; return true;
-	case '-': if (a->zoom > -2) a->zoom--; return true;
-	case ']': step_slice(p, t, 1); return true;
-	case '[': step_slice(p, t, -1); return true;
-	case 'b': a->big = !a->big; return true;
-	}
-	return false;
-}
-
-/* "X  (2×3, float32)": the name (or "value"), the shape, the dtype. */
-static void value_title(const struct prompt *p, const struct tensor *t, char *buf, size_t size)
-{
-	char dims[96] = "";
-	size_t n = 0;
-	for (int i = 0; i < t->ndim && n < sizeof dims; i++)
-		n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", i ? "\u00d7" : "", (long long)t->shape[i]);
-	utf8_snprintf(buf, size, "%s  (%s, %s)", p->shown_name[0] ? p->shown_name : "value",
-		      t->ndim ? dims : "a number", dtype_name(t->dtype));
-}
-
-/* The title line of the view: the value's title, and what Tab does. */
-static void draw_title(struct app *a, const struct tensor *t, const char *what, int y, int x, int w)
-{
-	struct prompt *p = &a->prompt;
-	char title[600], hint[160];
-	value_title(p, t, title, sizeof title);
-	size_t n = strlen(title);
-	utf8_snprintf(title + n, sizeof title - n, "%s", what);
-	if (p->view_focus)
-		snprintf(hint, sizeof hint, "   (Tab: back to the line)");
-	else
-		snprintf(hint, sizeof hint, "   (Tab on an empty line: %s)", p->loops ? "its keys" : "the cursor");
-	attron(p->view_focus ? A_BOLD | A_UNDERLINE : A_BOLD);
-	term_put(y, x, title, w);
-	attroff(A_BOLD | A_UNDERLINE);
-	int tw = term_width_of(title);
-	if (tw + term_width_of(hint) <= w) {
-		attron(A_DIM);
-		term_put(y, x + tw, hint, w - tw);
-		attroff(A_DIM);
-	}
-}
-
-/* The shown tensor as a heatmap in w x h from y: its slice when it has
- * more than 2 dims, the cursor's cell and the inspector under it. */
-static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int w, int h)
-{
-	struct prompt *p = &a->prompt;
-	int end = y + h;
-	draw_title(a, t, "", y++, x, w);
-	struct heatmap hm;
-	heatmap_build(&hm, t, p->slice, 2, NULL, 0, NULL, 0, SCALE_AUTO);
-	heatmap_set_name(&hm, p->shown_name);
-	move_cursor(p, t, 0, 0);	/* within the matrix */
-	if (hm.slice_name[0] && y < end) {
-		char sl[160];
-		snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm.slice_name, p->view_focus ? "" : ", with Tab");
-		term_put(y++, x, sl, w);
-	}
-	int insp = end - y >= 12 ? 4 : end - y >= 7 ? 2 : 0;
-	struct heatmap_layout L;
-	heatmap_layout(&hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
-	draw_heatmap(a, &hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
-	heatmap_free(&hm);
-	if (insp) {
-		/* the inspector right under the grid */
-		char name[sizeof p->shown_name + 2];
-		bool bare = p->shown_name[0] && !strpbrk(p->shown_name, " +-*/@%<>=!&|~^");
-		snprintf(name, sizeof name, bare ? "%s" : "(%s)", p->shown_name[0] ? p->shown_name : "value");
-		struct strbuf sb;
-		strbuf_init(&sb);
-		inspect_cell(&sb, t, name, cursor_flat(p, t), w);
-		int iy = y + (L.height > 0 ? L.height : 1);
-		draw_wrapped(sb.s, iy, x, w, end - iy < insp ? end - iy : insp, 0, A_BOLD);
-		strbuf_free(&sb);
-	}
-}
-
-void prompt_draw_view(struct app *a, int y, int x, int w, int h)
-{
-	struct prompt *p = &a->prompt;
-	if (p->listing) {
-		draw_lines(p->listing, y, x, w, h, 0);
-		return;
-	}
-	int used = 0;
-	if (running) {
-		/* what the statement that runs has printed so far: its last lines */
-		pthread_mutex_lock(&printed_lock);
-		char *now = xstrdup(printed.s ? printed.s : "");
-		pthread_mutex_unlock(&printed_lock);
-		int total = 0;
-		for (const char *c = now; *c; c++)
-			total += *c == '\n';
-		draw_lines(now, y, x, w, h, total > h ? total - h : 0);
-		free(now);
-		return;
-	}
-	if (p->out && *p->out) {
-		/* the printed text, at most half the pane: its last lines */
-		int total = 0;
-		for (const char *c = p->out; *c; c++)
-			total += *c == '\n' || !c[1];
-		int room = p->shown ? h / 2 : h;
-		int skip = total > room ? total - room : 0;
-		draw_lines(p->out, y, x, w, room, skip);
-		used = total - skip;
-	}
-	if (!p->shown) {
-		if (!used)
-			term_put(y, x, "Type a statement; :help lists the commands.", w);
-		return;
-	}
-	int top = y + used + (used ? 1 : 0);
-	int left = h - (top - y);
-	const struct tensor *t = p->shown->t;
-	if (!t) {
-		term_put(top, x, p->shown->text, w);
-	} else if (p->loops) {
-		/* :show EXPR loops: the lesson's loops view, with the comparison's
-		 * numbers and verdict (lesson/compare's) */
-		const struct compare *c = p->loops;
-		draw_title(a, t, ": for-loops beside SIMD", top, x, w);
-		struct loops_view lv = { c->simd, p->shown_name, c->loops_ms, c->simd_ms, c->max_diff, c->agree,
-					 SCALE_AUTO, NULL, NULL, 0, 0 };
-		loops_draw(a, &p->anim, &lv, top + 1, x, w, left - 1);
-	} else {
-		draw_tensor(a, t, top, x, w, left);
-	}
 }
