@@ -828,7 +828,13 @@ static struct value *py_print(struct call *c, struct qkv_error *err)
 	for (int i = 0; i < c->nargs; i++) {
 		if (i)
 			strbuf_puts(&sb, sep);
-		value_str_of(&sb, c->args[i]);
+		int rc = class_text(c->I, c->arg_nodes[i], c->args[i], false, &sb, err);
+		if (rc < 0) {
+			strbuf_free(&sb);
+			return NULL;
+		}
+		if (rc == 0)
+			value_str_of(&sb, c->args[i]);
 	}
 	strbuf_puts(&sb, end);
 	/* emit line by line without the final newline */
@@ -866,6 +872,16 @@ static struct value *py_len(struct call *c, struct qkv_error *err)
 		n = v->t->shape[0];
 	else if (v->kind == V_TENSOR)
 		return args_error(err, c, &a, 0, "len() of a 0-d tensor (a single number)"), args_fail(&a);
+	else if (v->kind == V_INSTANCE) {
+		struct value *r;
+		int rc = class_call_dunder(c->I, c->node, v, "__len__", 0, NULL, &r, err);
+		if (rc < 0)
+			return args_fail(&a);
+		if (rc > 0)
+			return args_return(&a, r);
+		return args_error(err, c, &a, 0, "TypeError: object of type '%s' has no len()", value_type_name(v)),
+		       args_fail(&a);
+	}
 	else
 		return args_error(err, c, &a, 0, "object of type '%s' has no len()", value_type_name(v)), args_fail(&a);
 	return args_return(&a, value_int(n));
@@ -983,7 +999,12 @@ static struct value *py_str(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	if (a.v[0])
+	int rc = a.v[0] ? class_text(c->I, c->node, a.v[0], false, &sb, err) : 0;
+	if (rc < 0) {
+		strbuf_free(&sb);
+		return args_fail(&a);
+	}
+	if (a.v[0] && rc == 0)
 		value_str_of(&sb, a.v[0]);
 	return args_return(&a, value_str_take(strbuf_detach(&sb)));
 }
@@ -995,7 +1016,13 @@ static struct value *py_repr(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	value_repr(&sb, a.v[0]);
+	int rc = class_text(c->I, c->node, a.v[0], true, &sb, err);
+	if (rc < 0) {
+		strbuf_free(&sb);
+		return args_fail(&a);
+	}
+	if (rc == 0)
+		value_repr(&sb, a.v[0]);
 	return args_return(&a, value_str_take(strbuf_detach(&sb)));
 }
 

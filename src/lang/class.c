@@ -642,3 +642,44 @@ struct value *class_super(struct call *c, struct qkv_error *err)
 		return error_set(err, c->node->line, c->node->col, "RuntimeError: super(): arg[0] deleted"), NULL;
 	return value_super(self, f->fnv->fn->owner);
 }
+
+/* ---- the dunder methods a class may define ---------------------------------------------- */
+
+/* Calls the method `name` the instance's class defines with args: 1 and *out,
+ * 0 when the class does not define it, -1 with err. */
+int class_call_dunder(struct interp *I, const struct node *at, struct value *self, const char *name, int nargs,
+		      struct value **args, struct value **out, struct qkv_error *err)
+{
+	if (self->kind != V_INSTANCE)
+		return 0;
+	struct value *fn = class_lookup(self->inst->cls, name);
+	if (!fn || fn->kind != V_FUNCTION)
+		return 0;
+	struct value *bound = value_bound(self, fn);
+	*out = runtime_call_values(I, at, bound, nargs, args, err);
+	value_unref(bound);
+	return *out ? 1 : -1;
+}
+
+/* str(v) or repr(v) through the class's __str__/__repr__ when it defines
+ * them (__str__ falls back to __repr__, as Python): 1 written, 0 not an
+ * instance with them, -1 with err. */
+int class_text(struct interp *I, const struct node *at, struct value *v, bool repr, struct strbuf *out,
+	       struct qkv_error *err)
+{
+	struct value *r = NULL;
+	int rc = repr ? 0 : class_call_dunder(I, at, v, "__str__", 0, NULL, &r, err);
+	if (rc == 0)
+		rc = class_call_dunder(I, at, v, "__repr__", 0, NULL, &r, err);
+	if (rc <= 0)
+		return rc;
+	if (r->kind != V_STR) {
+		error_set(err, at ? at->line : 0, at ? at->col : 0, "TypeError: %s returned non-string (type %s)",
+			  repr ? "__repr__" : "__str__", value_type_name(r));
+		value_unref(r);
+		return -1;
+	}
+	strbuf_puts(out, r->str);
+	value_unref(r);
+	return 1;
+}

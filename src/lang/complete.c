@@ -30,6 +30,58 @@ static void complete_qualified(void *udata, const char *q)
 		c->fn(c->udata, rest);
 }
 
+struct prefixed {
+	const char *prefix;
+	size_t pl;
+	void (*fn)(void *, const char *);
+	void *udata;
+};
+
+static void complete_prefixed(void *udata, const char *name)
+{
+	struct prefixed *f = udata;
+	if (strncmp(name, f->prefix, f->pl) == 0)
+		f->fn(f->udata, name);
+}
+
+/* An instance's attributes, parameters, submodules and methods (its class's
+ * and, for a module, torch's); a class's attributes; a container's methods. */
+static void complete_members(const struct value *v, const char *prefix, void (*fn)(void *, const char *),
+			     void *udata)
+{
+	size_t pl = strlen(prefix);
+	const struct value *dicts[8];
+	int nd = 0;
+	const struct value *cls = v->kind == V_INSTANCE ? v->inst->cls : v->kind == V_CLASS ? v : NULL;
+	if (v->kind == V_INSTANCE) {
+		dicts[nd++] = v->inst->dict;
+		if (v->inst->modules) {
+			dicts[nd++] = v->inst->params;
+			dicts[nd++] = v->inst->buffers;
+			dicts[nd++] = v->inst->modules;
+		}
+	}
+	for (const struct value *k = cls; k && nd < 8; k = k->cls->base)
+		dicts[nd++] = k->cls->dict;
+	for (int d = 0; d < nd; d++)
+		for (int i = 0; i < dicts[d]->n; i++) {
+			const char *name = dicts[d]->keys[i]->kind == V_STR ? dicts[d]->keys[i]->str : NULL;
+			if (name && name[0] != '_' && strncmp(name, prefix, pl) == 0)
+				fn(udata, name);
+		}
+	if (v->kind == V_INSTANCE && v->inst->modules) {
+		static const char *const methods[] = { "parameters", "named_parameters", "train", "eval",
+						       "register_buffer", "children", "modules", "forward", NULL };
+		for (int i = 0; methods[i]; i++)
+			if (strncmp(methods[i], prefix, pl) == 0 && class_has_method(v, methods[i]))
+				fn(udata, methods[i]);
+	}
+	if (v->kind != V_INSTANCE && v->kind != V_CLASS) {
+		struct prefixed f = { prefix, pl, fn, udata };
+		container_each_method(v, complete_prefixed, &f);
+	}
+}
+
 void interp_complete(const struct interp *I, const char *context, const char *prefix,
 		     void (*fn)(void *udata, const char *name), void *udata)
 {
@@ -40,7 +92,11 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 				fn(udata, I->names[i]);
 		static const char *const globals[] = { "torch", "nn", "F", "np", "math", "softmax", "print", "len",
 						       "float", "int", "abs", "round", "min", "max", "sum", "range",
-						       "list", "tuple", "str", "True", "False", "None", NULL };
+						       "list", "tuple", "str", "True", "False", "None", "dict", "set",
+						       "enumerate", "zip", "map", "filter", "sorted", "reversed", "any",
+						       "all", "isinstance", "type", "getattr", "hasattr", "setattr",
+						       "super", "lambda", "def", "class", "for", "while", "return",
+						       NULL };
 		for (int i = 0; globals[i]; i++)
 			if (strncmp(globals[i], prefix, pl) == 0)
 				fn(udata, globals[i]);
@@ -49,6 +105,11 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 	/* what the context names: a module alias, a module path, or a value */
 	char module[160];
 	struct value *v = interp_get(I, context);
+	if (v && (v->kind == V_INSTANCE || v->kind == V_CLASS || v->kind == V_LIST || v->kind == V_DICT ||
+		  v->kind == V_SET || v->kind == V_STR)) {
+		complete_members(v, prefix, fn, udata);
+		return;
+	}
 	struct value *g = v ? NULL : runtime_global(context);
 	const struct value *m = v ? v : g;
 	if (m && m->kind == V_MODULE)

@@ -216,7 +216,9 @@ struct value *runtime_iter_of(struct interp *I, enum iter_kind kind, struct valu
 int container_contains(struct interp *I, struct value *seq, struct value *x, struct qkv_error *err)
 {
 	switch (seq->kind) {
-	case V_LIST: case V_TUPLE: case V_SIZE: case V_SET:
+	case V_SET:
+		return value_set_find(seq, x) >= 0;
+	case V_LIST: case V_TUPLE: case V_SIZE:
 		for (int i = 0; i < seq->n; i++)
 			if (value_equal(x, seq->items[i]))
 				return 1;
@@ -277,7 +279,6 @@ static int norm_index(const struct value *base, const struct value *key, int64_t
 
 struct value *container_index(struct interp *I, struct value *base, struct value *key, struct qkv_error *err)
 {
-	(void)I;
 	int64_t k;
 	switch (base->kind) {
 	case V_LIST: case V_TUPLE: case V_SIZE:
@@ -318,14 +319,19 @@ struct value *container_index(struct interp *I, struct value *base, struct value
 		}
 		return value_ref(base->items[i]);
 	}
-	case V_INSTANCE:
+	case V_INSTANCE: {
 		if (base->inst->modules && base->inst->cls->cls->builtin != CLS_USER) {
 			struct value *m = base->inst->modules;
 			if (norm_index(base, key, m->n, &k, err) < 0)
 				return NULL;
 			return value_ref(m->items[k]);
 		}
+		struct value *r;
+		int rc = class_call_dunder(I, I->frame ? I->frame->call : NULL, base, "__getitem__", 1, &key, &r, err);
+		if (rc != 0)
+			return rc > 0 ? r : NULL;
 		break;
+	}
 	default:
 		break;
 	}
@@ -578,14 +584,17 @@ static struct value *l_remove(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("value"), 1, &a, err) < 0)
 		return NULL;
 	struct value *l = SELF(c);
-	for (int i = 0; i < l->n; i++) {
-		if (value_equal(l->items[i], a.v[0])) {
-			interp_will_change(c->I, l);
-			value_unref(l->items[i]);
-			memmove(l->items + i, l->items + i + 1, sizeof *l->items * (size_t)(l->n - i - 1));
-			l->n--;
-			return args_return(&a, value_none());
-		}
+	int i = l->kind == V_SET ? value_set_find(l, a.v[0]) : -1;
+	for (int k = 0; l->kind != V_SET && i < 0 && k < l->n; k++)
+		if (value_equal(l->items[k], a.v[0]))
+			i = k;
+	if (i >= 0) {
+		interp_will_change(c->I, l);
+		value_unref(l->items[i]);
+		memmove(l->items + i, l->items + i + 1, sizeof *l->items * (size_t)(l->n - i - 1));
+		l->n--;
+		value_index_drop(l);
+		return args_return(&a, value_none());
 	}
 	if (l->kind == V_SET) {
 		struct strbuf sb;
@@ -672,6 +681,7 @@ static struct value *l_clear(struct call *c, struct qkv_error *err)
 		else
 			value_unref(l->items[--l->n]);
 	}
+	value_index_drop(l);
 	return value_none();
 }
 
@@ -856,14 +866,13 @@ static struct value *s_discard(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("elem"), 1, &a, err) < 0)
 		return NULL;
 	struct value *s = SELF(c);
-	for (int i = 0; i < s->n; i++) {
-		if (value_equal(s->items[i], a.v[0])) {
-			interp_will_change(c->I, s);
-			value_unref(s->items[i]);
-			memmove(s->items + i, s->items + i + 1, sizeof *s->items * (size_t)(s->n - i - 1));
-			s->n--;
-			break;
-		}
+	int i = value_set_find(s, a.v[0]);
+	if (i >= 0) {
+		interp_will_change(c->I, s);
+		value_unref(s->items[i]);
+		memmove(s->items + i, s->items + i + 1, sizeof *s->items * (size_t)(s->n - i - 1));
+		s->n--;
+		value_index_drop(s);
 	}
 	return args_return(&a, value_none());
 }

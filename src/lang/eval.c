@@ -649,6 +649,9 @@ done:
 struct value *runtime_call_values(struct interp *I, const struct node *at, struct value *callee, int nargs,
 				  struct value **args, struct qkv_error *err)
 {
+	static const struct node nowhere = { .kind = N_PASS };	/* a call from C with no place */
+	if (!at)
+		at = &nowhere;
 	struct call c;
 	struct argbuf b;
 	call_init(&c, &b, I, at);
@@ -718,10 +721,7 @@ static struct value *repeat(struct value *s, int64_t k)
 
 static bool set_has(const struct value *set, const struct value *x)
 {
-	for (int i = 0; i < set->n; i++)
-		if (value_equal(set->items[i], x))
-			return true;
-	return false;
+	return value_set_find(set, x) >= 0;
 }
 
 /* Operators on values that are not tensors or numbers: 1 when one applies
@@ -854,11 +854,9 @@ int runtime_set_add(struct value *set, struct value *x, struct qkv_error *err)
 		value_unref(x);
 		return -1;
 	}
-	for (int i = 0; i < set->n; i++) {
-		if (value_equal(set->items[i], x)) {
-			value_unref(x);
-			return 0;
-		}
+	if (value_set_find(set, x) >= 0) {
+		value_unref(x);
+		return 0;
 	}
 	value_list_push(set, x);
 	return 0;

@@ -436,7 +436,11 @@ static void echo(struct interp *I, struct value *v)
 	if (I->emit) {
 		struct strbuf sb;
 		strbuf_init(&sb);
-		value_repr(&sb, v);
+		struct qkv_error e;
+		if (class_text(I, NULL, v, true, &sb, &e) <= 0) {
+			strbuf_reset(&sb);
+			value_repr(&sb, v);
+		}
 		I->emit(I->udata, v, sb.s);
 		strbuf_free(&sb);
 	}
@@ -602,21 +606,38 @@ static int exec_top(struct interp *I, struct node *stmt, struct qkv_error *err)
 	return rc;
 }
 
+/* What a run inside a running statement (an emit callback running more
+ * code) must put back: the top level is its own. */
+struct run_saved {
+	struct value *gc;
+	struct frame *frame;
+	struct code_tree *code;
+	int block_depth, tb_line;
+};
+
 /* Enters or leaves running statements: bindings logged, containers tracked,
  * the C stack's base noted for the depth guard. */
-static struct value *run_enter(struct interp *I)
+static struct run_saved run_enter(struct interp *I)
 {
 	char here;
 	if (I->running++ == 0)
 		I->stack_base = &here;
-	return value_gc_use(I->gc);
+	struct run_saved r = { value_gc_use(I->gc), I->frame, I->code, I->block_depth, I->tb_line };
+	I->frame = NULL;
+	I->block_depth = 0;
+	I->tb_line = 0;
+	return r;
 }
 
-static void run_leave(struct interp *I, struct value *gc)
+static void run_leave(struct interp *I, struct run_saved r)
 {
 	if (--I->running == 0)
 		I->stack_base = NULL;
-	value_gc_use(gc);
+	value_gc_use(r.gc);
+	I->frame = r.frame;
+	I->code = r.code;
+	I->block_depth = r.block_depth;
+	I->tb_line = r.tb_line;
 }
 
 enum interp_status interp_run(struct interp *I, const char *src, size_t len, int first_line,
@@ -631,7 +652,7 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 	struct torch_gen torch_start = I->torch_rng;
 	struct np_gen np_start = I->np_rng;
 	int start = I->nundo, mark_before = I->undo_mark;
-	struct value *gc = run_enter(I);
+	struct run_saved gc = run_enter(I);
 	for (;;) {
 		struct node *stmt = NULL;
 		error_clear(err);
@@ -811,7 +832,7 @@ struct value *interp_eval(struct interp *I, const char *src, size_t len, struct 
 			struct np_gen np_saved = I->np_rng;
 			int mark = I->nundo, saved_mark = I->undo_mark;
 			unsigned saved_txn = I->txn;
-			struct value *gc = run_enter(I);
+			struct run_saved gc = run_enter(I);
 			interp_begin_txn(I);
 			I->undo_mark = mark;
 			struct code_tree *ct = scope_resolve(stmt, err);

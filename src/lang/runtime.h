@@ -219,6 +219,13 @@ struct value *class_builtin(const char *name);
 /* A module method (parameters, train, register_buffer, ...) of an instance or nn object. */
 struct value *class_call_method(struct call *c, struct qkv_error *err);
 bool class_has_method(const struct value *self, const char *name);
+/* A method the instance's class defines (__len__, __getitem__, ...): 1 and
+ * *out, 0 when it does not, -1 with err. */
+int class_call_dunder(struct interp *I, const struct node *at, struct value *self, const char *name, int nargs,
+		      struct value **args, struct value **out, struct qkv_error *err);
+/* str()/repr() through __str__/__repr__: 1 written to out, 0 not defined, -1 with err. */
+int class_text(struct interp *I, const struct node *at, struct value *v, bool repr, struct strbuf *out,
+	       struct qkv_error *err);
 /* isinstance(v, cls) for classes (user and nn) */
 bool class_isinstance(const struct value *v, const struct value *cls);
 /* Whether an attribute name may be read or set at all (the sandbox). */

@@ -605,6 +605,8 @@ static void traceback_add(struct qkv_error *err, int line, const char *name)
 	size_t at = tb ? (size_t)(tb - err->msg) : strlen(err->msg);
 	char entry[96];
 	int n = snprintf(entry, sizeof entry, "\n  line %d, in %s", line, name);
+	if (tb && strncmp(tb, entry, (size_t)n) == 0 && (tb[n] == 0 || tb[n] == '\n'))
+		return;	/* a recursion: the same line once */
 	size_t len = strlen(err->msg);
 	if (n <= 0 || len + (size_t)n >= sizeof err->msg)
 		return;
@@ -709,6 +711,7 @@ struct value *scope_call(struct call *c, struct value *fnv, struct value *self, 
 	const struct scope *s = fn->sc;
 	if (scope_check_depth(I, c->node, err) < 0)
 		return NULL;
+	I->tb_line = 0;	/* an error an earlier call left (hasattr swallows them) is over */
 	struct value **slots = xcalloc((size_t)(s->nlocals ? s->nlocals : 1), sizeof *slots);
 	struct value *r = NULL;
 	if (bind_args(c, fn, self, slots, err) < 0)

@@ -17,6 +17,7 @@
 struct spares {
 	struct value *list;
 	int n;
+	bool registered;        /* the thread's end frees the list */
 };
 
 static _Thread_local struct spares spares;
@@ -45,9 +46,10 @@ static void recycle(struct value *v)
 		free(v);
 		return;
 	}
-	if (spares.n == 0 && !spares.list) {
+	if (!spares.registered) {
 		pthread_once(&spares_once, spares_init);
 		pthread_setspecific(spares_key, &spares);	/* so the thread's end frees them */
+		spares.registered = true;
 	}
 	v->gc_next = spares.list;
 	spares.list = v;
@@ -284,6 +286,8 @@ struct value *value_super(struct value *self, struct value *cls)
 	return v;
 }
 
+static void index_appended(struct value *v);
+
 void value_list_push(struct value *list, struct value *v)
 {
 	if (list->n == list->cap) {
@@ -291,6 +295,8 @@ void value_list_push(struct value *list, struct value *v)
 		list->items = xrealloc(list->items, sizeof *list->items * (size_t)list->cap);
 	}
 	list->items[list->n++] = v;
+	if (list->kind == V_SET)
+		index_appended(list);
 }
 
 static bool key_equal(const struct value *a, const struct value *b)
@@ -302,16 +308,134 @@ static bool key_equal(const struct value *a, const struct value *b)
 	return value_equal(a, b);
 }
 
+/* ---- hash index of dicts and sets ---------------------------------------------------
+ * Small ones are searched in order; from INDEX_MIN entries on, an open-
+ * addressing table of entry numbers, built when first needed, kept up to
+ * date by appends and dropped by removals (rebuilt on the next search). */
+#define INDEX_MIN 16
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Equal values hash alike (1, 1.0 and True; a tuple and a Size). */
+static uint64_t value_hash(const struct value *v)
+{
+	switch (v->kind) {
+	case V_NONE: return 0x9e3779b9;
+	case V_BOOL: return mix((uint64_t)v->b);
+	case V_INT: return mix((uint64_t)v->i);
+	case V_FLOAT:
+		if (v->f == v->f && v->f >= -9.2e18 && v->f <= 9.2e18 && v->f == (double)(int64_t)v->f)
+			return mix((uint64_t)(int64_t)v->f);
+		{
+			uint64_t bits;
+			memcpy(&bits, &v->f, sizeof bits);
+			return mix(bits);
+		}
+	case V_STR: case V_MODULE: case V_FUNC: {
+		uint64_t h = 1469598103934665603ULL;
+		for (const unsigned char *p = (const unsigned char *)v->str; *p; p++)
+			h = (h ^ *p) * 1099511628211ULL;
+		return h;
+	}
+	case V_TUPLE: case V_SIZE: case V_LIST: {
+		uint64_t h = 0x345678;
+		for (int i = 0; i < v->n; i++)
+			h = mix(h ^ value_hash(v->items[i]));
+		return h;
+	}
+	case V_DTYPE: return mix((uint64_t)v->dtype * 2 + (uint64_t)v->flavor);
+	case V_RANGE: case V_DICT: case V_SET: case V_BOUND: return 7;
+	default: return mix((uint64_t)(uintptr_t)v);
+	}
+}
+
+static struct value **index_entries(const struct value *v)
+{
+	return v->kind == V_DICT ? v->keys : v->items;
+}
+
+void value_index_drop(struct value *v)
+{
+	free(v->hidx);
+	v->hidx = NULL;
+	v->hcap = 0;
+}
+
+static void index_put(struct value *v, int i)
+{
+	int mask = v->hcap - 1;
+	int slot = (int)(value_hash(index_entries(v)[i]) & (uint64_t)mask);
+	while (v->hidx[slot] >= 0)
+		slot = (slot + 1) & mask;
+	v->hidx[slot] = i;
+}
+
+static void index_build(struct value *v)
+{
+	int cap = 32;
+	while (cap < 4 * v->n)
+		cap *= 2;
+	free(v->hidx);
+	v->hidx = xmalloc(sizeof *v->hidx * (size_t)cap);
+	v->hcap = cap;
+	for (int i = 0; i < cap; i++)
+		v->hidx[i] = -1;
+	for (int i = 0; i < v->n; i++)
+		index_put(v, i);
+}
+
+/* After an append of entry n-1. */
+static void index_appended(struct value *v)
+{
+	if (!v->hidx)
+		return;
+	if (2 * v->n > v->hcap)
+		value_index_drop(v);
+	else
+		index_put(v, v->n - 1);
+}
+
+static int index_find(const struct value *cv, const struct value *key)
+{
+	struct value *v = (struct value *)cv;	/* the index is a cache */
+	struct value **e = index_entries(v);
+	if (v->n < INDEX_MIN) {
+		for (int i = 0; i < v->n; i++)
+			if (key_equal(e[i], key))
+				return i;
+		return -1;
+	}
+	if (!v->hidx)
+		index_build(v);
+	int mask = v->hcap - 1;
+	for (int slot = (int)(value_hash(key) & (uint64_t)mask); v->hidx[slot] >= 0; slot = (slot + 1) & mask)
+		if (key_equal(e[v->hidx[slot]], key))
+			return v->hidx[slot];
+	return -1;
+}
+
 int value_dict_find(const struct value *d, const struct value *key)
 {
-	for (int i = 0; i < d->n; i++)
-		if (key_equal(d->keys[i], key))
-			return i;
-	return -1;
+	return index_find(d, key);
+}
+
+int value_set_find(const struct value *set, const struct value *x)
+{
+	return index_find(set, x);
 }
 
 int value_dict_find_str(const struct value *d, const char *key)
 {
+	if (d->n >= INDEX_MIN) {
+		struct value k = { .refs = 1, .kind = V_STR, .str = (char *)key };
+		return index_find(d, &k);
+	}
 	for (int i = 0; i < d->n; i++)
 		if (d->keys[i]->kind == V_STR && strcmp(d->keys[i]->str, key) == 0)
 			return i;
@@ -333,6 +457,7 @@ void value_dict_set(struct value *d, struct value *key, struct value *v)
 	}
 	d->keys[d->n] = value_ref(key);
 	d->items[d->n++] = v;
+	index_appended(d);
 }
 
 void value_dict_set_str(struct value *d, const char *key, struct value *v)
@@ -350,6 +475,7 @@ void value_dict_set_str(struct value *d, const char *key, struct value *v)
 
 void value_dict_remove(struct value *d, int i)
 {
+	value_index_drop(d);
 	value_unref(d->keys[i]);
 	value_unref(d->items[i]);
 	memmove(d->keys + i, d->keys + i + 1, sizeof *d->keys * (size_t)(d->n - i - 1));
@@ -409,13 +535,9 @@ bool value_equal(const struct value *a, const struct value *b)
 	case V_SET:
 		if (a->n != b->n)
 			return false;
-		for (int i = 0; i < a->n; i++) {
-			bool found = false;
-			for (int j = 0; j < b->n && !found; j++)
-				found = key_equal(a->items[i], b->items[j]);
-			if (!found)
+		for (int i = 0; i < a->n; i++)
+			if (value_set_find(b, a->items[i]) < 0)
 				return false;
-		}
 		return true;
 	case V_BOUND: return a->self == b->self && a->fn == b->fn;
 	default: return false;
@@ -501,6 +623,7 @@ static void value_clear(struct value *v)
 		value_unref(keys[i]);
 	free(items);
 	free(keys);
+	value_index_drop(v);
 	struct value *self = v->self;
 	v->self = NULL;
 	value_unref(self);

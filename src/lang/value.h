@@ -81,6 +81,8 @@ struct value {
 	struct func *fn;        /* V_FUNCTION, V_BOUND */
 	struct klass *cls;      /* V_CLASS, V_SUPER */
 	struct inst *inst;      /* V_INSTANCE */
+	int *hidx;              /* V_DICT/V_SET of 16 or more: a hash index of the entries, or NULL */
+	int hcap;
 };
 
 /* The tree a function's code lives in: shared by every function made from
@@ -176,6 +178,11 @@ int value_dict_find_str(const struct value *d, const char *key);
 /* Sets d[key] = v (takes v, refs key). */
 void value_dict_set(struct value *d, struct value *key, struct value *v);
 void value_dict_set_str(struct value *d, const char *key, struct value *v);
+/* Forgets a dict's or set's hash index after its entries were moved (it is
+ * rebuilt when next needed). */
+void value_index_drop(struct value *v);
+/* The set's item equal to x, or -1. */
+int value_set_find(const struct value *set, const struct value *x);
 /* Removes entry i (its key and value released). */
 void value_dict_remove(struct value *d, int i);
 /* Whether a value can be a dict key or set item (hashable): -1 with err if not. */

@@ -43,10 +43,46 @@ void interp_free(struct interp *I)
 	free(I);
 }
 
-/* A copy of v that shares no tensor storage or container with it; functions
- * and classes are shared (they do not change). */
-static struct value *value_deep_copy(struct value *v)
+/* What a deep copy has copied so far (old -> new), so a container that holds
+ * itself, or one held twice, is copied once, as copy.deepcopy does. */
+struct memo {
+	struct value **from, **to;
+	int n, cap;
+};
+
+static struct value *memo_find(const struct memo *m, const struct value *v)
 {
+	for (int i = 0; i < m->n; i++)
+		if (m->from[i] == v)
+			return m->to[i];
+	return NULL;
+}
+
+static struct value *memo_add(struct memo *m, struct value *from, struct value *to)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->from = xrealloc(m->from, sizeof *m->from * (size_t)m->cap);
+		m->to = xrealloc(m->to, sizeof *m->to * (size_t)m->cap);
+	}
+	m->from[m->n] = from;
+	m->to[m->n++] = to;
+	return to;
+}
+
+/* A copy of v that shares no tensor storage, container, function, class or
+ * instance with it (a clone's values form their own reference cycles, which
+ * its interp_free frees). Containers nested deeper than COPY_MAX_DEPTH are
+ * shared rather than copied (the C stack stays small). */
+#define COPY_MAX_DEPTH 500
+
+static struct value *deep_copy(struct value *v, struct memo *m, int depth)
+{
+	struct value *seen = memo_find(m, v);
+	if (seen)
+		return value_ref(seen);
+	if (depth > COPY_MAX_DEPTH)
+		return value_ref(v);
 	switch (v->kind) {
 	case V_TENSOR: {
 		struct tensor *c = ops_clone(v->t);
@@ -60,33 +96,85 @@ static struct value *value_deep_copy(struct value *v)
 	case V_LIST:
 	case V_TUPLE:
 	case V_SET: {
-		struct value *n = v->kind == V_SET ? value_set() : value_seq(v->kind, 0);
+		struct value *n = memo_add(m, v, v->kind == V_SET ? value_set() : value_seq(v->kind, 0));
 		for (int i = 0; i < v->n; i++)
-			value_list_push(n, value_deep_copy(v->items[i]));
+			value_list_push(n, deep_copy(v->items[i], m, depth + 1));
 		return n;
 	}
 	case V_DICT: {
-		struct value *n = value_dict();
+		struct value *n = memo_add(m, v, value_dict());
 		for (int i = 0; i < v->n; i++)
-			value_dict_set(n, v->keys[i], value_deep_copy(v->items[i]));
+			value_dict_set(n, v->keys[i], deep_copy(v->items[i], m, depth + 1));
 		return n;
 	}
 	case V_OBJECT: {
 		struct object *o = xcalloc(1, sizeof *o);
 		*o = *v->obj;
-		o->weight = v->obj->weight ? value_deep_copy(v->obj->weight) : NULL;
-		o->bias = v->obj->bias ? value_deep_copy(v->obj->bias) : NULL;
-		return value_object(o);
+		o->weight = v->obj->weight ? deep_copy(v->obj->weight, m, depth + 1) : NULL;
+		o->bias = v->obj->bias ? deep_copy(v->obj->bias, m, depth + 1) : NULL;
+		return memo_add(m, v, value_object(o));
 	}
 	case V_INSTANCE: {
 		struct inst *in = xcalloc(1, sizeof *in);
-		*in = *v->inst;
-		in->cls = value_ref(v->inst->cls);
-		in->dict = value_deep_copy(v->inst->dict);
-		in->params = v->inst->params ? value_deep_copy(v->inst->params) : NULL;
-		in->buffers = v->inst->buffers ? value_deep_copy(v->inst->buffers) : NULL;
-		in->modules = v->inst->modules ? value_deep_copy(v->inst->modules) : NULL;
-		return value_instance(in);
+		struct value *n = memo_add(m, v, value_instance(in));
+		in->cls = deep_copy(v->inst->cls, m, depth + 1);
+		in->dict = deep_copy(v->inst->dict, m, depth + 1);
+		in->params = v->inst->params ? deep_copy(v->inst->params, m, depth + 1) : NULL;
+		in->buffers = v->inst->buffers ? deep_copy(v->inst->buffers, m, depth + 1) : NULL;
+		in->modules = v->inst->modules ? deep_copy(v->inst->modules, m, depth + 1) : NULL;
+		return n;
+	}
+	case V_CELL: {
+		struct value *n = memo_add(m, v, value_cell(NULL));
+		n->self = v->self ? deep_copy(v->self, m, depth + 1) : NULL;
+		return n;
+	}
+	case V_FUNCTION: {
+		const struct func *f = v->fn;
+		struct func *g = xcalloc(1, sizeof *g);
+		*g = *f;
+		g->code->refs++;
+		g->name = xstrdup(f->name);
+		g->defaults = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *g->defaults);
+		g->cells = f->nfree ? xcalloc((size_t)f->nfree, sizeof *g->cells) : NULL;
+		g->owner = NULL;
+		g->last = NULL;
+		g->nlast = 0;
+		struct value *n = memo_add(m, v, value_function(g));
+		for (int i = 0; i < f->nparams; i++)
+			g->defaults[i] = f->defaults[i] ? deep_copy(f->defaults[i], m, depth + 1) : NULL;
+		for (int i = 0; i < f->nfree; i++)
+			g->cells[i] = deep_copy(f->cells[i], m, depth + 1);
+		g->owner = f->owner ? deep_copy(f->owner, m, depth + 1) : NULL;
+		if (f->last) {
+			g->last = xcalloc((size_t)(f->nlast ? f->nlast : 1), sizeof *g->last);
+			g->nlast = f->nlast;
+			for (int i = 0; i < f->nlast; i++)
+				g->last[i] = f->last[i] ? deep_copy(f->last[i], m, depth + 1) : NULL;
+		}
+		return n;
+	}
+	case V_CLASS: {
+		struct klass *k = xcalloc(1, sizeof *k);
+		k->name = xstrdup(v->cls->name);
+		k->builtin = v->cls->builtin;
+		struct value *n = memo_add(m, v, value_class(k));
+		k->base = v->cls->base ? deep_copy(v->cls->base, m, depth + 1) : NULL;
+		k->dict = deep_copy(v->cls->dict, m, depth + 1);
+		return n;
+	}
+	case V_BOUND: {
+		struct value *self = deep_copy(v->self, m, depth + 1), *fn = deep_copy(v->items[0], m, depth + 1);
+		struct value *n = memo_add(m, v, value_bound(self, fn));
+		value_unref(self);
+		value_unref(fn);
+		return n;
+	}
+	case V_METHOD: {
+		struct value *self = deep_copy(v->self, m, depth + 1);
+		struct value *n = memo_add(m, v, value_method(self, v->str));
+		value_unref(self);
+		return n;
 	}
 	default:
 		return value_ref(v);
@@ -101,8 +189,11 @@ struct interp *interp_clone(const struct interp *I)
 	c->torch_rng = I->torch_rng;
 	c->np_rng = I->np_rng;
 	struct value *old = value_gc_use(c->gc);
+	struct memo m = { 0 };
 	for (int i = 0; i < I->nvars; i++)
-		interp_set(c, I->names[i], value_deep_copy(I->vals[i]));
+		interp_set(c, I->names[i], deep_copy(I->vals[i], &m, 0));
+	free(m.from);
+	free(m.to);
 	value_gc_use(old);
 	return c;
 }
@@ -303,6 +394,7 @@ static void restore_container(struct undo *u)
 	}
 	int n = c->n;
 	struct value **items = c->items, **keys = c->keys;
+	value_index_drop(c);
 	int cap = u->nsaved > 4 ? u->nsaved : 4;
 	c->items = xcalloc((size_t)cap, sizeof *c->items);
 	c->keys = c->kind == V_DICT ? xcalloc((size_t)cap, sizeof *c->keys) : NULL;

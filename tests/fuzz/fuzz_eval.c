@@ -5,13 +5,41 @@
  * twice in one workspace, then a clone of it evaluates the text as one
  * expression, and what the screen would draw of the tensors made is computed
  * (draw.c). Tensors are limited to FUZZ_MAX_ELEMS elements. Checks that an
- * atomic run that fails leaves the workspace as it was. Built by make fuzz;
- * with replay.c it replays saved inputs without libFuzzer. */
+ * atomic run that fails leaves the workspace as it was. A watchdog thread
+ * raises the interrupt flag after FUZZ_SECONDS, so endless loops (`while
+ * True: pass`) end as a student's Ctrl-C would end them. Built by make
+ * fuzz; with replay.c it replays saved inputs without libFuzzer. */
 #include "fuzz.h"
 #include "kernel/kernel.h"
 #include "lang/interp.h"
 
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
+
+#define FUZZ_SECONDS 2
+
+static volatile sig_atomic_t stop_flag;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
+static bool watch_done;
+
+/* Raises stop_flag unless the input finishes within FUZZ_SECONDS. */
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += FUZZ_SECONDS;
+	pthread_mutex_lock(&watch_lock);
+	int rc = 0;
+	while (!watch_done && rc == 0)
+		rc = pthread_cond_timedwait(&watch_cond, &watch_lock, &until);
+	if (!watch_done)
+		stop_flag = 1;
+	pthread_mutex_unlock(&watch_lock);
+	return NULL;
+}
 
 static void discard(void *udata, const struct value *v, const char *text)
 {
@@ -41,6 +69,7 @@ static struct interp *fuzz_interp(enum kernel_variant kv)
 	interp_ops(I)->max_elems = FUZZ_MAX_ELEMS;
 	interp_set_output(I, discard, NULL);
 	interp_set_observer(I, observe, NULL);
+	interp_set_interrupt(I, &stop_flag);
 	return I;
 }
 
@@ -58,6 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - 1;
 
 	interp_check_complete(src, len);
+	stop_flag = 0;
+	watch_done = false;
+	pthread_t watch;
+	bool watching = pthread_create(&watch, NULL, watchdog, NULL) == 0;
 
 	struct interp *I = fuzz_interp(kv);
 	struct qkv_error err;
@@ -90,6 +123,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		value_unref(v);
 	interp_complete(C, NULL, "", complete, NULL);
 	interp_free(C);
+	if (watching) {
+		pthread_mutex_lock(&watch_lock);
+		watch_done = true;
+		pthread_cond_signal(&watch_cond);
+		pthread_mutex_unlock(&watch_lock);
+		pthread_join(watch, NULL);
+	}
 	kernel_force_scalar(false);
 	return 0;
 }

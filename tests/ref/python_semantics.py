@@ -71,6 +71,11 @@ PROGRAMS = [
     ("tuples_and_in", "t = (1, 2, 3)\nprint(2 in t, 5 not in t, t[1:], t.index(3), len(t), (1,), ())"),
     ("nonlocal_without_binding", "def f():\n    nonlocal q\n    q = 1"),
     ("string_iteration", "out = ''\nfor ch in 'abc':\n    out = ch + out\nprint(out, list('hé'))"),
+    ("float_printing", "print(10 / 3, 2 ** 0.5, 1e-5, 1e-4, 0.1 * 3, float('inf'), -float('inf'), float('nan'), 1e300 * 10)"),
+    ("float_integer_operations", "print(int(3.9), int(-3.9), round(0.125, 2), 7.0 // 2, -7.0 // 2, 7.5 % 2, -7.5 % 2, 2 ** 62, abs(-3), abs(-2.5))"),
+    ("format_specs", "x = 1 / 3\nprint(f'{x:.4}', f'{x:8.3f}|', f'{x:e}', f'{100:>6}', f'{0.5:%}', f'{12:03d}', f'{x!r}', f'{\"s\"!r}')"),
+    ("int_float_mixing", "a = 3\nb = 2.0\nprint(a * b, a / 1, a // 1, type(a + b).__name__, type(a // 2).__name__, 5 == 5.0, hash(1) == hash(1.0) if False else True)"),
+    ("dict_keys_equal_numbers", "d = {1: 'int'}\nd[1.0] = 'float'\nd[True] = 'bool'\nprint(d, len(d))"),
     ("range_details", "r = range(10, 0, -3)\nprint(list(r), len(r), r[1], 4 in r, 7 in r, range(5))"),
 ]
 

@@ -55,6 +55,7 @@ static const struct bad bad_inputs[] = {
 	{ "x = ", 3, "the input ends after '='" },
 	{ "a b", 3, "" },
 	{ "try: x = 1", 1, "try" },
+	{ "for i in 5: print(i)", 10, "'int' object is not iterable" },
 };
 
 Test(cli, every_bad_input_should_give_one_line_with_its_column_and_exit_2)

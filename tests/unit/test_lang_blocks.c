@@ -332,3 +332,80 @@ Test(lang_blocks, reference_cycles_should_be_freed_with_the_interpreter)
 	out(I, "del a\ndel d\ndel g\ndel n");
 	done(I);
 }
+
+Test(lang_blocks, a_clone_should_copy_functions_classes_and_cycles_and_change_apart)
+{
+	struct interp *I = fresh();
+	out(I, "class C(nn.Module):\n    k = 1\n    def forward(self, x):\n        return x * self.k\nc = C()\n"
+	       "a = [c]\na.append(a)\ndef make():\n    n = [0]\n    def inc():\n        n[0] += 1\n        return n[0]\n"
+	       "    return inc\ninc = make()");
+	struct interp *K = interp_clone(I);
+	interp_set_output(K, capture, NULL);
+	out(K, "C.k = 5\n_ = inc()\n_ = inc()");
+	cr_assert_str_eq(out(I, "print(c(2), inc())"), "2 1\n");
+	cr_assert_str_eq(out(K, "print(c(2), inc())"), "10 3\n");
+	interp_free(I);
+	done(K);
+}
+
+static void collect_name(void *udata, const char *name)
+{
+	strbuf_puts(udata, name);
+	strbuf_putc(udata, ' ');
+}
+
+Test(lang_blocks, completion_should_offer_an_instances_attributes_and_methods)
+{
+	struct interp *I = fresh();
+	out(I, "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+	       "        self.W_query = nn.Linear(2, 2)\n        self.width = 3\n    def forward(self, x):\n"
+	       "        return x\nm = M()\nl = [1]");
+	struct strbuf names;
+	strbuf_init(&names);
+	strbuf_puts(&names, "");
+	interp_complete(I, "m", "W", collect_name, &names);
+	cr_assert_str_eq(names.s, "W_query ");
+	strbuf_reset(&names);
+	interp_complete(I, "m", "f", collect_name, &names);
+	cr_assert_str_eq(names.s, "forward ");
+	strbuf_reset(&names);
+	interp_complete(I, "l", "ap", collect_name, &names);
+	cr_assert_str_eq(names.s, "append ");
+	strbuf_free(&names);
+	done(I);
+}
+
+Test(lang_blocks, a_class_may_define_len_getitem_repr_and_str)
+{
+	struct interp *I = fresh();
+	out(I, "class Data:\n    def __init__(self, n):\n        self.n = n\n    def __len__(self):\n        return self.n\n"
+	       "    def __getitem__(self, i):\n        return i * 10\n    def __repr__(self):\n"
+	       "        return f'Data({self.n})'\nclass Named(Data):\n    def __str__(self):\n        return 'named'\n"
+	       "d = Data(3)");
+	cr_assert_str_eq(out(I, "print(len(d), d[2], d, str(d), repr(Named(1)), Named(1))\nd"),
+			 "3 20 Data(3) Data(3) Data(1) named\nData(3)\n");
+	done(I);
+}
+
+Test(lang_blocks, builtins_calling_functions_at_the_top_level_should_report_their_errors)
+{
+	struct interp *I = fresh();
+	struct qkv_error err = fails(I, "list(map(lambda x: 1 / x, [1, 0]))", 0);
+	cr_assert(strstr(err.msg, "division by zero"), "%s", err.msg);
+	err = fails(I, "sorted([1, 2], key=lambda x: x.nope)", 0);
+	cr_assert(strstr(err.msg, "nope"), "%s", err.msg);
+	err = fails(I, "list(filter(lambda: 1, [1]))", 0);
+	cr_assert(strstr(err.msg, "TypeError"), "%s", err.msg);
+	done(I);
+}
+
+Test(lang_blocks, large_dicts_and_sets_should_find_keys_by_hash_and_undo_as_small_ones)
+{
+	struct interp *I = fresh();
+	out(I, "d = {str(i): i for i in range(100)}\ns = set(range(100))");
+	fails(I, "if True:\n    for i in range(100):\n        d[str(i + 100)] = 1\n        s.add(i + 100)\n"
+		 "    del d['3']\n    s.discard(3)\n    boom()", 0);
+	cr_assert_str_eq(out(I, "print(len(d), '3' in d, '150' in d, d['99'], len(s), 3 in s, 150 in s, 3.0 in s)"),
+			 "100 True False 99 100 True False True\n");
+	done(I);
+}
