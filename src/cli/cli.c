@@ -1,12 +1,15 @@
 /* cli.c: what the commands of cli/ share (see cli.h): the usage error, a
- * session with QKV_MAX_ELEMS's limit, warnings on stderr. Prints only to
- * stderr; exits never (the commands return their status to main.c). */
+ * session with QKV_MAX_ELEMS's limit, the flag Ctrl-C raises, warnings on
+ * stderr. Prints only to stderr; exits never (the commands return their
+ * status to main.c). */
 #include "cli/cli.h"
 #include "lesson/session.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_usage_error(const char *fmt, const char *arg)
 {
@@ -30,6 +33,38 @@ struct session *cli_session_new(enum kernel_variant kv)
 		}
 	}
 	return session_new(kv, max);
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+const volatile sig_atomic_t *cli_interrupt_flag(void)
+{
+	static bool installed;
+	if (!installed) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_sigint;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: a read waiting for input returns */
+		installed = true;
+	}
+	return &interrupted;
+}
+
+bool cli_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+void cli_interrupt_clear(void)
+{
+	interrupted = 0;
 }
 
 void cli_print_warning(void *udata, const char *message)

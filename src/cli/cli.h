@@ -8,6 +8,9 @@
 
 #include "kernel/kernel.h"
 
+#include <signal.h>
+#include <stdbool.h>
+
 struct session;
 
 int cli_eval(int argc, char **argv, enum kernel_variant kv);   /* eval.c */
@@ -23,6 +26,13 @@ int cli_usage_error(const char *fmt, const char *arg);
 /* An empty session on kernels kv, with QKV_MAX_ELEMS's limit; NULL (the
  * reason printed) when QKV_MAX_ELEMS is not a positive whole number. */
 struct session *cli_session_new(enum kernel_variant kv);
+/* The flag Ctrl-C raises, for session_set_interrupt: the first call
+ * installs the SIGINT handler that sets it (a statement that runs then
+ * stops at its next check, undone). The commands clear it once they have
+ * seen it; cli_interrupted says whether it is up. */
+const volatile sig_atomic_t *cli_interrupt_flag(void);
+bool cli_interrupted(void);
+void cli_interrupt_clear(void);
 /* A lesson loader's warning, on stderr (a lesson_warn_fn). */
 void cli_print_warning(void *udata, const char *message);
 

@@ -2,7 +2,8 @@
  * -e, a FILE or standard input in one session (lesson/session.h) and prints
  * each value shown, as text or (--json) one JSON object per line written by
  * text/json.c. Called by main.c; reaches the interpreter only through the
- * session. The first failing statement ends it with status 2. */
+ * session. The first failing statement ends it with status 2; Ctrl-C stops
+ * the statement that runs (undone) and ends it with status 130. */
 #include "cli/cli.h"
 #include "core/strbuf.h"
 #include "lesson/session.h"
@@ -75,12 +76,13 @@ static int eval_file(struct session *s, const char *file, int line)
 		fclose(f);
 	struct qkv_error err;
 	int status = 0;
-	if (session_run(s, src, len, line, SESSION_PER_STATEMENT, &err) != SESSION_OK) {
+	enum session_status st = session_run(s, src, len, line, SESSION_PER_STATEMENT, &err);
+	if (st != SESSION_OK) {
 		if (named)
 			fprintf(stderr, "qkv: %s: line %d, col %d: %s\n", file, err.line, err.col, err.msg);
 		else
 			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
-		status = 2;
+		status = st == SESSION_INTERRUPTED ? 130 : 2;
 	}
 	free(src);
 	return status;
@@ -113,6 +115,7 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 	if (!s)
 		return 2;
 	session_set_output(s, emit, &json);
+	session_set_interrupt(s, cli_interrupt_flag());
 	int status = 0, line = 1;
 	/* -e statements first, in order, then the file (or stdin when nothing given) */
 	for (int i = 0; i < argc && status == 0; i++) {
@@ -120,9 +123,10 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 		if (!src)
 			continue;
 		struct qkv_error err;
-		if (session_run(s, src, strlen(src), line, SESSION_PER_STATEMENT, &err) != SESSION_OK) {
+		enum session_status st = session_run(s, src, strlen(src), line, SESSION_PER_STATEMENT, &err);
+		if (st != SESSION_OK) {
 			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
-			status = 2;
+			status = st == SESSION_INTERRUPTED ? 130 : 2;
 		}
 		for (const char *p = src; *p; p++)
 			line += *p == '\n';

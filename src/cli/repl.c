@@ -1,20 +1,30 @@
 /* repl.c: `qkv repl`, statements typed line by line: GNU readline on a
- * terminal, plain lines from a pipe. A statement left open (a bracket)
- * continues on the next line; then its lines run as one, atomically, in a
- * session (lesson/session.h). A line that starts with ':' is a command,
- * parsed and explained by lesson/commands as the full screen's prompt does,
- * its results printed as text. Called by main.c; errors show a caret on
- * stderr and never end the loop; a pipe with errors exits 2. */
+ * terminal (set up by lesson/lineedit, as the full screen's prompt), plain
+ * lines from a pipe. As in Python's REPL, a line that leaves a bracket or a
+ * block open continues after "... " (indented to the block's level on a
+ * terminal) until the statement is whole, a block until an empty line; then
+ * its lines run as one, atomically, in a session (lesson/session.h). Lines
+ * from a pipe, or several at once (a paste, a block from the history), run
+ * as a notebook cell: one statement, with the lines that belong to it, at
+ * a time. A line that starts with ':' is a command, parsed and explained by
+ * lesson/commands as the full screen's prompt does, its results printed as
+ * text. Ctrl-C stops a statement that runs, or drops the line or block
+ * being typed; it never ends the loop. Called by main.c; errors show a
+ * caret on stderr and never end the loop; a pipe with errors exits 2. */
 #include "cli/cli.h"
 #include "core/format.h"
 #include "core/strbuf.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
+#include "lesson/lineedit.h"
 #include "lesson/session.h"
+#include "lesson/statements.h"
 #include "view/timing.h"
 
 #include <readline/history.h>
 #include <readline/readline.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +40,8 @@ static void print_value(void *udata, const struct session_output *o)
 
 static char *next_line(bool tty, const char *prompt)
 {
-	if (tty) {
-		char *l = readline(prompt);
-		if (l && *l)
-			add_history(l);
-		return l;
-	}
+	if (tty)
+		return readline(prompt);
 	struct strbuf sb;
 	strbuf_init(&sb);
 	int ch;
@@ -176,75 +182,243 @@ static int run_command(struct session *s, const struct command *c, struct qkv_er
 	return rc;
 }
 
+/* The loop's state: the session, the lines of the statement being
+ * collected, where they began, and the errors seen. */
+struct repl {
+	struct session *s;
+	bool tty;
+	struct strbuf pending;
+	int line_no;        /* the number of the next line read */
+	int start_line;     /* the number of pending's first line */
+	int errors;
+};
+
+static int count_newlines(const char *s, size_t n)
+{
+	int k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += s[i] == '\n';
+	return k;
+}
+
+/* Runs src (n bytes, its first line numbered first), all or nothing; an
+ * error shows the failing line and a caret (on a terminal the line is on
+ * the screen already when it is the last one typed). False when it failed. */
+static bool run_statement(struct repl *r, const char *src, size_t n, int first, bool echo)
+{
+	struct qkv_error err;
+	enum session_status st = session_run(r->s, src, n, first, SESSION_ATOMIC, &err);
+	if (st != SESSION_OK) {
+		int last = first + count_newlines(src, n) - (n && src[n - 1] == '\n');
+		/* an error inside a function the statement called names its place in
+		 * a traceback; a caret under the statement would point nowhere */
+		if (err.line >= first && err.line <= last && !strchr(err.msg, '\n'))
+			show_caret(src, n, first, err.line, err.col, echo || err.line != last);
+		fprintf(stderr, "error: %s\n", err.msg);
+		r->errors++;
+	}
+	fflush(stdout);
+	cli_interrupt_clear();	/* a Ctrl-C stopped this one, and no other */
+	return st == SESSION_OK;
+}
+
+/* Drops the first n bytes of pending (the lines that ran). */
+static void pending_drop(struct repl *r, size_t n)
+{
+	r->start_line += count_newlines(r->pending.s, n);
+	memmove(r->pending.s, r->pending.s + n, r->pending.len - n + 1);
+	r->pending.len -= n;
+}
+
+/* Runs pending as a cell, one statement at a time; stop_at_error: the
+ * first that fails drops the rest (a paste on a terminal, as a notebook
+ * cell); else each runs (a pipe, as lines typed one after another). */
+static void run_cell(struct repl *r, bool stop_at_error)
+{
+	while (r->pending.len && !session_quit_requested(r->s)) {
+		size_t end;
+		if (statements_first(r->pending.s, r->pending.len, &end) == STATEMENTS_NONE)
+			break;
+		bool ok = run_statement(r, r->pending.s, end, r->start_line, true);	/* not the line above */
+		pending_drop(r, end);
+		if (!ok && stop_at_error)
+			break;
+	}
+	strbuf_reset(&r->pending);
+}
+
+/* Whether line l of a pipe begins a statement of its own after a block:
+ * it starts in column 0 with neither a comment nor a word that goes on with
+ * the block before it (else, elif, except, finally). */
+static bool starts_statement(const char *l)
+{
+	static const char *const go_on[] = { "else", "elif", "except", "finally" };
+	if (!*l || *l == ' ' || *l == '\t' || *l == '#' || *l == '\r')
+		return false;
+	for (size_t k = 0; k < sizeof go_on / sizeof *go_on; k++) {
+		size_t n = strlen(go_on[k]);
+		if (strncmp(l, go_on[k], n) == 0 && !(l[n] == '_' || (l[n] >= 'a' && l[n] <= 'z') ||
+						       (l[n] >= 'A' && l[n] <= 'Z') || (l[n] >= '0' && l[n] <= '9')))
+			return false;
+	}
+	return true;
+}
+
+/* readline's reads on a terminal: Ctrl-C while it waits for a key ends the
+ * line (readline then hands it over), and the loop drops it and the block
+ * (Python's KeyboardInterrupt at the prompt). The SIGINT handler is
+ * cli.c's, without SA_RESTART, so the read returns. */
+static int tty_getc(FILE *f)
+{
+	for (;;) {
+		if (cli_interrupted())
+			return '\n';
+		unsigned char c;
+		ssize_t n = read(fileno(f), &c, 1);
+		if (n == 1)
+			return c;
+		if (n == 0 || errno != EINTR)
+			return EOF;
+	}
+}
+
+/* The indentation the next line of r's pending block starts with. */
+static void offer_indent(struct repl *r)
+{
+	char ind[81];
+	int n = statements_indent(r->pending.s, r->pending.len);
+	n = n < 80 ? n : 80;
+	memset(ind, ' ', (size_t)n);
+	ind[n] = 0;
+	lineedit_set_next(ind);
+}
+
+/* One line l typed on a terminal (taken): runs the statement or block once
+ * it is whole. */
+static void tty_line(struct repl *r, char *l)
+{
+	bool several = strchr(l, '\n') != NULL;	/* a paste, or a block from the history */
+	const char *t = l + strspn(l, " \t");
+	if (!r->pending.len && !*t && !several) {
+		free(l);
+		return;
+	}
+	if (!r->pending.len)
+		r->start_line = r->line_no;
+	strbuf_puts(&r->pending, *t ? l : "");	/* a line of only indentation is empty */
+	strbuf_putc(&r->pending, '\n');
+	r->line_no += count_newlines(l, strlen(l)) + 1;
+	free(l);
+	if (several) {
+		lineedit_history_add(r->pending.s);
+		run_cell(r, true);
+		return;
+	}
+	if (!session_is_complete(r->pending.s, r->pending.len)) {
+		offer_indent(r);
+		return;
+	}
+	lineedit_history_add(r->pending.s);	/* a block is one entry: Up brings it back whole */
+	run_statement(r, r->pending.s, r->pending.len, r->start_line, false);
+	strbuf_reset(&r->pending);
+}
+
+/* One line l from a pipe (taken). A block pending runs once a line that
+ * begins a statement of its own comes (or the input ends): the lines
+ * between, indented, blank or comments, belong to it, as in a file. */
+static void pipe_line(struct repl *r, char *l)
+{
+	int no = r->line_no++;
+	size_t end;
+	if (r->pending.len && starts_statement(l) &&
+	    statements_first(r->pending.s, r->pending.len, &end) != STATEMENTS_INCOMPLETE)
+		run_cell(r, false);
+	if (!r->pending.len) {
+		const char *t = l + strspn(l, " \t");
+		if (!*t) {
+			free(l);
+			return;
+		}
+		r->start_line = no;
+	}
+	strbuf_puts(&r->pending, l);
+	strbuf_putc(&r->pending, '\n');
+	free(l);
+	/* a simple statement runs at once; a block waits for the line after it */
+	if (!statements_opens_block(r->pending.s, r->pending.len) &&
+	    session_is_complete(r->pending.s, r->pending.len)) {
+		run_statement(r, r->pending.s, r->pending.len, r->start_line, true);
+		strbuf_reset(&r->pending);
+	}
+}
+
 int cli_repl(int argc, char **argv, enum kernel_variant kv)
 {
 	if (argc > 0)
 		return cli_usage_error("repl takes no arguments, got %s", argv[0]);
-	bool tty = isatty(STDIN_FILENO);
-	struct session *s = cli_session_new(kv);
-	if (!s)
+	struct repl r = { .tty = isatty(STDIN_FILENO), .line_no = 1, .start_line = 1 };
+	r.s = cli_session_new(kv);
+	if (!r.s)
 		return 2;
-	session_set_output(s, print_value, NULL);
-	if (tty)
+	session_set_output(r.s, print_value, NULL);
+	session_set_interrupt(r.s, cli_interrupt_flag());
+	if (r.tty) {
 		printf("qkv %s. Type notebook lines or matrices: X = [1 2; 3 4]. quit() leaves.\n"
-		       ":help lists the commands (:ls, :show, :save, :load, ...).\n", QKV_VERSION);
-	struct strbuf pending;
-	strbuf_init(&pending);
-	int line_no = 1, start_line = 1, errors = 0;
+		       ":help lists the commands (:ls, :show, :save, :load, ...). A line ending in ':'\n"
+		       "opens a block; an empty line ends it.\n", QKV_VERSION);
+		lineedit_setup(COMMAND_LINE, r.s);
+		rl_catch_signals = 0;	/* cli.c's handler: a statement that runs stops */
+		rl_getc_function = tty_getc;
+	}
+	strbuf_init(&r.pending);
 	for (;;) {
-		char *l = next_line(tty, pending.len ? "... " : ">>> ");
+		if (r.tty)
+			cli_interrupt_clear();
+		char *l = next_line(r.tty, r.pending.len ? "... " : ">>> ");
+		if (r.tty && cli_interrupted()) {
+			/* Ctrl-C at the prompt: the line and the block are dropped */
+			cli_interrupt_clear();
+			free(l);
+			strbuf_reset(&r.pending);
+			lineedit_set_next(NULL);
+			printf("KeyboardInterrupt\n");
+			fflush(stdout);
+			continue;
+		}
 		if (!l)
 			break;
 		struct command cmd;
-		if (pending.len == 0 && command_parse(l, &cmd)) {
+		if (r.pending.len == 0 && !strchr(l, '\n') && command_parse(l, &cmd)) {
+			if (r.tty)
+				lineedit_history_add(l);
 			struct qkv_error err;
-			int rc = run_command(s, &cmd, &err);
+			int rc = run_command(r.s, &cmd, &err);
 			if (rc < 0) {
-				show_caret(l, strlen(l), line_no, line_no, err.col, !tty);
+				show_caret(l, strlen(l), r.line_no, r.line_no, err.col, !r.tty);
 				fprintf(stderr, "error: %s\n", err.msg);
-				errors++;
+				r.errors++;
 			}
 			free(l);
-			line_no++;
+			r.line_no++;
 			fflush(stdout);
 			if (rc > 0)
 				break;
 			continue;
 		}
-		if (pending.len == 0)
-			start_line = line_no;
-		strbuf_puts(&pending, l);
-		strbuf_putc(&pending, '\n');
-		free(l);
-		line_no++;
-		struct qkv_error err;
-		/* Nothing runs until the statement is complete (an open bracket
-		 * continues on the next line); then the lines run as one. */
-		if (!session_is_complete(pending.s, pending.len))
-			continue;
-		enum session_status st = session_run(s, pending.s, pending.len, start_line, SESSION_ATOMIC, &err);
-		if (st == SESSION_ERROR) {
-			bool last_line = err.line == line_no - 1;
-			show_caret(pending.s, pending.len, start_line, err.line, err.col, !(tty && last_line));
-			fprintf(stderr, "error: %s\n", err.msg);
-			errors++;
-		}
-		fflush(stdout);
-		strbuf_reset(&pending);
-		if (session_quit_requested(s))
+		if (r.tty)
+			tty_line(&r, l);
+		else
+			pipe_line(&r, l);
+		if (session_quit_requested(r.s))
 			break;
 	}
-	if (pending.len) {
-		/* the input ended inside a statement: the parser says where */
-		struct qkv_error err;
-		session_run(s, pending.s, pending.len, start_line, SESSION_ATOMIC, &err);
-		show_caret(pending.s, pending.len, start_line, err.line, err.col, true);
-		fprintf(stderr, "error: %s\n", err.msg);
-		errors++;
-	}
-	if (tty)
+	/* the input ended: what is left runs (a block the end of the input
+	 * ends), or the parser says where it is unfinished */
+	if (r.pending.len && !session_quit_requested(r.s))
+		run_cell(&r, false);
+	if (r.tty)
 		putchar('\n');
-	strbuf_free(&pending);
-	session_free(s);
-	return (!tty && errors) ? 2 : 0;
+	strbuf_free(&r.pending);
+	session_free(r.s);
+	return (!r.tty && r.errors) ? 2 : 0;
 }

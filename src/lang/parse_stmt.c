@@ -1199,14 +1199,11 @@ static struct node *parse_cell_block(struct parser *p)
 
 /* %time STMT, %timeit [-n N] [-r R] STMT, or (first in the input) %%time
  * with the cell below it. The current token is the '%'. */
-static struct node *parse_magic(struct parser *p)
+static struct node *parse_magic_body(struct parser *p)
 {
 	size_t at = p->tok.start, i, name;
 	bool cell = at + 1 < p->len && p->src[at + 1] == '%';
 	struct node *n, *e;
-	if (!parse_enter(p))	/* %time if x: %time if y: ... nests on one line */
-		return NULL;
-	p->depth--;
 	n = parse_node_new(N_MAGIC, p->tok.line, p->tok.col);
 	n->op = cell ? 'c' : 'l';
 	i = name = at + (cell ? 2 : 1);
@@ -1267,6 +1264,18 @@ static struct node *parse_magic(struct parser *p)
 		return NULL;
 	}
 	parse_node_add(n, e);
+	return n;
+}
+
+/* A magic, counted as a level of nesting: "%time if x: %time if y: ..."
+ * nests on one line, and must not nest without bound. */
+static struct node *parse_magic(struct parser *p)
+{
+	struct node *n;
+	if (!parse_enter(p))
+		return NULL;
+	n = parse_magic_body(p);
+	p->depth--;
 	return n;
 }
 

@@ -112,15 +112,36 @@ static const struct {
 	  ":hint  :solution    for the step's exercise\n"
 	  ":quit, Ctrl-D on an empty line, or Esc: close the prompt\n"
 	  "Editing: arrows, Ctrl-A/E/K/U/W, Alt-B/F, Up/Down history, Ctrl-R search,\n"
-	  "Tab completes.\n"
-	  "More: :help show, save, load, exercise, keys, matrices, torch, F, np, Tensor",
+	  "Tab completes. A line ending in ':' opens a block; an empty line runs it.\n"
+	  "More: :help blocks, show, save, load, exercise, keys, matrices, torch, F,\n"
+	  "np, Tensor",
 	  "Type notebook lines (S = Q @ K.T) or matrices (X = [1 2; 3 4]), then Enter.\n"
 	  ":show EXPR          print a value     :show EXPR loops   loops beside SIMD\n"
 	  ":ls                 the workspace     :reset             empty the workspace\n"
 	  ":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
 	  ":load FILE          run a lesson's or a file's statements\n"
 	  ":quit, quit() or Ctrl-D on an empty line: leave\n"
-	  "More: :help show, save, load, exercise, keys, matrices, torch, F, np, Tensor" },
+	  "A line ending in ':' opens a block; an empty line runs it.\n"
+	  "More: :help blocks, show, save, load, exercise, keys, matrices, torch, F,\n"
+	  "np, Tensor" },
+	{ "blocks",
+	  "A line ending in ':' (if, for, while, def, class, with) opens a block: the\n"
+	  "prompt becomes ... and the next line starts 4 spaces deeper (Tab at the\n"
+	  "start of a line indents, Backspace there dedents). An empty line, or one of\n"
+	  "only spaces, ends the block and runs it whole. A bracket left open goes on\n"
+	  "after ... too. A pasted cell runs at once, one statement after another, as\n"
+	  "a notebook runs it; one that fails stays in the input with the lines after\n"
+	  "it, a caret under its column. Up brings a block back whole. Ctrl-C drops\n"
+	  "the block being typed, or stops the one that runs (a while loop): nothing\n"
+	  "of it is kept.",
+	  "A line ending in ':' (if, for, while, def, class, with) opens a block: the\n"
+	  "prompt becomes ... and the next line starts 4 spaces deeper (Tab at the\n"
+	  "start of a line indents, Backspace there dedents). An empty line, or one of\n"
+	  "only spaces, ends the block and runs it whole. A bracket left open goes on\n"
+	  "after ... too. A pasted cell, or lines from a pipe (qkv repl < cell.py), run\n"
+	  "one statement after another, as a notebook runs a cell. Up brings a block\n"
+	  "back whole. Ctrl-C drops the block being typed, or stops the one that runs\n"
+	  "(a while loop): nothing of it is kept." },
 	{ "show",
 	  ":show NAME shows a tensor of the workspace (or any expression) as a heatmap.\n"
 	  ":show EXPR loops runs a matmul, softmax or attention expression twice, once\n"
@@ -157,11 +178,13 @@ static const struct {
 	  "Ctrl-Y pastes.\n"
 	  "Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history);\n"
 	  "Ctrl-R searches it.\n"
-	  "Tab completes names, functions, methods after a dot, and : commands.\n"
+	  "Tab completes names, functions, methods after a dot, and : commands; at the\n"
+	  "start of a block's line it indents. Enter runs the line; after a ':' or an\n"
+	  "open bracket the input goes on after ..., and an empty line runs the block.\n"
 	  "Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n"
 	  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line\n"
-	  "typed.\n"
-	  "Tab on an empty line gives the keys to the view: arrows or hjkl move the\n"
+	  "or the block typed.\n"
+	  "Tab on an empty >>> line gives the keys to the view: arrows or hjkl move the\n"
 	  "cell cursor (the inspector follows), + - zoom, [ ] the slice of a 3-D or\n"
 	  "4-D tensor, s r e < > the loops of :show EXPR loops; Tab or any other key\n"
 	  "gives them back.",
@@ -169,10 +192,13 @@ static const struct {
 	  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n"
 	  "Ctrl-Y pastes.\n"
 	  "Up/Down walk the lines typed since qkv repl started; Ctrl-R searches them.\n"
-	  "Tab completes file names (for :load and :save).\n"
-	  "Enter runs the line; a statement left open (a bracket) goes on after ...\n"
-	  "Ctrl-D on an empty line, :quit or quit() leaves; so does Ctrl-C.\n"
-	  "qkv --repl is the same prompt full screen, with heatmaps and Tab completion." },
+	  "Tab completes names, methods after a dot, : commands and the file names of\n"
+	  ":load and :save; at the start of a block's line it indents.\n"
+	  "Enter runs the line; after a ':' or an open bracket the input goes on after\n"
+	  "..., indented, and an empty line runs the block.\n"
+	  "Ctrl-D on an empty line, :quit or quit() leaves. Ctrl-C stops a statement\n"
+	  "that runs (nothing of it is kept), else drops the line or block typed.\n"
+	  "qkv --repl is the same prompt full screen, with heatmaps." },
 	{ "matrices",
 	  "X = [1 2; 3 4] makes a float32 matrix: spaces or commas between numbers,\n"
 	  "';' between rows. torch.tensor([[1., 2.], [3., 4.]]) and np.array(...) work\n"

@@ -11,6 +11,7 @@
 #include "lesson/lesson.h"
 #include "lesson/runner.h"
 #include "lesson/save.h"
+#include "lesson/statements.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,13 +242,19 @@ enum session_status session_run(struct session *s, const char *src, size_t len, 
 	for (int k = 0; k < s->nex; k++)
 		s->solved[k] = s->solved[k] || s->solved_now[k];
 	s->typed = xrealloc(s->typed, sizeof *s->typed * (size_t)(s->ntyped + 1));
+	while (len > 0 && (src[len - 1] == ' ' || src[len - 1] == '\t' || src[len - 1] == '\r' || src[len - 1] == '\n'))
+		len--;	/* the empty line that ended a block */
 	s->typed[s->ntyped++] = xstrndup(src, len);
 	return SESSION_OK;
 }
 
 bool session_is_complete(const char *src, size_t len)
 {
-	return interp_check_complete(src, len) != INTERP_INCOMPLETE;
+	if (interp_check_complete(src, len) == INTERP_INCOMPLETE)
+		return false;
+	/* a block goes on until an empty line, whether or not the parser's
+	 * interactive mode says so itself */
+	return !statements_opens_block(src, len) || statements_ends_with_empty_line(src, len);
 }
 
 bool session_quit_requested(const struct session *s)

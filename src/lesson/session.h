@@ -83,9 +83,12 @@ enum session_mode {
  * these. */
 enum session_status session_run(struct session *s, const char *src, size_t len, int first_line,
 				 enum session_mode mode, struct qkv_error *err);
-/* False when src ends inside a statement (an open bracket, a string, after
- * an operator): a REPL reads another line. Syntax errors count as complete,
- * for session_run to report. */
+/* Whether the lines src typed at a prompt are finished, as Python's REPL
+ * decides: false when src ends inside a statement (an open bracket, a
+ * string, after an operator or a ':') or inside a compound statement (if,
+ * for, while, def, class, with, %%time) that no empty line has ended yet;
+ * a REPL then reads another line. Syntax errors count as finished, for
+ * session_run to report. */
 bool session_is_complete(const char *src, size_t len);
 /* True once a statement called quit() or exit(). */
 bool session_quit_requested(const struct session *s);
@@ -133,7 +136,8 @@ bool session_reset(struct session *s);
 /* ---- statements and files ------------------------------------------------------------- */
 
 /* The statements typed since the start or the last :reset (each the whole
- * source of a session_run that succeeded), in order; borrowed, valid until
+ * source of a session_run that succeeded, a block's lines together, its
+ * trailing blank lines left out), in order; borrowed, valid until
  * the next run or reset. */
 const char *const *session_statements(const struct session *s, int *n);
 /* `:save FILE.json` (lesson/save.h): writes the nbefore statements `before`

@@ -206,15 +206,18 @@ void loops_stop(struct loops_anim *an);
 /* Builds an's trace of t and runs it from the start (`:show EXPR loops`). */
 void loops_play(struct loops_anim *an, const struct tensor *t);
 
-/* job.c: a computation of the player on a worker thread, the main thread
- * drawing frames (a->frame) with its progress until it ends. */
-enum job_kind { JOB_GO, JOB_SHOW_AGAIN };
+/* job.c: a computation of the player (or the prompt's statements) on a
+ * worker thread, the main thread drawing frames (a->frame) with its
+ * progress until it ends. */
+enum job_kind { JOB_GO, JOB_SHOW_AGAIN, JOB_CALL };
 struct job {
 	enum job_kind kind;
 	struct player *player;
 	int k;                     /* the step to go to, or to show again */
 	int at, rc;                /* player_go's (or player_show_again's) results */
 	struct qkv_error err;
+	void (*fn)(void *ctx);     /* JOB_CALL: what runs, fn(ctx) */
+	void *ctx;
 };
 void job_run(struct app *a, struct job *j);
 /* The player's progress callback (player_set_progress(p, job_progress, NULL)). */
@@ -239,7 +242,13 @@ void prompt_interrupt(struct app *a);
  * returns how many lines it uses; prompt_draw_view draws its result. */
 int prompt_lines(const struct app *a);
 void prompt_draw(struct app *a, int y);
+/* While a statement runs (on ui/job's worker): a copy of what it printed
+ * so far (free it); NULL when none runs. */
+char *prompt_running_output(void);
+/* prompt_view.c: the view beside the input; its keys while it has the focus
+ * (Tab): false for a key that is not the view's (it goes to the line). */
 void prompt_draw_view(struct app *a, int y, int x, int w, int h);
+bool prompt_view_key(struct app *a, int ch);
 /* The history file (see prompt.c): saved when the prompt closes; a damaged
  * file found on loading or a failed save is news (one line, "" when none)
  * until shown; prompt_history_error is why the last save failed, or "". */

@@ -1,5 +1,7 @@
 /* job.c: runs the lesson's computations (going to a step, computing a
- * step's views again) on a worker thread, while the main thread goes on
+ * step's views again) and the prompt's statements (JOB_CALL, a while loop
+ * included) on a worker thread with a stack the interpreter's recursion
+ * fits in, while the main thread goes on
  * drawing frames: the progress the player reports is stored here and drawn
  * by the next frame, the normal way (a->frame), at most every 50 ms. Keys
  * wait in the terminal until the job ends; Ctrl-C reaches it through the
@@ -74,8 +76,10 @@ static void *work(void *arg)
 	term_thread_start();
 	if (j->kind == JOB_GO)
 		j->rc = player_go(j->player, j->k, &j->at, &j->err);
-	else
+	else if (j->kind == JOB_SHOW_AGAIN)
 		j->rc = player_show_again(j->player, j->k, &j->err);
+	else
+		j->fn(j->ctx);
 	pthread_mutex_lock(&lock);
 	done = true;
 	pthread_cond_signal(&changed);

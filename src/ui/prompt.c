@@ -1,19 +1,23 @@
 /* prompt.c: the statement prompt inside the full-screen program (':' in a
  * lesson, or the whole screen for qkv --repl). Line editing is GNU readline
- * through its callback interface, fed with the keys curses reads and drawn
- * by us (readline never writes to the terminal). Everything else goes
- * through lesson/session.h: this file never includes lang/ or core/ops.h.
- * A failing line leaves the workspace as it was and stays in the input. */
+ * through its callback interface (set up by lesson/lineedit, as qkv repl's),
+ * fed with the keys curses reads and drawn by us (readline never writes to
+ * the terminal). A line that leaves a block or a bracket open continues
+ * after "... ", indented, until an empty line; a pasted cell (bracketed
+ * paste) runs statement by statement. Everything else goes through
+ * lesson/session.h: this file never includes lang/ or core/ops.h. A failing
+ * line or block leaves the workspace as it was and stays in the input. The
+ * view beside the input is prompt_view.c's. */
 #include "ui/internal.h"
 #include "core/mem.h"
-#include "core/utf8.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
-#include "view/timing.h"
+#include "lesson/lineedit.h"
+#include "lesson/statements.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
-#include "view/inspect.h"
 
+#include <pthread.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <stdio.h>
@@ -26,13 +30,18 @@
 static struct app *cur;            /* readline's callbacks carry no context */
 static unsigned char queue[64];    /* bytes of the key being fed to readline */
 static int qhead, qlen;
-static char *pending;              /* text to put back in the input (after an error) */
+static struct strbuf block;        /* the lines of a block typed so far ("" at ">>> ") */
+static int error_row;              /* 0, or the line of a multi-line input the error is on */
 static bool readline_ready;
 static char history_path[4096];
 static char history_news[512];     /* a history problem not yet shown, or "" */
 static char history_error[512];    /* why the last history save failed, or "" */
 static bool history_keep_out;      /* damaged, and could not be set aside: never written */
 static char completions[400];      /* the matches readline would list */
+static bool pasting;               /* between the brackets of a bracketed paste */
+static struct strbuf paste;        /* what was pasted so far */
+static char esc_seq[8];            /* the start of an escape sequence held back */
+static int esc_len;
 
 /* ---- readline plumbing --------------------------------------------------------- */
 
@@ -66,16 +75,6 @@ static void deprep_nothing(void)
 {
 }
 
-static int put_back_pending(void)
-{
-	if (pending) {
-		rl_insert_text(pending);
-		free(pending);
-		pending = NULL;
-	}
-	return 0;
-}
-
 static void show_matches(char **matches, int n, int longest)
 {
 	(void)longest;
@@ -84,73 +83,6 @@ static void show_matches(char **matches, int n, int longest)
 	for (int i = 1; i <= n && len + 2 < sizeof completions; i++)
 		len += (size_t)snprintf(completions + len, sizeof completions - len, "%s%s", i > 1 ? "  " : "",
 					matches[i]);
-}
-
-/* the candidates of a completion (and of :help MODULE) */
-static char **cands;
-static int ncands, capcands;
-
-static const char *cand_prefix;	/* "torch" while completing "torch.sof" */
-
-static void add_cand(void *udata, const char *name)
-{
-	(void)udata;
-	char whole[256];
-	if (cand_prefix) {
-		snprintf(whole, sizeof whole, "%s.%s", cand_prefix, name);
-		name = whole;
-	}
-	for (int i = 0; i < ncands; i++)
-		if (strcmp(cands[i], name) == 0)
-			return;
-	if (ncands == capcands) {
-		capcands = capcands ? 2 * capcands : 32;
-		cands = xrealloc(cands, sizeof *cands * (size_t)capcands);
-	}
-	cands[ncands++] = xstrdup(name);
-}
-
-static char *next_cand(const char *text, int state)
-{
-	static int i;
-	(void)text;
-	if (state == 0)
-		i = 0;
-	return i < ncands ? strdup(cands[i++]) : NULL;	/* readline frees with free() */
-}
-
-/* completion: ':' commands, names, or attributes: readline hands over the
- * whole dotted word ("torch.sof"), so matches are whole words too */
-static char **complete(const char *text, int start, int end)
-{
-	(void)end;
-	for (int i = 0; i < ncands; i++)
-		free(cands[i]);
-	ncands = 0;
-	rl_attempted_completion_over = 1;
-	rl_completion_append_character = '\0';	/* "torch.softmax" then "(" */
-	completions[0] = 0;
-	const char *dot = strrchr(text, '.');
-	if (rl_line_buffer[0] == ':' && start <= 1) {
-		bool colon = text[0] == ':';	/* the word holds the ':' (not a word break) */
-		const char *cmd;
-		for (int i = 0; (cmd = command_word(COMMAND_SCREEN, i)) != NULL; i++) {
-			char word[40];
-			snprintf(word, sizeof word, "%s%s", colon ? ":" : "", cmd);
-			if (strncmp(word, text, strlen(text)) == 0)
-				add_cand(NULL, word);
-		}
-		rl_completion_append_character = ' ';
-	} else if (dot) {
-		char ctx[160];
-		snprintf(ctx, sizeof ctx, "%.*s", (int)(dot - text), text);
-		cand_prefix = ctx;
-		session_complete(cur->prompt.session, ctx, dot + 1, add_cand, NULL);
-		cand_prefix = NULL;
-	} else {
-		session_complete(cur->prompt.session, NULL, text, add_cand, NULL);
-	}
-	return ncands ? rl_completion_matches(text, next_cand) : NULL;
 }
 
 static void on_line(char *line);
@@ -166,10 +98,8 @@ static void readline_start(void)
 		rl_catch_signals = 0;
 		rl_catch_sigwinch = 0;
 		rl_change_environment = 0;
-		rl_startup_hook = put_back_pending;
-		rl_attempted_completion_function = complete;
+		lineedit_setup(COMMAND_SCREEN, cur->prompt.session);
 		rl_completion_display_matches_hook = show_matches;
-		rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
 		rl_outstream = fopen("/dev/null", "w");	/* readline writes nothing itself */
 		rl_instream = stdin;
 		char *dir = progress_state_dir();	/* shared with progress.json */
@@ -181,8 +111,7 @@ static void readline_start(void)
 		if (history_path[0]) {
 			struct progress_history h;
 			progress_history_load(&h, history_path, HISTORY_MAX);
-			for (int i = 0; i < h.n; i++)
-				add_history(h.lines[i]);
+			lineedit_history_load(h.lines, h.n);
 			if (h.problem[0])
 				memcpy(history_news, h.problem, sizeof history_news);
 			history_keep_out = h.keep_out;
@@ -190,7 +119,8 @@ static void readline_start(void)
 		}
 		readline_ready = true;
 	}
-	rl_callback_handler_install(">>> ", on_line);
+	lineedit_set_session(cur->prompt.session);
+	rl_callback_handler_install(block.len ? "... " : ">>> ", on_line);
 }
 
 /* Writes readline's history (HISTORY_MAX lines at most) through
@@ -204,13 +134,21 @@ void prompt_history_save(void)
 	int n = 0;
 	while (list && list[n])
 		n++;
-	const char **lines = xmalloc(sizeof *lines * (size_t)(n + 1));
-	for (int i = 0; i < n; i++)
-		lines[i] = list[i]->line;
-	if (progress_history_save(history_path, lines, n, HISTORY_MAX, history_error, sizeof history_error) != 0)
+	/* a block's lines are one entry, marked to join again (lesson/lineedit) */
+	char **lines = xmalloc(sizeof *lines * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		lineedit_history_encode(&sb, list[i]->line);
+		lines[i] = sb.s ? strbuf_detach(&sb) : xstrdup("");
+	}
+	if (progress_history_save(history_path, (const char *const *)lines, n, HISTORY_MAX, history_error,
+				  sizeof history_error) != 0)
 		memcpy(history_news, history_error, sizeof history_news);
 	else
 		history_error[0] = 0;
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
 	free(lines);
 }
 
@@ -231,13 +169,81 @@ const char *prompt_history_error(void)
 
 /* ---- running lines ------------------------------------------------------------- */
 
+/* What the statements print. They run on a worker thread (ui/job.c) while
+ * the main thread draws frames that show it as it grows: both hold the lock
+ * while a statement runs. */
 static struct strbuf printed;
+static size_t printed_total;       /* bytes ever added to printed */
+static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool running;               /* a statement runs (frames say so) */
+
+#define PRINTED_MAX (1 << 20)      /* a loop that prints forever keeps its last lines */
 
 static void capture(void *udata, const struct session_output *o)
 {
 	(void)udata;
+	pthread_mutex_lock(&printed_lock);
+	size_t was = printed.len;
 	strbuf_puts(&printed, o->text);
 	strbuf_putc(&printed, '\n');
+	printed_total += printed.len - was;
+	if (printed.len > PRINTED_MAX) {
+		char *cut = memchr(printed.s + printed.len - PRINTED_MAX / 2, '\n', PRINTED_MAX / 2);
+		size_t drop = cut ? (size_t)(cut - printed.s) + 1 : printed.len - PRINTED_MAX / 2;
+		memmove(printed.s, printed.s + drop, printed.len - drop + 1);
+		printed.len -= drop;
+	}
+	pthread_mutex_unlock(&printed_lock);
+}
+
+char *prompt_running_output(void)
+{
+	if (!running)
+		return NULL;
+	pthread_mutex_lock(&printed_lock);
+	char *now = xstrdup(printed.s ? printed.s : "");
+	pthread_mutex_unlock(&printed_lock);
+	return now;
+}
+
+/* session_run (or :load's session_load, file set) on the worker thread,
+ * the frames drawn meanwhile. */
+struct run_call {
+	struct session *s;
+	const char *src, *file;
+	size_t len;
+	int rc;
+	struct qkv_error err;
+};
+
+static void run_call(void *ctx)
+{
+	struct run_call *c = ctx;
+	if (c->file)
+		c->rc = session_load(c->s, c->file, &c->err);
+	else
+		c->rc = session_run(c->s, c->src, c->len, 1, SESSION_ATOMIC, &c->err);
+}
+
+/* Runs c on a worker thread: Ctrl-C stops it (term.c raises the interrupt
+ * flag); the frames drawn meanwhile show what it prints. */
+static int run_job(struct app *a, struct run_call *c)
+{
+	c->s = a->prompt.session;
+	struct job j = { .kind = JOB_CALL, .fn = run_call, .ctx = c };
+	running = true;
+	job_run(a, &j);
+	running = false;
+	return c->rc;
+}
+
+/* Runs src (len bytes) all or nothing in the prompt's session. */
+static enum session_status run_src(struct app *a, const char *src, size_t len, struct qkv_error *err)
+{
+	struct run_call c = { .src = src, .len = len };
+	enum session_status st = run_job(a, &c);
+	*err = c.err;
+	return st;
 }
 
 /* The view shows v (taken) under name ("" for a value a line made), its
@@ -274,11 +280,13 @@ static void drop_loops(struct prompt *p)
 }
 
 /* An error for the line just entered, with the caret at column col of it
- * (1-based); the line goes back into the input when it is shown. */
+ * (1-based); the line goes back into the input when it is shown. An error
+ * inside a function the line called carries its traceback ("\n  line 3, in
+ * f") and its place is in the function, not the line: no caret then. */
 static void set_error(struct prompt *p, int col, const char *msg)
 {
 	snprintf(p->error, sizeof p->error, "%s", msg);
-	p->error_col = col > 0 ? col : 1;
+	p->error_col = strchr(msg, '\n') ? 0 : col > 0 ? col : 1;
 }
 
 static void show_listing(struct prompt *p, const char *text)
@@ -420,12 +428,109 @@ static void run_line(struct app *a, const char *line)
 	struct prompt *p = &a->prompt;
 	strbuf_reset(&printed);
 	struct qkv_error err;
-	if (session_run(p->session, line, strlen(line), 1, SESSION_ATOMIC, &err) != SESSION_OK) {
+	if (run_src(a, line, strlen(line), &err) != SESSION_OK) {
 		set_error(p, err.col, err.msg);	/* nothing of the line counts */
+		lineedit_set_next(line);	/* it stays in the input for fixing */
 		return;
 	}
 	after_run(a);
 	name_value(p, line);
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The lines of src (len bytes) into the printed text as they were typed,
+ * after ">>> " and "... ", blank lines around them left out. */
+static void echo_lines(const char *src, size_t len)
+{
+	while (len > 0 && blank(src[len - 1]))
+		len--;
+	size_t b = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (src[i] == '\n')
+			b = i + 1;
+		else if (src[i] != ' ' && src[i] != '\t' && src[i] != '\r')
+			break;
+	}
+	for (bool first = true; b < len; first = false) {
+		const char *nl = memchr(src + b, '\n', len - b);
+		size_t e = nl ? (size_t)(nl - src) : len;
+		strbuf_puts(&printed, first ? ">>> " : "... ");
+		strbuf_putn(&printed, src + b, e - b);
+		strbuf_putc(&printed, '\n');
+		b = e + 1;
+	}
+}
+
+/* Runs a block or a pasted cell (whole lines) as a notebook runs a cell: one
+ * statement, with the lines that belong to it, at a time, each all or
+ * nothing, echoed as typed in the printed text. The first that fails stops
+ * it and goes back in the input with the lines after it, the caret on its
+ * failing line (error_row); the ones before it stay done. */
+static void run_cell(struct app *a, const char *src, size_t len)
+{
+	struct prompt *p = &a->prompt;
+	strbuf_reset(&printed);
+	size_t off = 0, last = 0, last_end = 0;
+	bool ran = false;
+	while (off < len) {
+		size_t end;
+		if (statements_first(src + off, len - off, &end) == STATEMENTS_NONE)
+			break;
+		size_t before = printed.len;
+		echo_lines(src + off, end);
+		size_t echoed = printed_total;
+		struct qkv_error err;
+		if (run_src(a, src + off, end, &err) != SESSION_OK) {
+			bool printing = printed_total > echoed;
+			if (!printing) {	/* it printed nothing: it is in the input, not above */
+				printed.len = before;
+				printed.s[before] = 0;
+			}
+			if (ran || printing) {	/* what ran, and what this one printed */
+				if (ran)
+					after_run(a);
+				free(p->out);
+				p->out = xstrdup(printed.s);
+			}
+			/* from the failing statement's first line on, back in the input */
+			size_t b = off;
+			int skipped = 0;
+			for (size_t i = off; i < off + end; i++) {
+				if (src[i] == '\n') {
+					b = i + 1;
+					skipped++;
+				} else if (src[i] != ' ' && src[i] != '\t' && src[i] != '\r') {
+					break;
+				}
+			}
+			set_error(p, err.col, err.msg);
+			size_t n = len - b;
+			while (n > 0 && blank(src[b + n - 1]))
+				n--;
+			char *back = xstrndup(src + b, n);
+			error_row = strchr(back, '\n') && p->error_col ? err.line - skipped : 0;
+			lineedit_set_next(back);
+			free(back);
+			return;
+		}
+		ran = true;
+		last = off;
+		last_end = off + end;
+		off += end;
+	}
+	after_run(a);
+	/* the value a last one-line statement made goes by its name */
+	char *one = xstrndup(src + last, last_end - last);
+	size_t n = strlen(one);
+	while (n > 0 && blank(one[n - 1]))
+		one[--n] = 0;
+	if (ran && !strchr(one, '\n'))
+		name_value(p, one);
+	free(one);
 }
 
 static void show_loops(struct app *a, const char *expr, int exprcol)
@@ -539,9 +644,9 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 		return;
 	}
 	strbuf_reset(&printed);
-	struct qkv_error err;
-	if (session_load(p->session, file, &err) < 0) {
-		set_error(p, argcol, err.msg);
+	struct run_call c = { .file = file };
+	if (run_job(a, &c) < 0) {
+		set_error(p, argcol, c.err.msg);
 		return;
 	}
 	after_run(a);
@@ -604,31 +709,114 @@ static void run_command(struct app *a, const char *line)
 	}
 }
 
+/* Called with the block when a line was added to it: runs it once it is
+ * finished (session_is_complete, or, for several lines at once, a cell
+ * whose end ends its blocks), else the next line continues it after
+ * "... ", indented (lesson/statements). */
+static void take_block(struct app *a, bool cell)
+{
+	bool done;
+	if (cell) {
+		strbuf_putc(&block, '\n');	/* the end of a pasted cell ends its blocks */
+		done = session_is_complete(block.s, block.len);
+		block.s[--block.len] = 0;
+	} else {
+		done = session_is_complete(block.s, block.len);
+	}
+	if (!done) {
+		rl_set_prompt("... ");
+		char ind[81];
+		int n = statements_indent(block.s, block.len);
+		n = n < 80 ? n : 80;
+		memset(ind, ' ', (size_t)n);
+		ind[n] = 0;
+		lineedit_set_next(ind);
+		return;
+	}
+	rl_set_prompt(">>> ");
+	size_t len = block.len;
+	char *src = strbuf_detach(&block);
+	strbuf_init(&block);
+	lineedit_history_add(src);	/* a block is one entry: Up brings it back whole */
+	if (memchr(src, '\n', len) == src + len - 1) {
+		src[len - 1] = 0;
+		run_line(a, src);
+	} else {
+		run_cell(a, src, len);
+	}
+	free(src);
+}
+
 static void on_line(char *line)
 {
 	struct app *a = cur;
 	struct prompt *p = &a->prompt;
 	p->error[0] = 0;
+	error_row = 0;
 	completions[0] = 0;
-	if (!line) {	/* Ctrl-D on an empty line */
-		prompt_close(a);
+	if (!line) {	/* Ctrl-D: on an empty line it leaves; in a block, it ends the block */
+		if (!block.len) {
+			prompt_close(a);
+			return;
+		}
+		line = xstrdup("");
+	}
+	const char *s = line + strspn(line, " \t");
+	bool several = strchr(line, '\n') != NULL;	/* from the history, or a fix put back */
+	if (!block.len && !several && *s == ':') {
+		lineedit_history_add(line);
+		run_command(a, line);
+		if (a->prompt.open && a->prompt.error[0])
+			lineedit_set_next(line);	/* the line stays in the input for fixing */
+		free(line);
 		return;
 	}
-	if (*line)
-		add_history(line);
-	const char *s = line;
-	while (*s == ' ')
-		s++;
-	if (*s == ':')
-		run_command(a, line);
-	else if (*s)
-		run_line(a, line);
-	if (a->prompt.open && a->prompt.error[0]) {
-		free(pending);
-		pending = line;	/* the line stays in the input for fixing */
-	} else {
+	if (!block.len && !*s && !several) {
 		free(line);
+		return;
 	}
+	strbuf_puts(&block, *s ? line : "");	/* a line of only indentation is empty */
+	strbuf_putc(&block, '\n');
+	free(line);
+	take_block(a, several);
+}
+
+/* Bracketed paste (term.c asks the terminal for it): the pasted text comes
+ * between ESC[200~ and ESC[201~. Text of one line goes into the line; text
+ * of several runs at once with the line and any block typed before it, as
+ * a cell. */
+static const char paste_begin[] = "\033[200~", paste_end[] = "\033[201~";
+
+static void end_paste(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	pasting = false;
+	struct strbuf text;
+	strbuf_init(&text);
+	for (size_t i = 0; i < paste.len; i++) {
+		char c = paste.s[i];
+		if (c == '\r' && i + 1 < paste.len && paste.s[i + 1] == '\n')
+			continue;
+		strbuf_putc(&text, c == '\r' ? '\n' : c);
+	}
+	strbuf_reset(&paste);
+	if (!strchr(text.s, '\n')) {
+		rl_insert_text(text.s);
+		strbuf_free(&text);
+		return;
+	}
+	p->error[0] = 0;
+	error_row = 0;
+	completions[0] = 0;
+	strbuf_putn(&block, rl_line_buffer, (size_t)rl_point);
+	strbuf_puts(&block, text.s);
+	strbuf_puts(&block, rl_line_buffer + rl_point);
+	if (block.s[block.len - 1] != '\n')
+		strbuf_putc(&block, '\n');
+	strbuf_free(&text);
+	rl_replace_line("", 0);
+	take_block(a, true);
+	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
 }
 
 /* ---- opening, keys, drawing ------------------------------------------------------ */
@@ -645,8 +833,11 @@ void prompt_open(struct app *a, struct interp *from, const struct step *st, int 
 		p->step = st;
 		p->step_index = step_index;
 		p->hint = 0;
-		if (!printed.s)
+		if (!printed.s) {
 			strbuf_init(&printed);
+			strbuf_init(&block);
+			strbuf_init(&paste);
+		}
 	}
 	p->open = true;
 	cur = a;
@@ -661,6 +852,11 @@ void prompt_close(struct app *a)
 	if (!p->open)
 		return;
 	rl_callback_handler_remove();
+	strbuf_reset(&block);
+	lineedit_set_next(NULL);
+	pasting = false;
+	esc_len = 0;
+	error_row = 0;
 	prompt_history_save();
 	session_free(p->session);
 	clear_view(p);
@@ -695,25 +891,76 @@ void prompt_interrupt(struct app *a)
 	rl_callback_sigcleanup();
 	rl_free_line_state();
 	rl_callback_handler_remove();
-	free(pending);
-	pending = NULL;
+	bool had_block = block.len > 0;
+	strbuf_reset(&block);	/* as Python's KeyboardInterrupt at the prompt */
+	lineedit_set_next(NULL);
+	pasting = false;
+	esc_len = 0;
 	readline_start();	/* a new, empty line */
 	p->error[0] = 0;
+	error_row = 0;
 	completions[0] = 0;
-	snprintf(p->message, sizeof p->message, "%s", a->screen == SCREEN_REPL ?
-		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; :quit or Ctrl-D leaves.)" :
-		 "Ctrl-C: line cleared. (Ctrl-C stops a line that runs; Esc closes the prompt.)");
+	snprintf(p->message, sizeof p->message, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)",
+		 had_block ? "block" : "line", a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
 }
 
-static bool view_key(struct app *a, int ch);
+static void feed_key(struct app *a, int ch);
 
 /* Feeds one curses key to readline as the bytes a terminal would send; with
- * the view's focus (Tab on an empty line), to the view first. */
+ * the view's focus (Tab on an empty line), to the view first. The brackets
+ * of a paste are taken out first: ESC and what follows it wait until it is
+ * clear whether they begin one. */
 void prompt_key(struct app *a, int ch)
 {
+	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
+		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
+	ctrl_c_note = false;
+	const char *want = pasting ? paste_end : paste_begin;
+	if (ch == 27 || esc_len) {
+		if (ch >= 0 && ch < 256 && (size_t)esc_len < strlen(want) && want[esc_len] == (char)ch) {
+			esc_seq[esc_len++] = (char)ch;
+			if ((size_t)esc_len < strlen(want))
+				return;
+			esc_len = 0;
+			if (pasting) {
+				end_paste(a);
+			} else {
+				pasting = true;
+				strbuf_reset(&paste);
+			}
+			return;
+		}
+		/* not a bracket: the keys held back go on as they came */
+		char held[sizeof esc_seq];
+		int n = esc_len;
+		memcpy(held, esc_seq, sizeof held);
+		esc_len = 0;
+		for (int i = 0; i < n; i++) {
+			if (pasting)
+				strbuf_putc(&paste, held[i]);
+			else
+				feed_key(a, (unsigned char)held[i]);
+		}
+		if (ch == 27) {
+			prompt_key(a, ch);
+			return;
+		}
+	}
+	if (pasting) {
+		if (ch == KEY_ENTER || ch == '\r' || ch == '\n')
+			strbuf_putc(&paste, '\n');
+		else if (ch == '\t' || (ch >= ' ' && ch < 256))
+			strbuf_putc(&paste, (char)ch);
+		return;
+	}
+	feed_key(a, ch);
+}
+
+static void feed_key(struct app *a, int ch)
+{
 	struct prompt *p = &a->prompt;
-	if (p->view_focus || (ch == '\t' && rl_end == 0)) {
-		if (view_key(a, ch))
+	if (p->view_focus || (ch == '\t' && rl_end == 0 && !block.len)) {
+		if (prompt_view_key(a, ch))
 			return;
 		p->view_focus = false;	/* any other key goes to the line */
 	}
@@ -738,9 +985,6 @@ void prompt_key(struct app *a, int ch)
 			return;
 	}
 	cur = a;
-	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
-		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
-	ctrl_c_note = false;
 	size_t n = strlen(seq);
 	memcpy(queue, seq, n);
 	qhead = 0;
@@ -760,13 +1004,17 @@ static int error_caret_col(const struct app *a)
 
 static bool error_beside(const struct app *a)
 {
-	return error_caret_col(a) + 2 + term_width_of(a->prompt.error) <= a->cols;
+	return a->prompt.error_col && error_caret_col(a) + 2 + term_width_of(a->prompt.error) <= a->cols;
 }
 
 static int error_lines(const struct app *a)
 {
 	if (error_beside(a))
 		return 1;
+	if (strchr(a->prompt.error, '\n')) {	/* a traceback: its lines */
+		int n = draw_wrapped(a->prompt.error, 0, 0, a->cols - 2, 0, 0, A_NORMAL);
+		return n < 6 ? n : 6;
+	}
 	int per = a->cols - 2 > 10 ? a->cols - 2 : 10;
 	int n = (term_width_of(a->prompt.error) + per - 1) / per + 1;	/* word wrap may take one more */
 	return n < 4 ? n : 4;
@@ -776,6 +1024,8 @@ static int error_lines(const struct app *a)
  * lines it takes wrapped, at most 3. */
 static const char *message_text(const struct app *a)
 {
+	if (running)
+		return "Running... (Ctrl-C stops it; nothing of it is kept then)";
 	return completions[0] ? completions : a->prompt.message;
 }
 
@@ -785,12 +1035,78 @@ static int message_lines(const struct app *a)
 	return n < 1 ? 1 : n < 3 ? n : 3;
 }
 
+/* The lines of the input: the block typed so far (its last lines, after
+ * ">>> " and "... ") above readline's line, which holds several when it
+ * came back from the history or an error. */
+static int count_lines(const char *s)
+{
+	int n = 1;
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int rows_cap(const struct app *a)
+{
+	return a->rows / 3 > 2 ? a->rows / 3 : 2;
+}
+
+static int block_rows(const struct app *a)
+{
+	int n = block.len ? count_lines(block.s) - 1 : 0;	/* it ends with '\n' */
+	return n < rows_cap(a) ? n : rows_cap(a);
+}
+
+static int input_rows(const struct app *a)
+{
+	int n = count_lines(rl_line_buffer);
+	return n < rows_cap(a) ? n : rows_cap(a);
+}
+
+/* The error goes under its line of a multi-line input, else above the
+ * line, as for one line. */
+static bool error_in_input(const struct app *a)
+{
+	return a->prompt.error[0] && error_row > 0 && input_rows(a) > 1;
+}
+
 int prompt_lines(const struct app *a)
 {
 	const struct prompt *p = &a->prompt;
 	if (!p->open)
 		return 0;
-	return message_lines(a) + 1 + (p->error[0] ? 1 + error_lines(a) : 0);
+	int n = message_lines(a) + block_rows(a) + input_rows(a);
+	if (error_in_input(a))
+		return n + 1 + (error_beside(a) ? 0 : error_lines(a));
+	return n + (p->error[0] ? 1 + error_lines(a) : 0);
+}
+
+/* The caret row at y and the message beside it or wrapped below; the rows used. */
+static int draw_error(struct app *a, int y, bool below)
+{
+	struct prompt *p = &a->prompt;
+	int w = a->cols;
+	int col = error_caret_col(a);
+	move(y, 0);
+	clrtoeol();
+	attron(A_BOLD);
+	if (p->error_col)
+		term_put(y, col, "^", 1);
+	if (error_beside(a))
+		term_put(y, col + 2, p->error, w - col - 2);
+	y++;
+	int rows = 1;
+	if (!error_beside(a) || !below) {
+		for (int i = 0; i < error_lines(a); i++) {
+			move(y + i, 0);
+			clrtoeol();
+		}
+		if (!error_beside(a))
+			draw_wrapped(p->error, y, 1, w - 2, error_lines(a), 0, A_BOLD);
+		rows += error_lines(a);
+	}
+	attroff(A_BOLD);
+	return rows;
 }
 
 void prompt_draw(struct app *a, int y)
@@ -805,224 +1121,61 @@ void prompt_draw(struct app *a, int y)
 	}
 	draw_wrapped(message_text(a), y, 1, w - 2, ml, 0, A_BOLD);
 	y += ml;
-	if (p->error[0]) {
-		/* a caret under the failing column and the message beside it, or
-		 * wrapped on the lines below when they do not fit side by side */
-		int col = error_caret_col(a);
-		move(y, 0);
-		clrtoeol();
-		attron(A_BOLD);
-		term_put(y, col, "^", 1);
-		if (error_beside(a))
-			term_put(y, col + 2, p->error, w - col - 2);
-		y++;
-		for (int i = 0; i < error_lines(a); i++) {
-			move(y + i, 0);
+	/* a caret under the failing column and the message beside it, or
+	 * wrapped on the lines below when they do not fit side by side */
+	if (p->error[0] && !error_in_input(a))
+		y += draw_error(a, y, false);
+	/* the block typed so far: its last lines */
+	int br = block_rows(a), total = block.len ? count_lines(block.s) - 1 : 0;
+	const char *l = block.s;
+	for (int i = 0; i < total; i++) {
+		const char *nl = strchr(l, '\n');
+		if (i >= total - br) {
+			char row[1024];
+			snprintf(row, sizeof row, "%s%.*s", i == 0 ? ">>> " : "... ", (int)(nl - l), l);
+			move(y, 0);
 			clrtoeol();
+			term_put(y++, 0, row, w);
 		}
-		if (!error_beside(a))
-			draw_wrapped(p->error, y, 1, w - 2, error_lines(a), 0, A_BOLD);
-		attroff(A_BOLD);
-		y += error_lines(a);
+		l = nl + 1;
 	}
-	/* the input line: readline's prompt (or its search prompt) and text */
-	move(y, 0);
-	clrtoeol();
+	/* the input: readline's prompt (or its search prompt) and text, a line
+	 * of it after another, the cursor's kept in view */
+	const char *buf = rl_line_buffer ? rl_line_buffer : "";
 	const char *pr = rl_display_prompt ? rl_display_prompt : ">>> ";
-	char line[1024];
-	snprintf(line, sizeof line, "%s%s", pr, rl_line_buffer ? rl_line_buffer : "");
-	int pw = term_width_of(pr);
-	/* keep the cursor visible on long lines */
-	int cursor_col = pw + rl_point;
-	int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
-	term_put(y, 0, line + (shift < (int)strlen(line) ? shift : 0), w);
-	move(y, cursor_col - shift);
+	int nrows = count_lines(buf), ir = input_rows(a);
+	int cur_row = 0, line_at = 0;
+	for (int i = 0; i < rl_point && buf[i]; i++)
+		if (buf[i] == '\n') {
+			cur_row++;
+			line_at = i + 1;
+		}
+	int first = cur_row >= ir ? cur_row - ir + 1 : 0;	/* the rows shown: the cursor's among them */
+	int cy = y, cx = 0;
+	l = buf;
+	for (int r = 0; r < nrows && r < first + ir; r++) {
+		const char *nl = strchr(l, '\n');
+		int n = nl ? (int)(nl - l) : (int)strlen(l);
+		if (r >= first) {
+			const char *rp = r == 0 ? pr : "... ";
+			int pw = term_width_of(rp);
+			char row[1024];
+			snprintf(row, sizeof row, "%s%.*s", rp, n, l);
+			int shift = 0;
+			if (r == cur_row) {
+				int cursor_col = pw + (rl_point - line_at);
+				shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
+				cy = y;
+				cx = cursor_col - shift;
+			}
+			move(y, 0);
+			clrtoeol();
+			term_put(y++, 0, row + (shift < (int)strlen(row) ? shift : 0), w);
+			if (error_in_input(a) && r == error_row - 1)
+				y += draw_error(a, y, true);
+		}
+		l = nl ? nl + 1 : l + n;
+	}
+	move(cy, cx);
 	term_cursor(!p->view_focus);
-}
-
-/* ---- the view: the value shown, its cursor, its keys ------------------------------ */
-
-/* The tensor the view draws, or NULL. */
-static const struct tensor *shown_tensor(const struct prompt *p)
-{
-	return !p->listing && p->shown ? p->shown->t : NULL;
-}
-
-/* Rows and columns of the matrices of t (a 1-D tensor is one row). */
-static void matrix_size(const struct tensor *t, int64_t *rows, int64_t *cols)
-{
-	*rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
-	*cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
-}
-
-/* The flat index in t of the cursor's cell, in the matrix the slice picks. */
-static int64_t cursor_flat(const struct prompt *p, const struct tensor *t)
-{
-	int64_t rows, cols, base = 0;
-	matrix_size(t, &rows, &cols);
-	for (int i = 0; i + 2 < t->ndim; i++)
-		base = base * t->shape[i] + p->slice[i];
-	return (base * rows + p->cur_r) * cols + p->cur_c;
-}
-
-/* [ ]: the next (delta 1) or previous matrix of a 3-D or 4-D tensor, the
- * innermost leading index (the head) moving first, round at the ends. */
-static void step_slice(struct prompt *p, const struct tensor *t, int delta)
-{
-	for (int i = 0; i + 2 < t->ndim; i++)
-		if (t->shape[i] == 0)
-			return;
-	for (int i = t->ndim - 3; i >= 0; i--) {
-		p->slice[i] += delta;
-		if (p->slice[i] >= 0 && p->slice[i] < t->shape[i])
-			return;
-		p->slice[i] = delta > 0 ? 0 : t->shape[i] - 1;	/* and carry */
-	}
-}
-
-static void move_cursor(struct prompt *p, const struct tensor *t, int dr, int dc)
-{
-	int64_t rows, cols;
-	matrix_size(t, &rows, &cols);
-	int64_t r = p->cur_r + dr, c = p->cur_c + dc;
-	p->cur_r = (int)(r < 0 ? 0 : r >= rows ? (rows > 0 ? rows - 1 : 0) : r);
-	p->cur_c = (int)(c < 0 ? 0 : c >= cols ? (cols > 0 ? cols - 1 : 0) : c);
-}
-
-/* The keys of the view while it has the focus: Tab gives it back to the
- * line; false for a key that is not the view's (it goes to the line). */
-static bool view_key(struct app *a, int ch)
-{
-	struct prompt *p = &a->prompt;
-	const struct tensor *t = shown_tensor(p);
-	if (ch == '\t' && (t || p->view_focus)) {
-		p->view_focus = !p->view_focus && t;
-		return true;
-	}
-	if (!t)
-		return false;
-	if (p->loops && loops_key(a, &p->anim, ch))
-		return true;
-	switch (ch) {
-	case KEY_UP: case 'k': move_cursor(p, t, -1, 0); return true;
-	case KEY_DOWN: case 'j': move_cursor(p, t, 1, 0); return true;
-	case KEY_LEFT: case 'h': move_cursor(p, t, 0, -1); return true;
-	case KEY_RIGHT: case 'l': move_cursor(p, t, 0, 1); return true;
-	case '+': case '=': if (a->zoom < 2) a->zoom++; return true;
-	case '-': if (a->zoom > -2) a->zoom--; return true;
-	case ']': step_slice(p, t, 1); return true;
-	case '[': step_slice(p, t, -1); return true;
-	case 'b': a->big = !a->big; return true;
-	}
-	return false;
-}
-
-/* "X  (2×3, float32)": the name (or "value"), the shape, the dtype. */
-static void value_title(const struct prompt *p, const struct tensor *t, char *buf, size_t size)
-{
-	char dims[96] = "";
-	size_t n = 0;
-	for (int i = 0; i < t->ndim && n < sizeof dims; i++)
-		n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", i ? "\u00d7" : "", (long long)t->shape[i]);
-	utf8_snprintf(buf, size, "%s  (%s, %s)", p->shown_name[0] ? p->shown_name : "value",
-		      t->ndim ? dims : "a number", dtype_name(t->dtype));
-}
-
-/* The title line of the view: the value's title, and what Tab does. */
-static void draw_title(struct app *a, const struct tensor *t, const char *what, int y, int x, int w)
-{
-	struct prompt *p = &a->prompt;
-	char title[600], hint[160];
-	value_title(p, t, title, sizeof title);
-	size_t n = strlen(title);
-	utf8_snprintf(title + n, sizeof title - n, "%s", what);
-	if (p->view_focus)
-		snprintf(hint, sizeof hint, "   (Tab: back to the line)");
-	else
-		snprintf(hint, sizeof hint, "   (Tab on an empty line: %s)", p->loops ? "its keys" : "the cursor");
-	attron(p->view_focus ? A_BOLD | A_UNDERLINE : A_BOLD);
-	term_put(y, x, title, w);
-	attroff(A_BOLD | A_UNDERLINE);
-	int tw = term_width_of(title);
-	if (tw + term_width_of(hint) <= w) {
-		attron(A_DIM);
-		term_put(y, x + tw, hint, w - tw);
-		attroff(A_DIM);
-	}
-}
-
-/* The shown tensor as a heatmap in w x h from y: its slice when it has
- * more than 2 dims, the cursor's cell and the inspector under it. */
-static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int w, int h)
-{
-	struct prompt *p = &a->prompt;
-	int end = y + h;
-	draw_title(a, t, "", y++, x, w);
-	struct heatmap hm;
-	heatmap_build(&hm, t, p->slice, 2, NULL, 0, NULL, 0, SCALE_AUTO);
-	heatmap_set_name(&hm, p->shown_name);
-	move_cursor(p, t, 0, 0);	/* within the matrix */
-	if (hm.slice_name[0] && y < end) {
-		char sl[160];
-		snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm.slice_name, p->view_focus ? "" : ", with Tab");
-		term_put(y++, x, sl, w);
-	}
-	int insp = end - y >= 12 ? 4 : end - y >= 7 ? 2 : 0;
-	struct heatmap_layout L;
-	heatmap_layout(&hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
-	draw_heatmap(a, &hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
-	heatmap_free(&hm);
-	if (insp) {
-		/* the inspector right under the grid */
-		char name[sizeof p->shown_name + 2];
-		bool bare = p->shown_name[0] && !strpbrk(p->shown_name, " +-*/@%<>=!&|~^");
-		snprintf(name, sizeof name, bare ? "%s" : "(%s)", p->shown_name[0] ? p->shown_name : "value");
-		struct strbuf sb;
-		strbuf_init(&sb);
-		inspect_cell(&sb, t, name, cursor_flat(p, t), w);
-		int iy = y + (L.height > 0 ? L.height : 1);
-		draw_wrapped(sb.s, iy, x, w, end - iy < insp ? end - iy : insp, 0, A_BOLD);
-		strbuf_free(&sb);
-	}
-}
-
-void prompt_draw_view(struct app *a, int y, int x, int w, int h)
-{
-	struct prompt *p = &a->prompt;
-	if (p->listing) {
-		draw_lines(p->listing, y, x, w, h, 0);
-		return;
-	}
-	int used = 0;
-	if (p->out && *p->out) {
-		/* the printed text, at most half the pane: its last lines */
-		int total = 0;
-		for (const char *c = p->out; *c; c++)
-			total += *c == '\n' || !c[1];
-		int room = p->shown ? h / 2 : h;
-		int skip = total > room ? total - room : 0;
-		draw_lines(p->out, y, x, w, room, skip);
-		used = total - skip;
-	}
-	if (!p->shown) {
-		if (!used)
-			term_put(y, x, "Type a statement; :help lists the commands.", w);
-		return;
-	}
-	int top = y + used + (used ? 1 : 0);
-	int left = h - (top - y);
-	const struct tensor *t = p->shown->t;
-	if (!t) {
-		term_put(top, x, p->shown->text, w);
-	} else if (p->loops) {
-		/* :show EXPR loops: the lesson's loops view, with the comparison's
-		 * numbers and verdict (lesson/compare's) */
-		const struct compare *c = p->loops;
-		draw_title(a, t, ": for-loops beside SIMD", top, x, w);
-		struct loops_view lv = { c->simd, p->shown_name, c->loops_ms, c->simd_ms, c->max_diff, c->agree,
-					 SCALE_AUTO, NULL, NULL, 0, 0 };
-		loops_draw(a, &p->anim, &lv, top + 1, x, w, left - 1);
-	} else {
-		draw_tensor(a, t, top, x, w, left);
-	}
 }

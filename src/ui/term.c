@@ -221,6 +221,12 @@ static void crash_setup(void)
 		sigaction(crash_signals[k], &sa, &crash_old[k]);
 }
 
+/* Bracketed paste: the terminal wraps pasted text in ESC[200~ ... ESC[201~,
+ * so the prompt can run a pasted cell whole (ui/prompt.c). A terminal that
+ * does not know the mode ignores it. */
+#define PASTE_ON "\033[?2004h"
+#define PASTE_OFF "\033[?2004l"
+
 /* After initscr: the escape sequences that undo curses' modes, as endwin
  * sends them: keypad and mouse reporting off, attributes reset, the cursor
  * shown, the alternate screen left. CAN first ends an escape sequence a crash
@@ -235,6 +241,7 @@ static void crash_sequences(void)
 		undo_add(tiparm(xm, 0));
 	else if (tigetstr("kmous") && tigetstr("kmous") != (char *)-1)
 		undo_add("\033[?1000l");
+	undo_add(PASTE_OFF);
 	undo_add(tigetstr("sgr0"));
 	undo_add(tigetstr("cnorm"));
 	undo_add(tigetstr("rmcup"));
@@ -247,6 +254,7 @@ void term_stop(void)
 		started = false;
 		curses_on = 0;
 		endwin();
+		put_fd(STDOUT_FILENO, PASTE_OFF, strlen(PASTE_OFF));
 	}
 }
 
@@ -361,6 +369,8 @@ int term_start(struct app *a)
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	mouseinterval(0);
 	set_escdelay(25);
+	refresh();	/* curses' own start first: the mode goes after it */
+	put_fd(STDOUT_FILENO, PASTE_ON, strlen(PASTE_ON));
 	crash_sequences();
 	int colors = 0;
 	if (has_colors()) {

@@ -56,6 +56,7 @@ static const struct bad bad_inputs[] = {
 	{ "a b", 3, "" },
 	{ "for i in range(3): y = i / 0", 26, "division by zero" },
 	{ "def f(x): return x +* 2", 21, "unexpected '*'" },
+	{ "try: x = 1", 1, "try" },
 	{ "for i in 5: print(i)", 10, "'int' object is not iterable" },
 };
 

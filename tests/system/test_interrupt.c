@@ -1,11 +1,13 @@
 /* test_interrupt.c: Ctrl-C in the full-screen program, in a real terminal
- * (tmux), as a student meets it: it cancels the GPT-2 timing of lesson 03
- * and a long line typed at the prompt, leaves the lesson and the workspace
- * usable and as they were, clears a line being typed, and the program still
- * ends normally with the terminal restored. Skips itself without tmux. */
+ * (tmux), as a student meets it: it cancels the GPT-2 timing of lesson 03,
+ * a long line typed at the prompt and a `while True:` block, leaves the
+ * lesson and the workspace usable and as they were, clears a line being
+ * typed, and the program still ends normally with the terminal restored;
+ * it stops `qkv eval FILE` with status 130. Skips itself without tmux. */
 #include "system.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +256,60 @@ Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter
 	if (system(cmd) != 0) {
 		/* left in /tmp */
 	}
+}
+
+/* `qkv eval FILE` stopped by Ctrl-C (SIGINT) in a long statement: the
+ * statement is undone, one line names its place, the status is 130. */
+Test(interrupt, ctrl_c_should_stop_qkv_eval_with_status_130, .fini = stop, .timeout = 240)
+{
+	char path[160];
+	snprintf(path, sizeof path, "/tmp/qkv-slow-eval-%d.py", (int)getpid());
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f, "x = torch.randn(3000, 3000)\ny = %s\n", LONG_PRODUCT);
+	fclose(f);
+	char args[200];
+	snprintf(args, sizeof args, "eval %s", path);
+	start(args);
+	cr_assert(proc_wait_cpu(qkv_pid, 300), "qkv eval did not compute");
+	kill(qkv_pid, SIGINT);
+	char status[160];
+	snprintf(status, sizeof status, "%s/status", dir);
+	cr_assert(file_wait(status), "qkv eval did not end after Ctrl-C");
+	char *st = file("status"), *e = file("stderr");
+	cr_assert_str_eq(st, "130\n");
+	/* in the randn of line 1 or the products of line 2 */
+	cr_assert(strstr(e, ": line ") && strstr(e, ", col ") && strstr(e, ": interrupted (Ctrl-C)\n"), "%s", e);
+	cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
+	free(st);
+	free(e);
+	unlink(path);
+}
+
+/* A `while True:` loop typed as a block at the full screen's prompt runs
+ * until Ctrl-C, which stops it with the workspace as before it. */
+Test(interrupt, ctrl_c_should_stop_a_while_loop_typed_at_the_prompt, .fini = stop, .timeout = 240)
+{
+	start("--repl");
+	free(wait_long(">>>"));
+	keys("'n = 0' Enter");
+	keys("'while True:' Enter");
+	keys("'n += 1' Enter");
+	keys_then_computing("Enter");	/* the empty line runs the block */
+	free(wait_long("Running..."));
+	keys("C-c");
+	char *s = wait_long("interrupted (Ctrl-C)");
+	/* the block back in the input, the caret on the line it stopped in */
+	cr_assert(strstr(s, "\n>>> while True:\n") && strstr(s, "\n...     n += 1\n"),
+		  "the block is not back in the input: %s", s);
+	free(s);
+	still_running("after Ctrl-C in a while loop");
+	keys("C-c");
+	free(wait_long("line cleared"));
+	keys("'print(\"n is\", n)' Enter");
+	s = wait_long("n is ");
+	cr_assert(strstr(s, "n is 0\n"), "n changed: %s", s);
+	free(s);
+	keys("':quit' Enter");
+	ended_normally();
 }

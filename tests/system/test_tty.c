@@ -105,7 +105,7 @@ Test(tty, repl_line_mode_should_run_the_colon_commands, .fini = stop)
 		  "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s ':help keys' Enter%s", "");
-	s = wait_for("so does Ctrl-C");
+	s = wait_for("drops the line or block typed.");
 	cr_assert(strstr(s, "Up/Down walk the lines typed since qkv repl started; Ctrl-R searches them."), "%s", s);
 	free(s);
 	sh("tmux send-keys -t %s ':quit' Enter%s", "");
@@ -237,4 +237,52 @@ Test(tty, a_terminal_curses_cannot_drive_should_be_refused_untouched, .fini = st
 	free(b);
 	free(log);
 	dir_remove(dir);
+}
+
+/* qkv repl on a terminal takes a bracket over two lines after "... ", and
+ * Ctrl-C drops the statement being typed (KeyboardInterrupt) or stops one
+ * that runs (its caret and "interrupted (Ctrl-C)"), never leaving. */
+Test(tty, repl_should_continue_after_dots_and_ctrl_c_should_drop_or_stop_without_leaving, .fini = stop)
+{
+	start_at(80, 24, "repl");
+	free(wait_for("an empty line ends it."));
+	sh("tmux send-keys -t %s 'x = [1,' Enter%s", "");
+	free(wait_for("\n..."));	/* tmux trims the space after it */
+	sh("tmux send-keys -t %s '2]' Enter 'x' Enter%s", "");
+	char *s = wait_for("[1, 2]");
+	cr_assert(strstr(s, ">>> x = [1,\n... 2]\n>>> x\n[1, 2]\n"), "%s", s);
+	free(s);
+	/* a block: 4 spaces offered after the ':', an empty line runs it */
+	sh("tmux send-keys -t %s 'for i in range(2):' Enter 'print(i + 10)' Enter%s", "");
+	free(wait_for("...     print(i + 10)\n..."));
+	sh("tmux send-keys -t %s Enter%s", "");
+	s = wait_for("11");
+	cr_assert(strstr(s, ">>> for i in range(2):\n...     print(i + 10)\n...\n10\n11\n>>>"), "%s", s);
+	free(s);
+	/* a pasted cell (readline's bracketed paste) runs on Enter, statement by
+	 * statement, until one fails */
+	sh("tmux set-buffer -b qkvp -- 'pa = 3\nzz\nprint(pa)\n' && tmux paste-buffer -p -d -b qkvp -t %s%s", "");
+	free(wait_for("print(pa)"));
+	sh("tmux send-keys -t %s Enter%s", "");
+	s = wait_for("error: name 'zz'");
+	cr_assert(strstr(s, "\n    zz\n    ^\nerror: name 'zz' is not defined\n>>>"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s 'y = (3,' Enter C-c%s", "");
+	free(wait_for("KeyboardInterrupt"));
+	sh("tmux send-keys -t %s 'y' Enter%s", "");
+	s = wait_for("not defined");
+	cr_assert(strstr(s, "KeyboardInterrupt\n>>> y\n    ^\nerror: name 'y' is not defined"), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s 'z = torch.randn(3000, 3000); w = z @ z @ z @ z @ z @ z @ z @ z @ z @ z @ z' Enter%s",
+	   "");
+	pid_t pid = tmux_pane_qkv(session);
+	cr_assert(pid > 0 && proc_wait_cpu(pid, proc_cpu_ms(pid) + 300), "qkv did not compute");
+	sh("tmux send-keys -t %s C-c%s", "");
+	s = wait_for("error: interrupted (Ctrl-C)");
+	free(s);
+	sh("tmux send-keys -t %s ':ls' Enter%s", "");
+	s = wait_for("list");
+	cr_assert(strstr(s, "x                list") && !strstr(s, "\nz "), "%s", s);
+	free(s);
+	sh("tmux send-keys -t %s ':quit' Enter%s", "");
 }

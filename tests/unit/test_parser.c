@@ -1446,3 +1446,24 @@ Test(parser, an_interactive_timed_cell_should_end_at_an_empty_line)
 	cr_expect_eq(parse_interactive("%time x = 1\n", &err), PARSE_END);
 	cr_expect_eq(parse_interactive("%time for i in x: pass\n", &err), PARSE_INCOMPLETE);
 }
+
+Test(parser, statements_nested_on_one_line_or_in_deep_blocks_should_never_overflow)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	for (int i = 0; i < 10000; i++)
+		strbuf_puts(&b, "%time if x: ");
+	strbuf_puts(&b, "pass");
+	cr_expect_str_eq(parse_all(b.s), "error 1:766: expression nested too deeply");
+	strbuf_reset(&b);
+	for (int i = 0; i < 99; i++) {
+		for (int k = 0; k < i; k++)
+			strbuf_putc(&b, ' ');
+		strbuf_puts(&b, "def f(a=(((1,),),)):\n");
+	}
+	for (int k = 0; k < 99; k++)
+		strbuf_putc(&b, ' ');
+	strbuf_puts(&b, "return [[[a]]]\n");
+	cr_expect_eq(parse_status_of(b.s), PARSE_END, "%s", parse_all(b.s));
+	strbuf_free(&b);
+}

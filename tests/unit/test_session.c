@@ -1,7 +1,8 @@
 /* test_session.c: :save and :load of the prompt (lesson/save.h) in
  * process: a saved session loads as a lesson pinning the same tensors;
- * saving is atomic and refuses what it must; :load gives back code. That
- * ./qkv checks and runs a saved session is tests/system/test_session.c. */
+ * saving is atomic and refuses what it must; :load gives back code; blocks
+ * typed at a prompt save whole. That ./qkv checks and runs a saved session
+ * is tests/system/test_session.c. */
 #include "fixture.h"
 #include "helpers.h"
 #include "lesson/lesson.h"
@@ -475,4 +476,35 @@ Test(session, loading_a_missing_file_a_directory_or_a_binary_file_should_say_whi
 	strbuf_free(&code);
 	free(binary);
 	free(missing);
+}
+
+/* Blocks typed at a prompt (each one statement of the session, its lines
+ * together) save as a lesson whose code runs them again whole: a loop, a
+ * function and the statement after them. */
+Test(session, blocks_typed_should_save_whole_and_load_to_the_same_tensors)
+{
+	const char *typed[] = {
+		"acc = torch.zeros(2)\nfor i in range(3):\n    acc = acc + i",
+		"def scaled(t, k=2):\n    return t * k",
+		"W = scaled(acc) + 1",
+	};
+	struct interp *I = fixture_session_typed(typed, 3);
+	char *path = fixture_in_dir("blocks.json");
+	struct qkv_error err;
+	cr_assert_eq(save_write_lesson(path, false, "blocks", typed, 3, I, &err), 0, "%s", err.msg);
+	struct lesson *l = fixture_load(path);
+	cr_assert_eq(l->steps[0].nlines, 6, "a block's lines are the step's lines");
+	cr_assert_str_eq(l->steps[0].lines[2].text, "    acc = acc + i");
+	lesson_free(l);
+	struct strbuf code;
+	strbuf_init(&code);
+	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
+	struct interp *fresh = interp_new(KERNEL_SIMD);
+	cr_assert_eq(interp_run(fresh, code.s, code.len, 1, INTERP_PER_STATEMENT, &err), INTERP_OK, "%s", err.msg);
+	assert_same_tensor(I, fresh, "acc");
+	assert_same_tensor(I, fresh, "W");
+	strbuf_free(&code);
+	free(path);
+	interp_free(fresh);
+	interp_free(I);
 }

@@ -3,14 +3,20 @@
  * by statement, a failing line leaves the workspace as it was and says
  * where, unfinished input, what the output callback is given, the last
  * value, :show and :show loops, :ls, completion, :reset, the statements
- * kept for :save, :load, exercises judged, quit() and Ctrl-C. */
+ * kept for :save, :load, exercises judged, quit() and Ctrl-C; when a block
+ * typed at a prompt is finished, its indentation, a pasted cell's
+ * statements, blocks in the history file. */
 #include "lesson/session.h"
 #include "lesson/compare.h"
+#include "lesson/lineedit.h"
+#include "lesson/statements.h"
 #include "lesson/lesson.h"
 #include "lesson/runner.h"
 #include "core/strbuf.h"
 
 #include <criterion/criterion.h>
+#include <readline/history.h>
+#include <readline/readline.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,4 +491,98 @@ Test(session_api, save_should_write_the_code_before_then_the_statements_typed_an
 	unlink(path);
 	unlink(bad);
 	rmdir(dir);
+}
+
+/* ---- blocks typed at a prompt, pasted cells, history (lesson/statements, lineedit) ---- */
+
+Test(session_api, a_block_should_be_unfinished_until_an_empty_line_as_in_pythons_repl)
+{
+	const char *open[] = { "for i in range(3):\n", "for i in range(3):\n    print(i)\n",
+			       "if x:  # a comment\n    y = 1\n", "class A:\n    def f(self):\n        pass\n",
+			       "%%time\nx = 1\n" };
+	for (size_t k = 0; k < sizeof open / sizeof *open; k++)
+		cr_assert_not(session_is_complete(open[k], strlen(open[k])), "%s", open[k]);
+	const char *done[] = { "for i in range(3):\n    print(i)\n\n", "if x:\n    y = 1\n    \n",
+			       "d = {'a': 1,\n 'b': 2}\n", "s = 'a:'\n", "x = 1  # note:\n" };
+	for (size_t k = 0; k < sizeof done / sizeof *done; k++)
+		cr_assert(session_is_complete(done[k], strlen(done[k])), "%s", done[k]);
+	cr_assert_not(statements_opens_block("d = {1:\n", 8), "a ':' inside brackets opens nothing");
+}
+
+Test(session_api, the_next_line_of_a_block_should_be_offered_its_indentation)
+{
+	struct { const char *src; int indent; } cases[] = {
+		{ "for i in range(3):\n", 4 },
+		{ "def f(x):\n    if x:\n", 8 },
+		{ "def f(x):\n    y = x\n", 4 },
+		{ "def f(x):\n    return x\n", 0 },
+		{ "while True:\n    if x:\n        break\n", 4 },
+		{ "x = [1,\n", 0 },
+		{ "class A:\n\tdef f(self):\n", 12 },
+		{ "if x:\n    y = 1\n\n", 4 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+		cr_assert_eq(statements_indent(cases[k].src, strlen(cases[k].src)), cases[k].indent, "%s",
+			     cases[k].src);
+}
+
+Test(session_api, a_pasted_cell_should_split_into_its_statements_with_the_lines_they_hold)
+{
+	const char *cell = "a = 1\n\n# b next\nb = [a,\n 2]; c = 3\nd = (\n";
+	size_t end, off = 0;
+	cr_assert_eq(statements_first(cell, strlen(cell), &end), STATEMENTS_ONE);
+	cr_assert_eq(end, 6);
+	off += end;
+	cr_assert_eq(statements_first(cell + off, strlen(cell) - off, &end), STATEMENTS_ONE);
+	cr_assert_str_eq(cell + off + end, "d = (\n", "the blank line, the comment, b and c together");
+	off += end;
+	cr_assert_eq(statements_first(cell + off, strlen(cell) - off, &end), STATEMENTS_INCOMPLETE);
+	cr_assert_eq(statements_first("\n# only\n", 8, &end), STATEMENTS_NONE);
+	cr_assert_eq(statements_first("x = = 1\ny = 2\n", 14, &end), STATEMENTS_ERROR);
+}
+
+Test(session_api, a_block_in_the_history_file_should_come_back_as_one_entry)
+{
+	const char *entries[] = { "x = 1", "for i in range(3):\n    print(i)\n\n    print(-i)", "\\weird", "\\|odd" };
+	struct strbuf file;
+	strbuf_init(&file);
+	for (size_t k = 0; k < 4; k++) {
+		lineedit_history_encode(&file, entries[k]);
+		strbuf_putc(&file, '\n');
+	}
+	/* the file's lines, empty ones left out as progress_history_load does */
+	char *lines[16];
+	int n = 0;
+	for (char *l = strtok(file.s, "\n"); l && n < 16; l = strtok(NULL, "\n"))
+		lines[n++] = l;
+	cr_assert_eq(n, 7, "one line per line, none empty");
+	clear_history();
+	lineedit_history_load(lines, n);
+	HIST_ENTRY **h = history_list();
+	cr_assert(h);
+	for (size_t k = 0; k < 4; k++)
+		cr_assert_str_eq(h[k]->line, entries[k]);
+	cr_assert_null(h[4]);
+	/* an entry whose first line was cut off by the file's limit is dropped */
+	clear_history();
+	lineedit_history_load(lines + 2, n - 2);
+	h = history_list();
+	cr_assert_str_eq(h[0]->line, "\\weird");
+	clear_history();
+	strbuf_free(&file);
+}
+
+Test(session_api, a_block_should_be_kept_whole_for_save_without_its_ending_empty_line)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err;
+	const char *block = "x = [1,\n     2]\n    \n";
+	cr_assert_eq(session_run(s, block, strlen(block), 1, SESSION_ATOMIC, &err), SESSION_OK, "%s", err.msg);
+	must_run(s, "y = 3");
+	int n;
+	const char *const *typed = session_statements(s, &n);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(typed[0], "x = [1,\n     2]");
+	cr_assert_str_eq(typed[1], "y = 3");
+	session_free(s);
 }

@@ -1,0 +1,223 @@
+/* lineedit.c: readline as both statement prompts use it (see lineedit.h):
+ * completion from the session and lesson/commands' words, Tab that indents
+ * at the start of a line, the text a new line starts with, blocks in the
+ * history and its file. Called by ui/prompt.c and cli/repl.c; never draws,
+ * never prints, never reaches the interpreter but through the session. */
+#include "lesson/lineedit.h"
+#include "core/mem.h"
+#include "lesson/session.h"
+
+#include <readline/history.h>
+#include <readline/readline.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static enum command_front front;
+static struct session *session;
+static char *next_text;
+
+/* ---- completion ------------------------------------------------------------------ */
+
+static char **cands;
+static int ncands, capcands;
+static const char *cand_prefix;	/* "torch" while completing "torch.sof" */
+
+static void add_cand(void *udata, const char *name)
+{
+	(void)udata;
+	char whole[256];
+	if (cand_prefix) {
+		snprintf(whole, sizeof whole, "%s.%s", cand_prefix, name);
+		name = whole;
+	}
+	for (int i = 0; i < ncands; i++)
+		if (strcmp(cands[i], name) == 0)
+			return;
+	if (ncands == capcands) {
+		capcands = capcands ? 2 * capcands : 32;
+		cands = xrealloc(cands, sizeof *cands * (size_t)capcands);
+	}
+	cands[ncands++] = xstrdup(name);
+}
+
+static char *next_cand(const char *text, int state)
+{
+	static int i;
+	(void)text;
+	if (state == 0)
+		i = 0;
+	return i < ncands ? strdup(cands[i++]) : NULL;	/* readline frees with free() */
+}
+
+/* The start of the line (of a block's lines) that holds byte at. */
+static int line_start(int at)
+{
+	while (at > 0 && rl_line_buffer[at - 1] != '\n')
+		at--;
+	return at;
+}
+
+/* ':' commands, names, or attributes: readline hands over the whole dotted
+ * word ("torch.sof"), so matches are whole words too */
+static char **complete(const char *text, int start, int end)
+{
+	(void)end;
+	for (int i = 0; i < ncands; i++)
+		free(cands[i]);
+	ncands = 0;
+	rl_attempted_completion_over = 1;
+	rl_completion_append_character = '\0';	/* "torch.softmax" then "(" */
+	const char *dot = strrchr(text, '.');
+	int ls = line_start(start);
+	if (rl_line_buffer[ls] == ':' && start > ls + 1 &&
+	    (strncmp(rl_line_buffer + ls, ":load ", 6) == 0 || strncmp(rl_line_buffer + ls, ":save", 5) == 0)) {
+		rl_attempted_completion_over = 0;	/* readline's own: file names */
+		return NULL;
+	}
+	if (rl_line_buffer[ls] == ':' && start <= ls + 1) {
+		bool colon = text[0] == ':';	/* the word holds the ':' (not a word break) */
+		const char *cmd;
+		for (int i = 0; (cmd = command_word(front, i)) != NULL; i++) {
+			char word[40];
+			snprintf(word, sizeof word, "%s%s", colon ? ":" : "", cmd);
+			if (strncmp(word, text, strlen(text)) == 0)
+				add_cand(NULL, word);
+		}
+		rl_completion_append_character = ' ';
+	} else if (!session) {
+		return NULL;
+	} else if (dot) {
+		char ctx[160];
+		snprintf(ctx, sizeof ctx, "%.*s", (int)(dot - text), text);
+		cand_prefix = ctx;
+		session_complete(session, ctx, dot + 1, add_cand, NULL);
+		cand_prefix = NULL;
+	} else {
+		session_complete(session, NULL, text, add_cand, NULL);
+	}
+	return ncands ? rl_completion_matches(text, next_cand) : NULL;
+}
+
+/* Tab: spaces to the next multiple of 4 columns when only spaces are
+ * before the cursor on its line, else completion */
+static int tab(int count, int key)
+{
+	int ls = line_start(rl_point);
+	for (int i = ls; i < rl_point; i++)
+		if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t')
+			return rl_complete(count, key);
+	int col = rl_point - ls;
+	char spaces[5] = "    ";
+	spaces[4 - col % 4] = 0;
+	rl_insert_text(spaces);
+	return 0;
+}
+
+/* Backspace: in the indentation before the cursor, back to the previous
+ * multiple of 4 columns (a level of the block); elsewhere one character */
+static int backspace(int count, int key)
+{
+	int ls = line_start(rl_point);
+	for (int i = ls; i < rl_point; i++)
+		if (rl_line_buffer[i] != ' ')
+			return rl_rubout(count, key);
+	int col = rl_point - ls;
+	if (col == 0)
+		return rl_rubout(count, key);
+	int to = (col - 1) / 4 * 4;
+	rl_delete_text(ls + to, rl_point);
+	rl_point = ls + to;
+	return 0;
+}
+
+static int startup(void)
+{
+	if (next_text) {
+		rl_insert_text(next_text);
+		free(next_text);
+		next_text = NULL;
+	}
+	return 0;
+}
+
+void lineedit_take_next(void)
+{
+	startup();
+}
+
+void lineedit_setup(enum command_front f, struct session *s)
+{
+	front = f;
+	session = s;
+	rl_attempted_completion_function = complete;
+	rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
+	rl_startup_hook = startup;
+	rl_bind_key('\t', tab);
+	rl_bind_key(127, backspace);
+	rl_bind_key(8, backspace);
+}
+
+void lineedit_set_session(struct session *s)
+{
+	session = s;
+}
+
+void lineedit_set_next(const char *text)
+{
+	free(next_text);
+	next_text = text && *text ? xstrdup(text) : NULL;
+}
+
+/* ---- history ---------------------------------------------------------------------- */
+
+void lineedit_history_add(const char *entry)
+{
+	while (*entry == '\n')
+		entry++;	/* a file line cannot be empty: an entry never starts with one */
+	size_t n = strlen(entry);
+	while (n > 0 && (entry[n - 1] == '\n' || entry[n - 1] == ' ' || entry[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return;
+	char *e = xstrndup(entry, n);
+	add_history(e);
+	free(e);
+}
+
+void lineedit_history_encode(struct strbuf *out, const char *entry)
+{
+	while (*entry == '\n')
+		entry++;
+	if (entry[0] == '\\')
+		strbuf_putc(out, '\\');
+	for (const char *c = entry; *c; c++) {
+		strbuf_putc(out, *c);
+		if (*c == '\n')
+			strbuf_puts(out, "\\|");
+	}
+}
+
+void lineedit_history_load(char *const *lines, int n)
+{
+	struct strbuf e;
+	strbuf_init(&e);
+	bool have = false;
+	for (int i = 0; i <= n; i++) {
+		const char *l = i < n ? lines[i] : NULL;
+		if (l && l[0] == '\\' && l[1] == '|') {
+			if (have) {	/* a block's next line (its first may have been cut off) */
+				strbuf_putc(&e, '\n');
+				strbuf_puts(&e, l + 2);
+			}
+			continue;
+		}
+		if (have && e.len)
+			add_history(e.s);
+		strbuf_reset(&e);
+		have = l != NULL;
+		if (l)
+			strbuf_puts(&e, l[0] == '\\' && l[1] == '\\' ? l + 1 : l);
+	}
+	strbuf_free(&e);
+}

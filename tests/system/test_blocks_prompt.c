@@ -1,0 +1,324 @@
+/* test_blocks_prompt.c: blocks where a person types code, as issue 13 asks:
+ * in the full screen (tmux, at 80x24 and 120x40, with colour and with
+ * NO_COLOR) a line ending in ':' or an open bracket goes on after "... ",
+ * indented, until an empty line runs it; Tab indents at the start of a
+ * line; a pasted cell runs statement by statement and the statement that
+ * fails goes back in the input with a caret on its line; Up brings a block
+ * back whole, across a restart; Ctrl-C drops a block being typed. qkv repl
+ * from a pipe runs a cell's blocks and loops, and puts a caret on the
+ * failing line of a block. Skips the tmux tests without tmux. */
+#include "system.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char session[64], state[128];
+
+static void sh(const char *fmt, const char *arg)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, fmt, session, arg);
+	if (system(cmd) != 0) {
+		/* shows up in what the screen lacks */
+	}
+}
+
+static char *wait_for(const char *want)
+{
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
+}
+
+static char *wait_without(const char *gone)
+{
+	char *s = tmux_wait_without(session, gone);
+	cr_assert(!strstr(s, gone), "still shown: %s\n%s", gone, s);
+	return s;
+}
+
+/* qkv ARGS full screen in a w x h terminal, with env (e.g. NO_COLOR=1)
+ * and a state directory of its own (kept by a restart). */
+static void start_at(int w, int h, const char *env, const char *args)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	if (!state[0]) {
+		snprintf(state, sizeof state, "/tmp/qkv-blocks-%d", (int)getpid());
+		dir_remove(state);
+	}
+	snprintf(session, sizeof session, "qkvbl%d", (int)getpid());
+	tmux_private_server();
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %%s -x %d -y %d 'TERM=xterm-256color %s "
+		 "XDG_STATE_HOME=%s %s %s; sleep 30'%%s", w, h, env, state, qkv_binary(), args);
+	sh(cmd, "");
+}
+
+static void finish(void)
+{
+	tmux_private_server_end();
+	if (state[0])
+		dir_remove(state);
+	state[0] = 0;
+}
+
+static void type(const char *text)
+{
+	char buf[2048];
+	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
+	sh(buf, "");
+}
+
+static void key(const char *k)
+{
+	sh("tmux send-keys -t %s %s", k);
+}
+
+/* Types text and Enter. */
+static void line(const char *text)
+{
+	type(text);
+	key("Enter");
+}
+
+/* Pastes text as a terminal does with bracketed paste (tmux paste-buffer -p). */
+static void paste(const char *text)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %%s%%s",
+		 text);
+	sh(buf, "");
+}
+
+/* The cursor's column in the pane now, or -1. */
+static int cursor_x(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
+	FILE *f = popen(cmd, "r");
+	int x = -1;
+	if (!f || fscanf(f, "%d", &x) != 1)
+		x = -1;
+	if (f)
+		pclose(f);
+	return x;
+}
+
+/* The cursor's column once it is want (or after system_wait_ms()). */
+static int cursor_x_at(int want)
+{
+	int x = cursor_x();
+	for (int waited = 0; x != want && waited < system_wait_ms(); waited += 100) {
+		usleep(100000);
+		x = cursor_x();
+	}
+	return x;
+}
+
+/* Types text and Enter; the next line then starts at column x (the
+ * prompt's 4 columns and the indentation offered). */
+static void line_to(const char *text, int x)
+{
+	type(text);
+	free(wait_for(text));	/* the cursor after it, not yet at x */
+	key("Enter");
+	cr_assert_eq(cursor_x_at(x), x, "after '%s' the line starts at column %d:\n%s", text, cursor_x(),
+		     tmux_screen(session, false));
+}
+
+/* ---- the full screen -------------------------------------------------------------- */
+
+/* Brackets over two lines, Tab at the start of a line, the block shown as
+ * typed above its output; then a syntax error on a block's second line:
+ * the caret under its column on that line, and Ctrl-C drops a block. */
+static void blocks_at(int w, int h, const char *env)
+{
+	start_at(w, h, env, "--repl");
+	free(wait_for(":help lists the commands"));
+	line("x = [1,");
+	char *s = wait_for("\n...");
+	cr_assert(strstr(s, "\n>>> x = [1,\n..."), "the bracket goes on after ...:\n%s", s);
+	free(s);
+	key("Tab");	/* at the start of the line: 4 spaces */
+	cr_assert_eq(cursor_x_at(8), 8, "Tab did not indent");
+	line("2]");
+	s = wait_for("...     2]");
+	cr_assert(strstr(s, " >>> x = [1,\n ...     2]\n"), "the block as typed above its output:\n%s", s);
+	free(s);
+	line("x");
+	free(wait_for("[1, 2]"));
+
+	/* a loop: 4 spaces after the ':', the level kept, an empty line runs it;
+	 * the block is shown as typed above what it printed */
+	line_to("for i in range(3):", 8);
+	line_to("print(i * i)", 8);
+	key("Enter");
+	s = wait_for(" 4\n");
+	cr_assert(strstr(s, " >>> for i in range(3):\n ...     print(i * i)\n 0\n 1\n 4\n"), "%s", s);
+	free(s);
+	/* after return the next line goes back a level */
+	line("def half(v):");
+	line_to("return v / 2", 4);
+	key("Enter");
+	line("half(x[1])");
+	free(wait_for(" 1.0\n"));
+
+	/* a block whose second line fails to parse: the caret under that line's
+	 * column */
+	line_to("if x:", 8);
+	line_to("y = (1 2)", 8);
+	key("Enter");	/* the line of only indentation ends the block */
+	s = wait_for("^");
+	cr_assert(strstr(s, "\n>>> if x:\n...     y = (1 2)\n               ^ expected"), "caret not under the 2:\n%s", s);
+	cr_assert(!strstr(s, " >>> if x:"), "the failing block is echoed above:\n%s", s);
+	free(s);
+	key("C-c");
+	free(wait_without("y = (1 2)"));
+
+	/* Ctrl-C drops a block being typed */
+	line("for i in range(3):");
+	free(wait_for(">>> for i in range(3):"));
+	key("C-c");
+	s = wait_for("Ctrl-C: block cleared.");
+	cr_assert(!strstr(s, ">>> for i"), "the block stayed:\n%s", s);
+	free(s);
+	line(":quit");
+}
+
+Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_80x24, .fini = finish)
+{
+	blocks_at(80, 24, "");
+}
+
+Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_120x40_without_colour, .fini = finish)
+{
+	blocks_at(120, 40, "NO_COLOR=1");
+}
+
+/* A pasted cell runs statement by statement, each echoed; the one that
+ * fails goes back in the input with the lines after it, and what ran
+ * before it stays done. */
+Test(blocks_prompt, a_pasted_cell_should_run_statement_by_statement, .fini = finish)
+{
+	start_at(80, 24, "", "--repl");
+	free(wait_for(":help lists the commands"));
+	paste("a = 3\nb = [a,\n 4]\nb\nzz\nc = 1");
+	char *s = wait_for("not defined");
+	cr_assert(strstr(s, " >>> a = 3\n >>> b = [a,\n ...  4]\n >>> b\n [3, 4]\n"), "%s", s);
+	cr_assert(strstr(s, ">>> zz\n    ^ name 'zz' is not defined\n... c = 1"), "%s", s);
+	free(s);
+	key("C-c");
+	free(wait_without("... c = 1"));
+	line(":ls");
+	s = wait_for("b                list");
+	cr_assert(strstr(s, "a                int"), "%s", s);
+	cr_assert(!strstr(s, "\nc "), "the statement after the failing one ran:\n%s", s);
+	free(s);
+	line(":quit");
+}
+
+/* Up brings a block back whole, as several lines in the input, and so it
+ * does after a restart (from the history file); Enter runs it again. */
+Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = finish)
+{
+	start_at(80, 24, "", "--repl");
+	free(wait_for(":help lists the commands"));
+	line("v = [10,");
+	line("20]");
+	line("v");
+	free(wait_for("[10, 20]"));
+	line(":quit");
+	tmux_private_server_end();
+
+	start_at(80, 24, "", "--repl");
+	free(wait_for(":help lists the commands"));
+	key("Up");	/* :quit */
+	key("Up");	/* v */
+	key("Up");
+	char *s = wait_for("... 20]");
+	cr_assert(strstr(s, "\n>>> v = [10,\n... 20]"), "%s", s);
+	free(s);
+	key("Enter");
+	line("v");
+	free(wait_for("[10, 20]"));
+	line(":quit");
+}
+
+/* A pasted class cell with blank lines in its body runs whole; an error
+ * inside a method shows its traceback, and the statements after it wait
+ * in the input. */
+Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name_its_line, .fini = finish)
+{
+	start_at(80, 24, "", "--repl");
+	free(wait_for(":help lists the commands"));
+	paste("class A:\n    def __init__(self):\n        self.v = 4\n\n    def f(self):\n        return self.v / 0\n\n"
+	      "a = A()\na.v\na.f()\na.v = 5");
+	char *s = wait_for("division by zero");
+	cr_assert(strstr(s, " >>> a = A()\n >>> a.v\n 4\n"), "%s", s);
+	cr_assert(strstr(s, "ZeroDivisionError: division by zero\n   line 6, in f\n>>> a.f()\n... a.v = 5"), "%s", s);
+	free(s);
+	key("C-c");
+	free(wait_without("... a.v = 5"));
+	line("print(a.v + 1)");
+	free(wait_for("\n 5\n"));
+	line(":quit");
+}
+
+/* ---- qkv repl from a pipe ------------------------------------------------------------ */
+
+/* The issue's example, and a cell as a notebook holds it: a class with
+ * blank lines in its body, an if with its else after a comment, loops. */
+Test(blocks_prompt, piped_lines_should_run_as_a_cell)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "if 1:\n  print(1)\n", NULL, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "1\n");
+	free(out);
+	free(err);
+	rc = run_qkv(argv,
+		     "class Acc:\n"
+		     "    def __init__(self):\n"
+		     "        self.total = 0\n"
+		     "\n"
+		     "    def add(self, v):\n"
+		     "        self.total += v\n"
+		     "        return self\n"
+		     "\n"
+		     "acc = Acc()\n"
+		     "for i in range(4):\n"
+		     "    if i % 2:\n"
+		     "        acc.add(i)\n"
+		     "    # the even ones\n"
+		     "    else:\n"
+		     "        acc.add(10 * i)\n"
+		     "acc.total\n"
+		     "n = 0\n"
+		     "while n < 3:\n"
+		     "    n += 1\n"
+		     "n\n",
+		     NULL, &out, &err);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_str_eq(out, "24\n3\n");
+	free(out);
+	free(err);
+}
+
+/* The error of a block's second line: that line echoed, a caret under its
+ * column; the lines after the block run. */
+Test(blocks_prompt, a_syntax_error_in_a_piped_block_should_name_its_line)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "a = 1\nif a:\n    b = (1 2)\nc = 3\nc\n", NULL, &out, &err);
+	cr_assert_eq(rc, 2);
+	cr_assert_str_eq(out, "3\n");
+	cr_assert(strstr(err, "        b = (1 2)\n               ^\nerror: "), "%s", err);
+	free(out);
+	free(err);
+}
