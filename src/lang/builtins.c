@@ -823,8 +823,15 @@ static struct value *py_print(struct call *c, struct qkv_error *err)
 		if (v->kind == V_STR)
 			*(is_sep ? &sep : &end) = v->str;
 	}
+	struct interp *I = c->I;
 	struct strbuf sb;
 	strbuf_init(&sb);
+	bool continued = I->print_pending != NULL;	/* the line an earlier end= left open */
+	if (continued) {
+		strbuf_puts(&sb, I->print_pending);
+		free(I->print_pending);
+		I->print_pending = NULL;
+	}
 	for (int i = 0; i < c->nargs; i++) {
 		if (i)
 			strbuf_puts(&sb, sep);
@@ -837,12 +844,15 @@ static struct value *py_print(struct call *c, struct qkv_error *err)
 			value_str_of(&sb, c->args[i]);
 	}
 	strbuf_puts(&sb, end);
-	/* emit line by line without the final newline */
-	if (c->I->emit) {
-		size_t len = sb.len;
-		if (len && sb.s[len - 1] == '\n')
-			sb.s[--len] = 0;
-		c->I->emit(c->I->udata, c->nargs == 1 ? c->args[0] : NULL, sb.s);
+	/* the lines up to the last newline are shown now (without it); what
+	   follows it waits for the next print, echo or the end of the run */
+	char *nl = strrchr(sb.s, '\n');
+	if (!nl || nl[1])
+		I->print_pending = xstrdup(nl ? nl + 1 : sb.s);
+	if (nl && I->emit) {
+		bool whole = !continued && nl == sb.s + sb.len - 1;
+		*nl = 0;
+		I->emit(I->udata, whole && c->nargs == 1 ? c->args[0] : NULL, sb.s);
 	}
 	strbuf_free(&sb);
 	return value_none();

@@ -436,6 +436,7 @@ static void echo(struct interp *I, struct value *v)
 {
 	if (v->kind == V_NONE)
 		return;
+	interp_flush_print(I);
 	if (I->emit) {
 		struct strbuf sb;
 		strbuf_init(&sb);
@@ -718,9 +719,21 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 	}
 	I->undo_mark = mark_before < start ? mark_before : start;
 	interp_begin_txn(I);
+	interp_flush_print(I);
 	run_leave(I, gc);
 	parser_free(p);
 	return status;
+}
+
+void interp_flush_print(struct interp *I)
+{
+	char *text = I->print_pending;
+	if (!text)
+		return;
+	I->print_pending = NULL;
+	if (I->emit)
+		I->emit(I->udata, NULL, text);
+	free(text);
 }
 
 enum interp_status interp_check_complete(const char *src, size_t len)

@@ -165,6 +165,7 @@ static const struct magic_clock magic_real_clock = {magic_real_wall, magic_real_
 
 static void magic_emit(struct interp *I, const char *text)
 {
+	interp_flush_print(I);
 	if (I->emit)
 		I->emit(I->udata, NULL, text);
 }

@@ -91,6 +91,8 @@ struct interp {
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
 	int stmt_first, stmt_last; /* lines of the statement being run */
 	bool quit;
+	char *print_pending;    /* what print(..., end=...) wrote after its last newline, shown
+	                           when a newline, an echo or the end of interp_run comes */
 	int no_grad;            /* depth of `with torch.no_grad():` blocks being run: while
 	                           nonzero, results carry no grad_fn (lang/autograd.c) */
 	unsigned txn, txn_counter; /* the running transaction (a statement), for logging once */
@@ -151,6 +153,8 @@ bool runtime_module_exists(const char *path);
 /* 0, or -1 with err "interrupted (Ctrl-C)" at n when the interrupt flag is
  * set: called before each operation that may take long. */
 int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err);
+/* Shows the text print() left without a newline (print_pending), if any. */
+void interp_flush_print(struct interp *I);
 /* Records a storage's bytes before an in-place write in this statement. */
 void interp_will_write(struct interp *I, struct storage *st);
 /* Records an object attribute slot before it is replaced. */

@@ -29,6 +29,7 @@ void interp_free(struct interp *I)
 		return;
 	undo_unwind_all(I);
 	free(I->undo);
+	free(I->print_pending);
 	for (int i = 0; i < I->nvars; i++) {
 		free(I->names[i]);
 		value_unref(I->vals[i]);
