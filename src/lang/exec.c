@@ -807,8 +807,12 @@ static struct value *last_local(struct value *fnv, const char *name, const char 
 	}
 	struct value *r = NULL;
 	if (f && (f->kind == V_FUNCTION || f->kind == V_BOUND)) {
-		r = scope_last_local(f, name);
-		if (!r)
+		bool elsewhere;
+		r = scope_last_local(f, name, &elsewhere);
+		if (!r && elsewhere)
+			error_set(err, 1, 1, "the last call of '%.*s' was on another object: call it on this one "
+				  "first to see its '%s'", (int)len, src, name);
+		else if (!r)
 			error_set(err, 1, (int)len + 2, "'%.*s' made no local named '%s' in its last call (or was "
 				  "never called)", (int)len, src, name);
 	} else {

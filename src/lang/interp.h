@@ -76,7 +76,9 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
  * NAME of the most recent call of the function or method EXPR evaluates to
  * (`sa_v1.forward:attention_weights`, `attention:scores`; a module instance
  * means its forward): every call keeps its locals until the next call of the
- * same function, so lessons and the prompt can draw what forward computed. */
+ * same function, so lessons and the prompt can draw what forward computed.
+ * A method's last call on another object (two heads of one class) is an
+ * error naming that, never the other object's values. */
 struct value *interp_eval(struct interp *I, const char *src, size_t len, struct qkv_error *err);
 
 /* Parses src without running it: INTERP_INCOMPLETE when it ends inside a

@@ -206,8 +206,11 @@ struct value *scope_comprehension(struct interp *I, const struct node *n, struct
 struct value *scope_call(struct call *c, struct value *fnv, struct value *self, struct qkv_error *err);
 /* Runs a class body in its own namespace (a new frame); the namespace or NULL. */
 struct value *scope_class_body(struct interp *I, const struct node *cls, struct qkv_error *err);
-/* The local NAME of the most recent call of a function value (EXPR:NAME). */
-struct value *scope_last_local(struct value *fnv, const char *name);
+/* The local NAME of the most recent call of a function value (EXPR:NAME);
+ * NULL when there is none, or, for a bound method, when that call was on
+ * another object (*elsewhere set: a method's locals are kept per function,
+ * and another instance's would be silently wrong). */
+struct value *scope_last_local(struct value *fnv, const char *name, bool *elsewhere);
 /* Whether another call may start: -1 with err (RecursionError) when too deep. */
 int scope_check_depth(struct interp *I, const struct node *at, struct qkv_error *err);
 

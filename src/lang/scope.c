@@ -755,11 +755,23 @@ done:
 	return r;
 }
 
-struct value *scope_last_local(struct value *fnv, const char *name)
+struct value *scope_last_local(struct value *fnv, const char *name, bool *elsewhere)
 {
 	struct func *fn = fnv->fn;
+	*elsewhere = false;
 	if (!fn->last)
 		return NULL;
+	const struct node *params = fn->def->kids[0];
+	if (fnv->kind == V_BOUND && params->nkids > 0 && params->kids[0]->str) {
+		int s = local_index(fn->sc, params->kids[0]->str);	/* self */
+		struct value *self = s >= 0 && s < fn->nlast ? fn->last[s] : NULL;
+		if (self && fn->sc->cell[s])
+			self = self->self;
+		if (self != fnv->self) {
+			*elsewhere = true;
+			return NULL;
+		}
+	}
 	int i = local_index(fn->sc, name);
 	if (i < 0 || i >= fn->nlast || !fn->last[i])
 		return NULL;

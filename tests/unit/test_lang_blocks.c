@@ -301,6 +301,26 @@ Test(lang_blocks, expr_colon_name_should_give_a_local_of_the_most_recent_call)
 	done(I);
 }
 
+Test(lang_blocks, expr_colon_name_should_refuse_a_method_last_called_on_another_object)
+{
+	struct interp *I = fresh();
+	out(I, "class M(nn.Module):\n    def forward(self, x):\n        y = x * 2\n        return y\n"
+	       "a = M()\nb = M()\n_ = a(torch.ones(1))\n_ = b(torch.full((1,), 5.0))");
+	struct qkv_error err;
+	cr_assert_null(interp_eval(I, "a.forward:y", 11, &err), "a's forward was not the last call");
+	cr_assert(strstr(err.msg, "another object"), "%s", err.msg);
+	struct value *v = interp_eval(I, "b.forward:y", 11, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	cr_assert_float_eq(tensor_get(v->t, 0), 10.0, 0);
+	value_unref(v);
+	out(I, "_ = a(torch.ones(1))");
+	v = interp_eval(I, "a:y", 3, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	cr_assert_float_eq(tensor_get(v->t, 0), 2.0, 0);
+	value_unref(v);
+	done(I);
+}
+
 Test(lang_blocks, attributes_should_give_no_way_out_of_the_sandbox)
 {
 	struct interp *I = fresh();
