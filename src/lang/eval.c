@@ -704,8 +704,8 @@ int runtime_compare(const struct value *a, const struct value *b, int *out, stru
 
 static struct value *repeat(struct value *s, int64_t k)
 {
-	if (k < 0)
-		k = 0;
+	if (k < 0 || (s->kind == V_STR ? s->str[0] == 0 : s->n == 0))
+		k = 0;	/* an empty sequence repeated any number of times: at once */
 	if (s->kind == V_STR) {
 		struct strbuf sb;
 		strbuf_init(&sb);

@@ -11,6 +11,7 @@ import sys
 
 PROGRAMS = [
     ("print_end_and_sep", "for i in range(3):\n    print(i, end=' ')\nprint()\nprint('a', 'b', sep='-', end='')\nprint('c', end='!\\nd')\nprint(end='')\nprint('e')\nprint('open', end='')\nprint(' close')"),
+    ("empty_sequence_repeated_hugely", "print([] * 59999999993292, '' * 10 ** 15, () * 10 ** 12, [1] * 0, 'ab' * -3)"),
     ("integer_arithmetic", "print(7 // 2, -7 // 2, 7 % -3, -7 % 3, 2 ** 10, 7 / 2, 1 / 3, -2 ** 2)"),
     ("float_formatting", "print(0.1 + 0.2, 1e16, 1.5e-7, 3.0, -0.0, 1e22, 123456789.123, 2.5e-5)"),
     ("rounding", "print(round(2.5), round(3.5), round(-0.5), round(2.675, 2), round(1234, -2))"),
