@@ -991,7 +991,7 @@ struct node *parse_expr(struct parser *p)
  * (where the assignment says why). */
 struct node *parse_exprlist(struct parser *p)
 {
-	struct node *first, *tuple;
+	struct node *first;
 	int line, col;
 	parse_skip_continuation(p);
 	line = p->tok.line;
@@ -1006,14 +1006,20 @@ struct node *parse_exprlist(struct parser *p)
 		}
 		return first;
 	}
-	tuple = parse_node_new(N_TUPLE, line, col);
+	return parse_comma_rest(p, first, line, col, parse_element);
+}
+
+struct node *parse_comma_rest(struct parser *p, struct node *first, int line, int col,
+			      struct node *(*element)(struct parser *))
+{
+	struct node *tuple = parse_node_new(N_TUPLE, line, col);
 	parse_node_add(tuple, first);
 	while (p->tok.kind == T_COMMA) {
 		struct node *e;
 		parse_advance(p);
 		if (!parse_starts_expr(&p->tok) && p->tok.kind != T_STAR)
 			break;
-		e = parse_element(p);
+		e = element(p);
 		if (!e) {
 			node_free(tuple);
 			return NULL;

@@ -74,6 +74,11 @@ struct node *parse_starred(struct parser *p, bool full);
 struct node *parse_bitor(struct parser *p);
 struct node *parse_expr(struct parser *p);
 struct node *parse_exprlist(struct parser *p);
+/* The rest of a comma list whose first element is parsed: `, e, e` with each
+ * e from element (a trailing comma allowed), as an N_TUPLE at line/col that
+ * holds first; NULL (first freed) on error. */
+struct node *parse_comma_rest(struct parser *p, struct node *first, int line, int col,
+			      struct node *(*element)(struct parser *));
 
 /* ---- parse_stmt.c ---- */
 int parse_check_targets(struct parser *p, struct node *t, const char *verb);

@@ -775,25 +775,11 @@ static struct node *parse_target(struct parser *p)
 struct node *parse_targets(struct parser *p, bool commas)
 {
 	int line = p->tok.line, col = p->tok.col;
-	struct node *first, *tuple;
+	struct node *first;
 	first = parse_target(p);
 	if (!first || !commas || p->tok.kind != T_COMMA)
 		return first;
-	tuple = parse_node_new(N_TUPLE, line, col);
-	parse_node_add(tuple, first);
-	while (p->tok.kind == T_COMMA) {
-		struct node *e;
-		parse_advance(p);
-		if (!parse_starts_expr(&p->tok) && p->tok.kind != T_STAR)
-			break;
-		e = parse_target(p);
-		if (!e) {
-			node_free(tuple);
-			return NULL;
-		}
-		parse_node_add(tuple, e);
-	}
-	return tuple;
+	return parse_comma_rest(p, first, line, col, parse_target);
 }
 
 /* for target in iterable: block [else: block] */
