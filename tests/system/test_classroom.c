@@ -73,7 +73,7 @@ TestSuite(classroom, .init = setup, .fini = teardown, .timeout = 180);
 
 static void token_view_opens_on_the_lessons_query(int w, int h)
 {
-	start(w, h, "2 --step 13");
+	start(w, h, "3 --step 13");
 	free(see("step 13/13"));
 	keys("Tab");
 	char *s = see("query token: country");
@@ -96,7 +96,7 @@ Test(classroom, a_token_view_should_open_on_the_lessons_query_at_120x40)
 
 Test(classroom, a_token_view_of_unnamed_tokens_should_say_the_querys_index)
 {
-	start(120, 40, "1 --step 20");
+	start(120, 40, "2 --step 20");
 	free(see("step 20/28"));
 	keys("Tab");
 	free(see("query token: 2 (counting from 0)"));
@@ -104,7 +104,7 @@ Test(classroom, a_token_view_of_unnamed_tokens_should_say_the_querys_index)
 
 Test(classroom, the_exercise_should_be_on_the_steps_screen_and_stay_in_view_after_a_wrong_answer)
 {
-	start(120, 40, "1 --step 2");
+	start(120, 40, "2 --step 2");
 	char *s = see("\u270e Exercise: Build a 1\u00d73 weight matrix");
 	cr_expect(strstr(s, "Press : to answer"), "%s", s);
 	free(s);
@@ -122,7 +122,7 @@ Test(classroom, a_lesson_should_resume_where_it_was_left_and_the_menu_open_on_it
 	char *s = see("Choose a lesson");
 	cr_expect(strstr(s, "\u270e 3/11 exercises solved"), "the marks are not explained:\n%s", s);
 	free(s);
-	keys("5");	/* a lesson's number opens it */
+	keys("1");	/* a lesson's number opens it */
 	free(see("step 1/14"));
 	keys("n n n");
 	free(see("step 4/14"));
@@ -130,7 +130,7 @@ Test(classroom, a_lesson_should_resume_where_it_was_left_and_the_menu_open_on_it
 	free(see("\u25d0 4/14"));
 	keys("q");
 	free(see("QKV-EXIT=0"));
-	/* a new run: the menu's cursor is on lesson 5, Enter resumes it */
+	/* a new run: the menu's cursor is on lesson 1, Enter resumes it */
 	start(100, 30, "");
 	free(see("Choose a lesson"));
 	keys("Enter");
@@ -160,7 +160,7 @@ Test(classroom, ctrl_c_should_stop_the_loop_animation_and_then_act_as_q)
 
 Test(classroom, going_to_a_step_out_of_range_should_say_so)
 {
-	start(80, 24, "5");
+	start(80, 24, "1");
 	free(see("step 1/14"));
 	keys("g 9 9 Enter");
 	char *s = see("There is no step 99");
@@ -170,7 +170,7 @@ Test(classroom, going_to_a_step_out_of_range_should_say_so)
 
 Test(classroom, the_code_and_its_output_should_be_in_view_when_there_is_room)
 {
-	start(120, 40, "5 --step 2");
+	start(120, 40, "1 --step 2");
 	char *s = see("step 2/14");
 	cr_expect(strstr(s, ">>> animals\n"), "%s", s);
 	cr_expect(strstr(s, "[8.5, 2.7, 2.7]])"), "the output is hidden:\n%s", s);
@@ -180,7 +180,7 @@ Test(classroom, the_code_and_its_output_should_be_in_view_when_there_is_room)
 
 Test(classroom, the_temperature_knob_should_scale_the_scores_of_the_weights_and_reset)
 {
-	start(120, 40, "2 --step 7");
+	start(120, 40, "3 --step 7");
 	free(see("step 7/13"));
 	keys("v");	/* the weights of the step */
 	free(see("[2/3]"));

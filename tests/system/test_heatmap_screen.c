@@ -119,11 +119,11 @@ static bool has_shade(const char *s)
 	return strstr(s, "\u2591") || strstr(s, "\u2592") || strstr(s, "\u2593") || strstr(s, "\u2588");
 }
 
-/* Lesson 2 step 4: scores from -5.35 to 3.58 over 3e-03, whose whole
+/* Lesson 3 step 4: scores from -5.35 to 3.58 over 3e-03, whose whole
  * matrix once printed as 4e+00 and 3e-03. */
 static void scores_in_fixed_point(int w, int h)
 {
-	char *s, *r = shown_heatmap(w, h, NULL, "2 --step 4", "-5.4 \u2026 0 \u2026 5.4", &s);
+	char *s, *r = shown_heatmap(w, h, NULL, "3 --step 4", "-5.4 \u2026 0 \u2026 5.4", &s);
 	cr_assert(!strstr(r, "e+") && !strstr(r, "e-"), "%dx%d: scientific notation:\n%s", w, h, r);
 	cr_assert(strstr(r, " 3.58"), "%dx%d: 3.5843 not in fixed point:\n%s", w, h, r);
 	cr_assert(strstr(r, " 0.0028") || strstr(r, " 0.003"), "%dx%d: 2.7663e-03:\n%s", w, h, r);
@@ -156,7 +156,7 @@ Test(heatmap_screen, scores_should_print_in_fixed_point_at_120x40, .fini = finis
 
 Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fini = finish)
 {
-	char *s, *r = shown_heatmap(80, 24, "TERM=xterm", "1", "-2.2 \u2026 0 \u2026 2.2", &s);
+	char *s, *r = shown_heatmap(80, 24, "TERM=xterm", "2", "-2.2 \u2026 0 \u2026 2.2", &s);
 	/* X's row "example" holds 2.2082, the largest magnitude: a full shade */
 	char line[512];
 	cr_assert(row_line(r, "example", line, sizeof line), "%s", r);
@@ -175,7 +175,7 @@ Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fin
 
 Test(heatmap_screen, no_color_should_keep_numbers_apart_from_shades_and_name_no_colours, .fini = finish)
 {
-	char *s, *r = shown_heatmap(80, 24, "NO_COLOR=1", "5 --step 9", ": 0 \u2026 1", &s);
+	char *s, *r = shown_heatmap(80, 24, "NO_COLOR=1", "1 --step 9", ": 0 \u2026 1", &s);
 	char line[512];
 	cr_assert(row_line(r, "kitten", line, sizeof line), "%s", r);
 	cr_assert(strstr(line, "0.8035 0.0000"), "8.03e-01 and 1.44e-18 as fixed numbers apart: %s", line);
@@ -199,13 +199,13 @@ Test(heatmap_screen, colour_legends_should_name_a_sequential_and_a_diverging_sca
 {
 	/* a dropout output of weights: 0 or scaled by 1/(1-p) = 2, never
 	 * negative, so on the sequential scale (once on a diverging one) */
-	start(80, 24, NULL, "1 --step 13");
+	start(80, 24, NULL, "2 --step 13");
 	char *s = wait_for(": 0 \u2026 2 (pale to deep blue)");
 	cr_assert(!strstr(s, "blue negative"), "non-negative data on a diverging scale:\n%s", s);
 	free(s);
 	keys("q");
 	tmux_private_server_end();
-	start(80, 24, NULL, "1 --step 1");	/* (it would resume at step 13) */
+	start(80, 24, NULL, "2 --step 1");	/* (it would resume at step 13) */
 	free(wait_for(": -2.2 \u2026 0 \u2026 2.2 (blue negative, orange positive)"));
 }
 
@@ -223,7 +223,7 @@ Test(heatmap_screen, big_cells_should_make_a_solid_grid, .fini = finish)
 {
 	/* tmux's own TERM: without ech, curses writes the spaces of a blank
 	 * line whose colours the capture then shows */
-	start(120, 40, "TERM=tmux-256color", "1 --step 5 --big");
+	start(120, 40, "TERM=tmux-256color", "2 --step 5 --big");
 	free(wait_for(": 0 \u2026 1 (pale to deep blue)"));
 	char *s = tmux_screen(session, true);
 	/* the two lines of the row "example" (its label, then its cells'

@@ -105,7 +105,7 @@ static const char *line_of(const char *s, const char *text, char *buf, size_t si
 
 static void listing_follows(int w, int h)
 {
-	start(w, h, "2 --step 12");
+	start(w, h, "3 --step 12");
 	free(wait_for("for-loops: 0 of 320"));
 	/* 64 scores, a max pass of 8, then the exp pass: past "sum = 0", where
 	 * the listing used to end at 120x40 */
@@ -136,11 +136,11 @@ Test(loops_view, the_listing_should_follow_the_line_being_run_at_80x24, .fini = 
 
 /* ---- whole numbers and words ----------------------------------------------------------- */
 
-/* Lesson 1 step 10's fourth view at w x h, the loops of a softmax over 3
+/* Lesson 2 step 10's fourth view at w x h, the loops of a softmax over 3
  * rows (27 iterations): its first screen. */
 static char *softmax_loops(int w, int h)
 {
-	start(w, h, "1 --step 10");
+	start(w, h, "2 --step 10");
 	free(wait_for("step 10/28"));
 	keys("v v v");
 	return wait_for("for-loops: 0 of 27");
@@ -227,7 +227,7 @@ Test(loops_view, r_at_the_end_should_run_it_again_from_the_start, .fini = finish
 
 Test(loops_view, cells_not_yet_computed_should_be_blank_at_200x60, .fini = finish, .timeout = 120)
 {
-	start(200, 60, "2 --step 12");
+	start(200, 60, "3 --step 12");
 	free(wait_for("for-loops: 0 of 320"));
 	keys("s s s");
 	char *s = wait_for("for-loops: 3 of 320");

@@ -142,7 +142,7 @@ static void check_lesson(int num)
 			size_t l = strlen(ol);
 			while (l > 0 && ol[l - 1] == ' ')
 				ol[--l] = 0;
-			/* %%time's times differ from run to run (lesson 3's GPT-2 cells) */
+			/* %%time's times differ from run to run (lesson 5's GPT-2 cells) */
 			bool times = strncmp(ol, "CPU times: ", 11) == 0 || strncmp(ol, "Wall time: ", 11) == 0;
 			if (l > 0 && l <= 116 && !strchr(ol, '\t') && !times)
 				cr_expect(has_line(acc, ol), "lesson %d step %d: the screen does not print '%s' as run does",

@@ -112,11 +112,11 @@ Test(state_screen, a_damaged_progress_file_should_be_reported_on_screen_and_repl
 	/* the menu's status line, what matters first */
 	free(wait_for("progress.json was unreadable, kept as progress.json.bad; starting afresh (line 2"));
 	keys("Enter");
-	free(wait_for("step 1/28"));
+	free(wait_for("step 1/14"));
 	keys("Right");
-	free(wait_for("step 2/28"));
+	free(wait_for("step 2/14"));
 	keys("q");	/* back to the menu: progress saved */
-	char *s = wait_for("\u25d0 2/28");
+	char *s = wait_for("\u25d0 2/14");
 	cr_assert_null(strstr(s, "unreadable"), "reported twice:\n%s", s);
 	free(s);
 	keys("q");
@@ -130,8 +130,8 @@ Test(state_screen, a_damaged_progress_file_should_be_reported_on_screen_and_repl
 	struct progress p;
 	progress_load(&p);
 	cr_assert_str_eq(p.problem, "", "the new file is damaged too");
-	const struct progress_entry *e = progress_get(&p, "attention-step-by-step");
-	cr_assert(e && e->furthest == 2 && e->steps == 28, "the new file lacks the step reached");
+	const struct progress_entry *e = progress_get(&p, "animal-attention");
+	cr_assert(e && e->furthest == 2 && e->steps == 14, "the new file lacks the step reached");
 	progress_free(&p);
 	assert_names("progress.json progress.json.bad ");
 }
@@ -191,9 +191,9 @@ Test(state_screen, an_unwritable_state_directory_should_give_messages_and_qkv_sh
 	start(line);
 	free(wait_for("Choose a lesson"));
 	keys("Enter");
-	free(wait_for("step 1/28"));
+	free(wait_for("step 1/14"));
 	keys("Right");
-	free(wait_for("step 2/28"));
+	free(wait_for("step 2/14"));
 	/* the prompt: its history cannot be saved when it closes */
 	keys(":");
 	free(wait_for(">>>"));
@@ -210,9 +210,9 @@ Test(state_screen, an_unwritable_state_directory_should_give_messages_and_qkv_sh
 	/* and qkv goes on: the lesson opens again where it was left, remembered
 	 * in memory though not on disk */
 	keys("Enter");
-	free(wait_for("Resumed at step 2 of 28"));
+	free(wait_for("Resumed at step 2 of 14"));
 	keys("q");
-	free(wait_for("\u25d0 2/28"));
+	free(wait_for("\u25d0 2/14"));
 	keys("q");
 	/* after the terminal is restored, the last save's failure stays on it */
 	char *s = wait_for("QKV-EXIT=");

@@ -131,13 +131,13 @@ Test(tty, the_full_screen_help_keys_should_fit_80_columns, .fini = stop)
 	sh("tmux send-keys -t %s ':quit' Enter%s", "");
 }
 
-/* Lesson 5 step 5's `values = np.array([[...],` spans five code lines: on
+/* Lesson 1 step 5's `values = np.array([[...],` spans five code lines: on
  * the lesson screen the four after the first follow "... ", as Python
  * prompts for them, never ">>> ". The text is scrolled a line at a time
  * until the second line shows (at 80x24 the code may start below the pane). */
 static void continuation_at(int w, int h)
 {
-	start_at(w, h, "5 --step 5");
+	start_at(w, h, "1 --step 5");
 	char *s = wait_for("step 5/14");
 	for (int i = 0; i < 40 && !strstr(s, "# scaly"); i++) {
 		free(s);
@@ -163,12 +163,12 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
-	{ "TERM=dumb", "1", "TERM=dumb cannot move the cursor", "'qkv run --plain 1' for plain text" },
+	{ "TERM=dumb", "2", "TERM=dumb cannot move the cursor", "'qkv run --plain 2' for plain text" },
 	{ "TERM=qkv-no-such-terminal", "", "TERM=qkv-no-such-terminal has no terminfo entry",
 	  "'qkv run --plain LESSON'" },
 	{ "-u TERM", "--repl", "TERM is not set", "'qkv repl' to type statements line by line" },
-	{ "TERM=", "2 --step 3", "TERM is not set", "'qkv run --plain 2'" },
-	{ "TERM=xterm-16color", "3", "TERM=xterm-16color has no terminfo entry", "'qkv run --plain 3'" },
+	{ "TERM=", "3 --step 3", "TERM is not set", "'qkv run --plain 3'" },
+	{ "TERM=xterm-16color", "5", "TERM=xterm-16color has no terminfo entry", "'qkv run --plain 5'" },
 };
 
 /* Runs each refusal in one shell inside tmux, whose output tmux copies to a

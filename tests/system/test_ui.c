@@ -78,7 +78,7 @@ static void keys(const char *k)
 
 static void opens_at(int w, int h)
 {
-	start(w, h, NULL, "1");
+	start(w, h, NULL, "2");
 	/* the whole first frame: the heatmap's legend is drawn after its
 	 * cells, which come after the header */
 	char *s = wait_for("-2.2 \u2026 0 \u2026 2.2");
@@ -106,14 +106,14 @@ Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = finish)
 	cr_assert(strstr(s, "Attention with animals"), "%s", s);
 	free(s);
 	keys("Down Down Down Down Enter");
-	s = wait_for("step 1/14");
-	cr_assert(strstr(s, "Attention with animals"), "%s", s);
+	s = wait_for("step 1/17");
+	cr_assert(strstr(s, "Self-attention as PyTorch classes"), "the fifth lesson is not open:\n%s", s);
 	free(s);
 }
 
 Test(ui, help_should_list_every_key_and_close_with_escape, .fini = finish)
 {
-	start(100, 30, NULL, "1");
+	start(100, 30, NULL, "2");
 	free(wait_for("step 1/28"));
 	keys("?");
 	char *s = wait_for("Keys");
@@ -128,8 +128,8 @@ Test(ui, help_should_list_every_key_and_close_with_escape, .fini = finish)
 
 Test(ui, the_inspector_should_show_a_scores_arithmetic, .fini = finish)
 {
-	/* lesson 1 step 4: S = X·Xᵀ; the cursor on S[0, 1] */
-	start(120, 40, NULL, "1 --step 4");
+	/* lesson 2 step 4: S = X·Xᵀ; the cursor on S[0, 1] */
+	start(120, 40, NULL, "2 --step 4");
 	free(wait_for("step 4/28"));
 	keys("Tab Right");
 	char *s = wait_for("\u00b7");
@@ -160,7 +160,7 @@ static bool has_colour(const char *s)
 
 Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 {
-	start(100, 30, "NO_COLOR=1", "1");
+	start(100, 30, "NO_COLOR=1", "2");
 	free(wait_for("0.3367"));
 	char *s = screen(true);
 	cr_assert(!has_colour(s), "colour codes: %s", s);
@@ -168,7 +168,7 @@ Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 	cr_assert(strstr(s, "\u2591") || strstr(s, "\u2592") || strstr(s, "\u2593") || strstr(s, "\u2588"), "%s", s);
 	free(s);
 	stop();
-	start(100, 30, NULL, "1");
+	start(100, 30, NULL, "2");
 	free(wait_for("0.3367"));
 	s = screen(true);
 	cr_assert(has_colour(s), "no colours without NO_COLOR: %s", s);
@@ -177,7 +177,7 @@ Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 
 Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = finish)
 {
-	start(120, 40, NULL, "1");
+	start(120, 40, NULL, "2");
 	free(wait_for("step 1/28"));
 	tmux("tmux resize-window -t %s -x 60 -y 20%s", "");
 	char *s = wait_for("enlarge the terminal to 80");
@@ -317,9 +317,9 @@ Test(ui, crash_signals_sent_from_outside_should_restore_the_terminal, .fini = fi
 
 Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = finish)
 {
-	/* lesson 1 step 4 shows S = X·Xᵀ; click on row "sequence", column
+	/* lesson 2 step 4 shows S = X·Xᵀ; click on row "sequence", column
 	 * "example" (an xterm SGR mouse report), and the inspector explains it */
-	start(120, 40, NULL, "1 --step 4");
+	start(120, 40, NULL, "2 --step 4");
 	char *s = wait_for("-0.0653");	/* the whole frame: the heatmap comes after the header */
 	int y = 0, x = -1;
 	for (char *line = s; line && *line; y++) {

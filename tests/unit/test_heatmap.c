@@ -422,7 +422,7 @@ static const char *cell_at(const struct heatmap *h, int c, int width)
 Test(heatmap, number_format_should_print_fixed_point_with_as_many_decimals_as_fit)
 {
 	struct heatmap h;
-	/* lesson 2 step 4, the row of "trail": 3.5843 in 5 columns */
+	/* lesson 3 step 4, the row of "trail": 3.5843 in 5 columns */
 	double trail[] = { 1.0512, -1.7588, 0.5771, -2.1987, 3.5843 };
 	make_row(&h, trail, 5, SCALE_AUTO);
 	cr_assert_str_eq(cell_at(&h, 4, 5), "3.58");
@@ -439,7 +439,7 @@ Test(heatmap, number_format_should_print_fixed_point_with_as_many_decimals_as_fi
 	cr_assert_str_eq(cell_at(&h, 1, 5), "0.996");
 	cr_assert_str_eq(cell_at(&h, 1, 4), "1.00");
 	heatmap_free(&h);
-	/* lesson 5 step 9: 8.03e-01 and 1.44e-18 */
+	/* lesson 1 step 9: 8.03e-01 and 1.44e-18 */
 	double animals[] = { 0.803, 1.44e-18 };
 	make_row(&h, animals, 2, SCALE_AUTO);
 	cr_assert_str_eq(cell_at(&h, 0, 5), "0.803");
@@ -516,7 +516,7 @@ Test(heatmap, number_format_should_scale_only_what_cannot_fit_and_the_legend_sho
 	heatmap_free(&h);
 }
 
-/* Lesson 2 step 4's scores at 80 columns: 8 columns of "k:through"-long
+/* Lesson 3 step 4's scores at 80 columns: 8 columns of "k:through"-long
  * labels in a 78-column pane. */
 Test(heatmap, layout_at_80_columns_should_give_scores_one_fixed_width_and_labels_two_lines)
 {
@@ -611,7 +611,7 @@ Test(heatmap, legend_should_name_the_tensor_its_scale_and_its_ends)
 	heatmap_legend(&h, NULL, COLOR_TRUE, false, out, sizeof out, 200);
 	cr_assert_str_eq(out, "W: 0 \u2026 1 (pale to deep blue)");
 	heatmap_free(&h);
-	/* the scores of lesson 1 at 4.37 */
+	/* the scores of lesson 2 at 4.37 */
 	make_heatmap(&h, 4, 4, FILL_SCORES, NULL, 0);
 	h.lo = -4.37;
 	h.hi = 4.37;

@@ -850,7 +850,7 @@ Test(looptrace, the_derivations_of_real_results_should_trace_back_to_them)
 
 Test(looptrace, an_exp_of_a_score_minus_a_negative_max_should_read_as_adding_its_magnitude)
 {
-	/* issue 12: lesson 1 step 10 read exp(-3.3173 - -0.0801) */
+	/* issue 12: lesson 2 step 10 read exp(-3.3173 - -0.0801) */
 	struct interp *I = session("X = torch.tensor([[-3.3173, -0.0801, -1.0], [1.0, 2.0, 0.5]], dtype=torch.float64)");
 	struct looptrace *lt = looptrace_softmax(var(I, "X"));
 	looptrace_seek(lt, 3 + 1);	/* row 0's exp pass, j = 0 */

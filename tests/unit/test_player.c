@@ -295,7 +295,7 @@ static void free_step(struct player *p, struct page *pg, struct page_lines *pl)
 	player_free(p);
 }
 
-/* Lesson 5 step 5's `values = np.array([[...],` over five lines: the lines
+/* Lesson 1 step 5's `values = np.array([[...],` over five lines: the lines
  * after the first of one statement are "... " lines, as Python prompts for
  * them; a blank line inside brackets too; the next statement ">>> " again. */
 Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
@@ -316,7 +316,7 @@ Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
 	struct catalog c;
 	catalog_load(&c, NULL, NULL);
 	struct qkv_error err;
-	l = catalog_resolve(&c, "5", NULL, NULL, &err);
+	l = catalog_resolve(&c, "1", NULL, NULL, &err);
 	cr_assert(l, "%s", err.msg);
 	lay_out_step(l, 4, 80, &p, &pg, &pl);
 	int first = -1;
