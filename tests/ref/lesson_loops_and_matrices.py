@@ -71,5 +71,28 @@ cemit.emit(lines, "float", "loops_att_rowsum", att.sum(-1).tolist(),
            "torch's att.sum(-1): row 0 exactly 1, rows 3 and 4 one ulp above")
 lines.append("/* row 0 sums to %s with ATEN_CPU_CAPABILITY=avx512, %s with default */"
              % (other["avx512"], other["default"]))
+lines.append("")
+
+# x = torch.randn(shape) after torch.manual_seed(seed), summed along dim
+# (None: all of it): each order of torch's cascade sum (contiguous rows of
+# fewer and more than 8, columns in blocks of 32, of 8 and alone, groups of 4
+# columns, levels past 16 * 16 values).
+SUM_CASES = [((37,), None), ((4099,), None), ((7, 9), 0), ((7, 9), 1), ((40, 70), 0), ((40, 70), 1),
+             ((2, 40, 33), 1), ((5, 3, 2), 1), ((6, 17, 3), 1), ((300, 40), 0), ((5,), None)]
+lines.append("struct sum_case { int ndim; int64_t shape[3]; int dim; uint64_t seed; int offset; };")
+lines.append("static const struct sum_case sum_cases[] = {")
+sums, offset = [], 0
+for i, (shape, dim) in enumerate(SUM_CASES):
+    torch.manual_seed(1000 + i)
+    x = torch.randn(shape)
+    y = x.sum() if dim is None else x.sum(dim)
+    full = list(shape) + [1] * (3 - len(shape))
+    lines.append("\t{ %d, { %s }, %d, %d, %d }," % (len(shape), ", ".join(map(str, full)),
+                                                 -1 if dim is None else dim, 1000 + i, offset))
+    sums += y.reshape(-1).tolist()
+    offset += y.numel()
+lines.append("};")
+lines.append("")
+cemit.emit(lines, "float", "sum_case_sums", sums, "torch's sums of the cases, one after another")
 with open(os.path.join(HERE, "lesson_loops_and_matrices.inc"), "w") as f:
     f.write("\n".join(lines) + "\n")

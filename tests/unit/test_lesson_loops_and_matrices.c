@@ -82,3 +82,31 @@ Test(lesson_loops_and_matrices, float32_row_sums_should_add_torchs_weights_to_to
 	cr_expect(row0 == 1.0f, "att[0].sum() = %.9g, torch 1", row0);
 	cr_expect(sums[3] == 1.0f + 0x1p-23f, "row 3 = %.9g, one ulp above 1 in torch", sums[3]);
 }
+
+Test(lesson_loops_and_matrices, float32_sums_should_add_in_torchs_order_for_rows_columns_and_long_vectors)
+{
+	/* the lesson's "qkv adds in torch's order", over each path of torch's
+	 * cascade sum: x = torch.randn(shape) summed along dim, bit for bit */
+	for (size_t c = 0; c < sizeof sum_cases / sizeof sum_cases[0]; c++) {
+		const struct sum_case *k = &sum_cases[c];
+		int64_t numel = k->shape[0] * k->shape[1] * k->shape[2], outer = 1, inner = 1, n = numel;
+		if (k->dim >= 0) {
+			n = k->shape[k->dim];
+			for (int d = 0; d < k->dim; d++)
+				outer *= k->shape[d];
+			inner = numel / outer / n;
+		}
+		float *x = malloc((size_t)numel * sizeof *x), *y = malloc((size_t)(outer * inner) * sizeof *y);
+		struct torch_gen g;
+		torch_gen_seed(&g, k->seed);
+		torch_fill_normal_f32(&g, x, numel, 0.0, 1.0);
+		sum_dim_f32(y, x, outer, n, inner);
+		int wrong = 0;
+		for (int64_t i = 0; i < outer * inner; i++)
+			wrong += y[i] != sum_case_sums[k->offset + i];
+		cr_expect_eq(wrong, 0, "case %zu (seed %llu, dim %d): %d of %lld sums differ from torch's", c,
+			     (unsigned long long)k->seed, k->dim, wrong, (long long)(outer * inner));
+		free(x);
+		free(y);
+	}
+}
