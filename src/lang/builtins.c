@@ -337,18 +337,6 @@ static struct value *f_log(struct call *c, struct qkv_error *err) { return unary
 static struct value *f_abs(struct call *c, struct qkv_error *err) { return unary(c, EW_ABS, false, err); }
 static struct value *f_tanh(struct call *c, struct qkv_error *err) { return unary(c, EW_TANH, false, err); }
 static struct value *f_relu(struct call *c, struct qkv_error *err) { return unary(c, EW_RELU, false, err); }
-/* torch.isnan(x): x != x, elementwise (true only for NaN; integers and bools never are) */
-static struct value *f_isnan(struct call *c, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P("input"), 1, &a, err) < 0)
-		return NULL;
-	struct tensor *x;
-	if (args_tensor(c, &a, 0, &x, err) < 0)
-		return args_fail(&a);
-	struct operand o = { x, false };
-	return args_done(c, &a, ops_compare(OPS(c), o, o, CMP_NE, err), err);
-}
 static struct value *np_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, true, err); }
 static struct value *np_sqrt(struct call *c, struct qkv_error *err) { return unary(c, EW_SQRT, true, err); }
 static struct value *np_log(struct call *c, struct qkv_error *err) { return unary(c, EW_LOG, true, err); }
@@ -1155,7 +1143,7 @@ static const struct builtin functions[] = {
 	{ "torch.tril", f_tril }, { "torch.triu", f_triu },
 	{ "torch.matmul", f_matmul }, { "torch.mm", f_mm }, { "torch.bmm", f_bmm }, { "torch.dot", f_dot },
 	{ "torch.softmax", f_softmax }, { "torch.exp", f_exp }, { "torch.sqrt", f_sqrt }, { "torch.log", f_log },
-	{ "torch.abs", f_abs }, { "torch.isnan", f_isnan }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
+	{ "torch.abs", f_abs }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
 	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.max", f_max }, { "torch.min", f_min },
 	{ "torch.cat", f_cat }, { "torch.stack", f_stack },
 	{ "torch.allclose", f_allclose }, { "torch.isclose", f_isclose }, { "torch.equal", f_equal },

@@ -271,16 +271,6 @@ static struct value *m_abs(struct call *c, struct qkv_error *err) { return m_una
 static struct value *m_tanh(struct call *c, struct qkv_error *err) { return m_unary(c, EW_TANH, err); }
 static struct value *m_relu(struct call *c, struct qkv_error *err) { return m_unary(c, EW_RELU, err); }
 
-/* x.isnan(): x != x, as torch.isnan */
-static struct value *m_isnan(struct call *c, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P(NULL), 0, &a, err) < 0)
-		return NULL;
-	struct operand o = { SELF(c), false };
-	return args_done(c, &a, ops_compare(OPS(c), o, o, CMP_NE, err), err);
-}
-
 static struct value *m_softmax(struct call *c, struct qkv_error *err)
 {
 	struct args a;
@@ -499,7 +489,7 @@ static const struct builtin tensor_methods[] = {
 	{ "sum", m_sum }, { "mean", m_mean }, { "max", m_max }, { "min", m_min }, { "amax", m_amax },
 	{ "amin", m_amin }, { "all", m_all }, { "any", m_any },
 	{ "exp", m_exp }, { "sqrt", m_sqrt }, { "log", m_log }, { "abs", m_abs }, { "tanh", m_tanh },
-	{ "relu", m_relu }, { "isnan", m_isnan },
+	{ "relu", m_relu },
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
 	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
