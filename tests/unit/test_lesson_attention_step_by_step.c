@@ -90,3 +90,17 @@ Test(lesson_attention_step_by_step, every_two_steps_should_have_an_exercise_with
 		for (int i = 0; i < l->steps[k].nexercises; i++)
 			cr_expect(l->steps[k].exercises[i].nhints > 0, "step %d's exercise %d has no hint", k + 1, i + 1);
 }
+
+Test(lesson_attention_step_by_step, it_should_ask_for_at_least_four_predictions)
+{
+	/* the index of 'sequence''s top key, the -inf count of an 8x8 causal
+	 * mask, dropout's kept weight, ... typed before they are computed */
+	const struct lesson *l = claims_lesson(ID);
+	int n = 0;
+	for (int k = 0; k < l->nsteps; k++)
+		for (int i = 0; i < l->steps[k].nexercises; i++)
+			n += l->steps[k].exercises[i].predict;
+	cr_expect_geq(n, 4, "only %d prediction exercises", n);
+	claim_says(ID, 11, "How many entries would the causal mask of an 8-token sequence set to -inf");
+	claim_says(ID, 13, "`nn.Dropout(0.5)` keeps the weight `masked_W[2, 2]` = 0.1103. What number stands in its place");
+}
