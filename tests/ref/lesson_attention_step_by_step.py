@@ -32,7 +32,7 @@ S = S / 4 ** 0.5
 mask = torch.tril(torch.ones(3, 3))
 masked_W = torch.softmax(S.masked_fill(mask == 0, float("-inf")) / 4 ** 0.5, dim=1)
 say("step 11: -inf entries of an 8x8 causal mask:", int((torch.tril(torch.ones(8, 8)) == 0).sum()))
-say("step 13: masked_W[2, 2] =", round(float(masked_W[2, 2]), 4),
+say("step 13: masked_W[2, 2] =", round(float(masked_W[2, 2]), 4), "masked_W[1, 0] =", round(float(masked_W[1, 0]), 4), "kept:", round(float(masked_W[1, 0] / (1 - 0.5)), 4),
       "kept by Dropout(0.5):", round(float(masked_W[2, 2] / (1 - 0.5)), 4))
 drop = nn.Dropout(0.5)
 kept = drop(masked_W)
