@@ -2,7 +2,8 @@
 # lesson_projections_and_masks.py: runs the code of lessons/03-projections-and-masks.json
 # in real Python (torch 1.13, NumPy), step after step in one namespace as qkv does,
 # printing each bare expression's value, and checks every `expect` of the lesson
-# against what torch and NumPy print. The lesson's numbers come from here: step 5's
+# against what torch and NumPy print, and that each exercise's solution gives its
+# answer in Python too. The lesson's numbers come from here: step 5's
 # np.random.seed(0) vector and its x100 softmax (second largest weight 6.1e-17),
 # step 4's key distances, step 6's saturated scores, step 13's three heads.
 #     /usr/bin/python3 tests/ref/lesson_projections_and_masks.py [-v]
@@ -66,6 +67,24 @@ def same_print(got, want):
     return NUM.sub("#", got) == NUM.sub("#", want)
 
 
+def last_value(code, ns):
+    """Runs a solution in ns; the value of its last bare expression or assignment."""
+    v = None
+    with contextlib.redirect_stdout(io.StringIO()):
+        for node in ast.parse(code).body:
+            if isinstance(node, ast.Expr):
+                v = eval(compile(ast.Expression(node.value), "<solution>", "eval"), ns)
+            else:
+                exec(compile(ast.Module([node], []), "<solution>", "exec"), ns)
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+                    v = ns[node.targets[0].id]
+    return v
+
+
+def as_tensor(v):
+    return v.double() if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=torch.float64)
+
+
 def text(t):
     return "\n".join(t) if isinstance(t, list) else t
 
@@ -105,6 +124,13 @@ def main():
                 continue
             if not same_print(got, want):
                 print(f"{where}: Python prints\n{got}\nthe lesson says\n{want}")
+                bad += 1
+        xs = step.get("exercise", [])
+        for e, x in enumerate(xs if isinstance(xs, list) else [xs]):
+            want = as_tensor(eval(x["answer"], ns))
+            got = as_tensor(last_value(text(x["solution"]), dict(ns)))
+            if got.shape != want.shape or not torch.allclose(got, want, rtol=0, atol=x.get("tol", 1e-4)):
+                print(f"step {k} exercise {e}: the solution gives\n{got}\nthe answer is\n{want}")
                 bad += 1
     print(f"lesson_projections_and_masks: {'all expects hold' if not bad else f'{bad} differ'} in real Python")
     return 1 if bad else 0
