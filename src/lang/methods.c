@@ -304,6 +304,8 @@ static struct value *m_log(struct call *c, struct qkv_error *err) { return m_una
 static struct value *m_abs(struct call *c, struct qkv_error *err) { return m_unary(c, EW_ABS, err); }
 static struct value *m_tanh(struct call *c, struct qkv_error *err) { return m_unary(c, EW_TANH, err); }
 static struct value *m_relu(struct call *c, struct qkv_error *err) { return m_unary(c, EW_RELU, err); }
+static struct value *m_sin(struct call *c, struct qkv_error *err) { return m_unary(c, EW_SIN, err); }
+static struct value *m_cos(struct call *c, struct qkv_error *err) { return m_unary(c, EW_COS, err); }
 
 static struct value *m_softmax(struct call *c, struct qkv_error *err)
 {
@@ -524,7 +526,7 @@ static const struct builtin tensor_methods[] = {
 	{ "amin", m_amin }, { "all", m_all }, { "any", m_any }, { "argmax", m_argmax }, { "argmin", m_argmin },
 	{ "isinf", m_isinf }, { "isnan", m_isnan }, { "isfinite", m_isfinite },
 	{ "exp", m_exp }, { "sqrt", m_sqrt }, { "log", m_log }, { "abs", m_abs }, { "tanh", m_tanh },
-	{ "relu", m_relu },
+	{ "relu", m_relu }, { "sin", m_sin }, { "cos", m_cos },
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
 	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
