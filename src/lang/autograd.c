@@ -63,6 +63,7 @@ static const struct rule rules[] = {
 	{ "Tensor.clone", R_FN, "CloneBackward0", NULL },
 	{ "Tensor.contiguous", R_SAME, "CloneBackward0", NULL },
 	{ "Tensor.copy", R_FN, "CloneBackward0", NULL },
+	{ "Tensor.copy_", R_INPLACE, "CopyBackwards", NULL },
 	{ "Tensor.cos", R_FN, "CosBackward0", NULL },
 	{ "Tensor.data", R_DETACH, NULL, NULL },
 	{ "Tensor.detach", R_DETACH, NULL, NULL },

@@ -13,7 +13,7 @@ Test(lesson_attention_step_by_step, step_3_should_say_a_token_beats_itself_here_
 	claim_says(ID, 3, "So a token scores itself highest only if no other token points its way with a larger length.");
 	claim_says(ID, 3, "Lesson 1, step 10 has a counterexample: lizard·salmon = 76.64 beats lizard·lizard = 74.75");
 	/* the counterexample is where step 3 says it is */
-	claim_says("animal-attention", 10, "lizard·salmon = 76.64 is more than lizard·lizard = 74.75");
+	claim_says("animal-attention", 10, "lizard scores salmon's key 76.64, above its own key, 74.75");
 }
 
 Test(lesson_attention_step_by_step, step_9_should_not_say_a_token_used_to_have_to_like_itself_best)
