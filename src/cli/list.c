@@ -15,9 +15,9 @@ int cli_list(int argc, char **argv)
 	for (int i = 0; i < c.n; i++) {
 		const struct catalog_entry *e = &c.entries[i];
 		if (e->lesson)
-			printf("%2d  %-26s %s (%d steps)\n", i + 1, e->lesson->id, e->lesson->title, e->lesson->nsteps);
+			printf("%2d  %-30s %s (%d steps)\n", i + 1, e->lesson->id, e->lesson->title, e->lesson->nsteps);
 		else
-			printf("%2d  %-26s (cannot be loaded: %s)\n", i + 1, "?", e->error);
+			printf("%2d  %-30s (cannot be loaded: %s)\n", i + 1, "?", e->error);
 	}
 	catalog_free(&c);
 	return 0;

@@ -348,6 +348,14 @@ void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op)
 		for (int64_t i = 0; i < n; i++)
 			out[i] = a[i] > 0.0f || a[i] != a[i] ? a[i] : 0.0f;
 		break;
+	case EW_SIN:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = sinf(a[i]);
+		break;
+	case EW_COS:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = cosf(a[i]);
+		break;
 	}
 }
 
@@ -381,6 +389,14 @@ void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op)
 	case EW_RELU:
 		for (int64_t i = 0; i < n; i++)
 			out[i] = a[i] > 0.0 || a[i] != a[i] ? a[i] : 0.0;
+		break;
+	case EW_SIN:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = sin(a[i]);
+		break;
+	case EW_COS:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = cos(a[i]);
 		break;
 	}
 }

@@ -337,11 +337,15 @@ static struct value *f_log(struct call *c, struct qkv_error *err) { return unary
 static struct value *f_abs(struct call *c, struct qkv_error *err) { return unary(c, EW_ABS, false, err); }
 static struct value *f_tanh(struct call *c, struct qkv_error *err) { return unary(c, EW_TANH, false, err); }
 static struct value *f_relu(struct call *c, struct qkv_error *err) { return unary(c, EW_RELU, false, err); }
+static struct value *f_sin(struct call *c, struct qkv_error *err) { return unary(c, EW_SIN, false, err); }
+static struct value *f_cos(struct call *c, struct qkv_error *err) { return unary(c, EW_COS, false, err); }
 static struct value *np_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, true, err); }
 static struct value *np_sqrt(struct call *c, struct qkv_error *err) { return unary(c, EW_SQRT, true, err); }
 static struct value *np_log(struct call *c, struct qkv_error *err) { return unary(c, EW_LOG, true, err); }
 static struct value *np_abs(struct call *c, struct qkv_error *err) { return unary(c, EW_ABS, true, err); }
 static struct value *np_tanh(struct call *c, struct qkv_error *err) { return unary(c, EW_TANH, true, err); }
+static struct value *np_sin(struct call *c, struct qkv_error *err) { return unary(c, EW_SIN, true, err); }
+static struct value *np_cos(struct call *c, struct qkv_error *err) { return unary(c, EW_COS, true, err); }
 
 static struct value *two_tensors(struct call *c, const char *const *params,
 				 struct tensor *(*fn)(const struct ops_ctx *, struct tensor *, struct tensor *,
@@ -1179,6 +1183,8 @@ static struct value *math_fn(struct call *c, double (*fn)(double), bool nonneg, 
 static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return math_fn(c, sqrt, true, err); }
 static struct value *m_exp(struct call *c, struct qkv_error *err) { return math_fn(c, exp, false, err); }
 static struct value *m_log(struct call *c, struct qkv_error *err) { return math_fn(c, log, true, err); }
+static struct value *m_sin(struct call *c, struct qkv_error *err) { return math_fn(c, sin, false, err); }
+static struct value *m_cos(struct call *c, struct qkv_error *err) { return math_fn(c, cos, false, err); }
 
 /* ---- the table ------------------------------------------------------------------- */
 
@@ -1194,6 +1200,7 @@ static const struct builtin functions[] = {
 	{ "torch.matmul", f_matmul }, { "torch.mm", f_mm }, { "torch.bmm", f_bmm }, { "torch.dot", f_dot },
 	{ "torch.softmax", f_softmax }, { "torch.exp", f_exp }, { "torch.sqrt", f_sqrt }, { "torch.log", f_log },
 	{ "torch.abs", f_abs }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
+	{ "torch.sin", f_sin }, { "torch.cos", f_cos },
 	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.max", f_max }, { "torch.min", f_min },
 	{ "torch.argmax", f_argmax }, { "torch.argmin", f_argmin },
 	{ "torch.isinf", f_isinf }, { "torch.isnan", f_isnan }, { "torch.isfinite", f_isfinite },
@@ -1206,7 +1213,7 @@ static const struct builtin functions[] = {
 	{ "torch.nn.functional.scaled_dot_product_attention", F_sdpa },
 	{ "numpy.array", np_array }, { "numpy.stack", np_stack }, { "numpy.concatenate", np_concatenate },
 	{ "numpy.sqrt", np_sqrt }, { "numpy.exp", np_exp }, { "numpy.log", np_log }, { "numpy.abs", np_abs },
-	{ "numpy.tanh", np_tanh },
+	{ "numpy.tanh", np_tanh }, { "numpy.sin", np_sin }, { "numpy.cos", np_cos },
 	{ "numpy.dot", np_dot }, { "numpy.matmul", np_matmul }, { "numpy.isclose", np_isclose },
 	{ "numpy.allclose", np_allclose }, { "numpy.zeros", np_zeros }, { "numpy.ones", np_ones },
 	{ "numpy.sum", np_sum }, { "numpy.mean", np_mean }, { "numpy.max", np_max }, { "numpy.min", np_min },
@@ -1218,6 +1225,7 @@ static const struct builtin functions[] = {
 	{ "numpy.random.seed", np_seed }, { "numpy.random.rand", np_rand }, { "numpy.random.randn", np_randn },
 	{ "scipy.special.softmax", scipy_softmax },
 	{ "math.sqrt", m_sqrt }, { "math.exp", m_exp }, { "math.log", m_log },
+	{ "math.sin", m_sin }, { "math.cos", m_cos },
 	{ "builtins.print", py_print }, { "builtins.len", py_len }, { "builtins.float", py_float },
 	{ "builtins.int", py_int }, { "builtins.bool", py_bool }, { "builtins.str", py_str },
 	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", py_round },

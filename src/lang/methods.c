@@ -212,6 +212,21 @@ static struct value *m_fill_common(struct call *c, bool zero, struct qkv_error *
 }
 
 static struct value *m_fill_(struct call *c, struct qkv_error *err) { return m_fill_common(c, false, err); }
+
+/* x.copy_(src): src's values (broadcast, converted to x's dtype) written into x */
+static struct value *m_copy_(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("src", "non_blocking"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *src;
+	if (args_tensor(c, &a, 0, &src, err) < 0)
+		return args_fail(&a);
+	interp_will_write(c->I, SELF(c)->storage);
+	if (ops_assign(SELF(c), src, err) < 0)
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	return args_return(&a, value_ref(c->self));
+}
 static struct value *m_zero_(struct call *c, struct qkv_error *err) { return m_fill_common(c, true, err); }
 
 static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_error *err)
@@ -304,6 +319,8 @@ static struct value *m_log(struct call *c, struct qkv_error *err) { return m_una
 static struct value *m_abs(struct call *c, struct qkv_error *err) { return m_unary(c, EW_ABS, err); }
 static struct value *m_tanh(struct call *c, struct qkv_error *err) { return m_unary(c, EW_TANH, err); }
 static struct value *m_relu(struct call *c, struct qkv_error *err) { return m_unary(c, EW_RELU, err); }
+static struct value *m_sin(struct call *c, struct qkv_error *err) { return m_unary(c, EW_SIN, err); }
+static struct value *m_cos(struct call *c, struct qkv_error *err) { return m_unary(c, EW_COS, err); }
 
 static struct value *m_softmax(struct call *c, struct qkv_error *err)
 {
@@ -519,12 +536,12 @@ static const struct builtin tensor_methods[] = {
 	{ "bool", m_bool }, { "float", m_float }, { "double", m_double }, { "long", m_long },
 	{ "astype", m_astype }, { "to", m_to },
 	{ "masked_fill", m_masked_fill }, { "masked_fill_", m_masked_fill_ },
-	{ "fill_", m_fill_ }, { "zero_", m_zero_ },
+	{ "fill_", m_fill_ }, { "zero_", m_zero_ }, { "copy_", m_copy_ },
 	{ "sum", m_sum }, { "mean", m_mean }, { "max", m_max }, { "min", m_min }, { "amax", m_amax },
 	{ "amin", m_amin }, { "all", m_all }, { "any", m_any }, { "argmax", m_argmax }, { "argmin", m_argmin },
 	{ "isinf", m_isinf }, { "isnan", m_isnan }, { "isfinite", m_isfinite },
 	{ "exp", m_exp }, { "sqrt", m_sqrt }, { "log", m_log }, { "abs", m_abs }, { "tanh", m_tanh },
-	{ "relu", m_relu },
+	{ "relu", m_relu }, { "sin", m_sin }, { "cos", m_cos },
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
 	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },

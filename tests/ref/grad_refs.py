@@ -283,6 +283,10 @@ for code in ["p2.masked_fill_(m, 0.0)", "p2.fill_(0.0)", "p2.zero_()", "r2.zero_
              "p2.tolist()" if False else "p2.softmax(-1).sum(-1)"]:
     add(code)
 
+# ---- copy_: into a plain tensor, a non-leaf, and refused on a leaf that requires grad
+for code in ["x2.clone().copy_(p2)", "x2.clone().copy_(x2)", "y2.copy_(x2)", "p2.copy_(x2)", "r2.copy_(x2)"]:
+    add(code)
+
 # ---- statements: setup lines then the value of the last name
 STMTS = [
     "p2 += 1",
