@@ -138,7 +138,7 @@ void tri_zero(void *x, size_t elsize, int64_t batch, int64_t rows, int64_t cols,
 
 /* ---- reductions ---------------------------------------------------------
  * in is (outer, n, inner) contiguous, out is (outer, inner): out = sum over n
- * (float32 sums pairwise in float, as PyTorch's cascade sum does). */
+ * (float32 in float, in PyTorch 1.13's cascade order, bit for bit: see reduce.c). */
 void sum_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner);
 void sum_dim_f64(double *out, const double *in, int64_t outer, int64_t n, int64_t inner);
 void max_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner);
