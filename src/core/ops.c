@@ -1397,6 +1397,64 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	return retype(out, rd);
 }
 
+struct tensor *ops_argreduce(struct tensor *t, bool all, int dim, bool keepdim, bool max, struct qkv_error *err)
+{
+	const char *name = max ? "argmax" : "argmin";
+	if (!all && (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	if (t->ndim == 0)
+		all = true;
+	int64_t outer = 1, n = tensor_numel(t), inner = 1;
+	if (!all) {
+		n = t->shape[dim];
+		for (int i = 0; i < dim; i++)
+			outer *= t->shape[i];
+		for (int i = dim + 1; i < t->ndim; i++)
+			inner *= t->shape[i];
+	}
+	if (n == 0) {
+		error_set(err, 0, 0, "%s of an empty %s has no index", name, all ? "tensor" : "dimension");
+		return NULL;
+	}
+	int64_t oshape[TENSOR_MAX_DIMS];
+	int ond = 0;
+	for (int i = 0; i < t->ndim && (keepdim || !all); i++)
+		if (all || i != dim || keepdim)
+			oshape[ond++] = all || i == dim ? 1 : t->shape[i];
+	struct tensor *c = contig_as(t, DT_F64);
+	const double *x = tensor_data(c);
+	struct tensor *out = tensor_new(DT_I64, t->flavor, ond, oshape);
+	int64_t *y = out->storage->data;
+	for (int64_t o = 0; o < outer; o++) {
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t best = 0;
+			double bv = x[o * n * inner + in];
+			for (int64_t k = 1; k < n && !isnan(bv); k++) {
+				double v = x[(o * n + k) * inner + in];
+				if (isnan(v) || (max ? v > bv : v < bv)) {
+					best = k;
+					bv = v;
+				}
+			}
+			y[o * inner + in] = best;
+		}
+	}
+	tensor_unref(c);
+	return out;
+}
+
+struct tensor *ops_classify(struct tensor *t, enum ops_class what)
+{
+	struct tensor *out = tensor_new(DT_BOOL, t->flavor, t->ndim, t->shape);
+	int64_t n = tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		double x = tensor_get(t, i);
+		/* isinf(-inf) may be -1: a bool is stored as 0 or 1 */
+		((uint8_t *)out->storage->data)[i] = (what == OPS_ISINF ? isinf(x) : what == OPS_ISNAN ? isnan(x) : isfinite(x)) != 0;
+	}
+	return out;
+}
+
 struct tensor *ops_all_any(struct tensor *t, bool any)
 {
 	int64_t n = tensor_numel(t);

@@ -123,6 +123,13 @@ enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN };
 /* Over dim (all dims when all is true); keepdim as in torch. */
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err);
+/* argmax / argmin over dim (the flattened tensor when all): int64 indices
+ * of the first largest (smallest) element, a NaN counting as both, as in
+ * torch and NumPy; keepdim as in torch. An empty reduction is an error. */
+struct tensor *ops_argreduce(struct tensor *t, bool all, int dim, bool keepdim, bool max, struct qkv_error *err);
+/* isinf / isnan / isfinite elementwise: a bool tensor of t's shape. */
+enum ops_class { OPS_ISINF, OPS_ISNAN, OPS_ISFINITE };
+struct tensor *ops_classify(struct tensor *t, enum ops_class what);
 /* .all() / .any(): 0-d bool */
 struct tensor *ops_all_any(struct tensor *t, bool any);
 /* torch.allclose / np.isclose: |a-b| <= atol + rtol*|b| elementwise (NaN never

@@ -507,6 +507,56 @@ static struct value *np_mean(struct call *c, struct qkv_error *err) { return red
 static struct value *np_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, true, err); }
 static struct value *np_min(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MIN, true, err); }
 
+/* torch.argmax(input, dim, keepdim) / np.argmax(a, axis, keepdims), and argmin */
+static struct value *argreduce(struct call *c, bool max, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, numpy ? P("a", "axis", "keepdims") : P("input", "dim", "keepdim"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x, *r = NULL;
+	bool owned = false, keep;
+	int64_t dim = 0;
+	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
+		return args_fail(&a);
+	bool all = !a.v[1] || a.v[1]->kind == V_NONE;
+	if ((all || args_int(c, &a, 1, 0, &dim, err) == 0) && args_bool(c, &a, 2, false, &keep, err) == 0) {
+		r = ops_argreduce(x, all, (int)dim, keep, max, err);
+		if (!r)
+			args_error(err, c, &a, all ? 0 : 1, "%s", err->msg);
+	}
+	if (owned)
+		tensor_unref(x);
+	return r ? args_done(c, &a, r, err) : args_fail(&a);
+}
+
+static struct value *f_argmax(struct call *c, struct qkv_error *err) { return argreduce(c, true, false, err); }
+static struct value *f_argmin(struct call *c, struct qkv_error *err) { return argreduce(c, false, false, err); }
+static struct value *np_argmax(struct call *c, struct qkv_error *err) { return argreduce(c, true, true, err); }
+static struct value *np_argmin(struct call *c, struct qkv_error *err) { return argreduce(c, false, true, err); }
+
+/* torch.isinf / isnan / isfinite and numpy's */
+static struct value *classify(struct call *c, enum ops_class what, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, numpy ? P("x") : P("input"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	bool owned = false;
+	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
+		return args_fail(&a);
+	struct tensor *r = ops_classify(x, what);
+	if (owned)
+		tensor_unref(x);
+	return args_done(c, &a, r, err);
+}
+
+static struct value *f_isinf(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISINF, false, err); }
+static struct value *f_isnan(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISNAN, false, err); }
+static struct value *f_isfinite(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISFINITE, false, err); }
+static struct value *np_isinf(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISINF, true, err); }
+static struct value *np_isnan(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISNAN, true, err); }
+static struct value *np_isfinite(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISFINITE, true, err); }
+
 /* torch.cat / torch.stack / np.stack / np.concatenate */
 static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_error *err)
 {
@@ -1145,6 +1195,8 @@ static const struct builtin functions[] = {
 	{ "torch.softmax", f_softmax }, { "torch.exp", f_exp }, { "torch.sqrt", f_sqrt }, { "torch.log", f_log },
 	{ "torch.abs", f_abs }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
 	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.max", f_max }, { "torch.min", f_min },
+	{ "torch.argmax", f_argmax }, { "torch.argmin", f_argmin },
+	{ "torch.isinf", f_isinf }, { "torch.isnan", f_isnan }, { "torch.isfinite", f_isfinite },
 	{ "torch.cat", f_cat }, { "torch.stack", f_stack },
 	{ "torch.allclose", f_allclose }, { "torch.isclose", f_isclose }, { "torch.equal", f_equal },
 	{ "torch.transpose", f_transpose }, { "torch.masked_fill", f_masked_fill }, { "torch.numel", f_numel },
@@ -1159,6 +1211,8 @@ static const struct builtin functions[] = {
 	{ "numpy.allclose", np_allclose }, { "numpy.zeros", np_zeros }, { "numpy.ones", np_ones },
 	{ "numpy.sum", np_sum }, { "numpy.mean", np_mean }, { "numpy.max", np_max }, { "numpy.min", np_min },
 	{ "numpy.amax", np_max }, { "numpy.amin", np_min },
+	{ "numpy.argmax", np_argmax }, { "numpy.argmin", np_argmin },
+	{ "numpy.isinf", np_isinf }, { "numpy.isnan", np_isnan }, { "numpy.isfinite", np_isfinite },
 	{ "numpy.transpose", np_transpose }, { "numpy.tril", np_tril }, { "numpy.triu", np_triu },
 	{ "numpy.arange", np_arange }, { "numpy.eye", np_eye },
 	{ "numpy.random.seed", np_seed }, { "numpy.random.rand", np_rand }, { "numpy.random.randn", np_randn },

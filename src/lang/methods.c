@@ -253,6 +253,40 @@ static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv
 	return args_done(c, &a, r, err);
 }
 
+/* x.argmax(dim, keepdim) / a.argmax(axis, keepdims), and argmin */
+static struct value *m_argreduce(struct call *c, bool max, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, is_numpy(c) ? P("axis", "out", "keepdims") : P("dim", "keepdim"), 0, &a, err) < 0)
+		return NULL;
+	int ik = is_numpy(c) ? 2 : 1;
+	if (is_numpy(c) && a.v[1] && a.v[1]->kind != V_NONE)
+		return args_error(err, c, &a, 1, "%s(out=...) is not supported in qkv", c->name), args_fail(&a);
+	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
+	int64_t dim = 0;
+	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, ik, false, &keep, err) < 0)
+		return args_fail(&a);
+	struct tensor *r = ops_argreduce(SELF(c), all, (int)dim, keep, max, err);
+	if (!r)
+		args_error(err, c, &a, 0, "%s", err->msg);
+	return args_done(c, &a, r, err);
+}
+
+static struct value *m_argmax(struct call *c, struct qkv_error *err) { return m_argreduce(c, true, err); }
+static struct value *m_argmin(struct call *c, struct qkv_error *err) { return m_argreduce(c, false, err); }
+
+static struct value *m_classify(struct call *c, enum ops_class what, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P(NULL), 0, &a, err) < 0)
+		return NULL;
+	return args_done(c, &a, ops_classify(SELF(c), what), err);
+}
+
+static struct value *m_isinf(struct call *c, struct qkv_error *err) { return m_classify(c, OPS_ISINF, err); }
+static struct value *m_isnan(struct call *c, struct qkv_error *err) { return m_classify(c, OPS_ISNAN, err); }
+static struct value *m_isfinite(struct call *c, struct qkv_error *err) { return m_classify(c, OPS_ISFINITE, err); }
+
 static struct value *m_amax(struct call *c, struct qkv_error *err) { return m_amax_common(c, REDUCE_MAX, err); }
 static struct value *m_amin(struct call *c, struct qkv_error *err) { return m_amax_common(c, REDUCE_MIN, err); }
 
@@ -487,7 +521,8 @@ static const struct builtin tensor_methods[] = {
 	{ "masked_fill", m_masked_fill }, { "masked_fill_", m_masked_fill_ },
 	{ "fill_", m_fill_ }, { "zero_", m_zero_ },
 	{ "sum", m_sum }, { "mean", m_mean }, { "max", m_max }, { "min", m_min }, { "amax", m_amax },
-	{ "amin", m_amin }, { "all", m_all }, { "any", m_any },
+	{ "amin", m_amin }, { "all", m_all }, { "any", m_any }, { "argmax", m_argmax }, { "argmin", m_argmin },
+	{ "isinf", m_isinf }, { "isnan", m_isnan }, { "isfinite", m_isfinite },
 	{ "exp", m_exp }, { "sqrt", m_sqrt }, { "log", m_log }, { "abs", m_abs }, { "tanh", m_tanh },
 	{ "relu", m_relu },
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },

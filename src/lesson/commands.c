@@ -167,6 +167,8 @@ static const struct {
 	{ "exercise",
 	  "A step with an exercise asks a question under the view. Compute the answer\n"
 	  "at the prompt: every value a line makes is compared with the expected one.\n"
+	  "A prediction (Predict:) asks you to think first: type your answer as a\n"
+	  "value, a number (28), an index (2) or a list ([1.0, 0.0]).\n"
 	  ":hint gives the next hint, :solution the statement that computes it.\n"
 	  "Solved exercises are kept in progress.json and marked with a pencil in the\n"
 	  "menu.",

@@ -89,6 +89,7 @@ struct exercise {
 	struct code_line *solution_lines;
 	int nsolution;
 	char *path;         /* "steps[3].exercise[0]" */
+	bool predict;       /* a prediction: answered by typing a value before computing it */
 };
 
 struct step {

@@ -553,7 +553,7 @@ static int get_exercise(struct loader *ld, const cJSON *n, const char *path, str
 	if (!cJSON_IsObject(n))
 		return fail(ld, n, path, "must be an object with \"ask\", \"answer\" and \"solution\", not %s",
 			    type_name(n));
-	static const char *const allowed[] = { "ask", "answer", "tol", "hints", "solution", NULL };
+	static const char *const allowed[] = { "ask", "answer", "tol", "hints", "solution", "predict", NULL };
 	const cJSON *answer;
 	if (check_members(ld, n, path, allowed) < 0 || get_string(ld, n, "ask", path, true, true, &x->ask, NULL) < 0 ||
 	    get_string(ld, n, "answer", path, true, true, &x->answer, &answer) < 0)
@@ -562,6 +562,14 @@ static int get_exercise(struct loader *ld, const cJSON *n, const char *path, str
 	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(n, "tol");
 	if (tol && get_tol(ld, tol, path, &x->tol) < 0)
 		return -1;
+	const cJSON *predict = cJSON_GetObjectItemCaseSensitive(n, "predict");
+	if (predict && !cJSON_IsBool(predict)) {
+		char *p = path_join(path, "predict");
+		int rc = fail(ld, predict, p, "must be true or false, not %s", type_name(predict));
+		free(p);
+		return rc;
+	}
+	x->predict = cJSON_IsTrue(predict);
 	const cJSON *hints = cJSON_GetObjectItemCaseSensitive(n, "hints");
 	if (hints) {
 		char *p = path_join(path, "hints");

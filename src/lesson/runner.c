@@ -4,6 +4,7 @@
  * expressions into positions in the lesson file. Never prints. */
 #include "lesson/runner.h"
 #include "lesson/compare.h"
+#include "lesson/exercise.h"
 #include "core/format.h"
 #include "core/mem.h"
 #include "core/ops.h"
@@ -536,76 +537,6 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 
 /* ---- exercises ------------------------------------------------------------------ */
 
-void answer_compare(const struct tensor *got, const struct tensor *want, double tol, struct answer_check *out)
-{
-	memset(out, 0, sizeof *out);
-	out->shape_ok = tensor_same_shape(got, want);
-	if (!out->shape_ok)
-		return;
-	int64_t n = tensor_numel(want);
-	for (int64_t i = 0; i < n; i++) {
-		double d = compare_diff(tensor_get(got, i), tensor_get(want, i));
-		if (d == 0)
-			continue;
-		if (d > out->max_diff)
-			out->max_diff = d;
-		if (!(d <= tol)) {
-			if (out->nlisted < 8)
-				out->bad[out->nlisted++] = i;
-			out->nbad++;
-		}
-	}
-	out->pass = out->nbad == 0;
-}
-
-/* The index of flat element i of a tensor of the given shape, as "[r, c]". */
-static size_t put_index(char *buf, size_t size, int64_t i, int ndim, const int64_t *shape)
-{
-	int64_t idx[TENSOR_MAX_DIMS];
-	for (int d = ndim - 1; d >= 0; d--) {
-		idx[d] = i % shape[d];
-		i /= shape[d];
-	}
-	size_t n = (size_t)snprintf(buf, size, "[");
-	for (int d = 0; d < ndim && n < size; d++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%lld", d ? ", " : "", (long long)idx[d]);
-	if (n < size)
-		n += (size_t)snprintf(buf + n, size - n, "]");
-	return n;
-}
-
-int exercise_judge(struct interp *ws, const struct exercise *x, const struct tensor *got, char *msg,
-		   size_t size)
-{
-	struct qkv_error err;
-	struct value *want = interp_eval(ws, x->answer, strlen(x->answer), &err);
-	if (!want || want->kind != V_TENSOR) {
-		value_unref(want);
-		return -1;
-	}
-	struct answer_check ac;
-	answer_compare(got, want->t, x->tol, &ac);
-	if (ac.pass) {
-		snprintf(msg, size, "\u2713 Exercise solved: %s", x->ask);
-	} else if (ac.shape_ok) {
-		char cells[200] = "";
-		size_t n = 0;
-		for (int i = 0; i < ac.nlisted && n + 40 < sizeof cells; i++) {
-			n += (size_t)snprintf(cells + n, sizeof cells - n, "%s", i ? " " : "");
-			n += put_index(cells + n, sizeof cells - n, ac.bad[i], want->t->ndim, want->t->shape);
-		}
-		snprintf(msg, size, "Not yet: %lld cell%s differ (largest by %.3g): %s%s", (long long)ac.nbad,
-			 ac.nbad == 1 ? "" : "s", ac.max_diff, cells, ac.nbad > ac.nlisted ? " \u2026" : "");
-	} else {
-		char g[96], w[96];
-		snprintf(msg, size, "Not yet: the answer has shape %s, yours %s",
-			 tensor_shape_str(w, sizeof w, want->t->ndim, want->t->shape),
-			 tensor_shape_str(g, sizeof g, got->ndim, got->shape));
-	}
-	value_unref(want);
-	return ac.pass;
-}
-
 struct tensor *runner_exercise_expected(struct runner *r, const struct step *st, int k, struct qkv_error *err)
 {
 	const struct exercise *x = &st->exercises[k];
@@ -623,11 +554,13 @@ struct solution_watch {
 static void watch_solution(void *udata, const struct value *v)
 {
 	struct solution_watch *w = udata;
-	if (v->kind != V_TENSOR || w->solved)
+	struct tensor *t = w->solved ? NULL : answer_tensor(v);
+	if (!t)
 		return;
 	struct answer_check ac;
-	answer_compare(v->t, w->want, w->tol, &ac);
+	answer_compare(t, w->want, w->tol, &ac);
 	w->solved = ac.pass;
+	tensor_unref(t);
 }
 
 int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *solved, char *detail,

@@ -104,24 +104,6 @@ struct expect_result {
 int runner_expect(struct runner *r, const struct step *st, const struct step_result *res, int k,
 		  struct expect_result *out, struct qkv_error *err);
 
-/* How a student's tensor compares with an exercise's expected one. */
-struct answer_check {
-	bool pass;
-	bool shape_ok;
-	int64_t nbad;            /* cells off by more than the tolerance */
-	int64_t bad[8];          /* the first of them, as flat indices */
-	int nlisted;
-	double max_diff;
-};
-void answer_compare(const struct tensor *got, const struct tensor *want, double tol, struct answer_check *out);
-
-/* Judges a student's tensor against exercise x, whose answer is evaluated
- * in ws (the step's workspace, left as it was). Returns 1 when got passes;
- * 0 when it does not, with msg saying how ("Not yet: 2 cells differ ...: [0, 1]
- * [1, 1]", or both shapes); -1 when the answer gives no tensor. */
-int exercise_judge(struct interp *ws, const struct exercise *x, const struct tensor *got, char *msg,
-		   size_t size);
-
 /* The expected tensor of exercise k of step st, evaluated in the runner's
  * workspace as the step left it (a new reference), or NULL with err. */
 struct tensor *runner_exercise_expected(struct runner *r, const struct step *st, int k, struct qkv_error *err);

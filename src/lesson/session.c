@@ -1,13 +1,14 @@
 /* session.c: a workspace where statements are typed (see session.h), the
  * one way ui/prompt.c and cli/ reach the interpreter. Keeps the statements
- * run, the last value made, and the exercises judged against every tensor a
- * line makes (runner.c's exercise_judge); :show, :ls, :reset, :save, :load
+ * run, the last value made, and the exercises judged against every value a
+ * line makes (exercise.c's exercise_judge); :show, :ls, :reset, :save, :load
  * and completion. Never prints, never touches a terminal, never exits. */
 #include "lesson/session.h"
 #include "core/mem.h"
 #include "core/ops.h"
 #include "lang/interp.h"
 #include "lesson/compare.h"
+#include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/runner.h"
 #include "lesson/save.h"
@@ -36,7 +37,7 @@ struct session {
 	/* what the run going on made, kept when it succeeds whole */
 	struct value *made;           /* the last tensor or number (a reference) */
 	char verdict_now[VERDICT_MAX];
-	bool solved_any;              /* verdict_now says an exercise was solved */
+	enum verdict best_now;        /* what verdict_now is */
 	/* what the last run made */
 	struct value *last;
 	char verdict[VERDICT_MAX];
@@ -67,29 +68,36 @@ static void emit(void *udata, const struct value *v, const char *text)
 	s->output(s->output_udata, &o);
 }
 
-/* Every value a statement makes: the last one is kept, and a tensor is
- * judged against each exercise not solved yet. */
+/* Every value a statement makes: the last tensor or number is kept; a
+ * tensor is judged against each exercise not solved yet, and a number or a
+ * list of numbers against each prediction (typing `d_k = 4` on the way to a
+ * tensor is not a wrong answer). */
 static void observe(void *udata, const struct value *v)
 {
 	struct session *s = udata;
-	if (v->kind != V_TENSOR && !value_is_number(v))
-		return;
-	value_unref(s->made);
-	s->made = value_ref((struct value *)v);
-	if (v->kind != V_TENSOR || !s->base)
+	bool tensor = v->kind == V_TENSOR;
+	if (tensor || value_is_number(v)) {
+		value_unref(s->made);
+		s->made = value_ref((struct value *)v);
+	}
+	if (!s->base || (!tensor && !value_is_number(v) && v->kind != V_LIST && v->kind != V_TUPLE))
 		return;
 	for (int k = 0; k < s->nex; k++) {
-		if (s->solved[k] || s->solved_now[k])
+		if (s->solved[k] || s->solved_now[k] || (!tensor && !s->ex[k].predict))
 			continue;
 		char msg[VERDICT_MAX];
-		int verdict = exercise_judge(s->base, &s->ex[k], v->t, msg, sizeof msg);
-		if (verdict < 0)
+		enum verdict verdict = exercise_judge(s->base, &s->ex[k], v, msg, sizeof msg);
+		if (verdict == VERDICT_NONE)
 			continue;
-		/* "Not yet" for one exercise never hides another's being solved */
-		if (verdict == 1 || !s->solved_any)
+		/* the most telling verdict is shown, the first open exercise's of
+		 * equals: "Not yet" never hides a solved one, a wrong shape never
+		 * hides a near miss */
+		if (verdict > s->best_now) {
 			memcpy(s->verdict_now, msg, sizeof msg);
-		if (verdict == 1)
-			s->solved_now[k] = s->solved_any = true;	/* kept if the whole run succeeds */
+			s->best_now = verdict;
+		}
+		if (verdict == VERDICT_RIGHT)
+			s->solved_now[k] = true;	/* kept if the whole run succeeds */
 	}
 }
 
@@ -222,7 +230,7 @@ enum session_status session_run(struct session *s, const char *src, size_t len, 
 	value_unref(s->made);
 	s->made = NULL;
 	s->verdict_now[0] = 0;
-	s->solved_any = false;
+	s->best_now = VERDICT_NONE;
 	forget_last(s);
 	error_clear(err);
 	enum interp_status st = interp_run(s->I, src, len, first_line,

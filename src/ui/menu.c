@@ -1,6 +1,7 @@
-/* menu.c: the lesson menu qkv opens with: the built-in lessons and those of
- * $QKV_LESSONS, each with its progress (not started, the furthest step, or
- * done). Enter asks app.c to open the selected lesson (a->open_request). */
+/* menu.c: the lesson menu qkv opens with: the built-in lessons, in the order
+ * of a learning path, and those of $QKV_LESSONS, each with its progress (not
+ * started, the furthest step, or done). Enter asks app.c to open the
+ * selected lesson (a->open_request). */
 #include "ui/internal.h"
 
 #include <stdio.h>
@@ -14,6 +15,9 @@ void menu_draw(struct app *a)
 	term_put(0, 1, "qkv \u2014 attention, step by step", a->cols - 2);
 	attroff(A_REVERSE);
 	term_put(2, 2, "Choose a lesson (\u2191/\u2193 and Enter, or its number), ? for help, q to quit:", a->cols - 4);
+	attron(A_DIM);
+	term_put(3, 2, "A learning path, simplest first: each lesson builds on the ones above it.", a->cols - 4);
+	attroff(A_DIM);
 	int y = 4;
 	for (int i = 0; i < a->catalog.n && y < a->rows - 3; i++, y++) {
 		const struct catalog_entry *e = &a->catalog.entries[i];

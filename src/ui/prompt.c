@@ -12,6 +12,7 @@
 #include "core/mem.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
+#include "lesson/exercise.h"
 #include "lesson/lineedit.h"
 #include "lesson/statements.h"
 #include "lesson/progress.h"
@@ -335,7 +336,8 @@ static void after_run(struct app *a)
 	for (int k = 0; p->step && k < p->step->nexercises && open < 0; k++)
 		open = session_exercise_solved(p->session, k) ? -1 : k;
 	if (*verdict && open >= 0 && strncmp(verdict, "Not yet", 7) == 0)
-		snprintf(p->message, sizeof p->message, "%s\nExercise: %s", verdict, p->step->exercises[open].ask);
+		snprintf(p->message, sizeof p->message, "%s\n%s: %s", verdict, exercise_kind(&p->step->exercises[open]),
+			 p->step->exercises[open].ask);
 	else if (*verdict)
 		snprintf(p->message, sizeof p->message, "%s", verdict);
 	for (int k = 0; p->step && k < p->step->nexercises; k++) {
@@ -843,7 +845,7 @@ void prompt_open(struct app *a, struct interp *from, const struct step *st, int 
 	cur = a;
 	readline_start();
 	if (st && st->nexercises)
-		snprintf(p->message, sizeof p->message, "Exercise: %s", st->exercises[0].ask);
+		snprintf(p->message, sizeof p->message, "%s: %s", exercise_kind(&st->exercises[0]), st->exercises[0].ask);
 }
 
 void prompt_close(struct app *a)

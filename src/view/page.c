@@ -6,6 +6,7 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
+#include "lesson/exercise.h"
 #include "lesson/statements.h"
 
 #include <stdio.h>
@@ -102,8 +103,9 @@ void page_build_exercises(struct page *pg, struct player *p, int k, const bool *
 	for (int e = 0; e < st->nexercises; e++) {
 		struct strbuf ex;
 		strbuf_init(&ex);
-		strbuf_printf(&ex, "%s Exercise%s: %s", solved && solved[e] ? "\u2713" : "\u270e",
-			      solved && solved[e] ? " (solved)" : "", st->exercises[e].ask);
+		strbuf_printf(&ex, "%s %s%s: %s", solved && solved[e] ? "\u2713" : "\u270e",
+			      exercise_kind(&st->exercises[e]), solved && solved[e] ? " (solved)" : "",
+			      st->exercises[e].ask);
 		add_text(pg, PAGE_EXERCISE, ex.s);
 		strbuf_free(&ex);
 	}

@@ -6,6 +6,8 @@
  * kept for :save, :load, exercises judged, quit() and Ctrl-C; when a block
  * typed at a prompt is finished, its indentation, a pasted cell's
  * statements, blocks in the history file. */
+#include "lang/interp.h"
+#include "lesson/exercise.h"
 #include "lesson/session.h"
 #include "lesson/compare.h"
 #include "lesson/lineedit.h"
@@ -403,9 +405,9 @@ Test(session_api, exercises_should_be_judged_against_every_tensor_of_a_line_that
 	session_set_exercises(s, st->exercises, st->nexercises);
 	cr_assert_eq(session_exercise_verdict(s)[0], 0);
 
-	/* the verdict is the last one given: of the second exercise here */
+	/* of equal verdicts, the first open exercise's is shown */
 	must_run(s, "X.T @ X");
-	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: the answer has shape [2], yours [2, 2]");
+	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: the answer has shape [3, 3], yours [2, 2]");
 	cr_assert_not(session_exercise_solved(s, 0));
 	must_run(s, "torch.ones(2)");
 	cr_assert(strstr(session_exercise_verdict(s), "Not yet: 2 cells differ"), "%s", session_exercise_verdict(s));
@@ -440,6 +442,91 @@ Test(session_api, exercises_should_be_judged_against_every_tensor_of_a_line_that
 	cr_assert_not(session_exercise_solved(s, 0));
 	session_free(s);
 	close_step(&w);
+}
+
+static const char predict_lesson[] =
+	"{\"id\": \"pr\", \"title\": \"Predict\", \"source\": \"tests\", \"summary\": \"s\", \"steps\": ["
+	"{\"title\": \"Mask\", \"text\": \"x\", \"code\": [\"W = torch.softmax(torch.tensor([[0., 2.], [1., 1.]]), dim=-1)\","
+	"\"M = torch.triu(torch.full((4, 4), float('-inf')), diagonal=1)\"], \"exercise\": ["
+	"{\"ask\": \"How many entries of M are -inf?\", \"predict\": true, \"answer\": \"torch.isinf(M).sum()\","
+	" \"solution\": \"6\", \"hints\": \"Count above the diagonal.\"},"
+	"{\"ask\": \"Which key does query 0 weight most?\", \"predict\": true, \"answer\": \"int(W[0].argmax())\","
+	" \"solution\": \"1\"},"
+	"{\"ask\": \"Type row 1 of W.\", \"predict\": true, \"answer\": \"W[1]\", \"tol\": 0.01,"
+	" \"solution\": \"[0.5, 0.5]\"},"
+	"{\"ask\": \"Compute W times 2.\", \"answer\": \"W * 2\", \"solution\": \"W * 2\"}]}]}";
+
+Test(session_api, a_prediction_should_be_answered_by_typing_a_number_or_a_list)
+{
+	struct qkv_error err;
+	struct lesson *l = lesson_parse("pr.json", predict_lesson, strlen(predict_lesson), NULL, NULL, &err);
+	cr_assert_not_null(l, "%s", err.msg);
+	struct runner *r = runner_new(l, KERNEL_SIMD);
+	cr_assert_eq(runner_step(r, NULL, &err), 0, "%s", err.msg);
+	const struct step *st = &l->steps[0];
+	cr_assert(st->exercises[0].predict && !st->exercises[3].predict);
+	cr_assert_str_eq(exercise_kind(&st->exercises[0]), "Predict");
+	cr_assert_str_eq(exercise_kind(&st->exercises[3]), "Exercise");
+	struct session *s = session_new_copy(runner_interp(r));
+	session_set_exercises(s, st->exercises, st->nexercises);
+
+	/* a wrong count says how far off it is, and solves nothing */
+	must_run(s, "5");
+	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: off by 1");
+	cr_assert_not(session_exercise_solved(s, 0));
+	must_run(s, "6");
+	cr_assert(session_exercise_solved(s, 0));
+	cr_assert(strstr(session_exercise_verdict(s), "\u2713 Predicted right: How many entries of M are -inf?"),
+		  "%s", session_exercise_verdict(s));
+	/* an index, then a row typed as a list, within the tolerance */
+	must_run(s, "1");
+	cr_assert(session_exercise_solved(s, 1));
+	must_run(s, "[0.5, 0.5, 0.5]");
+	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: the answer has shape [2], yours [3]");
+	must_run(s, "[0.501, 0.499]");
+	cr_assert(session_exercise_solved(s, 2));
+	/* a number is never judged against an exercise that wants a tensor */
+	must_run(s, "k = 2");
+	cr_assert_not(session_exercise_solved(s, 3));
+	cr_assert_str_eq(session_exercise_verdict(s), "");
+	must_run(s, "W * 2");
+	cr_assert(session_exercise_solved(s, 3));
+	session_free(s);
+
+	/* qkv check: each solution, typed as a student would, gives the answer */
+	for (int k = 0; k < st->nexercises; k++) {
+		bool solved;
+		char detail[400];
+		cr_assert_eq(runner_check_exercise(r, st, k, &solved, detail, sizeof detail, &err), 0, "%s", err.msg);
+		cr_expect(solved, "exercise %d: %s", k, detail);
+	}
+	runner_free(r);
+	lesson_free(l);
+}
+
+Test(session_api, only_numbers_and_rectangular_lists_of_them_should_stand_for_an_answer)
+{
+	struct interp *I = interp_new(KERNEL_SIMD);
+	static const char *const none[] = { "[[1, 2], [3]]", "'six'", "[1, 'a']", "[[[[[1]]]]]", "None", "[[1], 2]" };
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+		struct qkv_error err;
+		struct value *v = interp_eval(I, none[i], strlen(none[i]), &err);
+		cr_assert_not_null(v, "%s: %s", none[i], err.msg);
+		struct tensor *t = answer_tensor(v);
+		cr_expect_null(t, "%s stands for a tensor", none[i]);
+		tensor_unref(t);
+		value_unref(v);
+	}
+	struct qkv_error err;
+	struct value *v = interp_eval(I, "([1, 2.5], (3, True))", 21, &err);
+	cr_assert_not_null(v, "%s", err.msg);
+	struct tensor *t = answer_tensor(v);
+	cr_assert_not_null(t);
+	cr_assert(t->ndim == 2 && t->shape[0] == 2 && t->shape[1] == 2);
+	cr_assert(tensor_get(t, 1) == 2.5 && tensor_get(t, 3) == 1);
+	tensor_unref(t);
+	value_unref(v);
+	interp_free(I);
 }
 
 Test(session_api, save_should_write_the_code_before_then_the_statements_typed_and_load_should_run_a_file)
