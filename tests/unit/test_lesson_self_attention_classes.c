@@ -141,7 +141,7 @@ Test(lesson_self_attention_classes, every_pair_of_steps_should_have_an_exercise_
 		cr_expect_gt(n, 0, "steps %d-%d have no exercise", k + 1, k + 2);
 	}
 	cr_expect_geq(predictions, 3);
-	claim_says(ID, 6, "Predict the shape of the context vectors");
+	claim_says(ID, 6, "The shape of the context vectors");
 	claim_says(ID, 8, "how many cells does the causal mask set to -inf?");
 	claim_says(ID, 3, "how many numbers does one `nn.Linear(3, 2, bias=False)` layer");
 }
