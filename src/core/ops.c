@@ -1290,6 +1290,35 @@ struct tensor *ops_dropout(const struct ops_ctx *ctx, struct tensor *t, double p
 
 /* ---- reductions ---------------------------------------------------------------- */
 
+/* How a reduction over dim (every element when all) sees t: (outer, n,
+ * inner), and the shape of its result (keepdim as in torch). */
+struct reduction {
+	int64_t outer, n, inner;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+};
+
+static void reduction_of(const struct tensor *t, bool all, int dim, bool keepdim, struct reduction *r)
+{
+	r->outer = 1;
+	r->n = tensor_numel(t);
+	r->inner = 1;
+	r->ndim = 0;
+	if (!all) {
+		r->n = t->shape[dim];
+		for (int i = 0; i < dim; i++)
+			r->outer *= t->shape[i];
+		for (int i = dim + 1; i < t->ndim; i++)
+			r->inner *= t->shape[i];
+	}
+	for (int i = 0; i < t->ndim; i++) {
+		if (!all && i != dim)
+			r->shape[r->ndim++] = t->shape[i];
+		else if (keepdim)
+			r->shape[r->ndim++] = 1;
+	}
+}
+
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err)
 {
@@ -1299,15 +1328,9 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 		return NULL;
 	if (t->ndim == 0)
 		all = true;
-	int64_t numel = tensor_numel(t);
-	int64_t outer = 1, n = numel, inner = 1;
-	if (!all) {
-		n = t->shape[dim];
-		for (int i = 0; i < dim; i++)
-			outer *= t->shape[i];
-		for (int i = dim + 1; i < t->ndim; i++)
-			inner *= t->shape[i];
-	}
+	struct reduction rs;
+	reduction_of(t, all, dim, keepdim, &rs);
+	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
 	if (n == 0 && (op == REDUCE_MAX || op == REDUCE_MIN)) {
 		error_set(err, 0, 0, "%s of an empty tensor has no value", names[op]);
 		return NULL;
@@ -1321,20 +1344,7 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	if (cd == DT_I64 && op == REDUCE_MEAN)
 		cd = DT_F64;
 	struct tensor *c = contig_as(t, cd);
-	int64_t oshape[TENSOR_MAX_DIMS];
-	int ond = 0;
-	if (!all) {
-		for (int i = 0; i < t->ndim; i++) {
-			if (i != dim)
-				oshape[ond++] = t->shape[i];
-			else if (keepdim)
-				oshape[ond++] = 1;
-		}
-	} else if (keepdim) {
-		for (int i = 0; i < t->ndim; i++)
-			oshape[ond++] = 1;
-	}
-	struct tensor *out = tensor_new(cd, t->flavor, ond, oshape);
+	struct tensor *out = tensor_new(cd, t->flavor, rs.ndim, rs.shape);
 	void *po = out->storage->data;
 	const void *pi = tensor_data(c);
 	if (cd == DT_I64) {
@@ -1361,9 +1371,9 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	if (is_min) {	/* min(x) = -max(-x) */
 		struct tensor *neg = tensor_new(cd, t->flavor, c->ndim, c->shape);
 		if (cd == DT_F32)
-			ew_unary_f32(neg->storage->data, pi, numel, EW_NEG);
+			ew_unary_f32(neg->storage->data, pi, tensor_numel(t), EW_NEG);
 		else
-			ew_unary_f64(neg->storage->data, pi, numel, EW_NEG);
+			ew_unary_f64(neg->storage->data, pi, tensor_numel(t), EW_NEG);
 		tensor_unref(c);
 		c = neg;
 		pi = tensor_data(c);
@@ -1404,26 +1414,16 @@ struct tensor *ops_argreduce(struct tensor *t, bool all, int dim, bool keepdim, 
 		return NULL;
 	if (t->ndim == 0)
 		all = true;
-	int64_t outer = 1, n = tensor_numel(t), inner = 1;
-	if (!all) {
-		n = t->shape[dim];
-		for (int i = 0; i < dim; i++)
-			outer *= t->shape[i];
-		for (int i = dim + 1; i < t->ndim; i++)
-			inner *= t->shape[i];
-	}
+	struct reduction rs;
+	reduction_of(t, all, dim, keepdim, &rs);
+	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
 	if (n == 0) {
 		error_set(err, 0, 0, "%s of an empty %s has no index", name, all ? "tensor" : "dimension");
 		return NULL;
 	}
-	int64_t oshape[TENSOR_MAX_DIMS];
-	int ond = 0;
-	for (int i = 0; i < t->ndim && (keepdim || !all); i++)
-		if (all || i != dim || keepdim)
-			oshape[ond++] = all || i == dim ? 1 : t->shape[i];
 	struct tensor *c = contig_as(t, DT_F64);
 	const double *x = tensor_data(c);
-	struct tensor *out = tensor_new(DT_I64, t->flavor, ond, oshape);
+	struct tensor *out = tensor_new(DT_I64, t->flavor, rs.ndim, rs.shape);
 	int64_t *y = out->storage->data;
 	for (int64_t o = 0; o < outer; o++) {
 		for (int64_t in = 0; in < inner; in++) {
