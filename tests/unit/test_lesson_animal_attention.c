@@ -77,22 +77,3 @@ Test(lesson_animal_attention, step_10_should_show_lizard_scoring_salmon_above_it
 	claim_says(ID, 10, "lizard's scores: salmon 76.64 above lizard itself 74.75");
 	/* the numbers themselves are the lesson's expects, checked by `qkv check` */
 }
-
-Test(lesson_animal_attention, every_two_steps_should_ask_an_exercise_with_a_hint_and_three_should_be_predictions)
-{
-	const struct lesson *l = claims_lesson(ID);
-	int predictions = 0;
-	for (int first = 0; first < l->nsteps; first += 2) {
-		int asked = 0;
-		for (int k = first; k < first + 2 && k < l->nsteps; k++) {
-			for (int i = 0; i < l->steps[k].nexercises; i++) {
-				const struct exercise *x = &l->steps[k].exercises[i];
-				cr_expect_gt(x->nhints, 0, "step %d: '%s' has no hint", k + 1, x->ask);
-				predictions += x->predict;
-				asked++;
-			}
-		}
-		cr_expect_gt(asked, 0, "no exercise in steps %d-%d", first + 1, first + 2);
-	}
-	cr_expect_geq(predictions, 3, "only %d predictions", predictions);
-}

@@ -77,30 +77,3 @@ Test(lesson_attention_step_by_step, step_19_should_give_the_documents_d_in_equal
 	claim_says(ID, 19, "The document says d_in and d_out are usually equal, then builds its example layer with d_in = 5 "
 			   "and d_out = 4.");
 }
-
-Test(lesson_attention_step_by_step, every_two_steps_should_have_an_exercise_with_a_hint)
-{
-	const struct lesson *l = claims_lesson(ID);
-	cr_assert_eq(l->nsteps, 28);
-	for (int k = 0; k < l->nsteps; k += 2) {
-		int n = l->steps[k].nexercises + (k + 1 < l->nsteps ? l->steps[k + 1].nexercises : 0);
-		cr_expect(n > 0, "steps %d-%d have no exercise", k + 1, k + 2);
-	}
-	for (int k = 0; k < l->nsteps; k++)
-		for (int i = 0; i < l->steps[k].nexercises; i++)
-			cr_expect(l->steps[k].exercises[i].nhints > 0, "step %d's exercise %d has no hint", k + 1, i + 1);
-}
-
-Test(lesson_attention_step_by_step, it_should_ask_for_at_least_four_predictions)
-{
-	/* the index of 'sequence''s top key, the -inf count of an 8x8 causal
-	 * mask, dropout's kept weight, ... typed before they are computed */
-	const struct lesson *l = claims_lesson(ID);
-	int n = 0;
-	for (int k = 0; k < l->nsteps; k++)
-		for (int i = 0; i < l->steps[k].nexercises; i++)
-			n += l->steps[k].exercises[i].predict;
-	cr_expect_geq(n, 4, "only %d prediction exercises", n);
-	claim_says(ID, 11, "How many entries would the causal mask of an 8-token sequence set to -inf");
-	claim_says(ID, 13, "Had it kept that weight, what number would stand in its place?");
-}

@@ -12,22 +12,6 @@ Test(lesson_many_heads_one_matrix, should_be_the_sixth_lesson_on_the_path)
 	cr_expect(l->nsteps >= 8 && l->nsteps <= 12, "%d steps", l->nsteps);
 }
 
-Test(lesson_many_heads_one_matrix, should_ask_for_three_predictions_and_an_exercise_in_every_pair_of_steps)
-{
-	const struct lesson *l = claims_lesson(ID);
-	int predictions = 0;
-	for (int i = 0; i < l->nsteps; i += 2) {
-		int n = l->steps[i].nexercises + (i + 1 < l->nsteps ? l->steps[i + 1].nexercises : 0);
-		cr_expect(n > 0, "steps %d-%d have no exercise", i + 1, i + 2);
-	}
-	for (int i = 0; i < l->nsteps; i++)
-		for (int j = 0; j < l->steps[i].nexercises; j++) {
-			predictions += l->steps[i].exercises[j].predict;
-			cr_expect(l->steps[i].exercises[j].nhints > 0, "step %d's exercise has no hint", i + 1);
-		}
-	cr_expect(predictions >= 3, "%d predictions", predictions);
-}
-
 Test(lesson_many_heads_one_matrix, step_4_should_stack_the_heads_weights_with_cat_along_dim_0)
 {
 	claim_says(ID, 4, "W_q = torch.cat([head.W_query.weight for head in wrapper.heads], dim=0)");

@@ -51,20 +51,3 @@ Test(lesson_order_and_position, step_11_should_show_positions_breaking_the_permu
 	claim_says(ID, 11, "So `Zp` is no longer a permutation of `Z`'s rows");
 	claim_says(ID, 11, "torch.allclose(attention(Zp), P @ attention(Z))");
 }
-
-Test(lesson_order_and_position, every_exercise_should_have_a_hint_and_three_should_be_predictions)
-{
-	const struct lesson *l = claims_lesson(ID);
-	cr_assert(l->nsteps >= 8 && l->nsteps <= 12, "%d steps", l->nsteps);
-	int predict = 0;
-	for (int s = 0; s < l->nsteps; s++) {
-		bool pair = l->steps[s].nexercises > 0 || (s + 1 < l->nsteps && s % 2 == 0 && l->steps[s + 1].nexercises > 0) ||
-			    (s % 2 == 1 && l->steps[s - 1].nexercises > 0);
-		cr_expect(pair, "steps %d-%d have no exercise", s / 2 * 2 + 1, s / 2 * 2 + 2);
-		for (int i = 0; i < l->steps[s].nexercises; i++) {
-			cr_expect(l->steps[s].exercises[i].nhints > 0, "step %d exercise %d has no hint", s + 1, i);
-			predict += l->steps[s].exercises[i].predict;
-		}
-	}
-	cr_expect(predict >= 3, "%d predictions", predict);
-}

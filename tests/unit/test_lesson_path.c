@@ -42,7 +42,7 @@ Test(lesson_path, every_two_steps_should_ask_an_exercise_with_a_hint)
 				lesson_predictions += x->predict;
 			}
 		}
-		cr_expect(lesson_predictions >= 2, "%s asks %d predictions", path[i], lesson_predictions);
+		cr_expect(lesson_predictions >= 3, "%s asks %d predictions", path[i], lesson_predictions);
 		predictions += lesson_predictions;
 	}
 	cr_expect(predictions >= 20, "%d predictions in all", predictions);

@@ -92,32 +92,3 @@ Test(lesson_projections_and_masks, the_documents_slips_should_be_flagged_where_t
 	claim_says(ID, 13, "\"Bertiviz example\"");
 	claim_never_says(ID, 5, "so that softmax does not saturate");
 }
-
-Test(lesson_projections_and_masks, every_pair_of_steps_should_have_an_exercise_with_a_hint)
-{
-	const struct lesson *l = claims_lesson(ID);
-	cr_assert_eq(l->nsteps, 13, "steps are never inserted or removed: system tests open step 13");
-	for (int k = 0; k < l->nsteps; k += 2) {
-		int n = 0;
-		for (int j = k; j < k + 2 && j < l->nsteps; j++)
-			for (int e = 0; e < l->steps[j].nexercises; e++) {
-				n++;
-				cr_expect(l->steps[j].exercises[e].nhints > 0, "step %d exercise %d has no hint", j + 1, e);
-			}
-		cr_expect(n > 0, "steps %d-%d have no exercise", k + 1, k + 2);
-	}
-}
-
-Test(lesson_projections_and_masks, at_least_three_exercises_should_ask_for_a_prediction)
-{
-	const struct lesson *l = claims_lesson(ID);
-	int n = 0;
-	for (int k = 0; k < l->nsteps; k++)
-		for (int e = 0; e < l->steps[k].nexercises; e++)
-			n += l->steps[k].exercises[e].predict;
-	cr_expect_geq(n, 3, "only %d predictions", n);
-	/* what x100 does to a row, which key wins, how many -inf in the mask */
-	claim_says(ID, 6, "What does ×100 do to the weights of \"country\"?");
-	claim_says(ID, 10, "Which key does \"through\" (row 5) weight most?");
-	claim_says(ID, 8, "How many entries of the 8×8 masked scores `S_masked` are -inf?");
-}

@@ -124,24 +124,3 @@ Test(lesson_self_attention_classes, step_16_should_flag_the_notebooks_one_timed_
 	claim_says(ID, 16, "Dropout is active");
 	claim_says(ID, 16, "autograd records a graph");
 }
-
-Test(lesson_self_attention_classes, every_pair_of_steps_should_have_an_exercise_with_a_hint_and_three_predict)
-{
-	const struct lesson *l = claims_lesson(ID);
-	int predictions = 0;
-	for (int k = 0; k < l->nsteps; k += 2) {
-		int n = 0;
-		for (int j = k; j < k + 2 && j < l->nsteps; j++)
-			for (int i = 0; i < l->steps[j].nexercises; i++) {
-				const struct exercise *x = &l->steps[j].exercises[i];
-				cr_expect_gt(x->nhints, 0, "step %d: an exercise without a hint", j + 1);
-				predictions += x->predict;
-				n++;
-			}
-		cr_expect_gt(n, 0, "steps %d-%d have no exercise", k + 1, k + 2);
-	}
-	cr_expect_geq(predictions, 3);
-	claim_says(ID, 6, "The shape of the context vectors");
-	claim_says(ID, 8, "how many cells does the causal mask set to -inf?");
-	claim_says(ID, 3, "how many numbers does one `nn.Linear(3, 2, bias=False)` layer");
-}
