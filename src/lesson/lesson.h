@@ -39,7 +39,10 @@ struct timing_entry {
 	struct code_line *lines;
 	int nlines;
 	struct loc at;
+	int repeat;         /* runs of the code; the best is shown (1 to TIMING_MAX_REPEAT) */
 };
+
+#define TIMING_MAX_REPEAT 20
 
 struct show {
 	enum show_kind kind;

@@ -281,6 +281,24 @@ static int get_slice(struct loader *ld, const cJSON *n, const char *path, struct
 	return 0;
 }
 
+/* A timing entry's "repeat": a whole number of runs, 1 by default. */
+static int get_repeat(struct loader *ld, const cJSON *c, const char *path, struct timing_entry *t)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "repeat");
+	t->repeat = 1;
+	if (!r)
+		return 0;
+	char *p = path_join(path, "repeat");
+	int rc = 0;
+	if (!cJSON_IsNumber(r) || r->valuedouble != (double)(int)r->valuedouble || r->valuedouble < 1 ||
+	    r->valuedouble > TIMING_MAX_REPEAT)
+		rc = fail(ld, r, p, "must be a whole number of runs from 1 to %d", TIMING_MAX_REPEAT);
+	else
+		t->repeat = (int)r->valuedouble;
+	free(p);
+	return rc;
+}
+
 static int get_timing(struct loader *ld, const cJSON *n, const char *path, struct show *s)
 {
 	if (!cJSON_IsArray(n) || cJSON_GetArraySize(n) == 0)
@@ -294,8 +312,8 @@ static int get_timing(struct loader *ld, const cJSON *n, const char *path, struc
 		const cJSON *code;
 		if (!cJSON_IsObject(c)) {
 			fail(ld, c, p, "must be an object with \"label\" and \"code\", not %s", type_name(c));
-		} else if (check_members(ld, c, p, (const char *const[]){ "label", "code", NULL }) == 0 &&
-			   get_string(ld, c, "label", p, true, true, &t->label, NULL) == 0) {
+		} else if (check_members(ld, c, p, (const char *const[]){ "label", "code", "repeat", NULL }) == 0 &&
+			   get_string(ld, c, "label", p, true, true, &t->label, NULL) == 0 && get_repeat(ld, c, p, t) == 0) {
 			code = cJSON_GetObjectItemCaseSensitive(c, "code");
 			if (!code) {
 				lesson_error(ld->l, loc_of(ld, c, 0), p, ld->err, "missing required field 'code'");

@@ -60,10 +60,11 @@ struct runner_progress {
 	const struct show *show;   /* the timing show */
 	const char *label;         /* the entry running */
 	int entry, nentries;       /* which entry (0-based), and how many */
-	int statement, nstatements;/* statements of this entry done so far, and in all */
-	double elapsed_ms;         /* this entry's computation so far (the callbacks excluded) */
+	int statement, nstatements;/* statements of this entry's run done so far, and in all */
+	int run, nruns;            /* which run of the entry (0-based), and how many (its repeat) */
+	double elapsed_ms;         /* this run's computation so far (the callbacks excluded) */
 	const double *done_ms;     /* the times of entries 0 .. entry - 1 */
-	bool finished;             /* the entry just ended: elapsed_ms is its time */
+	bool finished;             /* the entry just ended: elapsed_ms is its time, the best run's */
 };
 typedef void (*runner_progress_fn)(void *ctx, const struct runner_progress *p);
 

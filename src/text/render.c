@@ -196,13 +196,16 @@ static void render_timing(struct strbuf *out, const struct shown *sh, const stru
 	strbuf_printf(out, "  %s\n", s->title ? s->title : "timing");
 	int lw = 0;
 	for (int i = 0; i < s->ntimings; i++) {
-		int w = utf8_width(s->timings[i].label);
+		char label[TIMING_LABEL_MAX];
+		timing_label_text(label, sizeof label, &s->timings[i]);
+		int w = utf8_width(label);
 		lw = w > lw ? w : lw;
 	}
 	if (lw > o->width - 20)
 		lw = o->width - 20;
 	for (int i = 0; i < s->ntimings; i++) {
-		const char *label = s->timings[i].label;
+		char label[TIMING_LABEL_MAX];
+		timing_label_text(label, sizeof label, &s->timings[i]);
 		int w = utf8_width(label);
 		strbuf_puts(out, "    ");
 		strbuf_puts(out, label);
@@ -348,7 +351,7 @@ void render_step_json(struct strbuf *out, const struct lesson *l, int k, const s
 			for (int t = 0; t < s->ntimings; t++) {
 				strbuf_puts(out, t ? ",{\"label\":" : "{\"label\":");
 				json_put_string(out, s->timings[t].label);
-				strbuf_printf(out, ",\"ms\":%.3f}", sh->timing_ms[t]);
+				strbuf_printf(out, ",\"repeat\":%d,\"ms\":%.3f}", s->timings[t].repeat, sh->timing_ms[t]);
 			}
 			strbuf_putc(out, ']');
 		}

@@ -414,13 +414,17 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 	for (int i = 0; i < s->ntimings; i++) {
 		if (i < ndone && !isnan(ms[i]))
 			max = ms[i] > max ? ms[i] : max;
-		int tw = term_width_of(s->timings[i].label);
+		char label[TIMING_LABEL_MAX];
+		timing_label_text(label, sizeof label, &s->timings[i]);
+		int tw = term_width_of(label);
 		lw = tw > lw ? tw : lw;
 	}
 	if (lw > w - 32)
 		lw = w - 32 > 10 ? w - 32 : 10;
 	for (int i = 0; i < s->ntimings && y + 1 < end; i++, y += 2) {
-		term_put(y, x, s->timings[i].label, lw);
+		char label[TIMING_LABEL_MAX];
+		timing_label_text(label, sizeof label, &s->timings[i]);
+		term_put(y, x, label, lw);
 		if (i < ndone && isnan(ms[i])) {
 			attron(A_DIM);
 			term_put(y, x + lw + 1, "   cancelled", w - lw - 1);

@@ -14,7 +14,20 @@ void timing_progress_what(char *buf, size_t size, const struct runner_progress *
 
 void timing_progress_where(char *buf, size_t size, const struct runner_progress *p)
 {
-	utf8_snprintf(buf, size, "statement %d of %d, %.2f s", p->statement, p->nstatements, p->elapsed_ms / 1e3);
+	if (p->nruns > 1)
+		utf8_snprintf(buf, size, "run %d of %d, statement %d of %d, %.2f s", p->run + 1, p->nruns, p->statement,
+			      p->nstatements, p->elapsed_ms / 1e3);
+	else
+		utf8_snprintf(buf, size, "statement %d of %d, %.2f s", p->statement, p->nstatements,
+			      p->elapsed_ms / 1e3);
+}
+
+void timing_label_text(char *buf, size_t size, const struct timing_entry *t)
+{
+	if (t->repeat > 1)
+		utf8_snprintf(buf, size, "%s (best of %d)", t->label, t->repeat);
+	else
+		utf8_snprintf(buf, size, "%s", t->label);
 }
 
 void timing_progress_text(char *buf, size_t size, const struct runner_progress *p)

@@ -16,8 +16,13 @@
 void timing_progress_text(char *buf, size_t size, const struct runner_progress *p);
 /* "Running 'LABEL'" */
 void timing_progress_what(char *buf, size_t size, const struct runner_progress *p);
-/* "statement 17 of 41, 0.84 s" */
+/* "statement 17 of 41, 0.84 s", or "run 2 of 3, statement 17 of 41, 0.84 s" */
 void timing_progress_where(char *buf, size_t size, const struct runner_progress *p);
+
+/* An entry as a timing shows it: its label, with "(best of 3)" after it
+ * when it repeats (cut to fit TIMING_LABEL_MAX bytes, at a character). */
+#define TIMING_LABEL_MAX 512
+void timing_label_text(char *buf, size_t size, const struct timing_entry *t);
 
 /* Entry i's time against the first: "(1.23× the first)"; "" for i = 0 or
  * when a time is 0. */

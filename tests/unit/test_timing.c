@@ -6,6 +6,7 @@
 #include "lang/interp.h"
 #include "lesson/lesson.h"
 #include "lesson/runner.h"
+#include "view/timing.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -113,6 +114,83 @@ Test(timing, progress_should_count_each_entrys_statements_in_order_with_its_labe
 	step_result_free(&res);
 	runner_free(r);
 	lesson_free(l);
+}
+
+static const char repeated_lesson[] =
+	"{\"id\": \"rep\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+	" {\"title\": \"timed\", \"text\": \"x\", \"code\": \"X = torch.ones(64, 64)\", \"show\": {\"timing\": [\n"
+	"   {\"label\": \"thrice\", \"repeat\": 3, \"code\": [\"Y = X @ X\", \"Y.sum()\"]},\n"
+	"   {\"label\": \"once\", \"code\": \"Y = X @ X\"}]}}]}\n";
+
+struct runs {
+	int calls, runs_seen[4], nruns[2];
+	double run_ms[3];   /* each run of the first entry at its last statement */
+	double finished_ms;
+};
+
+static void count_runs(void *ctx, const struct runner_progress *p)
+{
+	struct runs *rr = ctx;
+	rr->calls++;
+	cr_assert(p->run >= 0 && p->run < 3);
+	rr->nruns[p->entry] = p->nruns;
+	if (p->entry == 0 && !p->finished) {
+		rr->runs_seen[p->run]++;
+		if (p->statement == p->nstatements)
+			rr->run_ms[p->run] = p->elapsed_ms;
+	}
+	if (p->entry == 0 && p->finished)
+		rr->finished_ms = p->elapsed_ms;
+}
+
+Test(timing, a_repeated_entry_should_run_each_time_and_show_its_best)
+{
+	struct lesson *l = parse(repeated_lesson);
+	const struct show *sh = &l->steps[0].shows[0];
+	cr_assert_eq(sh->timings[0].repeat, 3);
+	cr_assert_eq(sh->timings[1].repeat, 1, "once by default");
+	char label[TIMING_LABEL_MAX];
+	timing_label_text(label, sizeof label, &sh->timings[0]);
+	cr_expect_str_eq(label, "thrice (best of 3)");
+	timing_label_text(label, sizeof label, &sh->timings[1]);
+	cr_expect_str_eq(label, "once");
+
+	struct runner *r = runner_new(l, KERNEL_SIMD);
+	struct runs rr = { 0 };
+	runner_set_progress(r, count_runs, &rr);
+	struct qkv_error err;
+	struct step_result res;
+	cr_assert_eq(runner_step(r, &res, &err), 0, "%s", err.msg);
+	/* each run starts at statement 0 and counts its two statements */
+	for (int k = 0; k < 3; k++)
+		cr_expect_eq(rr.runs_seen[k], 3, "run %d reported %d times", k, rr.runs_seen[k]);
+	cr_expect(rr.nruns[0] == 3 && rr.nruns[1] == 1);
+	/* each run is timed from its own start */
+	for (int k = 0; k < 3; k++)
+		cr_expect(rr.run_ms[k] > 0 && rr.run_ms[k] < 60e3, "run %d: %g ms", k, rr.run_ms[k]);
+	cr_expect_eq(rr.finished_ms, res.shown[0].timing_ms[0], "the time reported is the one shown");
+	step_result_free(&res);
+	runner_free(r);
+	lesson_free(l);
+}
+
+Test(timing, a_repeat_out_of_range_should_be_refused_at_its_place)
+{
+	static const char *const bad[] = { "0", "21", "2.5", "\"3\"" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "{\"id\": \"rep\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+			 "{\"title\": \"t\", \"text\": \"x\", \"show\": {\"timing\": [\n"
+			 "{\"label\": \"l\", \"repeat\": %s, \"code\": \"1\"}]}}]}", bad[i]);
+		struct qkv_error err;
+		struct lesson *l = lesson_parse("rep.json", text, strlen(text), NULL, NULL, &err);
+		cr_expect_null(l, "repeat %s was taken", bad[i]);
+		cr_expect(strncmp(err.msg, "rep.json:3:", 11) == 0 &&
+			  strstr(err.msg, ": steps[0].show.timing[0].repeat: must be a whole number of runs from 1 to 20"),
+			  "repeat %s: %s", bad[i], err.msg);
+		lesson_free(l);
+	}
 }
 
 Test(timing, the_workspace_and_the_random_stream_should_be_unchanged_after_a_timing)
