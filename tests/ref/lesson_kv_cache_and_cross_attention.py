@@ -19,81 +19,30 @@ that qkv prints the same. Run:
   /usr/bin/python3 tests/ref/lesson_kv_cache_and_cross_attention.py --print  # each step's output
 
 Exits 1 when anything differs, naming the step and the expect."""
-import ast
-import contextlib
-import io
 import json
 import math
+import os
 import pathlib
 import sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lessonref import as_tensor, close, last_value, lines, nested, run  # noqa: E402
+
 LESSON = pathlib.Path(__file__).resolve().parent.parent.parent / "lessons" / "08-kv-cache-and-cross-attention.json"
 
 
-def lines(x):
-    if x is None:
-        return []
-    return x if isinstance(x, list) else [x]
-
-
-def display(value):
-    if value is not None and not isinstance(value, torch.Generator):
-        print(repr(value))
-
-
-def run(code, env, name):
-    """Runs statements; a top-level bare expression's value is displayed."""
-    tree = ast.parse(code, name)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        for stmt in tree.body:
-            if isinstance(stmt, ast.Expr):
-                display(eval(compile(ast.Expression(stmt.value), name, "eval"), env))
-            else:
-                exec(compile(ast.Module(body=[stmt], type_ignores=[]), name, "exec"), env)
-    return out.getvalue()
-
-
-def last_value(code, env, name):
-    """Runs a solution; returns the value of its last statement (a bare
-    expression's value, or the value just assigned)."""
-    tree = ast.parse(code, name)
-    value = None
-    with contextlib.redirect_stdout(io.StringIO()):
-        for stmt in tree.body:
-            if isinstance(stmt, ast.Expr):
-                value = eval(compile(ast.Expression(stmt.value), name, "eval"), env)
-            else:
-                exec(compile(ast.Module(body=[stmt], type_ignores=[]), name, "exec"), env)
-                if isinstance(stmt, ast.Assign):
-                    value = eval(ast.unparse(stmt.targets[-1]), env)
-    return value
-
-
-def as_tensor(v):
-    if isinstance(v, torch.Tensor):
-        return v.detach().double()
-    return torch.tensor(v, dtype=torch.float64)
-
-
-def close(got, want, tol):
-    got, want = as_tensor(got), as_tensor(want)
-    if got.shape != want.shape:
-        return f"shape {tuple(got.shape)} where {tuple(want.shape)} was expected"
-    both_nan = torch.isnan(got) & torch.isnan(want)
-    same_inf = torch.isinf(got) & (got == want)
-    diff = (got - want).abs().masked_fill(both_nan | same_inf, 0.0)
-    if torch.isnan(diff).any() or (diff > tol).any():
-        return f"largest difference {diff.nan_to_num(math.inf).max().item()} (tolerance {tol})"
+def differs(got, want, tol):
+    """What differs between got and want (lessonref.close), or None."""
+    ok, worst = close(got, want, tol)
+    if worst is None:
+        return f"shape {tuple(as_tensor(got).shape)} where {tuple(as_tensor(want).shape)} was expected"
+    if not ok:
+        # as torch's nan_to_num(math.inf) reports it: NaN as inf, inf as the largest double
+        worst = torch.tensor(worst, dtype=torch.float64).nan_to_num(math.inf).item()
+        return f"largest difference {worst} (tolerance {tol})"
     return None
-
-
-def nested(values):
-    if isinstance(values, list):
-        return [nested(v) for v in values]
-    return float(values) if isinstance(values, str) else values
 
 
 def main():
@@ -103,7 +52,7 @@ def main():
     failures = 0
     for n, step in enumerate(lesson["steps"], 1):
         where = f"step {n} ({step['title']})"
-        printed = run("\n".join(lines(step.get("code"))), env, f"step {n}")
+        printed, _ = run(step.get("code"), env, name=f"step {n}", parse_name=f"step {n}", strip=False)
         if show:
             print(f"==== {where}\n{printed}", end="")
         for i, e in enumerate(lines(step.get("expect"))):
@@ -117,15 +66,15 @@ def main():
                 if got != "\n".join(lines(e["text"])):
                     problem = f"{e['tensor']} is {got}"
             else:
-                problem = close(eval(e["tensor"], env), nested(e["values"]), e.get("tol", 1e-4))
+                problem = differs(eval(e["tensor"], env), nested(e["values"]), e.get("tol", 1e-4))
             if problem:
                 failures += 1
                 print(f"{where}: expect[{i}]: {problem}", file=sys.stderr)
         for i, x in enumerate(lines(step.get("exercise"))):
             want = eval(x["answer"], env)
             solution = "\n".join(lines(x["solution"]))
-            got = last_value(solution, dict(env), f"step {n} solution")
-            problem = close(got, want, x.get("tol", 1e-4))
+            got = last_value(solution, dict(env), f"step {n} solution", f"step {n} solution")
+            problem = differs(got, want, x.get("tol", 1e-4))
             if problem:
                 failures += 1
                 print(f"{where}: exercise[{i}]: the solution gives {got!r}: {problem}", file=sys.stderr)

@@ -10,57 +10,16 @@ what torch prints: the lesson's numbers come from here, never from qkv.
 Each step's code runs in one namespace, as qkv runs it: every top-level bare
 expression whose value is not None is printed with repr, as in a notebook
 (torch.manual_seed's generator excepted: qkv's returns nothing)."""
-import ast
-import contextlib
-import copy
-import io
 import json
+import os
 import sys
-import types
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lessonref import as_tensor, lines, run, workspace_copy  # noqa: E402
+
 LESSON = "lessons/06-many-heads-one-matrix.json"
-
-
-def lines(v):
-    return [v] if isinstance(v, str) else list(v)
-
-
-def run(code, ns):
-    """Runs statements; returns what they printed and the last value made."""
-    out = io.StringIO()
-    last = None
-    tree = ast.parse("\n".join(lines(code)))
-    with contextlib.redirect_stdout(out):
-        for node in tree.body:
-            if isinstance(node, ast.Expr):
-                v = eval(compile(ast.Expression(node.value), "<lesson>", "eval"), ns)
-                if v is not None and not isinstance(v, torch.Generator):
-                    print(repr(v))
-                    last = v
-            else:
-                exec(compile(ast.Module([node], []), "<lesson>", "exec"), ns)
-                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-                    last = ns[node.targets[0].id]
-    return out.getvalue().rstrip("\n"), last
-
-
-def workspace_copy(ns):
-    c = {}
-    for k, v in ns.items():
-        if isinstance(v, (types.ModuleType, type, types.FunctionType)) or k == "__builtins__":
-            c[k] = v
-            continue
-        try:
-            c[k] = copy.deepcopy(v)
-        except Exception:
-            c[k] = v
-    return c
-
-
-def as_tensor(v):
-    return v.detach().double() if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=torch.float64)
 
 
 def main():
@@ -101,7 +60,7 @@ def main():
         exs = step.get("exercise", [])
         for x in [exs] if isinstance(exs, dict) else exs:
             want = as_tensor(eval(x["answer"], workspace_copy(ns)))
-            _, got = run(x["solution"], workspace_copy(ns))
+            _, got = run(x["solution"], workspace_copy(ns), last_shown=True, assigned="name")
             got = as_tensor(got)
             checked += 1
             if got.shape != want.shape or (got - want).abs().max() > x.get("tol", 1e-4):

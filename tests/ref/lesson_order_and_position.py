@@ -15,75 +15,25 @@
 #     /usr/bin/python3 tests/ref/lesson_order_and_position.py           # check
 #     /usr/bin/python3 tests/ref/lesson_order_and_position.py --print   # each step's output
 # Exits 1 naming the step and the expect when one differs.
-import ast
-import contextlib
-import copy
-import io
 import json
 import os
 import sys
-import types
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from lessonref import as_tensor, close, lines, nested, run, workspace_copy  # noqa: E402
+
 LESSON = os.path.join(HERE, "..", "..", "lessons", "07-order-and-position.json")
 
 
-def lines(v):
-    if v is None:
-        return []
-    return [v] if isinstance(v, str) else list(v)
-
-
-def run(code, ns, show):
-    """Runs statements; returns what they printed and the last value made."""
-    out = io.StringIO()
-    last = None
-    tree = ast.parse(code)
-    with contextlib.redirect_stdout(out):
-        for node in tree.body:
-            if isinstance(node, ast.Expr):
-                v = eval(compile(ast.Expression(node.value), "<lesson>", "eval"), ns)
-                last = v
-                if show and v is not None and not isinstance(v, torch.Generator):
-                    print(repr(v))
-            else:
-                exec(compile(ast.Module([node], []), "<lesson>", "exec"), ns)
-                if isinstance(node, ast.Assign):
-                    last = eval(ast.unparse(node.targets[-1]), ns)
-    return out.getvalue().rstrip("\n"), last
-
-
-def workspace_copy(ns):
-    c = {}
-    for k, v in ns.items():
-        if isinstance(v, (types.ModuleType, type, types.FunctionType)) or k == "__builtins__":
-            c[k] = v
-            continue
-        try:
-            c[k] = copy.deepcopy(v)
-        except Exception:
-            c[k] = v
-    return c
-
-
-def as_tensor(v):
-    if isinstance(v, torch.Tensor):
-        return v.detach().double()
-    return torch.tensor(v, dtype=torch.float64)
-
-
-def close(got, want, tol):
-    got, want = as_tensor(got), as_tensor(want)
-    if got.shape != want.shape:
-        return False, "shape %s, want %s" % (tuple(got.shape), tuple(want.shape))
-    if got.numel() == 0:
-        return True, ""
-    same_inf = (got == want) | (got.isnan() & want.isnan())
-    d = torch.where(same_inf, torch.zeros_like(got), (got - want).abs())
-    worst = d.max().item()
-    return not (worst > tol or worst != worst), "largest difference %g" % worst
+def close_why(got, want, tol):
+    """(ok, why): lessonref.close, and the reason when it fails."""
+    ok, worst = close(got, want, tol)
+    if worst is None:
+        return False, "shape %s, want %s" % (tuple(as_tensor(got).shape), tuple(as_tensor(want).shape))
+    return ok, "largest difference %g" % worst
 
 
 def main():
@@ -92,7 +42,7 @@ def main():
     ns = {}
     failed = checked = 0
     for i, step in enumerate(lesson["steps"], 1):
-        printed, _ = run("\n".join(lines(step.get("code"))), ns, True)
+        printed, _ = run("\n".join(lines(step.get("code"))), ns, True, assigned="target")
         if show:
             print("== step %d: %s\n%s" % (i, step["title"], printed))
         problems = []
@@ -108,10 +58,7 @@ def main():
                 if got != want:
                     problems.append("%s prints\n%s\nnot\n%s" % (e["tensor"], got, want))
             else:
-                want = [[float(x) if isinstance(x, str) else x for x in r] if isinstance(r, list) else
-                        (float(r) if isinstance(r, str) else r) for r in e["values"]] \
-                    if isinstance(e["values"], list) else e["values"]
-                ok, why = close(eval(e["tensor"], ns), want, e.get("tol", 1e-4))
+                ok, why = close_why(eval(e["tensor"], ns), nested(e["values"]), e.get("tol", 1e-4))
                 if not ok:
                     problems.append("%s: %s" % (e["tensor"], why))
         exercises = step.get("exercise", [])
@@ -119,8 +66,8 @@ def main():
             checked += 1
             work = workspace_copy(ns)
             answer = eval(x["answer"], work)
-            _, got = run("\n".join(lines(x["solution"])), workspace_copy(ns), False)
-            ok, why = close(got, answer, x.get("tol", 1e-4))
+            _, got = run("\n".join(lines(x["solution"])), workspace_copy(ns), False, assigned="target")
+            ok, why = close_why(got, answer, x.get("tol", 1e-4))
             if show:
                 print("   exercise %d: answer %s" % (k, repr(answer)))
             if not ok:

@@ -10,9 +10,6 @@
 # exits 1 and names the expect when one differs; -v prints every step's output.
 # torch 1.13 has no F.scaled_dot_product_attention: the shim below is the math
 # torch 2's function computes (softmax of the scaled, optionally causal scores, times v).
-import ast
-import contextlib
-import io
 import json
 import math
 import os
@@ -23,6 +20,9 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from lessonref import as_tensor, last_value, run  # noqa: E402
+
 LESSON = os.path.join(HERE, "..", "..", "lessons", "03-projections-and-masks.json")
 
 
@@ -35,20 +35,6 @@ def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False):
 
 
 F.scaled_dot_product_attention = sdpa
-
-
-def run(code, ns):
-    """Runs code as qkv does: every bare expression's value printed (repr)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        for node in ast.parse(code).body:
-            if isinstance(node, ast.Expr):
-                v = eval(compile(ast.Expression(node.value), "<step>", "eval"), ns)
-                if v is not None and not isinstance(v, torch.Generator):
-                    print(repr(v))
-            else:
-                exec(compile(ast.Module([node], []), "<step>", "exec"), ns)
-    return out.getvalue().rstrip("\n")
 
 
 NUM = re.compile(r"-?\d+(?:\.(\d*))?(?:e([+-]\d+))?")
@@ -65,24 +51,6 @@ def same_print(got, want):
         if abs(float(a.group(0)) - float(b.group(0))) > unit * 1.0001:
             return False
     return NUM.sub("#", got) == NUM.sub("#", want)
-
-
-def last_value(code, ns):
-    """Runs a solution in ns; the value of its last bare expression or assignment."""
-    v = None
-    with contextlib.redirect_stdout(io.StringIO()):
-        for node in ast.parse(code).body:
-            if isinstance(node, ast.Expr):
-                v = eval(compile(ast.Expression(node.value), "<solution>", "eval"), ns)
-            else:
-                exec(compile(ast.Module([node], []), "<solution>", "exec"), ns)
-                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-                    v = ns[node.targets[0].id]
-    return v
-
-
-def as_tensor(v):
-    return v.double() if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=torch.float64)
 
 
 def text(t):
@@ -105,7 +73,7 @@ def main():
     bad = 0
     for k, step in enumerate(lesson["steps"], 1):
         code = text(step.get("code", ""))
-        printed = run(code, ns)
+        printed, _ = run(code, ns, name="<step>")
         if verbose:
             print(f"--- step {k}: {step['title']}\n{printed}")
         expects = step.get("expect", [])
@@ -127,8 +95,8 @@ def main():
                 bad += 1
         xs = step.get("exercise", [])
         for e, x in enumerate(xs if isinstance(xs, list) else [xs]):
-            want = as_tensor(eval(x["answer"], ns))
-            got = as_tensor(last_value(text(x["solution"]), dict(ns)))
+            want = as_tensor(eval(x["answer"], ns), detach=False)
+            got = as_tensor(last_value(text(x["solution"]), dict(ns), assigned="name"), detach=False)
             if got.shape != want.shape or not torch.allclose(got, want, rtol=0, atol=x.get("tol", 1e-4)):
                 print(f"step {k} exercise {e}: the solution gives\n{got}\nthe answer is\n{want}")
                 bad += 1
