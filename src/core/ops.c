@@ -358,6 +358,45 @@ struct tensor *ops_reverse_dims(struct tensor *t)
 	return v;
 }
 
+struct tensor *ops_index_select(struct tensor *t, int dim, const int64_t *idx, int64_t n, struct qkv_error *err)
+{
+	if (t->ndim == 0) {
+		error_set(err, 0, 0, "a 0-d tensor (a single number) cannot be indexed");
+		return NULL;
+	}
+	if ((dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	int64_t len = t->shape[dim];
+	for (int64_t k = 0; k < n; k++) {
+		if (idx[k] < -len || idx[k] >= len) {
+			error_set(err, 0, 0, "index %lld is out of range for dimension %d with size %lld",
+				  (long long)idx[k], dim, (long long)len);
+			return NULL;
+		}
+	}
+	int64_t shape[TENSOR_MAX_DIMS], outer = 1, inner = 1;
+	for (int i = 0; i < t->ndim; i++) {
+		shape[i] = i == dim ? n : t->shape[i];
+		if (i < dim)
+			outer *= t->shape[i];
+		else if (i > dim)
+			inner *= t->shape[i];
+	}
+	struct tensor *c = contig_as(t, t->dtype);
+	struct tensor *out = tensor_new(t->dtype, t->flavor, t->ndim, shape);
+	size_t row = (size_t)inner * dtype_size(t->dtype);
+	const char *src = tensor_data(c);
+	char *dst = out->storage->data;
+	for (int64_t o = 0; o < outer; o++) {
+		for (int64_t k = 0; k < n; k++) {
+			int64_t j = idx[k] < 0 ? idx[k] + len : idx[k];
+			memcpy(dst + (size_t)(o * n + k) * row, src + (size_t)(o * len + j) * row, row);
+		}
+	}
+	tensor_unref(c);
+	return out;
+}
+
 struct tensor *ops_select(struct tensor *t, int dim, int64_t index, struct qkv_error *err)
 {
 	if (t->ndim == 0) {

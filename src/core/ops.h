@@ -60,6 +60,10 @@ struct tensor *ops_permute(struct tensor *t, const int *perm, int n, struct qkv_
 struct tensor *ops_reverse_dims(struct tensor *t);
 /* x.select(dim, i): removes dim; i may be negative. */
 struct tensor *ops_select(struct tensor *t, int dim, int64_t index, struct qkv_error *err);
+/* t[..., idx, ...] with a list of n indices along dim (negative ones count
+ * from the end), as torch's index_select: a new tensor whose dim has n
+ * entries, copied. An index out of range is an error. */
+struct tensor *ops_index_select(struct tensor *t, int dim, const int64_t *idx, int64_t n, struct qkv_error *err);
 /* Python slice start:stop:step on dim; has_* false means omitted. step > 0. */
 struct tensor *ops_slice(struct tensor *t, int dim, bool has_start, int64_t start, bool has_stop,
 			 int64_t stop, int64_t step, struct qkv_error *err);

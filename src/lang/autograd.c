@@ -677,13 +677,16 @@ void autograd_unop(struct interp *I, int op, const struct value *a, struct value
 	give(r, &in, in.grad && op == '-', "NegBackward0", NULL);
 }
 
-void autograd_index(struct interp *I, const struct node *index, const struct value *base, struct value *r)
+void autograd_index(struct interp *I, const struct node *index, const struct value *base, bool advanced,
+		    struct value *r)
 {
 	if (!r || r->kind != V_TENSOR || base->kind != V_TENSOR || index->nkids < 2)
 		return;
-	/* torch applies the indices in order: the last one names the node */
+	/* torch applies the basic indices in order, the last one naming the
+	 * node, and a list of indices after them all (IndexBackward0) */
 	const struct node *last = index->kids[index->nkids - 1];
-	const char *fn = last->kind == N_SLICE ? "SliceBackward0"
+	const char *fn = advanced ? "IndexBackward0"
+			 : last->kind == N_SLICE ? "SliceBackward0"
 			 : last->kind == N_CONST && last->op == 'N' ? "UnsqueezeBackward0" : "SelectBackward0";
 	struct inputs in;
 	operands(I, &in, base, NULL);

@@ -25,7 +25,8 @@ struct value *autograd_object(struct call *c, const struct value *callee, struct
  * grad state torch gives it. op is the N_BINARY/N_UNARY node's op. */
 void autograd_binop(struct interp *I, int op, const struct value *a, const struct value *b, struct value *r);
 void autograd_unop(struct interp *I, int op, const struct value *a, struct value *r);
-void autograd_index(struct interp *I, const struct node *index, const struct value *base, struct value *r);
+void autograd_index(struct interp *I, const struct node *index, const struct value *base, bool advanced,
+		    struct value *r);
 /* The fused attention's result r over q, k, v (as the last product gets it). */
 void autograd_attention(struct interp *I, const struct value *q, const struct value *k, const struct value *v,
 			struct value *r);

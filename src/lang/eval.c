@@ -266,13 +266,64 @@ static int slice_bound(struct interp *I, const struct node *n, bool *has, int64_
 }
 
 
-/* The view x[...] of a tensor (shares storage). */
-struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struct node *n, struct qkv_error *err)
+/* Index value v at node ix as a list of indices (torch's advanced index:
+ * a list of ints, or a 1-D integer tensor or array): 1 with *idx (malloc'd)
+ * and *n filled; 0 when v is a single index; -1 with err when it is a
+ * mask, a float tensor or a list holding something else. */
+static int index_list(const struct node *ix, const struct value *v, int64_t **idx, int64_t *n,
+		      struct qkv_error *err)
+{
+	*idx = NULL;
+	*n = 0;
+	if (v->kind == V_TENSOR && v->t->ndim == 0)
+		return 0;
+	if (v->kind == V_TENSOR) {
+		const struct tensor *t = v->t;
+		if (t->dtype == DT_BOOL || !(t->dtype == DT_I64))
+			return error_set(err, ix->line, ix->col, "%s", t->dtype == DT_BOOL
+				? "indexing with a mask is not supported in qkv; use torch.where or masked_fill"
+				: "tensors used as indices must be integer tensors"), -1;
+		if (t->ndim != 1)
+			return error_set(err, ix->line, ix->col, "qkv indexes with a 1-D list of indices, not a %d-D "
+					 "tensor", t->ndim), -1;
+		*n = t->shape[0];
+		*idx = xmalloc(sizeof **idx * (size_t)(*n ? *n : 1));
+		for (int64_t i = 0; i < *n; i++)
+			(*idx)[i] = (int64_t)tensor_get(t, i);
+		return 1;
+	}
+	if (v->kind != V_LIST)
+		return 0;
+	*n = v->n;
+	*idx = xmalloc(sizeof **idx * (size_t)(*n ? *n : 1));
+	for (int i = 0; i < v->n; i++) {
+		const struct value *e = v->items[i];
+		if (e->kind == V_BOOL || (e->kind != V_INT && !(e->kind == V_TENSOR && e->t->ndim == 0 &&
+								  e->t->dtype == DT_I64))) {
+			free(*idx);
+			*idx = NULL;
+			return error_set(err, ix->line, ix->col, "%s", e->kind == V_BOOL
+				? "indexing with a list of booleans (a mask) is not supported in qkv"
+				: "a list of indices must hold integers only"), -1;
+		}
+		(*idx)[i] = e->kind == V_INT ? e->i : (int64_t)tensor_get(e->t, 0);
+	}
+	return 1;
+}
+
+/* x[...] of a tensor: a view sharing x's storage when every index is an
+ * integer, a slice or None; a copy when one is a list of indices (torch's
+ * advanced indexing, one list per subscript, *advanced then set), which a
+ * write (write true: x[...] = v) refuses, since it would land in the copy. */
+struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struct node *n, bool write,
+				 bool *advanced, struct qkv_error *err)
 {
 	struct tensor *cur = tensor_ref(t);
 	int dim = 0;
 	int nidx = n->nkids - 1;
 	int used = 0;
+	int first = -1, last = -1;	/* the integers and the list, when there is a list */
+	*advanced = false;
 	for (int i = 0; i < nidx; i++) {
 		const struct node *ix = n->kids[i + 1];
 		if (ix->kind != N_CONST || ix->op != 'N')
@@ -303,20 +354,32 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 			struct value *v = eval_expr(I, ix, err);
 			if (!v)
 				goto fail;
-			int64_t k;
-			if (v->kind == V_TENSOR && tensor_numel(v->t) != 1) {
-				value_unref(v);
-				error_set(err, ix->line, ix->col, "indexing with a tensor of indices or a mask is not "
-					  "supported; use integers and slices");
-				goto fail;
-			}
-			int rc = value_to_int(v, &k, "an index", err);
-			value_unref(v);
-			if (rc < 0) {
+			int64_t k = 0, *idx, nl;
+			int kind = index_list(ix, v, &idx, &nl, err);
+			if (kind == 0 && value_to_int(v, &k, "an index", err) < 0) {
 				error_locate(err, ix->line, ix->col);
-				goto fail;
+				kind = -1;
 			}
-			next = ops_select(cur, dim, k, err);
+			value_unref(v);
+			if (kind < 0)
+				goto fail;
+			first = first < 0 ? i : first;
+			last = i;
+			if (kind == 1) {
+				const char *why = write ? "qkv cannot assign through a list of indices; assign to a slice"
+					: *advanced ? "qkv takes one list of indices per subscript" : NULL;
+				if (why) {
+					free(idx);
+					error_set(err, ix->line, ix->col, "%s", why);
+					goto fail;
+				}
+				*advanced = true;
+				next = ops_index_select(cur, dim, idx, nl, err);
+				free(idx);
+				dim++;
+			} else {
+				next = ops_select(cur, dim, k, err);
+			}
 		}
 		if (!next) {
 			error_locate(err, ix->line, ix->col);
@@ -324,6 +387,16 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 		}
 		tensor_unref(cur);
 		cur = next;
+	}
+	/* with a list, torch moves its dimension to the front when a slice or
+	 * None stands between it and an integer index: not done here */
+	for (int i = first + 1; *advanced && i < last; i++) {
+		const struct node *ix = n->kids[i + 1];
+		if (ix->kind == N_SLICE || (ix->kind == N_CONST && ix->op == 'N')) {
+			error_set(err, ix->line, ix->col, "qkv does not combine a list of indices with an integer index "
+				  "across a slice");
+			goto fail;
+		}
 	}
 	return cur;
 fail:
@@ -339,10 +412,11 @@ static struct value *eval_index(struct interp *I, const struct node *n, struct q
 		return NULL;
 	struct value *r = NULL;
 	if (base->kind == V_TENSOR) {
-		struct tensor *t = eval_index_tensor(I, base->t, n, err);
+		bool advanced;
+		struct tensor *t = eval_index_tensor(I, base->t, n, false, &advanced, err);
 		if (t)
 			r = value_from_result(t);
-		autograd_index(I, n, base, r);
+		autograd_index(I, n, base, advanced, r);
 	} else if (n->nkids == 2 && n->kids[1]->kind == N_SLICE) {
 		const struct node *ix = n->kids[1];
 		bool hs, he, hst;

@@ -25,7 +25,8 @@ static int assign_index(struct interp *I, const struct node *target, struct valu
 		return -1;
 	int rc = -1;
 	if (base->kind == V_TENSOR) {
-		struct tensor *view = eval_index_tensor(I, base->t, target, err);
+		bool advanced;
+		struct tensor *view = eval_index_tensor(I, base->t, target, true, &advanced, err);
 		if (view) {
 			if (v->kind != V_TENSOR && !value_is_number(v)) {
 				error_set(err, target->line, target->col, "cannot assign %s into a tensor", value_type_name(v));

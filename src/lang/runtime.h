@@ -177,7 +177,8 @@ int exec_block(struct interp *I, const struct node *n, struct qkv_error *err);
 int exec_assign(struct interp *I, const struct node *target, struct value *v, struct qkv_error *err);
 struct value *eval_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err);
 /* The view x[...] of a tensor for the N_INDEX node n (shares storage). */
-struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struct node *n, struct qkv_error *err);
+struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struct node *n, bool write,
+				 bool *advanced, struct qkv_error *err);
 int eval_slice_bounds(struct interp *I, const struct node *ix, bool *hs, int64_t *s, bool *he, int64_t *e,
 		      bool *hst, int64_t *st, struct qkv_error *err);
 /* A Python number as a 0-d tensor operand, or the tensor itself. */

@@ -52,6 +52,38 @@ Test(interp, a_failing_statement_should_undo_its_in_place_writes)
 	strbuf_free(&printed);
 }
 
+/* a list of indices copies (torch's advanced indexing): the forms whose
+ * torch meaning qkv does not reproduce are refused at their column, and a
+ * write through one, which would land in the copy, never happens silently */
+Test(interp, a_list_of_indices_should_copy_and_its_unsupported_forms_be_refused_at_their_place)
+{
+	static const struct { const char *src, *msg; int col; } bad[] = {
+		{ "X[[1], [0]]", "qkv takes one list of indices per subscript", 8 },
+		{ "X[[0, 1]] = 0", "qkv cannot assign through a list of indices; assign to a slice", 3 },
+		{ "X[[True, False, True, True]]", "indexing with a list of booleans (a mask) is not supported in qkv", 3 },
+		{ "X[[0.5]]", "a list of indices must hold integers only", 3 },
+		{ "X[torch.tensor([0., 1.])]", "tensors used as indices must be integer tensors", 15 },
+		{ "X[torch.tensor([[0]])]", "qkv indexes with a 1-D list of indices, not a 2-D tensor", 15 },
+		{ "X[[4]]", "index 4 is out of range for dimension 0 with size 4", 3 },
+		{ "Y = torch.zeros(2, 3, 4); Y[0, :, [1]]", "qkv does not combine a list of indices with an integer "
+							"index across a slice", 32 },
+	};
+	struct interp *I = fresh();
+	struct qkv_error err;
+	cr_assert_eq(run(I, "X = torch.arange(12).view(4, 3)", 0, &err), INTERP_OK, "%s", err.msg);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cr_expect_eq(run(I, bad[i].src, INTERP_ATOMIC, &err), INTERP_ERROR, "%s ran", bad[i].src);
+		cr_expect_str_eq(err.msg, bad[i].msg, "%s", bad[i].src);
+		cr_expect_eq(err.col, bad[i].col, "%s: column %d", bad[i].src, err.col);
+	}
+	cr_assert_str_eq(show(I, "X.sum()"), "tensor(66)\n", "X was written");
+	/* the copy is a copy */
+	cr_assert_eq(run(I, "Z = X[[0]]; Z += 100", 0, &err), INTERP_OK, "%s", err.msg);
+	cr_assert_str_eq(show(I, "X[0]"), "tensor([0, 1, 2])\n");
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
 Test(interp, a_failing_statement_should_leave_the_random_streams_as_they_were)
 {
 	struct interp *I = fresh();
