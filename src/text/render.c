@@ -289,7 +289,9 @@ void render_lesson_header(struct strbuf *out, const struct lesson *l, const stru
 	strbuf_printf(out, "%s\n", l->title);
 	struct strbuf src;
 	strbuf_init(&src);
-	strbuf_printf(&src, "(retells %s; %d steps)", l->source_title ? l->source_title : l->source, l->nsteps);
+	/* a lesson beyond the documents retells none ("beyond the documents: ...") */
+	const char *doc = l->source_title ? l->source_title : l->source;
+	strbuf_printf(&src, "(%s%s; %d steps)", strncmp(doc, "beyond ", 7) == 0 ? "" : "retells ", doc, l->nsteps);
 	put_text(out, src.s, o->width);
 	strbuf_free(&src);
 	strbuf_putc(out, '\n');

@@ -359,6 +359,8 @@ Test(page, the_header_should_name_the_source_document_by_its_title)
 		lesson_free(l);
 	}
 	catalog_free(&c);
+	struct catalog c2;
+	catalog_load(&c2, NULL, NULL);
 	/* without a source_title: the source as it is */
 	struct lesson *l = parse(three_steps);
 	cr_expect_null(l->source_title);
@@ -368,6 +370,17 @@ Test(page, the_header_should_name_the_source_document_by_its_title)
 	cr_expect(strstr(out.s, "(retells a test; 3 steps)"), "%s", out.s);
 	strbuf_free(&out);
 	lesson_free(l);
+	/* a lesson beyond the documents retells none */
+	struct qkv_error rerr;
+	l = catalog_resolve(&c2, "kv-cache-and-cross-attention", NULL, NULL, &rerr);
+	cr_assert(l, "%s", rerr.msg);
+	strbuf_init(&out);
+	render_lesson_header(&out, l, &o);
+	cr_expect(strstr(out.s, "(beyond the documents: a KV cache"), "%s", out.s);
+	cr_expect(!strstr(out.s, "retells"), "%s", out.s);
+	strbuf_free(&out);
+	lesson_free(l);
+	catalog_free(&c2);
 	/* an empty or non-string title is refused where it is */
 	const char *bad[] = { "\"\"", "3" };
 	const char *why[] = { "source_title: must not be empty", "source_title: must be a string, not a number" };
