@@ -7,6 +7,7 @@
 #include "lang/interp.h"
 #include "lesson/compare.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,7 +129,10 @@ enum verdict exercise_judge(struct interp *ws, const struct exercise *x, const s
 	if (ac.pass) {
 		snprintf(msg, size, "\u2713 %s: %s", x->predict ? "Predicted right" : "Exercise solved", x->ask);
 	} else if (ac.shape_ok && tensor_numel(want) == 1) {
-		snprintf(msg, size, "Not yet: off by %.3g", ac.max_diff);
+		if (ac.max_diff == floor(ac.max_diff) && ac.max_diff < 1e15)
+			snprintf(msg, size, "Not yet: off by %.0f", ac.max_diff);	/* a count or an index */
+		else
+			snprintf(msg, size, "Not yet: off by %.3g", ac.max_diff);
 	} else if (ac.shape_ok) {
 		char cells[200] = "";
 		size_t n = 0;

@@ -474,6 +474,10 @@ Test(session_api, a_prediction_should_be_answered_by_typing_a_number_or_a_list)
 	must_run(s, "5");
 	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: off by 1");
 	cr_assert_not(session_exercise_solved(s, 0));
+	must_run(s, "[5.5]");
+	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: off by 0.5", "a one-element list against a number");
+	must_run(s, "-100000000");
+	cr_assert_str_eq(session_exercise_verdict(s), "Not yet: off by 100000006", "a count is off by a count");
 	must_run(s, "6");
 	cr_assert(session_exercise_solved(s, 0));
 	cr_assert(strstr(session_exercise_verdict(s), "\u2713 Predicted right: How many entries of M are -inf?"),
