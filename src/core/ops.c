@@ -358,22 +358,36 @@ struct tensor *ops_reverse_dims(struct tensor *t)
 	return v;
 }
 
-struct tensor *ops_index_select(struct tensor *t, int dim, const int64_t *idx, int64_t n, struct qkv_error *err)
+/* The dimension dim of t that an index picks along (negative counts from
+ * the end), or -1 with err: a 0-d tensor has none. */
+static int index_dim(const struct tensor *t, int dim, struct qkv_error *err)
 {
 	if (t->ndim == 0) {
 		error_set(err, 0, 0, "a 0-d tensor (a single number) cannot be indexed");
-		return NULL;
+		return -1;
 	}
-	if ((dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+	return ops_norm_dim(dim, t->ndim, err);
+}
+
+/* 0 when index is in range for dimension dim of t, else -1 with err. */
+static int index_in_range(const struct tensor *t, int dim, int64_t index, struct qkv_error *err)
+{
+	int64_t n = t->shape[dim];
+	if (index >= -n && index < n)
+		return 0;
+	error_set(err, 0, 0, "index %lld is out of range for dimension %d with size %lld", (long long)index, dim,
+		  (long long)n);
+	return -1;
+}
+
+struct tensor *ops_index_select(struct tensor *t, int dim, const int64_t *idx, int64_t n, struct qkv_error *err)
+{
+	if ((dim = index_dim(t, dim, err)) < 0)
 		return NULL;
 	int64_t len = t->shape[dim];
-	for (int64_t k = 0; k < n; k++) {
-		if (idx[k] < -len || idx[k] >= len) {
-			error_set(err, 0, 0, "index %lld is out of range for dimension %d with size %lld",
-				  (long long)idx[k], dim, (long long)len);
+	for (int64_t k = 0; k < n; k++)
+		if (index_in_range(t, dim, idx[k], err) < 0)
 			return NULL;
-		}
-	}
 	int64_t shape[TENSOR_MAX_DIMS], outer = 1, inner = 1;
 	for (int i = 0; i < t->ndim; i++) {
 		shape[i] = i == dim ? n : t->shape[i];
@@ -399,20 +413,10 @@ struct tensor *ops_index_select(struct tensor *t, int dim, const int64_t *idx, i
 
 struct tensor *ops_select(struct tensor *t, int dim, int64_t index, struct qkv_error *err)
 {
-	if (t->ndim == 0) {
-		error_set(err, 0, 0, "a 0-d tensor (a single number) cannot be indexed");
+	if ((dim = index_dim(t, dim, err)) < 0 || index_in_range(t, dim, index, err) < 0)
 		return NULL;
-	}
-	if ((dim = ops_norm_dim(dim, t->ndim, err)) < 0)
-		return NULL;
-	int64_t n = t->shape[dim];
-	if (index < -n || index >= n) {
-		error_set(err, 0, 0, "index %lld is out of range for dimension %d with size %lld",
-			  (long long)index, dim, (long long)n);
-		return NULL;
-	}
 	if (index < 0)
-		index += n;
+		index += t->shape[dim];
 	struct tensor *v = tensor_alias(t);
 	v->offset += index * t->strides[dim];
 	for (int i = dim; i < t->ndim - 1; i++) {
