@@ -756,9 +756,7 @@ enum interp_status interp_check_complete(const char *src, size_t len)
 	return st;
 }
 
-/* EXPR:NAME: where the ':' before a trailing name is outside every bracket,
- * the length of EXPR (else 0). */
-static size_t local_split(const char *src, size_t len)
+size_t interp_local_split(const char *src, size_t len)
 {
 	size_t end = len;
 	while (end > 0 && isspace((unsigned char)src[end - 1]))
@@ -826,7 +824,7 @@ static struct value *last_local(struct value *fnv, const char *name, const char 
 
 struct value *interp_eval(struct interp *I, const char *src, size_t len, struct qkv_error *err)
 {
-	size_t split = local_split(src, len);
+	size_t split = interp_local_split(src, len);
 	char *local = NULL;
 	if (split) {
 		size_t k = split + 1, end = len;

@@ -80,6 +80,9 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
  * A method's last call on another object (two heads of one class) is an
  * error naming that, never the other object's values. */
 struct value *interp_eval(struct interp *I, const char *src, size_t len, struct qkv_error *err);
+/* EXPR:NAME: where the ':' before a trailing name is outside every bracket
+ * (and src is no lambda), the length of EXPR; else 0 (a plain expression). */
+size_t interp_local_split(const char *src, size_t len);
 
 /* Parses src without running it: INTERP_INCOMPLETE when it ends inside a
  * statement (a REPL then reads another line), else INTERP_OK (syntax errors

@@ -47,6 +47,7 @@ struct timing_entry {
 struct show {
 	enum show_kind kind;
 	char *expr;         /* heatmap, compare, tokens: what to evaluate */
+	char *local;        /* for EXPR:NAME, NAME (the local drawn), else NULL */
 	struct loc at;      /* of the expression */
 	char *path;         /* "steps[3].show[0]" for messages */
 	char *title;

@@ -5,6 +5,7 @@
  * warnings go to the caller's callback, errors into the error record. */
 #include "lesson/lesson.h"
 #include "lesson/jsonpos.h"
+#include "lang/interp.h"
 #include "core/file.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
@@ -364,6 +365,14 @@ static int get_show(struct loader *ld, const cJSON *n, const char *path, struct 
 		rc = fail(ld, kv, kp, "must be a name or an expression (a non-empty string), not %s", type_name(kv));
 	} else {
 		s->expr = xstrdup(kv->valuestring);
+		size_t split = interp_local_split(s->expr, strlen(s->expr));
+		if (split) {
+			const char *name = s->expr + split + 1;
+			size_t nl = strlen(name);
+			while (nl > 0 && isspace((unsigned char)name[nl - 1]))
+				nl--;
+			s->local = xstrndup(name, nl);
+		}
 		s->at = loc_of(ld, kv, 0);
 	}
 	free(kp);
@@ -961,6 +970,7 @@ struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *u
 static void free_show(struct show *s)
 {
 	free(s->expr);
+	free(s->local);
 	free(s->path);
 	free(s->title);
 	free_strings(s->rows, s->nrows);

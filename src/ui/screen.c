@@ -307,7 +307,9 @@ static void draw_inspector(struct app *a, const struct shown *sh, int y, int x, 
 	struct strbuf sb;
 	strbuf_init(&sb);
 	char name[160];
-	snprintf(name, sizeof name, "%s", sh->show->expr ? sh->show->expr : "x");
+	/* named as the legend names it: EXPR:NAME by its NAME */
+	const struct show *s = sh->show;
+	snprintf(name, sizeof name, "%s", s->local ? s->local : s->expr ? s->expr : "x");
 	int64_t flat = cursor_flat(a, sh);
 	struct tensor *t = view_tensor(a, sh);
 	if (t != sh->t)

@@ -113,8 +113,10 @@ void heatmap_set_name(struct heatmap *h, const char *name)
 
 void heatmap_set_show_name(struct heatmap *h, const struct show *s)
 {
-	const char *name = s->expr;
-	if ((!name || utf8_width(name) > 16) && s->title && *s->title)
+	/* EXPR:NAME draws the local NAME: the legend names it so; a long
+	 * expression gives way to the title */
+	const char *name = s->local ? s->local : s->expr;
+	if (!s->local && (!name || utf8_width(name) > 16) && s->title && *s->title)
 		name = s->title;
 	struct strbuf b;
 	strbuf_init(&b);

@@ -176,6 +176,8 @@ Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fin
 Test(heatmap_screen, no_color_should_keep_numbers_apart_from_shades_and_name_no_colours, .fini = finish)
 {
 	char *s, *r = shown_heatmap(80, 24, "NO_COLOR=1", "1 --step 9", ": 0 \u2026 1", &s);
+	/* attention:weights, a local of a call, names the legend by its name */
+	cr_assert(strstr(s, " weights: 0 \u2026 1") && !strstr(s, "qu\u2026"), "the legend's name:\n%s", s);
 	char line[512];
 	cr_assert(row_line(r, "kitten", line, sizeof line), "%s", r);
 	cr_assert(strstr(line, "0.8035 0.0000"), "8.03e-01 and 1.44e-18 as fixed numbers apart: %s", line);

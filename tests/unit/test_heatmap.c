@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "core/tensor.h"
+#include "lesson/lesson.h"
 #include "view/heatmap.h"
 
 #include <math.h>
@@ -593,6 +594,40 @@ Test(heatmap, name_should_default_to_values_and_follow_the_show)
 	cr_assert_eq(utf8_chars(h.name), 32, "\"%s\"", h.name);
 	cr_assert(strstr(h.name, "\u2026"), "cut with a mark: \"%s\"", h.name);
 	heatmap_free(&h);
+}
+
+/* EXPR:NAME draws a local of a call: the legend names the local, never a
+ * title cut to fit ("self-attention weights (row: qu…: 0 … 1") */
+Test(heatmap, a_local_of_a_call_should_name_the_legend_by_its_name)
+{
+	static const struct { const char *expr, *local; } cases[] = {
+		{ "attention:weights", "weights" },
+		{ "sa_v1.forward:attention_weights", "attention_weights" },
+		{ "S[:, 1]", NULL },
+		{ "{'a': W}['a']", NULL },
+		{ "(lambda x: x)(W)", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[600];
+		snprintf(text, sizeof text,
+			 "{\"id\": \"l\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": ["
+			 "{\"title\": \"t\", \"text\": \"x\", \"show\": {\"heatmap\": \"%s\", \"title\": "
+			 "\"self-attention weights (row: query, column: key)\"}}]}", cases[i].expr);
+		struct qkv_error err;
+		struct lesson *l = lesson_parse("l.json", text, strlen(text), NULL, NULL, &err);
+		cr_assert(l, "%s: %s", cases[i].expr, err.msg);
+		const struct show *sh = &l->steps[0].shows[0];
+		if (cases[i].local)
+			cr_expect(sh->local && strcmp(sh->local, cases[i].local) == 0, "%s: local %s", cases[i].expr,
+				  sh->local ? sh->local : "none");
+		else
+			cr_expect_null(sh->local, "%s: local %s", cases[i].expr, sh->local);
+		struct heatmap h = { 0 };
+		heatmap_set_show_name(&h, sh);
+		if (cases[i].local)
+			cr_expect_str_eq(h.name, cases[i].local);
+		lesson_free(l);
+	}
 }
 
 Test(heatmap, legend_should_name_the_tensor_its_scale_and_its_ends)
