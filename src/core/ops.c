@@ -1333,16 +1333,23 @@ struct tensor *ops_dropout(const struct ops_ctx *ctx, struct tensor *t, double p
 
 /* ---- reductions ---------------------------------------------------------------- */
 
-/* How a reduction over dim (every element when all) sees t: (outer, n,
- * inner), and the shape of its result (keepdim as in torch). */
+/* How a reduction over dim (every element when all, or when t is 0-d) sees
+ * t: (outer, n, inner), and the shape of its result (keepdim as in torch). */
 struct reduction {
+	bool all;
 	int64_t outer, n, inner;
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
 };
 
-static void reduction_of(const struct tensor *t, bool all, int dim, bool keepdim, struct reduction *r)
+/* Fills r; -1 with err when dim is out of range. */
+static int reduction_of(const struct tensor *t, bool all, int dim, bool keepdim, struct reduction *r,
+			struct qkv_error *err)
 {
+	if (!all && (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return -1;
+	all = all || t->ndim == 0;
+	r->all = all;
 	r->outer = 1;
 	r->n = tensor_numel(t);
 	r->inner = 1;
@@ -1360,6 +1367,7 @@ static void reduction_of(const struct tensor *t, bool all, int dim, bool keepdim
 		else if (keepdim)
 			r->shape[r->ndim++] = 1;
 	}
+	return 0;
 }
 
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
@@ -1367,12 +1375,9 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 {
 	static const char *names[] = { "sum", "mean", "max", "min" };
 	(void)ctx;
-	if (!all && (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
-		return NULL;
-	if (t->ndim == 0)
-		all = true;
 	struct reduction rs;
-	reduction_of(t, all, dim, keepdim, &rs);
+	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
+		return NULL;
 	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
 	if (n == 0 && (op == REDUCE_MAX || op == REDUCE_MIN)) {
 		error_set(err, 0, 0, "%s of an empty tensor has no value", names[op]);
@@ -1453,15 +1458,12 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 struct tensor *ops_argreduce(struct tensor *t, bool all, int dim, bool keepdim, bool max, struct qkv_error *err)
 {
 	const char *name = max ? "argmax" : "argmin";
-	if (!all && (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
-		return NULL;
-	if (t->ndim == 0)
-		all = true;
 	struct reduction rs;
-	reduction_of(t, all, dim, keepdim, &rs);
+	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
+		return NULL;
 	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
 	if (n == 0) {
-		error_set(err, 0, 0, "%s of an empty %s has no index", name, all ? "tensor" : "dimension");
+		error_set(err, 0, 0, "%s of an empty %s has no index", name, rs.all ? "tensor" : "dimension");
 		return NULL;
 	}
 	struct tensor *c = contig_as(t, DT_F64);
