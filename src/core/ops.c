@@ -1370,15 +1370,47 @@ static int reduction_of(const struct tensor *t, bool all, int dim, bool keepdim,
 	return 0;
 }
 
+/* REDUCE_ARGMAX / REDUCE_ARGMIN over rs (see enum reduce_op). */
+static struct tensor *argreduce(struct tensor *t, const struct reduction *rs, bool max)
+{
+	int64_t outer = rs->outer, n = rs->n, inner = rs->inner;
+	struct tensor *c = contig_as(t, DT_F64);
+	const double *x = tensor_data(c);
+	struct tensor *out = tensor_new(DT_I64, t->flavor, rs->ndim, rs->shape);
+	int64_t *y = out->storage->data;
+	for (int64_t o = 0; o < outer; o++) {
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t best = 0;
+			double bv = x[o * n * inner + in];
+			for (int64_t k = 1; k < n && !isnan(bv); k++) {
+				double v = x[(o * n + k) * inner + in];
+				if (isnan(v) || (max ? v > bv : v < bv)) {
+					best = k;
+					bv = v;
+				}
+			}
+			y[o * inner + in] = best;
+		}
+	}
+	tensor_unref(c);
+	return out;
+}
+
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err)
 {
-	static const char *names[] = { "sum", "mean", "max", "min" };
+	static const char *names[] = { "sum", "mean", "max", "min", "argmax", "argmin" };
 	(void)ctx;
 	struct reduction rs;
 	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
 		return NULL;
 	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
+	if (n == 0 && op >= REDUCE_ARGMAX) {
+		error_set(err, 0, 0, "%s of an empty %s has no index", names[op], rs.all ? "tensor" : "dimension");
+		return NULL;
+	}
+	if (op >= REDUCE_ARGMAX)
+		return argreduce(t, &rs, op == REDUCE_ARGMAX);
 	if (n == 0 && (op == REDUCE_MAX || op == REDUCE_MIN)) {
 		error_set(err, 0, 0, "%s of an empty tensor has no value", names[op]);
 		return NULL;
@@ -1453,39 +1485,6 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	}
 	tensor_unref(c);
 	return retype(out, rd);
-}
-
-struct tensor *ops_argreduce(struct tensor *t, bool all, int dim, bool keepdim, bool max, struct qkv_error *err)
-{
-	const char *name = max ? "argmax" : "argmin";
-	struct reduction rs;
-	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
-		return NULL;
-	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
-	if (n == 0) {
-		error_set(err, 0, 0, "%s of an empty %s has no index", name, rs.all ? "tensor" : "dimension");
-		return NULL;
-	}
-	struct tensor *c = contig_as(t, DT_F64);
-	const double *x = tensor_data(c);
-	struct tensor *out = tensor_new(DT_I64, t->flavor, rs.ndim, rs.shape);
-	int64_t *y = out->storage->data;
-	for (int64_t o = 0; o < outer; o++) {
-		for (int64_t in = 0; in < inner; in++) {
-			int64_t best = 0;
-			double bv = x[o * n * inner + in];
-			for (int64_t k = 1; k < n && !isnan(bv); k++) {
-				double v = x[(o * n + k) * inner + in];
-				if (isnan(v) || (max ? v > bv : v < bv)) {
-					best = k;
-					bv = v;
-				}
-			}
-			y[o * inner + in] = best;
-		}
-	}
-	tensor_unref(c);
-	return out;
 }
 
 struct tensor *ops_classify(struct tensor *t, enum ops_class what)

@@ -123,14 +123,13 @@ struct tensor *ops_dropout(const struct ops_ctx *ctx, struct tensor *t, double p
 			   struct torch_gen *g, struct qkv_error *err);
 
 /* ---- reductions and joins ---------------------------------------------------- */
-enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN };
+/* ARGMAX / ARGMIN: int64 indices of the first largest (smallest) element, a
+ * NaN counting as both, as in torch and NumPy; an empty reduction is an
+ * error, as for MAX and MIN. */
+enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_ARGMAX, REDUCE_ARGMIN };
 /* Over dim (all dims when all is true); keepdim as in torch. */
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err);
-/* argmax / argmin over dim (the flattened tensor when all): int64 indices
- * of the first largest (smallest) element, a NaN counting as both, as in
- * torch and NumPy; keepdim as in torch. An empty reduction is an error. */
-struct tensor *ops_argreduce(struct tensor *t, bool all, int dim, bool keepdim, bool max, struct qkv_error *err);
 /* isinf / isnan / isfinite elementwise: a bool tensor of t's shape. */
 enum ops_class { OPS_ISINF, OPS_ISNAN, OPS_ISFINITE };
 struct tensor *ops_classify(struct tensor *t, enum ops_class what);

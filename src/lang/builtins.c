@@ -510,33 +510,10 @@ static struct value *np_sum(struct call *c, struct qkv_error *err) { return redu
 static struct value *np_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, true, err); }
 static struct value *np_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, true, err); }
 static struct value *np_min(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MIN, true, err); }
-
-/* torch.argmax(input, dim, keepdim) / np.argmax(a, axis, keepdims), and argmin */
-static struct value *argreduce(struct call *c, bool max, bool numpy, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, numpy ? P("a", "axis", "keepdims") : P("input", "dim", "keepdim"), 1, &a, err) < 0)
-		return NULL;
-	struct tensor *x, *r = NULL;
-	bool owned = false, keep;
-	int64_t dim = 0;
-	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
-		return args_fail(&a);
-	bool all = !a.v[1] || a.v[1]->kind == V_NONE;
-	if ((all || args_int(c, &a, 1, 0, &dim, err) == 0) && args_bool(c, &a, 2, false, &keep, err) == 0) {
-		r = ops_argreduce(x, all, (int)dim, keep, max, err);
-		if (!r)
-			args_error(err, c, &a, all ? 0 : 1, "%s", err->msg);
-	}
-	if (owned)
-		tensor_unref(x);
-	return r ? args_done(c, &a, r, err) : args_fail(&a);
-}
-
-static struct value *f_argmax(struct call *c, struct qkv_error *err) { return argreduce(c, true, false, err); }
-static struct value *f_argmin(struct call *c, struct qkv_error *err) { return argreduce(c, false, false, err); }
-static struct value *np_argmax(struct call *c, struct qkv_error *err) { return argreduce(c, true, true, err); }
-static struct value *np_argmin(struct call *c, struct qkv_error *err) { return argreduce(c, false, true, err); }
+static struct value *f_argmax(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_ARGMAX, false, err); }
+static struct value *f_argmin(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_ARGMIN, false, err); }
+static struct value *np_argmax(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_ARGMAX, true, err); }
+static struct value *np_argmin(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_ARGMIN, true, err); }
 
 /* torch.isinf / isnan / isfinite and numpy's */
 static struct value *classify(struct call *c, enum ops_class what, bool numpy, struct qkv_error *err)

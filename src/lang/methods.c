@@ -252,6 +252,8 @@ static struct value *m_sum(struct call *c, struct qkv_error *err) { return m_red
 static struct value *m_mean(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MEAN, err); }
 static struct value *m_max(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MAX, err); }
 static struct value *m_min(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MIN, err); }
+static struct value *m_argmax(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_ARGMAX, err); }
+static struct value *m_argmin(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_ARGMIN, err); }
 
 static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv_error *err)
 {
@@ -267,28 +269,6 @@ static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv
 		args_error(err, c, &a, 0, "%s", err->msg);
 	return args_done(c, &a, r, err);
 }
-
-/* x.argmax(dim, keepdim) / a.argmax(axis, keepdims), and argmin */
-static struct value *m_argreduce(struct call *c, bool max, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, is_numpy(c) ? P("axis", "out", "keepdims") : P("dim", "keepdim"), 0, &a, err) < 0)
-		return NULL;
-	int ik = is_numpy(c) ? 2 : 1;
-	if (is_numpy(c) && a.v[1] && a.v[1]->kind != V_NONE)
-		return args_error(err, c, &a, 1, "%s(out=...) is not supported in qkv", c->name), args_fail(&a);
-	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
-	int64_t dim = 0;
-	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, ik, false, &keep, err) < 0)
-		return args_fail(&a);
-	struct tensor *r = ops_argreduce(SELF(c), all, (int)dim, keep, max, err);
-	if (!r)
-		args_error(err, c, &a, 0, "%s", err->msg);
-	return args_done(c, &a, r, err);
-}
-
-static struct value *m_argmax(struct call *c, struct qkv_error *err) { return m_argreduce(c, true, err); }
-static struct value *m_argmin(struct call *c, struct qkv_error *err) { return m_argreduce(c, false, err); }
 
 static struct value *m_classify(struct call *c, enum ops_class what, struct qkv_error *err)
 {
