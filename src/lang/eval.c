@@ -279,9 +279,9 @@ static int index_list(const struct node *ix, const struct value *v, int64_t **id
 		return 0;
 	if (v->kind == V_TENSOR) {
 		const struct tensor *t = v->t;
-		if (t->dtype == DT_BOOL || !(t->dtype == DT_I64))
+		if (t->dtype != DT_I64)
 			return error_set(err, ix->line, ix->col, "%s", t->dtype == DT_BOOL
-				? "indexing with a mask is not supported in qkv; use torch.where or masked_fill"
+				? "indexing with a mask is not supported in qkv; use masked_fill"
 				: "tensors used as indices must be integer tensors"), -1;
 		if (t->ndim != 1)
 			return error_set(err, ix->line, ix->col, "qkv indexes with a 1-D list of indices, not a %d-D "
