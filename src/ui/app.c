@@ -291,13 +291,17 @@ int ui_run(const struct ui_options *o)
 	} else if (o->lesson) {
 		screen_open(&a, o->lesson, o->step);
 	}
-	int fast_errors = 0;
+	if (!a.status[0])
+		term_size_news(a.status, sizeof a.status);
+	int fast_errors = 0, ended_by = 0;
 	while (!a.quit) {
 		int sig = term_signal();
 		if (sig == SIGINT && !ctrl_c_quits(&a))
 			term_signal_clear();
-		else if (sig)
+		else if (sig) {
+			ended_by = sig == SIGINT ? 0 : sig;	/* Ctrl-C with nothing to stop is q */
 			break;
+		}
 		app_draw(&a);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -328,5 +332,5 @@ int ui_run(const struct ui_options *o)
 	catalog_free(&a.catalog);
 	progress_free(&a.progress);
 	free(a.timing_done);
-	return 0;
+	return ended_by ? 128 + ended_by : 0;	/* SIGTERM 143, SIGHUP 129, as the shell reports a kill */
 }

@@ -345,7 +345,7 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 	for (int64_t k = 0; k < tv.ntok && k + 2 < hh; k++) {
 		struct strbuf lab;
 		strbuf_init(&lab);
-		utf8_fit(&lab, tv.keys[k], lw, 1);
+		term_fit(&lab, tv.keys[k], lw, 1);
 		term_put(y + 2 + (int)k, x, lab.s, lw);
 		strbuf_free(&lab);
 		for (int hd = 0; hd < shown_heads; hd++) {
