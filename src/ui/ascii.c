@@ -97,6 +97,7 @@ static const struct twin twins[] = {
 	{ 0x2260, "!=", PLAIN },
 	{ 0x2264, "<=", PLAIN },
 	{ 0x2265, ">=", PLAIN },
+	{ 0x22EE, ":", PLAIN },      /* vertical ellipsis: rows left out */
 	{ 0x2500, "-", PLAIN },      /* box drawing: one column each */
 	{ 0x2502, "|", PLAIN },
 	{ 0x250C, "+", PLAIN },
