@@ -26,6 +26,7 @@
 
 static bool started;
 static bool utf8;	/* the locale is UTF-8: text as it is, else its ASCII twin */
+static struct strbuf ascii_buf;	/* the ASCII form of the text being drawn */
 
 /* ---- SIGINT, SIGTERM, SIGHUP ---------------------------------------------------
  * The handler only sets flags. While a computation runs (term_busy) any of
@@ -256,6 +257,7 @@ void term_stop(void)
 		curses_on = 0;
 		endwin();
 		put_fd(STDOUT_FILENO, PASTE_OFF, strlen(PASTE_OFF));
+		strbuf_free(&ascii_buf);
 	}
 }
 
@@ -505,8 +507,6 @@ attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair)
  * terminal would show them mangled, so each character is drawn as its ASCII
  * twin (ui/ascii.c). This is the one place that decides which. */
 
-static struct strbuf ascii_buf;	/* the ASCII form of the text being drawn */
-
 bool term_utf8(void)
 {
 	return utf8;
@@ -517,6 +517,8 @@ static const char *drawn(const char *s, size_t *n)
 {
 	if (utf8)
 		return s;
+	if (!ascii_buf.s)
+		strbuf_init(&ascii_buf);
 	strbuf_reset(&ascii_buf);
 	ascii_append(&ascii_buf, s, *n);
 	*n = ascii_buf.len;

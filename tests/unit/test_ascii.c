@@ -8,6 +8,7 @@
 
 #include "core/strbuf.h"
 #include "core/utf8.h"
+#include "helpers.h"
 #include "ui/internal.h"
 
 #include <dirent.h>
@@ -132,21 +133,6 @@ static int text_points(const char *text, uint32_t *cps, int n, int cap)
 	return n;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf b;
-	strbuf_init(&b);
-	char buf[4096];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_putn(&b, buf, got);
-	fclose(f);
-	return strbuf_detach(&b);
-}
-
 /* Whether cp's twin is its own: ASCII, no "?" (U+FFFD, the invalid byte,
  * is "?" by design; a combining mark is nothing). */
 static bool has_twin(uint32_t cp, char *twin, size_t size)
@@ -184,7 +170,7 @@ static int scan_dir(const char *dir, const char *ext, bool c_source, uint32_t *c
 			continue;
 		char path[512];
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		char *text = slurp(path);
+		char *text = read_text(path);
 		cr_assert(text, "cannot read %s", path);
 		n = c_source ? c_literal_points(text, cps, n, cap) : text_points(text, cps, n, cap);
 		free(text);
