@@ -208,6 +208,31 @@ Test(terminal, a_locale_that_is_not_utf8_should_be_drawn_in_ascii, .fini = finis
 	cr_expect_eq(exit_status(), 0);
 }
 
+/* The prompt's views in ASCII: a matrix too large for numbers (half blocks
+ * in UTF-8, shades here), the loops beside SIMD (→, ·, ×), a 3-D tensor's
+ * dims (2×4×3). */
+Test(terminal, the_prompt_views_in_a_locale_that_is_not_utf8_should_be_ascii, .fini = finish)
+{
+	run("TERM=xterm-256color LC_ALL=C LANG=C", "--repl");
+	free(wait_for(":quit or Ctrl-D leaves"));
+	keys("':show torch.arange(3600.).reshape(40, 90)' Enter");
+	char *s = wait_for("(row 0, column 0)");
+	expect_ascii(s, "a 40x90 matrix");
+	cr_expect(strstr(s, "(40x90, float32)"), "%s", s);
+	cr_expect(strstr(s, "\n    ....") && strstr(s, "::::") && strstr(s, "++++") && strstr(s, "####"),
+		  "not the four shades:\n%s", s);
+	free(s);
+	keys("'x = torch.arange(6.).reshape(2, 3); y = x @ x.T' Enter ':show y loops' Enter");
+	s = wait_for("for-loops: 12 of 12");	/* the animation at its end */
+	expect_ascii(s, "the loops view");
+	cr_expect(strstr(s, "c (2x2): sums of products"), "%s", s);
+	cr_expect(strstr(s, "s += x[1, 2] . x.T[2, 1] = 5.0000 x 5.0000 -> s"), "%s", s);
+	cr_expect(strstr(s, "loops and SIMD agree (largest difference 0)  --  y"), "%s", s);
+	free(s);
+	keys("':quit' Enter");
+	cr_expect_eq(exit_status(), 0);
+}
+
 /* ---- Ctrl-S ------------------------------------------------------------------------ */
 
 /* With IXON on, Ctrl-S stops the terminal's output until Ctrl-Q: the step
