@@ -1,8 +1,10 @@
-/* term.c: the terminal: curses setup and teardown, signals that must restore
+/* term.c: the terminal: curses setup and teardown (its size from the
+ * terminal, not COLUMNS and LINES; XON/XOFF off), signals that must restore
  * the terminal (SIGINT, SIGTERM, SIGHUP through a flag the main loop reads;
  * a crash, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, in its handler), Ctrl-C
- * during a computation, colour pairs allocated on demand, UTF-8 text output
- * (widths and cuts from core/utf8, never from the locale).
+ * during a computation, colour pairs allocated on demand, text output (UTF-8,
+ * or its ASCII twin when the locale is not UTF-8; widths and cuts from
+ * core/utf8, never from the locale).
  * The only file that starts or ends curses (after term_check found that it
  * can drive the terminal); every exit path goes through term_stop. */
 #include "ui/internal.h"
