@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int progress_make_dirs(const char *path)
@@ -125,6 +128,14 @@ static int make_parent(const char *path, char *problem, size_t size)
 
 /* ---- progress.json ------------------------------------------------------------ */
 
+static struct progress_entry *find(const struct progress *p, const char *id)
+{
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->entries[i].id, id) == 0)
+			return &p->entries[i];
+	return NULL;
+}
+
 static bool whole_number(const cJSON *n)
 {
 	return cJSON_IsNumber(n) && isfinite(n->valuedouble) && n->valuedouble >= 0 &&
@@ -165,7 +176,7 @@ static int read_lessons(struct progress *p, const char *text, size_t len, const 
 			if (!wrong) {
 				progress_mark(p, c->string, (int)fur->valuedouble, steps ? (int)steps->valuedouble : 0);
 				if (last)
-					p->entries[p->n - 1].last = (int)last->valuedouble;
+					find(p, c->string)->last = (int)last->valuedouble;
 				continue;
 			}
 			if (nbad++ == 0) {
@@ -229,6 +240,44 @@ static void clear_entries(struct progress *p)
 	p->last_lesson = NULL;
 }
 
+/* Reads the progress file path into p (entries added with progress_mark).
+ * A missing file is no progress. A damaged one is set aside, p->problem
+ * saying so and what then (then_all: nothing of it was read; then_some:
+ * some entries were). 0, or -1 when it could not be set aside (it must then
+ * never be written over). */
+static int read_progress(struct progress *p, const char *path, const char *then_all, const char *then_some)
+{
+	struct qkv_error err;
+	size_t len;
+	char *text = file_read_all(path, PROGRESS_MAX_BYTES, &len, &err);
+	char why[sizeof err.msg];
+	int rc;
+	if (text) {
+		rc = parse_progress(p, text, len, why, sizeof why);
+		free(text);
+	} else if (errno == ENOENT || errno == ENOTDIR) {
+		return 0;	/* no progress yet */
+	} else {
+		snprintf(why, sizeof why, "%s", err.msg);
+		rc = 2;
+	}
+	if (rc == 0)
+		return 0;
+	if (rc == 2)
+		clear_entries(p);
+	return keep_bad(path, rc == 2 ? "was unreadable" : "had unreadable entries", why, rc == 2 ? then_all : then_some,
+			p->problem, sizeof p->problem);
+}
+
+/* Nothing of p is news for the file: all saved, or all just read. */
+static void mark_saved(struct progress *p)
+{
+	for (int i = 0; i < p->n; i++)
+		p->entries[i].changed = false;
+	p->dirty = false;
+	p->last_changed = false;
+}
+
 void progress_load(struct progress *p)
 {
 	memset(p, 0, sizeof *p);
@@ -239,30 +288,11 @@ void progress_load(struct progress *p)
 	p->path = xmalloc(n);
 	snprintf(p->path, n, "%s/progress.json", dir);
 	free(dir);
-	struct qkv_error err;
-	size_t len;
-	char *text = file_read_all(p->path, PROGRESS_MAX_BYTES, &len, &err);
-	char why[sizeof err.msg];
-	int rc;
-	if (text) {
-		rc = parse_progress(p, text, len, why, sizeof why);
-		free(text);
-	} else if (errno == ENOENT || errno == ENOTDIR) {
-		return;	/* no progress yet */
-	} else {
-		snprintf(why, sizeof why, "%s", err.msg);
-		rc = 2;
-	}
-	if (rc == 0)
-		return;
-	if (rc == 2)
-		clear_entries(p);
-	if (keep_bad(p->path, rc == 2 ? "was unreadable" : "had unreadable entries", why,
-		     rc == 2 ? "starting afresh" : "the other lessons loaded", p->problem,
-		     sizeof p->problem) != 0) {
+	if (read_progress(p, p->path, "starting afresh", "the other lessons loaded") != 0) {
 		free(p->path);
 		p->path = NULL;
 	}
+	mark_saved(p);
 }
 
 void progress_free(struct progress *p)
@@ -274,45 +304,104 @@ void progress_free(struct progress *p)
 
 const struct progress_entry *progress_get(const struct progress *p, const char *id)
 {
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->entries[i].id, id) == 0)
-			return &p->entries[i];
-	return NULL;
+	return find(p, id);
+}
+
+static struct progress_entry *add(struct progress *p, const char *id, int furthest, int steps, int last)
+{
+	p->entries = xrealloc(p->entries, sizeof *p->entries * (size_t)(p->n + 1));
+	p->entries[p->n] = (struct progress_entry){ xstrdup(id), furthest, steps, last, false };
+	return &p->entries[p->n++];
 }
 
 void progress_mark(struct progress *p, const char *id, int step, int steps)
 {
-	for (int i = 0; i < p->n; i++) {
-		if (strcmp(p->entries[i].id, id) == 0) {
-			if (step > p->entries[i].furthest)
-				p->entries[i].furthest = step;
-			if (steps)
-				p->entries[i].steps = steps;
-			return;
-		}
+	struct progress_entry *e = find(p, id);
+	if (!e) {
+		e = add(p, id, step, steps, 0);
+		e->changed = steps != 0;
+		p->dirty = true;
+		return;
 	}
-	p->entries = xrealloc(p->entries, sizeof *p->entries * (size_t)(p->n + 1));
-	p->entries[p->n++] = (struct progress_entry){ xstrdup(id), step, steps, 0 };
+	if (step > e->furthest) {
+		e->furthest = step;
+		p->dirty = true;
+	}
+	if (steps && steps != e->steps) {
+		e->steps = steps;
+		e->changed = p->dirty = true;
+	}
 }
 
 void progress_visit(struct progress *p, const char *id, int step, int steps)
 {
 	progress_mark(p, id, step, steps);
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->entries[i].id, id) == 0)
-			p->entries[i].last = step;
+	struct progress_entry *e = find(p, id);
+	if (e->last != step) {
+		e->last = step;
+		e->changed = p->dirty = true;
+	}
 	if (!p->last_lesson || strcmp(p->last_lesson, id) != 0) {
 		free(p->last_lesson);
 		p->last_lesson = xstrdup(id);
+		p->last_changed = p->dirty = true;
 	}
 }
 
-int progress_save(struct progress *p)
+/* Takes the lock on the directory holding path (flock: no file of its
+ * own), waiting PROGRESS_LOCK_WAIT_MS at most for another qkv's save; its
+ * fd for unlock, or -1 when it cannot be had (the save then goes on
+ * without it, the file still read again just before it is replaced). */
+static int lock_dir(const char *path)
 {
-	if (!p->path)
-		return 0;
-	if (make_parent(p->path, p->problem, sizeof p->problem) != 0)
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? xstrdup(".") : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
 		return -1;
+	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 5) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= PROGRESS_LOCK_WAIT_MS) {
+			close(fd);
+			return -1;
+		}
+		nanosleep(&(struct timespec){ 0, 5 * 1000000L }, NULL);
+	}
+	return fd;
+}
+
+static void unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* Adds what the file holds (disk) to p: see progress_save. */
+static void merge(struct progress *p, const struct progress *disk)
+{
+	for (int i = 0; i < disk->n; i++) {
+		const struct progress_entry *d = &disk->entries[i];
+		struct progress_entry *e = find(p, d->id);
+		if (!e) {
+			add(p, d->id, d->furthest, d->steps, d->last);
+			continue;
+		}
+		if (d->furthest > e->furthest)
+			e->furthest = d->furthest;
+		if (!e->changed && d->last)
+			e->last = d->last;
+		if (!e->changed && d->steps)
+			e->steps = d->steps;
+	}
+	if (!p->last_changed && disk->last_lesson) {
+		free(p->last_lesson);
+		p->last_lesson = xstrdup(disk->last_lesson);
+	}
+}
+
+/* p as the text of progress.json (malloc'd) */
+static char *progress_text(const struct progress *p)
+{
 	cJSON *root = cJSON_CreateObject(), *lessons = cJSON_AddObjectToObject(root, "lessons");
 	for (int i = 0; i < p->n; i++) {
 		cJSON *e = cJSON_AddObjectToObject(lessons, p->entries[i].id);
@@ -330,11 +419,56 @@ int progress_save(struct progress *p)
 	strbuf_puts(&sb, text);
 	strbuf_putc(&sb, '\n');
 	free(text);
-	struct qkv_error err;
-	int rc = file_write_atomic(p->path, sb.s, sb.len, 0600, 0, &err);
-	strbuf_free(&sb);
-	if (rc != 0)
-		save_problem(p->path, err.msg, p->problem, sizeof p->problem);
+	return strbuf_detach(&sb);
+}
+
+int progress_save(struct progress *p)
+{
+	if (!p->path)
+		return 0;
+	if (make_parent(p->path, p->problem, sizeof p->problem) != 0) {
+		p->failing = true;
+		return -1;
+	}
+	int lock = lock_dir(p->path);
+	/* what other sessions saved since: read again, under the lock */
+	struct progress disk;
+	memset(&disk, 0, sizeof disk);
+	int rc = read_progress(&disk, p->path, "this session's progress saved in its place",
+			       "the other lessons kept");
+	if (disk.problem[0])
+		memcpy(p->problem, disk.problem, sizeof p->problem);
+	if (rc != 0) {
+		free(p->path);	/* damaged and where it was: never written over */
+		p->path = NULL;
+	} else {
+		merge(p, &disk);
+		char *text = progress_text(p);
+		struct qkv_error err;
+		rc = file_write_atomic(p->path, text, strlen(text), 0600, 0, &err);
+		free(text);
+		if (rc != 0)
+			save_problem(p->path, err.msg, p->problem, sizeof p->problem);
+	}
+	unlock_dir(lock);
+	progress_free(&disk);
+	if (rc == 0)
+		mark_saved(p);
+	p->failing = rc != 0;
+	return rc;
+}
+
+int progress_save_pending(struct progress *p, double now_ms, double gap_ms)
+{
+	if (!p->dirty || !p->path || (p->tried_ms > 0 && now_ms - p->tried_ms < gap_ms))
+		return 0;
+	bool was_failing = p->failing;
+	char before[sizeof p->problem];
+	memcpy(before, p->problem, sizeof before);
+	p->tried_ms = now_ms > 0 ? now_ms : 1;
+	int rc = progress_save(p);
+	if (rc != 0 && was_failing)
+		memcpy(p->problem, before, sizeof before);	/* said already: nothing new */
 	return rc;
 }
 
