@@ -503,23 +503,56 @@ static bool split_history(struct progress_history *h, const char *text, size_t l
 	return true;
 }
 
-void progress_history_load(struct progress_history *h, const char *path, int max)
+/* Reads the history file into h (nothing when it is missing); false with
+ * why set when it is damaged (h then holds no lines). */
+static bool read_history(struct progress_history *h, const char *path, int max, char *why, size_t size)
 {
 	memset(h, 0, sizeof *h);
 	struct qkv_error err;
 	size_t len;
 	char *text = file_read_all(path, PROGRESS_HISTORY_MAX_BYTES, &len, &err);
-	char why[sizeof err.msg];
 	if (!text && (errno == ENOENT || errno == ENOTDIR))
-		return;	/* no history yet */
+		return true;	/* no history yet */
 	if (!text)
-		snprintf(why, sizeof why, "%s", err.msg);
-	bool ok = text && !bad_text(text, len, why, sizeof why) && split_history(h, text, len, max, why, sizeof why);
+		snprintf(why, size, "%s", err.msg);
+	bool ok = text && !bad_text(text, len, why, size) && split_history(h, text, len, max, why, size);
 	free(text);
-	if (ok)
+	if (!ok)
+		progress_history_free(h);
+	return ok;
+}
+
+/* The lines this process's history held when it last loaded or saved the
+ * file path: the lines a save finds beyond them are the session's new
+ * ones, appended to what the file holds then. */
+static struct {
+	char *path;
+	char **lines;
+	int n;
+} known;
+
+static void know_lines(const char *path, const char *const *lines, int n)
+{
+	for (int i = 0; i < known.n; i++)
+		free(known.lines[i]);
+	free(known.lines);
+	free(known.path);
+	known.path = xstrdup(path);
+	known.lines = xcalloc((size_t)n + 1, sizeof *known.lines);
+	for (int i = 0; i < n; i++)
+		known.lines[i] = xstrdup(lines[i]);
+	known.n = n;
+}
+
+void progress_history_load(struct progress_history *h, const char *path, int max)
+{
+	char why[sizeof h->problem];
+	if (read_history(h, path, max, why, sizeof why)) {
+		know_lines(path, (const char *const *)h->lines, h->n);
 		return;
-	progress_history_free(h);
+	}
 	h->keep_out = keep_bad(path, "was unreadable", why, "starting afresh", h->problem, sizeof h->problem) != 0;
+	know_lines(path, NULL, 0);
 }
 
 void progress_history_free(struct progress_history *h)
@@ -537,11 +570,30 @@ static bool history_line_ok(const char *s)
 	return l > 0 && l <= PROGRESS_HISTORY_LINE_MAX && file_bad_text(s, l) < 0;
 }
 
-int progress_history_save(const char *path, const char *const *lines, int n, int max, char *problem,
-			  size_t size)
+/* Where the lines added since the known ones start in lines[0..n): the
+ * known lines may have lost their oldest (the history keeps max), so
+ * lines = known[d..] + new for the smallest such d; -1 when lines are not
+ * the known ones followed by new ones (nothing known of this path). */
+static int first_new(const char *path, const char *const *lines, int n)
 {
-	if (make_parent(path, problem, size) != 0)
+	if (!known.path || strcmp(known.path, path) != 0)
 		return -1;
+	for (int d = 0; d <= known.n; d++) {
+		int k = known.n - d;
+		if (k > n)
+			continue;
+		int i = 0;
+		while (i < k && strcmp(known.lines[d + i], lines[i]) == 0)
+			i++;
+		if (i == k)
+			return k;
+	}
+	return -1;
+}
+
+/* Writes the newest max of lines[0..n) that fit; 0 or -1 with problem. */
+static int write_history(const char *path, const char *const *lines, int n, int max, char *problem, size_t size)
+{
 	/* the newest lines that fit, written oldest first */
 	int first = n, kept = 0;
 	size_t bytes = 0;
@@ -568,5 +620,42 @@ int progress_history_save(const char *path, const char *const *lines, int n, int
 	strbuf_free(&sb);
 	if (rc != 0)
 		save_problem(path, err.msg, problem, size);
+	return rc;
+}
+
+int progress_history_save(const char *path, const char *const *lines, int n, int max, char *problem,
+			  size_t size)
+{
+	if (make_parent(path, problem, size) != 0)
+		return -1;
+	int lock = lock_dir(path);
+	int from = first_new(path, lines, n);
+	struct progress_history disk;
+	char why[512];
+	int rc = 0;
+	if (from < 0) {
+		rc = write_history(path, lines, n, max, problem, size);	/* nothing known to merge with */
+	} else if (from == n) {
+		/* nothing new since the last load or save: the file stays as it is */
+	} else if (!read_history(&disk, path, max, why, sizeof why)) {
+		/* damaged since: set aside as at load, and all of this session's saved */
+		rc = keep_bad(path, "was unreadable", why, "this session's history saved in its place", problem, size);
+		if (rc == 0)
+			rc = write_history(path, lines, n, max, problem, size);
+	} else {
+		/* what the file holds now (other sessions' lines too), then ours */
+		const char **all = xmalloc(sizeof *all * ((size_t)disk.n + (size_t)(n - from) + 1));
+		int m = 0;
+		for (int i = 0; i < disk.n; i++)
+			all[m++] = disk.lines[i];
+		for (int i = from; i < n; i++)
+			all[m++] = lines[i];
+		rc = write_history(path, all, m, max, problem, size);
+		free(all);
+		progress_history_free(&disk);
+	}
+	unlock_dir(lock);
+	if (rc == 0)
+		know_lines(path, lines, n);
 	return rc;
 }

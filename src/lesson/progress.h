@@ -7,7 +7,8 @@
  * with what other sessions of qkv saved meanwhile: under a lock on the
  * state directory, the file is read again just before it is replaced, and
  * for each lesson the furthest step wins, the exercises solved add up, and
- * lessons only in the file are kept. A file that cannot be read, or is not what qkv writes,
+ * lessons only in the file are kept. The history is merged likewise: the
+ * lines a session added are appended to the file as it is then. A file that cannot be read, or is not what qkv writes,
  * is set aside as NAME.bad (NAME.bad.1, .2 ... when that is taken; an earlier
  * one is never replaced), reported in `problem`, and started afresh: never
  * silently erased. A save that fails (read-only or full disk) reports too and
@@ -102,14 +103,22 @@ struct progress_history {
  * none). A file that is unreadable or not text (a NUL byte, invalid UTF-8, a
  * line over PROGRESS_HISTORY_LINE_MAX bytes, over PROGRESS_HISTORY_MAX_BYTES
  * in all, not a regular file) is set aside as for progress.json, h holds no
- * lines and h->problem says so. */
+ * lines and h->problem says so. The lines read are remembered (one history
+ * file a process) for progress_history_save. */
 void progress_history_load(struct progress_history *h, const char *path, int max);
 void progress_history_free(struct progress_history *h);
-/* Writes the newest max of lines[0..n) (oldest first) to path, one a line,
- * mode 0600, atomically, creating its directory. Lines that would not load
- * again (over PROGRESS_HISTORY_LINE_MAX bytes, not UTF-8, empty) are left
- * out, and older lines beyond PROGRESS_HISTORY_MAX_BYTES. 0, or -1 with
- * problem ("history not saved: REASON", size bytes at most) set. */
+/* Saves the history lines[0..n) (oldest first) to path: appended to what
+ * the file holds now, under the lock of progress_save, are the lines added
+ * since this process last loaded or saved path (lines being those lines,
+ * less the oldest ones the list dropped, then new ones), so that two
+ * sessions keep each other's lines; nothing new, nothing written. Without
+ * such a load or save (or a list that is not such), lines replace the
+ * file. A file damaged since is set aside as at load and lines saved in its
+ * place. The newest max lines are written, one a line, mode 0600,
+ * atomically, creating its directory. Lines that would not load again (over
+ * PROGRESS_HISTORY_LINE_MAX bytes, not UTF-8, empty) are left out, and older
+ * lines beyond PROGRESS_HISTORY_MAX_BYTES. 0, or -1 with problem ("history
+ * not saved: REASON", size bytes at most) set. */
 int progress_history_save(const char *path, const char *const *lines, int n, int max, char *problem,
 			  size_t size);
 

@@ -2,8 +2,9 @@
  * item 4) without a terminal: two sessions of qkv on one state directory
  * merge what they save (the furthest step, the exercises solved of both,
  * lessons only in the file kept), writers in parallel lose nothing under
- * the lock, saves as the student goes come at most once a second, and a
- * file damaged meanwhile is set aside. Damaged files at load and failing
+ * the lock, saves as the student goes come at most once a second, a file
+ * damaged meanwhile is set aside, and the prompt's history gets the lines
+ * of both. Damaged files at load and failing
  * saves: test_state.c; in a real terminal: tests/system/test_state_merge.c. */
 #include "helpers.h"
 #include "lesson/progress.h"
@@ -19,12 +20,14 @@
 static char dir[64];       /* XDG_STATE_HOME of the test */
 static char qdir[128];     /* dir/qkv */
 static char pfile[160];    /* dir/qkv/progress.json */
+static char hfile[160];    /* dir/qkv/history */
 
 static void make_dir(void)
 {
 	dir_make_temp(dir, sizeof dir, "qkv-merge");
 	snprintf(qdir, sizeof qdir, "%s/qkv", dir);
 	snprintf(pfile, sizeof pfile, "%s/progress.json", qdir);
+	snprintf(hfile, sizeof hfile, "%s/history", qdir);
 	setenv("XDG_STATE_HOME", dir, 1);
 }
 
@@ -265,4 +268,56 @@ Test(state_merge, a_file_damaged_since_the_load_should_be_set_aside_and_this_ses
 	assert_names("progress.json progress.json.bad ");
 	progress_free(&p);
 	cr_assert_eq(furthest_on_disk(), 2);
+}
+
+/* ---- the prompt's history ---------------------------------------------------------------- */
+
+/* Loads the history file as the prompt does when it opens. */
+static void history_open(int max)
+{
+	struct progress_history h;
+	progress_history_load(&h, hfile, max);
+	cr_assert_str_eq(h.problem, "");
+	progress_history_free(&h);
+}
+
+static void history_save(const char *const *lines, int n, int max)
+{
+	char problem[512];
+	cr_assert_eq(progress_history_save(hfile, lines, n, max, problem, sizeof problem), 0, "%s", problem);
+}
+
+static void assert_history(const char *want)
+{
+	char *got = read_text(hfile);
+	cr_assert_str_eq(got ? got : "(no file)", want);
+	free(got);
+}
+
+Test(state_merge, a_history_saved_by_another_session_meanwhile_should_keep_its_lines_and_get_ours)
+{
+	put_text(hfile, "A = 1\nB = 2\n");
+	history_open(100);
+	put_text(hfile, "A = 1\nB = 2\nOTHER = 3\n");	/* the other session quit first */
+	const char *const ours[] = { "A = 1", "B = 2", "MINE = 4" };
+	history_save(ours, 3, 100);
+	assert_history("A = 1\nB = 2\nOTHER = 3\nMINE = 4\n");
+	/* saved again later in the same session: only what is new since */
+	const char *const more[] = { "A = 1", "B = 2", "MINE = 4", "MORE = 5" };
+	history_save(more, 4, 100);
+	assert_history("A = 1\nB = 2\nOTHER = 3\nMINE = 4\nMORE = 5\n");
+	/* nothing new: the file is left as another session made it */
+	put_text(hfile, "A = 1\nLATER = 6\n");
+	history_save(more, 4, 100);
+	assert_history("A = 1\nLATER = 6\n");
+}
+
+Test(state_merge, a_history_list_that_dropped_its_oldest_lines_should_still_append_only_the_new_ones)
+{
+	put_text(hfile, "a\nb\nc\n");
+	history_open(3);
+	put_text(hfile, "a\nb\nc\nx\n");	/* another session's line */
+	const char *const ours[] = { "c", "d", "e" };	/* the list keeps 3: a and b dropped */
+	history_save(ours, 3, 3);
+	assert_history("x\nd\ne\n");	/* the newest 3 of a b c x d e */
 }
