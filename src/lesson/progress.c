@@ -570,25 +570,26 @@ static bool history_line_ok(const char *s)
 	return l > 0 && l <= PROGRESS_HISTORY_LINE_MAX && file_bad_text(s, l) < 0;
 }
 
-/* Where the lines added since the known ones start in lines[0..n): the
- * known lines may have lost their oldest (the history keeps max), so
- * lines = known[d..] + new for the smallest such d; -1 when lines are not
- * the known ones followed by new ones (nothing known of this path). */
-static int first_new(const char *path, const char *const *lines, int n)
+/* Where the lines added since the known ones start in lines[0..n), a list
+ * that keeps its newest max: while it is not full it dropped nothing, so
+ * the new ones follow the known ones (which the prompt may have edited in
+ * place: the file keeps them as they were); once full, it is known[d..] then
+ * the new ones, for the smallest d where the lines agree. -1 when nothing
+ * is known of path, or the list is not such. */
+static int first_new(const char *path, const char *const *lines, int n, int max)
 {
 	if (!known.path || strcmp(known.path, path) != 0)
 		return -1;
-	for (int d = 0; d <= known.n; d++) {
-		int k = known.n - d;
-		if (k > n)
-			continue;
-		int i = 0;
-		while (i < k && strcmp(known.lines[d + i], lines[i]) == 0)
+	if (n < max)
+		return known.n <= n ? known.n : -1;
+	for (int d = 0; d < known.n; d++) {
+		int k = known.n - d, i = 0;
+		while (i < k && i < n && strcmp(known.lines[d + i], lines[i]) == 0)
 			i++;
 		if (i == k)
 			return k;
 	}
-	return -1;
+	return known.n == 0 ? 0 : -1;
 }
 
 /* Writes the newest max of lines[0..n) that fit; 0 or -1 with problem. */
@@ -629,7 +630,7 @@ int progress_history_save(const char *path, const char *const *lines, int n, int
 	if (make_parent(path, problem, size) != 0)
 		return -1;
 	int lock = lock_dir(path);
-	int from = first_new(path, lines, n);
+	int from = first_new(path, lines, n, max);
 	struct progress_history disk;
 	char why[512];
 	int rc = 0;

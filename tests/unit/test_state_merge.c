@@ -321,3 +321,13 @@ Test(state_merge, a_history_list_that_dropped_its_oldest_lines_should_still_appe
 	history_save(ours, 3, 3);
 	assert_history("x\nd\ne\n");	/* the newest 3 of a b c x d e */
 }
+
+Test(state_merge, an_old_line_edited_in_the_list_should_not_be_saved_twice)
+{
+	put_text(hfile, "a\nb\n");
+	history_open(100);
+	put_text(hfile, "a\nb\nx\n");
+	const char *const ours[] = { "a", "b edited", "c" };	/* readline keeps an edit of a recalled line */
+	history_save(ours, 3, 100);
+	assert_history("a\nb\nx\nc\n");
+}
