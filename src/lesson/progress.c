@@ -460,6 +460,8 @@ int progress_save(struct progress *p)
 
 int progress_save_pending(struct progress *p, double now_ms, double gap_ms)
 {
+	if (p->failing && gap_ms < PROGRESS_SAVE_GAP_MS)
+		gap_ms = PROGRESS_SAVE_GAP_MS;	/* a failing save is not tried again at every frame */
 	if (!p->dirty || !p->path || (p->tried_ms > 0 && now_ms - p->tried_ms < gap_ms))
 		return 0;
 	bool was_failing = p->failing;

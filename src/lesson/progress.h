@@ -88,7 +88,8 @@ int progress_save(struct progress *p);
  * made was gap_ms or more before now_ms (clock_now_ms()): gap_ms
  * PROGRESS_SAVE_GAP_MS after each step, 0 to flush before something that
  * may take long. A failure that repeats the last one is not news again
- * (p->problem left ""); it is tried again after gap_ms. 0, or -1. */
+ * (p->problem left ""); a failing save is tried again after
+ * PROGRESS_SAVE_GAP_MS at the soonest, whatever gap_ms. 0, or -1. */
 int progress_save_pending(struct progress *p, double now_ms, double gap_ms);
 
 /* The prompt's history, oldest line first. */

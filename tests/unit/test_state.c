@@ -839,6 +839,7 @@ Test(state, a_save_failing_again_the_same_way_should_be_news_once)
 	p.problem[0] = 0;	/* shown */
 	progress_visit(&p, "one", 3, 10);
 	cr_assert_eq(progress_save_pending(&p, 1500, 1000), 0, "tried again within the gap");
+	cr_assert_eq(progress_save_pending(&p, 1600, 0), 0, "a flush tried a failing save again at once");
 	cr_assert_eq(progress_save_pending(&p, 2000, 1000), -1);
 	cr_assert_str_eq(p.problem, "", "the same failure was news again");
 	/* when qkv ends, the save says so once more (on stderr) */
