@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,13 +127,13 @@ static void sync_dir(const char *path)
 static int create_temp(const char *path, unsigned mode, struct strbuf *tmp)
 {
 	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	static uint64_t count;
+	static atomic_uint_fast64_t count;	/* :save's thread and the main one's saves */
 	const char *slash = strrchr(path, '/');
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t seed = (uint64_t)getpid() * 2654435761u ^ (uint64_t)ts.tv_nsec;
 	for (int attempt = 0; attempt < 100; attempt++) {
-		uint64_t x = seed + ++count * 0x9E3779B97F4A7C15u;
+		uint64_t x = seed + (uint64_t)(atomic_fetch_add(&count, 1) + 1) * 0x9E3779B97F4A7C15u;
 		strbuf_reset(tmp);
 		if (slash)
 			strbuf_putn(tmp, path, (size_t)(slash - path) + 1);
