@@ -16,14 +16,15 @@ enum {
 	FILE_NO_REPLACE = 2,  /* refuse (errno EEXIST) when path exists, even one that appeared meanwhile */
 };
 
-/* Writes data[0..len) to path atomically: into "PATH.tmp.PID" beside it,
- * fsynced, renamed over path, then the directory fsynced. path is always
- * either the old file or the whole new one, and no temporary file is left
- * behind. The new file gets exactly mode (FILE_KEEP_MODE: the replaced
+/* Writes data[0..len) to path atomically: into a new ".qkv-XXXXXX" beside
+ * it (short, so any name the directory takes fits), fsynced, renamed over
+ * path, then the directory fsynced. path is always either the old file or
+ * the whole new one, and no temporary file is left behind. The new file gets exactly mode (FILE_KEEP_MODE: the replaced
  * file's bits when there is one, else mode less the umask). The directory
  * must exist. Returns 0, or -1 with errno set and err->msg "cannot save PATH:
- * REASON" (no permission to write in DIR, DIR is on a read-only file system,
- * the disk is full, there is no directory DIR, ...). */
+ * REASON", the reason of the call that failed (no permission to write in
+ * DIR, DIR is on a read-only file system, the disk is full, there is no
+ * directory DIR, cannot create a temporary file in DIR: ERRNO, ...). */
 int file_write_atomic(const char *path, const char *data, size_t len, unsigned mode, int flags,
 		      struct qkv_error *err);
 
