@@ -272,7 +272,8 @@ static int norm_index(const struct value *base, const struct value *key, int64_t
 		return error_set(err, 0, 0, "TypeError: %s indices must be integers or slices, not %s",
 				 value_type_name(base), value_type_name(key));
 	if (k < -len || k >= len)
-		return error_set(err, 0, 0, "IndexError: %s index out of range", value_type_name(base));
+		return error_set(err, 0, 0, "IndexError: %s index out of range", base->kind == V_STR ? "string" :
+				 base->kind == V_RANGE ? "range object" : value_type_name(base));
 	*out = k < 0 ? k + len : k;
 	return 0;
 }
