@@ -508,12 +508,17 @@ static struct value *eval_fstring(struct interp *I, const struct node *n, struct
 		if (!v)
 			goto fail;
 		int rc = 0;
-		if (k->op == 'r')
-			value_repr(&sb, v);
-		else if (k->op == 's')
-			value_str_of(&sb, v);
-		else
-			rc = value_format_field(&sb, v, k->str, err);
+		if (k->op == 'r' || k->op == 's') {	/* the conversion, then the spec on its text: {x!r:>8} */
+			struct strbuf conv;
+			strbuf_init(&conv);
+			if (k->op == 'r')
+				value_repr(&conv, v);
+			else
+				value_str_of(&conv, v);
+			value_unref(v);
+			v = value_str_take(strbuf_detach(&conv));
+		}
+		rc = value_format_field(&sb, v, k->str, err);
 		value_unref(v);
 		if (rc < 0) {
 			error_locate(err, k->line, k->col);

@@ -83,6 +83,7 @@ PROGRAMS = [
     ("string_characters", "s = 'h\u00e9llo\U0001F600x'\nprint(s[1], s[1:3], s[::-1], s[::2], s[-2], s[-2::-2], s[5:1:-1], len(s))\n"
      "print(s.find('l'), s.index('o'), s.find('\U0001F600'), s.count(''), s.count('l'), list(s[4:]), 'l' in s)"),
     ("string_iteration_by_character", "for ch in 'a\u00e9\u20ac\U0001F600':\n    print(ch, len(ch))"),
+    ("fstring_conversion_then_spec_pads_by_character", "a = '\u00e9'\nprint(f'{a:>3}|{a!r:>5}|{1.5!r:>6}|{a:^4}|{a!s:<2}|', '{:>4}|'.format(a + a))"),
     ("string_index_error_counts_characters", "s = '\u00e9\u00e9'\ns[2]"),
     # issue 15: a chain of operators is no nesting (CPython stops near 3000 terms)
     ("sum_of_255_terms", "x = " + " + ".join(["1"] * 255) + "\nprint(x)"),
