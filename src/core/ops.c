@@ -673,6 +673,32 @@ static void bcast_release(struct bcast *bc)
 	tensor_unref(bc->tb);
 }
 
+/* torch and numpy refuse arithmetic on bools that has no logical meaning:
+ * -1 with their message, else 0. */
+static int bool_refused(struct operand a, struct operand b, enum ew_op op, enum flavor fl,
+			struct qkv_error *err)
+{
+	bool ba = a.t->dtype == DT_BOOL, bb = b.t->dtype == DT_BOOL;
+	if (fl == FLAVOR_NUMPY) {
+		if (op == EW_SUB && ba && bb)
+			return error_set(err, 0, 0, "numpy boolean subtract, the `-` operator, is not "
+					 "supported, use the bitwise_xor, the `^` operator, or the logical_xor function "
+					 "instead.");
+		return 0;
+	}
+	if (op == EW_SUB && ba && bb)
+		return error_set(err, 0, 0, "Subtraction, the `-` operator, with two bool tensors is "
+				 "not supported. Use the `^` or `logical_xor()` operator instead.");
+	if (op == EW_SUB && (ba || bb))
+		return error_set(err, 0, 0, "Subtraction, the `-` operator, with a bool tensor is not "
+				 "supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+				 "instead.");
+	if ((op == EW_FLOORDIV || op == EW_MOD || op == EW_POW) && ba && bb)
+		return error_set(err, 0, 0, "\"%s\" not implemented for 'Bool'",
+				 op == EW_FLOORDIV ? "div_floor_cpu" : op == EW_MOD ? "remainder_cpu" : "pow");
+	return 0;
+}
+
 struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			  enum ew_op op, struct qkv_error *err)
 {
@@ -682,7 +708,10 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 	enum dtype rd = promote(a, b, bc.fl);
 	if (op == EW_DIV && !dtype_is_float(rd))
 		rd = default_float(bc.fl);
-	if (rd == DT_BOOL && op != EW_MAX && op != EW_MIN)
+	if (bool_refused(a, b, op, bc.fl, err) < 0)
+		return NULL;
+	/* bool with bool stays bool, as in torch and numpy: + is or, * is and */
+	if (rd == DT_BOOL && op != EW_MAX && op != EW_MIN && op != EW_ADD && op != EW_MUL)
 		rd = DT_I64;
 	enum dtype cd = compute_dtype(rd);
 	bcast_convert(&bc, a, b, cd);
@@ -864,12 +893,16 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 			enum dtype *rd, struct qkv_error *err)
 {
 	bool numpy = a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY;
-	if (!numpy && a->dtype != b->dtype && dtype_is_float(a->dtype) && dtype_is_float(b->dtype))
-		return error_set(err, 0, 0, "%s: both tensors need the same dtype, got %s and %s "
-				 "(convert one with .float() or .double())", what, dtype_name(a->dtype),
-				 dtype_name(b->dtype));
 	struct operand oa = { a, false }, ob = { b, false };
 	*rd = promote(oa, ob, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH);
+	/* torch multiplies matrices of one dtype only (int64 @ float32 is an error there too) */
+	if (!numpy && a->dtype != b->dtype)
+		return error_set(err, 0, 0, "%s: both tensors need the same dtype, got %s and %s "
+				 "(convert one with %s)", what, dtype_name(a->dtype), dtype_name(b->dtype),
+				 *rd == DT_F64 ? ".double()" : *rd == DT_F32 ? ".float()" : ".long()");
+	if (!numpy && a->dtype == DT_BOOL)
+		return error_set(err, 0, 0, "%s of bool tensors is not implemented in torch "
+				 "(convert them with .float())", what);
 	if (*rd == DT_BOOL)
 		*rd = DT_I64;
 	*cd = *rd == DT_F32 ? DT_F32 : DT_F64;	/* the matmul kernels are float only */
