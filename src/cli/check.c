@@ -102,6 +102,8 @@ int cli_check(int argc, char **argv, enum kernel_variant kv)
 			return cli_usage_error("check: unknown option %s", argv[i]);
 	struct catalog c;
 	catalog_load(&c, NULL, NULL);
+	if (c.note && argc == 0)
+		fprintf(stderr, "qkv: %s\n", c.note);
 	struct tally t = { 0, 0, 0 };
 	int status = 0;
 	/* no argument: every lesson of the catalog, by number */
