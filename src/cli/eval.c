@@ -73,12 +73,12 @@ static char *read_statements(const char *file, bool named, size_t *len, int *sta
 		return src;
 	*status = e == EINTR && cli_interrupted() ? 130 : 2;
 	if (fd < 0)
-		fprintf(stderr, "qkv: %s: %s\n", name, strerror(e));
+		cli_print_error("%s: %s", name, strerror(e));
 	else if (e == EFBIG)
-		fprintf(stderr, "qkv: %s: it is more than %u bytes (8 MiB), the most a file of statements may hold\n",
+		cli_print_error("%s: it is more than %u bytes (8 MiB), the most a file of statements may hold",
 			name, LESSON_MAX_BYTES);
 	else
-		fprintf(stderr, "qkv: %s: %s\n", name, err.msg);
+		cli_print_error("%s: %s", name, err.msg);
 	return NULL;
 }
 
@@ -96,9 +96,9 @@ static int eval_file(struct session *s, const char *file, int line)
 	enum session_status st = session_run(s, src, len, line, SESSION_PER_STATEMENT, &err);
 	if (st != SESSION_OK) {
 		if (named)
-			fprintf(stderr, "qkv: %s: line %d, col %d: %s\n", file, err.line, err.col, err.msg);
+			cli_print_error("%s: line %d, col %d: %s", file, err.line, err.col, err.msg);
 		else
-			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			cli_print_error("line %d, col %d: %s", err.line, err.col, err.msg);
 		status = st == SESSION_INTERRUPTED ? 130 : 2;
 	}
 	free(src);
@@ -142,7 +142,7 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 		struct qkv_error err;
 		enum session_status st = session_run(s, src, strlen(src), line, SESSION_PER_STATEMENT, &err);
 		if (st != SESSION_OK) {
-			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			cli_print_error("line %d, col %d: %s", err.line, err.col, err.msg);
 			status = st == SESSION_INTERRUPTED ? 130 : 2;
 		}
 		for (const char *p = src; *p; p++)
