@@ -940,52 +940,23 @@ fail:
 
 char *lesson_read_text(const char *path, const char *what, size_t *len, struct qkv_error *err)
 {
+	struct qkv_error why;
+	char *buf = file_read_all(path, LESSON_MAX_BYTES, len, &why);
+	if (buf)
+		return buf;
 	struct stat st;
-	*len = 0;
-	if (stat(path, &st) != 0) {
-		error_set(err, 0, 0, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	if (errno == EISDIR)
 		error_set(err, 0, 0, "%s: is a directory, not %s", path, what);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		error_set(err, 0, 0, "%s: is not a regular file", path);
-		return NULL;
-	}
-	if ((unsigned long long)st.st_size > LESSON_MAX_BYTES) {
+	else if (errno == EFBIG && stat(path, &st) == 0 && (unsigned long long)st.st_size > LESSON_MAX_BYTES)
 		error_set(err, 0, 0, "%s: the file is %lld bytes; %s may have at most %u", path,
 			  (long long)st.st_size, what, LESSON_MAX_BYTES);
-		return NULL;
-	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		error_set(err, 0, 0, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = (size_t)st.st_size + 1, n;
-	char *buf = xmalloc(cap + 1);
-	while ((n = fread(buf + *len, 1, cap - *len, f)) > 0) {
-		*len += n;
-		if (*len > LESSON_MAX_BYTES)
-			break;
-		if (*len == cap)
-			buf = xrealloc(buf, (cap *= 2) + 1);
-	}
-	bool failed = ferror(f), grew = *len > LESSON_MAX_BYTES;
-	fclose(f);
-	if (failed || grew) {
-		if (grew)
-			error_set(err, 0, 0, "%s: the file grew past %u bytes while it was read", path, LESSON_MAX_BYTES);
-		else
-			error_set(err, 0, 0, "%s: read error", path);
-		free(buf);
-		*len = 0;
-		return NULL;
-	}
-	buf[*len] = 0;
-	return buf;
+	else if (errno == EFBIG)
+		error_set(err, 0, 0, "%s: the file grew past %u bytes while it was read", path, LESSON_MAX_BYTES);
+	else if (errno == EINVAL)
+		error_set(err, 0, 0, "%s: is not a regular file", path);
+	else
+		error_set(err, 0, 0, "%s: %s", path, why.msg);
+	return NULL;
 }
 
 struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *udata, struct qkv_error *err)
