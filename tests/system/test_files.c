@@ -34,6 +34,16 @@ static void assert_nothing_obeyed(const char *text, const char *what)
 	}
 }
 
+/* Runs qkv; the test fails when its output or its errors hold a byte a
+ * terminal obeys. */
+static int qkv_shown(const char *a1, const char *a2, const char *a3, const char *env, char **out, char **err)
+{
+	int rc = qkv(a1, a2, a3, env, out, err);
+	assert_nothing_obeyed(*out, a1);
+	assert_nothing_obeyed(*err, a1);
+	return rc;
+}
+
 /* ---- qkv eval FILE ------------------------------------------------------- */
 
 Test(files, eval_of_dev_zero_should_stop_at_8_mib_with_exit_2_in_bounded_memory)
@@ -153,51 +163,48 @@ static void control_dir(char *dir, size_t size, char *path, size_t psize)
 	file_put(path, control_lesson, strlen(control_lesson));
 }
 
-Test(files, list_should_show_a_titles_control_characters_not_obey_them)
+/* Runs qkv a1 [a2] on the lesson of control characters (its path last, or
+ * through $QKV_LESSONS when by_dir), expects status rc, nothing a terminal
+ * obeys, and every string of want (NULL-terminated) in its output or its
+ * errors. Leaves the lesson's path in path and its directory in dir. */
+static void expect_shown(const char *a1, const char *a2, bool by_dir, int rc, const char *const *want, char *dir,
+			 char *path)
 {
-	char dir[64], path[128], env[128];
-	control_dir(dir, sizeof dir, path, sizeof path);
+	char env[128];
+	control_dir(dir, 64, path, 128);
 	snprintf(env, sizeof env, "QKV_LESSONS=%s", dir);
 	char *out, *err;
-	cr_assert_eq(qkv("list", NULL, NULL, env, &out, &err), 0, "%s", err);
-	assert_nothing_obeyed(out, "list");
-	assert_nothing_obeyed(err, "list's warnings");
-	cr_expect(strstr(out, "controls                       ^[]0;pwned^G^[[2J (1 steps)") != NULL, "%s", out);
-	cr_expect(strstr(err, "colour^[[2J") != NULL, "%s", err);
+	const char *last = by_dir ? NULL : path;
+	cr_assert_eq(qkv_shown(a1, a2 ? a2 : last, a2 ? last : NULL, by_dir ? env : NULL, &out, &err), rc, "%s", err);
+	for (int i = 0; want[i]; i++)
+		cr_expect(strstr(out, want[i]) || strstr(err, want[i]), "no %s in:\n%s%s", want[i], out, err);
 	free(out);
 	free(err);
+}
+
+Test(files, list_should_show_a_titles_control_characters_not_obey_them)
+{
+	char dir[64], path[128];
+	const char *want[] = { "controls                       ^[]0;pwned^G^[[2J (1 steps)", "colour^[[2J", NULL };
+	expect_shown("list", NULL, true, 0, want, dir, path);
 	dir_remove(dir);
 }
 
 Test(files, run_plain_should_show_control_characters_not_obey_them)
 {
 	char dir[64], path[128];
-	control_dir(dir, sizeof dir, path, sizeof path);
-	char *out, *err;
-	cr_assert_eq(qkv("run", "--plain", path, NULL, &out, &err), 0, "%s", err);
-	assert_nothing_obeyed(out, "run --plain");
-	assert_nothing_obeyed(err, "run's warnings");
 	const char *want[] = { "^[]0;pwned^G^[[2J\n", "retells tests ~[2J", "A lesson ^[[31mred^[[0m.", "Step 1/1: One ^[[2J",
-			       "Some ^[[2J text.", "\n^[[2J\n", "  T^[[2J\n", "c^G", "a^[[2J" };
-	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-		cr_expect(strstr(out, want[i]) != NULL, "no %s in:\n%s", want[i], out);
-	free(out);
-	free(err);
+			       "Some ^[[2J text.", "\n^[[2J\n", "  T^[[2J\n", "c^G", "a^[[2J", NULL };
+	expect_shown("run", "--plain", false, 0, want, dir, path);
 	dir_remove(dir);
 }
 
 Test(files, check_should_show_control_characters_in_its_messages_not_obey_them)
 {
 	char dir[64], path[128];
-	control_dir(dir, sizeof dir, path, sizeof path);
+	const char *want[] = { "step 1 (One ^[[2J)", "w^[[2J\n", NULL };
+	expect_shown("check", NULL, false, 1, want, dir, path);
 	char *out, *err;
-	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 1, "%s", err);
-	assert_nothing_obeyed(out, "check");
-	assert_nothing_obeyed(err, "check's warnings");
-	cr_expect(strstr(out, "step 1 (One ^[[2J)") != NULL, "%s", out);
-	cr_expect(strstr(out, "w^[[2J\n") != NULL, "%s", out);
-	free(out);
-	free(err);
 	/* a refused lesson's message quotes it too: here its id */
 	struct strbuf bad;
 	strbuf_init(&bad);
@@ -205,8 +212,7 @@ Test(files, check_should_show_control_characters_in_its_messages_not_obey_them)
 	strbuf_putn(&bad, control_lesson, (size_t)(id - control_lesson));
 	strbuf_printf(&bad, "c\\u001b[2J%s", id + strlen("controls"));
 	file_put(path, bad.s, bad.len);
-	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 2);
-	assert_nothing_obeyed(err, "check's refusal");
+	cr_assert_eq(qkv_shown("check", path, NULL, NULL, &out, &err), 2);
 	cr_expect(strstr(err, "id: 'c^[[2J' may hold only") != NULL, "%s", err);
 	strbuf_free(&bad);
 	free(out);
@@ -227,13 +233,29 @@ static void put_lesson(const char *dir, const char *file, const char *id)
 	file_put(path, text, strlen(text));
 }
 
+/* How many times what occurs in text. */
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* qkv list with $QKV_LESSONS=dir, which must exit 0. */
+static void list_lessons(const char *dir, char **out, char **err)
+{
+	char env[128];
+	snprintf(env, sizeof env, "QKV_LESSONS=%s", dir);
+	cr_assert_eq(qkv("list", NULL, NULL, env, out, err), 0, "%s", *err);
+}
+
 Test(files, an_empty_lessons_directory_should_list_the_built_in_lessons)
 {
-	char dir[64], env[128];
+	char dir[64];
 	dir_make_temp(dir, sizeof dir, "qkv-empty");
-	snprintf(env, sizeof env, "QKV_LESSONS=%s", dir);
 	char *out, *err, *out0, *err0;
-	cr_assert_eq(qkv("list", NULL, NULL, env, &out, &err), 0, "%s", err);
+	list_lessons(dir, &out, &err);
 	cr_assert_eq(qkv("list", NULL, NULL, NULL, &out0, &err0), 0);
 	cr_expect_str_eq(out, out0);
 	cr_expect_str_eq(err, "");
@@ -246,7 +268,7 @@ Test(files, an_empty_lessons_directory_should_list_the_built_in_lessons)
 
 Test(files, three_hundred_lessons_should_load_the_first_256_by_name_and_say_so)
 {
-	char dir[64], env[128];
+	char dir[64];
 	dir_make_temp(dir, sizeof dir, "qkv-300");
 	/* written last to first: the directory's order is not the names' */
 	for (int i = 300; i >= 1; i--) {
@@ -255,16 +277,12 @@ Test(files, three_hundred_lessons_should_load_the_first_256_by_name_and_say_so)
 		snprintf(id, sizeof id, "many-%03d", i);
 		put_lesson(dir, file, id);
 	}
-	snprintf(env, sizeof env, "QKV_LESSONS=%s", dir);
 	char *out, *err;
-	cr_assert_eq(qkv("list", NULL, NULL, env, &out, &err), 0, "%s", err);
+	list_lessons(dir, &out, &err);
 	cr_expect(strstr(out, "many-001 ") != NULL, "%s", out);
 	cr_expect(strstr(out, "many-256 ") != NULL, "%s", out);
 	cr_expect(strstr(out, "many-257 ") == NULL, "%s", out);
-	int n = 0;
-	for (const char *p = out; (p = strstr(p, "Lesson many-")) != NULL; p++)
-		n++;
-	cr_expect_eq(n, 256);
+	cr_expect_eq(count_of(out, "Lesson many-"), 256);
 	char want[256];
 	snprintf(want, sizeof want,
 		 "QKV_LESSONS=%s: 300 lessons, more than 256: the first 256 by file name are loaded, the 44 from "
@@ -287,14 +305,10 @@ Test(files, two_lessons_with_one_id_should_be_an_error_naming_both)
 	snprintf(want, sizeof want, "%s/b.json: the id 'twice' is already the id of %s/a.json; this file is not loaded",
 		 dir, dir);
 	char *out, *err;
-	cr_assert_eq(qkv("list", NULL, NULL, env, &out, &err), 0, "%s", err);
+	list_lessons(dir, &out, &err);
 	cr_expect(strstr(out, want) != NULL, "%s", out);
-	int n = 0, lines = 0;
-	for (const char *p = out; (p = strstr(p, "Lesson twice")) != NULL; p++)
-		n++;
-	for (const char *p = out; *p; p++)
-		lines += *p == '\n';
-	cr_expect_eq(n, 1, "%s", out);
+	cr_expect_eq(count_of(out, "Lesson twice"), 1, "%s", out);
+	int lines = count_of(out, "\n");
 	free(out);
 	free(err);
 	/* the second file is the last lesson of the list: checking it refuses it */
