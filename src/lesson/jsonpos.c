@@ -1,7 +1,8 @@
-/* jsonpos.c: source positions for a cJSON tree (see jsonpos.h).
- * The walk trusts nothing: it stops at the end of the text and at any
- * character it does not expect, so a mismatch can only lose positions, never
- * read out of bounds. Never prints, never fails. */
+/* jsonpos.c: source positions for a cJSON tree, and the pre-scans that
+ * place what cJSON refuses vaguely (see jsonpos.h). The walk trusts
+ * nothing: it stops at the end of the text and at any character it does not
+ * expect, so a mismatch can only lose positions, never read out of bounds.
+ * Never prints, never fails. */
 #include "lesson/jsonpos.h"
 #include "core/mem.h"
 #include "core/utf8.h"
