@@ -3,19 +3,37 @@
  * stderr. Prints only to stderr; exits never (the commands return their
  * status to main.c). */
 #include "cli/cli.h"
+#include "core/mem.h"
 #include "lesson/session.h"
+#include "text/visible.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+void cli_print_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *msg = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	fputs("qkv: ", stderr);
+	visible_fputs(msg, stderr);
+	fputc('\n', stderr);
+	free(msg);
+}
+
 int cli_usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "qkv: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'qkv --help'.\n");
+	cli_print_error(fmt, arg);
+	fprintf(stderr, "Try 'qkv --help'.\n");
 	return 2;
 }
 
@@ -70,5 +88,6 @@ void cli_interrupt_clear(void)
 void cli_print_warning(void *udata, const char *message)
 {
 	(void)udata;
-	fprintf(stderr, "%s\n", message);
+	visible_fputs(message, stderr);
+	fputc('\n', stderr);
 }

@@ -341,3 +341,44 @@ long file_bad_text(const char *text, size_t len)
 	}
 	return -1;
 }
+
+/* ---- reading a stream ------------------------------------------------------- */
+
+char *file_read_fd(int fd, size_t max, size_t *len, struct qkv_error *err)
+{
+	*len = 0;
+	error_clear(err);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return read_error(-1, EISDIR, err, "it is a directory");
+	size_t cap = 65536 < max + 1 ? 65536 : max + 1, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (n > max) {
+				free(buf);
+				return read_error(-1, EFBIG, err, "it is more than %zu bytes", max);
+			}
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			if (e == EINTR)
+				return read_error(-1, e, err, "interrupted");
+			return read_error(-1, e, err, "%s", strerror(e));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		free(buf);
+		return read_error(-1, EFBIG, err, "it is more than %zu bytes", max);
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}

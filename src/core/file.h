@@ -48,4 +48,14 @@ char *file_set_aside(const char *path);
  * cut short), or -1 when it is all text. */
 long file_bad_text(const char *text, size_t len);
 
+/* Reads the open fd (a file, a pipe, a terminal or a device) to its end,
+ * blocking as it does, but never more than max bytes: for statements read
+ * from standard input or from a path that may be a pipe (`<(...)`) or
+ * /dev/zero. Returns the bytes (malloc'd, a NUL appended, *len their count),
+ * or NULL with errno set and err->msg saying why, without the name: "it is
+ * a directory", "it is more than 8388608 bytes", the read error's strerror
+ * ("Input/output error"), or "interrupted" (errno EINTR) when a signal
+ * handler interrupts the read. fd stays open. */
+char *file_read_fd(int fd, size_t max, size_t *len, struct qkv_error *err);
+
 #endif
