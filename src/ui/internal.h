@@ -222,6 +222,10 @@ struct job {
 void job_run(struct app *a, struct job *j);
 /* The player's progress callback (player_set_progress(p, job_progress, NULL)). */
 void job_progress(void *ctx, const struct runner_progress *p);
+/* For a frame while a job has run half a second or more: how far the
+ * operation running now is and the time so far ("42% of the operation
+ * done, 3.1 s"); "" otherwise. */
+void job_progress_note(char *buf, size_t size);
 
 /* help.c: the keys overlay */
 void help_draw(struct app *a);

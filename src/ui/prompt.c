@@ -177,6 +177,7 @@ static struct strbuf printed;
 static size_t printed_total;       /* bytes ever added to printed */
 static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool running;               /* a statement runs (frames say so) */
+static bool comparing;             /* :show EXPR loops computes (frames say so) */
 
 #define PRINTED_MAX (1 << 20)      /* a loop that prints forever keeps its last lines */
 
@@ -535,12 +536,33 @@ static void run_cell(struct app *a, const char *src, size_t len)
 	free(one);
 }
 
+/* :show EXPR loops computes EXPR twice, the loops taking long: on the
+ * worker thread (ui/job.c), drawn meanwhile and stopped by Ctrl-C. */
+struct compare_call {
+	struct session *s;
+	const char *expr;
+	struct compare c;
+	struct qkv_error err;
+	int rc;
+};
+
+static void compare_call(void *ctx)
+{
+	struct compare_call *c = ctx;
+	c->rc = session_compare(c->s, c->expr, &c->c, &c->err);
+}
+
 static void show_loops(struct app *a, const char *expr, int exprcol)
 {
 	struct prompt *p = &a->prompt;
-	struct compare c;
-	struct qkv_error err;
-	if (session_compare(p->session, expr, &c, &err) < 0) {
+	struct compare_call cc = { .s = p->session, .expr = expr };
+	struct job j = { .kind = JOB_CALL, .fn = compare_call, .ctx = &cc };
+	comparing = true;
+	job_run(a, &j);
+	comparing = false;
+	struct compare c = cc.c;
+	struct qkv_error err = cc.err;
+	if (cc.rc < 0) {
 		set_error(p, exprcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
 		return;
 	}
@@ -1026,8 +1048,14 @@ static int error_lines(const struct app *a)
  * lines it takes wrapped, at most 3. */
 static const char *message_text(const struct app *a)
 {
-	if (running)
-		return "Running... (Ctrl-C stops it; nothing of it is kept then)";
+	static char note[160];
+	if (running || comparing) {
+		char done[96];
+		job_progress_note(done, sizeof done);	/* after half a second: how far */
+		snprintf(note, sizeof note, "Running...%s%s%s (Ctrl-C stops it; nothing of it is kept then)",
+			 done[0] ? " [" : "", done, done[0] ? "]" : "");
+		return note;
+	}
 	return completions[0] ? completions : a->prompt.message;
 }
 
