@@ -261,32 +261,40 @@ Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter
 	}
 }
 
-/* `qkv eval FILE` stopped by Ctrl-C (SIGINT) in a long statement: the
- * statement is undone, one line names its place, the status is 130. */
-Test(interrupt, ctrl_c_should_stop_qkv_eval_with_status_130, .fini = stop, .timeout = 240)
+/* `qkv eval FILE` on program (a file), stopped by SIGINT once it has
+ * computed for cpu_ms: it must end with status 130; returns its stderr. */
+static char *eval_stopped(const char *program, double cpu_ms)
 {
 	char path[160];
 	snprintf(path, sizeof path, "/tmp/qkv-slow-eval-%d.py", (int)getpid());
 	FILE *f = fopen(path, "w");
 	cr_assert(f);
-	fprintf(f, "x = torch.randn(3000, 3000)\ny = %s\n", LONG_PRODUCT);
+	fputs(program, f);
 	fclose(f);
 	char args[200];
 	snprintf(args, sizeof args, "eval %s", path);
 	start(args);
-	cr_assert(proc_wait_cpu(qkv_pid, 300), "qkv eval did not compute");
+	cr_assert(proc_wait_cpu(qkv_pid, cpu_ms), "qkv eval did not compute");
 	kill(qkv_pid, SIGINT);
 	char status[160];
 	snprintf(status, sizeof status, "%s/status", dir);
 	cr_assert(file_wait(status), "qkv eval did not end after Ctrl-C");
-	char *st = file("status"), *e = file("stderr");
+	char *st = file("status");
 	cr_assert_str_eq(st, "130\n");
+	free(st);
+	unlink(path);
+	return file("stderr");
+}
+
+/* `qkv eval FILE` stopped by Ctrl-C (SIGINT) in a long statement: the
+ * statement is undone, one line names its place, the status is 130. */
+Test(interrupt, ctrl_c_should_stop_qkv_eval_with_status_130, .fini = stop, .timeout = 240)
+{
+	char *e = eval_stopped("x = torch.randn(3000, 3000)\ny = " LONG_PRODUCT "\n", 300);
 	/* in the randn of line 1 or the products of line 2 */
 	cr_assert(strstr(e, ": line ") && strstr(e, ", col ") && strstr(e, ": interrupted (Ctrl-C)\n"), "%s", e);
 	cr_assert_eq(strchr(e, '\n'), e + strlen(e) - 1, "one line: %s", e);
-	free(st);
 	free(e);
-	unlink(path);
 }
 
 /* A `while True:` loop typed as a block at the full screen's prompt runs
@@ -330,6 +338,24 @@ Test(interrupt, ctrl_c_should_stop_a_while_loop_typed_at_the_prompt, .fini = sto
  * a second: how far the operation is. */
 #define PROGRESS "% of the operation done"
 
+/* At the full screen's prompt: keys k start a long computation, whose
+ * progress shows; Ctrl-C stops it with "interrupted (Ctrl-C)" and the
+ * program goes on; a second Ctrl-C drops the line left in the input. */
+static void stopped_showing_progress(const char *k, const char *when)
+{
+	keys(k);
+	char *s = wait_moving(PROGRESS);
+	cr_assert(strstr(s, "Running... ["), "%s: no progress while it runs: %s", when, s);
+	free(s);
+	keys("C-c");
+	s = wait_long("interrupted (Ctrl-C)");
+	cr_assert(!strstr(s, PROGRESS), "%s: the progress note stayed: %s", when, s);
+	free(s);
+	still_running(when);
+	keys("C-c");
+	free(wait_long("line cleared"));
+}
+
 Test(interrupt, ctrl_c_should_stop_one_long_attention_at_the_full_screen_prompt_showing_its_progress,
      .fini = stop, .timeout = 240)
 {
@@ -337,22 +363,10 @@ Test(interrupt, ctrl_c_should_stop_one_long_attention_at_the_full_screen_prompt_
 	free(wait_long(">>>"));
 	keys("'" LONG_ATTENTION "'");
 	free(wait_long(">>> " LONG_ATTENTION));
-	keys("Enter");
-	char *s = wait_moving(PROGRESS);
-	cr_assert(strstr(s, "Running... ["), "no progress while it runs: %s", s);
-	free(s);
-	keys("C-c");
-	s = wait_long("interrupted (Ctrl-C)");
-	cr_assert(strstr(s, "^ interrupted (Ctrl-C)"), "no message under the line: %s", s);
-	cr_assert(!strstr(s, PROGRESS), "the progress note stayed: %s", s);
-	free(s);
-	still_running("after Ctrl-C in an attention");
+	stopped_showing_progress("Enter", "after Ctrl-C in an attention");
 	/* nothing of the line was kept: no q, no y */
-	keys("C-c");
-	free(wait_long("line cleared"));
 	keys("':ls' Enter");
-	s = wait_long("the workspace is empty");
-	free(s);
+	free(wait_long("the workspace is empty"));
 	keys("':quit' Enter");
 	ended_normally();
 }
@@ -364,16 +378,7 @@ Test(interrupt, ctrl_c_should_stop_show_loops_of_a_long_product_showing_its_prog
 	free(wait_long(">>>"));
 	keys("'a = torch.randn(3072, 3072)' Enter");
 	free(wait_long("a: -"));	/* a's heatmap and its legend */
-	keys("':show a @ a loops' Enter");
-	char *s = wait_moving(PROGRESS);
-	cr_assert(strstr(s, "Running... ["), "no progress while the loops run: %s", s);
-	free(s);
-	keys("C-c");
-	s = wait_long("interrupted (Ctrl-C)");
-	free(s);
-	still_running("after Ctrl-C in :show EXPR loops");
-	keys("C-c");	/* the command stays in the input: drop it */
-	free(wait_long("line cleared"));
+	stopped_showing_progress("':show a @ a loops' Enter", "after Ctrl-C in :show EXPR loops");
 	keys("':quit' Enter");
 	ended_normally();
 }
@@ -407,24 +412,9 @@ Test(interrupt, ctrl_c_should_stop_one_long_attention_in_qkv_repl, .fini = stop,
 /* qkv eval: SIGINT in the attention ends it with status 130 and one line. */
 Test(interrupt, sigint_should_stop_one_long_attention_in_qkv_eval_with_status_130, .fini = stop, .timeout = 240)
 {
-	char path[160];
-	snprintf(path, sizeof path, "/tmp/qkv-slow-attention-%d.py", (int)getpid());
-	FILE *f = fopen(path, "w");
-	cr_assert(f);
-	fprintf(f, "q = torch.randn(1, 1, 262144, 64)\ny = F.scaled_dot_product_attention(q, q, q)\n");
-	fclose(f);
-	char args[200];
-	snprintf(args, sizeof args, "eval %s", path);
-	start(args);
-	cr_assert(proc_wait_cpu(qkv_pid, 1000), "qkv eval did not compute");
-	kill(qkv_pid, SIGINT);
-	char status[160];
-	snprintf(status, sizeof status, "%s/status", dir);
-	cr_assert(file_wait(status), "qkv eval did not end after SIGINT");
-	char *st = file("status"), *e = file("stderr");
-	cr_assert_str_eq(st, "130\n");
+	/* the randn takes about a second of CPU: 3 s is well into the attention */
+	char *e = eval_stopped("q = torch.randn(1, 1, 262144, 64)\ny = F.scaled_dot_product_attention(q, q, q)\n",
+			       3000);
 	cr_assert(strstr(e, ": line 2, col ") && strstr(e, ": interrupted (Ctrl-C)\n"), "%s", e);
-	free(st);
 	free(e);
-	unlink(path);
 }
