@@ -177,7 +177,7 @@ static struct strbuf printed;
 static size_t printed_total;       /* bytes ever added to printed */
 static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool running;               /* a statement runs (frames say so) */
-static bool comparing;             /* :show EXPR loops computes (frames say so) */
+static bool showing;               /* :show EXPR computes (frames say so) */
 
 #define PRINTED_MAX (1 << 20)      /* a loop that prints forever keeps its last lines */
 
@@ -536,36 +536,31 @@ static void run_cell(struct app *a, const char *src, size_t len)
 	free(one);
 }
 
-/* :show EXPR loops computes EXPR twice, the loops taking long: on the
- * worker thread (ui/job.c), drawn meanwhile and stopped by Ctrl-C. */
-struct compare_call {
+/* :show EXPR computes EXPR (twice for :show EXPR loops, the loops taking
+ * long): on the worker thread (ui/job.c), drawn meanwhile, its progress
+ * shown and Ctrl-C stopping it, as a line does. */
+struct show_call {
 	struct session *s;
 	const char *expr;
-	struct compare c;
+	bool loops;
+	struct compare c;          /* loops */
+	struct session_value v;    /* else */
 	struct qkv_error err;
 	int rc;
 };
 
-static void compare_call(void *ctx)
+static void show_call(void *ctx)
 {
-	struct compare_call *c = ctx;
-	c->rc = session_compare(c->s, c->expr, &c->c, &c->err);
+	struct show_call *c = ctx;
+	if (c->loops)
+		c->rc = session_compare(c->s, c->expr, &c->c, &c->err);
+	else
+		c->rc = session_show(c->s, c->expr, &c->v, &c->err);
 }
 
-static void show_loops(struct app *a, const char *expr, int exprcol)
+static void show_loops(struct app *a, struct compare c, const char *expr)
 {
 	struct prompt *p = &a->prompt;
-	struct compare_call cc = { .s = p->session, .expr = expr };
-	struct job j = { .kind = JOB_CALL, .fn = compare_call, .ctx = &cc };
-	comparing = true;
-	job_run(a, &j);
-	comparing = false;
-	struct compare c = cc.c;
-	struct qkv_error err = cc.err;
-	if (cc.rc < 0) {
-		set_error(p, exprcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
-		return;
-	}
 	struct session_value v = { tensor_ref(c.simd), NULL };
 	show_value(p, &v, expr);
 	drop_loops(p);
@@ -595,17 +590,20 @@ static void cmd_show(struct app *a, char *arg, int argcol)
 		set_error(p, argcol, ":show needs a name or an expression: :show W");
 		return;
 	}
+	struct show_call c = { .s = p->session, .expr = arg, .loops = loops };
+	struct job j = { .kind = JOB_CALL, .fn = show_call, .ctx = &c };
+	showing = true;
+	job_run(a, &j);
+	showing = false;
+	if (c.rc < 0) {
+		set_error(p, argcol + (c.err.col > 0 ? c.err.col - 1 : 0), c.err.msg);
+		return;
+	}
 	if (loops) {
-		show_loops(a, arg, argcol);
+		show_loops(a, c.c, arg);
 		return;
 	}
-	struct qkv_error err;
-	struct session_value v;
-	if (session_show(p->session, arg, &v, &err) < 0) {
-		set_error(p, argcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
-		return;
-	}
-	show_value(p, &v, arg);
+	show_value(p, &c.v, arg);
 	drop_loops(p);
 }
 
@@ -1049,7 +1047,7 @@ static int error_lines(const struct app *a)
 static const char *message_text(const struct app *a)
 {
 	static char note[160];
-	if (running || comparing) {
+	if (running || showing) {
 		char done[96];
 		job_progress_note(done, sizeof done);	/* after half a second: how far */
 		snprintf(note, sizeof note, "Running...%s%s%s (Ctrl-C stops it; nothing of it is kept then)",
