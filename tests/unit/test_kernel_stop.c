@@ -49,7 +49,7 @@ static float *random_floats(int64_t n)
 {
 	float *p = filled(n, 0);
 	for (int64_t i = 0; i < n; i++)
-		p[i] = (float)rand() / RAND_MAX - 0.5f;
+		p[i] = (float)(rand() % 1024) / 1024.0f - 0.5f;
 	return p;
 }
 
