@@ -22,8 +22,8 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS };
 
 /* ---- stopping early (Ctrl-C) and progress ---------------------------------
  * The thread that calls kernels may register a struct kernel_ctl for itself
- * (kernel_ctl_use: a thread-local pointer, so each thread, and each
- * interpreter on it, has its own). Matmul, softmax and attention (loops and
+ * (kernel_ctl_use: a thread-local pointer, so each thread has its own;
+ * ui/job.c's worker, qkv repl and qkv eval register the Ctrl-C flag). Matmul, softmax and attention (loops and
  * simd) then read *stop between tiles or blocks of rows, never per element,
  * and once it is nonzero return early, their output partial: the caller
  * asks kernel_stopped() after the call and throws the output away. The
@@ -31,7 +31,7 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS };
  * stops them all. As they go, the kernels add the work they have finished to
  * done (atomically), which another thread may read (kernel_ctl_progress) to
  * show progress; the units are a matmul's or an attention's multiply-adds
- * (m·k·n; tq·tk·(d+dv) per head, about half of it when causal) and a
+ * (m·k·n; tq·tk·(d+dv) per head, about half of it when fused and causal) and a
  * softmax's elements. Nothing else changes: the kernels still allocate and
  * print nothing and compute the same bits; reading a flag someone else sets
  * (a signal handler, another thread) is all they do besides.

@@ -76,19 +76,18 @@ static void take_progress(struct app *a)
 }
 
 /* The kernels of the running job: the Ctrl-C flag they stop at and the
- * work they report; when the job began (0: none runs). */
+ * work they report; when the job began (0: none runs; the main thread's). */
 static struct kernel_ctl kernels;
-static int64_t began;
+static double began;
 
 void job_progress_note(char *buf, size_t size)
 {
 	buf[0] = 0;
-	int64_t t = __atomic_load_n(&began, __ATOMIC_RELAXED);
-	if (t == 0 || clock_now_ms() - (double)t < 500)
+	if (began == 0 || clock_now_ms() - began < 500)
 		return;	/* nothing runs, or not for long: no note */
 	int64_t units, total;
 	kernel_ctl_progress(&kernels, &units, &total);
-	double s = (clock_now_ms() - (double)t) / 1000;
+	double s = (clock_now_ms() - began) / 1000;
 	if (total > 0 && units > 0) {
 		int pct = units >= total ? 99 : (int)(100.0 * (double)units / (double)total);
 		snprintf(buf, size, "%d%% of the operation done, %.1f s", pct, s);
@@ -125,7 +124,7 @@ void job_run(struct app *a, struct job *j)
 	pthread_mutex_unlock(&lock);
 	j->at = j->k;
 	term_busy_begin();
-	__atomic_store_n(&began, (int64_t)clock_now_ms() | 1, __ATOMIC_RELAXED);	/* never 0 */
+	began = clock_now_ms();
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 16u << 20);	/* the interpreter recurses */
@@ -161,6 +160,6 @@ void job_run(struct app *a, struct job *j)
 		pthread_join(t, NULL);
 	}
 	a->timing = NULL;	/* the job's progress is over */
-	__atomic_store_n(&began, 0, __ATOMIC_RELAXED);
+	began = 0;
 	term_busy_end();
 }
