@@ -869,6 +869,20 @@ struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_un
 	return retype(out, rd);
 }
 
+/* ---- Ctrl-C and progress around the long kernels ----------------------------
+ * A matmul, softmax or attention may run for seconds. Each op below starts
+ * the count of its work (kernel_progress_begin, in the kernels' units, for
+ * a progress line) and, after its kernels, asks whether Ctrl-C stopped them
+ * (kernel.h: they look at the calling thread's stop flag between blocks):
+ * their output is then partial, and the op fails with the interpreter's
+ * "interrupted (Ctrl-C)", which undoes the statement like any error. */
+static int kernels_stopped(struct qkv_error *err)
+{
+	if (!kernel_stopped())
+		return 0;
+	return error_set(err, 0, 0, "interrupted (Ctrl-C)");
+}
+
 /* ---- matmul ------------------------------------------------------------------ */
 
 static void mm_kernel(const struct ops_ctx *ctx, enum dtype dt, void *c, const void *a, const void *b,
@@ -964,6 +978,7 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	size_t es = dtype_size(cd);
 	char *po = out->storage->data;
 	const char *pa = tensor_data(ac), *pb = tensor_data(bc);
+	kernel_progress_begin(batch * m * k * n);
 	if (nb == 0) {
 		/* b is one matrix: fold a's batch into its rows */
 		if (na == nbat)
@@ -995,6 +1010,10 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	}
 	tensor_unref(ac);
 	tensor_unref(bc);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(out);
+		return NULL;
+	}
 	out->storage->version++;
 	out = retype(out, rd);
 	derive(out, DERIV_MATMUL, a, b, NULL);
@@ -1087,8 +1106,13 @@ struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim,
 	tensor_unref(moved);
 	int64_t cols = c->shape[last];
 	int64_t rows = cols ? tensor_numel(c) / cols : 0;
+	kernel_progress_begin(rows * cols);
 	if (rows > 0)
 		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, rows, cols);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(c);
+		return NULL;
+	}
 	struct tensor *out = c;
 	if (dim != last) {
 		struct tensor *back = ops_transpose(c, dim, last, err);
@@ -1108,8 +1132,13 @@ struct tensor *ops_softmax_all(const struct ops_ctx *ctx, struct tensor *t, stru
 		return NULL;
 	struct tensor *c = ops_clone(t);
 	int64_t n = tensor_numel(c);
+	kernel_progress_begin(n);
 	if (n > 0)
 		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, 1, n);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -1288,6 +1317,12 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 		batch = 0;
 	const uint8_t *pm = me ? (const uint8_t *)tensor_data(me) : NULL;
 	void *pw = w ? w->storage->data : NULL;
+	/* the work: every query against every key, or (fused and causal) the
+	 * keys up to the query's own */
+	int64_t seen = tq * tk;
+	if (causal && !form_weights)
+		seen = tq <= tk ? tq * (tq + 1) / 2 : tk * (tk + 1) / 2 + (tq - tk) * tk;
+	kernel_progress_begin(batch * seen * (d + dv));
 	if (ctx->variant == KERNEL_SIMD && q->dtype == DT_F32)
 		attention_heads_f32_simd(out->storage->data, pw, tensor_data(qc), tensor_data(kc), tensor_data(vc), pm,
 					 causal, (float)scale, batch, tq, tk, d, dv);
@@ -1313,6 +1348,11 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 	tensor_unref(kc);
 	tensor_unref(vc);
 	tensor_unref(me);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(out);
+		tensor_unref(w);
+		return NULL;
+	}
 	/* the mask (true = masked, broadcastable to the weights) has no slot of
 	 * its own: it rides in inner, as a DERIV_MASKED_FILL with b = mask and no
 	 * a; an attention's inner is that or NULL, never how q was computed */

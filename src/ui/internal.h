@@ -236,6 +236,10 @@ struct job {
 void job_run(struct app *a, struct job *j);
 /* The player's progress callback (player_set_progress(p, job_progress, NULL)). */
 void job_progress(void *ctx, const struct runner_progress *p);
+/* For a frame while a job has run half a second or more: how far the
+ * operation running now is and the time so far ("42% of the operation
+ * done, 3.1 s"); "" otherwise. */
+void job_progress_note(char *buf, size_t size);
 
 /* ascii.c: appends to out the ASCII twin of the n bytes of UTF-8 at s (stops
  * at a NUL): term.c's text in a locale that is not UTF-8. */

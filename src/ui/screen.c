@@ -220,9 +220,12 @@ static void draw_status(struct app *a)
 	move(y, 0);
 	clrtoeol();
 	if (a->timing || player_running(a->player) >= 0) {
+		char done[96], line[160];
+		job_progress_note(done, sizeof done);	/* after half a second: how far */
+		snprintf(line, sizeof line, " Running%s\u2026  %s%sCtrl-C cancels it", a->timing ? " the timing" : "",
+			 done, done[0] ? "  " : "");
 		attron(A_BOLD);
-		term_put(y, 0, a->timing ? " Running the timing\u2026  Ctrl-C cancels it" :
-			 " Running\u2026  Ctrl-C cancels it", a->cols);
+		term_put(y, 0, line, a->cols);
 		attroff(A_BOLD);
 		return;
 	}
