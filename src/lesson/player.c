@@ -6,6 +6,7 @@
 #include "lesson/player.h"
 #include "core/mem.h"
 #include "core/ops.h"
+#include "kernel/kernel.h"
 #include "lesson/watchdog.h"
 
 #include <stdio.h>
@@ -29,6 +30,8 @@ struct player {
 	runner_progress_fn progress;
 	void *progress_ctx;
 	struct watchdog *watch;       /* player_set_timeout's, or NULL */
+	struct kernel_ctl kernels;    /* while a piece runs under watch: stops the kernels too */
+	struct kernel_ctl *outer;     /* the thread's control before it */
 };
 
 struct player *player_new(const struct lesson *l, enum kernel_variant variant)
@@ -88,11 +91,16 @@ void player_set_timeout(struct player *p, int seconds)
 	player_set_interrupt(p, watchdog_flag(p->watch));
 }
 
-/* Starts the time limit of a piece of step k's work (when there is one). */
+/* Starts the time limit of a piece of step k's work (when there is one):
+ * the watchdog's flag stops the interpreter between operations and the
+ * kernels between their blocks, so one long matmul cannot outrun it. */
 static void limit_start(struct player *p)
 {
-	if (p->watch)
-		watchdog_arm(p->watch);
+	if (!p->watch)
+		return;
+	p->kernels = (struct kernel_ctl){ .stop = watchdog_flag(p->watch) };
+	p->outer = kernel_ctl_use(&p->kernels);
+	watchdog_arm(p->watch);
 }
 
 /* Ends it: a piece that failed after the time ran out (stopped by the
@@ -101,6 +109,7 @@ static int limit_end(struct player *p, int k, int rc, struct qkv_error *err)
 {
 	if (!p->watch)
 		return rc;
+	kernel_ctl_use(p->outer);
 	if (!watchdog_disarm(p->watch) || rc == 0)
 		return rc;
 	error_set(err, 0, 0, "%s: step %d: ran past %d s", p->l->name, k + 1, p->watch->seconds);

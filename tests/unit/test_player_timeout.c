@@ -63,6 +63,29 @@ Test(player_timeout, a_step_past_its_timeout_should_fail_naming_the_step_and_the
 	lesson_free(l);
 }
 
+/* One statement, one matmul: a 4096 x 4096 product on the loops kernel takes
+ * minutes, so only a kernel that stops at the watchdog's flag between rows
+ * ends it within the test's timeout. */
+static const char one_long_matmul[] =
+	"{ \"format\": 1, \"id\": \"long-matmul\", \"title\": \"L\", \"source\": \"a test\", \"summary\": \"s\",\n"
+	"  \"timeout\": 1, \"steps\": [\n"
+	"    { \"title\": \"one\", \"text\": [\"t\"], \"code\": [\"X = torch.ones(4096, 4096)\", \"Y = X @ X\"] }\n"
+	"  ] }\n";
+
+Test(player_timeout, a_single_long_matmul_should_stop_at_the_time_limit, .timeout = 60)
+{
+	struct lesson *l = parse(one_long_matmul);
+	struct player *p = player_new(l, KERNEL_LOOPS);
+	player_set_timeout(p, l->timeout);
+	struct qkv_error err;
+	int at;
+	cr_assert_eq(player_go(p, 0, &at, &err), -1);
+	cr_expect_str_eq(err.msg, "test.json: step 1: ran past 1 s");
+	cr_expect_eq(player_state(p, 0), STEP_FAILED);
+	player_free(p);
+	lesson_free(l);
+}
+
 Test(player_timeout, a_step_that_ends_in_time_should_run_and_check_as_without_a_limit)
 {
 	struct lesson *l = parse(quick);
