@@ -958,6 +958,25 @@ void prompt_key(struct app *a, int ch)
 	feed_key(a, ch);
 }
 
+/* readline 8.2 in callback mode crashes (a NULL pointer in
+ * rl_callback_read_char; Python's readline module crashes the same way) when
+ * a key that begins a key sequence, such as Ctrl-X, comes in an incremental
+ * search (Ctrl-R Ctrl-X a): the search ends on it and hands it and the key
+ * after it back to readline, which loses its place. Readline means such a
+ * key to end the search and then start its sequence in the line: this ends
+ * the search first (keeping the line found, as Esc does), and the key then
+ * goes to the line. */
+static void end_search_before_prefix(unsigned char c)
+{
+	if (!RL_ISSTATE(RL_STATE_ISEARCH))
+		return;
+	bool ends_search = (c < 32 || c >= 127) && c != 7;	/* a control or meta key, not Ctrl-G */
+	/* Esc ends a search by itself, unless ~/.inputrc sets other terminators */
+	bool terminator = c == 27 && !rl_variable_value("isearch-terminators");
+	if (ends_search && !terminator && rl_get_keymap()[c].type == ISKMAP)
+		rl_callback_sigcleanup();
+}
+
 static void feed_key(struct app *a, int ch)
 {
 	struct prompt *p = &a->prompt;
@@ -987,6 +1006,7 @@ static void feed_key(struct app *a, int ch)
 			return;
 	}
 	cur = a;
+	end_search_before_prefix((unsigned char)seq[0]);
 	size_t n = strlen(seq);
 	memcpy(queue, seq, n);
 	qhead = 0;
