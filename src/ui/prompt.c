@@ -124,6 +124,49 @@ static void readline_start(void)
 	rl_callback_handler_install(block.len ? "... " : ">>> ", on_line);
 }
 
+/* Runs readline on the bytes seq (n of them) as typed keys. */
+static void feed_bytes(struct app *a, const char *seq, size_t n)
+{
+	cur = a;
+	memcpy(queue, seq, n);
+	qhead = 0;
+	qlen = (int)n;
+	while (qhead < qlen && a->prompt.open)
+		rl_callback_read_char();
+	qhead = qlen = 0;
+}
+
+/* Drops the line being typed, whatever readline was in the middle of, for
+ * Ctrl-C. Freeing readline's line state from outside (rl_free_line_state,
+ * as its own SIGINT handler and Python's readline module do) frees undo
+ * lists that readline still holds elsewhere (the line saved while the
+ * history is browsed): in vi mode, after Up, Ctrl-W, Ctrl-C, Esc ? reached a
+ * double free. So readline ends the line itself, as on Enter, which puts
+ * back a history entry the line changed and frees the undo list once, and
+ * on_line drops it: a search in a line of its own (vi's ?, Alt-P) is left
+ * with Ctrl-G, any other state (Ctrl-R, Alt-3, Ctrl-X, Ctrl-V) by
+ * rl_callback_sigcleanup, then Ctrl-J (accept-line) ends the line. */
+static bool dropping;	/* the line on_line gets next is dropped */
+
+static void drop_line(struct app *a)
+{
+	if (RL_ISSTATE(RL_STATE_NSEARCH))
+		feed_bytes(a, "\a", 1);
+	rl_callback_sigcleanup();
+	rl_set_prompt(">>> ");
+	if (rl_get_keymap()['\n'].type == ISFUNC && rl_get_keymap()['\n'].function == rl_newline) {
+		dropping = true;
+		feed_bytes(a, "\n", 1);
+		dropping = false;
+	}
+	if (rl_end > 0 || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH)) {
+		/* Ctrl-J does something else (~/.inputrc): readline's own way */
+		rl_free_line_state();
+		rl_callback_handler_remove();
+		readline_start();
+	}
+}
+
 /* Writes readline's history (HISTORY_MAX lines at most) through
  * progress_history_save, atomically and mode 0600; a failure is news for the
  * user and, until a later save works, for stderr when qkv ends. */
@@ -753,6 +796,10 @@ static void on_line(char *line)
 {
 	struct app *a = cur;
 	struct prompt *p = &a->prompt;
+	if (dropping) {	/* Ctrl-C's (drop_line) */
+		free(line);
+		return;
+	}
 	p->error[0] = 0;
 	error_row = 0;
 	completions[0] = 0;
@@ -890,15 +937,12 @@ void prompt_interrupt(struct app *a)
 			 p->view_focus ? "r runs it on" : "Tab, then r, runs it on");
 		return;
 	}
-	rl_callback_sigcleanup();
-	rl_free_line_state();
-	rl_callback_handler_remove();
 	bool had_block = block.len > 0;
 	strbuf_reset(&block);	/* as Python's KeyboardInterrupt at the prompt */
-	lineedit_set_next(NULL);
+	lineedit_set_next(NULL);	/* (before the new line takes it) */
+	drop_line(a);
 	pasting = false;
 	esc_len = 0;
-	readline_start();	/* a new, empty line */
 	p->error[0] = 0;
 	error_row = 0;
 	completions[0] = 0;
@@ -1005,15 +1049,8 @@ static void feed_key(struct app *a, int ch)
 		if (ch == 0)
 			return;
 	}
-	cur = a;
 	end_search_before_prefix((unsigned char)seq[0]);
-	size_t n = strlen(seq);
-	memcpy(queue, seq, n);
-	qhead = 0;
-	qlen = (int)n;
-	while (qhead < qlen && a->prompt.open)
-		rl_callback_read_char();
-	qhead = qlen = 0;
+	feed_bytes(a, seq, strlen(seq));
 }
 
 /* The error under the input: the caret's column, whether the message fits

@@ -36,6 +36,8 @@
  * line editing, and a Ctrl-C would stop it as it starts. */
 #define READY "\033[?2004h"
 #define SCREEN_KEEP (1 << 20)
+#define SETTLE_MS 150       /* more than qkv's 100 ms tick, when it reads signals */
+#define ESC_MS 100          /* more than the 25 + 30 ms qkv waits after Esc */
 
 /* ---- the random stream: xorshift64*, the same on every machine ---------- */
 
@@ -190,8 +192,11 @@ static void next_step(struct step *s)
 		puts_step(s, m);
 	} else if (r < 962) {		/* Ctrl-D (on an empty line it leaves) */
 		puts_step(s, "\004");
-	} else if (r < 975) {		/* a lone Esc */
+	} else if (r < 965) {		/* a lone Esc (rarer: it waits) */
 		puts_step(s, "\033");
+	} else if (r < 975) {		/* an escape sequence no key sends */
+		char m[5] = { 27, '[', (char)('0' + pick(10)), any_printable(), 0 };
+		puts_step(s, m);
 	} else if (r < 985) {		/* a digit argument (Alt-3), then a key */
 		char m[3] = { 27, (char)('0' + pick(10)), any_printable() };
 		put(s, m, 3);
@@ -353,11 +358,12 @@ static int child_start(struct child *c, char **argv, int cols, int rows, const c
 			_exit(126);
 		if (chdir(c->dir) != 0)
 			_exit(126);
-		char env[600];
+		char env[1200];
+		const char *more = getenv("ASAN_OPTIONS");	/* the caller's come last and win */
 		setenv("TERM", "xterm-256color", 1);
 		setenv("XDG_STATE_HOME", c->dir, 1);
 		unsetenv("NO_COLOR");
-		snprintf(env, sizeof env, "detect_leaks=1:abort_on_error=0:log_path=%s/san", c->dir);
+		snprintf(env, sizeof env, "detect_leaks=1:abort_on_error=0:log_path=%s/san:%.500s", c->dir, more ? more : "");
 		setenv("ASAN_OPTIONS", env, 1);
 		snprintf(env, sizeof env, "print_stacktrace=1:log_path=%s/san", c->dir);
 		setenv("UBSAN_OPTIONS", env, 1);
@@ -369,6 +375,19 @@ static int child_start(struct child *c, char **argv, int cols, int rows, const c
 	return 0;
 }
 
+/* After a signal (Ctrl-C, a resize), until the program has drawn the
+ * frame that follows it (or SETTLE_MS went by: nothing changed on screen),
+ * so that the next key comes after it each run. */
+static void settle(struct child *c)
+{
+	size_t was = c->screen_at;
+	double start = now_ms();
+	while (now_ms() - start < SETTLE_MS && c->screen_at == was)
+		drain(c, 5);
+	while (now_ms() - start < SETTLE_MS && drain(c, 5) && c->screen_at != was)
+		was = c->screen_at;	/* the frame, to its end */
+}
+
 /* Writes a step and waits until the program has read all of it (so that
  * keys reach it in the same pieces each run); false when it never does or
  * the program ended. */
@@ -378,7 +397,7 @@ static bool child_type(struct child *c, const struct step *s)
 		struct winsize ws = { .ws_row = (unsigned short)s->rows, .ws_col = (unsigned short)s->cols };
 		ioctl(c->master, TIOCSWINSZ, &ws);	/* the kernel sends SIGWINCH on a change */
 		kill(c->pid, SIGWINCH);
-		drain(c, 0);
+		settle(c);
 		return !reap(c, WNOHANG);
 	}
 	int off = 0;
@@ -391,8 +410,13 @@ static bool child_type(struct child *c, const struct step *s)
 		}
 		drain(c, 0);
 		int pending = 0;
-		if (off == s->len && ioctl(c->slave, FIONREAD, &pending) == 0 && pending == 0)
+		if (off == s->len && ioctl(c->slave, FIONREAD, &pending) == 0 && pending == 0) {
+			if (memchr(s->b, 3, (size_t)s->len))
+				settle(c);	/* Ctrl-C is a signal: it overtakes the keys before it */
+			if (s->b[s->len - 1] == 27)
+				drain(c, ESC_MS);	/* a lone Esc: the next key is not Alt+key */
 			return true;
+		}
 		if (reap(c, WNOHANG))
 			return false;
 		if (now_ms() - start > STALL_MS)

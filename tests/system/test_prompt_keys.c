@@ -1,0 +1,138 @@
+/* test_prompt_keys.c: key sequences that crashed the full-screen prompt
+ * (issue 15), typed again in a real terminal (tmux) against $QKV: Ctrl-R
+ * Ctrl-X a (readline's callback mode lost its place: SIGSEGV), and vi mode,
+ * history, Ctrl-W, Ctrl-C, searches and Esc ? (a double free in readline's
+ * undo list after Ctrl-C). After each, qkv must still run and its prompt
+ * still work: a statement typed next shows its value. The key fuzzer
+ * (tests/fuzz/keys, make fuzz) looks for more. Skips without tmux. */
+#include "system.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char session[64], state[128];
+
+static void sh(const char *fmt, const char *arg)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, fmt, session, arg);
+	if (system(cmd) != 0) {
+		/* shows up in what the screen lacks */
+	}
+}
+
+static char *wait_for(const char *want)
+{
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
+}
+
+/* qkv --repl in a 100x30 terminal with a state directory of its own; the
+ * shell says how qkv ended, if it does. */
+static void start(void)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	snprintf(state, sizeof state, "/tmp/qkv-keys-%d", (int)getpid());
+	dir_remove(state);
+	snprintf(session, sizeof session, "qkvky%d", (int)getpid());
+	tmux_private_server();
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %%s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
+		 "%s --repl; echo QKV-EXIT=$?; sleep 30'%%s", state, qkv_binary());
+	sh(cmd, "");
+	free(wait_for(">>>"));
+}
+
+static void finish(void)
+{
+	tmux_private_server_end();
+	dir_remove(state);
+}
+
+static void type(const char *text)
+{
+	char buf[2048];
+	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
+	sh(buf, "");
+}
+
+/* tmux key names (C-r, Up, Enter), or -H and the bytes in hex */
+static void key(const char *k)
+{
+	sh("tmux send-keys -t %s %s", k);
+}
+
+/* Runs a line and waits for its value. */
+static void run(const char *line, const char *value)
+{
+	type(line);
+	key("Enter");
+	free(wait_for(value));
+}
+
+/* qkv is still there and its prompt works: Ctrl-C drops what the keys
+ * left in the line, and a statement shows its value. */
+static void prompt_should_still_work(void)
+{
+	key("C-c");
+	free(wait_for("Ctrl-C: "));	/* line or block cleared */
+	type("6 * 7");
+	key("Enter");
+	char *s = wait_for("42");
+	cr_assert(!strstr(s, "QKV-EXIT="), "qkv ended:\n%s", s);
+	free(s);
+}
+
+Test(prompt_keys, ctrl_r_ctrl_x_a_should_end_the_search_and_leave_the_prompt_working, .fini = finish)
+{
+	start();
+	run("a = 41", "41");
+	key("C-r");
+	type("a =");
+	free(wait_for("reverse-i-search"));
+	key("C-x");
+	key("a");	/* Ctrl-X a: no command; the search ended on Ctrl-X, keeping its line */
+	char *s = tmux_wait_without(session, "reverse-i-search");
+	cr_assert(strstr(s, ">>> a = 41") && !strstr(s, "QKV-EXIT="), "%s", s);
+	free(s);
+	prompt_should_still_work();
+	/* the same without a match, and Ctrl-X Ctrl-R (another prefix) */
+	key("C-r");
+	type("zzz");
+	free(wait_for("failed reverse-i-search"));
+	key("C-x");
+	key("C-r");
+	free(tmux_wait_without(session, "reverse-i-search"));
+	prompt_should_still_work();
+}
+
+Test(prompt_keys, ctrl_c_after_vi_mode_history_and_searches_should_leave_the_prompt_working, .fini = finish)
+{
+	start();
+	run("b = 5", "5");
+	run("bb = 6", "6");
+	key("-H 1b 0a");	/* Alt-Ctrl-J: vi mode */
+	key("Up");
+	key("C-w");
+	key("C-c");
+	free(wait_for("Ctrl-C: line cleared"));
+	key("C-r");
+	type("b");
+	key("-H 1b 3f");	/* Esc ?: vi's search of the history */
+	type("bb");
+	key("C-c");
+	free(wait_for("Ctrl-C: line cleared"));
+	key("Up");
+	key("-H 1b 3f");
+	key("C-c");
+	free(wait_for("Ctrl-C: line cleared"));
+	key("Up");
+	key("C-w");
+	key("Enter");
+	prompt_should_still_work();
+}
