@@ -153,6 +153,10 @@ void lineedit_setup(enum command_front f, struct session *s)
 	rl_attempted_completion_function = complete;
 	rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
 	rl_startup_hook = startup;
+	/* a history line changed and left stays changed in readline, its undo
+	 * list kept with it across lines, where a later line's undo and revert
+	 * met lists already freed (issue 15): Enter (and Ctrl-C) put them back */
+	rl_variable_bind("revert-all-at-newline", "on");
 	rl_bind_key('\t', tab);
 	rl_bind_key(127, backspace);
 	rl_bind_key(8, backspace);

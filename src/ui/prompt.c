@@ -148,11 +148,18 @@ static void feed_bytes(struct app *a, const char *seq, size_t n)
  * rl_callback_sigcleanup, then Ctrl-J (accept-line) ends the line. */
 static bool dropping;	/* the line on_line gets next is dropped */
 
-static void drop_line(struct app *a)
+/* Ends what readline is in the middle of (a search, an argument, a key
+ * sequence), so that the line is only a line again. */
+static void end_readline_state(struct app *a)
 {
 	if (RL_ISSTATE(RL_STATE_NSEARCH))
 		feed_bytes(a, "\a", 1);
 	rl_callback_sigcleanup();
+}
+
+static void drop_line(struct app *a)
+{
+	end_readline_state(a);
 	rl_set_prompt(">>> ");
 	if (rl_get_keymap()['\n'].type == ISFUNC && rl_get_keymap()['\n'].function == rl_newline) {
 		dropping = true;
@@ -849,6 +856,9 @@ static void end_paste(struct app *a)
 		strbuf_putc(&text, c == '\r' ? '\n' : c);
 	}
 	strbuf_reset(&paste);
+	/* the text goes into the line itself: a search (whose line is its own,
+	 * and which readline keeps copies of) ends first */
+	end_readline_state(a);
 	if (!strchr(text.s, '\n')) {
 		rl_insert_text(text.s);
 		strbuf_free(&text);
@@ -863,7 +873,8 @@ static void end_paste(struct app *a)
 	if (block.s[block.len - 1] != '\n')
 		strbuf_putc(&block, '\n');
 	strbuf_free(&text);
-	rl_replace_line("", 0);
+	rl_delete_text(0, rl_end);	/* undoably: the undo list stays true to the line */
+	rl_point = 0;
 	take_block(a, true);
 	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
 }
