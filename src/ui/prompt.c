@@ -147,6 +147,14 @@ static void feed_bytes(struct app *a, const char *seq, size_t n)
  * with Ctrl-G, any other state (Ctrl-R, Alt-3, Ctrl-X, Ctrl-V) by
  * rl_callback_sigcleanup, then Ctrl-J (accept-line) ends the line. */
 static bool dropping;	/* the line on_line gets next is dropped */
+static bool paste_cell;	/* ... and the block run as a pasted cell (end_paste) */
+
+/* Ctrl-J (readline's accept-line, unless ~/.inputrc binds it to another
+ * command) ends the line as Enter does. */
+static bool accept_line_key(void)
+{
+	return rl_get_keymap()['\n'].type == ISFUNC && rl_get_keymap()['\n'].function == rl_newline;
+}
 
 /* Ends what readline is in the middle of (a search, an argument, a key
  * sequence), so that the line is only a line again. */
@@ -161,7 +169,7 @@ static void drop_line(struct app *a)
 {
 	end_readline_state(a);
 	rl_set_prompt(">>> ");
-	if (rl_get_keymap()['\n'].type == ISFUNC && rl_get_keymap()['\n'].function == rl_newline) {
+	if (accept_line_key()) {
 		dropping = true;
 		feed_bytes(a, "\n", 1);
 		dropping = false;
@@ -803,8 +811,10 @@ static void on_line(char *line)
 {
 	struct app *a = cur;
 	struct prompt *p = &a->prompt;
-	if (dropping) {	/* Ctrl-C's (drop_line) */
+	if (dropping || paste_cell) {	/* Ctrl-C's (drop_line), or a paste's (end_paste) */
 		free(line);
+		if (paste_cell)
+			take_block(a, true);
 		return;
 	}
 	p->error[0] = 0;
@@ -875,6 +885,16 @@ static void end_paste(struct app *a)
 	strbuf_free(&text);
 	rl_delete_text(0, rl_end);	/* undoably: the undo list stays true to the line */
 	rl_point = 0;
+	if (accept_line_key()) {
+		/* the line ends as on Enter (readline changed a line it had in
+		 * the middle of editing, after a statement failed, and later met
+		 * its undo list freed), and on_line runs the cell; a statement
+		 * that fails goes back into the next line */
+		paste_cell = true;
+		feed_bytes(a, "\n", 1);
+		paste_cell = false;
+		return;
+	}
 	take_block(a, true);
 	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
 }

@@ -136,3 +136,18 @@ Test(prompt_keys, ctrl_c_after_vi_mode_history_and_searches_should_leave_the_pro
 	key("Enter");
 	prompt_should_still_work();
 }
+
+Test(prompt_keys, a_failing_pasted_cell_then_down_and_a_resize_should_leave_the_prompt_working, .fini = finish)
+{
+	start();
+	/* the key fuzzer's (seed 22, cut down to 4 keys): a bracketed paste of
+	 * three lines whose first statement fails */
+	key("-H 1b 5b 32 30 30 7e 0d 0a 22 6d 7b 20 32 3c 6e 65 3c 37 20 66 20 0a 4f 68 23 0d 0a 4b 5c 52 2a 27 33 "
+	    "6b 20 79 47 61 5d 2d 51 1b 5b 32 30 31 7e");
+	free(wait_for("K\\R*'3k yGa]-Q"));	/* back in the input */
+	key("-H 1b 4f 42");	/* Down */
+	sh("tmux resize-window -t %s -x 98 -y 49%s", "");
+	free(wait_for(">>>"));
+	key("9");
+	prompt_should_still_work();
+}
