@@ -41,7 +41,7 @@ static bool history_keep_out;      /* damaged, and could not be set aside: never
 static char completions[400];      /* the matches readline would list */
 static bool pasting;               /* between the brackets of a bracketed paste */
 static struct strbuf paste;        /* what was pasted so far */
-static char esc_seq[8];            /* the start of an escape sequence held back */
+static char esc_seq[32];           /* the start of an escape sequence held back */
 static int esc_len;
 
 /* ---- readline plumbing --------------------------------------------------------- */
@@ -1005,6 +1005,18 @@ void prompt_key(struct app *a, int ch)
 				pasting = true;
 				strbuf_reset(&paste);
 			}
+			return;
+		}
+		/* a key curses did not know (ESC [ 3 O): its escape sequence is
+		 * left out whole, as a terminal's unknown key; fed to readline a
+		 * byte at a time, it walked readline's key sequences in vi mode
+		 * into a crash (the key fuzzer's, seed 21) */
+		if (!pasting && esc_len >= 2 && esc_seq[1] == '[' && ch >= 0x20 && ch <= 0x7e) {
+			if (ch >= 0x40 || esc_len == (int)sizeof esc_seq) {
+				esc_len = 0;	/* its last byte, or longer than any key's */
+				return;
+			}
+			esc_seq[esc_len++] = (char)ch;	/* a parameter */
 			return;
 		}
 		/* not a bracket: the keys held back go on as they came */
