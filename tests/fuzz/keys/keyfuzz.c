@@ -117,7 +117,9 @@ static char any_control(void)
 {
 	for (;;) {
 		int c = pick(32);
-		if (c != 0x1a && c != 0x1c && c != 0x04)	/* Ctrl-D has its own, rarer, turn */
+		/* Ctrl-C, Ctrl-D and Esc have their own, rarer, turns: the fuzzer
+		 * waits after Ctrl-C and Esc (see child_type) */
+		if (c != 0x1a && c != 0x1c && c != 0x04 && c != 0x03 && c != 0x1b)
 			return (char)c;
 	}
 }
@@ -157,8 +159,10 @@ static void next_step(struct step *s)
 		put(s, two, 2);
 	} else if (r < 740) {		/* arrows, Home, End, Delete, F-keys, Backspace */
 		puts_step(s, named[pick((int)(sizeof named / sizeof *named))]);
-	} else if (r < 770) {		/* Ctrl-C */
+	} else if (r < 750) {		/* Ctrl-C (a signal: the fuzzer waits for its frame) */
 		puts_step(s, "\003");
+	} else if (r < 770) {		/* Backspace */
+		puts_step(s, "\177");
 	} else if (r < 800) {		/* vi mode (Alt-Ctrl-J), back to emacs (Esc Ctrl-E), vi commands */
 		static const char *const vi[] = { "\033\n", "\033\005", "\033i", "\033a", "\033k", "\033j",
 						  "\033?", "\033/", "\033n", "\033N", "\033u", "\033dd",
@@ -197,10 +201,10 @@ static void next_step(struct step *s)
 	} else if (r < 975) {		/* an escape sequence no key sends */
 		char m[5] = { 27, '[', (char)('0' + pick(10)), any_printable(), 0 };
 		puts_step(s, m);
-	} else if (r < 985) {		/* a digit argument (Alt-3), then a key */
+	} else if (r < 995) {		/* a digit argument (Alt-3), then a key */
 		char m[3] = { 27, (char)('0' + pick(10)), any_printable() };
 		put(s, m, 3);
-	} else {			/* a resize: tiny to large */
+	} else {			/* a resize, tiny to large (a signal: the fuzzer waits) */
 		s->resize = true;
 		s->cols = pick(4) ? 20 + pick(180) : 1 + pick(40);
 		s->rows = pick(4) ? 8 + pick(60) : 1 + pick(12);
@@ -375,17 +379,15 @@ static int child_start(struct child *c, char **argv, int cols, int rows, const c
 	return 0;
 }
 
-/* After a signal (Ctrl-C, a resize), until the program has drawn the
- * frame that follows it (or SETTLE_MS went by: nothing changed on screen),
- * so that the next key comes after it each run. */
+/* After a signal (Ctrl-C, a resize), until the program has begun to draw
+ * the frame that follows it (or SETTLE_MS went by: nothing changed on
+ * screen), so that the next key comes after it each run. */
 static void settle(struct child *c)
 {
 	size_t was = c->screen_at;
 	double start = now_ms();
 	while (now_ms() - start < SETTLE_MS && c->screen_at == was)
-		drain(c, 5);
-	while (now_ms() - start < SETTLE_MS && drain(c, 5) && c->screen_at != was)
-		was = c->screen_at;	/* the frame, to its end */
+		drain(c, 2);
 }
 
 /* Writes a step and waits until the program has read all of it (so that
