@@ -127,6 +127,7 @@ static void readline_start(void)
 /* Runs readline on the bytes seq (n of them) as typed keys. */
 static void feed_bytes(struct app *a, const char *seq, size_t n)
 {
+	lineedit_incremental_searches();	/* (Ctrl-X Ctrl-R reads ~/.inputrc again) */
 	cur = a;
 	memcpy(queue, seq, n);
 	qhead = 0;

@@ -135,6 +135,23 @@ Test(prompt_keys, ctrl_c_after_vi_mode_history_and_searches_should_leave_the_pro
 	key("C-w");
 	key("Enter");
 	prompt_should_still_work();
+	/* the key fuzzer's (seed 32, cut down to 10 keys): a line that fails,
+	 * Ctrl-V Esc, Ctrl-P, then Alt-P (a non-incremental search) and Ctrl-D,
+	 * Enter in it, Ctrl-N, and a resize; then Ctrl-C */
+	type("^");
+	key("Enter");
+	free(wait_for("^"));
+	key("-H 16 1b 10");
+	key("-H 1b 70");
+	key("C-d");
+	key("Enter");
+	key("C-n");
+	type("^");
+	sh("tmux resize-window -t %s -x 28 -y 25%s", "");
+	free(tmux_wait_without(session, ">>>"));	/* too small to draw */
+	sh("tmux resize-window -t %s -x 100 -y 30%s", "");
+	free(wait_for(">>>"));
+	prompt_should_still_work();
 }
 
 Test(prompt_keys, a_failing_pasted_cell_then_down_and_a_resize_should_leave_the_prompt_working, .fini = finish)
