@@ -106,7 +106,7 @@ unit: $(BUILD)/qkv-unit
 	$(BUILD)/qkv-unit
 
 # The tests that run ./qkv (with pipes, and in tmux for the full screen).
-system: qkv $(BUILD)/qkv-system
+system: qkv $(BUILD)/qkv-system $(BUILD)/keyfuzz
 	QKV=./qkv $(BUILD)/qkv-system
 
 # ---- AddressSanitizer + UndefinedBehaviorSanitizer build: ./qkv-san ------
@@ -125,7 +125,7 @@ $(BUILD)/qkv: $(OBJS)
 # the whole suite with the sanitizers: the in-process tests built with them,
 # the system tests against ./qkv-san
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1
-test-san: sanitize
+test-san: sanitize $(BUILD)/keyfuzz
 	$(SAN_ENV) $(BUILD)/san/qkv-unit
 	$(SAN_ENV) QKV=./qkv-san $(BUILD)/san/qkv-system
 
@@ -259,7 +259,7 @@ bench: deps
 # Everything; the last lines are the Criterion summaries of the two binaries
 # against ./qkv (CI reads them).
 test: deps-test
-	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-unit $(BUILD)/qkv-system check-layers check-clang check-aarch64 test-cross
+	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-unit $(BUILD)/qkv-system $(BUILD)/keyfuzz check-layers check-clang check-aarch64 test-cross
 	@$(MAKE) --no-print-directory test-san
 	@$(MAKE) --no-print-directory fuzz T=30
 	$(BUILD)/qkv-unit

@@ -4,10 +4,14 @@
  * history, Ctrl-W, Ctrl-C, searches and Esc ? (a double free in readline's
  * undo list after Ctrl-C). After each, qkv must still run and its prompt
  * still work: a statement typed next shows its value. The key fuzzer
- * (tests/fuzz/keys, make fuzz) looks for more. Skips without tmux. */
+ * (tests/fuzz/keys, make fuzz) looks for more; the key streams it found
+ * (tests/fuzz/keys/found/) are typed again by build/keyfuzz in a
+ * pseudo-terminal. Skips without tmux or build/keyfuzz. */
 #include "system.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,4 +171,32 @@ Test(prompt_keys, a_failing_pasted_cell_then_down_and_a_resize_should_leave_the_
 	free(wait_for(">>>"));
 	key("9");
 	prompt_should_still_work();
+}
+
+/* Each key stream the fuzzer found (the .keys files of tests/fuzz/keys/found, a crash
+ * or a sanitizer report each, before the fixes) typed again, key by key as
+ * the fuzzer did: qkv ends each (Ctrl-C, Ctrl-D) with exit 0 and no report. */
+Test(prompt_keys, the_key_streams_the_fuzzer_found_should_replay_without_a_failure)
+{
+	if (access("build/keyfuzz", X_OK) != 0)
+		cr_skip_test("build/keyfuzz is not built (make build/keyfuzz)");
+	char supp[PATH_MAX];
+	cr_assert(realpath("tests/fuzz/keys/lsan.supp", supp));
+	DIR *d = opendir("tests/fuzz/keys/found");
+	cr_assert(d);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 5, ".keys") != 0)
+			continue;
+		char cmd[2 * PATH_MAX + 512];
+		snprintf(cmd, sizeof cmd, "LSAN_OPTIONS=suppressions=%s build/keyfuzz --replay tests/fuzz/keys/found/%s "
+			 "-o /tmp/qkv-keys-%d.keys -- %s --repl >/dev/null 2>&1", supp, e->d_name, (int)getpid(),
+			 qkv_binary());
+		cr_expect_eq(system(cmd), 0, "%s fails again: its keys and report in /tmp/qkv-keys-%d.keys*", e->d_name,
+			     (int)getpid());
+		n++;
+	}
+	closedir(d);
+	cr_assert_geq(n, 5, "the key files are missing");
 }
