@@ -10,6 +10,7 @@
  * view beside the input is prompt_view.c's. */
 #include "ui/internal.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/exercise.h"
@@ -854,18 +855,33 @@ static void on_line(char *line)
  * a cell. */
 static const char paste_begin[] = "\033[200~", paste_end[] = "\033[201~";
 
+/* Appends the whole UTF-8 characters of s (n bytes) to out, leaving out
+ * bytes that make none. */
+static void put_valid_utf8(struct strbuf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int k = utf8_decode(s + i, n - i, &cp);
+		if (!(k == 1 && cp == 0xfffd))
+			strbuf_putn(out, s + i, (size_t)k);
+		i += (size_t)k;
+	}
+}
+
 static void end_paste(struct app *a)
 {
 	struct prompt *p = &a->prompt;
 	pasting = false;
 	struct strbuf text;
 	strbuf_init(&text);
+	size_t len = 0;
 	for (size_t i = 0; i < paste.len; i++) {
 		char c = paste.s[i];
 		if (c == '\r' && i + 1 < paste.len && paste.s[i + 1] == '\n')
 			continue;
-		strbuf_putc(&text, c == '\r' ? '\n' : c);
+		paste.s[len++] = c == '\r' ? '\n' : c;
 	}
+	put_valid_utf8(&text, paste.s ? paste.s : "", len);	/* (see take_utf8) */
 	strbuf_reset(&paste);
 	/* the text goes into the line itself: a search (whose line is its own,
 	 * and which readline keeps copies of) ends first */
@@ -1065,6 +1081,42 @@ static void end_search_before_prefix(unsigned char c)
 		rl_callback_sigcleanup();
 }
 
+/* UTF-8 comes from curses a byte at a time: a character goes to readline
+ * whole, and bytes that make none (a stray byte, a character cut short) are
+ * left out: readline's vi-mode % (match bracket) looped forever on a line
+ * holding "\xe4\xb8" (the key fuzzer's seed 52). True when ch was taken so. */
+static char mb[4];
+static int mb_len, mb_want;
+
+static int utf8_length(int lead)
+{
+	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xc2 && lead <= 0xdf ? 2 : 0;
+}
+
+static bool take_utf8(struct app *a, int ch)
+{
+	if (ch < 0x80 || ch > 0xff) {
+		mb_len = 0;	/* anything else ends a character cut short */
+		return false;
+	}
+	if (mb_len && (ch & 0xc0) == 0x80) {
+		mb[mb_len++] = (char)ch;
+		if (mb_len < mb_want)
+			return true;
+		uint32_t cp;
+		int n = utf8_decode(mb, (size_t)mb_len, &cp);
+		mb_len = 0;
+		if (n == mb_want)
+			feed_bytes(a, mb, (size_t)n);
+		return true;
+	}
+	mb_want = utf8_length(ch);
+	mb_len = 0;
+	if (mb_want)
+		mb[mb_len++] = (char)ch;
+	return true;
+}
+
 static void feed_key(struct app *a, int ch)
 {
 	struct prompt *p = &a->prompt;
@@ -1073,6 +1125,8 @@ static void feed_key(struct app *a, int ch)
 			return;
 		p->view_focus = false;	/* any other key goes to the line */
 	}
+	if (take_utf8(a, ch))
+		return;
 	const char *seq = NULL;
 	char one[2] = { 0, 0 };
 	switch (ch) {
