@@ -8,7 +8,8 @@
 #                 build/qkv-system)
 #   make test-cross  the kernel tests on aarch64 (NEON, under qemu-aarch64)
 #                 and natively (AVX2 and the SSE2 baseline on x86-64)
-#   make fuzz T=60   each libFuzzer target (tests/fuzz/) for T seconds
+#   make fuzz T=60   each libFuzzer target (tests/fuzz/) for T seconds, then
+#                 the key fuzzer (make fuzz-keys T=60 alone) for T seconds
 #   make install  PREFIX=/usr/local DESTDIR=
 # Warnings, optimisation and debug flags are kept apart (WARN, OPT, DEBUG).
 
@@ -55,7 +56,7 @@ SYSTEMOBJS := $(patsubst %.c,$(BUILD)/%.o,$(COMMONSRCS) $(SYSTEMSRCS))
 TESTOBJS   := $(sort $(UNITOBJS) $(SYSTEMOBJS))
 FUZZOBJS:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/fuzz/*.c))
 
-.PHONY: all objs sanitize test-san run bench test unit system deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs fuzz
+.PHONY: all objs sanitize test-san run bench test unit system deps deps-test install uninstall clean check-layers check-clang check-aarch64 test-cross refs fuzz fuzz-keys
 
 all: qkv
 
@@ -105,15 +106,17 @@ unit: $(BUILD)/qkv-unit
 	$(BUILD)/qkv-unit
 
 # The tests that run ./qkv (with pipes, and in tmux for the full screen).
-system: qkv $(BUILD)/qkv-system
+system: qkv $(BUILD)/qkv-system $(BUILD)/keyfuzz
 	QKV=./qkv $(BUILD)/qkv-system
 
 # ---- AddressSanitizer + UndefinedBehaviorSanitizer build: ./qkv-san ------
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD)/san CFLAGS="$(SAN_FLAGS) $(CFLAGS)" \
+		LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" OPT=-O1
+
 sanitize:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san CFLAGS="$(SAN_FLAGS) $(CFLAGS)" \
-		LDFLAGS="$(SAN_FLAGS) $(LDFLAGS)" OPT=-O1 $(BUILD)/san/qkv $(BUILD)/san/qkv-unit $(BUILD)/san/qkv-system
+	@$(SAN_MAKE) $(BUILD)/san/qkv $(BUILD)/san/qkv-unit $(BUILD)/san/qkv-system
 	@cp $(BUILD)/san/qkv qkv-san.tmp && mv -f qkv-san.tmp qkv-san
 
 $(BUILD)/qkv: $(OBJS)
@@ -122,7 +125,7 @@ $(BUILD)/qkv: $(OBJS)
 # the whole suite with the sanitizers: the in-process tests built with them,
 # the system tests against ./qkv-san
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1
-test-san: sanitize
+test-san: sanitize $(BUILD)/keyfuzz
 	$(SAN_ENV) $(BUILD)/san/qkv-unit
 	$(SAN_ENV) QKV=./qkv-san $(BUILD)/san/qkv-system
 
@@ -188,7 +191,30 @@ fuzz:
 		else \
 			echo "fuzz $$n: $${runs:-? runs}, corpus $$seeds -> $$(ls $$d/corpus-$$n | wc -l) inputs, no crash"; \
 		fi; \
-	done; exit $$status
+	done; \
+	$(MAKE) --no-print-directory fuzz-keys T=$(T) || status=1; exit $$status
+
+# The key fuzzer, tests/fuzz/keys/keyfuzz.c (make fuzz runs it last): random
+# key streams (control keys, Alt, vi mode, searches, history, pastes,
+# Ctrl-C, resizes) typed into the full-screen prompt of ./qkv-san --repl in
+# a pseudo-terminal for T seconds, a fresh qkv-san every few thousand keys.
+# A crash, a sanitizer report, an exit status other than 0 or a hang fails
+# it; the seed and the failing keys go to $(BUILD)/fuzz/keys-fail.keys (the
+# screen left in .screen, the report in .log), which
+# $(BUILD)/keyfuzz --replay FILE -- ./qkv-san --repl types again.
+$(BUILD)/keyfuzz: tests/fuzz/keys/keyfuzz.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(OPT) $(DEBUG) $(WARN) -o $@ $< -lutil
+
+fuzz-keys: $(BUILD)/keyfuzz
+	@case "$(T)" in ''|*[!0-9]*|0) echo "fuzz-keys: T must be a number of seconds, at least 1 (T=$(T))"; exit 1;; esac
+	@$(SAN_MAKE) $(BUILD)/san/qkv
+	@cp $(BUILD)/san/qkv qkv-san.tmp && mv -f qkv-san.tmp qkv-san
+	@mkdir -p $(BUILD)/fuzz && rm -f $(BUILD)/fuzz/keys-fail.keys*
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/keys/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
+		$(BUILD)/keyfuzz -t $(T) -o $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl || \
+		{ grep -hE 'ERROR|SUMMARY|runtime error' $(BUILD)/fuzz/keys-fail.keys.log 2>/dev/null | head -5; \
+		  echo "fuzz keys: FAILED; replay it: $(BUILD)/keyfuzz --replay $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl"; exit 1; }
 
 # ---- Debian packages ----------------------------------------------------
 BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev
@@ -233,7 +259,7 @@ bench: deps
 # Everything; the last lines are the Criterion summaries of the two binaries
 # against ./qkv (CI reads them).
 test: deps-test
-	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-unit $(BUILD)/qkv-system check-layers check-clang check-aarch64 test-cross
+	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-unit $(BUILD)/qkv-system $(BUILD)/keyfuzz check-layers check-clang check-aarch64 test-cross
 	@$(MAKE) --no-print-directory test-san
 	@$(MAKE) --no-print-directory fuzz T=30
 	$(BUILD)/qkv-unit

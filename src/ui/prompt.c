@@ -10,6 +10,7 @@
  * view beside the input is prompt_view.c's. */
 #include "ui/internal.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/exercise.h"
@@ -41,7 +42,7 @@ static bool history_keep_out;      /* damaged, and could not be set aside: never
 static char completions[400];      /* the matches readline would list */
 static bool pasting;               /* between the brackets of a bracketed paste */
 static struct strbuf paste;        /* what was pasted so far */
-static char esc_seq[8];            /* the start of an escape sequence held back */
+static char esc_seq[32];           /* the start of an escape sequence held back */
 static int esc_len;
 
 /* ---- readline plumbing --------------------------------------------------------- */
@@ -122,6 +123,65 @@ static void readline_start(void)
 	}
 	lineedit_set_session(cur->prompt.session);
 	rl_callback_handler_install(block.len ? "... " : ">>> ", on_line);
+}
+
+/* Runs readline on the bytes seq (n of them) as typed keys. */
+static void feed_bytes(struct app *a, const char *seq, size_t n)
+{
+	lineedit_incremental_searches();	/* (Ctrl-X Ctrl-R reads ~/.inputrc again) */
+	cur = a;
+	memcpy(queue, seq, n);
+	qhead = 0;
+	qlen = (int)n;
+	while (qhead < qlen && a->prompt.open)
+		rl_callback_read_char();
+	qhead = qlen = 0;
+}
+
+/* Drops the line being typed, whatever readline was in the middle of, for
+ * Ctrl-C. Freeing readline's line state from outside (rl_free_line_state,
+ * as its own SIGINT handler and Python's readline module do) frees undo
+ * lists that readline still holds elsewhere (the line saved while the
+ * history is browsed): in vi mode, after Up, Ctrl-W, Ctrl-C, Esc ? reached a
+ * double free. So readline ends the line itself, as on Enter, which puts
+ * back a history entry the line changed and frees the undo list once, and
+ * on_line drops it: a search in a line of its own (vi's ?, Alt-P) is left
+ * with Ctrl-G, any other state (Ctrl-R, Alt-3, Ctrl-X, Ctrl-V) by
+ * rl_callback_sigcleanup, then Ctrl-J (accept-line) ends the line. */
+static bool dropping;	/* the line on_line gets next is dropped */
+static bool paste_cell;	/* ... and the block run as a pasted cell (end_paste) */
+
+/* Ctrl-J (readline's accept-line, unless ~/.inputrc binds it to another
+ * command) ends the line as Enter does. */
+static bool accept_line_key(void)
+{
+	return rl_get_keymap()['\n'].type == ISFUNC && rl_get_keymap()['\n'].function == rl_newline;
+}
+
+/* Ends what readline is in the middle of (a search, an argument, a key
+ * sequence), so that the line is only a line again. */
+static void end_readline_state(struct app *a)
+{
+	if (RL_ISSTATE(RL_STATE_NSEARCH))
+		feed_bytes(a, "\a", 1);
+	rl_callback_sigcleanup();
+}
+
+static void drop_line(struct app *a)
+{
+	end_readline_state(a);
+	rl_set_prompt(">>> ");
+	if (accept_line_key()) {
+		dropping = true;
+		feed_bytes(a, "\n", 1);
+		dropping = false;
+	}
+	if (rl_end > 0 || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH)) {
+		/* Ctrl-J does something else (~/.inputrc): readline's own way */
+		rl_free_line_state();
+		rl_callback_handler_remove();
+		readline_start();
+	}
 }
 
 /* Writes readline's history (HISTORY_MAX lines at most) through
@@ -773,6 +833,12 @@ static void on_line(char *line)
 {
 	struct app *a = cur;
 	struct prompt *p = &a->prompt;
+	if (dropping || paste_cell) {	/* Ctrl-C's (drop_line), or a paste's (end_paste) */
+		free(line);
+		if (paste_cell)
+			take_block(a, true);
+		return;
+	}
 	p->error[0] = 0;
 	error_row = 0;
 	completions[0] = 0;
@@ -809,19 +875,37 @@ static void on_line(char *line)
  * a cell. */
 static const char paste_begin[] = "\033[200~", paste_end[] = "\033[201~";
 
+/* Appends the whole UTF-8 characters of s (n bytes) to out, leaving out
+ * bytes that make none. */
+static void put_valid_utf8(struct strbuf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int k = utf8_decode(s + i, n - i, &cp);
+		if (!(k == 1 && cp == 0xfffd))
+			strbuf_putn(out, s + i, (size_t)k);
+		i += (size_t)k;
+	}
+}
+
 static void end_paste(struct app *a)
 {
 	struct prompt *p = &a->prompt;
 	pasting = false;
 	struct strbuf text;
 	strbuf_init(&text);
+	size_t len = 0;
 	for (size_t i = 0; i < paste.len; i++) {
 		char c = paste.s[i];
 		if (c == '\r' && i + 1 < paste.len && paste.s[i + 1] == '\n')
 			continue;
-		strbuf_putc(&text, c == '\r' ? '\n' : c);
+		paste.s[len++] = c == '\r' ? '\n' : c;
 	}
+	put_valid_utf8(&text, paste.s ? paste.s : "", len);	/* (see take_utf8) */
 	strbuf_reset(&paste);
+	/* the text goes into the line itself: a search (whose line is its own,
+	 * and which readline keeps copies of) ends first */
+	end_readline_state(a);
 	if (!strchr(text.s, '\n')) {
 		rl_insert_text(text.s);
 		strbuf_free(&text);
@@ -836,7 +920,18 @@ static void end_paste(struct app *a)
 	if (block.s[block.len - 1] != '\n')
 		strbuf_putc(&block, '\n');
 	strbuf_free(&text);
-	rl_replace_line("", 0);
+	rl_delete_text(0, rl_end);	/* undoably: the undo list stays true to the line */
+	rl_point = 0;
+	if (accept_line_key()) {
+		/* the line ends as on Enter (readline changed a line it had in
+		 * the middle of editing, after a statement failed, and later met
+		 * its undo list freed), and on_line runs the cell; a statement
+		 * that fails goes back into the next line */
+		paste_cell = true;
+		feed_bytes(a, "\n", 1);
+		paste_cell = false;
+		return;
+	}
 	take_block(a, true);
 	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
 }
@@ -910,15 +1005,12 @@ void prompt_interrupt(struct app *a)
 			 p->view_focus ? "r runs it on" : "Tab, then r, runs it on");
 		return;
 	}
-	rl_callback_sigcleanup();
-	rl_free_line_state();
-	rl_callback_handler_remove();
 	bool had_block = block.len > 0;
 	strbuf_reset(&block);	/* as Python's KeyboardInterrupt at the prompt */
-	lineedit_set_next(NULL);
+	lineedit_set_next(NULL);	/* (before the new line takes it) */
+	drop_line(a);
 	pasting = false;
 	esc_len = 0;
-	readline_start();	/* a new, empty line */
 	p->error[0] = 0;
 	error_row = 0;
 	completions[0] = 0;
@@ -952,6 +1044,18 @@ void prompt_key(struct app *a, int ch)
 			}
 			return;
 		}
+		/* a key curses did not know (ESC [ 3 O): its escape sequence is
+		 * left out whole, as a terminal's unknown key; fed to readline a
+		 * byte at a time, it walked readline's key sequences in vi mode
+		 * into a crash (the key fuzzer's, seed 21) */
+		if (!pasting && esc_len >= 2 && esc_seq[1] == '[' && ch >= 0x20 && ch <= 0x7e) {
+			if (ch >= 0x40 || esc_len == (int)sizeof esc_seq) {
+				esc_len = 0;	/* its last byte, or longer than any key's */
+				return;
+			}
+			esc_seq[esc_len++] = (char)ch;	/* a parameter */
+			return;
+		}
 		/* not a bracket: the keys held back go on as they came */
 		char held[sizeof esc_seq];
 		int n = esc_len;
@@ -978,6 +1082,61 @@ void prompt_key(struct app *a, int ch)
 	feed_key(a, ch);
 }
 
+/* readline 8.2 in callback mode crashes (a NULL pointer in
+ * rl_callback_read_char; Python's readline module crashes the same way) when
+ * a key that begins a key sequence, such as Ctrl-X, comes in an incremental
+ * search (Ctrl-R Ctrl-X a): the search ends on it and hands it and the key
+ * after it back to readline, which loses its place. Readline means such a
+ * key to end the search and then start its sequence in the line: this ends
+ * the search first (keeping the line found, as Esc does), and the key then
+ * goes to the line. */
+static void end_search_before_prefix(unsigned char c)
+{
+	if (!RL_ISSTATE(RL_STATE_ISEARCH))
+		return;
+	bool ends_search = (c < 32 || c >= 127) && c != 7;	/* a control or meta key, not Ctrl-G */
+	/* Esc ends a search by itself, unless ~/.inputrc sets other terminators */
+	bool terminator = c == 27 && !rl_variable_value("isearch-terminators");
+	if (ends_search && !terminator && rl_get_keymap()[c].type == ISKMAP)
+		rl_callback_sigcleanup();
+}
+
+/* UTF-8 comes from curses a byte at a time: a character goes to readline
+ * whole, and bytes that make none (a stray byte, a character cut short) are
+ * left out: readline's vi-mode % (match bracket) looped forever on a line
+ * holding "\xe4\xb8" (the key fuzzer's seed 52). True when ch was taken so. */
+static char mb[4];
+static int mb_len, mb_want;
+
+static int utf8_length(int lead)
+{
+	return lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xc2 && lead <= 0xdf ? 2 : 0;
+}
+
+static bool take_utf8(struct app *a, int ch)
+{
+	if (ch < 0x80 || ch > 0xff) {
+		mb_len = 0;	/* anything else ends a character cut short */
+		return false;
+	}
+	if (mb_len && (ch & 0xc0) == 0x80) {
+		mb[mb_len++] = (char)ch;
+		if (mb_len < mb_want)
+			return true;
+		uint32_t cp;
+		int n = utf8_decode(mb, (size_t)mb_len, &cp);
+		mb_len = 0;
+		if (n == mb_want)
+			feed_bytes(a, mb, (size_t)n);
+		return true;
+	}
+	mb_want = utf8_length(ch);
+	mb_len = 0;
+	if (mb_want)
+		mb[mb_len++] = (char)ch;
+	return true;
+}
+
 static void feed_key(struct app *a, int ch)
 {
 	struct prompt *p = &a->prompt;
@@ -986,6 +1145,8 @@ static void feed_key(struct app *a, int ch)
 			return;
 		p->view_focus = false;	/* any other key goes to the line */
 	}
+	if (take_utf8(a, ch))
+		return;
 	const char *seq = NULL;
 	char one[2] = { 0, 0 };
 	switch (ch) {
@@ -1006,14 +1167,8 @@ static void feed_key(struct app *a, int ch)
 		if (ch == 0)
 			return;
 	}
-	cur = a;
-	size_t n = strlen(seq);
-	memcpy(queue, seq, n);
-	qhead = 0;
-	qlen = (int)n;
-	while (qhead < qlen && a->prompt.open)
-		rl_callback_read_char();
-	qhead = qlen = 0;
+	end_search_before_prefix((unsigned char)seq[0]);
+	feed_bytes(a, seq, strlen(seq));
 }
 
 /* The error under the input: the caret's column, whether the message fits
