@@ -3,9 +3,11 @@
  * stderr. Prints only to stderr; exits never (the commands return their
  * status to main.c). */
 #include "cli/cli.h"
+#include "core/tensor.h"
 #include "lesson/session.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +29,14 @@ struct session *cli_session_new(enum kernel_variant kv)
 		char *endp;
 		errno = 0;
 		max = strtoll(lim, &endp, 10);
-		if (*endp || errno || max <= 0) {
+		if (*endp || endp == lim || max <= 0 || (errno && max != LLONG_MAX)) {
 			fprintf(stderr, "qkv: QKV_MAX_ELEMS must be a positive whole number, got '%s'\n", lim);
 			return NULL;
+		}
+		if (max > TENSOR_MAX_NUMEL) {
+			fprintf(stderr, "qkv: QKV_MAX_ELEMS=%s is more than one tensor can hold; using %lld (2^48)\n",
+				lim, (long long)TENSOR_MAX_NUMEL);
+			max = TENSOR_MAX_NUMEL;
 		}
 	}
 	return session_new(kv, max);

@@ -137,6 +137,8 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 	if (status == 0 && (file || nexpr == 0))
 		status = eval_file(s, file, line);
 out:
+	if (status == 0 && session_quit_requested(s))
+		status = session_quit_status(s);	/* exit(3) exits 3, as Python */
 	fflush(stdout);
 	session_free(s);
 	return status;
