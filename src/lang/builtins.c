@@ -1043,6 +1043,18 @@ static struct value *py_bool(struct call *c, struct qkv_error *err)
 	return args_return(&a, value_bool(t));
 }
 
+/* str()'s and repr()'s result: the text, or the MemoryError of one too long
+ * (value_repr stops soon after the limit). */
+static struct value *text_result(struct call *c, struct args *a, struct strbuf *sb, struct qkv_error *err)
+{
+	if (sb->len > VALUE_MAX_STR) {
+		strbuf_free(sb);
+		return args_error(err, c, a, -1, "MemoryError: %s() would be over qkv's limit of %d bytes (64 MiB) "
+				  "for a string", c->name, VALUE_MAX_STR), args_fail(a);
+	}
+	return args_return(a, value_str_take(strbuf_detach(sb)));
+}
+
 static struct value *py_str(struct call *c, struct qkv_error *err)
 {
 	struct args a;
@@ -1057,7 +1069,7 @@ static struct value *py_str(struct call *c, struct qkv_error *err)
 	}
 	if (a.v[0] && rc == 0)
 		value_str_of(&sb, a.v[0]);
-	return args_return(&a, value_str_take(strbuf_detach(&sb)));
+	return text_result(c, &a, &sb, err);
 }
 
 static struct value *py_repr(struct call *c, struct qkv_error *err)
@@ -1074,7 +1086,7 @@ static struct value *py_repr(struct call *c, struct qkv_error *err)
 	}
 	if (rc == 0)
 		value_repr(&sb, a.v[0]);
-	return args_return(&a, value_str_take(strbuf_detach(&sb)));
+	return text_result(c, &a, &sb, err);
 }
 
 static struct value *py_abs(struct call *c, struct qkv_error *err)
