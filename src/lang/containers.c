@@ -425,6 +425,10 @@ int container_set_slice(struct interp *I, struct value *base, bool hs, int64_t s
 	if (!items)
 		return error_set(err, 0, 0, "TypeError: can only assign an iterable");
 	int64_t start, n = slice_indices(base->n, hs, s, he, e, 1, &start);
+	if (value_check_items(V_LIST, base->n - n + items->n, err) < 0) {
+		value_unref(items);
+		return -1;
+	}
 	interp_will_change(I, base);
 	int newn = base->n - (int)n + items->n;
 	struct value **out = xcalloc((size_t)(newn ? newn : 1), sizeof *out);
