@@ -10,6 +10,8 @@ import io
 import os
 import sys
 
+from python_semantics import c_string
+
 HEAD = "import torch\nimport numpy as np\nx = torch.zeros(2, 3, 4)\na = np.zeros((2, 3, 4))\n"
 
 PROGRAMS = [
@@ -56,10 +58,6 @@ def run(src):
         except BaseException as e:  # noqa: BLE001 - every error kind is part of the reference
             err_type, err_msg = type(e).__name__, str(e)
     return out.getvalue(), err_type, err_msg
-
-
-def c_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def main():
