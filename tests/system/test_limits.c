@@ -68,6 +68,17 @@ Test(limits, exit_in_a_statement_file_should_stop_it_with_that_status)
 	dir_remove(dir);
 }
 
+Test(limits, exit_in_lines_piped_to_the_repl_should_end_it_with_that_status)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "print(1)\nexit(3)\nprint(2)\n", NULL, &out, &err);
+	cr_expect_eq(rc, 3);
+	cr_expect(strstr(out, "1\n") != NULL && strstr(out, "2") == NULL, "printed '%s'", out);
+	free(out);
+	free(err);
+}
+
 Test(limits, a_tensor_whose_bytes_overflow_should_be_over_the_limit_whatever_qkv_max_elems_says)
 {
 	char *out, *err;
