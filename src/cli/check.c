@@ -9,6 +9,7 @@
 #include "lesson/catalog.h"
 #include "lesson/player.h"
 #include "text/progress.h"
+#include "text/visible.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,13 +33,13 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 		int at, rc = player_go(p, k, &at, &err);
 		text_progress_clear(&tp);
 		if (rc < 0) {
-			fprintf(stderr, "qkv: %s\n", err.msg);
+			cli_print_error("%s", err.msg);
 			status = 2;
 		}
 		for (int e = 0; status == 0 && e < st->nexpects; e++) {
 			struct expect_result er;
 			if (player_expect(p, k, e, &er, &err) < 0) {
-				fprintf(stderr, "qkv: %s\n", err.msg);
+				cli_print_error("%s", err.msg);
 				status = 2;
 			} else if (er.pass) {
 				passed++;
@@ -54,7 +55,7 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 			bool solved;
 			char detail[256];
 			if (player_check_exercise(p, k, e, &solved, detail, sizeof detail, &err) < 0) {
-				fprintf(stderr, "qkv: %s\n", err.msg);
+				cli_print_error("%s", err.msg);
 				status = 2;
 			} else if (solved) {
 				passed++;
@@ -68,7 +69,7 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 	}
 	player_free(p);
 	if (status == 0) {
-		fputs(fails.s, stdout);
+		visible_fputs(fails.s, stdout);	/* titles and details quote the lesson */
 		*passed_total += passed;
 		*failed_total += failed;
 	}
@@ -87,7 +88,7 @@ static int check_one(const struct catalog *c, const char *arg, enum kernel_varia
 	struct lesson *l = catalog_resolve(c, arg, cli_print_warning, NULL, &err);
 	int status = 2;
 	if (!l)
-		fprintf(stderr, "qkv: %s\n", err.msg);
+		cli_print_error("%s", err.msg);
 	else
 		status = check_lesson(l, kv, &t->passed, &t->failed);
 	t->refused += status == 2;
@@ -102,6 +103,8 @@ int cli_check(int argc, char **argv, enum kernel_variant kv)
 			return cli_usage_error("check: unknown option %s", argv[i]);
 	struct catalog c;
 	catalog_load(&c, NULL, NULL);
+	if (c.note && argc == 0)
+		cli_print_error("%s", c.note);
 	struct tally t = { 0, 0, 0 };
 	int status = 0;
 	/* no argument: every lesson of the catalog, by number */

@@ -3,21 +3,39 @@
  * stderr. Prints only to stderr; exits never (the commands return their
  * status to main.c). */
 #include "cli/cli.h"
+#include "core/mem.h"
 #include "core/tensor.h"
 #include "lesson/session.h"
+#include "text/visible.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+void cli_print_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *msg = xmalloc((size_t)(n > 0 ? n : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(msg, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	fputs("qkv: ", stderr);
+	visible_fputs(msg, stderr);
+	fputc('\n', stderr);
+	free(msg);
+}
+
 int cli_usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "qkv: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'qkv --help'.\n");
+	cli_print_error(fmt, arg);
+	fprintf(stderr, "Try 'qkv --help'.\n");
 	return 2;
 }
 
@@ -30,12 +48,12 @@ struct session *cli_session_new(enum kernel_variant kv)
 		errno = 0;
 		max = strtoll(lim, &endp, 10);
 		if (*endp || endp == lim || max <= 0 || (errno && max != LLONG_MAX)) {
-			fprintf(stderr, "qkv: QKV_MAX_ELEMS must be a positive whole number, got '%s'\n", lim);
+			cli_print_error("QKV_MAX_ELEMS must be a positive whole number, got '%s'", lim);
 			return NULL;
 		}
 		if (max > TENSOR_MAX_NUMEL) {
-			fprintf(stderr, "qkv: QKV_MAX_ELEMS=%s is more than one tensor can hold; using %lld (2^48)\n",
-				lim, (long long)TENSOR_MAX_NUMEL);
+			cli_print_error("QKV_MAX_ELEMS=%s is more than one tensor can hold; using %lld (2^48)", lim,
+					(long long)TENSOR_MAX_NUMEL);
 			max = TENSOR_MAX_NUMEL;
 		}
 	}
@@ -77,5 +95,6 @@ void cli_interrupt_clear(void)
 void cli_print_warning(void *udata, const char *message)
 {
 	(void)udata;
-	fprintf(stderr, "%s\n", message);
+	visible_fputs(message, stderr);
+	fputc('\n', stderr);
 }

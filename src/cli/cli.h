@@ -21,6 +21,9 @@ int cli_list(int argc, char **argv);                           /* list.c */
 int cli_bench(int argc, char **argv);                          /* bench.c */
 
 /* cli.c: what the commands share. */
+/* "qkv: MESSAGE" on stderr, its control characters made visible
+ * (text/visible.h): a message may quote a lesson or the input. */
+void cli_print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "qkv: MESSAGE" and "Try 'qkv --help'." on stderr; returns 2. */
 int cli_usage_error(const char *fmt, const char *arg);
 /* An empty session on kernels kv, with QKV_MAX_ELEMS's limit; NULL (the
@@ -33,7 +36,7 @@ struct session *cli_session_new(enum kernel_variant kv);
 const volatile sig_atomic_t *cli_interrupt_flag(void);
 bool cli_interrupted(void);
 void cli_interrupt_clear(void);
-/* A lesson loader's warning, on stderr (a lesson_warn_fn). */
+/* A lesson loader's warning, on stderr (a lesson_warn_fn), made visible. */
 void cli_print_warning(void *udata, const char *message);
 
 #endif

@@ -5,15 +5,20 @@
  * session. The first failing statement ends it with status 2; Ctrl-C stops
  * the statement that runs (undone) and ends it with status 130. */
 #include "cli/cli.h"
+#include "core/file.h"
 #include "core/strbuf.h"
+#include "lesson/lesson.h"
+#include "kernel/kernel.h"
 #include "lesson/session.h"
 #include "text/json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void emit(void *udata, const struct session_output *o)
 {
@@ -38,18 +43,6 @@ static void emit(void *udata, const struct session_output *o)
 	strbuf_free(&sb);
 }
 
-static char *read_all(FILE *f, size_t *len)
-{
-	struct strbuf sb;
-	strbuf_init(&sb);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		strbuf_putn(&sb, buf, n);
-	*len = sb.len;
-	return strbuf_detach(&sb);
-}
-
 /* The statement of -e at argv[*i] (moving past "-e STMT"), or NULL. */
 static const char *inline_statement(char **argv, int *i)
 {
@@ -60,28 +53,53 @@ static const char *inline_statement(char **argv, int *i)
 	return NULL;
 }
 
+/* The text of the file named (standard input for NULL or "-"): a file, a
+ * pipe or a device, at most LESSON_MAX_BYTES (a file of statements may be
+ * as long as a lesson). NULL with the reason printed and *status set (2, or
+ * 130 when Ctrl-C interrupted the read). */
+static char *read_statements(const char *file, bool named, size_t *len, int *status)
+{
+	struct qkv_error err;
+	const char *name = named ? file : "standard input";
+	int fd = named ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	int e = errno;
+	char *src = NULL;
+	if (fd >= 0) {
+		src = file_read_fd(fd, LESSON_MAX_BYTES, len, &err);
+		e = errno;
+	}
+	if (named && fd >= 0)
+		close(fd);
+	if (src)
+		return src;
+	*status = e == EINTR && cli_interrupted() ? 130 : 2;
+	if (fd < 0)
+		cli_print_error("%s: %s", name, strerror(e));
+	else if (e == EFBIG)
+		cli_print_error("%s: it is more than %u bytes (8 MiB), the most a file of statements may hold",
+			name, LESSON_MAX_BYTES);
+	else
+		cli_print_error("%s: %s", name, err.msg);
+	return NULL;
+}
+
 /* Runs the file named (standard input for NULL or "-") after the -e
  * statements, its first line numbered line. 0, or 2 with the error printed. */
 static int eval_file(struct session *s, const char *file, int line)
 {
 	bool named = file && strcmp(file, "-") != 0;
-	FILE *f = named ? fopen(file, "rb") : stdin;
-	if (!f) {
-		fprintf(stderr, "qkv: %s: %s\n", file, strerror(errno));
-		return 2;
-	}
 	size_t len;
-	char *src = read_all(f, &len);
-	if (f != stdin)
-		fclose(f);
-	struct qkv_error err;
 	int status = 0;
+	char *src = read_statements(file, named, &len, &status);
+	if (!src)
+		return status;
+	struct qkv_error err;
 	enum session_status st = session_run(s, src, len, line, SESSION_PER_STATEMENT, &err);
 	if (st != SESSION_OK) {
 		if (named)
-			fprintf(stderr, "qkv: %s: line %d, col %d: %s\n", file, err.line, err.col, err.msg);
+			cli_print_error("%s: line %d, col %d: %s", file, err.line, err.col, err.msg);
 		else
-			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			cli_print_error("line %d, col %d: %s", err.line, err.col, err.msg);
 		status = st == SESSION_INTERRUPTED ? 130 : 2;
 	}
 	free(src);
@@ -116,6 +134,9 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 		return 2;
 	session_set_output(s, emit, &json);
 	session_set_interrupt(s, cli_interrupt_flag());
+	/* and the kernels, between blocks: a long matmul stops at once too */
+	struct kernel_ctl kernels = { .stop = cli_interrupt_flag() };
+	kernel_ctl_use(&kernels);
 	int status = 0, line = 1;
 	/* -e statements first, in order, then the file (or stdin when nothing given) */
 	for (int i = 0; i < argc && status == 0; i++) {
@@ -125,7 +146,7 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 		struct qkv_error err;
 		enum session_status st = session_run(s, src, strlen(src), line, SESSION_PER_STATEMENT, &err);
 		if (st != SESSION_OK) {
-			fprintf(stderr, "qkv: line %d, col %d: %s\n", err.line, err.col, err.msg);
+			cli_print_error("line %d, col %d: %s", err.line, err.col, err.msg);
 			status = st == SESSION_INTERRUPTED ? 130 : 2;
 		}
 		for (const char *p = src; *p; p++)
@@ -137,6 +158,7 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 	if (status == 0 && (file || nexpr == 0))
 		status = eval_file(s, file, line);
 out:
+	kernel_ctl_use(NULL);
 	if (status == 0 && session_quit_requested(s))
 		status = session_quit_status(s);	/* exit(3) exits 3, as Python */
 	fflush(stdout);

@@ -88,7 +88,7 @@ int cli_run(int argc, char **argv, enum kernel_variant kv)
 		struct strbuf out;
 		strbuf_init(&out);
 		if (!l || run_lesson(l, kv, json, &out, &err) < 0) {
-			fprintf(stderr, "qkv: %s\n", err.msg);
+			cli_print_error("%s", err.msg);
 			status = 2;
 		} else {
 			fputs(out.s, stdout);

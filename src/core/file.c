@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SET_ASIDE_MAX 100   /* NAME.bad, NAME.bad.1 ... NAME.bad.99 */
@@ -33,29 +35,37 @@ static char *dir_name(const char *path)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static int write_error(const char *path, int errnum, struct qkv_error *err)
+/* Which call of a save failed, for its message. */
+enum write_stage {
+	STAGE_CREATE,   /* creating the temporary file beside path */
+	STAGE_WRITE,    /* writing, syncing or closing it */
+	STAGE_PLACE,    /* renaming (or linking) it to path */
+};
+
+/* "cannot save PATH: REASON", the reason from errnum and the call that
+ * failed: a missing directory is named only when it is missing (else a
+ * file system that takes no new files, such as /proc, would be "no
+ * directory"). */
+static int write_error(const char *path, int errnum, enum write_stage stage, struct qkv_error *err)
 {
 	char *dir = dir_name(path);
-	switch (errnum) {
-	case EACCES:
-	case EPERM:
+	struct stat st;
+	bool create = stage == STAGE_CREATE;
+	if (create && (errnum == EACCES || errnum == EPERM))
 		error_set(err, 0, 0, "cannot save %s: no permission to write in %s", path, dir);
-		break;
-	case EROFS:
+	else if (errnum == EROFS)
 		error_set(err, 0, 0, "cannot save %s: %s is on a read-only file system", path, dir);
-		break;
-	case ENOENT:
-	case ENOTDIR:
-		error_set(err, 0, 0, "cannot save %s: there is no directory %s", path, dir);
-		break;
-	case ENOSPC:
-	case EDQUOT:
+	else if (errnum == ENOSPC || errnum == EDQUOT)
 		error_set(err, 0, 0, "cannot save %s: the disk is full", path);
-		break;
-	default:
+	else if ((errnum == ENOENT || errnum == ENOTDIR) && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+		error_set(err, 0, 0, "cannot save %s: there is no directory %s", path, dir);
+	else if (create)	/* e.g. a directory of /proc, which takes no new file */
+		error_set(err, 0, 0, "cannot save %s: cannot create a temporary file in %s: %s", path, dir,
+			  strerror(errnum));
+	else if (stage == STAGE_PLACE)
+		error_set(err, 0, 0, "cannot save %s: cannot put the new file in its place: %s", path, strerror(errnum));
+	else
 		error_set(err, 0, 0, "cannot save %s: %s", path, strerror(errnum));
-		break;
-	}
 	free(dir);
 	errno = errnum;
 	return -1;
@@ -111,6 +121,32 @@ static void sync_dir(const char *path)
 	free(dir);
 }
 
+/* Creates a new temporary file ".qkv-XXXXXX" in the directory of path (a
+ * short name, so that it fits wherever a name of NAME_MAX bytes does) with
+ * mode less the umask; its fd with the name in tmp, or -1 with errno. */
+static int create_temp(const char *path, unsigned mode, struct strbuf *tmp)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	static atomic_uint_fast64_t count;	/* :save's thread and the main one's saves */
+	const char *slash = strrchr(path, '/');
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t seed = (uint64_t)getpid() * 2654435761u ^ (uint64_t)ts.tv_nsec;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint64_t x = seed + (uint64_t)(atomic_fetch_add(&count, 1) + 1) * 0x9E3779B97F4A7C15u;
+		strbuf_reset(tmp);
+		if (slash)
+			strbuf_putn(tmp, path, (size_t)(slash - path) + 1);
+		strbuf_puts(tmp, ".qkv-");
+		for (int i = 0; i < 6; i++, x /= 36)
+			strbuf_putc(tmp, digits[x % 36]);
+		int fd = open(tmp->s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;	/* EEXIST */
+}
+
 int file_write_atomic(const char *path, const char *data, size_t len, unsigned mode, int flags,
 		      struct qkv_error *err)
 {
@@ -118,16 +154,11 @@ int file_write_atomic(const char *path, const char *data, size_t len, unsigned m
 	bool exists = stat(path, &st) == 0;
 	struct strbuf tmp;
 	strbuf_init(&tmp);
-	strbuf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
-	if (fd < 0 && errno == EEXIST) {
-		unlink(tmp.s);	/* left by a save of ours (or of a process with our pid) that died */
-		fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
-	}
+	int fd = create_temp(path, mode, &tmp);
 	if (fd < 0) {
 		int e = errno;
 		strbuf_free(&tmp);
-		return write_error(path, e, err);
+		return write_error(path, e, STAGE_CREATE, err);
 	}
 	if (flags & FILE_KEEP_MODE) {
 		if (exists)
@@ -135,6 +166,7 @@ int file_write_atomic(const char *path, const char *data, size_t len, unsigned m
 	} else {
 		fchmod(fd, (mode_t)mode);	/* exactly mode, whatever the umask */
 	}
+	enum write_stage stage = STAGE_WRITE;
 	int rc = write_all(fd, data, len);
 	if (rc == 0)
 		rc = fsync(fd);
@@ -146,6 +178,7 @@ int file_write_atomic(const char *path, const char *data, size_t len, unsigned m
 	if (rc == 0 && put_in_place(tmp.s, path, !(flags & FILE_NO_REPLACE)) != 0) {
 		rc = -1;
 		e = errno;
+		stage = STAGE_PLACE;
 	}
 	if (rc != 0) {
 		unlink(tmp.s);
@@ -155,7 +188,7 @@ int file_write_atomic(const char *path, const char *data, size_t len, unsigned m
 			errno = EEXIST;
 			return -1;
 		}
-		return write_error(path, e, err);
+		return write_error(path, e, stage, err);
 	}
 	strbuf_free(&tmp);
 	sync_dir(path);
@@ -307,4 +340,45 @@ long file_bad_text(const char *text, size_t len)
 		i += n + 1;
 	}
 	return -1;
+}
+
+/* ---- reading a stream ------------------------------------------------------- */
+
+char *file_read_fd(int fd, size_t max, size_t *len, struct qkv_error *err)
+{
+	*len = 0;
+	error_clear(err);
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return read_error(-1, EISDIR, err, "it is a directory");
+	size_t cap = 65536 < max + 1 ? 65536 : max + 1, n = 0;
+	char *buf = xmalloc(cap + 1);
+	for (;;) {
+		if (n == cap) {
+			if (n > max) {
+				free(buf);
+				return read_error(-1, EFBIG, err, "it is more than %zu bytes", max);
+			}
+			cap = cap * 2 < max + 1 ? cap * 2 : max + 1;
+			buf = xrealloc(buf, cap + 1);
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			if (e == EINTR)
+				return read_error(-1, e, err, "interrupted");
+			return read_error(-1, e, err, "%s", strerror(e));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		free(buf);
+		return read_error(-1, EFBIG, err, "it is more than %zu bytes", max);
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
 }

@@ -16,14 +16,15 @@ enum {
 	FILE_NO_REPLACE = 2,  /* refuse (errno EEXIST) when path exists, even one that appeared meanwhile */
 };
 
-/* Writes data[0..len) to path atomically: into "PATH.tmp.PID" beside it,
- * fsynced, renamed over path, then the directory fsynced. path is always
- * either the old file or the whole new one, and no temporary file is left
- * behind. The new file gets exactly mode (FILE_KEEP_MODE: the replaced
+/* Writes data[0..len) to path atomically: into a new ".qkv-XXXXXX" beside
+ * it (short, so any name the directory takes fits), fsynced, renamed over
+ * path, then the directory fsynced. path is always either the old file or
+ * the whole new one, and no temporary file is left behind. The new file gets exactly mode (FILE_KEEP_MODE: the replaced
  * file's bits when there is one, else mode less the umask). The directory
  * must exist. Returns 0, or -1 with errno set and err->msg "cannot save PATH:
- * REASON" (no permission to write in DIR, DIR is on a read-only file system,
- * the disk is full, there is no directory DIR, ...). */
+ * REASON", the reason of the call that failed (no permission to write in
+ * DIR, DIR is on a read-only file system, the disk is full, there is no
+ * directory DIR, cannot create a temporary file in DIR: ERRNO, ...). */
 int file_write_atomic(const char *path, const char *data, size_t len, unsigned mode, int flags,
 		      struct qkv_error *err);
 
@@ -46,5 +47,15 @@ char *file_set_aside(const char *path);
  * byte or invalid UTF-8 sequence (overlong, surrogate, beyond U+10FFFF or
  * cut short), or -1 when it is all text. */
 long file_bad_text(const char *text, size_t len);
+
+/* Reads the open fd (a file, a pipe, a terminal or a device) to its end,
+ * blocking as it does, but never more than max bytes: for statements read
+ * from standard input or from a path that may be a pipe (`<(...)`) or
+ * /dev/zero. Returns the bytes (malloc'd, a NUL appended, *len their count),
+ * or NULL with errno set and err->msg saying why, without the name: "it is
+ * a directory", "it is more than 8388608 bytes", the read error's strerror
+ * ("Input/output error"), or "interrupted" (errno EINTR) when a signal
+ * handler interrupts the read. fd stays open. */
+char *file_read_fd(int fd, size_t max, size_t *len, struct qkv_error *err);
 
 #endif

@@ -673,6 +673,32 @@ static void bcast_release(struct bcast *bc)
 	tensor_unref(bc->tb);
 }
 
+/* torch and numpy refuse arithmetic on bools that has no logical meaning:
+ * -1 with their message, else 0. */
+static int bool_refused(struct operand a, struct operand b, enum ew_op op, enum flavor fl,
+			struct qkv_error *err)
+{
+	bool ba = a.t->dtype == DT_BOOL, bb = b.t->dtype == DT_BOOL;
+	if (fl == FLAVOR_NUMPY) {
+		if (op == EW_SUB && ba && bb)
+			return error_set(err, 0, 0, "numpy boolean subtract, the `-` operator, is not "
+					 "supported, use the bitwise_xor, the `^` operator, or the logical_xor function "
+					 "instead.");
+		return 0;
+	}
+	if (op == EW_SUB && ba && bb)
+		return error_set(err, 0, 0, "Subtraction, the `-` operator, with two bool tensors is "
+				 "not supported. Use the `^` or `logical_xor()` operator instead.");
+	if (op == EW_SUB && (ba || bb))
+		return error_set(err, 0, 0, "Subtraction, the `-` operator, with a bool tensor is not "
+				 "supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+				 "instead.");
+	if ((op == EW_FLOORDIV || op == EW_MOD || op == EW_POW) && ba && bb)
+		return error_set(err, 0, 0, "\"%s\" not implemented for 'Bool'",
+				 op == EW_FLOORDIV ? "div_floor_cpu" : op == EW_MOD ? "remainder_cpu" : "pow");
+	return 0;
+}
+
 struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			  enum ew_op op, struct qkv_error *err)
 {
@@ -682,7 +708,10 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 	enum dtype rd = promote(a, b, bc.fl);
 	if (op == EW_DIV && !dtype_is_float(rd))
 		rd = default_float(bc.fl);
-	if (rd == DT_BOOL && op != EW_MAX && op != EW_MIN)
+	if (bool_refused(a, b, op, bc.fl, err) < 0)
+		return NULL;
+	/* bool with bool stays bool, as in torch and numpy: + is or, * is and */
+	if (rd == DT_BOOL && op != EW_MAX && op != EW_MIN && op != EW_ADD && op != EW_MUL)
 		rd = DT_I64;
 	enum dtype cd = compute_dtype(rd);
 	bcast_convert(&bc, a, b, cd);
@@ -840,6 +869,20 @@ struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_un
 	return retype(out, rd);
 }
 
+/* ---- Ctrl-C and progress around the long kernels ----------------------------
+ * A matmul, softmax or attention may run for seconds. Each op below starts
+ * the count of its work (kernel_progress_begin, in the kernels' units, for
+ * a progress line) and, after its kernels, asks whether Ctrl-C stopped them
+ * (kernel.h: they look at the calling thread's stop flag between blocks):
+ * their output is then partial, and the op fails with the interpreter's
+ * "interrupted (Ctrl-C)", which undoes the statement like any error. */
+static int kernels_stopped(struct qkv_error *err)
+{
+	if (!kernel_stopped())
+		return 0;
+	return error_set(err, 0, 0, "interrupted (Ctrl-C)");
+}
+
 /* ---- matmul ------------------------------------------------------------------ */
 
 static void mm_kernel(const struct ops_ctx *ctx, enum dtype dt, void *c, const void *a, const void *b,
@@ -864,12 +907,16 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 			enum dtype *rd, struct qkv_error *err)
 {
 	bool numpy = a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY;
-	if (!numpy && a->dtype != b->dtype && dtype_is_float(a->dtype) && dtype_is_float(b->dtype))
-		return error_set(err, 0, 0, "%s: both tensors need the same dtype, got %s and %s "
-				 "(convert one with .float() or .double())", what, dtype_name(a->dtype),
-				 dtype_name(b->dtype));
 	struct operand oa = { a, false }, ob = { b, false };
 	*rd = promote(oa, ob, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH);
+	/* torch multiplies matrices of one dtype only (int64 @ float32 is an error there too) */
+	if (!numpy && a->dtype != b->dtype)
+		return error_set(err, 0, 0, "%s: both tensors need the same dtype, got %s and %s "
+				 "(convert one with %s)", what, dtype_name(a->dtype), dtype_name(b->dtype),
+				 *rd == DT_F64 ? ".double()" : *rd == DT_F32 ? ".float()" : ".long()");
+	if (!numpy && a->dtype == DT_BOOL)
+		return error_set(err, 0, 0, "%s of bool tensors is not implemented in torch "
+				 "(convert them with .float())", what);
 	if (*rd == DT_BOOL)
 		*rd = DT_I64;
 	*cd = *rd == DT_F32 ? DT_F32 : DT_F64;	/* the matmul kernels are float only */
@@ -931,6 +978,7 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	size_t es = dtype_size(cd);
 	char *po = out->storage->data;
 	const char *pa = tensor_data(ac), *pb = tensor_data(bc);
+	kernel_progress_begin(batch * m * k * n);
 	if (nb == 0) {
 		/* b is one matrix: fold a's batch into its rows */
 		if (na == nbat)
@@ -962,6 +1010,10 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	}
 	tensor_unref(ac);
 	tensor_unref(bc);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(out);
+		return NULL;
+	}
 	out->storage->version++;
 	out = retype(out, rd);
 	derive(out, DERIV_MATMUL, a, b, NULL);
@@ -1054,8 +1106,13 @@ struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim,
 	tensor_unref(moved);
 	int64_t cols = c->shape[last];
 	int64_t rows = cols ? tensor_numel(c) / cols : 0;
+	kernel_progress_begin(rows * cols);
 	if (rows > 0)
 		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, rows, cols);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(c);
+		return NULL;
+	}
 	struct tensor *out = c;
 	if (dim != last) {
 		struct tensor *back = ops_transpose(c, dim, last, err);
@@ -1075,8 +1132,13 @@ struct tensor *ops_softmax_all(const struct ops_ctx *ctx, struct tensor *t, stru
 		return NULL;
 	struct tensor *c = ops_clone(t);
 	int64_t n = tensor_numel(c);
+	kernel_progress_begin(n);
 	if (n > 0)
 		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, 1, n);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -1255,6 +1317,12 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 		batch = 0;
 	const uint8_t *pm = me ? (const uint8_t *)tensor_data(me) : NULL;
 	void *pw = w ? w->storage->data : NULL;
+	/* the work: every query against every key, or (fused and causal) the
+	 * keys up to the query's own */
+	int64_t seen = tq * tk;
+	if (causal && !form_weights)
+		seen = tq <= tk ? tq * (tq + 1) / 2 : tk * (tk + 1) / 2 + (tq - tk) * tk;
+	kernel_progress_begin(batch * seen * (d + dv));
 	if (ctx->variant == KERNEL_SIMD && q->dtype == DT_F32)
 		attention_heads_f32_simd(out->storage->data, pw, tensor_data(qc), tensor_data(kc), tensor_data(vc), pm,
 					 causal, (float)scale, batch, tq, tk, d, dv);
@@ -1280,6 +1348,11 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 	tensor_unref(kc);
 	tensor_unref(vc);
 	tensor_unref(me);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(out);
+		tensor_unref(w);
+		return NULL;
+	}
 	/* the mask (true = masked, broadcastable to the weights) has no slot of
 	 * its own: it rides in inner, as a DERIV_MASKED_FILL with b = mask and no
 	 * a; an attention's inner is that or NULL, never how q was computed */

@@ -3,7 +3,9 @@
  * allocates its result and calls a kernel (kernel/kernel.h) of the variant the
  * context selects. Recoverable errors return NULL (or -1) and fill err with a
  * message that names the shapes involved; err's line/col stay 0 for the
- * caller (the evaluator) to fill in. Results are new references. */
+ * caller (the evaluator) to fill in. Results are new references. A matmul,
+ * softmax or attention whose kernels Ctrl-C stopped (kernel.h's kernel_ctl)
+ * fails with "interrupted (Ctrl-C)". */
 #ifndef QKV_CORE_OPS_H
 #define QKV_CORE_OPS_H
 

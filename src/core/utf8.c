@@ -56,6 +56,40 @@ int utf8_decode(const char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
+size_t utf8_count_n(const char *s, size_t n)
+{
+	size_t count = 0, len = strnlen(s, n);
+	uint32_t cp;
+	for (size_t i = 0; i < len; count++)
+		i += (size_t)utf8_decode(s + i, len - i, &cp);
+	return count;
+}
+
+size_t utf8_count(const char *s)
+{
+	return utf8_count_n(s, strlen(s));
+}
+
+size_t utf8_offset(const char *s, size_t k)
+{
+	size_t i = 0, len = strlen(s);
+	uint32_t cp;
+	for (; k > 0 && i < len; k--)
+		i += (size_t)utf8_decode(s + i, len - i, &cp);
+	return i;
+}
+
+void utf8_offsets(const char *s, size_t *offs, size_t count)
+{
+	size_t i = 0, len = strlen(s);
+	uint32_t cp;
+	for (size_t k = 0; k < count && i < len; k++) {
+		offs[k] = i;
+		i += (size_t)utf8_decode(s + i, len - i, &cp);
+	}
+	offs[count] = i;
+}
+
 /* ---- widths ------------------------------------------------------------------ */
 
 struct cp_range {

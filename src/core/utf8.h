@@ -14,6 +14,17 @@
  * surrogates (U+D800..U+DFFF) and code points beyond U+10FFFF are invalid. */
 int utf8_decode(const char *s, size_t n, uint32_t *cp);
 
+/* Characters of the NUL-terminated s, as utf8_decode reads them (an invalid byte is one character):
+ * Python's len() of a str. */
+size_t utf8_count(const char *s);
+/* The same for the first n bytes of s (stops at a NUL too). */
+size_t utf8_count_n(const char *s, size_t n);
+/* The byte offset of character k of s (the length of s when s has k characters or fewer). */
+size_t utf8_offset(const char *s, size_t k);
+/* The byte offset of each character of s, and the length of s after them: offs gets count + 1 entries
+ * (count from utf8_count). For slicing with a step. */
+void utf8_offsets(const char *s, size_t *offs, size_t count);
+
 /* Terminal columns of a code point, independent of the locale: 0 for combining marks, zero-width
  * characters and C0/C1 controls other than tab; 2 for East Asian wide and fullwidth characters and
  * emoji presentation ranges; 1 otherwise (tab included: the caller expands tabs if it wants to). */

@@ -2,6 +2,7 @@
  * the CPU has it (checked once) and the baseline table otherwise.
  * Called by everything that wants the fast path; the CPU check is the only
  * global state in kernel/, and nothing else here computes anything. */
+#include "kernel/ctl.h"
 #include "kernel/kernel.h"
 #include "kernel/simd.h"
 
@@ -76,17 +77,21 @@ int kernel_threads(void)
 
 /* Runs job(arg, t, nt) for t = 0 .. nt-1, part 0 on the calling thread and
  * the others on threads of their own; a thread that cannot be started has
- * its part done by the caller. Returns when every part is done. */
+ * its part done by the caller. Returns when every part is done. Each part
+ * runs under the caller's kernel_ctl: one Ctrl-C stops them all. */
 struct part {
 	void (*job)(void *arg, int t, int nt);
 	void *arg;
 	int t, nt;
+	struct kernel_ctl *ctl;
 };
 
 static void *part_run(void *p)
 {
 	struct part *j = p;
+	struct kernel_ctl *was = kernel_ctl_use(j->ctl);
 	j->job(j->arg, j->t, j->nt);
+	kernel_ctl_use(was);
 	return NULL;
 }
 
@@ -96,7 +101,7 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 	pthread_t tid[THREADS_MAX];
 	bool started[THREADS_MAX] = { false };
 	for (int t = 0; t < nt; t++)
-		parts[t] = (struct part){ job, arg, t, nt };
+		parts[t] = (struct part){ job, arg, t, nt, kernel_ctl_now };
 	for (int t = 1; t < nt; t++)
 		started[t] = pthread_create(&tid[t], NULL, part_run, &parts[t]) == 0;
 	part_run(&parts[0]);
@@ -207,6 +212,8 @@ static void attention_part(void *arg, int t, int nt)
 	int64_t rows = j->ops->att_rows;
 	const struct att_ld ld = { j->lay[0].row, j->lay[1].row, j->lay[2].row, j->lay[3].row };
 	for (int64_t it = t; it < j->nb * j->nh * j->per_head; it += nt) {
+		if (ctl_stop())
+			return;
 		int64_t hh = it / j->per_head, b = hh / j->nh, h = hh % j->nh, i0 = (it % j->per_head) * rows;
 		const char *q = (const char *)j->q + (size_t)head_at(&j->lay[0], b, h) * es;
 		const char *k = (const char *)j->k + (size_t)head_at(&j->lay[1], b, h) * es;

@@ -1,7 +1,8 @@
 /* kernel.h: the numeric kernels, the bottom layer of qkv.
  * Every kernel works on plain arrays: outputs first, const inputs next, sizes
  * last; row-major and contiguous unless strides are passed. A kernel never
- * allocates, prints, or reads global state, and includes nothing from core/.
+ * allocates, prints, or reads global state (but for the stop flag its caller
+ * registered: kernel_ctl_use below), and includes nothing from core/.
  *
  * Matmul, softmax and the attention pipeline come as two variants:
  *   _loops  scalar for-loops written to be read (they mirror the "unravelled"
@@ -12,11 +13,46 @@
 #ifndef QKV_KERNEL_H
 #define QKV_KERNEL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS };
+
+/* ---- stopping early (Ctrl-C) and progress ---------------------------------
+ * The thread that calls kernels may register a struct kernel_ctl for itself
+ * (kernel_ctl_use: a thread-local pointer, so each thread has its own;
+ * ui/job.c's worker, qkv repl and qkv eval register the Ctrl-C flag). Matmul, softmax and attention (loops and
+ * simd) then read *stop between tiles or blocks of rows, never per element,
+ * and once it is nonzero return early, their output partial: the caller
+ * asks kernel_stopped() after the call and throws the output away. The
+ * worker threads of the *_simd kernels use their caller's ctl, so one flag
+ * stops them all. As they go, the kernels add the work they have finished to
+ * done (atomically), which another thread may read (kernel_ctl_progress) to
+ * show progress; the units are a matmul's or an attention's multiply-adds
+ * (m·k·n; tq·tk·(d+dv) per head, about half of it when fused and causal) and a
+ * softmax's elements. Nothing else changes: the kernels still allocate and
+ * print nothing and compute the same bits; reading a flag someone else sets
+ * (a signal handler, another thread) is all they do besides.
+ * The elementwise, reduction and movement kernels (bounded by the element
+ * limit to a fraction of a second) do not look at it. */
+struct kernel_ctl {
+	const volatile sig_atomic_t *stop; /* NULL, or a flag: nonzero stops the kernels */
+	int64_t done;                      /* units finished (kernel_progress_begin zeroes it) */
+	int64_t total;                     /* units of the operation running, 0 if not known */
+};
+/* Makes ctl the calling thread's control (NULL: none, the default: nothing
+ * stops the kernels); returns the one it replaces. ctl must outlive its use. */
+struct kernel_ctl *kernel_ctl_use(struct kernel_ctl *ctl);
+/* Whether the calling thread's stop flag is up: the kernels called since it
+ * rose may have stopped early, their outputs partial. */
+bool kernel_stopped(void);
+/* The caller of the kernels starts an operation of total units: done = 0.
+ * Without a ctl, nothing. */
+void kernel_progress_begin(int64_t total);
+/* done and total of ctl, read atomically (from any thread). */
+void kernel_ctl_progress(const struct kernel_ctl *ctl, int64_t *done, int64_t *total);
 
 /* ---- matmul ------------------------------------------------------------
  * c is (m,n), a is (m,k), b is (k,n); c = a·b, c is overwritten.

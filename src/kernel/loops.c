@@ -1,7 +1,11 @@
 /* loops.c: matmul, row softmax and one attention head as plain for-loops, the
  * "unravelled" attention of the notebook (seed 003) and the reference forever.
  * Called via kernel.h and shown to students beside the simd twins: no blocking,
- * no hand vectorisation; never allocates, prints or touches global state. */
+ * no hand vectorisation; never allocates, prints or touches global state.
+ * Each row starts by asking ctl_stop() whether Ctrl-C asked to stop (the
+ * kernel then returns, its output partial) and ends by counting its work
+ * for the progress line (ctl_done): see kernel.h. */
+#include "kernel/ctl.h"
 #include "kernel/kernel.h"
 
 #include <math.h>
@@ -18,12 +22,15 @@
 void matmul_f32_loops(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n)
 {
 	for (int64_t i = 0; i < m; i++) {
+		if (ctl_stop())
+			return;
 		for (int64_t j = 0; j < n; j++) {
 			float sum = 0.0f;
 			for (int64_t p = 0; p < k; p++)
 				sum += a[i * k + p] * b[p * n + j];
 			c[i * n + j] = sum;
 		}
+		ctl_done(k * n);
 	}
 }
 
@@ -31,12 +38,15 @@ void matmul_f32_loops(float *c, const float *a, const float *b, int64_t m, int64
 void matmul_f64_loops(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n)
 {
 	for (int64_t i = 0; i < m; i++) {
+		if (ctl_stop())
+			return;
 		for (int64_t j = 0; j < n; j++) {
 			double sum = 0.0;
 			for (int64_t p = 0; p < k; p++)
 				sum += a[i * k + p] * b[p * n + j];
 			c[i * n + j] = sum;
 		}
+		ctl_done(k * n);
 	}
 }
 
@@ -56,6 +66,9 @@ void softmax_rows_f32_loops(float *dst, const float *src, int64_t rows, int64_t 
 	for (int64_t r = 0; r < rows; r++) {
 		const float *x = &src[r * cols];
 		float *y = &dst[r * cols];
+		if (ctl_stop())
+			return;
+		ctl_done(cols);
 
 		/* 1. the largest entry of the row (a NaN, once seen, sticks) */
 		float max = -INFINITY;
@@ -89,6 +102,9 @@ void softmax_rows_f64_loops(double *dst, const double *src, int64_t rows, int64_
 	for (int64_t r = 0; r < rows; r++) {
 		const double *x = &src[r * cols];
 		double *y = &dst[r * cols];
+		if (ctl_stop())
+			return;
+		ctl_done(cols);
 
 		double max = -INFINITY;
 		for (int64_t j = 0; j < cols; j++)
@@ -131,6 +147,9 @@ void attention_f32_loops(float *out, float *weights, const float *q, const float
 	/* 1. scores: how well does each query match each key? */
 	for (int64_t q_idx = 0; q_idx < tq; q_idx++) {
 		const float *query = &q[q_idx * d];
+		if (ctl_stop())
+			return;
+		ctl_done(tk * d);
 		for (int64_t k_idx = 0; k_idx < tk; k_idx++) {
 			const float *key = &k[k_idx * d];
 			float *att = &weights[q_idx * tk + k_idx];
@@ -157,6 +176,9 @@ void attention_f32_loops(float *out, float *weights, const float *q, const float
 	for (int64_t row = 0; row < tq; row++) {
 		const float *a = &weights[row * tk];
 		float *o = &out[row * dv];
+		if (ctl_stop())
+			return;
+		ctl_done(tk * dv);
 
 		for (int64_t c = 0; c < dv; c++)
 			o[c] = 0.0f;
@@ -176,6 +198,9 @@ void attention_f64_loops(double *out, double *weights, const double *q, const do
 {
 	for (int64_t q_idx = 0; q_idx < tq; q_idx++) {
 		const double *query = &q[q_idx * d];
+		if (ctl_stop())
+			return;
+		ctl_done(tk * d);
 		for (int64_t k_idx = 0; k_idx < tk; k_idx++) {
 			const double *key = &k[k_idx * d];
 			double *att = &weights[q_idx * tk + k_idx];
@@ -199,6 +224,9 @@ void attention_f64_loops(double *out, double *weights, const double *q, const do
 	for (int64_t row = 0; row < tq; row++) {
 		const double *a = &weights[row * tk];
 		double *o = &out[row * dv];
+		if (ctl_stop())
+			return;
+		ctl_done(tk * dv);
 
 		for (int64_t c = 0; c < dv; c++)
 			o[c] = 0.0;

@@ -3,6 +3,7 @@
  * matmul, softmax and attention with weights, libm's exp, and a row-at-a-time
  * online softmax for fused attention, so that nothing needs the (T, T)
  * weights here either. No vector types; only dispatch.c reaches it. */
+#include "kernel/ctl.h"
 #include "kernel/kernel.h"
 #include "kernel/simd.h"
 
@@ -20,6 +21,9 @@
 	{                                                                                                  \
 		for (int64_t i = i0; i < i0 + bq; i++) {                                                   \
 			int64_t kend = causal && i + 1 < tk ? i + 1 : tk;                                  \
+			if (ctl_stop()) /* Ctrl-C: the rest of out is left */                              \
+				return;                                                                    \
+			ctl_done(kend * (d + dv));                                                         \
 			for (int64_t c0 = 0; c0 < dv; c0 += SCALAR_DVC) {                                  \
 				int64_t dvc = dv - c0 < SCALAR_DVC ? dv - c0 : SCALAR_DVC;                 \
 				T acc[SCALAR_DVC] = { 0 }, m = -INFINITY, l = 0;                           \

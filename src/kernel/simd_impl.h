@@ -6,6 +6,7 @@
 #error "define SIMD_BYTES, SIMD_NAME and SIMD_OPS before including simd_impl.h"
 #endif
 
+#include "kernel/ctl.h"
 #include "kernel/kernel.h"
 #include "kernel/simd.h"
 

@@ -1,7 +1,9 @@
 /* simd_tmpl.h: matmul, softmax and attention for one element type T, included
  * by simd_impl.h once for float and once for double (no include guard).
  * Everything here is static; simd_impl.h puts it in the ops table. Never
- * allocates: the only buffers are small ones on the stack. */
+ * allocates: the only buffers are small ones on the stack. Between blocks
+ * (a panel of the matmul, a block of keys or rows) they look at Ctrl-C
+ * (ctl_stop: return early, the output partial) and count their work. */
 
 /* The matmul micro-kernel holds SIMD_MR (6) rows by NR = 2 vectors of c in
  * named accumulators (see simd_impl.h for the blocking). */
@@ -176,9 +178,13 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 				const T *bs = bp + (j0 % SIMD_NC) * kc;	/* this panel's place */
 				if (skip_upper && j0 > i0 + mb - 1)
 					break;
-				if (j0 % SIMD_NC == 0)
+				if (j0 % SIMD_NC == 0) {
+					/* Ctrl-C: stop here, c partial (a few hundred microseconds apart) */
+					if (ctl_stop())
+						return;
 					TFN(pack_panels)(bp, b + p0 * rs + j0 * cs, rs, cs, kc,
 							 n - j0 < SIMD_NC ? n - j0 : SIMD_NC);
+				}
 				for (int64_t r0 = 0; r0 < mb; r0 += SIMD_MR) {
 					int64_t mc = mb - r0 < SIMD_MR ? mb - r0 : SIMD_MR;
 					T *ct = c + (i0 + r0) * ldc + j0;
@@ -191,6 +197,7 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 							  p0 > 0);
 				}
 			}
+			ctl_done(mb * kc * n);	/* (all of it, the causal tiles skipped too) */
 		}
 	}
 }
@@ -269,8 +276,16 @@ static void TFN(softmax_row)(T *y, const T *x, int64_t n)
 /* dst and src are (rows, cols); dst may equal src. */
 static void TFN(softmax_rows)(T *dst, const T *src, int64_t rows, int64_t cols)
 {
-	for (int64_t r = 0; r < rows; r++)
-		TFN(softmax_row)(dst + r * cols, src + r * cols, cols);
+	/* rows in blocks of some 16k elements, Ctrl-C looked at between them */
+	int64_t per = cols > 0 && cols < 16384 ? 16384 / cols : 1;
+	for (int64_t r0 = 0; r0 < rows; r0 += per) {
+		int64_t r1 = rows - r0 < per ? rows : r0 + per;
+		if (ctl_stop())
+			return;
+		for (int64_t r = r0; r < r1; r++)
+			TFN(softmax_row)(dst + r * cols, src + r * cols, cols);
+		ctl_done((r1 - r0) * cols);
+	}
 }
 
 /* ---- attention for one head ------------------------------------------------------
@@ -285,6 +300,8 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 			   int64_t tq, int64_t tk, int64_t d, int64_t dv)
 {
 	TFN(gemm)(weights, tk, q, d, k, 1, d, tq, d, tk, causal);
+	if (ctl_stop())
+		return;
 
 	V vscale = VFN(set1)(scale);
 	V vninf = VFN(set1)(-INFINITY);
@@ -308,6 +325,8 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 		}
 		TFN(softmax_row)(row, row, tk);
 	}
+	if (ctl_stop())
+		return;
 
 	TFN(gemm)(out, dv, weights, tk, v, dv, 1, tq, tk, dv, false);
 }
@@ -407,6 +426,9 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 		}
 		for (int64_t j0 = 0; j0 < kend; j0 += ATT_BK) {
 			int64_t bk = kend - j0 < ATT_BK ? kend - j0 : ATT_BK;
+			if (ctl_stop())	/* Ctrl-C: out's rows are left as they were */
+				return;
+			ctl_done(bq * bk * (d + dvc));
 			/* sᵀ = k_block · q_blockᵀ, ATT_DC of the depth at a time */
 			if (d == 0)
 				memset(st, 0, sizeof st);

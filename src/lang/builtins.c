@@ -759,6 +759,9 @@ static struct value *F_sdpa(struct call *c, struct qkv_error *err)
 	    args_bool(c, &a, 5, false, &causal, err) < 0)
 		return args_fail(&a);
 	if (a.v[3] && a.v[3]->kind != V_NONE) {
+		if (causal)	/* torch's check (1.13's private function, 2.x's public one) */
+			return args_error(err, c, &a, 3, "_scaled_dot_product_attention: Explicit attn_mask should "
+					  "not be set when is_causal=True"), args_fail(&a);
 		if (args_tensor(c, &a, 3, &mask, err) < 0)
 			return args_fail(&a);
 		if (mask->dtype != DT_BOOL)
@@ -1181,8 +1184,9 @@ static struct value *py_quit(struct call *c, struct qkv_error *err)
 	return args_return(&a, value_none());
 }
 
-/* math.* on Python numbers */
-static struct value *math_fn(struct call *c, double (*fn)(double), bool nonneg, struct qkv_error *err)
+/* math.* on Python numbers; domain: 0 any x, 1 x >= 0 (sqrt), 2 x > 0 (log). Python's messages
+ * for an x outside it and for a finite x whose result overflows. */
+static struct value *math_fn(struct call *c, double (*fn)(double), int domain, struct qkv_error *err)
 {
 	struct args a;
 	if (args_bind(c, P("x"), 1, &a, err) < 0)
@@ -1193,16 +1197,19 @@ static struct value *math_fn(struct call *c, double (*fn)(double), bool nonneg, 
 				  strrchr(c->name, '.') + 1), args_fail(&a);
 	if (args_double(c, &a, 0, 0, &x, err) < 0)
 		return args_fail(&a);
-	if (nonneg && x < 0)
-		return args_error(err, c, &a, 0, "math domain error: %s() of a negative number", c->name), args_fail(&a);
-	return args_return(&a, value_float(fn(x)));
+	if ((domain == 1 && x < 0) || (domain == 2 && x <= 0))
+		return args_error(err, c, &a, 0, "ValueError: math domain error"), args_fail(&a);
+	double r = fn(x);
+	if (isinf(r) && isfinite(x))
+		return args_error(err, c, &a, 0, "OverflowError: math range error"), args_fail(&a);
+	return args_return(&a, value_float(r));
 }
 
-static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return math_fn(c, sqrt, true, err); }
-static struct value *m_exp(struct call *c, struct qkv_error *err) { return math_fn(c, exp, false, err); }
-static struct value *m_log(struct call *c, struct qkv_error *err) { return math_fn(c, log, true, err); }
-static struct value *m_sin(struct call *c, struct qkv_error *err) { return math_fn(c, sin, false, err); }
-static struct value *m_cos(struct call *c, struct qkv_error *err) { return math_fn(c, cos, false, err); }
+static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return math_fn(c, sqrt, 1, err); }
+static struct value *m_exp(struct call *c, struct qkv_error *err) { return math_fn(c, exp, 0, err); }
+static struct value *m_log(struct call *c, struct qkv_error *err) { return math_fn(c, log, 2, err); }
+static struct value *m_sin(struct call *c, struct qkv_error *err) { return math_fn(c, sin, 0, err); }
+static struct value *m_cos(struct call *c, struct qkv_error *err) { return math_fn(c, cos, 0, err); }
 
 /* ---- the table ------------------------------------------------------------------- */
 

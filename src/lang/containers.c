@@ -6,6 +6,7 @@
 #include "lang/args.h"
 #include "lang/runtime.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -73,9 +74,8 @@ int runtime_next(struct interp *I, struct value *itv, struct value **out, struct
 		if (it->i >= it->n)
 			return 0;
 		const char *s = src->str + it->i;
-		int len = 1;
-		while (s[len] && ((unsigned char)s[len] & 0xC0) == 0x80)
-			len++;
+		uint32_t cp;
+		int len = utf8_decode(s, (size_t)(it->n - it->i), &cp);
 		*out = value_str_take(xstrndup(s, (size_t)len));
 		it->i += len;
 		return 1;
@@ -260,7 +260,7 @@ int container_contains(struct interp *I, struct value *seq, struct value *x, str
 
 static int seq_len(const struct value *v)
 {
-	return v->kind == V_STR ? (int)strlen(v->str) : v->n;
+	return v->kind == V_STR ? (int)utf8_count(v->str) : v->n;
 }
 
 /* A normalised index into a sequence of length len, or -1 with err. */
@@ -272,7 +272,8 @@ static int norm_index(const struct value *base, const struct value *key, int64_t
 		return error_set(err, 0, 0, "TypeError: %s indices must be integers or slices, not %s",
 				 value_type_name(base), value_type_name(key));
 	if (k < -len || k >= len)
-		return error_set(err, 0, 0, "IndexError: %s index out of range", value_type_name(base));
+		return error_set(err, 0, 0, "IndexError: %s index out of range", base->kind == V_STR ? "string" :
+				 base->kind == V_RANGE ? "range object" : value_type_name(base));
 	*out = k < 0 ? k + len : k;
 	return 0;
 }
@@ -287,18 +288,11 @@ struct value *container_index(struct interp *I, struct value *base, struct value
 		return value_ref(base->items[k]);
 	case V_STR: {
 		/* characters (UTF-8 sequences), not bytes */
-		int64_t nchars = 0;
-		for (const unsigned char *p = (const unsigned char *)base->str; *p; p++)
-			nchars += (*p & 0xC0) != 0x80;
-		if (norm_index(base, key, nchars, &k, err) < 0)
+		if (norm_index(base, key, (int64_t)utf8_count(base->str), &k, err) < 0)
 			return NULL;
-		const char *p = base->str;
-		for (int64_t c = 0; c < k; p++)
-			if (((unsigned char)p[1] & 0xC0) != 0x80)
-				c++;
-		int len = 1;
-		while (p[len] && ((unsigned char)p[len] & 0xC0) == 0x80)
-			len++;
+		const char *p = base->str + utf8_offset(base->str, (size_t)k);
+		uint32_t cp;
+		int len = utf8_decode(p, strlen(p), &cp);
 		return value_str_take(xstrndup(p, (size_t)len));
 	}
 	case V_RANGE:
@@ -361,6 +355,22 @@ static int64_t slice_indices(int64_t len, bool hs, int64_t s, bool he, int64_t e
 	return s > e ? (s - e - st - 1) / -st : 0;
 }
 
+/* n characters of s from character start, step st apart (by character, not byte). */
+static struct value *str_slice(const char *s, int64_t start, int64_t n, int64_t st)
+{
+	size_t count = utf8_count(s);
+	size_t *offs = xmalloc((count + 1) * sizeof *offs);
+	utf8_offsets(s, offs, count);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	for (int64_t i = 0; i < n; i++) {
+		size_t c = (size_t)(start + i * st);
+		strbuf_putn(&sb, s + offs[c], offs[c + 1] - offs[c]);
+	}
+	free(offs);
+	return value_str_take(strbuf_detach(&sb));
+}
+
 struct value *container_slice(struct interp *I, struct value *base, bool hs, int64_t s, bool he, int64_t e,
 			      bool hst, int64_t st, struct qkv_error *err)
 {
@@ -377,13 +387,8 @@ struct value *container_slice(struct interp *I, struct value *base, bool hs, int
 	if (base->kind != V_LIST && base->kind != V_TUPLE && base->kind != V_SIZE && base->kind != V_STR)
 		return error_set(err, 0, 0, "TypeError: '%s' object is not subscriptable", value_type_name(base)), NULL;
 	int64_t start, n = slice_indices(seq_len(base), hs, s, he, e, st, &start);
-	if (base->kind == V_STR) {
-		char *out = xmalloc((size_t)n + 1);
-		for (int64_t i = 0; i < n; i++)
-			out[i] = base->str[start + i * st];
-		out[n] = 0;
-		return value_str_take(out);
-	}
+	if (base->kind == V_STR)
+		return str_slice(base->str, start, n, st);
 	struct value *r = value_seq(base->kind, (int)n);
 	for (int64_t i = 0; i < n; i++)
 		r->items[i] = value_ref(base->items[start + i * st]);
@@ -633,7 +638,7 @@ static struct value *l_index(struct call *c, struct qkv_error *err)
 		const char *p = strstr(l->str, a.v[0]->str);
 		if (!p)
 			return args_error(err, c, &a, 0, "ValueError: substring not found"), args_fail(&a);
-		return args_return(&a, value_int(p - l->str));
+		return args_return(&a, value_int((int64_t)utf8_count_n(l->str, (size_t)(p - l->str))));
 	}
 	for (int i = 0; i < l->n; i++)
 		if (value_equal(l->items[i], a.v[0]))
@@ -660,7 +665,7 @@ static struct value *l_count(struct call *c, struct qkv_error *err)
 		for (const char *p = l->str; len && (p = strstr(p, a.v[0]->str)); p += len)
 			n++;
 		if (!len)
-			n = (int64_t)strlen(l->str) + 1;
+			n = (int64_t)utf8_count(l->str) + 1;
 		return args_return(&a, value_int(n));
 	}
 	for (int i = 0; i < l->n; i++)
@@ -1079,8 +1084,8 @@ static struct value *str_find(struct call *c, struct qkv_error *err)
 		return NULL;
 	if (a.v[0]->kind != V_STR)
 		return args_error(err, c, &a, 0, "TypeError: must be str"), args_fail(&a);
-	const char *p = strstr(SELF(c)->str, a.v[0]->str);
-	return args_return(&a, value_int(p ? p - SELF(c)->str : -1));
+	const char *s = SELF(c)->str, *p = strstr(s, a.v[0]->str);
+	return args_return(&a, value_int(p ? (int64_t)utf8_count_n(s, (size_t)(p - s)) : -1));
 }
 
 /* "{} and {:.2f}".format(a, b) */

@@ -115,6 +115,8 @@ static struct value *number_binop(int op, const struct value *a, const struct va
 		if (x < 0 && y != floor(y))
 			return error_set(err, 0, 0, "a negative number to a fractional power is complex; "
 					 "qkv has no complex numbers"), NULL;
+		if (isfinite(x) && isfinite(y) && isinf(pow(x, y)))	/* as CPython, which reports ERANGE */
+			return error_set(err, 0, 0, "OverflowError: (34, 'Numerical result out of range')"), NULL;
 		return value_float(pow(x, y));
 	case OP_EQ: return value_bool(x == y);
 	case OP_NE: return value_bool(x != y);
@@ -510,12 +512,17 @@ static struct value *eval_fstring(struct interp *I, const struct node *n, struct
 		if (!v)
 			goto fail;
 		int rc = 0;
-		if (k->op == 'r')
-			value_repr(&sb, v);
-		else if (k->op == 's')
-			value_str_of(&sb, v);
-		else
-			rc = value_format_field(&sb, v, k->str, err);
+		if (k->op == 'r' || k->op == 's') {	/* the conversion, then the spec on its text: {x!r:>8} */
+			struct strbuf conv;
+			strbuf_init(&conv);
+			if (k->op == 'r')
+				value_repr(&conv, v);
+			else
+				value_str_of(&conv, v);
+			value_unref(v);
+			v = value_str_take(strbuf_detach(&conv));
+		}
+		rc = value_format_field(&sb, v, k->str, err);
 		value_unref(v);
 		if (rc < 0) {
 			error_locate(err, k->line, k->col);
@@ -988,9 +995,84 @@ static struct value *eval_compare(struct interp *I, const struct node *n, struct
 	return value_bool((in != 0) == (n->op == OP_IN));
 }
 
+/* One binary operator whose left operand's value a (taken) is known: evaluates
+ * the right operand (unless `and` / `or` decide without it) and applies it. */
+static struct value *binary_apply(struct interp *I, const struct node *n, struct value *a, struct qkv_error *err)
+{
+	struct value *r;
+	if (n->op == OP_AND || n->op == OP_OR) {
+		int t = value_truth(a, err);
+		if (t < 0) {
+			value_unref(a);
+			error_locate(err, n->kids[0]->line, n->kids[0]->col);
+			return NULL;
+		}
+		if ((n->op == OP_AND && !t) || (n->op == OP_OR && t))
+			return a;
+		value_unref(a);
+		return eval_expr(I, n->kids[1], err);
+	}
+	struct value *b = eval_expr(I, n->kids[1], err);
+	if (!b || interp_check_interrupt(I, n, err) < 0) {
+		value_unref(a);
+		value_unref(b);
+		return NULL;
+	}
+	if (n->op == OP_IS || n->op == OP_ISNOT || n->op == OP_IN || n->op == OP_NOTIN) {
+		r = eval_compare(I, n, a, b, err);
+	} else {
+		r = eval_binop(I, n->op, a, b, err);
+		autograd_binop(I, n->op, a, b, r);
+		if (r && r->kind == V_TENSOR && r->t->from) {	/* name the operands: "Q", "K.T" */
+			struct ast_operand o[2] = {
+				{ n->kids[0], NULL, a->kind == V_TENSOR ? a->t : NULL },
+				{ n->kids[1], NULL, b->kind == V_TENSOR ? b->t : NULL },
+			};
+			ast_label_operands(r->t, o, 2);
+		}
+	}
+	value_unref(a);
+	value_unref(b);
+	if (!r)
+		error_locate(err, n->line, n->col);
+	return r;
+}
+
+/* A binary operator, and the operators down its left operand's left side:
+ * ((a + b) - c) * d is evaluated by a loop from a up, not by recursion, so a
+ * chain of thousands of operators takes no more C stack than one. Only the
+ * lowest operator can be a fused attention: the others' left operand is an
+ * operator, never the softmax call fuse_attention looks for. */
+static struct value *eval_binary(struct interp *I, const struct node *n, struct qkv_error *err)
+{
+	struct value *r;
+	if (n->op == OP_MATMUL && fuse_attention(I, n, &r) == 1)
+		return r;
+	if (n->kids[0]->kind != N_BINARY) {
+		struct value *a = eval_expr(I, n->kids[0], err);
+		return a ? binary_apply(I, n, a, err) : NULL;
+	}
+	int len = 0;
+	for (const struct node *s = n; s->kind == N_BINARY; s = s->kids[0])
+		len++;
+	const struct node **spine = xmalloc((size_t)len * sizeof *spine);
+	int k = 0;
+	for (const struct node *s = n; s->kind == N_BINARY; s = s->kids[0])
+		spine[k++] = s;
+	r = eval_expr(I, spine[len - 1], err);	/* its left operand is no operator: no deeper */
+	for (k = len - 2; k >= 0 && r; k--)
+		r = binary_apply(I, spine[k], r, err);
+	free(spine);
+	return r;
+}
+
 struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err)
 {
 	struct value *r = NULL;
+	/* a.b.c..., f()()..., x[0][0]...: recursion as deep as the tree (PARSE_MAX_HEIGHT), guarded
+	 * like a call's where the stack is short */
+	if ((n->kind == N_ATTR || n->kind == N_CALL || n->kind == N_INDEX) && scope_check_depth(I, n, err) < 0)
+		return NULL;
 	switch (n->kind) {
 	case N_NUM:
 		return n->is_int ? value_int(n->ival) : value_float(n->num);
@@ -1041,47 +1123,8 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 		value_unref(a);
 		break;
 	}
-	case N_BINARY: {
-		if (n->op == OP_MATMUL && fuse_attention(I, n, &r) == 1)
-			return r;
-		struct value *a = eval_expr(I, n->kids[0], err);
-		if (!a)
-			return NULL;
-		if (n->op == OP_AND || n->op == OP_OR) {
-			int t = value_truth(a, err);
-			if (t < 0) {
-				value_unref(a);
-				error_locate(err, n->kids[0]->line, n->kids[0]->col);
-				return NULL;
-			}
-			if ((n->op == OP_AND && !t) || (n->op == OP_OR && t))
-				return a;
-			value_unref(a);
-			return eval_expr(I, n->kids[1], err);
-		}
-		struct value *b = eval_expr(I, n->kids[1], err);
-		if (!b || interp_check_interrupt(I, n, err) < 0) {
-			value_unref(a);
-			value_unref(b);
-			return NULL;
-		}
-		if (n->op == OP_IS || n->op == OP_ISNOT || n->op == OP_IN || n->op == OP_NOTIN) {
-			r = eval_compare(I, n, a, b, err);
-		} else {
-			r = eval_binop(I, n->op, a, b, err);
-			autograd_binop(I, n->op, a, b, r);
-			if (r && r->kind == V_TENSOR && r->t->from) {	/* name the operands: "Q", "K.T" */
-				struct ast_operand o[2] = {
-					{ n->kids[0], NULL, a->kind == V_TENSOR ? a->t : NULL },
-					{ n->kids[1], NULL, b->kind == V_TENSOR ? b->t : NULL },
-				};
-				ast_label_operands(r->t, o, 2);
-			}
-		}
-		value_unref(a);
-		value_unref(b);
-		break;
-	}
+	case N_BINARY:
+		return eval_binary(I, n, err);
 	case N_ATTR: {
 		struct value *base = eval_expr(I, n->kids[0], err);
 		if (!base)

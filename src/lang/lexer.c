@@ -22,6 +22,8 @@ void lexer_init(struct lexer *lx, const char *src, size_t len, int first_line)
 	lx->line = first_line;
 	lx->col = 1;
 	lx->atbol = true;
+	if (lx->end >= 3 && memcmp(src, "\xEF\xBB\xBF", 3) == 0)
+		lx->pos = 3;	/* a byte order mark opens the text: skipped, as Python does */
 }
 
 void lexer_init_sub(struct lexer *lx, const char *src, size_t start, size_t end, int line, int col)
@@ -489,6 +491,19 @@ static int lex_string_char(struct lexer *lx, struct token *t, struct strbuf *b, 
 		lex_fail(lx, t, T_ERROR, lx->line, lx->col, "strings cannot contain NUL characters");
 		return -1;
 	}
+	if (c >= 0x80) {	/* a whole UTF-8 character: strings hold valid UTF-8 only */
+		uint32_t cp;
+		int n = lex_utf8_decode(lx, &cp);
+		if (n == 0) {
+			lex_fail(lx, t, T_ERROR, lx->line, lx->col,
+				 "invalid UTF-8 (byte 0x%02X) in a string: qkv reads source text as UTF-8", (unsigned)c);
+			return -1;
+		}
+		strbuf_putn(b, lx->src + lx->pos, (size_t)n);
+		while (n-- > 0)
+			lex_advance(lx);
+		return 0;
+	}
 	if (c != '\\') {
 		strbuf_putc(b, (char)c);
 		lex_advance(lx);
@@ -504,6 +519,8 @@ static int lex_string_char(struct lexer *lx, struct token *t, struct strbuf *b, 
 		*continued = true;
 		return 0;
 	}
+	if (c >= 0x80)	/* not a quote: the next call takes the whole character */
+		return 0;
 	if (c == 0) {
 		lex_fail(lx, t, T_ERROR, lx->line, lx->col, "strings cannot contain NUL characters");
 		return -1;

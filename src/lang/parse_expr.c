@@ -197,12 +197,13 @@ static bool parse_matrix_element(struct parser *p, bool after_separator, double 
 	return true;
 }
 
-/* [1 2 3; 4 5 6], [1, 2; 3, 4], [1 2 3] (1-D), [1 2 3;] (one row, 2-D). */
+/* [1 2 3; 4 5 6], [1, 2; 3, 4], [1 2 3] (1-D), [1 2 3;] (one row, 2-D); a
+ * line break between two elements ends a row as ';' does ([1 2\n3 4]). */
 static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 {
 	struct node *n = parse_node_new(N_MATRIX, open->line, open->col);
 	size_t total = 0, cap = 0;
-	int rows = 0, cols = -1, count = 0, extra_line = 0, extra_col = 0;
+	int rows = 0, cols = -1, count = 0, extra_line = 0, extra_col = 0, last_line = open->line;
 	bool saw_semi = false, after_separator = true, after_comma = false;
 	n->is_int = true;
 	parse_advance(p);
@@ -211,7 +212,8 @@ static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 		double v;
 		bool is_int;
 		int line = p->tok.line, col = p->tok.col;
-		if (k == T_SEMI || k == T_RBRACK) {
+		bool new_row = count > 0 && line > last_line && k != T_SEMI && k != T_RBRACK && k != T_COMMA;
+		if (k == T_SEMI || k == T_RBRACK || new_row) {
 			if (count == 0 && k == T_RBRACK && saw_semi)
 				break;
 			if (count == 0) {
@@ -236,7 +238,9 @@ static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 			saw_semi = true;
 			after_separator = true;
 			after_comma = false;
-			parse_advance(p);
+			last_line = line;
+			if (!new_row)
+				parse_advance(p);
 			continue;
 		}
 		if (k == T_COMMA) {
@@ -246,6 +250,7 @@ static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 			}
 			after_comma = true;
 			after_separator = true;
+			last_line = line;
 			parse_advance(p);
 			continue;
 		}
@@ -270,6 +275,7 @@ static struct node *parse_matrix(struct parser *p, const struct tok_pos *open)
 		}
 		after_separator = false;
 		after_comma = false;
+		last_line = line;
 	}
 	n->rows = saw_semi ? rows : 0;
 	n->cols = cols;

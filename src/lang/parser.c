@@ -351,7 +351,7 @@ struct node *parse_fail(struct parser *p, const char *fmt, ...)
 bool parse_enter(struct parser *p)
 {
 	if (p->depth >= PARSE_MAX_DEPTH) {
-		parse_error_at(p, p->tok.line, p->tok.col, "expression nested too deeply");
+		parse_error_at(p, p->tok.line, p->tok.col, "expression nested more than %d deep", PARSE_MAX_DEPTH);
 		return false;
 	}
 	p->depth++;
@@ -451,7 +451,10 @@ enum parse_status parser_next(struct parser *p, struct node **out, struct qkv_er
 	p->nstmts++;
 	n = parse_statement(p);
 	if (n && (tall = parse_too_tall(n, 1)) != NULL) {
-		parse_error_at(p, tall->line, tall->col, "expression nested too deeply");
+		while (tall->nkids > 0 && tall->kids[0])	/* where the long chain starts */
+			tall = tall->kids[0];
+		parse_error_at(p, tall->line, tall->col, "expression too long: more than %d operations in a chain "
+			       "(such as 1 + 1 + ...)", PARSE_MAX_HEIGHT);
 		node_free(n);
 		n = NULL;
 	}

@@ -3,9 +3,12 @@
  * the others from loading. Never prints. */
 #include "lesson/catalog.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,57 +25,97 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void load_dir(struct catalog *c, const char *dir, lesson_warn_fn warn, void *udata)
+/* The *.json names in dir (no hidden files), sorted; NULL and -1 when dir
+ * cannot be read. */
+static char **dir_lessons(const char *dir, int *n)
 {
 	DIR *d = opendir(dir);
-	char msg[512];
-	if (!d) {
-		if (warn) {
-			snprintf(msg, sizeof msg, "QKV_LESSONS=%s: cannot read the directory", dir);
-			warn(udata, msg);
-		}
-		return;
-	}
+	*n = -1;
+	if (!d)
+		return NULL;
 	char **names = NULL;
-	int n = 0;
+	size_t count = 0, cap = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 || e->d_name[0] == '.')
 			continue;
-		if (n == CATALOG_MAX_LESSONS) {
-			if (warn) {
-				snprintf(msg, sizeof msg, "QKV_LESSONS=%s: more than %d lessons; the rest are ignored",
-					 dir, CATALOG_MAX_LESSONS);
-				warn(udata, msg);
-			}
-			break;
+		if (count == cap) {
+			cap = cap ? 2 * cap : 64;
+			names = xrealloc(names, sizeof *names * cap);
 		}
-		names = xrealloc(names, sizeof *names * (size_t)(n + 1));
-		names[n++] = xstrdup(e->d_name);
+		names[count++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, (size_t)n, sizeof *names, by_name);
+	if (count > 1)
+		qsort(names, count, sizeof *names, by_name);
+	*n = count > INT_MAX ? INT_MAX : (int)count;
+	return names;
+}
+
+/* The entry holding a lesson with id, or -1. */
+static int find_id(const struct catalog *c, const char *id)
+{
+	for (int k = 0; k < c->n; k++)
+		if (c->entries[k].lesson && strcmp(c->entries[k].lesson->id, id) == 0)
+			return k;
+	return -1;
+}
+
+/* Adds the lesson of path (or its error). A lesson with the id of a
+ * built-in one replaces it in place; one with the id of a lesson loaded
+ * from the directory before it is refused, naming both files. */
+static void add_file(struct catalog *c, const char *path, lesson_warn_fn warn, void *udata)
+{
+	struct qkv_error err;
+	struct lesson *l = lesson_load_file(path, warn, udata, &err);
+	int same = l ? find_id(c, l->id) : -1;
+	if (same < 0) {
+		add(c, path, l, l ? NULL : err.msg);
+		return;
+	}
+	struct catalog_entry *ce = &c->entries[same];
+	if (strncmp(ce->origin, "built-in:", 9) != 0) {
+		struct strbuf msg;
+		strbuf_init(&msg);
+		strbuf_printf(&msg, "%s: the id '%s' is already the id of %s; this file is not loaded", path, l->id,
+			      ce->origin);
+		lesson_free(l);
+		add(c, path, NULL, msg.s);
+		strbuf_free(&msg);
+		return;
+	}
+	lesson_free(ce->lesson);
+	free(ce->origin);
+	ce->origin = xstrdup(path);
+	ce->lesson = l;
+}
+
+static void load_dir(struct catalog *c, const char *dir, lesson_warn_fn warn, void *udata)
+{
+	char msg[1024];
+	int n;
+	char **names = dir_lessons(dir, &n);
+	if (n < 0) {
+		snprintf(msg, sizeof msg, "QKV_LESSONS=%s: cannot read the directory: %s", dir, strerror(errno));
+		c->note = xstrdup(msg);
+	} else if (n > CATALOG_MAX_LESSONS) {
+		snprintf(msg, sizeof msg,
+			 "QKV_LESSONS=%s: %d lessons, more than %d: the first %d by file name are loaded, "
+			 "the %d from %s on are skipped",
+			 dir, n, CATALOG_MAX_LESSONS, CATALOG_MAX_LESSONS, n - CATALOG_MAX_LESSONS,
+			 names[CATALOG_MAX_LESSONS]);
+		c->note = xstrdup(msg);
+	}
+	if (c->note && warn)
+		warn(udata, c->note);
 	for (int i = 0; i < n; i++) {
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		struct qkv_error err;
-		struct lesson *l = lesson_load_file(path, warn, udata, &err);
-		free(names[i]);
-		/* a lesson with the id of a built-in one replaces it in place */
-		int same = -1;
-		for (int k = 0; l && k < c->n; k++)
-			if (c->entries[k].lesson && strcmp(c->entries[k].lesson->id, l->id) == 0)
-				same = k;
-		if (same >= 0) {
-			struct catalog_entry *ce = &c->entries[same];
-			lesson_free(ce->lesson);
-			free(ce->origin);
-			ce->origin = xstrdup(path);
-			ce->lesson = l;
-		} else {
-			add(c, path, l, l ? NULL : err.msg);
+		if (i < CATALOG_MAX_LESSONS) {
+			char path[4096];
+			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+			add_file(c, path, warn, udata);
 		}
+		free(names[i]);
 	}
 	free(names);
 }
@@ -100,6 +143,7 @@ void catalog_free(struct catalog *c)
 		free(c->entries[i].error);
 	}
 	free(c->entries);
+	free(c->note);
 	memset(c, 0, sizeof *c);
 }
 

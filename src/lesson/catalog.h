@@ -26,11 +26,17 @@ struct catalog_entry {
 struct catalog {
 	struct catalog_entry *entries;
 	int n;
+	char *note;             /* what went wrong with $QKV_LESSONS itself (a
+	                           directory that cannot be read, lessons
+	                           skipped beyond the limit), or NULL */
 };
 
-/* Loads every built-in lesson and every *.json in $QKV_LESSONS (if set).
- * Lessons that fail to load stay in the list with their error. Warnings
- * (and problems with $QKV_LESSONS itself) go to warn. */
+/* Loads every built-in lesson and every *.json in $QKV_LESSONS (if set):
+ * the first CATALOG_MAX_LESSONS of them by file name. Lessons that fail to
+ * load stay in the list with their error; so does a file whose id a file
+ * before it already has (the second is not loaded). Warnings go to warn
+ * (may be NULL), and so do problems with $QKV_LESSONS itself, which
+ * c->note keeps too. */
 void catalog_load(struct catalog *c, lesson_warn_fn warn, void *udata);
 void catalog_free(struct catalog *c);
 

@@ -1,11 +1,13 @@
-/* jsonpos.c: source positions for a cJSON tree (see jsonpos.h).
- * The walk trusts nothing: it stops at the end of the text and at any
- * character it does not expect, so a mismatch can only lose positions, never
- * read out of bounds. Never prints, never fails. */
+/* jsonpos.c: source positions for a cJSON tree, and the pre-scans that
+ * place what cJSON refuses vaguely (see jsonpos.h). The walk trusts
+ * nothing: it stops at the end of the text and at any character it does not
+ * expect, so a mismatch can only lose positions, never read out of bounds.
+ * Never prints, never fails. */
 #include "lesson/jsonpos.h"
 #include "core/mem.h"
 #include "core/utf8.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +178,68 @@ void jsonpos_string_linecol(const char *text, size_t len, size_t str_off, size_t
 		}
 	}
 	jsonpos_linecol(text, len, p < len ? p : len, line, col);
+}
+
+size_t jsonpos_too_deep(const char *text, size_t len, size_t start, int limit)
+{
+	int depth = 0;
+	for (size_t i = start; i < len; i++) {
+		char ch = text[i];
+		if (ch == '"') {
+			i = skip_string(text, len, i) - 1;
+		} else if (ch == '[' || ch == '{') {
+			if (++depth > limit)
+				return i;
+		} else if ((ch == ']' || ch == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return (size_t)-1;
+}
+
+/* The UTF-16 unit of the escape \uXXXX at p, or -1 when p holds no such
+ * escape (four hex digits). */
+static long unit_at(const char *t, size_t len, size_t p)
+{
+	if (p + 5 >= len || t[p] != '\\' || t[p + 1] != 'u')
+		return -1;
+	long v = 0;
+	for (size_t k = p + 2; k < p + 6; k++) {
+		int d = isdigit((unsigned char)t[k]) ? t[k] - '0'
+			: isxdigit((unsigned char)t[k]) ? tolower((unsigned char)t[k]) - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+size_t jsonpos_bad_escape(const char *text, size_t len, size_t start, unsigned *unit)
+{
+	bool in_string = false;
+	for (size_t i = start; i < len; i++) {
+		if (!in_string) {
+			in_string = text[i] == '"';
+			continue;
+		}
+		if (text[i] == '"') {
+			in_string = false;
+			continue;
+		}
+		if (text[i] != '\\')
+			continue;
+		long u = unit_at(text, len, i);
+		if (u < 0) {
+			i++;	/* \" \\ \n ...: skip the escaped character */
+			continue;
+		}
+		long low = u >= 0xD800 && u <= 0xDBFF ? unit_at(text, len, i + 6) : -1;
+		if (u == 0 || (u >= 0xDC00 && u <= 0xDFFF) ||
+		    (u >= 0xD800 && u <= 0xDBFF && !(low >= 0xDC00 && low <= 0xDFFF))) {
+			*unit = (unsigned)u;
+			return i;
+		}
+		i += low >= 0 ? 11 : 5;	/* past the escape (both of a pair) */
+	}
+	return (size_t)-1;
 }

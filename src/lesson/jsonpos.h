@@ -40,4 +40,18 @@ size_t jsonpos_offset(const struct jsonpos *m, const cJSON *node);
 void jsonpos_string_linecol(const char *text, size_t len, size_t str_off, size_t decoded_off, int *line,
 			    int *col);
 
+/* Pre-scans for what cJSON reports only as a failure somewhere (or not at
+ * all), in text[start..len): */
+/* The offset of the first '[' or '{' nested more than limit deep (the
+ * outermost counts 1; cJSON refuses more than CJSON_NESTING_LIMIT), outside
+ * strings; (size_t)-1 when there is none. */
+size_t jsonpos_too_deep(const char *text, size_t len, size_t start, int limit);
+/* The offset of the backslash of the first escape in a string that a
+ * lesson cannot hold: \u0000 (a NUL, which cJSON keeps and C strings cut
+ * at) or a lone surrogate (a \ud800-\udbff not followed by a
+ * \udc00-\udfff, or one of those alone), *unit getting its value; (size_t)-1
+ * when there is none. Only meaningful up to where the text stops being
+ * JSON. */
+size_t jsonpos_bad_escape(const char *text, size_t len, size_t start, unsigned *unit);
+
 #endif

@@ -783,7 +783,7 @@ static void json_syntax_error(const struct lesson *l, size_t start, size_t off, 
 	size_t len = l->source_len;
 	struct loc at;
 	/* scan for brackets and strings left open at the end of the file */
-	size_t stack[64], string_at = 0;
+	size_t stack[CJSON_NESTING_LIMIT], string_at = 0;
 	int depth = 0;
 	bool in_string = false;
 	for (size_t i = start; i < len; i++) {
@@ -796,7 +796,7 @@ static void json_syntax_error(const struct lesson *l, size_t start, size_t off, 
 			in_string = true;
 			string_at = i;
 		} else if (t[i] == '{' || t[i] == '[') {
-			if (depth < 64)
+			if (depth < CJSON_NESTING_LIMIT)
 				stack[depth] = i;
 			depth++;
 		} else if ((t[i] == '}' || t[i] == ']') && depth > 0) {
@@ -808,7 +808,7 @@ static void json_syntax_error(const struct lesson *l, size_t start, size_t off, 
 		return;
 	}
 	if (in_string || depth > 0) {
-		size_t open = in_string ? string_at : stack[depth <= 64 ? depth - 1 : 63];
+		size_t open = in_string ? string_at : stack[depth <= CJSON_NESTING_LIMIT ? depth - 1 : CJSON_NESTING_LIMIT - 1];
 		jsonpos_linecol(t, len, len, &at.line, &at.col);
 		int ol, oc;
 		jsonpos_linecol(t, len, open, &ol, &oc);
@@ -849,6 +849,34 @@ static void json_syntax_error(const struct lesson *l, size_t start, size_t off, 
 		lesson_error(l, at, NULL, err, "malformed JSON: unexpected byte 0x%02x", (unsigned char)t[off]);
 }
 
+/* What cJSON refuses without saying what, or takes in without a word, up to
+ * off (where it stopped; len when it parsed the whole text): arrays and
+ * objects nested deeper than it allows, a lone surrogate escape, a \u0000
+ * that would cut a string short. -1 with err naming the first, else 0. */
+static int json_limit_error(const struct lesson *l, size_t start, size_t off, struct qkv_error *err)
+{
+	const char *t = l->source_text;
+	size_t len = l->source_len;
+	unsigned unit = 0;
+	size_t deep = jsonpos_too_deep(t, len, start, CJSON_NESTING_LIMIT);
+	size_t esc = jsonpos_bad_escape(t, len, start, &unit);
+	size_t at_off = deep < esc ? deep : esc;
+	if (at_off == (size_t)-1 || at_off > off)
+		return 0;
+	struct loc at;
+	jsonpos_linecol(t, len, at_off, &at.line, &at.col);
+	if (at_off == deep)
+		return lesson_error(l, at, NULL, err, "arrays and objects nested more than %d deep; a lesson may "
+				    "nest them at most %d deep", CJSON_NESTING_LIMIT, CJSON_NESTING_LIMIT);
+	if (unit == 0)
+		return lesson_error(l, at, NULL, err, "a string holds \\u0000 (NUL), which lessons cannot hold");
+	if (unit >= 0xDC00)
+		return lesson_error(l, at, NULL, err, "malformed JSON: lone surrogate \\u%04x: a low surrogate "
+				    "\\udc00-\\udfff must follow a high one \\ud800-\\udbff", unit);
+	return lesson_error(l, at, NULL, err, "malformed JSON: lone surrogate \\u%04x: a high surrogate "
+			    "\\ud800-\\udbff must be followed by a low one \\udc00-\\udfff", unit);
+}
+
 struct lesson *lesson_parse(const char *name, const char *text, size_t len, lesson_warn_fn warnfn, void *udata,
 			    struct qkv_error *err)
 {
@@ -879,8 +907,13 @@ struct lesson *lesson_parse(const char *name, const char *text, size_t len, less
 	size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(l->source_text + skip, len - skip, &end, false);
+	size_t off = root ? len : end ? (size_t)(end - l->source_text) : 0;
+	if (json_limit_error(l, skip, off, err) < 0) {
+		cJSON_Delete(root);
+		goto fail;
+	}
 	if (!root) {
-		json_syntax_error(l, skip, end ? (size_t)(end - l->source_text) : 0, err);
+		json_syntax_error(l, skip, off, err);
 		goto fail;
 	}
 	/* only whitespace may follow the lesson */
@@ -907,52 +940,23 @@ fail:
 
 char *lesson_read_text(const char *path, const char *what, size_t *len, struct qkv_error *err)
 {
+	struct qkv_error why;
+	char *buf = file_read_all(path, LESSON_MAX_BYTES, len, &why);
+	if (buf)
+		return buf;
 	struct stat st;
-	*len = 0;
-	if (stat(path, &st) != 0) {
-		error_set(err, 0, 0, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	if (errno == EISDIR)
 		error_set(err, 0, 0, "%s: is a directory, not %s", path, what);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		error_set(err, 0, 0, "%s: is not a regular file", path);
-		return NULL;
-	}
-	if ((unsigned long long)st.st_size > LESSON_MAX_BYTES) {
+	else if (errno == EFBIG && stat(path, &st) == 0 && (unsigned long long)st.st_size > LESSON_MAX_BYTES)
 		error_set(err, 0, 0, "%s: the file is %lld bytes; %s may have at most %u", path,
 			  (long long)st.st_size, what, LESSON_MAX_BYTES);
-		return NULL;
-	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		error_set(err, 0, 0, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = (size_t)st.st_size + 1, n;
-	char *buf = xmalloc(cap + 1);
-	while ((n = fread(buf + *len, 1, cap - *len, f)) > 0) {
-		*len += n;
-		if (*len > LESSON_MAX_BYTES)
-			break;
-		if (*len == cap)
-			buf = xrealloc(buf, (cap *= 2) + 1);
-	}
-	bool failed = ferror(f), grew = *len > LESSON_MAX_BYTES;
-	fclose(f);
-	if (failed || grew) {
-		if (grew)
-			error_set(err, 0, 0, "%s: the file grew past %u bytes while it was read", path, LESSON_MAX_BYTES);
-		else
-			error_set(err, 0, 0, "%s: read error", path);
-		free(buf);
-		*len = 0;
-		return NULL;
-	}
-	buf[*len] = 0;
-	return buf;
+	else if (errno == EFBIG)
+		error_set(err, 0, 0, "%s: the file grew past %u bytes while it was read", path, LESSON_MAX_BYTES);
+	else if (errno == EINVAL)
+		error_set(err, 0, 0, "%s: is not a regular file", path);
+	else
+		error_set(err, 0, 0, "%s: %s", path, why.msg);
+	return NULL;
 }
 
 struct lesson *lesson_load_file(const char *path, lesson_warn_fn warnfn, void *udata, struct qkv_error *err)

@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int progress_make_dirs(const char *path)
@@ -125,6 +128,14 @@ static int make_parent(const char *path, char *problem, size_t size)
 
 /* ---- progress.json ------------------------------------------------------------ */
 
+static struct progress_entry *find(const struct progress *p, const char *id)
+{
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->entries[i].id, id) == 0)
+			return &p->entries[i];
+	return NULL;
+}
+
 static bool whole_number(const cJSON *n)
 {
 	return cJSON_IsNumber(n) && isfinite(n->valuedouble) && n->valuedouble >= 0 &&
@@ -165,7 +176,7 @@ static int read_lessons(struct progress *p, const char *text, size_t len, const 
 			if (!wrong) {
 				progress_mark(p, c->string, (int)fur->valuedouble, steps ? (int)steps->valuedouble : 0);
 				if (last)
-					p->entries[p->n - 1].last = (int)last->valuedouble;
+					find(p, c->string)->last = (int)last->valuedouble;
 				continue;
 			}
 			if (nbad++ == 0) {
@@ -229,6 +240,44 @@ static void clear_entries(struct progress *p)
 	p->last_lesson = NULL;
 }
 
+/* Reads the progress file path into p (entries added with progress_mark).
+ * A missing file is no progress. A damaged one is set aside, p->problem
+ * saying so and what then (then_all: nothing of it was read; then_some:
+ * some entries were). 0, or -1 when it could not be set aside (it must then
+ * never be written over). */
+static int read_progress(struct progress *p, const char *path, const char *then_all, const char *then_some)
+{
+	struct qkv_error err;
+	size_t len;
+	char *text = file_read_all(path, PROGRESS_MAX_BYTES, &len, &err);
+	char why[sizeof err.msg];
+	int rc;
+	if (text) {
+		rc = parse_progress(p, text, len, why, sizeof why);
+		free(text);
+	} else if (errno == ENOENT || errno == ENOTDIR) {
+		return 0;	/* no progress yet */
+	} else {
+		snprintf(why, sizeof why, "%s", err.msg);
+		rc = 2;
+	}
+	if (rc == 0)
+		return 0;
+	if (rc == 2)
+		clear_entries(p);
+	return keep_bad(path, rc == 2 ? "was unreadable" : "had unreadable entries", why, rc == 2 ? then_all : then_some,
+			p->problem, sizeof p->problem);
+}
+
+/* Nothing of p is news for the file: all saved, or all just read. */
+static void mark_saved(struct progress *p)
+{
+	for (int i = 0; i < p->n; i++)
+		p->entries[i].changed = false;
+	p->dirty = false;
+	p->last_changed = false;
+}
+
 void progress_load(struct progress *p)
 {
 	memset(p, 0, sizeof *p);
@@ -239,30 +288,11 @@ void progress_load(struct progress *p)
 	p->path = xmalloc(n);
 	snprintf(p->path, n, "%s/progress.json", dir);
 	free(dir);
-	struct qkv_error err;
-	size_t len;
-	char *text = file_read_all(p->path, PROGRESS_MAX_BYTES, &len, &err);
-	char why[sizeof err.msg];
-	int rc;
-	if (text) {
-		rc = parse_progress(p, text, len, why, sizeof why);
-		free(text);
-	} else if (errno == ENOENT || errno == ENOTDIR) {
-		return;	/* no progress yet */
-	} else {
-		snprintf(why, sizeof why, "%s", err.msg);
-		rc = 2;
-	}
-	if (rc == 0)
-		return;
-	if (rc == 2)
-		clear_entries(p);
-	if (keep_bad(p->path, rc == 2 ? "was unreadable" : "had unreadable entries", why,
-		     rc == 2 ? "starting afresh" : "the other lessons loaded", p->problem,
-		     sizeof p->problem) != 0) {
+	if (read_progress(p, p->path, "starting afresh", "the other lessons loaded") != 0) {
 		free(p->path);
 		p->path = NULL;
 	}
+	mark_saved(p);
 }
 
 void progress_free(struct progress *p)
@@ -274,45 +304,104 @@ void progress_free(struct progress *p)
 
 const struct progress_entry *progress_get(const struct progress *p, const char *id)
 {
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->entries[i].id, id) == 0)
-			return &p->entries[i];
-	return NULL;
+	return find(p, id);
+}
+
+static struct progress_entry *add(struct progress *p, const char *id, int furthest, int steps, int last)
+{
+	p->entries = xrealloc(p->entries, sizeof *p->entries * (size_t)(p->n + 1));
+	p->entries[p->n] = (struct progress_entry){ xstrdup(id), furthest, steps, last, false };
+	return &p->entries[p->n++];
 }
 
 void progress_mark(struct progress *p, const char *id, int step, int steps)
 {
-	for (int i = 0; i < p->n; i++) {
-		if (strcmp(p->entries[i].id, id) == 0) {
-			if (step > p->entries[i].furthest)
-				p->entries[i].furthest = step;
-			if (steps)
-				p->entries[i].steps = steps;
-			return;
-		}
+	struct progress_entry *e = find(p, id);
+	if (!e) {
+		e = add(p, id, step, steps, 0);
+		e->changed = steps != 0;
+		p->dirty = true;
+		return;
 	}
-	p->entries = xrealloc(p->entries, sizeof *p->entries * (size_t)(p->n + 1));
-	p->entries[p->n++] = (struct progress_entry){ xstrdup(id), step, steps, 0 };
+	if (step > e->furthest) {
+		e->furthest = step;
+		p->dirty = true;
+	}
+	if (steps && steps != e->steps) {
+		e->steps = steps;
+		e->changed = p->dirty = true;
+	}
 }
 
 void progress_visit(struct progress *p, const char *id, int step, int steps)
 {
 	progress_mark(p, id, step, steps);
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->entries[i].id, id) == 0)
-			p->entries[i].last = step;
+	struct progress_entry *e = find(p, id);
+	if (e->last != step) {
+		e->last = step;
+		e->changed = p->dirty = true;
+	}
 	if (!p->last_lesson || strcmp(p->last_lesson, id) != 0) {
 		free(p->last_lesson);
 		p->last_lesson = xstrdup(id);
+		p->last_changed = p->dirty = true;
 	}
 }
 
-int progress_save(struct progress *p)
+/* Takes the lock on the directory holding path (flock: no file of its
+ * own), waiting PROGRESS_LOCK_WAIT_MS at most for another qkv's save; its
+ * fd for unlock, or -1 when it cannot be had (the save then goes on
+ * without it, the file still read again just before it is replaced). */
+static int lock_dir(const char *path)
 {
-	if (!p->path)
-		return 0;
-	if (make_parent(p->path, p->problem, sizeof p->problem) != 0)
+	const char *slash = strrchr(path, '/');
+	char *dir = !slash ? xstrdup(".") : slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
 		return -1;
+	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 5) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= PROGRESS_LOCK_WAIT_MS) {
+			close(fd);
+			return -1;
+		}
+		nanosleep(&(struct timespec){ 0, 5 * 1000000L }, NULL);
+	}
+	return fd;
+}
+
+static void unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* Adds what the file holds (disk) to p: see progress_save. */
+static void merge(struct progress *p, const struct progress *disk)
+{
+	for (int i = 0; i < disk->n; i++) {
+		const struct progress_entry *d = &disk->entries[i];
+		struct progress_entry *e = find(p, d->id);
+		if (!e) {
+			add(p, d->id, d->furthest, d->steps, d->last);
+			continue;
+		}
+		if (d->furthest > e->furthest)
+			e->furthest = d->furthest;
+		if (!e->changed && d->last)
+			e->last = d->last;
+		if (!e->changed && d->steps)
+			e->steps = d->steps;
+	}
+	if (!p->last_changed && disk->last_lesson) {
+		free(p->last_lesson);
+		p->last_lesson = xstrdup(disk->last_lesson);
+	}
+}
+
+/* p as the text of progress.json (malloc'd) */
+static char *progress_text(const struct progress *p)
+{
 	cJSON *root = cJSON_CreateObject(), *lessons = cJSON_AddObjectToObject(root, "lessons");
 	for (int i = 0; i < p->n; i++) {
 		cJSON *e = cJSON_AddObjectToObject(lessons, p->entries[i].id);
@@ -330,11 +419,58 @@ int progress_save(struct progress *p)
 	strbuf_puts(&sb, text);
 	strbuf_putc(&sb, '\n');
 	free(text);
-	struct qkv_error err;
-	int rc = file_write_atomic(p->path, sb.s, sb.len, 0600, 0, &err);
-	strbuf_free(&sb);
-	if (rc != 0)
-		save_problem(p->path, err.msg, p->problem, sizeof p->problem);
+	return strbuf_detach(&sb);
+}
+
+int progress_save(struct progress *p)
+{
+	if (!p->path)
+		return 0;
+	if (make_parent(p->path, p->problem, sizeof p->problem) != 0) {
+		p->failing = true;
+		return -1;
+	}
+	int lock = lock_dir(p->path);
+	/* what other sessions saved since: read again, under the lock */
+	struct progress disk;
+	memset(&disk, 0, sizeof disk);
+	int rc = read_progress(&disk, p->path, "this session's progress saved in its place",
+			       "the other lessons kept");
+	if (disk.problem[0])
+		memcpy(p->problem, disk.problem, sizeof p->problem);
+	if (rc != 0) {
+		free(p->path);	/* damaged and where it was: never written over */
+		p->path = NULL;
+	} else {
+		merge(p, &disk);
+		char *text = progress_text(p);
+		struct qkv_error err;
+		rc = file_write_atomic(p->path, text, strlen(text), 0600, 0, &err);
+		free(text);
+		if (rc != 0)
+			save_problem(p->path, err.msg, p->problem, sizeof p->problem);
+	}
+	unlock_dir(lock);
+	progress_free(&disk);
+	if (rc == 0)
+		mark_saved(p);
+	p->failing = rc != 0;
+	return rc;
+}
+
+int progress_save_pending(struct progress *p, double now_ms, double gap_ms)
+{
+	if (p->failing && gap_ms < PROGRESS_SAVE_GAP_MS)
+		gap_ms = PROGRESS_SAVE_GAP_MS;	/* a failing save is not tried again at every frame */
+	if (!p->dirty || !p->path || (p->tried_ms > 0 && now_ms - p->tried_ms < gap_ms))
+		return 0;
+	bool was_failing = p->failing;
+	char before[sizeof p->problem];
+	memcpy(before, p->problem, sizeof before);
+	p->tried_ms = now_ms > 0 ? now_ms : 1;
+	int rc = progress_save(p);
+	if (rc != 0 && was_failing)
+		memcpy(p->problem, before, sizeof before);	/* said already: nothing new */
 	return rc;
 }
 
@@ -369,23 +505,56 @@ static bool split_history(struct progress_history *h, const char *text, size_t l
 	return true;
 }
 
-void progress_history_load(struct progress_history *h, const char *path, int max)
+/* Reads the history file into h (nothing when it is missing); false with
+ * why set when it is damaged (h then holds no lines). */
+static bool read_history(struct progress_history *h, const char *path, int max, char *why, size_t size)
 {
 	memset(h, 0, sizeof *h);
 	struct qkv_error err;
 	size_t len;
 	char *text = file_read_all(path, PROGRESS_HISTORY_MAX_BYTES, &len, &err);
-	char why[sizeof err.msg];
 	if (!text && (errno == ENOENT || errno == ENOTDIR))
-		return;	/* no history yet */
+		return true;	/* no history yet */
 	if (!text)
-		snprintf(why, sizeof why, "%s", err.msg);
-	bool ok = text && !bad_text(text, len, why, sizeof why) && split_history(h, text, len, max, why, sizeof why);
+		snprintf(why, size, "%s", err.msg);
+	bool ok = text && !bad_text(text, len, why, size) && split_history(h, text, len, max, why, size);
 	free(text);
-	if (ok)
+	if (!ok)
+		progress_history_free(h);
+	return ok;
+}
+
+/* The lines this process's history held when it last loaded or saved the
+ * file path: the lines a save finds beyond them are the session's new
+ * ones, appended to what the file holds then. */
+static struct {
+	char *path;
+	char **lines;
+	int n;
+} known;
+
+static void know_lines(const char *path, const char *const *lines, int n)
+{
+	for (int i = 0; i < known.n; i++)
+		free(known.lines[i]);
+	free(known.lines);
+	free(known.path);
+	known.path = xstrdup(path);
+	known.lines = xcalloc((size_t)n + 1, sizeof *known.lines);
+	for (int i = 0; i < n; i++)
+		known.lines[i] = xstrdup(lines[i]);
+	known.n = n;
+}
+
+void progress_history_load(struct progress_history *h, const char *path, int max)
+{
+	char why[sizeof h->problem];
+	if (read_history(h, path, max, why, sizeof why)) {
+		know_lines(path, (const char *const *)h->lines, h->n);
 		return;
-	progress_history_free(h);
+	}
 	h->keep_out = keep_bad(path, "was unreadable", why, "starting afresh", h->problem, sizeof h->problem) != 0;
+	know_lines(path, NULL, 0);
 }
 
 void progress_history_free(struct progress_history *h)
@@ -403,11 +572,31 @@ static bool history_line_ok(const char *s)
 	return l > 0 && l <= PROGRESS_HISTORY_LINE_MAX && file_bad_text(s, l) < 0;
 }
 
-int progress_history_save(const char *path, const char *const *lines, int n, int max, char *problem,
-			  size_t size)
+/* Where the lines added since the known ones start in lines[0..n), a list
+ * that keeps its newest max: while it is not full it dropped nothing, so
+ * the new ones follow the known ones (which the prompt may have edited in
+ * place: the file keeps them as they were); once full, it is known[d..] then
+ * the new ones, for the smallest d where the lines agree. -1 when nothing
+ * is known of path, or the list is not such. */
+static int first_new(const char *path, const char *const *lines, int n, int max)
 {
-	if (make_parent(path, problem, size) != 0)
+	if (!known.path || strcmp(known.path, path) != 0)
 		return -1;
+	if (n < max)
+		return known.n <= n ? known.n : -1;
+	for (int d = 0; d < known.n; d++) {
+		int k = known.n - d, i = 0;
+		while (i < k && i < n && strcmp(known.lines[d + i], lines[i]) == 0)
+			i++;
+		if (i == k)
+			return k;
+	}
+	return known.n == 0 ? 0 : -1;
+}
+
+/* Writes the newest max of lines[0..n) that fit; 0 or -1 with problem. */
+static int write_history(const char *path, const char *const *lines, int n, int max, char *problem, size_t size)
+{
 	/* the newest lines that fit, written oldest first */
 	int first = n, kept = 0;
 	size_t bytes = 0;
@@ -434,5 +623,42 @@ int progress_history_save(const char *path, const char *const *lines, int n, int
 	strbuf_free(&sb);
 	if (rc != 0)
 		save_problem(path, err.msg, problem, size);
+	return rc;
+}
+
+int progress_history_save(const char *path, const char *const *lines, int n, int max, char *problem,
+			  size_t size)
+{
+	if (make_parent(path, problem, size) != 0)
+		return -1;
+	int lock = lock_dir(path);
+	int from = first_new(path, lines, n, max);
+	struct progress_history disk;
+	char why[512];
+	int rc = 0;
+	if (from < 0) {
+		rc = write_history(path, lines, n, max, problem, size);	/* nothing known to merge with */
+	} else if (from == n) {
+		/* nothing new since the last load or save: the file stays as it is */
+	} else if (!read_history(&disk, path, max, why, sizeof why)) {
+		/* damaged since: set aside as at load, and all of this session's saved */
+		rc = keep_bad(path, "was unreadable", why, "this session's history saved in its place", problem, size);
+		if (rc == 0)
+			rc = write_history(path, lines, n, max, problem, size);
+	} else {
+		/* what the file holds now (other sessions' lines too), then ours */
+		const char **all = xmalloc(sizeof *all * ((size_t)disk.n + (size_t)(n - from) + 1));
+		int m = 0;
+		for (int i = 0; i < disk.n; i++)
+			all[m++] = disk.lines[i];
+		for (int i = from; i < n; i++)
+			all[m++] = lines[i];
+		rc = write_history(path, all, m, max, problem, size);
+		free(all);
+		progress_history_free(&disk);
+	}
+	unlock_dir(lock);
+	if (rc == 0)
+		know_lines(path, lines, n);
 	return rc;
 }

@@ -33,7 +33,7 @@ struct interp;
  * first (reverse order of first assignment), at most SAVE_MAX_HEATMAPS of
  * them, get a heatmap (empty tensors get none).
  *
- * Atomic: writes "FILE.tmp.PID" beside FILE, fsyncs it and renames it over
+ * Atomic: writes a new ".qkv-XXXXXX" beside FILE, fsyncs it and renames it over
  * FILE, so FILE is either the old file or the whole new one. Refuses when
  * FILE exists and !overwrite ("FILE exists; :save! FILE replaces it").
  * Returns 0, or -1 with err->msg (no write permission, a full disk, FILE a

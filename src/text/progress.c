@@ -5,6 +5,7 @@
 #include "text/progress.h"
 #include "core/clock.h"
 #include "core/utf8.h"
+#include "text/visible.h"
 #include "view/timing.h"
 
 #include <string.h>
@@ -27,6 +28,7 @@ void text_progress_draw(void *ctx, const struct runner_progress *p)
 	int cols = ioctl(fileno(tp->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
 	char line[600];
 	timing_progress_text(line, sizeof line, p);
+	visible_in_place(line, sizeof line);	/* it quotes the lesson's labels */
 	/* one line, never wrapped (\r returns only to the start of the last):
 	 * cut to cols - 1 columns, whole characters */
 	size_t n = utf8_cut(line, cols - 1, NULL);

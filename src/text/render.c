@@ -3,6 +3,7 @@
  * touches a terminal itself (the caller decides whether colours are on). */
 #include "text/render.h"
 #include "text/json.h"
+#include "text/visible.h"
 #include "core/format.h"
 #include "core/utf8.h"
 #include "view/palette.h"
@@ -11,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The ANSI escape that colours a cell bg (a colour of view/palette, as the
@@ -145,12 +147,53 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 	strbuf_printf(out, "%s\n", legend);
 }
 
+/* A label of h made visible in place (a lesson names rows and columns). */
+static void visible_label(char **label)
+{
+	char *v = visible_copy(*label, 0);
+	free(*label);
+	*label = v;
+}
+
+/* Builds the heatmap of a show with every name in it visible. */
+static void build_visible_heatmap(struct heatmap *h, const struct shown *sh)
+{
+	const struct show *s = sh->show;
+	heatmap_build(h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
+	heatmap_set_show_name(h, s);
+	h->label_width = 0;
+	for (int r = 0; r < h->rows; r++) {
+		visible_label(&h->row_labels[r]);
+		int w = utf8_width(h->row_labels[r]);
+		h->label_width = w > h->label_width ? w : h->label_width;
+	}
+	for (int c = 0; c < h->cols; c++)
+		visible_label(&h->col_labels[c]);
+	visible_in_place(h->slice_name, sizeof h->slice_name);
+	visible_in_place(h->name, sizeof h->name);
+}
+
+/* A show's title, else its expression, visible, on a line 2 columns in,
+ * with what follows it (a suffix of qkv's own). */
+static void put_show_title(struct strbuf *out, const struct show *s, const char *fallback, const char *suffix)
+{
+	const char *t = s->title ? s->title : fallback;
+	strbuf_puts(out, "  ");
+	visible_put(out, t, strlen(t), 0);
+	strbuf_printf(out, "%s\n", suffix);
+}
+
 static void render_tokens(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
 {
 	struct tokens_view tv;
 	tokens_build(&tv, sh->show, sh->t, -1);
+	visible_in_place(tv.query_label, sizeof tv.query_label);
+	for (int64_t h = 0; h < tv.nheads; h++)
+		visible_in_place(tv.heads[h], sizeof tv.heads[h]);
+	for (int64_t k = 0; k < tv.ntok; k++)
+		visible_in_place(tv.keys[k], sizeof tv.keys[k]);
 	if (sh->show->title)
-		strbuf_printf(out, "  %s\n", sh->show->title);
+		put_show_title(out, sh->show, NULL, "");
 	if (tv.query_named)
 		strbuf_printf(out, "  weights of the query token '%s' over the keys%s\n", tv.query_label,
 			      tv.nheads > 1 ? ", by head" : "");
@@ -193,11 +236,12 @@ static void render_tokens(struct strbuf *out, const struct shown *sh, const stru
 static void render_timing(struct strbuf *out, const struct shown *sh, const struct render_opts *o)
 {
 	const struct show *s = sh->show;
-	strbuf_printf(out, "  %s\n", s->title ? s->title : "timing");
+	put_show_title(out, s, "timing", "");
 	int lw = 0;
 	for (int i = 0; i < s->ntimings; i++) {
 		char label[TIMING_LABEL_MAX];
 		timing_label_text(label, sizeof label, &s->timings[i]);
+		visible_in_place(label, sizeof label);
 		int w = utf8_width(label);
 		lw = w > lw ? w : lw;
 	}
@@ -206,6 +250,7 @@ static void render_timing(struct strbuf *out, const struct shown *sh, const stru
 	for (int i = 0; i < s->ntimings; i++) {
 		char label[TIMING_LABEL_MAX];
 		timing_label_text(label, sizeof label, &s->timings[i]);
+		visible_in_place(label, sizeof label);
 		int w = utf8_width(label);
 		strbuf_puts(out, "    ");
 		strbuf_puts(out, label);
@@ -233,16 +278,15 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 	strbuf_putc(out, '\n');
 	switch (s->kind) {
 	case SHOW_HEATMAP: {
-		strbuf_printf(out, "  %s\n", s->title ? s->title : s->expr);
+		put_show_title(out, s, s->expr, "");
 		struct heatmap h;
-		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
-		heatmap_set_show_name(&h, s);
+		build_visible_heatmap(&h, sh);
 		render_heatmap(out, &h, 2, o);
 		heatmap_free(&h);
 		break;
 	}
 	case SHOW_COMPARE: {
-		strbuf_printf(out, "  %s: for-loops against SIMD\n", s->title ? s->title : s->expr);
+		put_show_title(out, s, s->expr, ": for-loops against SIMD");
 		char verdict[160];
 		timing_verdict_text(verdict, sizeof verdict, sh->agree, sh->max_diff);
 		strbuf_printf(out, "    %s", verdict);
@@ -252,8 +296,7 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 		timing_compare_text(times, sizeof times, sh->loops_ms, sh->simd_ms);
 		strbuf_printf(out, "\n    %s\n", times);
 		struct heatmap h;
-		heatmap_build(&h, sh->t, s->slice, s->nslice, s->rows, s->nrows, s->cols, s->ncols, s->scale);
-		heatmap_set_show_name(&h, s);
+		build_visible_heatmap(&h, sh);
 		render_heatmap(out, &h, 4, o);
 		heatmap_free(&h);
 		break;
@@ -267,11 +310,12 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 	}
 }
 
-/* Lines laid out by view/page, one after another. */
+/* Lines laid out by view/page, one after another: a lesson's text and
+ * what its code printed, so visible. */
 static void put_lines(struct strbuf *out, const struct page_lines *pl)
 {
 	for (int i = 0; i < pl->n; i++) {
-		strbuf_puts(out, pl->lines[i].text);
+		visible_put(out, pl->lines[i].text, strlen(pl->lines[i].text), 0);
 		strbuf_putc(out, '\n');
 	}
 }
@@ -286,7 +330,8 @@ static void put_text(struct strbuf *out, const char *text, int width)
 
 void render_lesson_header(struct strbuf *out, const struct lesson *l, const struct render_opts *o)
 {
-	strbuf_printf(out, "%s\n", l->title);
+	visible_put(out, l->title, strlen(l->title), 0);
+	strbuf_putc(out, '\n');
 	struct strbuf src;
 	strbuf_init(&src);
 	/* a lesson beyond the documents retells none ("beyond the documents: ...") */
@@ -301,7 +346,9 @@ void render_lesson_header(struct strbuf *out, const struct lesson *l, const stru
 void render_step(struct strbuf *out, const struct page *pg, const struct render_opts *o)
 {
 	char head[256];
-	snprintf(head, sizeof head, "\u2500\u2500 Step %d/%d: %s ", pg->step + 1, pg->nsteps, pg->title);
+	char *title = visible_copy(pg->title, 0);
+	utf8_snprintf(head, sizeof head, "\u2500\u2500 Step %d/%d: %s ", pg->step + 1, pg->nsteps, title);
+	free(title);
 	strbuf_putc(out, '\n');
 	strbuf_puts(out, head);
 	for (int i = utf8_width(head); i < o->width; i++)

@@ -7,6 +7,7 @@
  * stops what runs (a computation, the loop animation); with nothing running
  * it clears the prompt's line, or acts as q. */
 #include "ui/internal.h"
+#include "core/clock.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -213,6 +214,21 @@ static void base_key(struct app *a, int ch)
 	}
 }
 
+/* Saves the progress a step change (or an exercise) made, at most once a
+ * second: a crash, or another qkv's save, loses nothing older. */
+static void save_progress_soon(struct app *a)
+{
+	progress_save_pending(&a->progress, clock_now_ms(), PROGRESS_SAVE_GAP_MS);
+}
+
+/* A frame drawn while a job computes (job.c): a change still waiting to be
+ * saved is saved first, before the long computation can end in a crash. */
+static void job_frame(struct app *a)
+{
+	progress_save_pending(&a->progress, clock_now_ms(), 0);
+	app_draw(a);
+}
+
 /* One key, to the state on top. */
 static void key(struct app *a, int ch)
 {
@@ -252,7 +268,7 @@ int ui_run(const struct ui_options *o)
 	a.opt = *o;
 	a.big = o->big;
 	a.speed = 1;
-	a.frame = app_draw;
+	a.frame = job_frame;
 	a.test_crash = getenv("QKV_TEST_CRASH");
 	catalog_load(&a.catalog, NULL, NULL);
 	/* a lesson named on the command line must open, or nothing starts */
@@ -291,13 +307,17 @@ int ui_run(const struct ui_options *o)
 	} else if (o->lesson) {
 		screen_open(&a, o->lesson, o->step);
 	}
-	int fast_errors = 0;
+	if (!a.status[0])
+		term_size_news(a.status, sizeof a.status);
+	int fast_errors = 0, ended_by = 0;
 	while (!a.quit) {
 		int sig = term_signal();
 		if (sig == SIGINT && !ctrl_c_quits(&a))
 			term_signal_clear();
-		else if (sig)
+		else if (sig) {
+			ended_by = sig == SIGINT ? 0 : sig;	/* Ctrl-C with nothing to stop is q */
 			break;
+		}
 		app_draw(&a);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -311,22 +331,24 @@ int ui_run(const struct ui_options *o)
 			if (fast_errors > 50)
 				break;
 			loops_tick(&a);
+			save_progress_soon(&a);
 			continue;
 		}
 		fast_errors = 0;
 		key(&a, ch);
+		save_progress_soon(&a);
 	}
 	screen_close(&a);
 	prompt_close(&a);
 	term_stop();
 	term_detach();
 	/* after the terminal is restored, where it stays readable */
-	if (progress_save(&a.progress) != 0)
+	if (progress_save(&a.progress) != 0 || a.progress.problem[0])
 		fprintf(stderr, "qkv: %s\n", a.progress.problem);
 	if (prompt_history_error()[0])
 		fprintf(stderr, "qkv: %s\n", prompt_history_error());
 	catalog_free(&a.catalog);
 	progress_free(&a.progress);
 	free(a.timing_done);
-	return 0;
+	return ended_by ? 128 + ended_by : 0;	/* SIGTERM 143, SIGHUP 129, as the shell reports a kill */
 }

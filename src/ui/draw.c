@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether shade characters go beside the colours: on 8-colour terminals,
@@ -19,6 +20,13 @@
 static bool few_colours(const struct app *a)
 {
 	return a->cmode == COLOR_8;
+}
+
+/* Whether the half-block grid draws shades: without colour, with 8 colours,
+ * and without half blocks (ASCII in a locale that is not UTF-8). */
+static bool half_shades(const struct app *a)
+{
+	return a->cmode == COLOR_NONE || few_colours(a) || !term_utf8();
 }
 
 /* The attributes and colour pair of cell (r, c): its colour on the scale,
@@ -142,7 +150,7 @@ static void draw_col_labels(const struct heatmap *h, const struct heatmap_layout
 		int room = L->header_h > 1 ? L->cell_w + (end - cx) : end - cx;
 		room = room > end - x ? end - x : room;
 		strbuf_reset(&b);
-		utf8_fit(&b, h->col_labels[L->col0 + c], room, 0);
+		term_fit(&b, h->col_labels[L->col0 + c], room, 0);
 		int lw = term_width_of(b.s);
 		int start = big && L->header_h == 1 ? cx + (L->cell_w - lw) / 2 : end - lw;
 		attr_t at = L->col0 + c == cur_c && cursor ? A_BOLD : A_NORMAL;
@@ -153,8 +161,8 @@ static void draw_col_labels(const struct heatmap *h, const struct heatmap_layout
 
 /* The half-block grid: two matrix rows per line, the upper half block's
  * foreground the upper row, its background the lower row. Without colour,
- * and with 8 colours, the stronger shade of the two instead (coloured as
- * the stronger cell on 8 colours). */
+ * with 8 colours and in ASCII, the stronger shade of the two instead
+ * (coloured as the stronger cell when there is colour). */
 static void draw_half_blocks(struct app *a, const struct heatmap *h, const struct heatmap_layout *L, int gy, int gx,
 			     int cur_r, int cur_c, bool cursor)
 {
@@ -166,18 +174,18 @@ static void draw_half_blocks(struct app *a, const struct heatmap *h, const struc
 			bool cur = cursor && cc == cur_c && (cur_r == r0 || (has1 && cur_r == r1));
 			bool nan0 = heatmap_cell_kind(h, r0, cc) == CELL_NAN;
 			bool nan1 = has1 && heatmap_cell_kind(h, r1, cc) == CELL_NAN;
-			if ((a->cmode == COLOR_NONE || few_colours(a)) && (nan0 || nan1)) {
-				/* a NaN among the two rows: its mark, in its colour on 8 colours */
-				short pair = few_colours(a) ? term_pair(a, palette_nan_rgb(), NULL) : 0;
+			if (half_shades(a) && (nan0 || nan1)) {
+				/* a NaN among the two rows: its mark, in its colour when there is colour */
+				short pair = a->cmode != COLOR_NONE ? term_pair(a, palette_nan_rgb(), NULL) : 0;
 				put_attr(gy + line, gx + c, "?", 1, cur ? A_REVERSE : A_NORMAL, pair);
 				continue;
 			}
-			if (a->cmode == COLOR_NONE || few_colours(a)) {
+			if (half_shades(a)) {
 				int s0 = heatmap_shade(h, heatmap_value(h, r0, cc));
 				int s1 = has1 ? heatmap_shade(h, heatmap_value(h, r1, cc)) : 0;
 				int rs = s1 > s0 ? r1 : r0;
 				short pair = 0;
-				if (few_colours(a) && heatmap_cell_kind(h, rs, cc) == CELL_VALUE)
+				if (a->cmode != COLOR_NONE && heatmap_cell_kind(h, rs, cc) == CELL_VALUE)
 					pair = term_pair(a, palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, rs, cc))),
 							 NULL);
 				put_attr(gy + line, gx + c, palette_shade(s0 > s1 ? s0 : s1), 1, cur ? A_REVERSE : A_NORMAL,
@@ -229,7 +237,7 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 			int yy = gy + r * L.cell_h;
 			if (L.label_w) {
 				strbuf_reset(&lab);
-				utf8_fit(&lab, h->row_labels[rr], L.label_w, 1);
+				term_fit(&lab, h->row_labels[rr], L.label_w, 1);
 				put_attr(yy, x, lab.s, L.label_w, rr == cur_r && cursor ? A_BOLD : A_NORMAL, 0);
 			}
 			for (int c = 0; c < L.vis_cols; c++) {
@@ -242,20 +250,11 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 	if (L.legend) {
 		/* shades are drawn without numbers, and beside them on 8 colours;
 		 * half blocks are colours, or shades without enough of them */
-		bool mono = a->cmode == COLOR_NONE, few = few_colours(a);
-		bool shades = L.half_blocks ? mono || few : !L.numbers || few;
+		bool shades = L.half_blocks ? half_shades(a) : !L.numbers || few_colours(a);
 		char leg[512];
 		heatmap_legend(h, L.numbers ? &L.fmt : NULL, a->cmode, shades, leg, sizeof leg, w);
 		put_attr(y + L.height - 1, x, leg, w, A_DIM, 0);
 	}
-}
-
-/* Draws the n bytes at s at y, x, cut to w columns at a character boundary. */
-static void put_slice(int y, int x, const char *s, size_t n, int w)
-{
-	if (w <= 0 || y < 0 || x < 0)
-		return;
-	mvaddnstr(y, x, s, (int)utf8_cut_n(s, n, w, NULL));
 }
 
 /* Where draw_wrapped's lines go: line numbers skip .. skip + max_lines - 1
@@ -269,7 +268,7 @@ static void put_wrapped_line(void *udata, const char *start, size_t n)
 {
 	struct wrapped *d = udata;
 	if (d->line >= d->skip && d->line - d->skip < d->max_lines)
-		put_slice(d->y + d->line - d->skip, d->x, start, n, d->w);
+		term_put_n(d->y + d->line - d->skip, d->x, start, n, d->w);
 	d->line++;
 }
 
@@ -280,9 +279,11 @@ static void put_wrapped_line(void *udata, const char *start, size_t n)
 int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr)
 {
 	struct wrapped d = { y, x, w, max_lines, skip, 0 };
+	char *drawn = term_text(text);	/* wrapped as drawn: ASCII twins may be wider */
 	attron(attr);
-	int n = utf8_wrap(text, w, put_wrapped_line, &d);
+	int n = utf8_wrap(drawn ? drawn : text, w, put_wrapped_line, &d);
 	attroff(attr);
+	free(drawn);
 	return n;
 }
 
@@ -296,7 +297,7 @@ int draw_lines(const char *text, int y, int x, int w, int max_lines, int skip)
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		if (line >= skip && line - skip < max_lines)
-			put_slice(y + line - skip, x, p, n, w);
+			term_put_n(y + line - skip, x, p, n, w);
 		line++;
 		p += n + (nl ? 1 : 0);
 	}

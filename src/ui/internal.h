@@ -125,6 +125,10 @@ int term_check(char *why, size_t size);
 /* Starts curses: 0, or -1 (nothing drawn, nothing to stop) when it cannot. */
 int term_start(struct app *a);
 void term_stop(void);
+/* COLUMNS or LINES set to what no terminal has (not a number, 0, more than
+ * 2000): writes to msg a line for the status saying that the terminal's own
+ * size is used instead (it always is), else leaves msg as it is. */
+void term_size_news(char *msg, size_t size);
 void term_detach(void);
 /* The signal that asks the program to end (SIGTERM, SIGHUP, or SIGINT while
  * no computation ran), or 0; term_signal_clear forgets it (a Ctrl-C the
@@ -152,11 +156,21 @@ void term_test_crash(const char *how);
 attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair);
 /* a colour pair for fg on bg (NULL: the terminal's background) */
 short term_pair(struct app *a, struct rgb fg, const struct rgb *bg);
+/* Text: UTF-8 in, drawn as it is in a UTF-8 locale, else as its ASCII twin
+ * (ascii.c); widths are those of what is drawn. */
+bool term_utf8(void);                                   /* the locale is UTF-8 */
 void term_put(int y, int x, const char *s, int maxw);   /* UTF-8, cut to maxw columns */
+void term_put_n(int y, int x, const char *s, size_t n, int maxw);   /* the first n bytes of s */
 int term_width_of(const char *s);
+/* s as it will be drawn, to lay it out before drawing (word wrap): NULL in
+ * a UTF-8 locale (s itself), else its ASCII form (free it). */
+char *term_text(const char *s);
+/* utf8_fit (core/utf8.h) of s as it will be drawn: labels, code lines. */
+struct strbuf;
+void term_fit(struct strbuf *out, const char *s, int width, int align);
 void term_cursor(bool visible);        /* for this frame; applied by term_cursor_apply */
 void term_cursor_apply(void);
-/* lines and boxes: Unicode box characters in a UTF-8 locale, else ACS */
+/* lines and boxes: Unicode box characters in a UTF-8 locale, else - | + */
 void term_hline(int y, int x, int n);
 void term_vline(int y, int x, int n);
 void term_box(int y, int x, int h, int w);
@@ -222,6 +236,14 @@ struct job {
 void job_run(struct app *a, struct job *j);
 /* The player's progress callback (player_set_progress(p, job_progress, NULL)). */
 void job_progress(void *ctx, const struct runner_progress *p);
+/* For a frame while a job has run half a second or more: how far the
+ * operation running now is and the time so far ("42% of the operation
+ * done, 3.1 s"); "" otherwise. */
+void job_progress_note(char *buf, size_t size);
+
+/* ascii.c: appends to out the ASCII twin of the n bytes of UTF-8 at s (stops
+ * at a NUL): term.c's text in a locale that is not UTF-8. */
+void ascii_append(struct strbuf *out, const char *s, size_t n);
 
 /* help.c: the keys overlay */
 void help_draw(struct app *a);

@@ -5,11 +5,16 @@
  * drawing frames: the progress the player reports is stored here and drawn
  * by the next frame, the normal way (a->frame), at most every 50 ms. Keys
  * wait in the terminal until the job ends; Ctrl-C reaches it through the
- * interrupt flag (term.c). Only the worker touches the player meanwhile,
- * and the frames read only what player_running allows. */
+ * interrupt flag (term.c), which the interpreter reads between operations
+ * and the kernels between blocks (the worker registers it with them,
+ * kernel_ctl_use), so that it stops within a fraction of a second. Only the
+ * worker touches the player meanwhile, and the frames read only what
+ * player_running allows; they also read the kernels' progress
+ * (job_progress_note). */
 #include "ui/internal.h"
 #include "core/clock.h"
 #include "core/mem.h"
+#include "kernel/kernel.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -70,16 +75,41 @@ static void take_progress(struct app *a)
 	pthread_mutex_unlock(&lock);
 }
 
+/* The kernels of the running job: the Ctrl-C flag they stop at and the
+ * work they report; when the job began (0: none runs; the main thread's). */
+static struct kernel_ctl kernels;
+static double began;
+
+void job_progress_note(char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (began == 0 || clock_now_ms() - began < 500)
+		return;	/* nothing runs, or not for long: no note */
+	int64_t units, total;
+	kernel_ctl_progress(&kernels, &units, &total);
+	double s = (clock_now_ms() - began) / 1000;
+	if (total > 0 && units > 0) {
+		int pct = units >= total ? 99 : (int)(100.0 * (double)units / (double)total);
+		snprintf(buf, size, "%d%% of the operation done, %.1f s", pct, s);
+	} else {
+		snprintf(buf, size, "%.1f s", s);
+	}
+}
+
 static void *work(void *arg)
 {
 	struct job *j = arg;
 	term_thread_start();
+	kernels.stop = term_interrupt_flag();
+	kernel_ctl_use(&kernels);
+	kernel_progress_begin(0);
 	if (j->kind == JOB_GO)
 		j->rc = player_go(j->player, j->k, &j->at, &j->err);
 	else if (j->kind == JOB_SHOW_AGAIN)
 		j->rc = player_show_again(j->player, j->k, &j->err);
 	else
 		j->fn(j->ctx);
+	kernel_ctl_use(NULL);
 	pthread_mutex_lock(&lock);
 	done = true;
 	pthread_cond_signal(&changed);
@@ -94,6 +124,7 @@ void job_run(struct app *a, struct job *j)
 	pthread_mutex_unlock(&lock);
 	j->at = j->k;
 	term_busy_begin();
+	began = clock_now_ms();
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 16u << 20);	/* the interpreter recurses */
@@ -129,5 +160,6 @@ void job_run(struct app *a, struct job *j)
 		pthread_join(t, NULL);
 	}
 	a->timing = NULL;	/* the job's progress is over */
+	began = 0;
 	term_busy_end();
 }

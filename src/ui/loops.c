@@ -95,7 +95,7 @@ static void draw_code(const char *const *lines, int n, int top, int first, int l
 		bool more = (i == 0 && top > 0) || (i == h - 1 && top + h < n);
 		struct strbuf sb;
 		strbuf_init(&sb);
-		utf8_fit(&sb, lines[li], more ? w - 2 : w, 0);
+		term_fit(&sb, lines[li], more ? w - 2 : w, 0);
 		bool cur = li >= first && li <= last && first >= 0;
 		if (cur)
 			attron(A_REVERSE);

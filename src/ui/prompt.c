@@ -177,6 +177,7 @@ static struct strbuf printed;
 static size_t printed_total;       /* bytes ever added to printed */
 static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool running;               /* a statement runs (frames say so) */
+static bool showing;               /* :show EXPR computes (frames say so) */
 
 #define PRINTED_MAX (1 << 20)      /* a loop that prints forever keeps its last lines */
 
@@ -535,15 +536,31 @@ static void run_cell(struct app *a, const char *src, size_t len)
 	free(one);
 }
 
-static void show_loops(struct app *a, const char *expr, int exprcol)
+/* :show EXPR computes EXPR (twice for :show EXPR loops, the loops taking
+ * long): on the worker thread (ui/job.c), drawn meanwhile, its progress
+ * shown and Ctrl-C stopping it, as a line does. */
+struct show_call {
+	struct session *s;
+	const char *expr;
+	bool loops;
+	struct compare c;          /* loops */
+	struct session_value v;    /* else */
+	struct qkv_error err;
+	int rc;
+};
+
+static void show_call(void *ctx)
+{
+	struct show_call *c = ctx;
+	if (c->loops)
+		c->rc = session_compare(c->s, c->expr, &c->c, &c->err);
+	else
+		c->rc = session_show(c->s, c->expr, &c->v, &c->err);
+}
+
+static void show_loops(struct app *a, struct compare c, const char *expr)
 {
 	struct prompt *p = &a->prompt;
-	struct compare c;
-	struct qkv_error err;
-	if (session_compare(p->session, expr, &c, &err) < 0) {
-		set_error(p, exprcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
-		return;
-	}
 	struct session_value v = { tensor_ref(c.simd), NULL };
 	show_value(p, &v, expr);
 	drop_loops(p);
@@ -573,17 +590,20 @@ static void cmd_show(struct app *a, char *arg, int argcol)
 		set_error(p, argcol, ":show needs a name or an expression: :show W");
 		return;
 	}
+	struct show_call c = { .s = p->session, .expr = arg, .loops = loops };
+	struct job j = { .kind = JOB_CALL, .fn = show_call, .ctx = &c };
+	showing = true;
+	job_run(a, &j);
+	showing = false;
+	if (c.rc < 0) {
+		set_error(p, argcol + (c.err.col > 0 ? c.err.col - 1 : 0), c.err.msg);
+		return;
+	}
 	if (loops) {
-		show_loops(a, arg, argcol);
+		show_loops(a, c.c, arg);
 		return;
 	}
-	struct qkv_error err;
-	struct session_value v;
-	if (session_show(p->session, arg, &v, &err) < 0) {
-		set_error(p, argcol + (err.col > 0 ? err.col - 1 : 0), err.msg);
-		return;
-	}
-	show_value(p, &v, arg);
+	show_value(p, &c.v, arg);
 	drop_loops(p);
 }
 
@@ -1026,8 +1046,14 @@ static int error_lines(const struct app *a)
  * lines it takes wrapped, at most 3. */
 static const char *message_text(const struct app *a)
 {
-	if (running)
-		return "Running... (Ctrl-C stops it; nothing of it is kept then)";
+	static char note[160];
+	if (running || showing) {
+		char done[96];
+		job_progress_note(done, sizeof done);	/* after half a second: how far */
+		snprintf(note, sizeof note, "Running...%s%s%s (Ctrl-C stops it; nothing of it is kept then)",
+			 done[0] ? " [" : "", done, done[0] ? "]" : "");
+		return note;
+	}
 	return completions[0] ? completions : a->prompt.message;
 }
 

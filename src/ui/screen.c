@@ -220,9 +220,12 @@ static void draw_status(struct app *a)
 	move(y, 0);
 	clrtoeol();
 	if (a->timing || player_running(a->player) >= 0) {
+		char done[96], line[160];
+		job_progress_note(done, sizeof done);	/* after half a second: how far */
+		snprintf(line, sizeof line, " Running%s\u2026  %s%sCtrl-C cancels it", a->timing ? " the timing" : "",
+			 done, done[0] ? "  " : "");
 		attron(A_BOLD);
-		term_put(y, 0, a->timing ? " Running the timing\u2026  Ctrl-C cancels it" :
-			 " Running\u2026  Ctrl-C cancels it", a->cols);
+		term_put(y, 0, line, a->cols);
 		attroff(A_BOLD);
 		return;
 	}
@@ -345,7 +348,7 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 	for (int64_t k = 0; k < tv.ntok && k + 2 < hh; k++) {
 		struct strbuf lab;
 		strbuf_init(&lab);
-		utf8_fit(&lab, tv.keys[k], lw, 1);
+		term_fit(&lab, tv.keys[k], lw, 1);
 		term_put(y + 2 + (int)k, x, lab.s, lw);
 		strbuf_free(&lab);
 		for (int hd = 0; hd < shown_heads; hd++) {

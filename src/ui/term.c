@@ -1,12 +1,15 @@
-/* term.c: the terminal: curses setup and teardown, signals that must restore
+/* term.c: the terminal: curses setup and teardown (its size from the
+ * terminal, not COLUMNS and LINES; XON/XOFF off), signals that must restore
  * the terminal (SIGINT, SIGTERM, SIGHUP through a flag the main loop reads;
  * a crash, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, in its handler), Ctrl-C
- * during a computation, colour pairs allocated on demand, UTF-8 text output
- * (widths and cuts from core/utf8, never from the locale).
+ * during a computation, colour pairs allocated on demand, text output (UTF-8,
+ * or its ASCII twin when the locale is not UTF-8; widths and cuts from
+ * core/utf8, never from the locale).
  * The only file that starts or ends curses (after term_check found that it
  * can drive the terminal); every exit path goes through term_stop. */
 #include "ui/internal.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "core/utf8.h"
 
 #include <errno.h>
@@ -24,7 +27,8 @@
 #include <unistd.h>
 
 static bool started;
-static bool utf8;	/* the locale is UTF-8: draw lines with box characters */
+static bool utf8;	/* the locale is UTF-8: text as it is, else its ASCII twin */
+static struct strbuf ascii_buf;	/* the ASCII form of the text being drawn */
 
 /* ---- SIGINT, SIGTERM, SIGHUP ---------------------------------------------------
  * The handler only sets flags. While a computation runs (term_busy) any of
@@ -255,6 +259,7 @@ void term_stop(void)
 		curses_on = 0;
 		endwin();
 		put_fd(STDOUT_FILENO, PASTE_OFF, strlen(PASTE_OFF));
+		strbuf_free(&ascii_buf);
 	}
 }
 
@@ -341,6 +346,56 @@ int term_check(char *why, size_t size)
 	return ok ? 0 : -1;
 }
 
+/* Ctrl-S and Ctrl-Q are keys, not the terminal's XON/XOFF (with IXON on,
+ * Ctrl-S freezes the screen until Ctrl-Q). cbreak leaves IXON as it was;
+ * raw would also turn Ctrl-C into a key. Curses' program mode is saved with
+ * it off, so that curses puts it back after a suspend; endwin restores the
+ * shell's modes, saved by newterm, and with them IXON. */
+static void flow_control_off(void)
+{
+	struct termios t;
+	if (tcgetattr(STDIN_FILENO, &t) != 0 || !(t.c_iflag & IXON))
+		return;
+	t.c_iflag &= ~(tcflag_t)IXON;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0)
+		def_prog_mode();
+}
+
+/* A terminal larger than this in either direction is not believed. */
+#define SIZE_LIMIT 2000
+
+/* What term_size_news says; found before newterm, which with use_tioctl
+ * sets COLUMNS and LINES to the terminal's size. */
+static char size_msg[160];
+
+static void size_check(char *msg, size_t size)
+{
+	static const char *const names[] = { "COLUMNS", "LINES" };
+	for (int i = 0; i < 2; i++) {
+		const char *v = getenv(names[i]);
+		if (!v || !*v)
+			continue;
+		char *end;
+		errno = 0;
+		long n = strtol(v, &end, 10);
+		if (*end || errno || n < 1) {
+			snprintf(msg, size, " %s is not a size: the terminal's own size is used.", names[i]);
+			return;
+		}
+		if (n > SIZE_LIMIT) {
+			snprintf(msg, size, " %s=%ld is more than any terminal: the terminal's own size is used.",
+				 names[i], n);
+			return;
+		}
+	}
+}
+
+void term_size_news(char *msg, size_t size)
+{
+	if (size_msg[0])
+		snprintf(msg, size, "%s", size_msg);
+}
+
 int term_start(struct app *a)
 {
 	setlocale(LC_ALL, "");
@@ -355,12 +410,20 @@ int term_start(struct app *a)
 	sigaction(SIGHUP, &sa, NULL);
 	crash_setup();
 	mem_set_oom_hook(oom_hook);
+	/* the size is the terminal's own (the ioctl), never COLUMNS and LINES,
+	 * which curses would otherwise believe (COLUMNS=99999: screens of
+	 * 10^10 cells, newterm fails); an absurd one is named on the status
+	 * line (term_size_news) */
+	size_msg[0] = 0;
+	size_check(size_msg, sizeof size_msg);
+	use_tioctl(TRUE);
 	/* term_check passed: newterm fails only for a reason it missed, and
 	 * then, unlike initscr, returns having drawn nothing */
 	if (!newterm(NULL, stdout, stdin))
 		return -1;
 	started = true;
 	cbreak();
+	flow_control_off();
 	noecho();
 	keypad(stdscr, TRUE);
 	term_cursor(false);
@@ -440,43 +503,82 @@ attr_t term_cell_attr(struct app *a, struct rgb bg, short *pair)
 	return A_NORMAL;
 }
 
-/* ---- text ------------------------------------------------------------------ */
+/* ---- text ------------------------------------------------------------------
+ * Text is UTF-8 everywhere in qkv. In a UTF-8 locale it goes to curses as it
+ * is; in any other (LANG=C) curses would send its bytes one by one and the
+ * terminal would show them mangled, so each character is drawn as its ASCII
+ * twin (ui/ascii.c). This is the one place that decides which. */
 
-/* Columns of s on the terminal: core/utf8's table, whatever the locale says. */
+bool term_utf8(void)
+{
+	return utf8;
+}
+
+/* The n bytes at s as they will be drawn: s itself, or its ASCII form. */
+static const char *drawn(const char *s, size_t *n)
+{
+	if (utf8)
+		return s;
+	if (!ascii_buf.s)
+		strbuf_init(&ascii_buf);
+	strbuf_reset(&ascii_buf);
+	ascii_append(&ascii_buf, s, *n);
+	*n = ascii_buf.len;
+	return ascii_buf.s;
+}
+
+/* Columns of s on the terminal, as drawn: core/utf8's table, whatever the
+ * locale says, of s or of its ASCII form. */
 int term_width_of(const char *s)
 {
-	return utf8_width(s);
+	size_t n = strlen(s);
+	return utf8_width_n(drawn(s, &n), n);
+}
+
+void term_put_n(int y, int x, const char *s, size_t n, int maxw)
+{
+	if (maxw <= 0 || y < 0 || x < 0)
+		return;
+	s = drawn(s, &n);
+	mvaddnstr(y, x, s, (int)utf8_cut_n(s, n, maxw, NULL));
 }
 
 /* Draws s at y, x cut to maxw columns, never inside a character; nothing
  * when maxw <= 0 or the position is off the screen. */
 void term_put(int y, int x, const char *s, int maxw)
 {
-	if (maxw <= 0 || y < 0 || x < 0)
-		return;
-	mvaddnstr(y, x, s, (int)utf8_cut(s, maxw, NULL));
+	term_put_n(y, x, s, strlen(s), maxw);
+}
+
+char *term_text(const char *s)
+{
+	if (utf8)
+		return NULL;
+	struct strbuf b;
+	strbuf_init(&b);
+	ascii_append(&b, s, strlen(s));
+	return strbuf_detach(&b);
+}
+
+void term_fit(struct strbuf *out, const char *s, int width, int align)
+{
+	char *t = term_text(s);
+	utf8_fit(out, t ? t : s, width, align);
+	free(t);
 }
 
 /* ---- lines ------------------------------------------------------------------ */
 
 void term_hline(int y, int x, int n)
 {
-	if (!utf8) {
-		mvhline(y, x, ACS_HLINE, n);
-		return;
-	}
 	for (int i = 0; i < n; i++)
-		mvaddstr(y, x + i, "\u2500");
+		term_put(y, x + i, "\u2500", 1);
 }
 
 void term_vline(int y, int x, int n)
 {
-	if (!utf8) {
-		mvvline(y, x, ACS_VLINE, n);
-		return;
-	}
 	for (int i = 0; i < n; i++)
-		mvaddstr(y + i, x, "\u2502");
+		term_put(y + i, x, "\u2502", 1);
 }
 
 void term_box(int y, int x, int h, int w)
@@ -485,17 +587,10 @@ void term_box(int y, int x, int h, int w)
 	term_hline(y + h - 1, x + 1, w - 2);
 	term_vline(y + 1, x, h - 2);
 	term_vline(y + 1, x + w - 1, h - 2);
-	if (utf8) {
-		mvaddstr(y, x, "\u250c");
-		mvaddstr(y, x + w - 1, "\u2510");
-		mvaddstr(y + h - 1, x, "\u2514");
-		mvaddstr(y + h - 1, x + w - 1, "\u2518");
-	} else {
-		mvaddch(y, x, ACS_ULCORNER);
-		mvaddch(y, x + w - 1, ACS_URCORNER);
-		mvaddch(y + h - 1, x, ACS_LLCORNER);
-		mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	}
+	term_put(y, x, "\u250c", 1);
+	term_put(y, x + w - 1, "\u2510", 1);
+	term_put(y + h - 1, x, "\u2514", 1);
+	term_put(y + h - 1, x + w - 1, "\u2518", 1);
 }
 
 /* The cursor is hidden by each frame and shown again by the prompt: ask

@@ -16,7 +16,9 @@ struct ui_options {
 	enum kernel_variant variant;
 };
 
-/* Runs the program until the user quits. Returns the exit status: 0, or 2
+/* Runs the program until the user quits. Returns the exit status: 0,
+ * 128 + the signal when SIGTERM or SIGHUP ended it (143, 129: the terminal
+ * restored and progress saved first), or 2
  * when the lesson given cannot be opened or curses cannot drive the
  * terminal (TERM=dumb, no terminfo entry, no TERM: refused before anything
  * is written to it); the message is printed on stderr, never on the screen. */

@@ -79,6 +79,26 @@ PROGRAMS = [
     ("int_float_mixing", "a = 3\nb = 2.0\nprint(a * b, a / 1, a // 1, type(a + b).__name__, type(a // 2).__name__, 5 == 5.0, hash(1) == hash(1.0) if False else True)"),
     ("dict_keys_equal_numbers", "d = {1: 'int'}\nd[1.0] = 'float'\nd[True] = 'bool'\nprint(d, len(d))"),
     ("range_details", "r = range(10, 0, -3)\nprint(list(r), len(r), r[1], 4 in r, 7 in r, range(5))"),
+    # issue 15: strings index, slice, count and search by character, never by UTF-8 byte
+    ("string_characters", "s = 'h\u00e9llo\U0001F600x'\nprint(s[1], s[1:3], s[::-1], s[::2], s[-2], s[-2::-2], s[5:1:-1], len(s))\n"
+     "print(s.find('l'), s.index('o'), s.find('\U0001F600'), s.count(''), s.count('l'), list(s[4:]), 'l' in s)"),
+    ("string_iteration_by_character", "for ch in 'a\u00e9\u20ac\U0001F600':\n    print(ch, len(ch))"),
+    ("fstring_conversion_then_spec_pads_by_character", "a = '\u00e9'\nprint(f'{a:>3}|{a!r:>5}|{1.5!r:>6}|{a:^4}|{a!s:<2}|', '{:>4}|'.format(a + a))"),
+    ("string_index_error_counts_characters", "s = '\u00e9\u00e9'\ns[2]"),
+    # issue 15: a chain of operators is no nesting (CPython stops near 3000 terms)
+    ("sum_of_255_terms", "x = " + " + ".join(["1"] * 255) + "\nprint(x)"),
+    ("chain_of_2900_terms", "x = 5000" + " - 1" * 2900 + "\ny = True" + " and True" * 2900 + "\nprint(x, y)"),
+    # issue 15: Python's errors for a domain and a range
+    ("math_log_of_zero", "import math\nprint(math.log(1))\nmath.log(0)"),
+    ("math_sqrt_of_negative", "import math\nmath.sqrt(-1)"),
+    ("math_exp_overflow", "import math\nmath.exp(1000)"),
+    ("float_power_overflow", "x = 10.0 ** 400"),
+    ("int_to_float_power_overflow", "x = 10 ** 400.0"),
+    # issue 15: torch's bools: + is or, * is and, - is refused
+    ("bool_tensors_add_as_or", "import torch\nprint(torch.tensor([True, False]) + torch.tensor([True, False]), "
+     "torch.tensor([True, False]) * torch.tensor([True, True]), torch.tensor([True]) + 1)"),
+    ("bool_tensors_subtract", "import torch\ntorch.tensor([True]) - torch.tensor([True])"),
+    ("bool_tensor_minus_a_number", "import torch\ntorch.tensor([True]) - 1"),
 ]
 
 

@@ -309,10 +309,10 @@ Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = finish)
 Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = finish)
 {
 	fresh_state();
-	char file[128], log[128], cmd[1024];
-	snprintf(file, sizeof file, "/tmp/qkv-killed-%d.json", (int)getpid());
+	char kdir[64], file[128], log[128], cmd[1024];
+	dir_make_temp(kdir, sizeof kdir, "qkv-killed");	/* removed whole: a killed save's temporary file too */
+	snprintf(file, sizeof file, "%s/killed.json", kdir);
 	snprintf(log, sizeof log, "/tmp/qkv-killed-%d.strace", (int)getpid());
-	unlink(file);
 	/* the old file: a workspace saved whole */
 	start("--repl");
 	free(wait_for(">>>"));
@@ -360,8 +360,8 @@ Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = finis
 	cr_assert(strstr(s, "Saved"), "%s", s);
 	free(s);
 	free(old);
-	snprintf(cmd, sizeof cmd, "rm -f %s %s %s.tmp.*", file, log, file);
-	cr_assert_eq(system(cmd), 0);
+	unlink(log);
+	dir_remove(kdir);
 }
 
 Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu, .fini = finish)

@@ -141,3 +141,24 @@ Test(session, a_large_tensor_should_be_pinned_by_its_printed_text_and_still_chec
 	free(path);
 	interp_free(I);
 }
+
+Test(session, repl_save_should_take_a_255_byte_name_and_name_the_real_reason_it_cannot_save)
+{
+	char name[256], in[1024];
+	memset(name, 'a', 250);
+	memcpy(name + 250, ".json", 6);	/* NAME_MAX bytes */
+	char *path = fixture_in_dir(name);
+	snprintf(in, sizeof in, "X = torch.ones(2)\n:save %s\n:save! /proc/self/mem\n", path);
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, in, NULL, &out, &err);
+	cr_assert_eq(rc, 2, "the failed save makes the exit status 2: %s%s", out, err);
+	cr_assert(strstr(out, "Saved "), "%s%s", out, err);
+	cr_assert_null(strstr(err, "too long"), "%s", err);
+	cr_assert(strstr(err, "cannot save /proc/self/mem: cannot create a temporary file in /proc/self: No such file "
+			 "or directory"), "%s", err);
+	assert_check_passes(path, "1 passed, 0 failed");
+	free(out);
+	free(err);
+	free(path);
+}

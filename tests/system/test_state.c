@@ -1,7 +1,10 @@
 /* test_state.c: nothing lost (issue 7, point 5) in a real terminal (tmux):
  * damaged state files reported on screen and replaced, save failures shown
  * while qkv goes on and after it ends, the terminal restored (stty -g), the
- * files as they should be. Without a terminal: tests/unit/test_state.c. */
+ * files as they should be; two sessions on one state directory keeping
+ * both lessons' progress, and a session killed with SIGKILL after a step
+ * having saved it already (issue 15, item 4). Without a terminal:
+ * tests/unit/test_state.c. */
 
 /* A full disk is a small tmpfs in a mount namespace (skipped where mounting
  * is not allowed). */
@@ -9,6 +12,7 @@
 #include "lesson/progress.h"
 
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,4 +268,92 @@ Test(state_screen, a_full_disk_should_be_reported_when_qkv_ends_and_the_old_file
 	free(s);
 	free(wait_for("BOTH-INTACT"));
 	assert_terminal_restored();
+}
+
+/* ---- two sessions on one state directory (issue 15, item 4) ------------------------ */
+
+/* Starts `qkv ARGS` in tmux session name (100x30) on the test's state
+ * directory; the shell says QKV-EXIT=STATUS after it. */
+static void start_in(const char *name, const char *args)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+	tmux_private_server();
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 \"TERM=xterm-256color XDG_STATE_HOME=%s "
+		 "%s %s; echo QKV-EXIT=\\$?; sleep 30\"", name, dir, qkv_binary(), args);
+	cr_assert_eq(system(cmd), 0, "tmux failed");
+}
+
+static void keys_to(const char *name, const char *k)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "tmux send-keys -t %s %s", name, k);
+	if (system(cmd) != 0) {
+		/* a failed tmux command shows up in what the screen lacks */
+	}
+}
+
+static void wait_in(const char *name, const char *want)
+{
+	char *s = tmux_wait_for(name, want);
+	cr_assert(strstr(s, want), "never shown in %s: %s\n%s", name, want, s);
+	free(s);
+}
+
+/* The furthest step of lesson id in progress.json, or 0. */
+static int furthest(const char *id)
+{
+	struct progress p;
+	progress_load(&p);
+	cr_assert_str_eq(p.problem, "", "progress.json does not load cleanly");
+	const struct progress_entry *e = progress_get(&p, id);
+	int f = e ? e->furthest : 0;
+	progress_free(&p);
+	return f;
+}
+
+Test(state_screen, two_sessions_on_one_state_directory_should_both_keep_their_progress, .timeout = 90)
+{
+	char a[32], b[32];
+	snprintf(a, sizeof a, "qkvma%d", (int)getpid());
+	snprintf(b, sizeof b, "qkvmb%d", (int)getpid());
+	start_in(a, "1");
+	start_in(b, "2");
+	wait_in(a, "step 1/14");
+	wait_in(b, "step 1/28");
+	keys_to(a, "Right");
+	wait_in(a, "step 2/14");
+	keys_to(b, "Right");
+	wait_in(b, "step 2/28");
+	keys_to(a, "Right");
+	wait_in(a, "step 3/14");
+	/* the first to quit writes its lesson, the last its own and the other's */
+	keys_to(a, "q");
+	wait_in(a, "QKV-EXIT=0");
+	keys_to(b, "q");
+	wait_in(b, "QKV-EXIT=0");
+	cr_assert_eq(furthest("animal-attention"), 3, "lesson 1's progress was lost:\n%s", read_text(pfile));
+	cr_assert_eq(furthest("attention-step-by-step"), 2, "lesson 2's progress was lost:\n%s", read_text(pfile));
+}
+
+Test(state_screen, a_session_killed_after_a_step_should_have_saved_it_already, .timeout = 90)
+{
+	char a[32];
+	snprintf(a, sizeof a, "qkvmk%d", (int)getpid());
+	start_in(a, "1");
+	wait_in(a, "step 1/14");
+	pid_t pid = tmux_pane_qkv(a);
+	cr_assert_gt(pid, 0, "qkv did not start");
+	keys_to(a, "Right");
+	wait_in(a, "step 2/14");
+	keys_to(a, "Right");
+	wait_in(a, "step 3/14");
+	/* saved within a second of the step, with no key pressed after it */
+	char *text = file_wait_text(pfile, "\"furthest\":\t3");
+	cr_assert_not_null(text, "step 3 never reached progress.json:\n%s", read_text(pfile));
+	free(text);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert(proc_wait_gone(pid), "qkv outlived SIGKILL");
+	cr_assert_eq(furthest("animal-attention"), 3);
 }

@@ -61,3 +61,65 @@ Test(lang_semantics, every_program_should_print_what_cpython_prints_or_fail_as_i
 	cr_assert_eq(failures, 0, "%d of %zu programs differ from CPython", failures,
 		     sizeof programs / sizeof programs[0]);
 }
+
+/* The error a program stops with (its first line), or "" when it runs. */
+static const char *error_of(const char *src)
+{
+	static struct qkv_error err;
+	struct strbuf out;
+	strbuf_init(&out);
+	struct interp *I = interp_new(KERNEL_SIMD);
+	interp_set_output(I, capture, &out);
+	enum interp_status st = interp_run(I, src, strlen(src), 1, INTERP_PER_STATEMENT, &err);
+	interp_free(I);
+	strbuf_free(&out);
+	if (st == INTERP_OK)
+		return "";
+	err.msg[strcspn(err.msg, "\n")] = 0;
+	return err.msg;
+}
+
+/* torch 1.13 refuses these too ("dot : expected both vectors to have same dtype, but found Long and
+ * Float"; "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+ * qkv's messages say what to convert */
+Test(lang_semantics, torch_errors_should_stay_errors)
+{
+	cr_expect_str_eq(error_of("torch.ones(2, dtype=torch.int64) @ torch.ones(2)"),
+			 "matmul: both tensors need the same dtype, got int64 and float32 (convert one with .float())");
+	cr_expect_str_eq(error_of("torch.ones(2, 2, dtype=torch.float64) @ torch.ones(2, 2, dtype=torch.int64)"),
+			 "matmul: both tensors need the same dtype, got float64 and int64 (convert one with .double())");
+	cr_expect_str_eq(error_of("torch.ones(2).bool() @ torch.ones(2).bool()"),
+			 "matmul of bool tensors is not implemented in torch (convert them with .float())");
+	cr_expect_str_eq(error_of("x = torch.ones(2, dtype=torch.int64) @ torch.ones(2, dtype=torch.int64)"), "");
+	cr_expect_str_eq(error_of("x = np.ones(2, dtype=np.int64) @ np.ones(2)"), "");
+	cr_expect_str_eq(error_of("q = torch.ones(1, 2, 3, 4)\n"
+				  "F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(3, 3).bool(), is_causal=True)"),
+			 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+	cr_expect_str_eq(error_of("x = torch.tensor([True]); x -= torch.tensor([True])"),
+			 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+			 "`logical_xor()` operator instead.");
+	cr_expect_str_eq(error_of("np.array([True]) - np.array([True])"),
+			 "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` "
+			 "operator, or the logical_xor function instead.");
+}
+
+Test(lang_semantics, a_line_break_between_rows_should_make_a_matrix)
+{
+	cr_expect_str_eq(error_of("x = [1 2\n3 4]\nassert x.shape == (2, 2) and x[1, 0].item() == 3"), "");
+}
+
+Test(lang_semantics, a_byte_order_mark_should_open_a_program)
+{
+	cr_expect_str_eq(error_of("\xef\xbb\xbfx = 1\nassert x == 1"), "");
+}
+
+Test(lang_semantics, a_chain_of_100000_operators_should_be_one_error_naming_the_limit)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	strbuf_puts(&b, "x = 1");
+	for (int i = 1; i < 100000; i++)
+		strbuf_puts(&b, "+1");
+	cr_expect_str_eq(error_of(b.s), "expression too long: more than 3000 operations in a chain (such as 1 + 1 + ...)");
+	strbuf_free(&b);
+}

@@ -331,6 +331,37 @@ Test(session, a_missing_directory_should_be_named_in_the_error)
 	interp_free(I);
 }
 
+Test(session, a_file_name_of_255_bytes_should_save)
+{
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	char name[256];
+	memset(name, 'a', 250);
+	memcpy(name + 250, ".json", 6);	/* NAME_MAX bytes: the longest a name can be */
+	char *path = fixture_in_dir(name);
+	struct qkv_error err;
+	cr_assert_eq(save_write_lesson(path, false, "long", fixture_basic, FIXTURE_NBASIC, I, &err), 0, "%s", err.msg);
+	struct lesson *l = fixture_load(path);
+	cr_assert_eq(l->steps[0].nexpects, 3);
+	lesson_free(l);
+	assert_alone(name);
+	free(path);
+	interp_free(I);
+}
+
+Test(session, a_file_where_no_file_can_be_made_should_give_the_real_reason)
+{
+	/* /proc/self/mem stats as a regular file, but /proc/self takes no new
+	 * file (the temporary one): that is the reason, not "no directory" */
+	struct interp *I = fixture_session_typed(fixture_basic, FIXTURE_NBASIC);
+	struct qkv_error err;
+	cr_assert_eq(save_write_lesson("/proc/self/mem", true, "mem", fixture_basic, FIXTURE_NBASIC, I, &err), -1);
+	cr_assert_str_eq(err.msg, "cannot save /proc/self/mem: cannot create a temporary file in /proc/self: No such "
+				  "file or directory");
+	cr_assert_eq(save_write_lesson("/proc/self/mem", false, "mem", fixture_basic, FIXTURE_NBASIC, I, &err), -1);
+	cr_assert_str_eq(err.msg, "/proc/self/mem exists; :save! /proc/self/mem replaces it");
+	interp_free(I);
+}
+
 Test(session, statements_that_do_not_run_from_scratch_should_refuse_the_save)
 {
 	/* S came from somewhere else (a lesson's workspace); only W was typed */

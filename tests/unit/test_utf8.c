@@ -72,6 +72,29 @@ Test(utf8, decode_should_take_a_stray_continuation_byte_alone)
 	expect_decode("\xbf\xbf", 2, 1, 0xFFFD);
 }
 
+/* ---- characters (Python's str positions) ---------------------------------------------- */
+
+Test(utf8, count_and_offset_should_go_by_character_as_python_str_does)
+{
+	const char *s = "h\xc3\xa9llo\xf0\x9f\x98\x80x";	/* "héllo😀x": 7 characters, 11 bytes */
+	cr_expect_eq(utf8_count(s), 7);
+	cr_expect_eq(utf8_count(""), 0);
+	cr_expect_eq(utf8_count_n(s, 3), 2);		/* "hé" */
+	cr_expect_eq(utf8_count_n(s, 100), 7);		/* stops at the NUL */
+	cr_expect_eq(utf8_offset(s, 0), 0);
+	cr_expect_eq(utf8_offset(s, 2), 3);
+	cr_expect_eq(utf8_offset(s, 6), 10);
+	cr_expect_eq(utf8_offset(s, 7), 11);
+	cr_expect_eq(utf8_offset(s, 99), 11);
+	size_t offs[8];
+	utf8_offsets(s, offs, 7);
+	const size_t want[8] = { 0, 1, 3, 4, 5, 6, 10, 11 };
+	for (int i = 0; i < 8; i++)
+		cr_expect_eq(offs[i], want[i], "offset %d: %zu, expected %zu", i, offs[i], want[i]);
+	/* an invalid byte is one character, as utf8_decode reads it */
+	cr_expect_eq(utf8_count("a\xff\xc3"), 3);
+}
+
 /* ---- widths ------------------------------------------------------------------------ */
 
 static void expect_width(const char *s, int w)

@@ -1,0 +1,50 @@
+/* test_jsonpos.c: the pre-scans of lesson/jsonpos that name what cJSON
+ * only reports as "unexpected" (or takes in silently): nesting past its
+ * limit, \u0000 and lone surrogates in strings. */
+#include "lesson/jsonpos.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+static size_t bad_escape(const char *text, unsigned *unit)
+{
+	return jsonpos_bad_escape(text, strlen(text), 0, unit);
+}
+
+Test(jsonpos, bad_escape_should_find_a_nul_escape)
+{
+	unsigned u = 99;
+	cr_assert_eq(bad_escape("{\"a\": \"x\\u0000y\"}", &u), 8);
+	cr_assert_eq(u, 0);
+}
+
+Test(jsonpos, bad_escape_should_find_lone_surrogates_but_not_pairs)
+{
+	unsigned u = 0;
+	cr_assert_eq(bad_escape("[\"\\ud83d\\ude00\", \"\\ud800x\"]", &u), 18);
+	cr_assert_eq(u, 0xD800);
+	cr_assert_eq(bad_escape("[\"\\uDC00\"]", &u), 2);
+	cr_assert_eq(u, 0xDC00);
+	cr_assert_eq(bad_escape("[\"\\ud800\\u0041\"]", &u), 2);
+	cr_assert_eq(u, 0xD800);
+	cr_assert_eq(bad_escape("[\"\\ud800", &u), 2, "a high surrogate at the end of the text");
+}
+
+Test(jsonpos, bad_escape_should_skip_escaped_backslashes_and_text_outside_strings)
+{
+	unsigned u = 0;
+	cr_assert_eq(bad_escape("[\"\\\\u0000\", \"\\\"\\u0041\"]", &u), (size_t)-1);
+	cr_assert_eq(bad_escape("[1, 2, \"\\u00e9\\n\"]", &u), (size_t)-1);
+}
+
+Test(jsonpos, too_deep_should_find_the_first_bracket_past_the_limit)
+{
+	char text[64];
+	memset(text, '[', 10);
+	memset(text + 10, ']', 10);
+	text[20] = 0;
+	cr_assert_eq(jsonpos_too_deep(text, 20, 0, 10), (size_t)-1);
+	cr_assert_eq(jsonpos_too_deep(text, 20, 0, 9), 9);
+	cr_assert_eq(jsonpos_too_deep("{\"[[[\": [[1]]}", 14, 0, 3), (size_t)-1, "brackets in a string");
+	cr_assert_eq(jsonpos_too_deep("{\"a\": [[[1]]]}", 14, 0, 3), 8);
+}
