@@ -5,12 +5,10 @@ error they stop with (its type and message). Writes tests/ref/limits_refs.inc,
 which tests/unit/test_limits.c replays through qkv's interpreter.
 Run: /usr/bin/python3 tests/ref/limits_refs.py
 """
-import contextlib
-import io
 import os
 import sys
 
-from python_semantics import c_string
+from python_semantics import c_string, run
 
 HEAD = "import torch\nimport numpy as np\nx = torch.zeros(2, 3, 4)\na = np.zeros((2, 3, 4))\n"
 
@@ -49,17 +47,6 @@ PROGRAMS = [
 ]
 
 
-def run(src):
-    out = io.StringIO()
-    err_type = err_msg = ""
-    with contextlib.redirect_stdout(out):
-        try:
-            exec(compile(HEAD + src, "<program>", "exec"), {"__name__": "__main__"})
-        except BaseException as e:  # noqa: BLE001 - every error kind is part of the reference
-            err_type, err_msg = type(e).__name__, str(e)
-    return out.getvalue(), err_type, err_msg
-
-
 def main():
     import numpy
     import torch
@@ -68,7 +55,7 @@ def main():
              % (torch.__version__, numpy.__version__),
              "#define LIMITS_HEAD %s" % c_string(HEAD)]
     for name, src in PROGRAMS:
-        out, et, em = run(src)
+        out, et, em = run(HEAD + src)
         lines.append("{ %s,\n  %s,\n  %s, %s, %s }," % (c_string(name), c_string(src), c_string(out),
                                                        c_string(et), c_string(em)))
     with open(os.path.join(here, "limits_refs.inc"), "w") as f:
