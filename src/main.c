@@ -2,7 +2,8 @@
  * QKV_THREADS and QKV_NO_SIMD, and dispatches to one mode: the full-screen
  * program (ui/) or a command (cli/, one per file). The commands and ui_run
  * return the exit status: 0 success, 1 a wrong value found by check, 2 bad
- * input (usage, a statement that fails); out of memory exits 3 (core/mem). */
+ * input (usage, a statement that fails, out of memory: core/mem), n after a
+ * statement's exit(n). */
 #include "cli/cli.h"
 #include "kernel/kernel.h"
 #include "ui/ui.h"

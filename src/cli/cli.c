@@ -4,10 +4,12 @@
  * status to main.c). */
 #include "cli/cli.h"
 #include "core/mem.h"
+#include "core/tensor.h"
 #include "lesson/session.h"
 #include "text/visible.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,9 +47,14 @@ struct session *cli_session_new(enum kernel_variant kv)
 		char *endp;
 		errno = 0;
 		max = strtoll(lim, &endp, 10);
-		if (*endp || errno || max <= 0) {
-			fprintf(stderr, "qkv: QKV_MAX_ELEMS must be a positive whole number, got '%s'\n", lim);
+		if (*endp || endp == lim || max <= 0 || (errno && max != LLONG_MAX)) {
+			cli_print_error("QKV_MAX_ELEMS must be a positive whole number, got '%s'", lim);
 			return NULL;
+		}
+		if (max > TENSOR_MAX_NUMEL) {
+			cli_print_error("QKV_MAX_ELEMS=%s is more than one tensor can hold; using %lld (2^48)", lim,
+					(long long)TENSOR_MAX_NUMEL);
+			max = TENSOR_MAX_NUMEL;
 		}
 	}
 	return session_new(kv, max);

@@ -159,6 +159,8 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 		status = eval_file(s, file, line);
 out:
 	kernel_ctl_use(NULL);
+	if (status == 0 && session_quit_requested(s))
+		status = session_quit_status(s);	/* exit(3) exits 3, as Python */
 	fflush(stdout);
 	session_free(s);
 	return status;

@@ -424,6 +424,9 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		putchar('\n');
 	kernel_ctl_use(NULL);
 	strbuf_free(&r.pending);
+	int status = (!r.tty && r.errors) ? 2 : 0;
+	if (session_quit_requested(r.s) && session_quit_status(r.s))
+		status = session_quit_status(r.s);	/* exit(3) exits 3, as Python */
 	session_free(r.s);
-	return (!r.tty && r.errors) ? 2 : 0;
+	return status;
 }

@@ -1,8 +1,10 @@
 /* mem.c: the one place that handles running out of memory.
  * Every allocation in qkv goes through here; callers never check for NULL.
- * On failure the registered hook restores the terminal before exit(3). */
+ * On failure the registered hook restores the terminal before exit(2), the
+ * status of every failed command (qkv exits 0, 1, 2 or 128+signal only). */
 #include "core/mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,27 +16,33 @@ void mem_set_oom_hook(void (*hook)(void))
 	oom_hook = hook;
 }
 
-static void die_oom(size_t n)
+void mem_die_oom(size_t n)
 {
 	if (oom_hook)
 		oom_hook();
-	fprintf(stderr, "qkv: out of memory (asked for %zu bytes)\n", n);
-	exit(3);
+	if (n == SIZE_MAX)
+		fprintf(stderr, "qkv: out of memory (asked for more bytes than a 64-bit count holds)\n");
+	else
+		fprintf(stderr, "qkv: out of memory (asked for %zu bytes)\n", n);
+	exit(2);
 }
 
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		die_oom(n);
+		mem_die_oom(n);
 	return p;
 }
 
 void *xcalloc(size_t count, size_t size)
 {
+	size_t bytes;
+	if (__builtin_mul_overflow(count, size, &bytes))
+		mem_die_oom(SIZE_MAX);
 	void *p = calloc(count ? count : 1, size ? size : 1);
 	if (!p)
-		die_oom(count * size);
+		mem_die_oom(bytes);
 	return p;
 }
 
@@ -42,12 +50,14 @@ void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		die_oom(n);
+		mem_die_oom(n);
 	return q;
 }
 
 char *xstrndup(const char *s, size_t n)
 {
+	if (n == SIZE_MAX)
+		mem_die_oom(n);
 	char *d = xmalloc(n + 1);
 	memcpy(d, s, n);
 	d[n] = '\0';
@@ -61,10 +71,12 @@ char *xstrdup(const char *s)
 
 void *xalloc_aligned(size_t n)
 {
+	if (n > SIZE_MAX - 63)
+		mem_die_oom(n);
 	size_t rounded = (n + 63) / 64 * 64;
 	void *p = aligned_alloc(64, rounded ? rounded : 64);
 	if (!p)
-		die_oom(n);
+		mem_die_oom(n);
 	memset(p, 0, rounded ? rounded : 64);
 	return p;
 }

@@ -29,22 +29,22 @@ int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, s
 	/* The product of the sizes, counting a 0 as 1, is what strides reach:
 	 * keeping it under the limit keeps every stride and offset far from
 	 * overflowing, even for empty tensors. */
-	int64_t n = 1;
+	int64_t n = 1, max = ctx->max_elems < TENSOR_MAX_NUMEL ? ctx->max_elems : TENSOR_MAX_NUMEL;
 	bool over = false;
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0)
 			return error_set(err, 0, 0, "negative dimension %lld in a shape", (long long)shape[i]);
 		int64_t d = shape[i] > 0 ? shape[i] : 1;
-		if (d > ctx->max_elems || n > ctx->max_elems / d)
+		if (d > max || n > max / d)
 			over = true;
 		else
 			n *= d;
 	}
 	if (over) {
 		char buf[96];
-		return error_set(err, 0, 0,
-				 "a tensor of shape %s is over the limit of %lld elements (set QKV_MAX_ELEMS to raise it)",
-				 tensor_shape_str(buf, sizeof buf, ndim, shape), (long long)ctx->max_elems);
+		return error_set(err, 0, 0, "a tensor of shape %s is over the limit of %lld elements%s",
+				 tensor_shape_str(buf, sizeof buf, ndim, shape), (long long)max,
+				 max < TENSOR_MAX_NUMEL ? " (set QKV_MAX_ELEMS to raise it)" : "");
 	}
 	return 0;
 }
@@ -79,9 +79,9 @@ struct tensor *ops_scalar(enum dtype dt, enum flavor fl, double value)
 int ops_norm_dim(int dim, int ndim, struct qkv_error *err)
 {
 	int n = ndim > 0 ? ndim : 1;
-	if (dim < -n || dim >= n)
-		return error_set(err, 0, 0, "dim %d is out of range for a tensor with %d dimension%s (use -%d to %d)",
-				 dim, ndim, ndim == 1 ? "" : "s", n, n - 1);
+	if (dim < -n || dim >= n)	/* torch's words */
+		return error_set(err, 0, 0, "IndexError: Dimension out of range (expected to be in range of "
+				 "[%d, %d], but got %d)", -n, n - 1, dim);
 	return dim < 0 ? dim + n : dim;
 }
 

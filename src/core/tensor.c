@@ -1,6 +1,7 @@
 /* tensor.c: creation, reference counting and element access for struct tensor.
  * Pure bookkeeping: no arithmetic (that is ops.c over kernel/), no printing
- * (format.c). Never fails: sizes are checked by the caller before creation. */
+ * (format.c). Never fails: sizes are checked by the caller before creation
+ * (tensor_nbytes guards the byte count all the same). */
 #include "core/tensor.h"
 #include "core/mem.h"
 
@@ -36,8 +37,27 @@ bool dtype_is_float(enum dtype dt)
 	return dt == DT_F32 || dt == DT_F64;
 }
 
+bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
+{
+	int64_t span = 1, numel = 1;
+	for (int i = 0; i < ndim; i++) {
+		if (shape[i] < 0)
+			return false;
+		int64_t d = shape[i] > 0 ? shape[i] : 1;
+		if (d > TENSOR_MAX_NUMEL / span)
+			return false;
+		span *= d;
+		numel *= shape[i];
+	}
+	*out = (size_t)numel * dtype_size(dt);	/* at most 2^51: no overflow */
+	return true;
+}
+
 struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape)
 {
+	size_t nbytes;
+	if (!tensor_nbytes(dt, ndim, shape, &nbytes))
+		mem_die_oom(SIZE_MAX);
 	struct tensor *t = xcalloc(1, sizeof *t);
 	t->refs = 1;
 	t->dtype = dt;
@@ -49,10 +69,9 @@ struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t
 		t->strides[i] = n;
 		n *= shape[i] > 0 ? shape[i] : 1;
 	}
-	int64_t numel = tensor_numel(t);
 	t->storage = xcalloc(1, sizeof *t->storage);
 	t->storage->refs = 1;
-	t->storage->nbytes = (size_t)numel * dtype_size(dt);
+	t->storage->nbytes = nbytes;
 	t->storage->data = xalloc_aligned(t->storage->nbytes);
 	return t;
 }

@@ -75,14 +75,25 @@ struct tensor {
 	struct grad_state grad;           /* what torch's autograd would record */
 };
 
+/* The most elements one tensor may hold, whatever QKV_MAX_ELEMS asks for:
+ * 2^48 (2 PiB of float64, more than any address space), so that a byte
+ * count (numel x 8, rounded up to 64) or an offset in bytes never comes near
+ * overflowing int64_t or size_t. */
+#define TENSOR_MAX_NUMEL (INT64_C(1) << 48)
+
 size_t dtype_size(enum dtype dt);
 /* "float32", "float64", "int64", "bool" */
 const char *dtype_name(enum dtype dt);
 bool dtype_is_float(enum dtype dt);
 
+/* Into *out the bytes of a contiguous tensor of this shape and dtype; false
+ * when a size is negative or the product of the sizes (a 0 counted as 1, as
+ * the strides count it) is over TENSOR_MAX_NUMEL. */
+bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out);
 /* A new contiguous, zero-filled tensor. shape may be NULL when ndim == 0.
  * Preconditions: 0 <= ndim <= TENSOR_MAX_DIMS, shape[i] >= 0, and the element
- * count already checked against the limit (see ops_check_numel). */
+ * count already checked against the limit (see ops_check_shape); a shape
+ * tensor_nbytes refuses is treated as running out of memory (mem_die_oom). */
 struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape);
 /* A new derivation of the given kind over views of a, b, c (any may be NULL),
  * with inner set from a->from (flattened to one level); the caller sets the

@@ -139,17 +139,33 @@ int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct
 			  value_type_name(v));
 }
 
-int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err)
+int args_norm_dim(int64_t d, int ndim, enum flavor fl, int *out, struct qkv_error *err)
+{
+	int n = ndim > 0 ? ndim : 1;
+	if (d < -n || d >= n) {
+		if (fl == FLAVOR_NUMPY)
+			return error_set(err, 0, 0, "AxisError: axis %lld is out of bounds for array of dimension %d",
+					 (long long)d, ndim);
+		return error_set(err, 0, 0, "IndexError: Dimension out of range (expected to be in range of "
+				 "[%d, %d], but got %lld)", -n, n - 1, (long long)d);
+	}
+	*out = (int)(d < 0 ? d + n : d);
+	return 0;
+}
+
+int args_axis(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *out, struct qkv_error *err)
 {
 	int64_t d;
 	if (args_int(c, a, i, 0, &d, err) < 0)
 		return -1;
-	int n = ndim > 0 ? ndim : 1;
-	if (d < -n || d >= n)
-		return args_error(err, c, a, i, "dim %lld is out of range for a tensor with %d dimension%s (use -%d to %d)",
-				  (long long)d, ndim, ndim == 1 ? "" : "s", n, n - 1);
-	*out = (int)(d < 0 ? d + n : d);
+	if (args_norm_dim(d, ndim, fl, out, err) < 0)
+		return args_error(err, c, a, i, "%s", err->msg);
 	return 0;
+}
+
+int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err)
+{
+	return args_axis(c, a, i, ndim, FLAVOR_TORCH, out, err);
 }
 
 int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err)
@@ -160,41 +176,68 @@ int args_need_float(struct call *c, struct args *a, int i, const struct tensor *
 			  "decimal point, or call .float())", c->name, dtype_name(t->dtype));
 }
 
-int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
-	       struct qkv_error *err)
+/* The ints of argument i: one int, or a tuple/list/Size of them (randn((3, 5))
+ * arrives as a 1-tuple holding a tuple); what names them in messages. */
+static int args_ints(struct call *c, struct args *a, int i, const char *what, int *n, int64_t *out,
+		     struct qkv_error *err)
 {
 	struct value *v = a->v[i];
 	if (!v) {
-		*ndim = 0;
+		*n = 0;
 		return 0;
 	}
-	/* randn((3, 5)) arrives as a 1-tuple holding a tuple */
 	if ((v->kind == V_TUPLE || v->kind == V_LIST) && v->n == 1 &&
 	    (v->items[0]->kind == V_TUPLE || v->items[0]->kind == V_LIST || v->items[0]->kind == V_SIZE))
 		v = v->items[0];
 	if (v->kind == V_INT) {
-		*ndim = 1;
-		shape[0] = v->i;
-	} else if (v->kind == V_TUPLE || v->kind == V_LIST || v->kind == V_SIZE) {
-		if (v->n > TENSOR_MAX_DIMS)
-			return args_error(err, c, a, i, "qkv tensors have at most %d dimensions, %s() was given %d",
-					  TENSOR_MAX_DIMS, c->name, v->n);
-		*ndim = v->n;
-		for (int k = 0; k < v->n; k++) {
-			struct value *e = v->items[k];
-			if (e->kind != V_INT)
-				return args_error(err, c, a, i, "%s(): sizes must be integers, got %s", c->name,
-						  value_type_name(e));
-			shape[k] = e->i;
-		}
-	} else {
-		return args_error(err, c, a, i, "%s(): the size must be integers or a tuple of them, not %s",
-				  c->name, value_type_name(v));
+		*n = 1;
+		out[0] = v->i;
+		return 0;
 	}
+	if (v->kind != V_TUPLE && v->kind != V_LIST && v->kind != V_SIZE)
+		return args_error(err, c, a, i, "%s(): the %s must be integers or a tuple of them, not %s",
+				  c->name, what, value_type_name(v));
+	if (v->n > TENSOR_MAX_DIMS)
+		return args_error(err, c, a, i, "qkv tensors have at most %d dimensions, %s() was given %d",
+				  TENSOR_MAX_DIMS, c->name, v->n);
+	*n = v->n;
+	for (int k = 0; k < v->n; k++) {
+		struct value *e = v->items[k];
+		if (e->kind != V_INT)
+			return args_error(err, c, a, i, "%s(): %s must be integers, got %s", c->name,
+					  strcmp(what, "size") == 0 ? "sizes" : what, value_type_name(e));
+		out[k] = e->i;
+	}
+	return 0;
+}
+
+int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
+	       struct qkv_error *err)
+{
+	if (args_ints(c, a, i, "size", ndim, shape, err) < 0)
+		return -1;
 	for (int k = 0; k < *ndim; k++) {
 		if (shape[k] < 0 && !(allow_neg1 && shape[k] == -1))
 			return args_error(err, c, a, i, "%s(): negative size %lld in the shape", c->name,
 					  (long long)shape[k]);
+	}
+	return 0;
+}
+
+int args_dims(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *n, int *dims,
+	      struct qkv_error *err)
+{
+	int64_t raw[TENSOR_MAX_DIMS];
+	if (args_ints(c, a, i, "dims", n, raw, err) < 0)
+		return -1;
+	bool seen[TENSOR_MAX_DIMS] = { false };
+	for (int k = 0; k < *n; k++) {
+		if (args_norm_dim(raw[k], ndim, fl, &dims[k], err) < 0)
+			return args_error(err, c, a, i, "%s", err->msg);
+		if (seen[dims[k]])
+			return args_error(err, c, a, i, fl == FLAVOR_NUMPY ? "ValueError: repeated axis in %s"
+					  : "%s(): duplicate dims are not allowed.", c->name);
+		seen[dims[k]] = true;
 	}
 	return 0;
 }

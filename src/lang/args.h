@@ -25,9 +25,21 @@ int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, stru
 int args_int(struct call *c, struct args *a, int i, int64_t def, int64_t *out, struct qkv_error *err);
 int args_double(struct call *c, struct args *a, int i, double def, double *out, struct qkv_error *err);
 int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct qkv_error *err);
-/* A dim argument for a tensor of ndim dims, normalised (negative counts from
- * the end); the error names the range and points at the argument. */
+/* Into *out the dim d (a Python int, checked before any narrowing, so 2**32
+ * is out of range) of a tensor of ndim dims (ndim + 1 where a dim is
+ * inserted: unsqueeze, stack), negative counting from the end. The error is
+ * torch's ("IndexError: Dimension out of range (expected to be in range of
+ * [-3, 2], but got 4)") or numpy's ("AxisError: axis 4 is out of bounds for
+ * array of dimension 3"), with no place. */
+int args_norm_dim(int64_t d, int ndim, enum flavor fl, int *out, struct qkv_error *err);
+/* Argument i as a dim (args_norm_dim), the error at the argument. */
+int args_axis(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *out, struct qkv_error *err);
+/* args_axis with torch's message. */
 int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err);
+/* A tuple of dims (permute, numpy's transpose) from the collected "*" tuple:
+ * *n of them, each normalised, none twice (torch's or numpy's message). */
+int args_dims(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *n, int *dims,
+	      struct qkv_error *err);
 /* Fails at argument i unless t holds floats. */
 int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err);
 /* A shape from a tuple/list/Size or from the collected "*" tuple of ints. */

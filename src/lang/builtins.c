@@ -188,9 +188,10 @@ static struct value *arange(struct call *c, enum flavor fl, struct qkv_error *er
 	double count = ceil((e - s) / st);
 	if (count < 0)
 		count = 0;
-	if (count > (double)OPS(c)->max_elems)
-		count = (double)OPS(c)->max_elems + 1;
-	int64_t shape[1] = { (int64_t)count };
+	if (count >= 0x1p63)	/* torch's words for a count no int64 holds */
+		return args_error(err, c, &a, a.v[1] ? 1 : 0, "arange(): invalid size, possible overflow? "
+				  "(%g elements)", count), args_fail(&a);
+	int64_t shape[1] = { (int64_t)count };	/* ops_new names it when over the limit */
 	if (!has_dt)
 		dt = any_float ? (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32) : DT_I64;
 	struct tensor *t = ops_new(OPS(c), dt, fl, 1, shape, err);
@@ -439,14 +440,14 @@ static struct value *scipy_softmax(struct call *c, struct qkv_error *err)
 	if (!a.v[1] || a.v[1]->kind == V_NONE) {
 		r = ops_softmax_all(OPS(c), in, err);
 	} else {
-		int64_t axis;
-		if (args_int(c, &a, 1, 0, &axis, err) < 0) {
+		int axis;
+		if (args_axis(c, &a, 1, in->ndim, FLAVOR_NUMPY, &axis, err) < 0) {
 			tensor_unref(in);
 			if (owned)
 				tensor_unref(x);
 			return args_fail(&a);
 		}
-		r = ops_softmax(OPS(c), in, (int)axis, err);
+		r = ops_softmax(OPS(c), in, axis, err);
 		if (!r)
 			args_error(err, c, &a, 1, "%s", err->msg);
 	}
@@ -482,17 +483,18 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 		return NULL;
 	struct tensor *x;
 	bool owned = false, keep;
-	int64_t dim = 0;
+	int dim = 0;
 	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
 		return args_fail(&a);
 	bool all = !a.v[1] || a.v[1]->kind == V_NONE;
 	struct tensor *r = NULL;
-	if ((all || args_int(c, &a, 1, 0, &dim, err) == 0) && args_bool(c, &a, 2, false, &keep, err) == 0) {
+	if ((all || args_axis(c, &a, 1, x->ndim, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) == 0) &&
+	    args_bool(c, &a, 2, false, &keep, err) == 0) {
 		if (!all && (op == REDUCE_MAX || op == REDUCE_MIN) && !numpy) {
 			args_error(err, c, &a, 1, "%s(dim=...) returns values and indices in torch; qkv supports "
 				   "only the whole-tensor form, or x.amax(dim)", c->name);
 		} else {
-			r = ops_reduce(OPS(c), x, all, (int)dim, keep, op, err);
+			r = ops_reduce(OPS(c), x, all, dim, keep, op, err);
 			if (!r)
 				args_error(err, c, &a, 1, "%s", err->msg);
 		}
@@ -548,8 +550,8 @@ static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_err
 	if (list->kind != V_LIST && list->kind != V_TUPLE)
 		return args_error(err, c, &a, 0, "%s() takes a list of tensors, not %s", c->name,
 				  value_type_name(list)), args_fail(&a);
-	int64_t dim;
-	if (args_int(c, &a, 1, 0, &dim, err) < 0)
+	int64_t d;
+	if (args_int(c, &a, 1, 0, &d, err) < 0)
 		return args_fail(&a);
 	struct tensor **ts = xcalloc((size_t)list->n + 1, sizeof *ts);
 	struct tensor *r = NULL;
@@ -569,7 +571,11 @@ static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_err
 			goto out;
 		}
 	}
-	r = stack ? ops_stack(OPS(c), ts, list->n, (int)dim, err) : ops_cat(OPS(c), ts, list->n, (int)dim, err);
+	/* the dim is the first tensor's (one more for the new one stack makes) */
+	int dim = 0;
+	if (made > 0 && args_axis(c, &a, 1, ts[0]->ndim + stack, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) < 0)
+		goto out;
+	r = stack ? ops_stack(OPS(c), ts, list->n, dim, err) : ops_cat(OPS(c), ts, list->n, dim, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
 out:
@@ -654,22 +660,26 @@ static struct value *f_transpose(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("input", "dim0", "dim1"), 3, &a, err) < 0)
 		return NULL;
 	struct tensor *x;
-	int64_t d0, d1;
-	if (args_tensor(c, &a, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &d0, err) < 0 ||
-	    args_int(c, &a, 2, 0, &d1, err) < 0)
+	int d0, d1;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || args_dim(c, &a, 1, x->ndim, &d0, err) < 0 ||
+	    args_dim(c, &a, 2, x->ndim, &d1, err) < 0)
 		return args_fail(&a);
-	return args_done(c, &a, ops_transpose(x, (int)d0, (int)d1, err), err);
+	return args_done(c, &a, ops_transpose(x, d0, d1, err), err);
 }
 
 static struct value *np_transpose(struct call *c, struct qkv_error *err)
 {
 	struct args a;
-	if (args_bind(c, P("a"), 1, &a, err) < 0)
+	if (args_bind(c, P("a", "axes"), 1, &a, err) < 0)
 		return NULL;
 	struct tensor *x;
-	if (args_tensor(c, &a, 0, &x, err) < 0)
+	int n = 0, perm[TENSOR_MAX_DIMS];
+	if (args_tensor(c, &a, 0, &x, err) < 0 ||
+	    (a.v[1] && a.v[1]->kind != V_NONE && args_dims(c, &a, 1, x->ndim, FLAVOR_NUMPY, &n, perm, err) < 0))
 		return args_fail(&a);
-	return args_done(c, &a, ops_reverse_dims(x), err);
+	if (n == 0)
+		return args_done(c, &a, ops_reverse_dims(x), err);
+	return args_done(c, &a, ops_permute(x, perm, n, err), err);
 }
 
 static struct value *f_masked_fill(struct call *c, struct qkv_error *err)
@@ -1036,6 +1046,18 @@ static struct value *py_bool(struct call *c, struct qkv_error *err)
 	return args_return(&a, value_bool(t));
 }
 
+/* str()'s and repr()'s result: the text, or the MemoryError of one too long
+ * (value_repr stops soon after the limit). */
+static struct value *text_result(struct call *c, struct args *a, struct strbuf *sb, struct qkv_error *err)
+{
+	if (sb->len > VALUE_MAX_STR) {
+		strbuf_free(sb);
+		return args_error(err, c, a, -1, "MemoryError: %s() would be over qkv's limit of %d bytes (64 MiB) "
+				  "for a string", c->name, VALUE_MAX_STR), args_fail(a);
+	}
+	return args_return(a, value_str_take(strbuf_detach(sb)));
+}
+
 static struct value *py_str(struct call *c, struct qkv_error *err)
 {
 	struct args a;
@@ -1050,7 +1072,7 @@ static struct value *py_str(struct call *c, struct qkv_error *err)
 	}
 	if (a.v[0] && rc == 0)
 		value_str_of(&sb, a.v[0]);
-	return args_return(&a, value_str_take(strbuf_detach(&sb)));
+	return text_result(c, &a, &sb, err);
 }
 
 static struct value *py_repr(struct call *c, struct qkv_error *err)
@@ -1067,7 +1089,7 @@ static struct value *py_repr(struct call *c, struct qkv_error *err)
 	}
 	if (rc == 0)
 		value_repr(&sb, a.v[0]);
-	return args_return(&a, value_str_take(strbuf_detach(&sb)));
+	return text_result(c, &a, &sb, err);
 }
 
 static struct value *py_abs(struct call *c, struct qkv_error *err)
@@ -1136,11 +1158,30 @@ static struct value *py_round(struct call *c, struct qkv_error *err)
 	return args_return(&a, value_float(r));
 }
 
+/* quit() and exit(): the program ends after this statement with Python's
+ * status: exit() and exit(None) 0, exit(n) n & 255 (what the C exit makes of
+ * it), exit(message) 1 after showing the message. */
 static struct value *py_quit(struct call *c, struct qkv_error *err)
 {
-	(void)err;
+	struct args a;
+	if (args_bind(c, P("code"), 0, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	int status = 0;
+	if (v && (v->kind == V_INT || v->kind == V_BOOL)) {
+		status = (int)((v->kind == V_INT ? v->i : v->b) & 255);
+	} else if (v && v->kind != V_NONE) {
+		struct strbuf sb;
+		strbuf_init(&sb);
+		value_str_of(&sb, v);
+		if (c->I->emit)
+			c->I->emit(c->I->udata, NULL, sb.s);
+		strbuf_free(&sb);
+		status = 1;
+	}
 	c->I->quit = true;
-	return value_none();
+	c->I->quit_status = status;
+	return args_return(&a, value_none());
 }
 
 /* math.* on Python numbers; domain: 0 any x, 1 x >= 0 (sqrt), 2 x > 0 (log). Python's messages

@@ -172,9 +172,9 @@ struct value *runtime_to_list(struct interp *I, struct value *v, struct qkv_erro
 	struct value *l = value_seq(V_LIST, 0), *x;
 	int rc;
 	while ((rc = runtime_next(I, it, &x, err)) == 1) {
-		if (l->n >= 10000000) {
+		if (value_check_items(V_LIST, (int64_t)l->n + 1, err) < 0) {
 			value_unref(x);
-			rc = error_set(err, 0, 0, "MemoryError: more than 10000000 items");
+			rc = -1;
 			break;
 		}
 		if ((l->n & 1023) == 1023 && interp_check_interrupt(I, NULL, err) < 0) {
@@ -410,7 +410,8 @@ int container_set_item(struct interp *I, struct value *base, struct value *key, 
 		return 0;
 	}
 	if (base->kind == V_DICT) {
-		if (value_check_hashable(key, err) < 0)
+		if (value_check_hashable(key, err) < 0 ||
+		    (value_dict_find(base, key) < 0 && value_check_items(V_DICT, (int64_t)base->n + 1, err) < 0))
 			return -1;
 		interp_will_change(I, base);
 		value_dict_set(base, key, value_ref(v));
@@ -429,6 +430,10 @@ int container_set_slice(struct interp *I, struct value *base, bool hs, int64_t s
 	if (!items)
 		return error_set(err, 0, 0, "TypeError: can only assign an iterable");
 	int64_t start, n = slice_indices(base->n, hs, s, he, e, 1, &start);
+	if (value_check_items(V_LIST, base->n - n + items->n, err) < 0) {
+		value_unref(items);
+		return -1;
+	}
 	interp_will_change(I, base);
 	int newn = base->n - (int)n + items->n;
 	struct value **out = xcalloc((size_t)(newn ? newn : 1), sizeof *out);
@@ -501,6 +506,8 @@ static struct value *l_append(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("object"), 1, &a, err) < 0)
 		return NULL;
+	if (value_check_items(V_LIST, (int64_t)SELF(c)->n + 1, err) < 0)
+		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
 	interp_will_change(c->I, SELF(c));
 	value_list_push(SELF(c), value_ref(a.v[0]));
 	return args_return(&a, value_none());
@@ -514,6 +521,10 @@ static struct value *l_extend(struct call *c, struct qkv_error *err)
 	struct value *items = runtime_to_list(c->I, a.v[0], err);
 	if (!items)
 		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	if (value_check_items(V_LIST, (int64_t)SELF(c)->n + items->n, err) < 0) {
+		value_unref(items);
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	}
 	interp_will_change(c->I, SELF(c));
 	for (int i = 0; i < items->n; i++)
 		value_list_push(SELF(c), value_ref(items->items[i]));
@@ -530,6 +541,8 @@ static struct value *l_insert(struct call *c, struct qkv_error *err)
 	if (args_int(c, &a, 0, 0, &k, err) < 0)
 		return args_fail(&a);
 	struct value *l = SELF(c);
+	if (value_check_items(V_LIST, (int64_t)l->n + 1, err) < 0)
+		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
 	if (k < 0)
 		k = k + l->n < 0 ? 0 : k + l->n;
 	if (k > l->n)
@@ -859,6 +872,8 @@ static struct value *s_add(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("elem"), 1, &a, err) < 0)
 		return NULL;
+	if (value_set_find(SELF(c), a.v[0]) < 0 && value_check_items(V_SET, (int64_t)SELF(c)->n + 1, err) < 0)
+		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
 	interp_will_change(c->I, SELF(c));
 	if (runtime_set_add(SELF(c), value_ref(a.v[0]), err) < 0)
 		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
@@ -905,6 +920,11 @@ static struct value *str_join(struct call *c, struct qkv_error *err)
 		if (i)
 			strbuf_puts(&sb, SELF(c)->str);
 		strbuf_puts(&sb, items->items[i]->str);
+		if (value_check_str((int64_t)sb.len, err) < 0) {
+			strbuf_free(&sb);
+			value_unref(items);
+			return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
+		}
 	}
 	value_unref(items);
 	return args_return(&a, value_str_take(strbuf_detach(&sb)));
@@ -969,6 +989,10 @@ static struct value *str_split(struct call *c, struct qkv_error *err)
 				while (*e && !isspace((unsigned char)*e))
 					e++;
 			}
+			if (value_check_items(V_LIST, (int64_t)r->n + 1, err) < 0) {
+				value_unref(r);
+				return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
+			}
 			value_list_push(r, value_str_take(xstrndup(s, (size_t)(e - s))));
 			s = e;
 		}
@@ -985,6 +1009,10 @@ static struct value *str_split(struct call *c, struct qkv_error *err)
 		if (!p) {
 			value_list_push(r, value_str(s));
 			break;
+		}
+		if (value_check_items(V_LIST, (int64_t)r->n + 2, err) < 0) {
+			value_unref(r);
+			return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
 		}
 		value_list_push(r, value_str_take(xstrndup(s, (size_t)(p - s))));
 		s = p + sl;
@@ -1017,6 +1045,10 @@ static struct value *str_replace(struct call *c, struct qkv_error *err)
 		strbuf_puts(&sb, new);
 		s = p + ol;
 		done++;
+		if (value_check_str((int64_t)(sb.len + strlen(s)), err) < 0) {
+			strbuf_free(&sb);
+			return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
+		}
 	}
 	return args_return(&a, value_str_take(strbuf_detach(&sb)));
 }
@@ -1123,6 +1155,8 @@ static struct value *str_format(struct call *c, struct qkv_error *err)
 			value_str_of(&sb, v);
 		else
 			rc = value_format_field(&sb, v, spec, err);
+		if (rc == 0)
+			rc = value_check_str((int64_t)sb.len, err);
 		if (rc < 0) {
 			strbuf_free(&sb);
 			return error_locate(err, c->node->line, c->node->col), NULL;

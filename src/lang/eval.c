@@ -190,6 +190,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 	if (op == OP_EQ || op == OP_NE)
 		return value_bool(value_equal(a, b) == (op == OP_EQ));
 	if (op == OP_ADD && a->kind == V_STR && b->kind == V_STR) {
+		if (value_check_str((int64_t)strlen(a->str) + (int64_t)strlen(b->str), err) < 0)
+			return NULL;
 		struct strbuf sb;
 		strbuf_init(&sb);
 		strbuf_puts(&sb, a->str);
@@ -197,6 +199,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 		return value_str_take(strbuf_detach(&sb));
 	}
 	if (op == OP_ADD && a->kind == b->kind && (a->kind == V_LIST || a->kind == V_TUPLE)) {
+		if (value_check_items(a->kind, (int64_t)a->n + b->n, err) < 0)
+			return NULL;
 		struct value *r = value_seq(a->kind, a->n + b->n);
 		for (int i = 0; i < a->n; i++)
 			r->items[i] = value_ref(a->items[i]);
@@ -819,9 +823,11 @@ static int other_binop(int op, struct value *a, struct value *b, struct value **
 		struct value *s = seq_a ? a : b, *k = seq_a ? b : a;
 		int64_t cnt = k->kind == V_INT ? k->i : k->b;
 		int64_t len = s->kind == V_STR ? (int64_t)strlen(s->str) : s->n;
-		if (cnt > 0 && len > 0 && cnt > (int64_t)10000000 / len)
-			return error_set(err, 0, 0, "MemoryError: a sequence of %lld x %lld items is too long for qkv",
-					 (long long)len, (long long)cnt), 1;
+		int64_t max = s->kind == V_STR ? VALUE_MAX_STR : VALUE_MAX_ITEMS;
+		if (cnt > 0 && len > 0 && cnt > max / len)
+			return error_set(err, 0, 0, "MemoryError: %lld x %lld %s is over qkv's limit of %lld %s",
+					 (long long)len, (long long)cnt, s->kind == V_STR ? "bytes" : "items",
+					 (long long)max, s->kind == V_STR ? "bytes for a string" : "items"), 1;
 		*r = repeat(s, cnt);
 		return 1;
 	}
@@ -892,8 +898,14 @@ static struct value *eval_seq(struct interp *I, const struct node *n, enum value
 			goto fail;
 		}
 		int rc;
-		while ((rc = runtime_next(I, it, &x, err)) == 1)
+		while ((rc = runtime_next(I, it, &x, err)) == 1) {
+			if (value_check_items(kind, (int64_t)s->n + 1, err) < 0) {
+				value_unref(x);
+				rc = -1;
+				break;
+			}
 			value_list_push(s, x);
+		}
 		value_unref(it);
 		if (rc < 0)
 			goto fail;

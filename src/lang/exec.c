@@ -469,6 +469,10 @@ static int exec_augassign(struct interp *I, const struct node *n, struct qkv_err
 	if (old->kind == V_LIST && n->op == OP_ADD) {
 		/* list += iterable extends the list itself */
 		struct value *items = runtime_to_list(I, rhs, err);
+		if (items && value_check_items(V_LIST, (int64_t)old->n + items->n, err) < 0) {
+			value_unref(items);
+			items = NULL;
+		}
 		if (!items) {
 			rc = -1;
 		} else {

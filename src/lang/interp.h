@@ -109,5 +109,7 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 
 /* True once the program called quit() or exit(). */
 bool interp_quit_requested(const struct interp *I);
+/* The status it asked for, as Python's exit(n) gives it: 0 to 255. */
+int interp_quit_status(const struct interp *I);
 
 #endif

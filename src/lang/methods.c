@@ -48,15 +48,11 @@ static struct value *m_transpose(struct call *c, struct qkv_error *err)
 		/* numpy: a.transpose() reverses the axes, a.transpose(1, 0, 2) permutes */
 		if (args_bind(c, P("*"), 0, &a, err) < 0)
 			return NULL;
-		int n;
-		int64_t axes[TENSOR_MAX_DIMS];
-		if (args_shape(c, &a, 0, &n, axes, true, err) < 0)
+		int n, perm[TENSOR_MAX_DIMS];
+		if (args_dims(c, &a, 0, SELF(c)->ndim, FLAVOR_NUMPY, &n, perm, err) < 0)
 			return args_fail(&a);
 		if (n == 0)
 			return args_done(c, &a, ops_reverse_dims(SELF(c)), err);
-		int perm[TENSOR_MAX_DIMS];
-		for (int i = 0; i < n; i++)
-			perm[i] = (int)axes[i];
 		return args_done(c, &a, ops_permute(SELF(c), perm, n, err), err);
 	}
 	if (args_bind(c, P("dim0", "dim1"), 2, &a, err) < 0)
@@ -99,13 +95,9 @@ static struct value *m_permute(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("*"), 1, &a, err) < 0)
 		return NULL;
-	int n;
-	int64_t dims[TENSOR_MAX_DIMS];
-	if (args_shape(c, &a, 0, &n, dims, true, err) < 0)
+	int n, perm[TENSOR_MAX_DIMS];
+	if (args_dims(c, &a, 0, SELF(c)->ndim, FLAVOR_TORCH, &n, perm, err) < 0)
 		return args_fail(&a);
-	int perm[TENSOR_MAX_DIMS];
-	for (int i = 0; i < n; i++)
-		perm[i] = (int)dims[i];
 	return args_done(c, &a, ops_permute(SELF(c), perm, n, err), err);
 }
 
@@ -236,13 +228,14 @@ static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_erro
 	if (args_bind(c, numpy ? P("axis", "keepdims") : P("dim", "keepdim"), 0, &a, err) < 0)
 		return NULL;
 	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
-	int64_t dim = 0;
-	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
+	int dim = 0;
+	if ((!all && args_axis(c, &a, 0, SELF(c)->ndim, SELF(c)->flavor, &dim, err) < 0) ||
+	    args_bool(c, &a, 1, false, &keep, err) < 0)
 		return args_fail(&a);
 	if (!all && !numpy && (op == REDUCE_MAX || op == REDUCE_MIN))
 		return args_error(err, c, &a, 0, "%s(dim) returns values and indices in torch; use amax/amin(dim) "
 				  "for the values", c->name), args_fail(&a);
-	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, (int)dim, keep, op, err);
+	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, dim, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
 	return args_done(c, &a, r, err);
@@ -261,10 +254,10 @@ static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv
 	if (args_bind(c, P("dim", "keepdim"), 0, &a, err) < 0)
 		return NULL;
 	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
-	int64_t dim = 0;
-	if ((!all && args_int(c, &a, 0, 0, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
+	int dim = 0;
+	if ((!all && args_dim(c, &a, 0, SELF(c)->ndim, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
 		return args_fail(&a);
-	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, (int)dim, keep, op, err);
+	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, dim, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
 	return args_done(c, &a, r, err);
@@ -318,10 +311,10 @@ static struct value *m_unsqueeze(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("dim"), 1, &a, err) < 0)
 		return NULL;
-	int64_t dim;
-	if (args_int(c, &a, 0, 0, &dim, err) < 0)
+	int dim;
+	if (args_dim(c, &a, 0, SELF(c)->ndim + 1, &dim, err) < 0)
 		return args_fail(&a);
-	struct tensor *r = ops_unsqueeze(SELF(c), (int)dim, err);
+	struct tensor *r = ops_unsqueeze(SELF(c), dim, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
 	return args_done(c, &a, r, err);
@@ -336,12 +329,9 @@ static struct value *m_squeeze(struct call *c, struct qkv_error *err)
 	int64_t shape[TENSOR_MAX_DIMS];
 	int n = 0;
 	if (a.v[0] && a.v[0]->kind != V_NONE) {
-		int64_t d;
-		if (args_int(c, &a, 0, 0, &d, err) < 0)
+		int dim;
+		if (args_dim(c, &a, 0, t->ndim, &dim, err) < 0)
 			return args_fail(&a);
-		int dim = ops_norm_dim((int)d, t->ndim, err);
-		if (dim < 0)
-			return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
 		for (int i = 0; i < t->ndim; i++)
 			if (i != dim || t->shape[i] != 1)
 				shape[n++] = t->shape[i];
@@ -410,12 +400,9 @@ static struct value *m_size(struct call *c, struct qkv_error *err)
 	struct tensor *t = SELF(c);
 	if (!a.v[0])
 		return args_return(&a, shape_value(t));
-	int64_t d;
-	if (args_int(c, &a, 0, 0, &d, err) < 0)
+	int dim;
+	if (args_dim(c, &a, 0, t->ndim, &dim, err) < 0)
 		return args_fail(&a);
-	int dim = ops_norm_dim((int)d, t->ndim, err);
-	if (dim < 0)
-		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
 	return args_return(&a, value_int(t->shape[dim]));
 }
 
@@ -431,12 +418,9 @@ static struct value *m_stride(struct call *c, struct qkv_error *err)
 			s->items[i] = value_int(t->strides[i]);
 		return args_return(&a, s);
 	}
-	int64_t d;
-	if (args_int(c, &a, 0, 0, &d, err) < 0)
+	int dim;
+	if (args_dim(c, &a, 0, t->ndim, &dim, err) < 0)
 		return args_fail(&a);
-	int dim = ops_norm_dim((int)d, t->ndim, err);
-	if (dim < 0)
-		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
 	return args_return(&a, value_int(t->strides[dim]));
 }
 

@@ -91,6 +91,7 @@ struct interp {
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
 	int stmt_first, stmt_last; /* lines of the statement being run */
 	bool quit;
+	int quit_status;        /* the status exit(n) asked for (0..255) */
 	char *print_pending;    /* what print(..., end=...) wrote after its last newline, shown
 	                           when a newline, an echo or the end of interp_run comes */
 	int no_grad;            /* depth of `with torch.no_grad():` blocks being run: while

@@ -785,6 +785,8 @@ struct value *scope_last_local(struct value *fnv, const char *name, bool *elsewh
 
 static int comp_push(struct interp *I, const struct node *n, struct value *out, struct qkv_error *err)
 {
+	if (value_check_items(out->kind, (int64_t)out->n + 1, err) < 0)
+		return error_locate(err, n->line, n->col), -1;
 	struct value *x = eval_expr(I, n->kids[0], err);
 	if (!x)
 		return -1;

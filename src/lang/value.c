@@ -289,6 +289,25 @@ struct value *value_super(struct value *self, struct value *cls)
 
 static void index_appended(struct value *v);
 
+int value_check_items(enum value_kind kind, int64_t n, struct qkv_error *err)
+{
+	if (n <= VALUE_MAX_ITEMS)
+		return 0;
+	static const char *const names[] = { [V_LIST] = "list", [V_TUPLE] = "tuple", [V_DICT] = "dict",
+					     [V_SET] = "set" };
+	const char *name = kind < (int)(sizeof names / sizeof names[0]) && names[kind] ? names[kind] : "list";
+	return error_set(err, 0, 0, "MemoryError: a %s of %lld items is over qkv's limit of %d items", name,
+			 (long long)n, VALUE_MAX_ITEMS);
+}
+
+int value_check_str(int64_t n, struct qkv_error *err)
+{
+	if (n <= VALUE_MAX_STR)
+		return 0;
+	return error_set(err, 0, 0, "MemoryError: a string of %lld bytes is over qkv's limit of %d bytes (64 MiB)",
+			 (long long)n, VALUE_MAX_STR);
+}
+
 void value_list_push(struct value *list, struct value *v)
 {
 	if (list->n == list->cap) {
@@ -863,7 +882,7 @@ static void seq_repr(struct strbuf *out, const struct value *v)
 	const char *open = v->kind == V_LIST ? "[" : v->kind == V_SIZE ? "torch.Size([" : "(";
 	const char *close = v->kind == V_LIST ? "]" : v->kind == V_SIZE ? "])" : ")";
 	strbuf_puts(out, open);
-	for (int i = 0; i < v->n; i++) {
+	for (int i = 0; i < v->n && out->len <= VALUE_MAX_STR; i++) {
 		if (i)
 			strbuf_puts(out, ", ");
 		repr_nested(out, v->items[i]);	/* str() of a container shows its items' repr */
@@ -876,7 +895,7 @@ static void seq_repr(struct strbuf *out, const struct value *v)
 static void dict_repr(struct strbuf *out, const struct value *v)
 {
 	strbuf_putc(out, '{');
-	for (int i = 0; i < v->n; i++) {
+	for (int i = 0; i < v->n && out->len <= VALUE_MAX_STR; i++) {
 		if (i)
 			strbuf_puts(out, ", ");
 		repr_nested(out, v->keys[i]);
@@ -893,7 +912,7 @@ static void set_repr(struct strbuf *out, const struct value *v)
 		return;
 	}
 	strbuf_putc(out, '{');
-	for (int i = 0; i < v->n; i++) {
+	for (int i = 0; i < v->n && out->len <= VALUE_MAX_STR; i++) {
 		if (i)
 			strbuf_puts(out, ", ");
 		repr_nested(out, v->items[i]);
@@ -983,7 +1002,10 @@ static void repr_nested(struct strbuf *out, const struct value *v)
 
 void value_repr(struct strbuf *out, const struct value *v)
 {
+	size_t start = out->len;
 	repr_nested(out, v);
+	if (out->len - start > VALUE_MAX_STR)
+		strbuf_puts(out, " ... (cut: over qkv's limit of 64 MiB for one text)");
 }
 
 static void repr_plain(struct strbuf *out, const struct value *v)
@@ -1170,6 +1192,8 @@ int value_format_field(struct strbuf *out, const struct value *v, const char *sp
 		}
 		char *end;
 		long width = strtol(p, &end, 10);
+		if ((*end == 0 || (*end == 's' && end[1] == 0)) && value_check_str(width, err) < 0)
+			return -1;
 		if (*end == 0 || (*end == 's' && end[1] == 0)) {
 			long len = 0;
 			for (const unsigned char *q = (const unsigned char *)v->str; *q; q++)

@@ -172,6 +172,16 @@ struct value *value_class(struct klass *cls);
 struct value *value_instance(struct inst *in);
 struct value *value_bound(struct value *self, struct value *func);   /* refs both */
 struct value *value_super(struct value *self, struct value *cls);    /* refs both */
+/* What one list, tuple, dict or set may hold, and one string's bytes: an
+ * operation that would pass them fails with a MemoryError naming the limit
+ * before it allocates, instead of running the machine out of memory. */
+#define VALUE_MAX_ITEMS 10000000
+#define VALUE_MAX_STR (64 << 20)
+/* 0 when a value of this kind may hold n items; else -1 with "MemoryError:
+ * a list of 20000000 items is over qkv's limit of 10000000" (no place). */
+int value_check_items(enum value_kind kind, int64_t n, struct qkv_error *err);
+/* 0 when a string may have n bytes; else -1 with the MemoryError. */
+int value_check_str(int64_t n, struct qkv_error *err);
 /* Appends to a list or set (takes v; no undo: the caller logs first). */
 void value_list_push(struct value *list, struct value *v);
 /* The dict's entry for key, or -1. */

@@ -245,6 +245,11 @@ bool interp_quit_requested(const struct interp *I)
 	return I->quit;
 }
 
+int interp_quit_status(const struct interp *I)
+{
+	return I->quit_status;
+}
+
 int interp_var_count(const struct interp *I)
 {
 	return I->nvars;

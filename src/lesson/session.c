@@ -270,6 +270,11 @@ bool session_quit_requested(const struct session *s)
 	return interp_quit_requested(s->I);
 }
 
+int session_quit_status(const struct session *s)
+{
+	return interp_quit_status(s->I);
+}
+
 /* ---- values ------------------------------------------------------------------------- */
 
 static void value_out(const struct value *v, struct session_value *out)

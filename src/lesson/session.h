@@ -92,6 +92,8 @@ enum session_status session_run(struct session *s, const char *src, size_t len, 
 bool session_is_complete(const char *src, size_t len);
 /* True once a statement called quit() or exit(). */
 bool session_quit_requested(const struct session *s);
+/* The status exit(n) asked for (0 to 255, as Python's). */
+int session_quit_status(const struct session *s);
 
 /* ---- values, for a view ----------------------------------------------------------- */
 
