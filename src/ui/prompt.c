@@ -1178,6 +1178,27 @@ static void feed_key(struct app *a, int ch)
 	feed_bytes(a, seq, strlen(seq));
 }
 
+/* The bytes of the character at s (1 for a byte that begins none). */
+static size_t char_bytes(const char *s)
+{
+	uint32_t cp;
+	int n = utf8_decode(s, strlen(s), &cp);
+	return n > 0 ? (size_t)n : 1;
+}
+
+/* The columns the first n bytes of s take on the screen, as drawn (a
+ * character's ASCII twin where the locale is not UTF-8): the cursor stands
+ * after them, not n columns in. */
+static int columns_of(const char *s, size_t n)
+{
+	char part[1024];
+	if (n >= sizeof part)
+		n = sizeof part - 1;
+	memcpy(part, s, n);
+	part[n] = 0;
+	return term_width_of(part);
+}
+
 /* The error under the input: the caret's column, whether the message fits
  * beside it, and the lines the message takes below it (one blank if beside). */
 static int error_caret_col(const struct app *a)
@@ -1351,16 +1372,22 @@ void prompt_draw(struct app *a, int y)
 			int pw = term_width_of(rp);
 			char row[1024];
 			snprintf(row, sizeof row, "%s%.*s", rp, n, l);
-			int shift = 0;
+			size_t skip = 0;	/* bytes of row left of the screen */
 			if (r == cur_row) {
-				int cursor_col = pw + (rl_point - line_at);
-				shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
+				int cursor_col = pw + columns_of(buf + line_at, (size_t)(rl_point - line_at));
+				int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
+				int skipped = 0;
+				while (row[skip] && skipped < shift) {
+					size_t n1 = char_bytes(row + skip);
+					skipped += columns_of(row + skip, n1);
+					skip += n1;
+				}
 				cy = y;
-				cx = cursor_col - shift;
+				cx = cursor_col - skipped;
 			}
 			move(y, 0);
 			clrtoeol();
-			term_put(y++, 0, row + (shift < (int)strlen(row) ? shift : 0), w);
+			term_put(y++, 0, row + skip, w);
 			if (error_in_input(a) && r == error_row - 1)
 				y += draw_error(a, y, true);
 		}

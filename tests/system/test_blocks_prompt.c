@@ -202,6 +202,23 @@ Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_120x40_withou
 /* A pasted cell runs statement by statement, each echoed; the one that
  * fails goes back in the input with the lines after it, and what ran
  * before it stays done. */
+/* The cursor stands after the characters typed, not after their bytes:
+ * "héllo→" is 7 characters in 10 bytes. */
+Test(blocks_prompt, the_cursor_should_count_characters_not_bytes, .fini = finish)
+{
+	start_at(80, 24, "", "--repl");
+	free(wait_for(":help lists the commands"));
+	type("s = \"h\xc3\xa9llo\xe2\x86\x92\"");
+	free(wait_for("llo"));
+	cr_assert_eq(cursor_x_at(16), 16, "after '>>> s = \"héllo→\"' the cursor is at column %d:\n%s", cursor_x(),
+		     tmux_screen(session, false));
+	key("Left");
+	key("Left");
+	cr_assert_eq(cursor_x_at(14), 14, "two Lefts back the cursor is at column %d", cursor_x());
+	key("C-c");
+	line(":quit");
+}
+
 Test(blocks_prompt, a_pasted_cell_should_run_statement_by_statement, .fini = finish)
 {
 	start_at(80, 24, "", "--repl");
