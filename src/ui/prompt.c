@@ -125,6 +125,40 @@ static void readline_start(void)
 	rl_callback_handler_install(block.len ? "... " : ">>> ", on_line);
 }
 
+static int do_nothing(int count, int key)
+{
+	(void)count;
+	(void)key;
+	return 0;
+}
+
+/* readline 8.2 in callback mode can end a line inside a numeric argument
+ * (vi's 5# comments the line out and accepts it) and return without handing
+ * the line over: it goes only with the next key, after that key's command
+ * has run on the ended line, and a search begun so (5#, then Ctrl-R) kept
+ * pointers into lines freed under it (the key fuzzer found a use after free).
+ * A key bound to nothing for the moment hands the line over at once. */
+static void finish_ended_line(void)
+{
+	if (!rl_done)
+		return;
+	unsigned char rest[sizeof queue];	/* the bytes after it wait */
+	int at = qhead, len = qlen;
+	memcpy(rest, queue, sizeof rest);
+	Keymap map = rl_get_keymap();
+	KEYMAP_ENTRY was = map[0x1f];
+	map[0x1f].type = ISFUNC;
+	map[0x1f].function = do_nothing;
+	queue[0] = 0x1f;
+	qhead = 0;
+	qlen = 1;
+	rl_callback_read_char();
+	map[0x1f] = was;
+	memcpy(queue, rest, sizeof queue);
+	qhead = at;
+	qlen = len;
+}
+
 /* Runs readline on the bytes seq (n of them) as typed keys. */
 static void feed_bytes(struct app *a, const char *seq, size_t n)
 {
@@ -133,8 +167,11 @@ static void feed_bytes(struct app *a, const char *seq, size_t n)
 	memcpy(queue, seq, n);
 	qhead = 0;
 	qlen = (int)n;
-	while (qhead < qlen && a->prompt.open)
+	while (qhead < qlen && a->prompt.open) {
 		rl_callback_read_char();
+		if (a->prompt.open)
+			finish_ended_line();
+	}
 	qhead = qlen = 0;
 }
 
