@@ -4,6 +4,7 @@
  * to system_wait_ms(); none sleeps for a fixed time in place of a check. */
 #include "system.h"
 
+#include <criterion/criterion.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -351,6 +352,78 @@ bool tmux_private_server_end(void)
 	return ended;
 }
 
+void tmux_require(void)
+{
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("tmux is not installed");
+}
+
+const char *tmux_start(int w, int h, const char *command)
+{
+	static char session[64];
+	static int n;
+	tmux_require();
+	tmux_private_server();
+	snprintf(session, sizeof session, "qkv%d_%d", (int)getpid(), n++);
+	char cmd[8192];
+	size_t len = (size_t)snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d '", session, w, h);
+	for (const char *c = command; *c && len + 8 < sizeof cmd; c++) {
+		if (*c == '\'') {	/* ' ends the quotes, \' is one, ' opens them again */
+			memcpy(cmd + len, "'\\''", 4);
+			len += 4;
+		} else {
+			cmd[len++] = *c;
+		}
+	}
+	cmd[len] = 0;
+	cr_assert(len + 8 < sizeof cmd, "tmux command too long: %s", command);
+	snprintf(cmd + len, sizeof cmd - len, "'");
+	cr_assert_eq(system(cmd), 0, "tmux failed to start: %s", cmd);
+	return session;
+}
+
+const char *tmux_start_qkv(int w, int h, const char *state, const char *env, const char *args, const char *after)
+{
+	char command[2048];
+	int len = snprintf(command, sizeof command, "TERM=xterm-256color XDG_STATE_HOME=%s %s %s %s%s%s", state,
+			   env ? env : "", qkv_binary(), args, after ? "; " : "", after ? after : "");
+	cr_assert(len > 0 && (size_t)len < sizeof command, "qkv command too long: %s", args);
+	return tmux_start(w, h, command);
+}
+
+/* Runs the tmux command fmt, whose %s are session and arg. */
+static void tmux_run(const char *fmt, const char *session, const char *arg)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, fmt, session, arg);
+	if (system(cmd) != 0) {
+		/* a failed tmux command shows up as a missing screen */
+	}
+}
+
+void tmux_keys(const char *session, const char *keys)
+{
+	tmux_run("tmux send-keys -t %s %s", session, keys);
+}
+
+void tmux_resize(const char *session, int w, int h)
+{
+	char size[64];
+	snprintf(size, sizeof size, "-x %d -y %d", w, h);
+	tmux_run("tmux resize-window -t %s %s", session, size);
+}
+
+void tmux_type(const char *session, const char *text)
+{
+	tmux_run("tmux send-keys -t %s -l '%s'", session, text);
+}
+
+void tmux_line(const char *session, const char *text)
+{
+	tmux_type(session, text);
+	tmux_keys(session, "Enter");
+}
+
 char *tmux_screen(const char *session, bool escapes)
 {
 	char cmd[256];
@@ -446,4 +519,26 @@ pid_t tmux_pane_qkv(const char *session)
 		pause_ms(POLL_MS);
 	} while (now_ms() < end);
 	return -1;
+}
+
+char *tmux_see(const char *session, const char *want)
+{
+	char *s = tmux_wait_for(session, want);
+	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
+	return s;
+}
+
+char *tmux_see_all(const char *session, const char *const *want)
+{
+	char *s = tmux_wait_for_all(session, want);
+	for (int i = 0; want[i]; i++)
+		cr_assert(strstr(s, want[i]), "never shown: %s\n%s", want[i], s);
+	return s;
+}
+
+char *tmux_see_gone(const char *session, const char *gone)
+{
+	char *s = tmux_wait_without(session, gone);
+	cr_assert(!strstr(s, gone), "still shown: %s\n%s", gone, s);
+	return s;
 }

@@ -38,6 +38,44 @@ void tmux_private_server(void);
  * so that no test leaves a process behind). */
 bool tmux_private_server_end(void);
 
+/* Skips the test (cr_skip_test) when tmux is not installed. */
+void tmux_require(void);
+
+/* Skips the test without tmux; else starts, in this process's private
+ * server (tmux_private_server), a session in a w x h pane running the shell
+ * line command (which may hold single quotes); the test fails when tmux does. Returns the session's name
+ * (static storage; each start gives a new name, valid until the next). */
+const char *tmux_start(int w, int h, const char *command);
+
+/* tmux_start of the line `TERM=xterm-256color XDG_STATE_HOME=STATE ENV QKV
+ * ARGS; AFTER`, QKV being qkv_binary(); env (e.g. NO_COLOR=1, TERM=xterm)
+ * and after (e.g. "sleep 30", which keeps the pane once qkv ends) may be
+ * NULL. */
+const char *tmux_start_qkv(int w, int h, const char *state, const char *env, const char *args, const char *after);
+
+/* Sends keys (tmux key names, e.g. "Enter", "C-c", "Right Down") to the
+ * session; a failed tmux shows up in what the screen lacks. */
+void tmux_keys(const char *session, const char *keys);
+
+/* Resizes the session's window to w x h. */
+void tmux_resize(const char *session, int w, int h);
+
+/* Types text (literally; it holds no single quote) into the session. */
+void tmux_type(const char *session, const char *text);
+
+/* Types text and Enter. */
+void tmux_line(const char *session, const char *text);
+
+/* tmux_wait_for, and the test fails with the screen when want never shows;
+ * returns the screen (malloc'd). */
+char *tmux_see(const char *session, const char *want);
+
+/* tmux_wait_for_all, failing the test with the screen when one never shows. */
+char *tmux_see_all(const char *session, const char *const *want);
+
+/* tmux_wait_without, failing the test with the screen when gone stays. */
+char *tmux_see_gone(const char *session, const char *gone);
+
 /* The screen of tmux session now (malloc'd, "" if tmux fails); with
  * escapes, its colour escapes kept. */
 char *tmux_screen(const char *session, bool escapes);

@@ -15,47 +15,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64], state[128];
-
-static void sh(const char *fmt, const char *arg)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
-
-static char *wait_without(const char *gone)
-{
-	char *s = tmux_wait_without(session, gone);
-	cr_assert(!strstr(s, gone), "still shown: %s\n%s", gone, s);
-	return s;
-}
+static const char *session;
+static char state[128];
 
 /* qkv ARGS full screen in a w x h terminal, with env (e.g. NO_COLOR=1)
  * and a state directory of its own (kept by a restart). */
 static void start_at(int w, int h, const char *env, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	if (!state[0]) {
 		snprintf(state, sizeof state, "/tmp/qkv-blocks-%d", (int)getpid());
 		dir_remove(state);
 	}
-	snprintf(session, sizeof session, "qkvbl%d", (int)getpid());
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %%s -x %d -y %d 'TERM=xterm-256color %s "
-		 "XDG_STATE_HOME=%s %s %s; sleep 30'%%s", w, h, env, state, qkv_binary(), args);
-	sh(cmd, "");
+	session = tmux_start_qkv(w, h, state, env, args, "sleep 30");
 }
 
 static void finish(void)
@@ -66,32 +38,15 @@ static void finish(void)
 	state[0] = 0;
 }
 
-static void type(const char *text)
-{
-	char buf[2048];
-	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
-	sh(buf, "");
-}
-
-static void key(const char *k)
-{
-	sh("tmux send-keys -t %s %s", k);
-}
-
-/* Types text and Enter. */
-static void line(const char *text)
-{
-	type(text);
-	key("Enter");
-}
-
 /* Pastes text as a terminal does with bracketed paste (tmux paste-buffer -p). */
 static void paste(const char *text)
 {
-	char buf[4096];
-	snprintf(buf, sizeof buf, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %%s%%s",
-		 text);
-	sh(buf, "");
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %s",
+		 text, session);
+	if (system(cmd) != 0) {
+		/* shows up in what the screen lacks */
+	}
 }
 
 /* The cursor's column in the pane now, or -1. */
@@ -123,9 +78,9 @@ static int cursor_x_at(int want)
  * prompt's 4 columns and the indentation offered). */
 static void line_to(const char *text, int x)
 {
-	type(text);
-	free(wait_for(text));	/* the cursor after it, not yet at x */
-	key("Enter");
+	tmux_type(session, text);
+	free(tmux_see(session, text));	/* the cursor after it, not yet at x */
+	tmux_keys(session, "Enter");
 	cr_assert_eq(cursor_x_at(x), x, "after '%s' the line starts at column %d:\n%s", text, cursor_x(),
 		     tmux_screen(session, false));
 }
@@ -138,55 +93,55 @@ static void line_to(const char *text, int x)
 static void blocks_at(int w, int h, const char *env)
 {
 	start_at(w, h, env, "--repl");
-	free(wait_for(":help lists the commands"));
-	line("x = [1,");
-	char *s = wait_for("\n...");
+	free(tmux_see(session, ":help lists the commands"));
+	tmux_line(session, "x = [1,");
+	char *s = tmux_see(session, "\n...");
 	cr_assert(strstr(s, "\n>>> x = [1,\n..."), "the bracket goes on after ...:\n%s", s);
 	free(s);
-	key("Tab");	/* at the start of the line: 4 spaces */
+	tmux_keys(session, "Tab");	/* at the start of the line: 4 spaces */
 	cr_assert_eq(cursor_x_at(8), 8, "Tab did not indent");
-	line("2]");
-	s = wait_for("...     2]");
+	tmux_line(session, "2]");
+	s = tmux_see(session, "...     2]");
 	cr_assert(strstr(s, " >>> x = [1,\n ...     2]\n"), "the block as typed above its output:\n%s", s);
 	free(s);
-	line("x");
-	free(wait_for("[1, 2]"));
+	tmux_line(session, "x");
+	free(tmux_see(session, "[1, 2]"));
 
 	/* a loop: 4 spaces after the ':', the level kept, an empty line runs it;
 	 * the block is shown as typed above what it printed */
 	line_to("for i in range(3):", 8);
 	line_to("print(i * i)", 8);
-	key("Enter");
-	s = wait_for(" 4\n");
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, " 4\n");
 	cr_assert(strstr(s, " >>> for i in range(3):\n ...     print(i * i)\n 0\n 1\n 4\n"), "%s", s);
 	free(s);
 	/* after return the next line goes back a level */
-	line("def half(v):");
+	tmux_line(session, "def half(v):");
 	line_to("return v / 2", 4);
-	key("Enter");
-	line("half(x[1])");
-	free(wait_for(" 1.0\n"));
+	tmux_keys(session, "Enter");
+	tmux_line(session, "half(x[1])");
+	free(tmux_see(session, " 1.0\n"));
 
 	/* a block whose second line fails to parse: the caret under that line's
 	 * column */
 	line_to("if x:", 8);
 	line_to("y = (1 2)", 8);
-	key("Enter");	/* the line of only indentation ends the block */
-	s = wait_for("^");
+	tmux_keys(session, "Enter");	/* the line of only indentation ends the block */
+	s = tmux_see(session, "^");
 	cr_assert(strstr(s, "\n>>> if x:\n...     y = (1 2)\n               ^ expected"), "caret not under the 2:\n%s", s);
 	cr_assert(!strstr(s, " >>> if x:"), "the failing block is echoed above:\n%s", s);
 	free(s);
-	key("C-c");
-	free(wait_without("y = (1 2)"));
+	tmux_keys(session, "C-c");
+	free(tmux_see_gone(session, "y = (1 2)"));
 
 	/* Ctrl-C drops a block being typed */
-	line("for i in range(3):");
-	free(wait_for(">>> for i in range(3):"));
-	key("C-c");
-	s = wait_for("Ctrl-C: block cleared.");
+	tmux_line(session, "for i in range(3):");
+	free(tmux_see(session, ">>> for i in range(3):"));
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "Ctrl-C: block cleared.");
 	cr_assert(!strstr(s, ">>> for i"), "the block stayed:\n%s", s);
 	free(s);
-	line(":quit");
+	tmux_line(session, ":quit");
 }
 
 Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_80x24, .fini = finish)
@@ -207,35 +162,35 @@ Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_120x40_withou
 Test(blocks_prompt, the_cursor_should_count_characters_not_bytes, .fini = finish)
 {
 	start_at(80, 24, "", "--repl");
-	free(wait_for(":help lists the commands"));
-	type("s = \"h\xc3\xa9llo\xe2\x86\x92\"");
-	free(wait_for("llo"));
+	free(tmux_see(session, ":help lists the commands"));
+	tmux_type(session, "s = \"h\xc3\xa9llo\xe2\x86\x92\"");
+	free(tmux_see(session, "llo"));
 	cr_assert_eq(cursor_x_at(16), 16, "after '>>> s = \"héllo→\"' the cursor is at column %d:\n%s", cursor_x(),
 		     tmux_screen(session, false));
-	key("Left");
-	key("Left");
+	tmux_keys(session, "Left");
+	tmux_keys(session, "Left");
 	cr_assert_eq(cursor_x_at(14), 14, "two Lefts back the cursor is at column %d", cursor_x());
-	key("C-c");
-	line(":quit");
+	tmux_keys(session, "C-c");
+	tmux_line(session, ":quit");
 }
 
 Test(blocks_prompt, a_pasted_cell_should_run_statement_by_statement, .fini = finish)
 {
 	start_at(80, 24, "", "--repl");
-	free(wait_for(":help lists the commands"));
+	free(tmux_see(session, ":help lists the commands"));
 	paste("a = 3\nb = [a,\n 4]\nb\nzz\nc = 1");
-	char *s = wait_for("not defined");
+	char *s = tmux_see(session, "not defined");
 	cr_assert(strstr(s, " >>> a = 3\n >>> b = [a,\n ...  4]\n >>> b\n [3, 4]\n"), "%s", s);
 	cr_assert(strstr(s, ">>> zz\n    ^ name 'zz' is not defined\n... c = 1"), "%s", s);
 	free(s);
-	key("C-c");
-	free(wait_without("... c = 1"));
-	line(":ls");
-	s = wait_for("b                list");
+	tmux_keys(session, "C-c");
+	free(tmux_see_gone(session, "... c = 1"));
+	tmux_line(session, ":ls");
+	s = tmux_see(session, "b                list");
 	cr_assert(strstr(s, "a                int"), "%s", s);
 	cr_assert(!strstr(s, "\nc "), "the statement after the failing one ran:\n%s", s);
 	free(s);
-	line(":quit");
+	tmux_line(session, ":quit");
 }
 
 /* Up brings a block back whole, as several lines in the input, and so it
@@ -243,26 +198,26 @@ Test(blocks_prompt, a_pasted_cell_should_run_statement_by_statement, .fini = fin
 Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = finish)
 {
 	start_at(80, 24, "", "--repl");
-	free(wait_for(":help lists the commands"));
-	line("v = [10,");
-	line("20]");
-	line("v");
-	free(wait_for("[10, 20]"));
-	line(":quit");
+	free(tmux_see(session, ":help lists the commands"));
+	tmux_line(session, "v = [10,");
+	tmux_line(session, "20]");
+	tmux_line(session, "v");
+	free(tmux_see(session, "[10, 20]"));
+	tmux_line(session, ":quit");
 	tmux_private_server_end();
 
 	start_at(80, 24, "", "--repl");
-	free(wait_for(":help lists the commands"));
-	key("Up");	/* :quit */
-	key("Up");	/* v */
-	key("Up");
-	char *s = wait_for("... 20]");
+	free(tmux_see(session, ":help lists the commands"));
+	tmux_keys(session, "Up");	/* :quit */
+	tmux_keys(session, "Up");	/* v */
+	tmux_keys(session, "Up");
+	char *s = tmux_see(session, "... 20]");
 	cr_assert(strstr(s, "\n>>> v = [10,\n... 20]"), "%s", s);
 	free(s);
-	key("Enter");
-	line("v");
-	free(wait_for("[10, 20]"));
-	line(":quit");
+	tmux_keys(session, "Enter");
+	tmux_line(session, "v");
+	free(tmux_see(session, "[10, 20]"));
+	tmux_line(session, ":quit");
 }
 
 /* A pasted class cell with blank lines in its body runs whole; an error
@@ -271,18 +226,18 @@ Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = 
 Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name_its_line, .fini = finish)
 {
 	start_at(80, 24, "", "--repl");
-	free(wait_for(":help lists the commands"));
+	free(tmux_see(session, ":help lists the commands"));
 	paste("class A:\n    def __init__(self):\n        self.v = 4\n\n    def f(self):\n        return self.v / 0\n\n"
 	      "a = A()\na.v\na.f()\na.v = 5");
-	char *s = wait_for("division by zero");
+	char *s = tmux_see(session, "division by zero");
 	cr_assert(strstr(s, " >>> a = A()\n >>> a.v\n 4\n"), "%s", s);
 	cr_assert(strstr(s, "ZeroDivisionError: division by zero\n   line 6, in f\n>>> a.f()\n... a.v = 5"), "%s", s);
 	free(s);
-	key("C-c");
-	free(wait_without("... a.v = 5"));
-	line("print(a.v + 1)");
-	free(wait_for("\n 5\n"));
-	line(":quit");
+	tmux_keys(session, "C-c");
+	free(tmux_see_gone(session, "... a.v = 5"));
+	tmux_line(session, "print(a.v + 1)");
+	free(tmux_see(session, "\n 5\n"));
+	tmux_line(session, ":quit");
 }
 
 /* ---- qkv repl from a pipe ------------------------------------------------------------ */

@@ -12,23 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64];
+static const char *session;
 static char state[64];      /* XDG_STATE_HOME of the test, its own */
 
 /* Starts qkv ARGS in a w x h tmux pane; env (may be NULL) is put before it
  * (TERM=xterm, NO_COLOR=1), after the default TERM=xterm-256color. */
 static void start(int w, int h, const char *env, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	if (!state[0])
 		dir_make_temp(state, sizeof state, "qkv-heat-state");
-	snprintf(session, sizeof session, "qkvheat%d", (int)getpid());
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color XDG_STATE_HOME=%s %s "
-		 "%s %s; sleep 30'", session, w, h, state, env ? env : "", qkv_binary(), args);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
+	session = tmux_start_qkv(w, h, state, env, args, "sleep 30");
 }
 
 static void finish(void)
@@ -36,24 +30,6 @@ static void finish(void)
 	tmux_private_server_end();
 	dir_remove(state);
 	state[0] = 0;
-}
-
-static void keys(const char *k)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "tmux send-keys -t %s %s", session, k);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up as a missing screen below */
-	}
-}
-
-/* Waits until the screen shows want, drawn whole; the test fails if it
- * never does. */
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
 }
 
 /* The heatmap of screen s (malloc'd): its lines from the last one that
@@ -110,7 +86,7 @@ static void points_of(const char *line, char *out, size_t size)
 static char *shown_heatmap(int w, int h, const char *env, const char *args, const char *legend, char **screen_text)
 {
 	start(w, h, env, args);
-	*screen_text = wait_for(legend);
+	*screen_text = tmux_see(session, legend);
 	return heatmap_region(*screen_text, legend);
 }
 
@@ -202,21 +178,21 @@ Test(heatmap_screen, colour_legends_should_name_a_sequential_and_a_diverging_sca
 	/* a dropout output of weights: 0 or scaled by 1/(1-p) = 2, never
 	 * negative, so on the sequential scale (once on a diverging one) */
 	start(80, 24, NULL, "2 --step 13");
-	char *s = wait_for(": 0 \u2026 2 (pale to deep blue)");
+	char *s = tmux_see(session, ": 0 \u2026 2 (pale to deep blue)");
 	cr_assert(!strstr(s, "blue negative"), "non-negative data on a diverging scale:\n%s", s);
 	free(s);
-	keys("q");
+	tmux_keys(session, "q");
 	tmux_private_server_end();
 	start(80, 24, NULL, "2 --step 1");	/* (it would resume at step 13) */
-	free(wait_for(": -2.2 \u2026 0 \u2026 2.2 (blue negative, orange positive)"));
+	free(tmux_see(session, ": -2.2 \u2026 0 \u2026 2.2 (blue negative, orange positive)"));
 }
 
 Test(heatmap_screen, no_color_cells_without_numbers_should_show_shades, .fini = finish)
 {
 	start(80, 24, "NO_COLOR=1", "--repl");
-	free(wait_for(">>>"));
-	keys("'X = torch.randn(30, 30)' Enter");
-	char *s = wait_for("= size)");
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "'X = torch.randn(30, 30)' Enter");
+	char *s = tmux_see(session, "= size)");
 	cr_assert(has_shade(s), "no shades for colour-only cells without colour:\n%s", s);
 	free(s);
 }
@@ -226,7 +202,7 @@ Test(heatmap_screen, big_cells_should_make_a_solid_grid, .fini = finish)
 	/* tmux's own TERM: without ech, curses writes the spaces of a blank
 	 * line whose colours the capture then shows */
 	start(120, 40, "TERM=tmux-256color", "2 --step 5 --big");
-	free(wait_for(": 0 \u2026 1 (pale to deep blue)"));
+	free(tmux_see(session, ": 0 \u2026 1 (pale to deep blue)"));
 	char *s = tmux_screen(session, true);
 	/* the two lines of the row "example" (its label, then its cells'
 	 * colours): between the first cell's colour and the last one's, never

@@ -21,35 +21,11 @@
 #define LONG_PRODUCT "x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x @ x"
 #define LONG_LINE "x = torch.randn(3000, 3000); y = " LONG_PRODUCT
 
-static char session[64];
+static const char *session;
 static char dir[96];        /* the state directory and the shell's files */
 static pid_t qkv_pid;       /* qkv in the pane */
 
-static void tmux(const char *fmt, const char *arg)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up as a missing screen below */
-	}
-}
-
-static void keys(const char *k)
-{
-	tmux("tmux send-keys -t %s %s", k);
-}
-
-/* Waits until the screen shows want, drawn whole (up to system_wait_ms():
- * a computation under AddressSanitizer is slow); the test fails if it never
- * does. */
-static char *wait_long(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
-
-/* The same on a screen that keeps changing (a timing's progress line). */
+/* tmux_see on a screen that keeps changing (a timing's progress line). */
 static char *wait_moving(const char *want)
 {
 	const char *const one[] = { want, NULL };
@@ -66,7 +42,7 @@ static void keys_then_computing(const char *k)
 {
 	double before = proc_cpu_ms(qkv_pid);
 	cr_assert_geq(before, 0, "qkv is not running");
-	keys(k);
+	tmux_keys(session, k);
 	cr_assert(proc_wait_cpu(qkv_pid, before + 300), "qkv did not start computing after %s:\n%s", k,
 		  tmux_screen(session, false));
 }
@@ -82,21 +58,18 @@ static char *file(const char *name)
  * exit status and stderr, in dir. */
 static void start(const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	snprintf(session, sizeof session, "qkvint%d", (int)getpid());
+	tmux_require();
 	snprintf(dir, sizeof dir, "/tmp/qkv-interrupt-%d", (int)getpid());
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
 	cr_assert_eq(system(cmd), 0);
-	tmux_private_server();
 	/* each file written under another name and renamed: one that exists
 	 * is whole */
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 120 -y 40 'ulimit -c 0; cd %s && stty -g > before.tmp && "
-		 "mv before.tmp before; cd - >/dev/null; XDG_STATE_HOME=%s TERM=xterm-256color %s %s 2> %s/stderr; "
-		 "echo $? > %s/status.tmp; mv %s/status.tmp %s/status; stty -g > %s/after.tmp; mv %s/after.tmp %s/after; "
-		 "sleep 60'", session, dir, dir, qkv_binary(), args, dir, dir, dir, dir, dir, dir, dir);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
+	snprintf(cmd, sizeof cmd, "ulimit -c 0; cd %s && stty -g > before.tmp && mv before.tmp before; "
+		 "cd - >/dev/null; XDG_STATE_HOME=%s TERM=xterm-256color %s %s 2> %s/stderr; echo $? > %s/status.tmp; "
+		 "mv %s/status.tmp %s/status; stty -g > %s/after.tmp; mv %s/after.tmp %s/after; sleep 60", dir, dir,
+		 qkv_binary(), args, dir, dir, dir, dir, dir, dir, dir);
+	session = tmux_start(120, 40, cmd);
 	qkv_pid = tmux_pane_qkv(session);
 	cr_assert_gt(qkv_pid, 0, "qkv did not start:\n%s", tmux_screen(session, false));
 }
@@ -149,8 +122,8 @@ Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini 
 	char *s = wait_moving("Running '");
 	cr_assert(strstr(s, "Running '"), "the timing did not start: %s", s);
 	free(s);
-	keys("C-c");
-	s = wait_long("cancelled");
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "cancelled");
 	cr_assert(strstr(s, "Cancelled (Ctrl-C)"), "%s", s);
 	cr_assert(strstr(s, "step 17/17"), "not on the timing's step: %s", s);
 	cr_assert(strstr(s, "one after another") && strstr(s, "cancelled"), "the timing does not say cancelled: %s",
@@ -160,22 +133,22 @@ Test(interrupt, ctrl_c_should_cancel_the_gpt2_timing_and_keep_the_lesson, .fini 
 	still_running("after Ctrl-C");
 
 	/* Enter times it again; a second Ctrl-C cancels that too */
-	keys("Enter");
+	tmux_keys(session, "Enter");
 	s = wait_moving("Running '");
 	cr_assert(strstr(s, "Running '"), "Enter did not run the timing again: %s", s);
 	free(s);
-	keys("C-c");
-	s = wait_long("Cancelled (Ctrl-C)");
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "Cancelled (Ctrl-C)");
 	cr_assert(strstr(s, "cancelled"), "%s", s);
 	free(s);
 	still_running("after the second Ctrl-C");
 
 	/* the lesson goes on: the step before still shows its view */
-	keys("Left");
-	s = wait_long("step 16/17");
+	tmux_keys(session, "Left");
+	s = tmux_see(session, "step 16/17");
 	cr_assert(strstr(s, "step 16/17"), "%s", s);
 	free(s);
-	keys("q");
+	tmux_keys(session, "q");
 	ended_normally();
 }
 
@@ -183,16 +156,16 @@ Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_
      .timeout = 240)
 {
 	start("--repl");
-	free(wait_long(">>>"));
-	keys("'a = 1' Enter");
-	keys("'b = torch.ones(2)' Enter");
-	char *s = wait_long(": 0 \u2026 1");	/* b's heatmap and its legend */
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "'a = 1' Enter");
+	tmux_keys(session, "'b = torch.ones(2)' Enter");
+	char *s = tmux_see(session, ": 0 \u2026 1");	/* b's heatmap and its legend */
 	free(s);
-	keys("'" LONG_LINE "'");
-	free(wait_long(">>> " LONG_LINE));	/* the whole line, typed */
+	tmux_keys(session, "'" LONG_LINE "'");
+	free(tmux_see(session, ">>> " LONG_LINE));	/* the whole line, typed */
 	keys_then_computing("Enter");
-	keys("C-c");
-	s = wait_long("interrupted (Ctrl-C)");
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "interrupted (Ctrl-C)");
 	cr_assert(strstr(s, "^ interrupted (Ctrl-C)"), "no message under the line: %s", s);
 	/* the line stays in the input, to run again */
 	cr_assert(strstr(s, ">>> x = torch.randn(3000, 3000); y = x @ x"), "%s", s);
@@ -200,19 +173,19 @@ Test(interrupt, ctrl_c_should_cancel_a_long_prompt_line_and_leave_the_workspace_
 	still_running("after Ctrl-C during a line");
 
 	/* Ctrl-C with nothing running drops the line being typed */
-	keys("C-c");
-	s = wait_long("line cleared");
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "line cleared");
 	cr_assert(strstr(s, "\n>>>\n") || strstr(s, "\n>>> \n"), "the line is still there: %s", s);
 	free(s);
 	still_running("after Ctrl-C on an idle prompt");
 
 	/* the workspace is as before the line: a and b, no x, no y */
-	keys("':ls' Enter");
-	s = wait_long("int");
+	tmux_keys(session, "':ls' Enter");
+	s = tmux_see(session, "int");
 	cr_assert(strstr(s, " a ") && strstr(s, " b ") && strstr(s, "[2]"), "%s", s);
 	cr_assert(!strstr(s, " x ") && !strstr(s, " y ") && !strstr(s, "3000"), "the line left a trace: %s", s);
 	free(s);
-	keys("':quit' Enter");
+	tmux_keys(session, "':quit' Enter");
 	ended_normally();
 }
 
@@ -229,31 +202,31 @@ Test(interrupt, ctrl_c_in_a_steps_code_should_leave_the_step_not_run_until_enter
 		"   \"Z = X + 1\"], \"show\": {\"heatmap\": \"Z\"}}]}\n", LONG_PRODUCT);
 	fclose(f);
 	start(path);
-	free(wait_long("step 1/2"));
+	free(tmux_see(session, "step 1/2"));
 	keys_then_computing("Right");
-	keys("C-c");
-	char *s = wait_long("has not run");
+	tmux_keys(session, "C-c");
+	char *s = tmux_see(session, "has not run");
 	cr_assert(strstr(s, "step 2/2"), "%s", s);
 	cr_assert(strstr(s, "Cancelled (Ctrl-C): step 2 has not run; Enter runs it."), "%s", s);
 	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C; Enter runs it)"), "%s", s);
 	free(s);
 	still_running("after Ctrl-C in a step's code");
 	/* the prompt needs a step that ran */
-	keys(":");
-	s = wait_long("This step has not run");
+	tmux_keys(session, ":");
+	s = tmux_see(session, "This step has not run");
 	free(s);
 	/* Enter runs it again from the start; cancelled again, it still has not */
 	keys_then_computing("Enter");
-	keys("C-c");
-	s = wait_long("has not run");
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "has not run");
 	cr_assert(strstr(s, "(not run: cancelled with Ctrl-C"), "%s", s);
 	free(s);
 	/* the step before is whole: its view shows X */
-	keys("Left");
-	s = wait_long("step 1/2");
+	tmux_keys(session, "Left");
+	s = tmux_see(session, "step 1/2");
 	cr_assert(!strstr(s, "not run"), "%s", s);
 	free(s);
-	keys("q");
+	tmux_keys(session, "q");
 	ended_normally();
 	snprintf(cmd, sizeof cmd, "rm -f %s", path);
 	if (system(cmd) != 0) {
@@ -302,26 +275,26 @@ Test(interrupt, ctrl_c_should_stop_qkv_eval_with_status_130, .fini = stop, .time
 Test(interrupt, ctrl_c_should_stop_a_while_loop_typed_at_the_prompt, .fini = stop, .timeout = 240)
 {
 	start("--repl");
-	free(wait_long(">>>"));
-	keys("'n = 0' Enter");
-	keys("'while True:' Enter");
-	keys("'n += 1' Enter");
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "'n = 0' Enter");
+	tmux_keys(session, "'while True:' Enter");
+	tmux_keys(session, "'n += 1' Enter");
 	keys_then_computing("Enter");	/* the empty line runs the block */
-	free(wait_long("Running..."));
-	keys("C-c");
-	char *s = wait_long("interrupted (Ctrl-C)");
+	free(tmux_see(session, "Running..."));
+	tmux_keys(session, "C-c");
+	char *s = tmux_see(session, "interrupted (Ctrl-C)");
 	/* the block back in the input, the caret on the line it stopped in */
 	cr_assert(strstr(s, "\n>>> while True:\n") && strstr(s, "\n...     n += 1\n"),
 		  "the block is not back in the input: %s", s);
 	free(s);
 	still_running("after Ctrl-C in a while loop");
-	keys("C-c");
-	free(wait_long("line cleared"));
-	keys("'print(\"n is\", n)' Enter");
-	s = wait_long("n is ");
+	tmux_keys(session, "C-c");
+	free(tmux_see(session, "line cleared"));
+	tmux_keys(session, "'print(\"n is\", n)' Enter");
+	s = tmux_see(session, "n is ");
 	cr_assert(strstr(s, "n is 0\n"), "n changed: %s", s);
 	free(s);
-	keys("':quit' Enter");
+	tmux_keys(session, "':quit' Enter");
 	ended_normally();
 }
 
@@ -343,31 +316,31 @@ Test(interrupt, ctrl_c_should_stop_a_while_loop_typed_at_the_prompt, .fini = sto
  * program goes on; a second Ctrl-C drops the line left in the input. */
 static void stopped_showing_progress(const char *k, const char *when)
 {
-	keys(k);
+	tmux_keys(session, k);
 	char *s = wait_moving(PROGRESS);
 	cr_assert(strstr(s, "Running... ["), "%s: no progress while it runs: %s", when, s);
 	free(s);
-	keys("C-c");
-	s = wait_long("interrupted (Ctrl-C)");
+	tmux_keys(session, "C-c");
+	s = tmux_see(session, "interrupted (Ctrl-C)");
 	cr_assert(!strstr(s, PROGRESS), "%s: the progress note stayed: %s", when, s);
 	free(s);
 	still_running(when);
-	keys("C-c");
-	free(wait_long("line cleared"));
+	tmux_keys(session, "C-c");
+	free(tmux_see(session, "line cleared"));
 }
 
 Test(interrupt, ctrl_c_should_stop_one_long_attention_at_the_full_screen_prompt_showing_its_progress,
      .fini = stop, .timeout = 240)
 {
 	start("--repl");
-	free(wait_long(">>>"));
-	keys("'" LONG_ATTENTION "'");
-	free(wait_long(">>> " LONG_ATTENTION));
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "'" LONG_ATTENTION "'");
+	free(tmux_see(session, ">>> " LONG_ATTENTION));
 	stopped_showing_progress("Enter", "after Ctrl-C in an attention");
 	/* nothing of the line was kept: no q, no y */
-	keys("':ls' Enter");
-	free(wait_long("the workspace is empty"));
-	keys("':quit' Enter");
+	tmux_keys(session, "':ls' Enter");
+	free(tmux_see(session, "the workspace is empty"));
+	tmux_keys(session, "':quit' Enter");
 	ended_normally();
 }
 
@@ -375,11 +348,11 @@ Test(interrupt, ctrl_c_should_stop_show_loops_of_a_long_product_showing_its_prog
      .timeout = 240)
 {
 	start("--repl");
-	free(wait_long(">>>"));
-	keys("'a = torch.randn(3072, 3072)' Enter");
-	free(wait_long("a: -"));	/* a's heatmap and its legend */
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "'a = torch.randn(3072, 3072)' Enter");
+	free(tmux_see(session, "a: -"));	/* a's heatmap and its legend */
 	stopped_showing_progress("':show a @ a loops' Enter", "after Ctrl-C in :show EXPR loops");
-	keys("':quit' Enter");
+	tmux_keys(session, "':quit' Enter");
 	ended_normally();
 }
 
@@ -388,9 +361,9 @@ Test(interrupt, ctrl_c_should_stop_show_loops_of_a_long_product_showing_its_prog
 Test(interrupt, ctrl_c_should_stop_one_long_attention_in_qkv_repl, .fini = stop, .timeout = 240)
 {
 	start("repl");
-	free(wait_long(">>>"));
+	free(tmux_see(session, ">>>"));
 	keys_then_computing("'" LONG_ATTENTION "' Enter");
-	keys("C-c");
+	tmux_keys(session, "C-c");
 	char path[160];
 	snprintf(path, sizeof path, "%s/stderr", dir);
 	char *e = file_wait_text(path, "interrupted (Ctrl-C)");
@@ -398,9 +371,9 @@ Test(interrupt, ctrl_c_should_stop_one_long_attention_in_qkv_repl, .fini = stop,
 	cr_assert(strstr(e, "error: interrupted (Ctrl-C)\n"), "%s", e);
 	free(e);
 	still_running("after Ctrl-C in qkv repl");
-	keys("':ls' Enter");
-	free(wait_long("the workspace is empty"));
-	keys("'quit()' Enter");
+	tmux_keys(session, "':ls' Enter");
+	free(tmux_see(session, "the workspace is empty"));
+	tmux_keys(session, "'quit()' Enter");
 	char after[160];
 	snprintf(after, sizeof after, "%s/after", dir);
 	cr_assert(file_wait(after), "qkv repl did not end:\n%s", tmux_screen(session, false));

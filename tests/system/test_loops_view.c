@@ -12,20 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64];
+static const char *session;
 static char state[64];
 
 static void start(int w, int h, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	dir_make_temp(state, sizeof state, "qkv-loops-state");
-	snprintf(session, sizeof session, "qkvlv%d", (int)getpid());
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color XDG_STATE_HOME=%s %s "
-		 "%s; sleep 30'", session, w, h, state, qkv_binary(), args);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
+	session = tmux_start_qkv(w, h, state, NULL, args, "sleep 30");
 }
 
 static void finish(void)
@@ -35,32 +29,15 @@ static void finish(void)
 	state[0] = 0;
 }
 
-/* Sends keys (tmux key names, separated by spaces) in one go: qkv reads
- * them before its next tick, so an animation cannot move in between. */
-static void keys(const char *k)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "tmux send-keys -t %s %s", session, k);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
-/* n presses of key k, in one go */
+/* n presses of key k, in one go: qkv reads them before its next tick, so
+ * an animation cannot move in between */
 static void presses(const char *k, int n)
 {
 	char buf[4000] = "";
 	size_t len = 0;
 	for (int i = 0; i < n && len + strlen(k) + 2 < sizeof buf; i++)
 		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s ", k);
-	keys(buf);
-}
-
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
+	tmux_keys(session, buf);
 }
 
 /* Whether text is on screen in reverse video (the line being run): the
@@ -106,18 +83,18 @@ static const char *line_of(const char *s, const char *text, char *buf, size_t si
 static void listing_follows(int w, int h)
 {
 	start(w, h, "3 --step 12");
-	free(wait_for("for-loops: 0 of 320"));
+	free(tmux_see(session, "for-loops: 0 of 320"));
 	/* 64 scores, a max pass of 8, then the exp pass: past "sum = 0", where
 	 * the listing used to end at 120x40 */
 	presses("s", 75);
-	char *s = wait_for("for-loops: 75 of 320");
+	char *s = tmux_see(session, "for-loops: 75 of 320");
 	/* (cut with "…" in the 38 columns of the left half at 80x24) */
 	cr_assert(strstr(s, "att[row, j] = exp(att[row, j]"), "the line being run is not shown:\n%s", s);
 	cr_assert(highlighted("att[row, j] = exp(att[row, j]"), "not highlighted:\n%s", s);
 	free(s);
 	/* e: the end, the last line of the code */
-	keys("e");
-	s = wait_for("for-loops: 320 of 320");
+	tmux_keys(session, "e");
+	s = tmux_see(session, "for-loops: 320 of 320");
 	cr_assert(strstr(s, "out[row] += a[v_idx] * v"), "the last line is not shown:\n%s", s);
 	cr_assert(highlighted("out[row] += a[v_idx] * v"), "not highlighted:\n%s", s);
 	cr_assert(strstr(s, "out (8\u00d74)"), "the matrix is not labelled out:\n%s", s);
@@ -141,9 +118,9 @@ Test(loops_view, the_listing_should_follow_the_line_being_run_at_80x24, .fini = 
 static char *softmax_loops(int w, int h)
 {
 	start(w, h, "2 --step 10");
-	free(wait_for("step 10/28"));
-	keys("v v v");
-	return wait_for("for-loops: 0 of 27");
+	free(tmux_see(session, "step 10/28"));
+	tmux_keys(session, "v v v");
+	return tmux_see(session, "for-loops: 0 of 27");
 }
 
 /* s pressed n times from 0: the screen once it shows iteration n of total. */
@@ -152,7 +129,7 @@ static char *step_to(int n, int total)
 	char want[64];
 	presses("s", n);
 	snprintf(want, sizeof want, "for-loops: %d of %d", n, total);
-	return wait_for(want);
+	return tmux_see(session, want);
 }
 
 Test(loops_view, the_status_at_80x24_should_drop_words_not_cut_them, .fini = finish, .timeout = 120)
@@ -187,9 +164,9 @@ Test(loops_view, the_scale_of_a_score_should_stay_whole_at_80x24, .fini = finish
 {
 	/* lesson 4 step 11 read "× scale = -4.0698 × 0" */
 	start(80, 24, "4 --step 11");
-	free(wait_for("for-loops: 0 of"));
-	keys("s");
-	char *s = wait_for("for-loops: 1 of");
+	free(tmux_see(session, "for-loops: 0 of"));
+	tmux_keys(session, "s");
+	char *s = tmux_see(session, "for-loops: 1 of");
 	cr_assert(strstr(s, "scale"), "%s", s);
 	cr_assert(strstr(s, "0.1250"), "the scale 0.125 is cut:\n%s", s);
 	free(s);
@@ -200,27 +177,27 @@ Test(loops_view, the_scale_of_a_score_should_stay_whole_at_80x24, .fini = finish
 Test(loops_view, r_at_the_end_should_run_it_again_from_the_start, .fini = finish)
 {
 	start(120, 40, "tests/lessons/format-example.json --step 2");
-	free(wait_for("step 2/2"));
-	keys("v v");
-	char *s = wait_for("for-loops: 0 of ");
+	free(tmux_see(session, "step 2/2"));
+	tmux_keys(session, "v v");
+	char *s = tmux_see(session, "for-loops: 0 of ");
 	char line[512], total[32];
 	line_of(s, "for-loops: 0 of ", line, sizeof line);
 	cr_assert_eq(sscanf(strstr(line, "for-loops: 0 of ") + 16, "%31[0-9]", total), 1, "%s", line);
 	free(s);
-	keys("e");
+	tmux_keys(session, "e");
 	char want[96];
 	snprintf(want, sizeof want, "for-loops: %s of %s", total, total);
-	s = wait_for(want);
+	s = tmux_see(session, want);
 	cr_assert(strstr(s, "r replay"), "the end should offer a replay:\n%s", s);
 	free(s);
 	/* r runs from the start again; s pauses it one iteration in */
-	keys("r s");
+	tmux_keys(session, "r s");
 	snprintf(want, sizeof want, "for-loops: 1 of %s", total);
-	free(wait_for(want));
+	free(tmux_see(session, want));
 	/* and r then runs it to the end */
-	keys("r");
+	tmux_keys(session, "r");
 	snprintf(want, sizeof want, "for-loops: %s of %s", total, total);
-	free(wait_for(want));
+	free(tmux_see(session, want));
 }
 
 /* ---- the matrix being filled ---------------------------------------------------------------- */
@@ -228,9 +205,9 @@ Test(loops_view, r_at_the_end_should_run_it_again_from_the_start, .fini = finish
 Test(loops_view, cells_not_yet_computed_should_be_blank_at_200x60, .fini = finish, .timeout = 120)
 {
 	start(200, 60, "3 --step 12");
-	free(wait_for("for-loops: 0 of 320"));
-	keys("s s s");
-	char *s = wait_for("for-loops: 3 of 320");
+	free(tmux_see(session, "for-loops: 0 of 320"));
+	tmux_keys(session, "s s s");
+	char *s = tmux_see(session, "for-loops: 3 of 320");
 	cr_assert(strstr(s, "att (8\u00d78): the scores, one per query and key"), "%s", s);
 	cr_assert(!strstr(s, "nan"), "cells not computed should be blank:\n%s", s);
 	/* row 0 of the scores: the first three computed (two masked), the rest blank */
@@ -250,11 +227,11 @@ Test(loops_view, the_scores_of_lesson_4_step_4_should_be_labelled_by_their_matri
      .timeout = 120)
 {
 	start(120, 40, "4 --step 4");
-	free(wait_for("for-loops: 0 of 6400"));
-	char *s = wait_for("c (10\u00d710): sums of products, one cell at a time");
+	free(tmux_see(session, "for-loops: 0 of 6400"));
+	char *s = tmux_see(session, "c (10\u00d710): sums of products, one cell at a time");
 	free(s);
-	keys("e");
-	s = wait_for("for-loops: 6400 of 6400");
+	tmux_keys(session, "e");
+	s = tmux_see(session, "for-loops: 6400 of 6400");
 	cr_assert(strstr(s, "c (10\u00d710): sums of products, one cell at a time"), "%s", s);
 	/* the matrix's legend names it too */
 	cr_assert(strstr(s, "\n c: -"), "%s", s);

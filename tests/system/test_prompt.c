@@ -13,36 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char session[64], state[128];
-
-static void sh(const char *fmt, const char *arg)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
-/* Waits until the screen shows want, drawn whole; the test fails if it
- * never does. */
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
+static const char *session;
+static char state[128];
 
 static void start(const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
-	char cmd[1024];
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s %s %s; "
-		 "echo QKV-EXIT=$?; sleep 30'", session, state, qkv_binary(), args);
-	cr_assert_eq(system(cmd), 0);
+	session = tmux_start_qkv(100, 30, state, NULL, args, "echo QKV-EXIT=$?; sleep 30");
 }
 
 /* Ends the tmux server and waits until qkv is gone: whatever it writes as
@@ -56,18 +32,6 @@ static void finish(void)
 {
 	stop();
 	dir_remove(state);
-}
-
-static void type(const char *text)
-{
-	char buf[2048];
-	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
-	sh(buf, "");
-}
-
-static void key(const char *k)
-{
-	sh("tmux send-keys -t %s %s", k);
 }
 
 static void fresh_state(void)
@@ -84,12 +48,12 @@ Test(prompt, softmax_of_a_typed_matrix_should_show_its_numbers, .fini = finish)
 {
 	fresh_state();
 	start("--repl");
-	free(wait_for(">>>"));
-	type("X = [1 2; 3 4]");
-	key("Enter");
-	type("torch.softmax(X, dim=-1)");
-	key("Enter");
-	char *s = wait_for("0.7311");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "X = [1 2; 3 4]");
+	tmux_keys(session, "Enter");
+	tmux_type(session, "torch.softmax(X, dim=-1)");
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "0.7311");
 	cr_assert(strstr(s, "0.2689") && strstr(s, "0.7311"), "%s", s);
 	free(s);
 }
@@ -98,28 +62,28 @@ Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = fini
 {
 	fresh_state();
 	start("--repl");
-	free(wait_for(">>>"));
-	type("X = [1 2; 3 4]");
-	key("Enter");
-	type("X = X @ torch.ones(3)");
-	key("Enter");
-	char *s = wait_for("cannot be multiplied");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "X = [1 2; 3 4]");
+	tmux_keys(session, "Enter");
+	tmux_type(session, "X = X @ torch.ones(3)");
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "cannot be multiplied");
 	/* the caret under the @ (column 7 after the 4-column prompt); the
 	 * message is too long to fit beside it, so it is on the line below */
 	cr_assert(strstr(s, "\n          ^\n matmul: shapes [2, 2] and [3] cannot be multiplied"), "%s", s);
 	/* the line stays in the input for fixing */
 	cr_assert(strstr(s, ">>> X = X @ torch.ones(3)"), "%s", s);
 	free(s);
-	key("C-u");
-	type("X");
-	key("Enter");
-	s = wait_for("tensor([[1., 2.],");
+	tmux_keys(session, "C-u");
+	tmux_type(session, "X");
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, "tensor([[1., 2.],");
 	cr_assert(strstr(s, "tensor([[1., 2.],\n         [3., 4.]])"), "X changed: %s", s);
 	free(s);
 	/* a short message goes beside the caret */
-	type("Z = nope + 1");
-	key("Enter");
-	s = wait_for("is not defined");
+	tmux_type(session, "Z = nope + 1");
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, "is not defined");
 	cr_assert(strstr(s, "\n        ^ name 'nope' is not defined"), "%s", s);
 	free(s);
 }
@@ -128,34 +92,34 @@ Test(prompt, tab_should_complete_names_and_ctrl_r_should_find_a_line, .fini = fi
 {
 	fresh_state();
 	start("--repl");
-	free(wait_for(">>>"));
-	type("Query = torch.ones(2) * 3");
-	key("Enter");
-	free(wait_for(": 0 \u2026 3"));	/* its heatmap's legend */
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "Query = torch.ones(2) * 3");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, ": 0 \u2026 3"));	/* its heatmap's legend */
 	/* "torch.sof" + Tab is torch.softmax, "(Que" + Tab is (Query */
-	type("torch.sof");
-	key("Tab");
-	type("(Que");
-	key("Tab");
-	type(", dim=0)");
-	char *s = wait_for("torch.softmax(Query, dim=0)");
+	tmux_type(session, "torch.sof");
+	tmux_keys(session, "Tab");
+	tmux_type(session, "(Que");
+	tmux_keys(session, "Tab");
+	tmux_type(session, ", dim=0)");
+	char *s = tmux_see(session, "torch.softmax(Query, dim=0)");
 	cr_assert(strstr(s, ">>> torch.softmax(Query, dim=0)"), "%s", s);
 	free(s);
-	key("Enter");
-	s = wait_for("tensor([0.5000, 0.5000])");
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, "tensor([0.5000, 0.5000])");
 	cr_assert(strstr(s, "tensor([0.5000, 0.5000])"), "%s", s);
 	free(s);
 	/* Ctrl-R searches the history */
-	key("C-r");
-	type("ones");
-	s = wait_for("`ones': Query");
+	tmux_keys(session, "C-r");
+	tmux_type(session, "ones");
+	s = tmux_see(session, "`ones': Query");
 	cr_assert(strstr(s, "(reverse-i-search)`ones': Query = torch.ones(2) * 3"), "%s", s);
 	free(s);
-	key("Enter");
-	key("C-a");
-	key("M-f");
-	type("2");
-	s = wait_for("Query2 =");
+	tmux_keys(session, "Enter");
+	tmux_keys(session, "C-a");
+	tmux_keys(session, "M-f");
+	tmux_type(session, "2");
+	s = tmux_see(session, "Query2 =");
 	cr_assert(strstr(s, ">>> Query2 = torch.ones(2) * 3"), "%s", s);
 	free(s);
 }
@@ -164,13 +128,13 @@ Test(prompt, history_should_survive_a_restart, .fini = finish)
 {
 	fresh_state();
 	start("--repl");
-	free(wait_for(">>>"));
-	type("Y = torch.eye(3) * 7");
-	key("Enter");
-	free(wait_for(": 0 \u2026 7"));	/* its heatmap's legend */
-	type(":quit");
-	key("Enter");
-	free(wait_for("QKV-EXIT=0"));	/* qkv has ended: the history is written */
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "Y = torch.eye(3) * 7");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, ": 0 \u2026 7"));	/* its heatmap's legend */
+	tmux_type(session, ":quit");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "QKV-EXIT=0"));	/* qkv has ended: the history is written */
 	stop();
 	char path[256];
 	snprintf(path, sizeof path, "%s/qkv/history", state);
@@ -178,12 +142,12 @@ Test(prompt, history_should_survive_a_restart, .fini = finish)
 	cr_assert_eq(stat(path, &st), 0, "no history file");
 	cr_assert_eq(st.st_mode & 0777, 0600, "history mode %o", st.st_mode & 0777);
 	start("--repl");
-	free(wait_for(">>>"));
-	key("Up");
-	char *s = wait_for(">>> :quit");
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "Up");
+	char *s = tmux_see(session, ">>> :quit");
 	free(s);
-	key("Up");
-	s = wait_for(">>> Y = torch.eye(3) * 7");
+	tmux_keys(session, "Up");
+	s = tmux_see(session, ">>> Y = torch.eye(3) * 7");
 	cr_assert(strstr(s, ">>> Y = torch.eye(3) * 7"), "%s", s);
 	free(s);
 }
@@ -195,14 +159,14 @@ Test(prompt, save_should_write_a_lesson_that_check_and_run_reproduce, .fini = fi
 	snprintf(file, sizeof file, "/tmp/qkv-saved-%d.json", (int)getpid());
 	unlink(file);
 	start("--repl");
-	free(wait_for(">>>"));
-	type("torch.manual_seed(5); R = torch.randn(3, 4); S = torch.softmax(R, dim=-1)");
-	key("Enter");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "torch.manual_seed(5); R = torch.randn(3, 4); S = torch.softmax(R, dim=-1)");
+	tmux_keys(session, "Enter");
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, ":save %s", file);
-	type(cmd);
-	key("Enter");
-	char *s = wait_for("Saved");
+	tmux_type(session, cmd);
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "Saved");
 	cr_assert(strstr(s, "Saved"), "%s", s);
 	free(s);
 	const char *argv[] = { "qkv", "check", file, NULL };
@@ -226,9 +190,9 @@ Test(prompt, save_should_write_a_lesson_that_check_and_run_reproduce, .fini = fi
 	free(out2);
 	free(err2);
 	/* saving again needs :save! */
-	type(cmd);
-	key("Enter");
-	s = wait_for("exists");
+	tmux_type(session, cmd);
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, "exists");
 	cr_assert(strstr(s, ":save!"), "%s", s);
 	free(s);
 	unlink(file);
@@ -241,13 +205,11 @@ static void start_killed_at(const char *calls, const char *log)
 {
 	cr_assert_eq(system("command -v strace >/dev/null"), 0, "strace is needed (make test installs it)");
 	unlink(log);
-	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
 	char cmd[1024];
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "strace -o %s -e trace=%s -e inject=%s:signal=KILL:when=1 %s --repl; echo QKV-EXIT=$?; sleep 30'",
-		 session, state, log, calls, calls, qkv_binary());
-	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "TERM=xterm-256color XDG_STATE_HOME=%s strace -o %s -e trace=%s "
+		 "-e inject=%s:signal=KILL:when=1 %s --repl; echo QKV-EXIT=$?; sleep 30", state, log, calls, calls,
+		 qkv_binary());
+	session = tmux_start(100, 30, cmd);
 }
 
 static bool killed(const char *log)
@@ -282,15 +244,13 @@ Test(prompt, an_idle_screen_should_send_nothing_to_the_terminal, .fini = finish)
 	cr_assert_eq(system("command -v strace >/dev/null"), 0, "strace is needed (make test installs it)");
 	char log[128], cmd[1024];
 	snprintf(log, sizeof log, "/tmp/qkv-idle-%d.strace", (int)getpid());
-	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "strace -ttt -o %s -e trace=write %s --repl; sleep 30'", session, state, log, qkv_binary());
-	cr_assert_eq(system(cmd), 0);
-	free(wait_for(">>>"));
-	type("X = torch.ones(4, 4)");
-	key("Enter");
-	free(wait_for(": 0 \u2026 1"));	/* its heatmap's legend, drawn last */
+	snprintf(cmd, sizeof cmd, "TERM=xterm-256color XDG_STATE_HOME=%s strace -ttt -o %s -e trace=write %s --repl; "
+		 "sleep 30", state, log, qkv_binary());
+	session = tmux_start(100, 30, cmd);
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "X = torch.ones(4, 4)");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, ": 0 \u2026 1"));	/* its heatmap's legend, drawn last */
 	/* strace logs a write after tmux may have shown it: wait until the log
 	 * has stopped growing */
 	struct stat before;
@@ -315,13 +275,13 @@ Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = finis
 	snprintf(log, sizeof log, "/tmp/qkv-killed-%d.strace", (int)getpid());
 	/* the old file: a workspace saved whole */
 	start("--repl");
-	free(wait_for(">>>"));
-	type("X = torch.arange(6.).reshape(2, 3)");
-	key("Enter");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "X = torch.arange(6.).reshape(2, 3)");
+	tmux_keys(session, "Enter");
 	snprintf(cmd, sizeof cmd, ":save %s", file);
-	type(cmd);
-	key("Enter");
-	free(wait_for("Saved"));
+	tmux_type(session, cmd);
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "Saved"));
 	stop();
 	char *old = read_text(file);
 	cr_assert(old && strstr(old, "torch.arange(6.)"), "%s", old ? old : "(no file)");
@@ -330,13 +290,13 @@ Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = finis
 	static const char *const points[] = { "fsync", "rename,renameat,renameat2" };
 	for (int i = 0; i < 2; i++) {
 		start_killed_at(points[i], log);
-		free(wait_for(">>>"));
-		type("Y = torch.ones(4) * 3");
-		key("Enter");
-		free(wait_for(": 0 \u2026 3"));	/* its heatmap's legend */
+		free(tmux_see(session, ">>>"));
+		tmux_type(session, "Y = torch.ones(4) * 3");
+		tmux_keys(session, "Enter");
+		free(tmux_see(session, ": 0 \u2026 3"));	/* its heatmap's legend */
 		snprintf(cmd, sizeof cmd, ":save! %s", file);
-		type(cmd);
-		key("Enter");
+		tmux_type(session, cmd);
+		tmux_keys(session, "Enter");
 		cr_assert(killed(log), "qkv was not killed at %s", points[i]);
 		stop();
 		char *now = read_text(file);
@@ -351,12 +311,12 @@ Test(prompt, a_save_killed_midway_should_leave_the_old_file_whole, .fini = finis
 	}
 	/* the temporary file a killed save leaves does not stop the next one */
 	start("--repl");
-	free(wait_for(">>>"));
-	type("Y = torch.ones(4) * 3");
-	key("Enter");
-	type(cmd);
-	key("Enter");
-	char *s = wait_for("Saved");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "Y = torch.ones(4) * 3");
+	tmux_keys(session, "Enter");
+	tmux_type(session, cmd);
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "Saved");
 	cr_assert(strstr(s, "Saved"), "%s", s);
 	free(s);
 	free(old);
@@ -377,18 +337,18 @@ Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu,
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "%s", file);
 	start(cmd);
-	free(wait_for("step 1/1"));
-	key(":");
-	char *s = wait_for("Exercise: Compute X times its transpose.");
+	free(tmux_see(session, "step 1/1"));
+	tmux_keys(session, ":");
+	char *s = tmux_see(session, "Exercise: Compute X times its transpose.");
 	free(s);
-	type("X.T @ X");
-	key("Enter");
-	s = wait_for("Not yet");
+	tmux_type(session, "X.T @ X");
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, "Not yet");
 	cr_assert(strstr(s, "Not yet: the answer has shape [3, 3], yours [2, 2]"), "%s", s);
 	free(s);
-	type("X @ X.T");
-	key("Enter");
-	s = wait_for("Exercise solved");
+	tmux_type(session, "X @ X.T");
+	tmux_keys(session, "Enter");
+	s = tmux_see(session, "Exercise solved");
 	cr_assert(strstr(s, "\u2713 Exercise solved"), "%s", s);
 	free(s);
 	stop();
@@ -398,14 +358,8 @@ Test(prompt, an_exercise_answered_wrong_then_right_should_be_marked_in_the_menu,
 	snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s && cp %s %s/", dir, dir, file, dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(cmd, sizeof cmd, "QKV_LESSONS=%s", dir);
-	char args[256];
-	snprintf(args, sizeof args, "%s", "");
-	snprintf(session, sizeof session, "qkvpr%d", (int)getpid());
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "QKV_LESSONS=%s %s; echo QKV-EXIT=$?; sleep 30'", session, state, dir, qkv_binary());
-	cr_assert_eq(system(cmd), 0);
-	s = wait_for("Exercise test");
+	session = tmux_start_qkv(100, 30, state, cmd, "", "echo QKV-EXIT=$?; sleep 30");
+	s = tmux_see(session, "Exercise test");
 	char *line = strstr(s, "Exercise test");
 	while (line > s && line[-1] != '\n')
 		line--;

@@ -17,39 +17,17 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64], state[128];
-
-static void sh(const char *fmt, const char *arg)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
+static const char *session;
+static char state[128];
 
 /* qkv --repl in a 100x30 terminal with a state directory of its own; the
  * shell says how qkv ended, if it does. */
 static void start(void)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
 	snprintf(state, sizeof state, "/tmp/qkv-keys-%d", (int)getpid());
 	dir_remove(state);
-	snprintf(session, sizeof session, "qkvky%d", (int)getpid());
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %%s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "%s --repl; echo QKV-EXIT=$?; sleep 30'%%s", state, qkv_binary());
-	sh(cmd, "");
-	free(wait_for(">>>"));
+	session = tmux_start_qkv(100, 30, state, NULL, "--repl", "echo QKV-EXIT=$?; sleep 30");
+	free(tmux_see(session, ">>>"));
 }
 
 static void finish(void)
@@ -58,36 +36,23 @@ static void finish(void)
 	dir_remove(state);
 }
 
-static void type(const char *text)
-{
-	char buf[2048];
-	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
-	sh(buf, "");
-}
-
-/* tmux key names (C-r, Up, Enter), or -H and the bytes in hex */
-static void key(const char *k)
-{
-	sh("tmux send-keys -t %s %s", k);
-}
-
 /* Runs a line and waits for its value. */
 static void run(const char *line, const char *value)
 {
-	type(line);
-	key("Enter");
-	free(wait_for(value));
+	tmux_type(session, line);
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, value));
 }
 
 /* qkv is still there and its prompt works: Ctrl-C drops what the keys
  * left in the line, and a statement shows its value. */
 static void prompt_should_still_work(void)
 {
-	key("C-c");
-	free(wait_for("Ctrl-C: "));	/* line or block cleared */
-	type("6 * 7");
-	key("Enter");
-	char *s = wait_for("42");
+	tmux_keys(session, "C-c");
+	free(tmux_see(session, "Ctrl-C: "));	/* line or block cleared */
+	tmux_type(session, "6 * 7");
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "42");
 	cr_assert(!strstr(s, "QKV-EXIT="), "qkv ended:\n%s", s);
 	free(s);
 }
@@ -96,21 +61,21 @@ Test(prompt_keys, ctrl_r_ctrl_x_a_should_end_the_search_and_leave_the_prompt_wor
 {
 	start();
 	run("a = 41", "41");
-	key("C-r");
-	type("a =");
-	free(wait_for("reverse-i-search"));
-	key("C-x");
-	key("a");	/* Ctrl-X a: no command; the search ended on Ctrl-X, keeping its line */
+	tmux_keys(session, "C-r");
+	tmux_type(session, "a =");
+	free(tmux_see(session, "reverse-i-search"));
+	tmux_keys(session, "C-x");
+	tmux_keys(session, "a");	/* Ctrl-X a: no command; the search ended on Ctrl-X, keeping its line */
 	char *s = tmux_wait_without(session, "reverse-i-search");
 	cr_assert(strstr(s, ">>> a = 41") && !strstr(s, "QKV-EXIT="), "%s", s);
 	free(s);
 	prompt_should_still_work();
 	/* the same without a match, and Ctrl-X Ctrl-R (another prefix) */
-	key("C-r");
-	type("zzz");
-	free(wait_for("failed reverse-i-search"));
-	key("C-x");
-	key("C-r");
+	tmux_keys(session, "C-r");
+	tmux_type(session, "zzz");
+	free(tmux_see(session, "failed reverse-i-search"));
+	tmux_keys(session, "C-x");
+	tmux_keys(session, "C-r");
 	free(tmux_wait_without(session, "reverse-i-search"));
 	prompt_should_still_work();
 }
@@ -120,41 +85,41 @@ Test(prompt_keys, ctrl_c_after_vi_mode_history_and_searches_should_leave_the_pro
 	start();
 	run("b = 5", "5");
 	run("bb = 6", "6");
-	key("-H 1b 0a");	/* Alt-Ctrl-J: vi mode */
-	key("Up");
-	key("C-w");
-	key("C-c");
-	free(wait_for("Ctrl-C: line cleared"));
-	key("C-r");
-	type("b");
-	key("-H 1b 3f");	/* Esc ?: vi's search of the history */
-	type("bb");
-	key("C-c");
-	free(wait_for("Ctrl-C: line cleared"));
-	key("Up");
-	key("-H 1b 3f");
-	key("C-c");
-	free(wait_for("Ctrl-C: line cleared"));
-	key("Up");
-	key("C-w");
-	key("Enter");
+	tmux_keys(session, "-H 1b 0a");	/* Alt-Ctrl-J: vi mode */
+	tmux_keys(session, "Up");
+	tmux_keys(session, "C-w");
+	tmux_keys(session, "C-c");
+	free(tmux_see(session, "Ctrl-C: line cleared"));
+	tmux_keys(session, "C-r");
+	tmux_type(session, "b");
+	tmux_keys(session, "-H 1b 3f");	/* Esc ?: vi's search of the history */
+	tmux_type(session, "bb");
+	tmux_keys(session, "C-c");
+	free(tmux_see(session, "Ctrl-C: line cleared"));
+	tmux_keys(session, "Up");
+	tmux_keys(session, "-H 1b 3f");
+	tmux_keys(session, "C-c");
+	free(tmux_see(session, "Ctrl-C: line cleared"));
+	tmux_keys(session, "Up");
+	tmux_keys(session, "C-w");
+	tmux_keys(session, "Enter");
 	prompt_should_still_work();
 	/* the key fuzzer's (seed 32, cut down to 10 keys): a line that fails,
 	 * Ctrl-V Esc, Ctrl-P, then Alt-P (a non-incremental search) and Ctrl-D,
 	 * Enter in it, Ctrl-N, and a resize; then Ctrl-C */
-	type("^");
-	key("Enter");
-	free(wait_for("^"));
-	key("-H 16 1b 10");
-	key("-H 1b 70");
-	key("C-d");
-	key("Enter");
-	key("C-n");
-	type("^");
-	sh("tmux resize-window -t %s -x 28 -y 25%s", "");
+	tmux_type(session, "^");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "^"));
+	tmux_keys(session, "-H 16 1b 10");
+	tmux_keys(session, "-H 1b 70");
+	tmux_keys(session, "C-d");
+	tmux_keys(session, "Enter");
+	tmux_keys(session, "C-n");
+	tmux_type(session, "^");
+	tmux_resize(session, 28, 25);
 	free(tmux_wait_without(session, ">>>"));	/* too small to draw */
-	sh("tmux resize-window -t %s -x 100 -y 30%s", "");
-	free(wait_for(">>>"));
+	tmux_resize(session, 100, 30);
+	free(tmux_see(session, ">>>"));
 	prompt_should_still_work();
 }
 
@@ -163,13 +128,13 @@ Test(prompt_keys, a_failing_pasted_cell_then_down_and_a_resize_should_leave_the_
 	start();
 	/* the key fuzzer's (seed 22, cut down to 4 keys): a bracketed paste of
 	 * three lines whose first statement fails */
-	key("-H 1b 5b 32 30 30 7e 0d 0a 22 6d 7b 20 32 3c 6e 65 3c 37 20 66 20 0a 4f 68 23 0d 0a 4b 5c 52 2a 27 33 "
-	    "6b 20 79 47 61 5d 2d 51 1b 5b 32 30 31 7e");
-	free(wait_for("K\\R*'3k yGa]-Q"));	/* back in the input */
-	key("-H 1b 4f 42");	/* Down */
-	sh("tmux resize-window -t %s -x 98 -y 49%s", "");
-	free(wait_for(">>>"));
-	key("9");
+	tmux_keys(session, "-H 1b 5b 32 30 30 7e 0d 0a 22 6d 7b 20 32 3c 6e 65 3c 37 20 66 20 0a 4f 68 23 0d 0a 4b 5c "
+		  "52 2a 27 33 6b 20 79 47 61 5d 2d 51 1b 5b 32 30 31 7e");
+	free(tmux_see(session, "K\\R*'3k yGa]-Q"));	/* back in the input */
+	tmux_keys(session, "-H 1b 4f 42");	/* Down */
+	tmux_resize(session, 98, 49);
+	free(tmux_see(session, ">>>"));
+	tmux_keys(session, "9");
 	prompt_should_still_work();
 }
 

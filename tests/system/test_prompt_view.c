@@ -12,20 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64];
+static const char *session;
 static char state[64];
 
 static void start(int w, int h)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	dir_make_temp(state, sizeof state, "qkv-pview-state");
-	snprintf(session, sizeof session, "qkvpv%d", (int)getpid());
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color XDG_STATE_HOME=%s %s "
-		 "--repl; sleep 30'", session, w, h, state, qkv_binary());
-	cr_assert_eq(system(cmd), 0, "tmux failed");
+	session = tmux_start_qkv(w, h, state, NULL, "--repl", "sleep 30");
 }
 
 static void finish(void)
@@ -35,69 +29,32 @@ static void finish(void)
 	state[0] = 0;
 }
 
-static void tmux_cmd(const char *fmt, const char *arg)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
-/* Keys by their tmux names, in one go. */
-static void keys(const char *k)
-{
-	tmux_cmd("tmux send-keys -t %s %s", k);
-}
-
-/* A line typed and entered. */
-static void line(const char *text)
-{
-	tmux_cmd("tmux send-keys -t %s -l '%s'", text);
-	keys("Enter");
-}
-
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
-
-static char *wait_all(const char *const *want)
-{
-	char *s = tmux_wait_for_all(session, want);
-	for (int i = 0; want[i]; i++)
-		cr_assert(strstr(s, want[i]), "never shown: %s\n%s", want[i], s);
-	return s;
-}
-
 /* ---- a matrix typed ------------------------------------------------------------------ */
 
 static void matrix_titled(int w, int h)
 {
 	start(w, h);
-	free(wait_for(">>>"));
-	line("X = [1 2; 3 4]");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "X = [1 2; 3 4]");
 	/* the title, the column header over the cells, the row labels, the inspector */
 	const char *want[] = { "X  (2\u00d72, float32)", "\n   0 1\n", "\n 0 1 2\n", "\n 1 3 4\n",
 			       "X[0, 0] = 1.0000", NULL };
-	free(wait_all(want));
+	free(tmux_see_all(session, want));
 	/* :show X draws the same */
-	line(":clear");
+	tmux_line(session, ":clear");
 	free(tmux_wait_without(session, "X  (2\u00d72"));
-	line(":show X");
-	free(wait_all(want));
+	tmux_line(session, ":show X");
+	free(tmux_see_all(session, want));
 	/* Tab on the empty line: the arrows move the cursor and the inspector follows */
-	keys("Tab");
-	free(wait_for("(Tab: back to the line)"));
-	keys("Right Down");
-	char *s = wait_for("X[1, 1] = 4.0000");
+	tmux_keys(session, "Tab");
+	free(tmux_see(session, "(Tab: back to the line)"));
+	tmux_keys(session, "Right Down");
+	char *s = tmux_see(session, "X[1, 1] = 4.0000");
 	cr_assert(strstr(s, "(row 1, column 1)"), "%s", s);
 	free(s);
 	/* a key that is not the view's gives the line its keys back, and types */
-	line("Y = X * 2");
-	s = wait_for("Y  (2\u00d72, float32)");
+	tmux_line(session, "Y = X * 2");
+	s = tmux_see(session, "Y  (2\u00d72, float32)");
 	cr_assert(strstr(s, "Y[0, 0] = X[0, 0] \u00d7 2 = 1.0000 \u00d7 2 = 2.0000"), "%s", s);
 	free(s);
 }
@@ -115,11 +72,11 @@ Test(prompt_view, a_matrix_should_be_titled_numbered_and_inspected_at_120x40, .f
 Test(prompt_view, an_expression_should_be_titled_by_itself, .fini = finish)
 {
 	start(120, 40);
-	free(wait_for(">>>"));
-	line("X = [1 2; 3 4]");
-	free(wait_for("X  (2\u00d72, float32)"));
-	line("X @ X.T");
-	char *s = wait_for("X @ X.T  (2\u00d72, float32)");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "X = [1 2; 3 4]");
+	free(tmux_see(session, "X  (2\u00d72, float32)"));
+	tmux_line(session, "X @ X.T");
+	char *s = tmux_see(session, "X @ X.T  (2\u00d72, float32)");
 	cr_assert(strstr(s, "(X @ X.T)[0, 0] = "), "%s", s);
 	free(s);
 }
@@ -127,21 +84,21 @@ Test(prompt_view, an_expression_should_be_titled_by_itself, .fini = finish)
 Test(prompt_view, a_3d_tensor_should_show_a_slice_that_brackets_change, .fini = finish)
 {
 	start(120, 40);
-	free(wait_for(">>>"));
-	line("T = torch.arange(24.).reshape(2, 3, 4)");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "T = torch.arange(24.).reshape(2, 3, 4)");
 	const char *want[] = { "T  (2\u00d73\u00d74, float32)", "batch 0", "\n    0  1  2  3\n",
 			       "T[0, 0, 0] = 0 (batch 0, row 0, column 0)",
 			       NULL };
-	char *s = wait_all(want);
+	char *s = tmux_see_all(session, want);
 	cr_assert(!strstr(s, "\u2580\u2580\u2580"), "not a mini-map: %s", s);
 	free(s);
-	keys("Tab ] Right Down");
-	s = wait_for("(batch 1, row 1, column 1)");
+	tmux_keys(session, "Tab ] Right Down");
+	s = tmux_see(session, "(batch 1, row 1, column 1)");
 	cr_assert(strstr(s, "T[1, 1, 1] = 17"), "%s", s);
 	cr_assert(strstr(s, "\n batch 1 "), "%s", s);
 	free(s);
-	keys("]");	/* round to the first */
-	s = wait_for("(batch 0, row 1, column 1)");
+	tmux_keys(session, "]");	/* round to the first */
+	s = tmux_see(session, "(batch 0, row 1, column 1)");
 	cr_assert(strstr(s, "T[0, 1, 1] = 5"), "%s", s);
 	free(s);
 }
@@ -151,28 +108,28 @@ Test(prompt_view, a_3d_tensor_should_show_a_slice_that_brackets_change, .fini = 
 static void loops_animate(int w, int h)
 {
 	start(w, h);
-	free(wait_for(">>>"));
-	line("torch.manual_seed(0); Q = torch.randn(4, 3); K = torch.randn(4, 3)");
-	line(":show Q @ K.T loops");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "torch.manual_seed(0); Q = torch.randn(4, 3); K = torch.randn(4, 3)");
+	tmux_line(session, ":show Q @ K.T loops");
 	/* it runs at once: the count moves by itself to the end, the lesson's
 	 * loop code and the matrix being filled beside the SIMD result */
 	const char *moving[] = { "for-loops: ", "s += Q[i, p] * K.T[p, j]", "vectorised (SIMD)", NULL };
 	free(tmux_wait_moving(session, moving));
 	const char *end[] = { "for-loops: 48 of 48", "c (4\u00d74)", "loops and SIMD agree", NULL };
-	char *s = wait_all(end);
+	char *s = tmux_see_all(session, end);
 	cr_assert(strstr(s, "Q @ K.T  (4\u00d74, float32)"), "%s", s);
 	free(s);
 	/* with the keys: r from the start again, s one iteration, e the end */
-	keys("Tab");
-	free(wait_for("(Tab: back to the line)"));
-	keys("r s");
-	s = wait_for("for-loops: 1 of 48");
+	tmux_keys(session, "Tab");
+	free(tmux_see(session, "(Tab: back to the line)"));
+	tmux_keys(session, "r s");
+	s = tmux_see(session, "for-loops: 1 of 48");
 	cr_assert(strstr(s, "s += Q[0, 0]"), "%s", s);
 	free(s);
-	keys("s s");
-	free(wait_for("for-loops: 3 of 48"));
-	keys("e");
-	free(wait_for("for-loops: 48 of 48"));
+	tmux_keys(session, "s s");
+	free(tmux_see(session, "for-loops: 3 of 48"));
+	tmux_keys(session, "e");
+	free(tmux_see(session, "for-loops: 48 of 48"));
 }
 
 Test(prompt_view, show_loops_should_animate_at_80x24, .fini = finish, .timeout = 60)
@@ -188,18 +145,18 @@ Test(prompt_view, show_loops_should_animate_at_120x40, .fini = finish, .timeout 
 Test(prompt_view, ctrl_c_should_stop_the_animation_and_keep_the_line, .fini = finish, .timeout = 60)
 {
 	start(120, 40);
-	free(wait_for(">>>"));
-	line("torch.manual_seed(1); Q = torch.randn(16, 8); K = torch.randn(16, 8)");
-	line(":show Q @ K.T loops");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "torch.manual_seed(1); Q = torch.randn(16, 8); K = torch.randn(16, 8)");
+	tmux_line(session, ":show Q @ K.T loops");
 	const char *moving[] = { "for-loops: ", " of 2048", NULL };
 	free(tmux_wait_moving(session, moving));
-	tmux_cmd("tmux send-keys -t %s -l '%s'", "Q.sum");
+	tmux_type(session, "Q.sum");
 	/* read before the Ctrl-C: the terminal drops input not yet read on one */
 	const char *typed[] = { ">>> Q.sum", NULL };
 	free(tmux_wait_moving(session, typed));
-	keys("C-c");
+	tmux_keys(session, "C-c");
 	/* a frame that holds still: the count stopped */
-	char *s = wait_for("Ctrl-C: the animation stopped.");
+	char *s = tmux_see(session, "Ctrl-C: the animation stopped.");
 	cr_assert(strstr(s, ">>> Q.sum"), "the line should stay: %s", s);
 	cr_assert(!strstr(s, "for-loops: 2048 of 2048"), "%s", s);
 	free(s);

@@ -9,24 +9,13 @@
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static char session[64];
-
-static void tmux(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
-}
+static const char *session;
 
 static double now_s(void)
 {
@@ -111,9 +100,9 @@ static void check_lesson(int num)
 	const char *argv[] = { "qkv", "run", "--json", arg, NULL };
 	char *out, *err;
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
-	snprintf(session, sizeof session, "qkvpages%d_%d", (int)getpid(), num);
-	tmux("tmux new-session -d -s %s -x 120 -y 40 'TERM=xterm-256color XDG_STATE_HOME=/tmp/qkv-pages-%d %s %d; "
-	     "sleep 600'", session, (int)getpid(), qkv_binary(), num);
+	char state[64];
+	snprintf(state, sizeof state, "/tmp/qkv-pages-%d", (int)getpid());
+	session = tmux_start_qkv(120, 40, state, NULL, arg, "sleep 600");
 	int steps = 0;
 	for (const char *line = out; *line; steps++) {
 		const char *nl = strchr(line, '\n');
@@ -129,7 +118,7 @@ static void check_lesson(int num)
 		char *acc = calloc(1, 1);
 		size_t len = 0;
 		for (int page = 0; take_text_pane(screen, &acc, &len) && page < 400; page++) {
-			tmux("tmux send-keys -t %s NPage", session);
+			tmux_keys(session, "NPage");
 			char *next = wait_frame(want, screen, 60);
 			cr_assert(next, "lesson %d step %d: Page Down changed nothing", num, k);
 			free(screen);
@@ -153,19 +142,20 @@ static void check_lesson(int num)
 		free(screen);
 		cJSON_Delete(step);
 		free(js);
-		tmux("tmux send-keys -t %s n", session);
+		tmux_keys(session, "n");
 		line = nl ? nl + 1 : line + strlen(line);
 	}
 	cr_expect_gt(steps, 0);
-	tmux("tmux kill-session -t %s", session);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "tmux kill-session -t %s", session);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	free(out);
 	free(err);
 }
 
 static void setup(void)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	tmux_private_server();
 }
 

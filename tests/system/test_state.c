@@ -54,7 +54,7 @@ static const char good_progress[] =
 
 /* ---- in a terminal (tmux) ------------------------------------------------------------ */
 
-static char session[64];
+static const char *session;
 
 static void stop(void)
 {
@@ -64,45 +64,13 @@ static void stop(void)
 
 TestSuite(state_screen, .init = make_dir, .fini = stop);
 
-static void tmux(const char *fmt, const char *arg)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up in what the screen lacks */
-	}
-}
-
-static void keys(const char *k)
-{
-	tmux("tmux send-keys -t %s %s", k);
-}
-
-static void type(const char *text)
-{
-	char buf[1024];
-	snprintf(buf, sizeof buf, "tmux send-keys -t %%s -l '%s'%%s", text);
-	tmux(buf, "");
-}
-
-/* Runs the shell command line in a 100x30 tmux window; it should end with
- * "echo QKV-EXIT=\$?" after qkv (the line is in double quotes). */
+/* Runs the shell line in a 100x30 tmux window; it should end with
+ * "echo QKV-EXIT=$?" after qkv. */
 static void start(const char *line)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	snprintf(session, sizeof session, "qkvst%d", (int)getpid());
-	tmux_private_server();
 	char cmd[8192];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 \"%s; sleep 30\"", session, line);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
-}
-
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
+	snprintf(cmd, sizeof cmd, "%s; sleep 30", line);
+	session = tmux_start(100, 30, cmd);
 }
 
 Test(state_screen, a_damaged_progress_file_should_be_reported_on_screen_and_replaced, .timeout = 60)
@@ -111,20 +79,20 @@ Test(state_screen, a_damaged_progress_file_should_be_reported_on_screen_and_repl
 				   "  oops}}\n";
 	put_text(pfile, text);
 	char line[600];
-	snprintf(line, sizeof line, "TERM=xterm-256color XDG_STATE_HOME=%s %s; echo QKV-EXIT=\\$?", dir, qkv_binary());
+	snprintf(line, sizeof line, "TERM=xterm-256color XDG_STATE_HOME=%s %s; echo QKV-EXIT=$?", dir, qkv_binary());
 	start(line);
 	/* the menu's status line, what matters first */
-	free(wait_for("progress.json was unreadable, kept as progress.json.bad; starting afresh (line 2"));
-	keys("Enter");
-	free(wait_for("step 1/14"));
-	keys("Right");
-	free(wait_for("step 2/14"));
-	keys("q");	/* back to the menu: progress saved */
-	char *s = wait_for("\u25d0 2/14");
+	free(tmux_see(session, "progress.json was unreadable, kept as progress.json.bad; starting afresh (line 2"));
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "step 1/14"));
+	tmux_keys(session, "Right");
+	free(tmux_see(session, "step 2/14"));
+	tmux_keys(session, "q");	/* back to the menu: progress saved */
+	char *s = tmux_see(session, "\u25d0 2/14");
 	cr_assert_null(strstr(s, "unreadable"), "reported twice:\n%s", s);
 	free(s);
-	keys("q");
-	s = wait_for("QKV-EXIT=");
+	tmux_keys(session, "q");
+	s = tmux_see(session, "QKV-EXIT=");
 	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
 	cr_assert_null(strstr(s, "qkv:"), "a message on stderr:\n%s", s);
 	free(s);
@@ -145,19 +113,20 @@ Test(state_screen, a_damaged_history_should_be_reported_at_the_prompt_and_replac
 	static const char text[] = "A = 1\nB\0= 2\n";
 	file_put(hfile, text, sizeof text - 1);
 	char line[600];
-	snprintf(line, sizeof line, "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=\\$?", dir,
+	snprintf(line, sizeof line, "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=$?", dir,
 		 qkv_binary());
 	start(line);
-	free(wait_for("history was unreadable, kept as history.bad; starting afresh (line 2, column 2: a NUL byte)"));
-	type("torch.ones(2) * 3");
-	keys("Enter");
-	free(wait_for("tensor([3., 3.])"));
-	keys("Up");
-	free(wait_for(">>> torch.ones(2) * 3"));
-	keys("C-u");
-	type(":quit");
-	keys("Enter");
-	char *s = wait_for("QKV-EXIT=");
+	free(tmux_see(session, "history was unreadable, kept as history.bad; starting afresh "
+				"(line 2, column 2: a NUL byte)"));
+	tmux_type(session, "torch.ones(2) * 3");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "tensor([3., 3.])"));
+	tmux_keys(session, "Up");
+	free(tmux_see(session, ">>> torch.ones(2) * 3"));
+	tmux_keys(session, "C-u");
+	tmux_type(session, ":quit");
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "QKV-EXIT=");
 	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
 	free(s);
 	char bad[200];
@@ -190,36 +159,36 @@ Test(state_screen, an_unwritable_state_directory_should_give_messages_and_qkv_sh
 	unlink(stty_after);	/* left by a run that failed: not this one's */
 	char line[2048];
 	snprintf(line, sizeof line, "stty -g > %s.tmp; mv %s.tmp %s; TERM=xterm-256color XDG_STATE_HOME=%s %s; "
-		 "echo QKV-EXIT=\\$?; stty -g > %s.tmp; mv %s.tmp %s", stty_before, stty_before, stty_before, dir,
+		 "echo QKV-EXIT=$?; stty -g > %s.tmp; mv %s.tmp %s", stty_before, stty_before, stty_before, dir,
 		 qkv_binary(), stty_after, stty_after, stty_after);
 	start(line);
-	free(wait_for("Choose a lesson"));
-	keys("Enter");
-	free(wait_for("step 1/14"));
-	keys("Right");
-	free(wait_for("step 2/14"));
+	free(tmux_see(session, "Choose a lesson"));
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "step 1/14"));
+	tmux_keys(session, "Right");
+	free(tmux_see(session, "step 2/14"));
 	/* the prompt: its history cannot be saved when it closes */
-	keys(":");
-	free(wait_for(">>>"));
-	type("Q = 1");
-	keys("Enter");
-	keys("Escape");
+	tmux_keys(session, ":");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "Q = 1");
+	tmux_keys(session, "Enter");
+	tmux_keys(session, "Escape");
 	char want[300];
 	snprintf(want, sizeof want, "history not saved: cannot make the directory %s (Not a directory)", qdir);
-	free(wait_for(want));
+	free(tmux_see(session, want));
 	/* back to the menu: the progress cannot be saved */
-	keys("q");
+	tmux_keys(session, "q");
 	snprintf(want, sizeof want, "progress.json not saved: cannot make the directory %s (Not a directory)", qdir);
-	free(wait_for(want));
+	free(tmux_see(session, want));
 	/* and qkv goes on: the lesson opens again where it was left, remembered
 	 * in memory though not on disk */
-	keys("Enter");
-	free(wait_for("Resumed at step 2 of 14"));
-	keys("q");
-	free(wait_for("\u25d0 2/14"));
-	keys("q");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "Resumed at step 2 of 14"));
+	tmux_keys(session, "q");
+	free(tmux_see(session, "\u25d0 2/14"));
+	tmux_keys(session, "q");
 	/* after the terminal is restored, the last save's failure stays on it */
-	char *s = wait_for("QKV-EXIT=");
+	char *s = tmux_see(session, "QKV-EXIT=");
 	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
 	snprintf(want, sizeof want, "qkv: progress.json not saved: cannot make the directory %s (Not a directory)",
 		 qdir);
@@ -249,56 +218,35 @@ Test(state_screen, a_full_disk_should_be_reported_when_qkv_ends_and_the_old_file
 		 "mkdir -p %s/orig && cp %s %s %s/orig/ && mount --make-rprivate / && "
 		 "mount -t tmpfs -o size=64k tmpfs %s && cp %s/orig/* %s/ && "
 		 "(cat /dev/zero > %s/filler) 2>/dev/null; "
-		 "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=\\$?; "
+		 "TERM=xterm-256color XDG_STATE_HOME=%s %s --repl; echo QKV-EXIT=$?; "
 		 "cmp %s/orig/progress.json %s && cmp %s/orig/history %s && echo BOTH-INTACT'; "
 		 "stty -g > %s.tmp; mv %s.tmp %s",
 		 stty_before, stty_before, stty_before, dir, pfile, hfile, dir, qdir, dir, qdir, qdir, dir, qkv_binary(), dir,
 		 pfile, dir, hfile, stty_after, stty_after, stty_after);
 	start(line);
-	free(wait_for(">>>"));
-	type("torch.eye(2) * 5");
-	keys("Enter");
-	free(wait_for("tensor([[5., 0.],"));
-	type(":quit");
-	keys("Enter");
-	char *s = wait_for("QKV-EXIT=");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "torch.eye(2) * 5");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "tensor([[5., 0.],"));
+	tmux_type(session, ":quit");
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "QKV-EXIT=");
 	cr_assert(strstr(s, "QKV-EXIT=0"), "%s", s);
 	cr_assert(strstr(s, "qkv: progress.json not saved: the disk is full"), "%s", s);
 	cr_assert(strstr(s, "qkv: history not saved: the disk is full"), "%s", s);
 	free(s);
-	free(wait_for("BOTH-INTACT"));
+	free(tmux_see(session, "BOTH-INTACT"));
 	assert_terminal_restored();
 }
 
 /* ---- two sessions on one state directory (issue 15, item 4) ------------------------ */
 
-/* Starts `qkv ARGS` in tmux session name (100x30) on the test's state
- * directory; the shell says QKV-EXIT=STATUS after it. */
-static void start_in(const char *name, const char *args)
+/* Starts `qkv ARGS` in a tmux session (100x30) on the test's state
+ * directory, whose name goes to name (32 bytes); the shell says
+ * QKV-EXIT=STATUS after it. */
+static void start_in(char *name, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 \"TERM=xterm-256color XDG_STATE_HOME=%s "
-		 "%s %s; echo QKV-EXIT=\\$?; sleep 30\"", name, dir, qkv_binary(), args);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
-}
-
-static void keys_to(const char *name, const char *k)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "tmux send-keys -t %s %s", name, k);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up in what the screen lacks */
-	}
-}
-
-static void wait_in(const char *name, const char *want)
-{
-	char *s = tmux_wait_for(name, want);
-	cr_assert(strstr(s, want), "never shown in %s: %s\n%s", name, want, s);
-	free(s);
+	snprintf(name, 32, "%s", tmux_start_qkv(100, 30, dir, NULL, args, "echo QKV-EXIT=$?; sleep 30"));
 }
 
 /* The furthest step of lesson id in progress.json, or 0. */
@@ -316,23 +264,21 @@ static int furthest(const char *id)
 Test(state_screen, two_sessions_on_one_state_directory_should_both_keep_their_progress, .timeout = 90)
 {
 	char a[32], b[32];
-	snprintf(a, sizeof a, "qkvma%d", (int)getpid());
-	snprintf(b, sizeof b, "qkvmb%d", (int)getpid());
 	start_in(a, "1");
 	start_in(b, "2");
-	wait_in(a, "step 1/14");
-	wait_in(b, "step 1/28");
-	keys_to(a, "Right");
-	wait_in(a, "step 2/14");
-	keys_to(b, "Right");
-	wait_in(b, "step 2/28");
-	keys_to(a, "Right");
-	wait_in(a, "step 3/14");
+	free(tmux_see(a, "step 1/14"));
+	free(tmux_see(b, "step 1/28"));
+	tmux_keys(a, "Right");
+	free(tmux_see(a, "step 2/14"));
+	tmux_keys(b, "Right");
+	free(tmux_see(b, "step 2/28"));
+	tmux_keys(a, "Right");
+	free(tmux_see(a, "step 3/14"));
 	/* the first to quit writes its lesson, the last its own and the other's */
-	keys_to(a, "q");
-	wait_in(a, "QKV-EXIT=0");
-	keys_to(b, "q");
-	wait_in(b, "QKV-EXIT=0");
+	tmux_keys(a, "q");
+	free(tmux_see(a, "QKV-EXIT=0"));
+	tmux_keys(b, "q");
+	free(tmux_see(b, "QKV-EXIT=0"));
 	cr_assert_eq(furthest("animal-attention"), 3, "lesson 1's progress was lost:\n%s", read_text(pfile));
 	cr_assert_eq(furthest("attention-step-by-step"), 2, "lesson 2's progress was lost:\n%s", read_text(pfile));
 }
@@ -340,15 +286,14 @@ Test(state_screen, two_sessions_on_one_state_directory_should_both_keep_their_pr
 Test(state_screen, a_session_killed_after_a_step_should_have_saved_it_already, .timeout = 90)
 {
 	char a[32];
-	snprintf(a, sizeof a, "qkvmk%d", (int)getpid());
 	start_in(a, "1");
-	wait_in(a, "step 1/14");
+	free(tmux_see(a, "step 1/14"));
 	pid_t pid = tmux_pane_qkv(a);
 	cr_assert_gt(pid, 0, "qkv did not start");
-	keys_to(a, "Right");
-	wait_in(a, "step 2/14");
-	keys_to(a, "Right");
-	wait_in(a, "step 3/14");
+	tmux_keys(a, "Right");
+	free(tmux_see(a, "step 2/14"));
+	tmux_keys(a, "Right");
+	free(tmux_see(a, "step 3/14"));
 	/* saved within a second of the step, with no key pressed after it */
 	char *text = file_wait_text(pfile, "\"furthest\":\t3");
 	cr_assert_not_null(text, "step 3 never reached progress.json:\n%s", read_text(pfile));

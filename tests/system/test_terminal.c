@@ -14,30 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64];
+static const char *session;
 static char dir[64];	/* the run's files, and its XDG_STATE_HOME (dir/state) */
-
-static void tmux(const char *fmt, const char *arg)
-{
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up as a missing screen below */
-	}
-}
-
-static void keys(const char *k)
-{
-	tmux("tmux send-keys -t %s %s", k);
-}
-
-/* Waits until the screen shows want, drawn whole; fails if it never does. */
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
-}
 
 /* Runs `env ENV qkv ARGS` in a 100x30 tmux pane, from a shell that writes
  * stty -g to dir/before and dir/after around it, its stderr to dir/err and
@@ -45,10 +23,8 @@ static char *wait_for(const char *want)
  * rest is written), then shows QKV-ENDED. */
 static void run(const char *env, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	dir_make_temp(dir, sizeof dir, "qkv-terminal");
-	snprintf(session, sizeof session, "qkvterminal%d", (int)getpid());
 	char script[2048], path[128], cmd[512];
 	int n = snprintf(script, sizeof script,
 			 "stty -g > %s/before\n"
@@ -62,9 +38,8 @@ static void run(const char *env, const char *args)
 	cr_assert(n > 0 && (size_t)n < sizeof script);
 	snprintf(path, sizeof path, "%s/run.sh", dir);
 	file_put(path, script, (size_t)n);
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'sh %s'", session, path);
-	cr_assert_eq(system(cmd), 0, "tmux failed to start");
+	snprintf(cmd, sizeof cmd, "sh %s", path);
+	session = tmux_start(100, 30, cmd);
 }
 
 static void finish(void)
@@ -141,13 +116,13 @@ Test(terminal, no_term_or_an_unknown_one_should_say_what_to_set_and_exit_2, .fin
 Test(terminal, absurd_columns_and_lines_should_be_ignored_with_a_message, .fini = finish)
 {
 	run("TERM=xterm-256color COLUMNS=99999 LINES=99999", "1");
-	char *s = wait_for("step 1/14");
+	char *s = tmux_see(session, "step 1/14");
 	/* the status line, the screen's last: laid out for 30 lines, not 99999 */
 	cr_expect(strstr(s, "COLUMNS=99999 is more than any terminal: the terminal's own size is used."), "%s", s);
 	/* the step counter at the right of 100 columns */
 	cr_expect(strstr(s, "step 1/14  "), "%s", s);
 	free(s);
-	keys("q");
+	tmux_keys(session, "q");
 	cr_expect_eq(exit_status(), 0);
 	char *err = file_of("err");
 	cr_expect_str_empty(err, "%s", err);
@@ -177,17 +152,17 @@ static void expect_ascii(const char *s, const char *what)
 Test(terminal, a_locale_that_is_not_utf8_should_be_drawn_in_ascii, .fini = finish)
 {
 	run("TERM=xterm-256color LC_ALL=C LANG=C", "");
-	char *s = wait_for("exercises solved");	/* the menu's last line */
+	char *s = tmux_see(session, "exercises solved");	/* the menu's last line */
 	expect_ascii(s, "the menu");
 	cr_expect(strstr(s, "qkv -- attention, step by step"), "%s", s);
 	cr_expect(strstr(s, "o 7/14 furthest step reached   + done   * 3/11 exercises solved"), "%s", s);
 	cr_expect(strstr(s, "(^/v and Enter, or its number)"), "%s", s);
 	free(s);
-	keys("1");
-	s = wait_for("step 1/14");
+	tmux_keys(session, "1");
+	s = tmux_see(session, "step 1/14");
 	free(s);
-	keys("Right Right");
-	s = wait_for("(blue negative, orange positive)");
+	tmux_keys(session, "Right Right");
+	s = tmux_see(session, "(blue negative, orange positive)");
 	expect_ascii(s, "lesson 1 step 3");
 	cr_expect(strstr(s, "step 3/14"), "%s", s);
 	cr_expect(strstr(s, "mammal 90.9800 42.5000 62.5300 90.2000 93.6600"), "no heatmap:\n%s", s);
@@ -198,13 +173,13 @@ Test(terminal, a_locale_that_is_not_utf8_should_be_drawn_in_ascii, .fini = finis
 	cr_expect(strstr(s, "\n----------"), "no rule above the view:\n%s", s);
 	cr_expect(strstr(s, "<-/-> step"), "%s", s);
 	free(s);
-	keys("?");
-	s = wait_for("back to the menu");
+	tmux_keys(session, "?");
+	s = tmux_see(session, "back to the menu");
 	expect_ascii(s, "the help");
 	cr_expect(strstr(s, "| -> n space <- p  next step, previous step"), "%s", s);
 	cr_expect(strstr(s, "+-----"), "no box corner:\n%s", s);
 	free(s);
-	keys("Escape q q");
+	tmux_keys(session, "Escape q q");
 	cr_expect_eq(exit_status(), 0);
 }
 
@@ -214,22 +189,22 @@ Test(terminal, a_locale_that_is_not_utf8_should_be_drawn_in_ascii, .fini = finis
 Test(terminal, the_prompt_views_in_a_locale_that_is_not_utf8_should_be_ascii, .fini = finish)
 {
 	run("TERM=xterm-256color LC_ALL=C LANG=C", "--repl");
-	free(wait_for(":quit or Ctrl-D leaves"));
-	keys("':show torch.arange(3600.).reshape(40, 90)' Enter");
-	char *s = wait_for("(row 0, column 0)");
+	free(tmux_see(session, ":quit or Ctrl-D leaves"));
+	tmux_keys(session, "':show torch.arange(3600.).reshape(40, 90)' Enter");
+	char *s = tmux_see(session, "(row 0, column 0)");
 	expect_ascii(s, "a 40x90 matrix");
 	cr_expect(strstr(s, "(40x90, float32)"), "%s", s);
 	cr_expect(strstr(s, "\n    ....") && strstr(s, "::::") && strstr(s, "++++") && strstr(s, "####"),
 		  "not the four shades:\n%s", s);
 	free(s);
-	keys("'x = torch.arange(6.).reshape(2, 3); y = x @ x.T' Enter ':show y loops' Enter");
-	s = wait_for("for-loops: 12 of 12");	/* the animation at its end */
+	tmux_keys(session, "'x = torch.arange(6.).reshape(2, 3); y = x @ x.T' Enter ':show y loops' Enter");
+	s = tmux_see(session, "for-loops: 12 of 12");	/* the animation at its end */
 	expect_ascii(s, "the loops view");
 	cr_expect(strstr(s, "c (2x2): sums of products"), "%s", s);
 	cr_expect(strstr(s, "s += x[1, 2] . x.T[2, 1] = 5.0000 x 5.0000 -> s"), "%s", s);
 	cr_expect(strstr(s, "loops and SIMD agree (largest difference 0)  --  y"), "%s", s);
 	free(s);
-	keys("':quit' Enter");
+	tmux_keys(session, "':quit' Enter");
 	cr_expect_eq(exit_status(), 0);
 }
 
@@ -240,13 +215,13 @@ Test(terminal, the_prompt_views_in_a_locale_that_is_not_utf8_should_be_ascii, .f
 Test(terminal, ctrl_s_should_not_freeze_the_screen, .fini = finish)
 {
 	run("TERM=xterm-256color", "1");
-	free(wait_for("step 1/14"));
-	keys("C-s Right");
-	char *s = wait_for("step 2/14");
+	free(tmux_see(session, "step 1/14"));
+	tmux_keys(session, "C-s Right");
+	char *s = tmux_see(session, "step 2/14");
 	free(s);
-	keys("C-s Right");
-	free(wait_for("step 3/14"));
-	keys("q");
+	tmux_keys(session, "C-s Right");
+	free(tmux_see(session, "step 3/14"));
+	tmux_keys(session, "q");
 	cr_expect_eq(exit_status(), 0);
 	char *b = file_of("before"), *a = file_of("after");
 	cr_expect_str_eq(a, b, "the terminal's modes were not restored (ixon)");
@@ -275,15 +250,15 @@ static char *pane_modes(void)
 static void check_signal(const char *name, int status)
 {
 	run("TERM=xterm-256color", "1");
-	free(wait_for("step 1/14"));
-	keys("Right Right");
-	free(wait_for("step 3/14"));
+	free(tmux_see(session, "step 1/14"));
+	tmux_keys(session, "Right Right");
+	free(tmux_see(session, "step 3/14"));
 	char cmd[256];
 	/* qkv is the child of the pane's shell: another test's qkv is not */
 	snprintf(cmd, sizeof cmd, "pkill -%s -P \"$(tmux display-message -p -t %s '#{pane_pid}')\"", name, session);
 	cr_assert_eq(system(cmd), 0, "%s: no qkv to signal", name);
 	cr_expect_eq(exit_status(), status, "SIG%s", name);
-	char *s = wait_for("QKV-ENDED");
+	char *s = tmux_see(session, "QKV-ENDED");
 	cr_expect_null(strstr(s, "step 3/14"), "SIG%s: the lesson's screen is still there:\n%s", name, s);
 	free(s);
 	char *b = file_of("before"), *a = file_of("after");

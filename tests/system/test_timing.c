@@ -12,7 +12,7 @@
 
 /* ---- in a terminal ---------------------------------------------------------------- */
 
-static char session[64];
+static const char *session;
 static char lesson_path[128];
 static char state[64];      /* XDG_STATE_HOME of the test, its own */
 
@@ -38,17 +38,13 @@ static void write_slow_lesson(void)
 	fclose(f);
 }
 
-static void start(int w, int h, const char *command)
+/* qkv ARGS (the rest of a shell line) in a w x h pane, with a state
+ * directory of its own. */
+static void start(int w, int h, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	snprintf(session, sizeof session, "qkvtiming%d", (int)getpid());
+	tmux_require();
 	dir_make_temp(state, sizeof state, "qkv-timing-state");
-	tmux_private_server();
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color "
-		 "XDG_STATE_HOME=%s %s; sleep 30'", session, w, h, state, command);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
+	session = tmux_start_qkv(w, h, state, NULL, args, "sleep 30");
 }
 
 static void stop(void)
@@ -86,7 +82,7 @@ Test(timing, the_full_screen_should_show_progress_then_both_times_and_their_rati
 {
 	write_slow_lesson();
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s --kernel=loops %s", qkv_binary(), lesson_path);
+	snprintf(cmd, sizeof cmd, "--kernel=loops %s", lesson_path);
 	start(100, 30, cmd);
 	/* while it runs: the header of the step, the progress line, the bar,
 	 * and the second entry waiting (drawn last) */
@@ -115,8 +111,7 @@ Test(timing, run_plain_should_show_progress_on_a_terminal_and_clear_it, .fini = 
 {
 	write_slow_lesson();
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s --kernel=loops run --plain %s > /dev/null; echo RUN-DONE", qkv_binary(),
-		 lesson_path);
+	snprintf(cmd, sizeof cmd, "--kernel=loops run --plain %s > /dev/null; echo RUN-DONE", lesson_path);
 	start(100, 10, cmd);
 	const char *running[] = { "Running 'ten products': statement ", " of 10, ", NULL };
 	char *s = wait_running(running);
@@ -180,9 +175,7 @@ Test(timing, lesson_04_should_show_the_loops_against_simd_ratio_at_512_tokens, .
 
 Test(timing, the_full_screen_should_show_the_speed_ratio_of_a_comparison, .fini = stop, .timeout = 60)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "%s loops-and-matrices --step 11", qkv_binary());
-	start(120, 40, cmd);
+	start(120, 40, "loops-and-matrices --step 11");
 	/* the times line is drawn after the heatmaps, the agreement line last */
 	const char *want[] = { "step 11/11", "SIMD is ", "loops and SIMD agree", NULL };
 	char *s = wait_done(want);

@@ -11,30 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static char session[64];
+static const char *session;
 static char state[64];      /* XDG_STATE_HOME of the test, its own */
-
-static void tmux(const char *fmt, const char *arg)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, fmt, session, arg);
-	if (system(cmd) != 0) {
-		/* a failed tmux command shows up as a missing screen below */
-	}
-}
 
 static char *screen(bool escapes)
 {
 	return tmux_screen(session, escapes);
-}
-
-/* Waits until the screen shows want, drawn whole; the test fails if it
- * never does. */
-static char *wait_for(const char *want)
-{
-	char *s = tmux_wait_for(session, want);
-	cr_assert(strstr(s, want), "never shown: %s\n%s", want, s);
-	return s;
 }
 
 /* A state directory of the test's own: tests run in parallel, and none
@@ -47,15 +29,9 @@ static void make_state(void)
 
 static void start(int w, int h, const char *env, const char *args)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
+	tmux_require();
 	make_state();
-	snprintf(session, sizeof session, "qkvui%d", (int)getpid());
-	char cmd[1024];
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x %d -y %d 'TERM=xterm-256color XDG_STATE_HOME=%s %s "
-		 "%s %s; sleep 30'", session, w, h, state, env ? env : "", qkv_binary(), args);
-	cr_assert_eq(system(cmd), 0, "tmux failed");
+	session = tmux_start_qkv(w, h, state, env, args, "sleep 30");
 }
 
 /* Ends the tmux server, once qkv and its shell are gone. */
@@ -71,28 +47,23 @@ static void finish(void)
 	state[0] = 0;
 }
 
-static void keys(const char *k)
-{
-	tmux("tmux send-keys -t %s %s", k);
-}
-
 static void opens_at(int w, int h)
 {
 	start(w, h, NULL, "2");
 	/* the whole first frame: the heatmap's legend is drawn after its
 	 * cells, which come after the header */
-	char *s = wait_for("-2.2 \u2026 0 \u2026 2.2");
+	char *s = tmux_see(session, "-2.2 \u2026 0 \u2026 2.2");
 	cr_assert(strstr(s, "step 1/28"), "%dx%d: %s", w, h, s);
 	cr_assert(strstr(s, "Attention, step by step"), "%dx%d: %s", w, h, s);
 	/* the heatmap of X shows its numbers: X[0, 0] is 0.3367; and its legend */
 	cr_assert(strstr(s, "0.3367"), "%dx%d: no heatmap numbers: %s", w, h, s);
 	cr_assert(strstr(s, "-2.2 \u2026 0 \u2026 2.2"), "%dx%d: no legend: %s", w, h, s);
 	free(s);
-	keys("Right");
-	s = wait_for("step 2/28");
+	tmux_keys(session, "Right");
+	s = tmux_see(session, "step 2/28");
 	cr_assert(strstr(s, "step 2/28"), "%dx%d: the step counter did not move: %s", w, h, s);
 	free(s);
-	keys("q");
+	tmux_keys(session, "q");
 }
 
 Test(ui, opens_a_lesson_and_steps_at_80x24, .fini = finish) { opens_at(80, 24); }
@@ -102,7 +73,7 @@ Test(ui, opens_a_lesson_and_steps_at_200x60, .fini = finish) { opens_at(200, 60)
 Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = finish)
 {
 	start(100, 30, NULL, "");
-	char *s = wait_for("Choose a lesson");
+	char *s = tmux_see(session, "Choose a lesson");
 	/* a learning path: the numpy animals first, then the documents' order */
 	cr_assert(strstr(s, "A learning path, simplest first"), "%s", s);
 	const char *animals = strstr(s, " 1  "), *steps = strstr(s, " 2  ");
@@ -111,8 +82,8 @@ Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = finish)
 	cr_assert(title && title < steps, "lesson 1 is not the animals:\n%s", s);
 	cr_assert(strstr(steps, "Attention, step by step"), "%s", s);
 	free(s);
-	keys("Down Down Down Down Enter");
-	s = wait_for("step 1/17");
+	tmux_keys(session, "Down Down Down Down Enter");
+	s = tmux_see(session, "step 1/17");
 	cr_assert(strstr(s, "Self-attention as PyTorch classes"), "the fifth lesson is not open:\n%s", s);
 	free(s);
 }
@@ -120,12 +91,12 @@ Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = finish)
 Test(ui, help_should_list_every_key_and_close_with_escape, .fini = finish)
 {
 	start(100, 30, NULL, "2");
-	free(wait_for("step 1/28"));
-	keys("?");
-	char *s = wait_for("Keys");
+	free(tmux_see(session, "step 1/28"));
+	tmux_keys(session, "?");
+	char *s = tmux_see(session, "Keys");
 	cr_assert(strstr(s, "go to a step") && strstr(s, "zoom") && strstr(s, "big cells"), "%s", s);
 	free(s);
-	keys("Escape");
+	tmux_keys(session, "Escape");
 	s = tmux_wait_without(session, "go to a step");
 	cr_assert_null(strstr(s, "go to a step"), "the help stayed open:\n%s", s);
 	cr_assert(strstr(s, "step 1/28"), "the lesson is not back:\n%s", s);
@@ -136,9 +107,9 @@ Test(ui, the_inspector_should_show_a_scores_arithmetic, .fini = finish)
 {
 	/* lesson 2 step 4: S = X·Xᵀ; the cursor on S[0, 1] */
 	start(120, 40, NULL, "2 --step 4");
-	free(wait_for("step 4/28"));
-	keys("Tab Right");
-	char *s = wait_for("\u00b7");
+	free(tmux_see(session, "step 4/28"));
+	tmux_keys(session, "Tab Right");
+	char *s = tmux_see(session, "\u00b7");
 	cr_assert(strstr(s, "-0.1217"), "no S[0, 1] on screen: %s", s);
 	cr_assert(strstr(s, "0.3367\u00d7"), "no term of the dot product: %s", s);
 	free(s);
@@ -167,7 +138,7 @@ static bool has_colour(const char *s)
 Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 {
 	start(100, 30, "NO_COLOR=1", "2");
-	free(wait_for("0.3367"));
+	free(tmux_see(session, "0.3367"));
 	char *s = screen(true);
 	cr_assert(!has_colour(s), "colour codes: %s", s);
 	/* magnitude in shade characters instead */
@@ -175,7 +146,7 @@ Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 	free(s);
 	stop();
 	start(100, 30, NULL, "2");
-	free(wait_for("0.3367"));
+	free(tmux_see(session, "0.3367"));
 	s = screen(true);
 	cr_assert(has_colour(s), "no colours without NO_COLOR: %s", s);
 	free(s);
@@ -184,13 +155,13 @@ Test(ui, no_color_should_draw_without_colour_codes, .fini = finish)
 Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = finish)
 {
 	start(120, 40, NULL, "2");
-	free(wait_for("step 1/28"));
-	tmux("tmux resize-window -t %s -x 60 -y 20%s", "");
-	char *s = wait_for("enlarge the terminal to 80");
+	free(tmux_see(session, "step 1/28"));
+	tmux_resize(session, 60, 20);
+	char *s = tmux_see(session, "enlarge the terminal to 80");
 	cr_assert(strstr(s, "enlarge the terminal to 80\u00d724"), "%s", s);
 	free(s);
-	tmux("tmux resize-window -t %s -x 90 -y 30%s", "");
-	s = wait_for("0.3367");
+	tmux_resize(session, 90, 30);
+	s = tmux_see(session, "0.3367");
 	cr_assert(strstr(s, "0.3367"), "%s", s);
 	free(s);
 }
@@ -198,13 +169,13 @@ Test(ui, a_resize_should_relayout_and_a_small_terminal_should_say_so, .fini = fi
 Test(ui, the_loops_animation_should_advance, .fini = finish)
 {
 	start(120, 40, NULL, "tests/lessons/format-example.json --step 2");
-	free(wait_for("step 2/2"));
-	keys("v v");
-	char *s = wait_for("for-loops:");
+	free(tmux_see(session, "step 2/2"));
+	tmux_keys(session, "v v");
+	char *s = tmux_see(session, "for-loops:");
 	cr_assert(strstr(s, "for-loops: 0 of"), "%s", s);
 	free(s);
-	keys("s s s");
-	s = wait_for("for-loops: 3 of");
+	tmux_keys(session, "s s s");
+	s = tmux_see(session, "for-loops: 3 of");
 	cr_assert(strstr(s, "for-loops: 3 of"), "the animation did not step: %s", s);
 	free(s);
 }
@@ -238,26 +209,24 @@ static void check_restored(const char *how)
 	snprintf(errs, sizeof errs, "/tmp/qkv-stty-err-%d", (int)getpid());
 	unlink(before);	/* left by a run that failed: not this one's */
 	unlink(after);
-	snprintf(session, sizeof session, "qkvstty%d", (int)getpid());
 	bool crash = strncmp(how, "crash:", 6) == 0;
 	char env[64] = "";
 	if (crash)
 		snprintf(env, sizeof env, "QKV_TEST_CRASH=%s", how + 6);
 	char cmd[1400];
 	make_state();
-	tmux_private_server();
 	/* no core files: a crash is what is tested. stty writes NAME.tmp,
 	 * renamed NAME when whole; QKV-ENDED on the screen says that tmux has
 	 * read everything qkv wrote before it (its modes are final). */
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'ulimit -c 0; stty -g > %s.tmp; mv %s.tmp %s; "
-		 "TERM=xterm-256color XDG_STATE_HOME=%s %s %s 1 2> %s; stty -g > %s.tmp; mv %s.tmp %s; echo QKV-ENDED; "
-		 "sleep 30'", session, before, before, before, state, env, qkv_binary(), errs, after, after, after);
-	cr_assert_eq(system(cmd), 0);
-	free(wait_for("q quit"));	/* the status line, drawn last */
+	snprintf(cmd, sizeof cmd, "ulimit -c 0; stty -g > %s.tmp; mv %s.tmp %s; TERM=xterm-256color XDG_STATE_HOME=%s "
+		 "%s %s 1 2> %s; stty -g > %s.tmp; mv %s.tmp %s; echo QKV-ENDED; sleep 30", before, before, before,
+		 state, env, qkv_binary(), errs, after, after, after);
+	session = tmux_start(100, 30, cmd);
+	free(tmux_see(session, "q quit"));	/* the status line, drawn last */
 	if (strcmp(how, "q") == 0) {
-		keys("q");
+		tmux_keys(session, "q");
 	} else if (crash) {
-		keys("F12");
+		tmux_keys(session, "F12");
 	} else {
 		/* qkv is the child of the pane's shell: another test's qkv is not */
 		snprintf(cmd, sizeof cmd, "pkill -%s -P \"$(tmux display-message -p -t %s '#{pane_pid}')\"", how,
@@ -326,7 +295,7 @@ Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = finish)
 	/* lesson 2 step 4 shows S = X·Xᵀ; click on row "sequence", column
 	 * "example" (an xterm SGR mouse report), and the inspector explains it */
 	start(120, 40, NULL, "2 --step 4");
-	char *s = wait_for("-0.0653");	/* the whole frame: the heatmap comes after the header */
+	char *s = tmux_see(session, "-0.0653");	/* the whole frame: the heatmap comes after the header */
 	int y = 0, x = -1;
 	for (char *line = s; line && *line; y++) {
 		char *nl = strchr(line, '\n');
@@ -343,27 +312,19 @@ Test(ui, a_mouse_click_should_select_the_cell_under_it, .fini = finish)
 	cr_assert_geq(x, 0, "no S on screen");
 	char seq[64];
 	snprintf(seq, sizeof seq, "-l '\x1b[<0;%d;%dM'", x + 1, y + 1);
-	keys(seq);
+	tmux_keys(session, seq);
 	snprintf(seq, sizeof seq, "-l '\x1b[<0;%d;%dm'", x + 1, y + 1);
-	keys(seq);
-	s = wait_for("S[2, 1]");
+	tmux_keys(session, seq);
+	s = tmux_see(session, "S[2, 1]");
 	cr_assert(strstr(s, "S[2, 1] = X[2, :]"), "the click did not select S[2, 1]: %s", s);
 	free(s);
 }
 
 Test(ui, a_closed_terminal_should_end_the_program, .fini = finish)
 {
-	if (system("command -v tmux >/dev/null") != 0)
-		cr_skip_test("tmux is not installed");
-	const char *path = "tests/lessons/format-example.json";
-	char cmd[512];
-	snprintf(session, sizeof session, "qkvlost%d", (int)getpid());
 	make_state();
-	tmux_private_server();
-	snprintf(cmd, sizeof cmd, "tmux new-session -d -s %s -x 100 -y 30 'TERM=xterm-256color XDG_STATE_HOME=%s %s %s'",
-		 session, state, qkv_binary(), path);
-	cr_assert_eq(system(cmd), 0);
-	free(wait_for("step 1/2"));
+	session = tmux_start_qkv(100, 30, state, NULL, "tests/lessons/format-example.json", NULL);
+	free(tmux_see(session, "step 1/2"));
 	pid_t pid = tmux_pane_qkv(session);
 	cr_assert_gt(pid, 0, "qkv is not running");
 	/* closes the terminal, and waits (up to system_wait_ms()) until qkv
