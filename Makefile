@@ -201,7 +201,9 @@ fuzz:
 # A crash, a sanitizer report, an exit status other than 0 or a hang fails
 # it; the seed and the failing keys go to $(BUILD)/fuzz/keys-fail.keys (the
 # screen left in .screen, the report in .log), which
-# $(BUILD)/keyfuzz --replay FILE -- ./qkv-san --repl types again.
+# $(BUILD)/keyfuzz --replay FILE -- ./qkv-san --repl types again. A new seed
+# each run, unless KEYS_SEED=N (make test's: the same keys every run, so
+# that a new crash is found by make fuzz, never by chance in CI).
 $(BUILD)/keyfuzz: tests/fuzz/keys/keyfuzz.c
 	@mkdir -p $(dir $@)
 	$(CC) $(STD) $(OPT) $(DEBUG) $(WARN) -o $@ $< -lutil
@@ -212,7 +214,7 @@ fuzz-keys: $(BUILD)/keyfuzz
 	@cp $(BUILD)/san/qkv qkv-san.tmp && mv -f qkv-san.tmp qkv-san
 	@mkdir -p $(BUILD)/fuzz && rm -f $(BUILD)/fuzz/keys-fail.keys*
 	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/keys/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 \
-		$(BUILD)/keyfuzz -t $(T) -o $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl || \
+		$(BUILD)/keyfuzz -t $(T) $(if $(KEYS_SEED),-s $(KEYS_SEED)) -o $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl || \
 		{ grep -hE 'ERROR|SUMMARY|runtime error' $(BUILD)/fuzz/keys-fail.keys.log 2>/dev/null | head -5; \
 		  echo "fuzz keys: FAILED; replay it: $(BUILD)/keyfuzz --replay $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl"; exit 1; }
 
@@ -261,7 +263,7 @@ bench: deps
 test: deps-test
 	@$(MAKE) --no-print-directory qkv $(BUILD)/qkv-unit $(BUILD)/qkv-system $(BUILD)/keyfuzz check-layers check-clang check-aarch64 test-cross
 	@$(MAKE) --no-print-directory test-san
-	@$(MAKE) --no-print-directory fuzz T=30
+	@$(MAKE) --no-print-directory fuzz T=30 KEYS_SEED=1
 	$(BUILD)/qkv-unit
 	QKV=./qkv $(BUILD)/qkv-system
 
