@@ -154,38 +154,50 @@ void lineedit_setup(enum command_front f, struct session *s)
 	rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
 	rl_startup_hook = startup;
 	/* a history line changed and left stays changed in readline, its undo
-	 * list kept with it across lines, where a later line's undo and revert
-	 * met lists already freed (issue 15): Enter (and Ctrl-C) put them back */
-	rl_variable_bind("revert-all-at-newline", "on");
+	 * list kept with it across lines, where a later line's undo met a list
+	 * already freed (issue 15): in the plain repl, Enter puts them back; the
+	 * full screen's callback mode keeps no undo lists at all (ui/prompt.c) */
+	if (f != COMMAND_SCREEN)
+		rl_variable_bind("revert-all-at-newline", "on");
 	rl_bind_key('\t', tab);
 	rl_bind_key(127, backspace);
 	rl_bind_key(8, backspace);
 }
 
-/* Non-incremental searches (Alt-P, Alt-N, vi's / and ?) become incremental
- * ones (Ctrl-R, Ctrl-S) in map and the maps under it (depth levels). */
-static void make_searches_incremental(Keymap map, int depth)
+static int refuse(int count, int key)
+{
+	(void)count;
+	(void)key;
+	return rl_ding();
+}
+
+/* In map and the maps under it (depth levels): non-incremental searches
+ * (Alt-P, Alt-N, vi's / and ?) become incremental ones (Ctrl-R, Ctrl-S),
+ * keyboard macros ring the bell. */
+static void make_callback_safe(Keymap map, int depth)
 {
 	for (int k = 0; k < KEYMAP_SIZE; k++) {
 		rl_command_func_t *f = map[k].function;
 		if (map[k].type == ISKMAP && f && depth > 0)
-			make_searches_incremental((Keymap)f, depth - 1);
+			make_callback_safe((Keymap)f, depth - 1);
 		if (map[k].type != ISFUNC || !f)
 			continue;
 		if (f == rl_noninc_reverse_search || (f == rl_vi_search && k == '/'))
 			map[k].function = rl_reverse_search_history;
 		else if (f == rl_noninc_forward_search || (f == rl_vi_search && k == '?'))
 			map[k].function = rl_forward_search_history;
+		else if (f == rl_start_kbd_macro || f == rl_end_kbd_macro || f == rl_call_last_kbd_macro)
+			map[k].function = refuse;
 	}
 }
 
-void lineedit_incremental_searches(void)
+void lineedit_callback_keymaps(void)
 {
 	static const char *const maps[] = { "emacs", "vi-command", "vi-insert" };
 	for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
 		Keymap m = rl_get_keymap_by_name(maps[i]);
 		if (m)
-			make_searches_incremental(m, 2);
+			make_callback_safe(m, 2);
 	}
 }
 

@@ -20,12 +20,14 @@ struct session;
 void lineedit_setup(enum command_front front, struct session *s);
 void lineedit_set_session(struct session *s);
 
-/* Binds the keys of readline's non-incremental searches (Alt-P, Alt-N, vi's
- * / and ?) to the incremental ones (Ctrl-R, Ctrl-S), ~/.inputrc's included:
- * readline 8.2's non-incremental search in callback mode frees undo lists
- * twice (the key fuzzer's, issue 15). For the full screen's prompt; call
- * after readline has read ~/.inputrc, and again after it may have again. */
-void lineedit_incremental_searches(void);
+/* Makes readline's keymaps safe for its callback mode, ~/.inputrc's
+ * bindings included: the non-incremental searches (Alt-P, Alt-N, vi's / and
+ * ?) become the incremental ones (Ctrl-R, Ctrl-S), since readline 8.2's frees
+ * undo lists twice in callback mode, and keyboard macros (Ctrl-X ( ... ) and
+ * Ctrl-X e) ring the bell, since replaying one read a NULL pointer (the key
+ * fuzzer's, issue 15). For the full screen's prompt; call after readline has
+ * read ~/.inputrc, and again after it may have again. */
+void lineedit_callback_keymaps(void);
 
 /* The text the next line starts with (inserted by readline's startup hook):
  * a continuation line's indentation, or a failing line put back to fix.

@@ -677,3 +677,27 @@ Test(session_api, a_block_should_be_kept_whole_for_save_without_its_ending_empty
 	cr_assert_str_eq(typed[1], "y = 3");
 	session_free(s);
 }
+
+/* The full screen's keymaps (readline in callback mode): the searches that
+ * freed undo lists twice become the incremental ones, and keyboard macros,
+ * whose replay crashed, ring the bell; nothing else changes. */
+Test(session_api, callback_keymaps_should_replace_the_searches_and_macros_that_crashed_readline)
+{
+	rl_initialize();
+	Keymap emacs = rl_get_keymap_by_name("emacs");
+	Keymap meta = (Keymap)emacs[27].function, ctlx = (Keymap)emacs[24].function;
+	cr_assert(emacs[27].type == ISKMAP && ctlx && emacs[24].type == ISKMAP);
+	cr_assert(meta['p'].function == rl_noninc_reverse_search, "readline's own binding to begin with");
+	cr_assert(ctlx['('].function == rl_start_kbd_macro);
+	lineedit_callback_keymaps();
+	cr_expect(meta['p'].function == rl_reverse_search_history);
+	cr_expect(meta['n'].function == rl_forward_search_history);
+	cr_expect(ctlx['('].function != rl_start_kbd_macro && ctlx['('].function != NULL);
+	cr_expect(ctlx[')'].function != rl_end_kbd_macro);
+	cr_expect(ctlx['e'].function != rl_call_last_kbd_macro);
+	cr_expect(emacs['a'].function == rl_insert, "a key typed is still itself");
+	cr_expect(emacs[CTRL('R')].function == rl_reverse_search_history);
+	Keymap vi = rl_get_keymap_by_name("vi-command");
+	cr_expect(vi['/'].function == rl_reverse_search_history);
+	cr_expect(vi['?'].function == rl_forward_search_history);
+}
