@@ -176,6 +176,31 @@ static void forget_undo(void)
 		rl_free_undo_list();
 }
 
+/* A NUL byte inside readline's line (rl_end past it), which some key
+ * sequence of the key fuzzer's left there (seed 31355062485), sent
+ * readline's character search round forever; a line never holds one: it is
+ * taken out. */
+static void drop_nul_bytes(void)
+{
+	if (!rl_line_buffer)
+		return;
+	int to = 0, point = rl_point;
+	for (int i = 0; i < rl_end; i++) {
+		if (rl_line_buffer[i] == 0) {
+			point -= i < rl_point;
+			continue;
+		}
+		rl_line_buffer[to++] = rl_line_buffer[i];
+	}
+	if (to == rl_end)
+		return;
+	rl_end = to;
+	rl_line_buffer[to] = 0;
+	rl_point = point < rl_end ? point : rl_end;
+	if (rl_mark > rl_end)
+		rl_mark = rl_end;
+}
+
 /* Runs readline on the bytes seq (n of them) as typed keys. */
 static void feed_bytes(struct app *a, const char *seq, size_t n)
 {
@@ -189,6 +214,7 @@ static void feed_bytes(struct app *a, const char *seq, size_t n)
 		if (a->prompt.open)
 			finish_ended_line();
 		forget_undo();
+		drop_nul_bytes();
 	}
 	qhead = qlen = 0;
 }
