@@ -8,7 +8,6 @@
 #include "core/file.h"
 #include "core/strbuf.h"
 #include "lesson/lesson.h"
-#include "kernel/kernel.h"
 #include "lesson/session.h"
 #include "text/json.h"
 
@@ -134,9 +133,6 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 		return 2;
 	session_set_output(s, emit, &json);
 	session_set_interrupt(s, cli_interrupt_flag());
-	/* and the kernels, between blocks: a long matmul stops at once too */
-	struct kernel_ctl kernels = { .stop = cli_interrupt_flag() };
-	kernel_ctl_use(&kernels);
 	int status = 0, line = 1;
 	/* -e statements first, in order, then the file (or stdin when nothing given) */
 	for (int i = 0; i < argc && status == 0; i++) {
@@ -158,7 +154,6 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 	if (status == 0 && (file || nexpr == 0))
 		status = eval_file(s, file, line);
 out:
-	kernel_ctl_use(NULL);
 	if (status == 0 && session_quit_requested(s))
 		status = session_quit_status(s);	/* exit(3) exits 3, as Python */
 	fflush(stdout);

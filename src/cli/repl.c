@@ -14,7 +14,6 @@
 #include "cli/cli.h"
 #include "core/format.h"
 #include "core/strbuf.h"
-#include "kernel/kernel.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/lineedit.h"
@@ -363,9 +362,6 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		return 2;
 	session_set_output(r.s, print_value, NULL);
 	session_set_interrupt(r.s, cli_interrupt_flag());
-	/* and the kernels, between blocks: a long matmul stops at once too */
-	struct kernel_ctl kernels = { .stop = cli_interrupt_flag() };
-	kernel_ctl_use(&kernels);
 	if (r.tty) {
 		printf("qkv %s. Type notebook lines or matrices: X = [1 2; 3 4]. quit() leaves.\n"
 		       ":help lists the commands (:ls, :show, :save, :load, ...). A line ending in ':'\n"
@@ -422,7 +418,6 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		run_cell(&r, false);
 	if (r.tty)
 		putchar('\n');
-	kernel_ctl_use(NULL);
 	strbuf_free(&r.pending);
 	int status = (!r.tty && r.errors) ? 2 : 0;
 	if (session_quit_requested(r.s) && session_quit_status(r.s))

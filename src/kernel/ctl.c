@@ -13,6 +13,11 @@ struct kernel_ctl *kernel_ctl_use(struct kernel_ctl *ctl)
 	return was;
 }
 
+struct kernel_ctl *kernel_ctl_get(void)
+{
+	return kernel_ctl_now;
+}
+
 bool kernel_stopped(void)
 {
 	return ctl_stop();

@@ -22,8 +22,10 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS };
 
 /* ---- stopping early (Ctrl-C) and progress ---------------------------------
  * The thread that calls kernels may register a struct kernel_ctl for itself
- * (kernel_ctl_use: a thread-local pointer, so each thread has its own;
- * ui/job.c's worker, qkv repl and qkv eval register the Ctrl-C flag). Matmul, softmax and attention (loops and
+ * (kernel_ctl_use: a thread-local pointer, so each thread has its own; the
+ * interpreter makes its interrupt flag the stop flag while it runs
+ * statements, lang/exec.c, and ui/job.c's worker registers one to read the
+ * progress). Matmul, softmax and attention (loops and
  * simd) then read *stop between tiles or blocks of rows, never per element,
  * and once it is nonzero return early, their output partial: the caller
  * asks kernel_stopped() after the call and throws the output away. The
@@ -45,6 +47,8 @@ struct kernel_ctl {
 /* Makes ctl the calling thread's control (NULL: none, the default: nothing
  * stops the kernels); returns the one it replaces. ctl must outlive its use. */
 struct kernel_ctl *kernel_ctl_use(struct kernel_ctl *ctl);
+/* The calling thread's control, or NULL. */
+struct kernel_ctl *kernel_ctl_get(void);
 /* Whether the calling thread's stop flag is up: the kernels called since it
  * rose may have stopped early, their outputs partial. */
 bool kernel_stopped(void);

@@ -626,13 +626,41 @@ struct run_saved {
 	int block_depth, tb_line;
 };
 
+/* While statements run, the kernels stop at the interrupt flag too, between
+ * their blocks, so that one long matmul ends at Ctrl-C (or a lesson step's
+ * time limit) like a loop does: the flag becomes the stop flag of the
+ * thread's kernel control (one a caller registered to read the progress,
+ * ui/job.c), or of the interpreter's own. Without a flag the caller's stays. */
+static void kernels_follow(struct interp *I)
+{
+	I->kernels_outer = kernel_ctl_get();
+	if (!I->kernels_outer) {
+		I->kernels = (struct kernel_ctl){ .stop = I->interrupt };
+		kernel_ctl_use(&I->kernels);
+	} else if (I->interrupt) {
+		I->kernels_outer_stop = I->kernels_outer->stop;
+		I->kernels_outer->stop = I->interrupt;
+	}
+}
+
+static void kernels_unfollow(struct interp *I)
+{
+	if (!I->kernels_outer)
+		kernel_ctl_use(NULL);
+	else if (I->interrupt)
+		I->kernels_outer->stop = I->kernels_outer_stop;
+}
+
 /* Enters or leaves running statements: bindings logged, containers tracked,
- * the C stack's base noted for the depth guard. */
+ * the C stack's base noted for the depth guard, the kernels following the
+ * interrupt flag. */
 static struct run_saved run_enter(struct interp *I)
 {
 	char here;
-	if (I->running++ == 0)
+	if (I->running++ == 0) {
 		I->stack_base = &here;
+		kernels_follow(I);
+	}
 	struct run_saved r = { value_gc_use(I->gc), I->frame, I->code, I->block_depth, I->tb_line };
 	I->frame = NULL;
 	I->block_depth = 0;
@@ -642,8 +670,10 @@ static struct run_saved run_enter(struct interp *I)
 
 static void run_leave(struct interp *I, struct run_saved r)
 {
-	if (--I->running == 0)
+	if (--I->running == 0) {
 		I->stack_base = NULL;
+		kernels_unfollow(I);
+	}
 	value_gc_use(r.gc);
 	I->frame = r.frame;
 	I->code = r.code;

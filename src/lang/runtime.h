@@ -4,6 +4,7 @@
 #define QKV_LANG_RUNTIME_H
 
 #include "core/rng.h"
+#include "kernel/kernel.h"
 #include "lang/ast.h"
 #include "lang/interp.h"
 
@@ -88,6 +89,9 @@ struct interp {
 	struct undo *undo;
 	int undo_mark;          /* the running statement's first entry in the log */
 	const volatile sig_atomic_t *interrupt; /* nonzero: stop (interp_set_interrupt) */
+	struct kernel_ctl kernels; /* while statements run: the kernels' own control, when */
+	struct kernel_ctl *kernels_outer; /* the thread has none (else this one, its */
+	const volatile sig_atomic_t *kernels_outer_stop; /* stop flag as it was) */
 	bool log_bindings;      /* atomic run: record name bindings for rollback */
 	int stmt_first, stmt_last; /* lines of the statement being run */
 	bool quit;

@@ -6,7 +6,6 @@
 #include "lesson/player.h"
 #include "core/mem.h"
 #include "core/ops.h"
-#include "kernel/kernel.h"
 #include "lesson/watchdog.h"
 
 #include <stdio.h>
@@ -30,8 +29,6 @@ struct player {
 	runner_progress_fn progress;
 	void *progress_ctx;
 	struct watchdog *watch;       /* player_set_timeout's, or NULL */
-	struct kernel_ctl kernels;    /* while a piece runs under watch: stops the kernels too */
-	struct kernel_ctl *outer;     /* the thread's control before it */
 };
 
 struct player *player_new(const struct lesson *l, enum kernel_variant variant)
@@ -92,15 +89,13 @@ void player_set_timeout(struct player *p, int seconds)
 }
 
 /* Starts the time limit of a piece of step k's work (when there is one):
- * the watchdog's flag stops the interpreter between operations and the
- * kernels between their blocks, so one long matmul cannot outrun it. */
+ * the watchdog's flag is the interpreter's interrupt flag, which stops it
+ * between operations and the kernels between their blocks (lang/exec.c), so
+ * one long matmul cannot outrun it either. */
 static void limit_start(struct player *p)
 {
-	if (!p->watch)
-		return;
-	p->kernels = (struct kernel_ctl){ .stop = watchdog_flag(p->watch) };
-	p->outer = kernel_ctl_use(&p->kernels);
-	watchdog_arm(p->watch);
+	if (p->watch)
+		watchdog_arm(p->watch);
 }
 
 /* Ends it: a piece that failed after the time ran out (stopped by the
@@ -109,7 +104,6 @@ static int limit_end(struct player *p, int k, int rc, struct qkv_error *err)
 {
 	if (!p->watch)
 		return rc;
-	kernel_ctl_use(p->outer);
 	if (!watchdog_disarm(p->watch) || rc == 0)
 		return rc;
 	error_set(err, 0, 0, "%s: step %d: ran past %d s", p->l->name, k + 1, p->watch->seconds);

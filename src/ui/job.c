@@ -6,8 +6,9 @@
  * by the next frame, the normal way (a->frame), at most every 50 ms. Keys
  * wait in the terminal until the job ends; Ctrl-C reaches it through the
  * interrupt flag (term.c), which the interpreter reads between operations
- * and the kernels between blocks (the worker registers it with them,
- * kernel_ctl_use), so that it stops within a fraction of a second. Only the
+ * and the kernels between blocks (it makes the flag the stop flag of the
+ * worker's kernel control, lang/exec.c), so that it stops within a
+ * fraction of a second. Only the
  * worker touches the player meanwhile, and the frames read only what
  * player_running allows; they also read the kernels' progress
  * (job_progress_note). */
@@ -75,8 +76,9 @@ static void take_progress(struct app *a)
 	pthread_mutex_unlock(&lock);
 }
 
-/* The kernels of the running job: the Ctrl-C flag they stop at and the
- * work they report; when the job began (0: none runs; the main thread's). */
+/* The kernels of the running job: the work they report (the interpreter
+ * gives it the Ctrl-C flag they stop at); when the job began (0: none
+ * runs; the main thread's). */
 static struct kernel_ctl kernels;
 static double began;
 
@@ -100,7 +102,6 @@ static void *work(void *arg)
 {
 	struct job *j = arg;
 	term_thread_start();
-	kernels.stop = term_interrupt_flag();
 	kernel_ctl_use(&kernels);
 	kernel_progress_begin(0);
 	if (j->kind == JOB_GO)
