@@ -76,13 +76,13 @@ struct tensor *ops_scalar(enum dtype dt, enum flavor fl, double value)
 	return t;
 }
 
-int ops_norm_dim(int dim, int ndim, struct qkv_error *err)
+int ops_norm_dim(int64_t dim, int ndim, struct qkv_error *err)
 {
 	int n = ndim > 0 ? ndim : 1;
 	if (dim < -n || dim >= n)	/* torch's words */
 		return error_set(err, 0, 0, "IndexError: Dimension out of range (expected to be in range of "
-				 "[%d, %d], but got %d)", -n, n - 1, dim);
-	return dim < 0 ? dim + n : dim;
+				 "[%d, %d], but got %lld)", -n, n - 1, (long long)dim);
+	return (int)(dim < 0 ? dim + n : dim);
 }
 
 /* ---- conversion and copies --------------------------------------------------- */

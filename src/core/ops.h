@@ -46,7 +46,7 @@ struct tensor *ops_clone(const struct tensor *t);
 /* A copy converted to dtype (a new reference to t when it already has it). */
 struct tensor *ops_to_dtype(struct tensor *t, enum dtype dt);
 /* Normalises a possibly negative dim for a tensor of ndim dims; -1 on error. */
-int ops_norm_dim(int dim, int ndim, struct qkv_error *err);
+int ops_norm_dim(int64_t dim, int ndim, struct qkv_error *err);
 
 /* ---- views: share storage, never copy -------------------------------------- */
 /* shape may contain one -1. Fails, as torch does, when the strides make the

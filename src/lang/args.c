@@ -3,6 +3,7 @@
  * by builtins.c and methods.c only; never prints. */
 #include "lang/args.h"
 #include "core/mem.h"
+#include "core/ops.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -142,14 +143,13 @@ int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct
 int args_norm_dim(int64_t d, int ndim, enum flavor fl, int *out, struct qkv_error *err)
 {
 	int n = ndim > 0 ? ndim : 1;
-	if (d < -n || d >= n) {
-		if (fl == FLAVOR_NUMPY)
-			return error_set(err, 0, 0, "AxisError: axis %lld is out of bounds for array of dimension %d",
-					 (long long)d, ndim);
-		return error_set(err, 0, 0, "IndexError: Dimension out of range (expected to be in range of "
-				 "[%d, %d], but got %lld)", -n, n - 1, (long long)d);
-	}
-	*out = (int)(d < 0 ? d + n : d);
+	if (fl == FLAVOR_NUMPY && (d < -n || d >= n))
+		return error_set(err, 0, 0, "AxisError: axis %lld is out of bounds for array of dimension %d",
+				 (long long)d, ndim);
+	int dim = ops_norm_dim(d, ndim, err);	/* torch's words */
+	if (dim < 0)
+		return -1;
+	*out = dim;
 	return 0;
 }
 
