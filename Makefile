@@ -26,7 +26,7 @@ DEBUG   ?= -g
 # explicitly.
 STD     := -std=gnu11 -ffp-contract=off
 
-PKGS    := ncursesw libcjson
+PKGS    := ncursesw libcjson cairo
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -219,9 +219,10 @@ fuzz-keys: $(BUILD)/keyfuzz
 		  echo "fuzz keys: FAILED; replay it: $(BUILD)/keyfuzz --replay $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl"; exit 1; }
 
 # ---- Debian packages ----------------------------------------------------
-BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev
+BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev libcairo2-dev fonts-dejavu-core
 TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux strace gcc-aarch64-linux-gnu \
-	      libc6-dev-arm64-cross qemu-user clang-14 libclang-rt-14-dev
+	      libc6-dev-arm64-cross qemu-user clang-14 libclang-rt-14-dev \
+	      libxml2-utils poppler-utils chromium
 
 define install_debs
 	@missing=""; \
@@ -301,24 +302,26 @@ test-cross: check-aarch64 $(BUILD)/kernel-cross
 	qemu-aarch64 $(BUILD)/aarch64/kernel-cross
 	$(BUILD)/kernel-cross
 
-# Layering (DESIGN.md): curses only in ui/, cJSON only in lesson/, kernel/
-# includes nothing of qkv's but itself, no layer includes one above it, and
-# the front ends (ui/, cli/, text/) reach the interpreter only through lesson/;
-# cli/ and ui/ never include each other.
+# Layering (DESIGN.md): curses only in ui/, cJSON only in lesson/, cairo only
+# in export/, kernel/ includes nothing of qkv's but itself, no layer includes
+# one above it, and the front ends (ui/, cli/, text/, export/) reach the
+# interpreter only through lesson/; cli/ and ui/ never include each other, and
+# export/ (which both call) includes neither, nor text/.
 check-layers:
 	@bad=0; \
 	for f in $$(grep -rl 'curses\.h' src | grep -v '^src/ui/'); do echo "layer: $$f includes curses"; bad=1; done; \
 	for f in $$(grep -rl 'cJSON\.h' src | grep -v '^src/lesson/'); do echo "layer: $$f includes cJSON"; bad=1; done; \
+	for f in $$(grep -rlE '#include <cairo' src | grep -v '^src/export/'); do echo "layer: $$f uses cairo"; bad=1; done; \
 	check() { dir=$$1; shift; for up in "$$@"; do \
 		for f in $$(grep -rlE "#include \"$$up/" src/$$dir 2>/dev/null); do echo "layer: $$f includes $$up/"; bad=1; done; done; }; \
-	check kernel core lang lesson view ui text; \
-	check core lang lesson view ui text; \
-	check lang lesson view ui text; \
-	check lesson view ui text; \
-	check view ui text; \
-	check text ui; check ui text; \
+	check kernel core lang lesson view ui text export; \
+	check core lang lesson view ui text export; \
+	check lang lesson view ui text export; \
+	check lesson view ui text export; \
+	check view ui text export; \
+	check text ui export; check ui text; check export ui text cli; \
 	check cli ui; check ui cli; \
-	for f in $$(grep -rlE '#include "(lang/|core/ops\.h)' src/ui src/cli src/text 2>/dev/null); do \
+	for f in $$(grep -rlE '#include "(lang/|core/ops\.h)' src/ui src/cli src/text src/export 2>/dev/null); do \
 		echo "layer: $$f reaches the interpreter (lang/ or core/ops.h): go through lesson/"; bad=1; done; \
 	exit $$bad
 

@@ -63,9 +63,20 @@ static uint8_t blend_channel(uint8_t a, uint8_t b, double t)
 	return (uint8_t)floor(v + 0.5);
 }
 
-struct rgb palette_rgb(enum scale_kind scale, double pos)
+/* Gray, for print: one ramp from white (the smallest value) to near black
+ * (the largest), for both scales, so that the order of values survives a
+ * black-and-white printer; a diverging scale's 0 is the mid grey its legend
+ * marks. */
+static const struct ramp gray = {
+	2,
+	{
+		{ 250, 250, 250 },
+		{ 28, 28, 28 },
+	},
+};
+
+static struct rgb ramp_rgb(const struct ramp *rp, double pos)
 {
-	const struct ramp *rp = scale == SCALE_WEIGHTS ? &weights : &diverging;
 	if (!(pos >= 0))	/* also NaN */
 		pos = 0;
 	if (pos > 1)
@@ -78,6 +89,32 @@ struct rgb palette_rgb(enum scale_kind scale, double pos)
 	struct rgb a = rp->stops[i], b = rp->stops[i + 1];
 	struct rgb c = { blend_channel(a.r, b.r, t), blend_channel(a.g, b.g, t), blend_channel(a.b, b.b, t) };
 	return c;
+}
+
+struct rgb palette_rgb(enum scale_kind scale, double pos)
+{
+	return ramp_rgb(scale == SCALE_WEIGHTS ? &weights : &diverging, pos);
+}
+
+struct rgb palette_rgb_in(enum palette_kind k, enum scale_kind scale, double pos)
+{
+	return k == PALETTE_GRAY ? ramp_rgb(&gray, pos) : palette_rgb(scale, pos);
+}
+
+struct rgb palette_nan_rgb_in(enum palette_kind k)
+{
+	return k == PALETTE_GRAY ? (struct rgb){ 120, 120, 120 } : palette_nan_rgb();
+}
+
+int palette_parse(const char *name, enum palette_kind *k)
+{
+	if (strcmp(name, "color") == 0 || strcmp(name, "colour") == 0 || strcmp(name, "default") == 0)
+		*k = PALETTE_COLOR;
+	else if (strcmp(name, "gray") == 0 || strcmp(name, "grey") == 0)
+		*k = PALETTE_GRAY;
+	else
+		return -1;
+	return 0;
 }
 
 struct rgb palette_nan_rgb(void)

@@ -20,6 +20,17 @@ struct rgb {
 
 /* The colour of position pos (0..1, as heatmap_position gives) on a scale. */
 struct rgb palette_rgb(enum scale_kind scale, double pos);
+
+/* The palettes of exported figures (--palette): the screen's colours, or
+ * gray for print (white to near black, in the order of the values, on both
+ * scales). */
+enum palette_kind { PALETTE_COLOR, PALETTE_GRAY };
+struct rgb palette_rgb_in(enum palette_kind k, enum scale_kind scale, double pos);
+/* A NaN cell's colour in k: magenta, or a mid grey for print. */
+struct rgb palette_nan_rgb_in(enum palette_kind k);
+/* k for a --palette name: "color" (also "colour", "default") or "gray"
+ * ("grey"); -1 for any other. */
+int palette_parse(const char *name, enum palette_kind *k);
 /* The colour of a NaN cell (a fully masked row's 0/0): magenta, on neither
  * scale, and its own colour among the 8 ANSI ones too. */
 struct rgb palette_nan_rgb(void);
