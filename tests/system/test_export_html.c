@@ -266,6 +266,50 @@ Test(export_html, lesson_4_with_loops_beside_simd_should_open_in_chromium_with_e
 	check_lesson_page("4");
 }
 
+/* ---- printed: each step on a page of its own ------------------------------------ */
+
+Test(export_html, printed_by_chromium_each_step_should_begin_a_page_of_its_own)
+{
+	cr_assert_eq(system("command -v pdftotext >/dev/null"), 0,
+		     "pdftotext is not installed: `make deps-test` installs it (poppler-utils)");
+	char dir[64], cmd[512];
+	dir_make_temp(dir, sizeof dir, "qkv-print");
+	export_html("1", dir, "lesson.html", NULL);
+	char what[128];
+	snprintf(what, sizeof what, "--no-pdf-header-footer --print-to-pdf=%s/lesson.pdf", dir);
+	chromium_run(dir, "lesson.html", what);
+	snprintf(cmd, sizeof cmd, "cd %s && pdftotext -enc UTF-8 lesson.pdf lesson.txt", dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof cmd, "%s/lesson.txt", dir);
+	char *text = read_text(cmd);
+	cr_assert(text, "no %s", cmd);
+	struct catalog c;
+	catalog_load(&c, NULL, NULL);
+	struct qkv_error err;
+	struct lesson *l = catalog_resolve(&c, "1", NULL, NULL, &err);
+	cr_assert(l, "%s", err.msg);
+	/* pdftotext ends each page with a form feed: a step's heading is the
+	 * first line of a page */
+	for (int k = 0; k < l->nsteps; k++) {
+		char head[64];
+		snprintf(head, sizeof head, "Step %d/%d: ", k + 1, l->nsteps);
+		const char *at = strstr(text, head);
+		cr_expect(at, "the printed page lacks '%s'", head);
+		if (!at)
+			continue;
+		const char *before = at;
+		while (before > text && (before[-1] == '\n' || before[-1] == ' '))
+			before--;
+		cr_expect(before > text && before[-1] == '\f', "'%s' does not begin a page: ...%.60s", head,
+			  before - 60 > text ? before - 60 : text);
+	}
+	cr_expect_null(strstr(text, "Checked against"), "an answer is printed unfolded");
+	lesson_free(l);
+	catalog_free(&c);
+	free(text);
+	dir_remove(dir);
+}
+
 /* ---- a screenshot: the cells in their colours, in their places ---------------- */
 
 /* One step, one heatmap of 3 x 4 cells of distinct colours. */
