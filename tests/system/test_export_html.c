@@ -490,7 +490,7 @@ Test(export_html, a_lesson_whose_step_fails_should_give_one_message_exit_2_and_w
 		"{ \"format\": 1, \"id\": \"bad\", \"title\": \"Bad\", \"source\": \"a test\", \"summary\": \"s\",\n"
 		"  \"steps\": [\n"
 		"    { \"title\": \"one\", \"text\": [\"ok\"], \"code\": [\"A = [1 2]\"] },\n"
-		"    { \"title\": \"two\", \"text\": [\"fails\"], \"code\": [\"B = A @ [1 2; 3 4; 5 6]\"] }\n"
+		"    { \"title\": \"two\", \"text\": [\"fails\"], \"code\": [\"B = A.reshape(3)\"] }\n"
 		"  ] }\n";
 	file_put(lesson, bad, strlen(bad));
 	snprintf(page, sizeof page, "%s/bad.html", dir);
