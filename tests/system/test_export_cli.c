@@ -259,3 +259,27 @@ Test(export_cli, a_full_disk_should_leave_no_file_and_say_so)
 	cr_expect_str_eq(names, "", "no half file, no temporary file");
 	free(names);
 }
+
+Test(export_cli, the_readme_figure_should_be_what_qkv_export_draws_now)
+{
+	char *out, *err;
+	int rc = export_to("m.svg", NULL, &out, &err, "projections-and-masks", "--step", "9", "--view");
+	free(out);
+	free(err);
+	cr_assert_eq(rc, 2);
+	const char *argv[] = { "qkv", "export", "projections-and-masks", "--step", "9", "--view", "2", "-o", NULL, NULL };
+	char path[256];
+	snprintf(path, sizeof path, "%s/m.svg", dir);
+	argv[8] = path;
+	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
+	size_t nnew, nold;
+	char *fresh = file_read(path, &nnew), *committed = file_read("lessons/figures/masked-scores.svg", &nold);
+	cr_assert(fresh && committed);
+	cr_expect(nnew == nold && memcmp(fresh, committed, nnew) == 0,
+		  "lessons/figures/masked-scores.svg is out of date: make it again with the README's command "
+		  "(qkv export 3 --step 9 --view 2 -o lessons/figures/masked-scores.svg --force)");
+	free(fresh);
+	free(committed);
+	free(out);
+	free(err);
+}
