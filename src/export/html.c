@@ -1,9 +1,11 @@
 /* html.c: a whole lesson as one self-contained HTML5 page (export_lesson_html,
  * see export.h): its header, every step's blocks as view/page builds them for
- * the screen, every view as inline SVG (export_view), the notes, the exercises
- * with their answers folded in <details>. Called by cli/export.c. The page
- * holds no script and names no URL: it reads offline and prints. */
+ * the screen, every view as inline SVG (export_view, put in by svg_inline.c),
+ * the notes, the exercises with their answers folded in <details>. Called by
+ * cli/export.c. The page holds no script and names no URL: it reads offline
+ * and prints. */
 #include "export/export.h"
+#include "export/svg_inline.h"
 #include "core/utf8.h"
 #include "lesson/exercise.h"
 #include "lesson/statements.h"
@@ -78,132 +80,6 @@ static void put_prose(struct strbuf *out, const char *text)
 		strbuf_puts(out, "</code>");
 		p = close + 1;
 	}
-}
-
-/* ---- a figure's SVG, inlined ------------------------------------------------- */
-
-static bool starts(const char *s, const char *end, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return (size_t)(end - s) >= n && memcmp(s, prefix, n) == 0;
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* An attribute's value (still escaped as the SVG holds it) with every
- * reference to an id prefixed: a value "#x" of an href, and url(#x). */
-static void put_svg_value(struct strbuf *out, const char *name, size_t nlen, const char *v, const char *end,
-			  const char *prefix)
-{
-	bool href = nlen >= 4 && memcmp(name + nlen - 4, "href", 4) == 0;
-	if (nlen == 2 && memcmp(name, "id", 2) == 0) {
-		strbuf_puts(out, prefix);
-	} else if (href && v < end && *v == '#') {
-		strbuf_putc(out, '#');
-		strbuf_puts(out, prefix);
-		v++;
-	}
-	while (v < end) {
-		const char *u = v;
-		while (u < end && !starts(u, end, "url(#"))
-			u++;
-		strbuf_putn(out, v, (size_t)(u - v));
-		if (u == end)
-			break;
-		strbuf_puts(out, "url(#");
-		strbuf_puts(out, prefix);
-		v = u + 5;
-	}
-}
-
-/* One tag from s (at its '<') to its '>' copied with its ids and
- * references prefixed; the root <svg> loses its xmlns attributes (HTML
- * knows SVG's namespaces) and gains attrs. Returns where the tag ends. */
-static const char *put_svg_tag(struct strbuf *out, const char *s, const char *end, const char *prefix,
-			       const char *attrs, bool *root_done)
-{
-	const char *p = s + 1;
-	while (p < end && *p != '>' && *p != '/' && !is_blank(*p))
-		p++;
-	if (p == s + 1 && p < end && *p == '/')	/* an end tag </name> */
-		while (p < end && *p != '>')
-			p++;
-	strbuf_putn(out, s, (size_t)(p - s));
-	bool root = !*root_done && p - s == 4 && memcmp(s, "<svg", 4) == 0;
-	if (root) {
-		strbuf_puts(out, attrs);
-		*root_done = true;
-	}
-	while (p < end && *p != '>') {
-		const char *name = p;
-		while (p < end && !is_blank(*p) && *p != '=' && *p != '>' && *p != '/')
-			p++;
-		size_t nlen = (size_t)(p - name);
-		if (nlen == 0) {	/* a blank, "/" or a stray "=": as it is */
-			strbuf_putc(out, *p++);
-			continue;
-		}
-		if (p + 1 >= end || *p != '=' || (p[1] != '"' && p[1] != '\'')) {	/* a bare name */
-			strbuf_putn(out, name, nlen);
-			continue;
-		}
-		char q = p[1];
-		const char *v = p + 2, *ve = memchr(v, q, (size_t)(end - v));
-		if (!ve)
-			ve = end;
-		bool xmlns = nlen >= 5 && memcmp(name, "xmlns", 5) == 0 && (nlen == 5 || name[5] == ':');
-		if (root && xmlns) {	/* left out, with the blank before it */
-			while (out->len > 0 && is_blank(out->s[out->len - 1]))
-				out->s[--out->len] = 0;
-		} else {
-			strbuf_putn(out, name, nlen);
-			strbuf_putc(out, '=');
-			strbuf_putc(out, q);
-			put_svg_value(out, name, nlen, v, ve, prefix);
-			strbuf_putc(out, q);
-		}
-		p = ve < end ? ve + 1 : end;
-	}
-	if (p < end)
-		strbuf_putc(out, *p++);
-	return p;
-}
-
-/* A figure's SVG document svg[0..n) as an element of the page: without its
- * <?xml?> declaration, doctype and comments, every id="x" and every
- * reference to one (href="#x", url(#x)) given prefix, so that cairo's names
- * (glyph0-1, clip1, the same in every figure it draws) stay apart; attrs
- * (starting with a blank) go into the root <svg>. */
-static void put_svg(struct strbuf *out, const char *svg, size_t n, const char *prefix, const char *attrs)
-{
-	const char *p = svg, *end = svg + n;
-	bool root_done = false;
-	while (p < end) {
-		const char *lt = memchr(p, '<', (size_t)(end - p));
-		if (!lt)
-			lt = end;
-		if (root_done)	/* text between tags (none before the root) */
-			strbuf_putn(out, p, (size_t)(lt - p));
-		p = lt;
-		if (p == end)
-			break;
-		const char *close = starts(p, end, "<?") ? "?>" : starts(p, end, "<!--") ? "-->" :
-				    starts(p, end, "<!") ? ">" : NULL;
-		if (close) {	/* a declaration, a comment, a doctype: left out */
-			size_t cl = strlen(close);
-			const char *q = p + 1;
-			while (q < end && !starts(q, end, close))
-				q++;
-			p = q < end ? q + cl : end;
-			continue;
-		}
-		p = put_svg_tag(out, p, end, prefix, attrs, &root_done);
-	}
-	if (out->len == 0 || out->s[out->len - 1] != '\n')
-		strbuf_putc(out, '\n');
 }
 
 /* ---- the page ---------------------------------------------------------------- */
@@ -322,7 +198,8 @@ static void put_answer(struct strbuf *out, const struct exercise *x)
 
 /* The views of pg, each a <figure> with its SVG inline. -1 with err when a
  * figure cannot be drawn. */
-static int put_views(struct strbuf *out, const struct page *pg, const struct export_opts *o, struct qkv_error *err)
+static int put_views(struct strbuf *out, const struct page *pg, const struct export_opts *o, struct svg_glyphs *g,
+		     struct qkv_error *err)
 {
 	struct strbuf svg, attrs;
 	strbuf_init(&svg);
@@ -345,7 +222,7 @@ static int put_views(struct strbuf *out, const struct page *pg, const struct exp
 		char prefix[48];
 		snprintf(prefix, sizeof prefix, "s%d-v%d-", pg->step + 1, i + 1);
 		strbuf_printf(out, "<figure class=\"view\" id=\"step-%d-view-%d\">\n", pg->step + 1, i + 1);
-		put_svg(out, svg.s, svg.len, prefix, attrs.s);
+		svg_inline(out, svg.s, svg.len, prefix, attrs.s, g);
 		strbuf_puts(out, "<figcaption>");
 		html_puts(out, v->kind);
 		strbuf_puts(out, ": ");
@@ -360,7 +237,7 @@ static int put_views(struct strbuf *out, const struct page *pg, const struct exp
 /* Step k as a <section id="step-K+1">: its narration, code and output, its
  * views, then the status, the exercises and the notes, in page_build's
  * order. */
-static int put_step(struct strbuf *out, struct player *p, int k, const struct export_opts *o,
+static int put_step(struct strbuf *out, struct player *p, int k, const struct export_opts *o, struct svg_glyphs *g,
 		    struct qkv_error *err)
 {
 	const struct step *st = &player_lesson(p)->steps[k];
@@ -375,7 +252,7 @@ static int put_step(struct strbuf *out, struct player *p, int k, const struct ex
 		enum page_style s = b < pg.nblocks ? pg.blocks[b].style : PAGE_BLANK;
 		if (!viewed && (b == pg.nblocks || s == PAGE_STATUS || s == PAGE_EXERCISE || s == PAGE_NOTE)) {
 			viewed = true;
-			if ((rc = put_views(out, &pg, o, err)) < 0)
+			if ((rc = put_views(out, &pg, o, g, err)) < 0)
 				break;
 			continue;
 		}
@@ -428,11 +305,15 @@ int export_lesson_html(struct strbuf *out, struct player *p, const struct export
 	struct strbuf page;
 	strbuf_init(&page);
 	put_head(&page, l);
-	for (int k = 0; k < l->nsteps; k++) {
-		if (put_step(&page, p, k, o, err) < 0) {
-			strbuf_free(&page);
-			return -1;
-		}
+	/* a glyph's outline is written once, in the first figure that draws it */
+	struct svg_glyphs *g = svg_glyphs_new();
+	int rc = 0;
+	for (int k = 0; k < l->nsteps && rc == 0; k++)
+		rc = put_step(&page, p, k, o, g, err);
+	svg_glyphs_free(g);
+	if (rc < 0) {
+		strbuf_free(&page);
+		return -1;
 	}
 	strbuf_puts(&page, "<footer>\n<p>Exported by qkv " QKV_VERSION " from the lesson ");
 	html_puts(&page, l->id);

@@ -6,6 +6,7 @@
  * no URL; a failing step gives one message and no page. */
 #include "core/strbuf.h"
 #include "export/export.h"
+#include "export/svg_inline.h"
 #include "lesson/player.h"
 #include "view/page.h"
 
@@ -251,4 +252,109 @@ Test(html, a_failing_step_should_give_one_message_naming_it_and_no_page)
 	strbuf_free(&out);
 	player_free(p);
 	lesson_free(l);
+}
+
+/* ---- svg_inline: one figure's SVG as an element of the page ------------------------ */
+
+/* As cairo writes them: a declaration, namespaces, glyphs as symbols, a clip. */
+static const char svg_a[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"40px\" "
+	"height=\"20px\" viewBox=\"0 0 40 20\" version=\"1.1\">\n"
+	"<defs>\n<g>\n"
+	"<symbol overflow=\"visible\" id=\"glyph0-0\">\n<path style=\"stroke:none;\" d=\"M 1 1 L 2 2 Z\"/>\n</symbol>\n"
+	"<symbol overflow=\"visible\" id=\"glyph0-1\">\n<path style=\"stroke:none;\" d=\"M 3 3 L 4 4 Z\"/>\n</symbol>\n"
+	"</g>\n<clipPath id=\"clip1\">\n  <path d=\"M 0 0 L 40 0 L 40 20 Z\"/>\n</clipPath>\n</defs>\n"
+	"<!-- a comment -->\n"
+	"<g id=\"surface1\" clip-path=\"url(#clip1)\">\n"
+	"<use xlink:href=\"#glyph0-0\" x=\"1\" y=\"2\"/>\n<use xlink:href=\"#glyph0-1\" x=\"3\" y=\"4\"/>\n"
+	"<rect x=\"0\" y=\"0\" width=\"5\" height=\"5\" style=\"fill:url(#clip1);\"/>\n"
+	"</g>\n</svg>\n";
+
+/* Another figure: glyph0-0 is another outline, glyph0-1 and glyph0-2 both
+ * the first figure's glyph0-1. */
+static const char svg_b[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"40px\">\n"
+	"<defs>\n<g>\n"
+	"<symbol overflow=\"visible\" id=\"glyph0-0\">\n<path style=\"stroke:none;\" d=\"M 9 9 Z\"/>\n</symbol>\n"
+	"<symbol overflow=\"visible\" id=\"glyph0-1\">\n<path style=\"stroke:none;\" d=\"M 3 3 L 4 4 Z\"/>\n</symbol>\n"
+	"<symbol overflow=\"visible\" id=\"glyph0-2\">\n<path style=\"stroke:none;\" d=\"M 3 3 L 4 4 Z\"/>\n</symbol>\n"
+	"</g>\n</defs>\n"
+	"<use xlink:href=\"#glyph0-0\"/><use xlink:href=\"#glyph0-1\"/><use xlink:href=\"#glyph0-2\"/>\n"
+	"</svg>\n";
+
+Test(html, svg_inline_should_drop_the_declaration_and_namespaces_and_prefix_every_id_and_reference)
+{
+	struct strbuf out;
+	strbuf_init(&out);
+	svg_inline(&out, svg_a, strlen(svg_a), "f1-", " role=\"img\"", NULL);
+	cr_expect(strncmp(out.s, "<svg role=\"img\" width=\"40px\" height=\"20px\" viewBox=\"0 0 40 20\" version=\"1.1\">\n"
+				 "<defs>", 84) == 0, "%s", out.s);
+	cr_expect_null(strstr(out.s, "<?xml"));
+	cr_expect_null(strstr(out.s, "xmlns"));
+	cr_expect_null(strstr(out.s, "http"));
+	cr_expect_null(strstr(out.s, "comment"));
+	cr_expect(strstr(out.s, "<symbol overflow=\"visible\" id=\"f1-glyph0-0\">\n<path style=\"stroke:none;\" "
+				"d=\"M 1 1 L 2 2 Z\"/>\n</symbol>"));
+	cr_expect(strstr(out.s, "<clipPath id=\"f1-clip1\">"));
+	cr_expect(strstr(out.s, "<g id=\"f1-surface1\" clip-path=\"url(#f1-clip1)\">"));
+	cr_expect(strstr(out.s, "<use xlink:href=\"#f1-glyph0-1\" x=\"3\" y=\"4\"/>"));
+	cr_expect(strstr(out.s, "style=\"fill:url(#f1-clip1);\""));
+	cr_expect(strstr(out.s, "</g>\n</svg>\n"));
+	strbuf_free(&out);
+}
+
+Test(html, svg_inline_should_write_a_glyph_outline_once_per_page_and_point_later_figures_at_it)
+{
+	struct svg_glyphs *g = svg_glyphs_new();
+	struct strbuf a, b;
+	strbuf_init(&a);
+	strbuf_init(&b);
+	svg_inline(&a, svg_a, strlen(svg_a), "f1-", "", g);
+	svg_inline(&b, svg_b, strlen(svg_b), "f2-", "", g);
+	cr_expect(strstr(a.s, "id=\"f1-glyph0-0\""));
+	cr_expect(strstr(a.s, "id=\"f1-glyph0-1\""));
+	/* the second figure keeps only its own outline */
+	cr_expect(strstr(b.s, "<symbol overflow=\"visible\" id=\"f2-glyph0-0\">\n<path style=\"stroke:none;\" "
+			      "d=\"M 9 9 Z\"/>\n</symbol>\n</g>"), "%s", b.s);
+	cr_expect_null(strstr(b.s, "f2-glyph0-1"));
+	cr_expect_null(strstr(b.s, "f2-glyph0-2"));
+	cr_expect(strstr(b.s, "<use xlink:href=\"#f2-glyph0-0\"/><use xlink:href=\"#f1-glyph0-1\"/>"
+			      "<use xlink:href=\"#f1-glyph0-1\"/>"), "%s", b.s);
+	strbuf_free(&a);
+	strbuf_free(&b);
+	svg_glyphs_free(g);
+}
+
+Test(html, svg_inline_should_copy_what_it_does_not_know_and_never_read_past_the_end)
+{
+	static const char *const odd[] = {
+		"<svg width='3' a=b c>text<g id='x' href='#x'/></svg>",
+		"<svg id=\"unterminated",
+		"<svg><symbol id=\"s\">no end",
+		"<!-- never closed",
+		"<svg = x=\"1\">",
+		"just text",
+		"<",
+	};
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		struct svg_glyphs *g = svg_glyphs_new();
+		struct strbuf out;
+		strbuf_init(&out);
+		/* a copy of the exact length: the sanitizers see any read past it */
+		size_t n = strlen(odd[i]);
+		char *s = malloc(n);
+		memcpy(s, odd[i], n);
+		svg_inline(&out, s, n, "p-", "", g);
+		cr_expect(out.len > 0 && out.s[out.len - 1] == '\n', "%s", odd[i]);
+		free(s);
+		strbuf_free(&out);
+		svg_glyphs_free(g);
+	}
+	struct strbuf out;
+	strbuf_init(&out);
+	svg_inline(&out, odd[0], strlen(odd[0]), "p-", "", NULL);
+	cr_expect_str_eq(out.s, "<svg width='3' a=b c>text<g id='p-x' href='#p-x'/></svg>\n");
+	strbuf_free(&out);
 }
