@@ -35,6 +35,9 @@ static const char lesson_text[] =
 	"                      \"solution\": \"9\" } ] }\n"
 	"  ] }\n";
 
+/* cairo's and fontconfig's caches freed after each test, for the leak checker */
+TestSuite(html, .fini = export_cleanup);
+
 static struct lesson *parse(const char *text)
 {
 	struct qkv_error err;
