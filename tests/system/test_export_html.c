@@ -42,17 +42,18 @@ static void chromium_require(void)
 
 /* Runs headless chromium on file dir/page with what ("--dump-dom", or
  * "--screenshot=..." and a window size), its standard output into dir/out,
- * in a profile of its own under dir; the test fails when it does not end
- * well within the wait limit (doubled: it starts slowly). */
+ * with a profile and a home of its own in dir (as root without its sandbox,
+ * which root cannot have); the test fails when it does not end well within
+ * the wait limit (doubled: it starts slowly). */
 static void chromium_run(const char *dir, const char *page, const char *what)
 {
 	chromium_require();
 	char cmd[2048];
 	snprintf(cmd, sizeof cmd,
-		 "timeout -k 10 %d chromium --headless --disable-gpu %s --user-data-dir=%s/profile --no-first-run "
-		 "--no-default-browser-check --force-color-profile=srgb --force-device-scale-factor=1 --hide-scrollbars "
-		 "%s file://%s/%s >%s/out 2>%s/chromium.log </dev/null",
-		 2 * system_wait_ms() / 1000, geteuid() == 0 ? "--no-sandbox" : "", dir, what, dir, page, dir, dir);
+		 "HOME=%s timeout -k 10 %d chromium --headless --disable-gpu %s --user-data-dir=%s/profile "
+		 "--no-first-run --no-default-browser-check --force-color-profile=srgb --force-device-scale-factor=1 "
+		 "--hide-scrollbars %s file://%s/%s >%s/out 2>%s/chromium.log </dev/null",
+		 dir, 2 * system_wait_ms() / 1000, geteuid() == 0 ? "--no-sandbox" : "", dir, what, dir, page, dir, dir);
 	int st = system(cmd);
 	char log[600];
 	snprintf(log, sizeof log, "%s/chromium.log", dir);
