@@ -115,14 +115,17 @@ static void draw_title(struct app *a, const struct tensor *t, const char *what, 
 	value_title(p, t, title, sizeof title);
 	size_t n = strlen(title);
 	utf8_snprintf(title + n, sizeof title - n, "%s", what);
+	const char *back = "   (Tab: back to the line)";
 	if (p->view_focus)
-		snprintf(hint, sizeof hint, "   (Tab: back to the line)  %s: export", p->loops ? "E" : "e");
+		snprintf(hint, sizeof hint, "%s  %s: export", back, p->loops ? "E" : "e");
 	else
 		snprintf(hint, sizeof hint, "   (Tab on an empty line: %s)", p->loops ? "its keys" : "the cursor");
 	attron(p->view_focus ? A_BOLD | A_UNDERLINE : A_BOLD);
 	term_put(y, x, title, w);
 	attroff(A_BOLD | A_UNDERLINE);
 	int tw = term_width_of(title);
+	if (p->view_focus && tw + term_width_of(hint) > w)
+		snprintf(hint, sizeof hint, "%s", back);	/* without the export key */
 	if (tw + term_width_of(hint) <= w) {
 		attron(A_DIM);
 		term_put(y, x + tw, hint, w - tw);
