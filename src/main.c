@@ -33,6 +33,12 @@ static const char usage[] =
 	"                       every step as text: narration, code, heatmaps\n"
 	"  check [LESSON...]    validate lessons and verify every expected value\n"
 	"                       (all built-in lessons when none is named)\n"
+	"  export LESSON [--step N] [--view K] [-o FILE] [--force]\n"
+	"         [--palette color|gray]\n"
+	"                       a step's view as a figure for slides: FILE.svg, .pdf,\n"
+	"                       .png, .txt or .ansi (default LESSON-step-N.svg, in\n"
+	"                       $QKV_EXPORT_DIR or here); FILE.html: the whole lesson\n"
+	"                       as one page\n"
 	"  eval [--json] [-e STMT]... [FILE|-]\n"
 	"                       run statements from -e, FILE or standard input and\n"
 	"                       print each bare expression's value\n"
@@ -57,6 +63,7 @@ static const char usage[] =
 	"  QKV_LESSONS          a directory of more lessons (*.json); they replace\n"
 	"                       built-in lessons with the same id\n"
 	"  NO_COLOR             no colours in qkv run\n"
+	"  QKV_EXPORT_DIR       where exports go without -o (and the e key's)\n"
 	"\n"
 	"Exit status: 0 on success, 1 when qkv check finds a wrong value, 2 when a\n"
 	"statement, a lesson or the command line is wrong.\n"
@@ -177,6 +184,8 @@ int main(int argc, char **argv)
 		return cli_check(argc - i - 1, argv + i + 1, kv);
 	if (strcmp(cmd, "bench") == 0)
 		return cli_bench(argc - i - 1, argv + i + 1);
+	if (strcmp(cmd, "export") == 0)
+		return cli_export(argc - i - 1, argv + i + 1, kv, uo.step);
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(usage, stdout);
 		return 0;

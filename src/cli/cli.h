@@ -19,6 +19,8 @@ int cli_run(int argc, char **argv, enum kernel_variant kv);    /* run.c */
 int cli_check(int argc, char **argv, enum kernel_variant kv);  /* check.c */
 int cli_list(int argc, char **argv);                           /* list.c */
 int cli_bench(int argc, char **argv);                          /* bench.c */
+/* export.c; step is --step's (main.c takes it for every mode), 0 when not given */
+int cli_export(int argc, char **argv, enum kernel_variant kv, int step);
 
 /* cli.c: what the commands share. */
 /* "qkv: MESSAGE" on stderr, its control characters made visible

@@ -310,6 +310,11 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 	}
 }
 
+void render_view(struct strbuf *out, const struct page_view *v, const struct render_opts *o)
+{
+	render_shown(out, v->shown, o);
+}
+
 /* Lines laid out by view/page, one after another: a lesson's text and
  * what its code printed, so visible. */
 static void put_lines(struct strbuf *out, const struct page_lines *pl)

@@ -23,6 +23,8 @@ void render_lesson_header(struct strbuf *out, const struct lesson *l, const stru
 /* A step's page: a heading rule, its text, code and output as page_layout
  * lays them out at o->width, its views, its notes. */
 void render_step(struct strbuf *out, const struct page *pg, const struct render_opts *o);
+/* One view of a page, as render_step prints it (`qkv export -o FILE.txt`). */
+void render_view(struct strbuf *out, const struct page_view *v, const struct render_opts *o);
 /* A heatmap alone, indented by indent columns. */
 void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, const struct render_opts *o);
 /* The step as one JSON object (`qkv run --json`). */

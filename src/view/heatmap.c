@@ -533,7 +533,7 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 /* A scale end, short and in fixed point: 4.4, 0.35, 12, 0.0034; in
  * scientific notation only beyond 1e6 or under 1e-6 (a legend without
  * scaled cells). */
-static void legend_number(double v, char *buf, size_t size)
+void heatmap_legend_number(double v, char *buf, size_t size)
 {
 	double a = fabs(v);
 	if (a == 0)
@@ -596,8 +596,8 @@ void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enu
 	int exp = f ? f->exp : 0;
 	double unit = exp ? pow(10, exp) : 1;
 	char lo[32], hi[32], name[96], base[192];
-	legend_number(h->lo / unit, lo, sizeof lo);
-	legend_number(h->hi / unit, hi, sizeof hi);
+	heatmap_legend_number(h->lo / unit, lo, sizeof lo);
+	heatmap_legend_number(h->hi / unit, hi, sizeof hi);
 	if (exp)
 		snprintf(name, sizeof name, "%s \u00d71e%d", h->name, exp);
 	else

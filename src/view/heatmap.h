@@ -126,6 +126,10 @@ struct heatmap_layout {
  * (cur_r, cur_c) is visible; big doubles the cells for a projector. */
 void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c,
 		    struct heatmap_layout *L);
+/* A number of the legend, two significant digits ("-2.1", "0.034", "1.2e+06"):
+ * the ends of the scale, as the legend text and an exported colour bar
+ * write them. */
+void heatmap_legend_number(double v, char *buf, size_t size);
 /* The legend text, named by h->name: "X: -2.1 … 0 … 3.6 (blue negative,
  * orange positive)" for a diverging scale, "W: 0 … 1 (pale to deep blue)"
  * for a sequential one, "S ×1e6: ..." when the cells are scaled (f, which

@@ -337,3 +337,46 @@ Test(palette, shade_should_give_the_five_levels_and_clamp)
 	cr_assert_str_eq(palette_shade(-5), " ");
 	cr_assert_str_eq(palette_shade(99), "\u2588");
 }
+
+/* Luminance of a simulated colour (0..255 sRGB channels). */
+static double dluminance(struct drgb c)
+{
+	return 0.2126 * lin(c.r) + 0.7152 * lin(c.g) + 0.0722 * lin(c.b);
+}
+
+/* The palettes of exported figures (--palette): the weights ramp and the
+ * gray one keep the order of values for deuteranopes and protanopes, by
+ * lightness alone, each tenth of the scale visibly apart from the next. */
+Test(palette, exported_sequential_scales_should_keep_their_order_for_deuteranopes_and_protanopes)
+{
+	const double (*sims[2])[3] = { deuteranopia, protanopia };
+	enum palette_kind kinds[2] = { PALETTE_COLOR, PALETTE_GRAY };
+	for (int k = 0; k < 2; k++)
+		for (int p = 0; p < 2; p++) {
+			struct drgb prev = simulate(sims[k], palette_rgb_in(kinds[p], SCALE_WEIGHTS, 0));
+			for (int i = 1; i <= 10; i++) {
+				struct drgb c = simulate(sims[k], palette_rgb_in(kinds[p], SCALE_WEIGHTS, i / 10.0));
+				cr_assert(dluminance(c) < dluminance(prev), "palette %d, sim %d: step %d not darker", p, k, i);
+				cr_assert(ddist(c, prev) > 12, "palette %d, sim %d: steps %d and %d only %.0f apart", p, k,
+					  i - 1, i, ddist(c, prev));
+				prev = c;
+			}
+		}
+}
+
+Test(palette, palette_names_should_parse_and_others_be_refused)
+{
+	enum palette_kind k = PALETTE_GRAY;
+	cr_assert_eq(palette_parse("color", &k), 0);
+	cr_assert_eq(k, PALETTE_COLOR);
+	cr_assert_eq(palette_parse("grey", &k), 0);
+	cr_assert_eq(k, PALETTE_GRAY);
+	cr_assert_eq(palette_parse("default", &k), 0);
+	cr_assert_eq(k, PALETTE_COLOR);
+	cr_assert_eq(palette_parse("Gray", &k), -1);
+	cr_assert_eq(palette_parse("", &k), -1);
+	/* the screen's colours are the colour palette's */
+	for (int i = 0; i <= 20; i++)
+		cr_assert(same(palette_rgb_in(PALETTE_COLOR, SCALE_DIVERGING, i / 20.0),
+			       palette_rgb(SCALE_DIVERGING, i / 20.0)));
+}

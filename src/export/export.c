@@ -1,0 +1,156 @@
+/* export.c: the figure formats and the files (see export.h). A drawing of
+ * figure.c is replayed onto a cairo SVG, PDF or image surface that writes
+ * into memory; the bytes go to disk through core/file's atomic writer, so
+ * a failed export never leaves half a file. Called by cli/export.c, ui/
+ * and html.c; prints nothing. */
+#include "export/export.h"
+#include "export/figure.h"
+#include "core/file.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* The PNG's pixels per point: sharp on slides and on high-density screens. */
+#define PNG_SCALE 2.0
+
+static const char *const exts[] = { "", "svg", "pdf", "png", "html", "txt", "ansi" };
+
+enum export_format export_format_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	if (!dot)
+		return EXPORT_UNKNOWN;
+	for (int f = EXPORT_SVG; f <= EXPORT_ANSI; f++)
+		if (strcasecmp(dot + 1, exts[f]) == 0)
+			return (enum export_format)f;
+	if (strcasecmp(dot + 1, "htm") == 0)
+		return EXPORT_HTML;
+	return EXPORT_UNKNOWN;
+}
+
+const char *export_format_ext(enum export_format f)
+{
+	return f >= EXPORT_SVG && f <= EXPORT_ANSI ? exts[f] : "";
+}
+
+static cairo_status_t append(void *closure, const unsigned char *data, unsigned int length)
+{
+	strbuf_putn(closure, (const char *)data, length);
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* The drawing of f on a white page of its size, in format fmt, appended to
+ * out. */
+static int emit(struct strbuf *out, enum export_format fmt, struct figure *f, struct qkv_error *err)
+{
+	double w = ceil(f->w), h = ceil(f->h);
+	cairo_surface_t *s;
+	double scale = 1;
+	switch (fmt) {
+	case EXPORT_SVG:
+		s = cairo_svg_surface_create_for_stream(append, out, w, h);
+		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+		break;
+	case EXPORT_PDF:
+		s = cairo_pdf_surface_create_for_stream(append, out, w, h);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "qkv " QKV_VERSION);
+		break;
+	case EXPORT_PNG:
+		scale = PNG_SCALE;
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)(w * scale), (int)(h * scale));
+		break;
+	default:
+		return error_set(err, 0, 0, "'%s' is not a figure format (svg, pdf or png)", export_format_ext(fmt));
+	}
+	cairo_t *cr = cairo_create(s);
+	cairo_scale(cr, scale, scale);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	cairo_set_source_surface(cr, f->rec, 0, 0);
+	cairo_paint(cr);
+	cairo_status_t st = cairo_status(cr);
+	cairo_destroy(cr);
+	if (st == CAIRO_STATUS_SUCCESS && fmt == EXPORT_PNG)
+		st = cairo_surface_write_to_png_stream(s, append, out);
+	cairo_surface_finish(s);
+	if (st == CAIRO_STATUS_SUCCESS)
+		st = cairo_surface_status(s);
+	cairo_surface_destroy(s);
+	if (st != CAIRO_STATUS_SUCCESS)
+		return error_set(err, 0, 0, "cannot draw the figure: %s", cairo_status_to_string(st));
+	return 0;
+}
+
+/* The drawing's own status: a text cairo refused, memory, ... */
+static int drawn(struct figure *f, struct qkv_error *err)
+{
+	cairo_status_t st = cairo_status(f->cr);
+	if (st != CAIRO_STATUS_SUCCESS)
+		return error_set(err, 0, 0, "cannot draw the figure: %s", cairo_status_to_string(st));
+	return 0;
+}
+
+int export_view(struct strbuf *out, enum export_format fmt, const struct page_view *v, const struct export_opts *o,
+		struct qkv_error *err)
+{
+	struct figure f;
+	figure_begin(&f, o->palette);
+	int rc = figure_view(&f, v, o->fmt, NULL, err);
+	if (rc == 0)
+		rc = drawn(&f, err);
+	if (rc == 0)
+		rc = emit(out, fmt, &f, err);
+	figure_end(&f);
+	return rc;
+}
+
+int export_heatmap(struct strbuf *out, enum export_format fmt, const struct heatmap *h, const char *title,
+		   const struct export_opts *o, struct qkv_error *err)
+{
+	struct figure f;
+	figure_begin(&f, o->palette);
+	figure_heatmap(&f, h, title, o->fmt, NULL);
+	int rc = drawn(&f, err);
+	if (rc == 0)
+		rc = emit(out, fmt, &f, err);
+	figure_end(&f);
+	return rc;
+}
+
+int export_save(const char *path, const char *data, size_t len, bool force, struct qkv_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return error_set(err, 0, 0, "cannot write %s: it is a directory", path);
+	if (file_write_atomic(path, data, len, 0644, force ? FILE_KEEP_MODE : FILE_NO_REPLACE, err) == 0)
+		return 0;
+	if (errno == EEXIST && !force)
+		return error_set(err, 0, 0, "%s exists (--force replaces it)", path);
+	return -1;
+}
+
+int export_unused_path(char *buf, size_t size, const char *dir, const char *stem, const char *ext,
+		       struct qkv_error *err)
+{
+	const char *d = dir && *dir ? dir : ".";
+	const char *sep = d[strlen(d) - 1] == '/' ? "" : "/";
+	for (int i = 1; i <= 999; i++) {
+		char num[16] = "";
+		if (i > 1)
+			snprintf(num, sizeof num, "-%d", i);
+		int n = snprintf(buf, size, "%s%s%s%s.%s", d, sep, stem, num, ext);
+		if (n < 0 || (size_t)n >= size)
+			return error_set(err, 0, 0, "the export's path in %s is too long", d);
+		struct stat st;
+		if (lstat(buf, &st) != 0 && errno == ENOENT)
+			return 0;
+	}
+	return error_set(err, 0, 0, "%s%s%s.%s and the names up to -999 are all taken", d, sep, stem, ext);
+}
