@@ -75,13 +75,24 @@ static void assert_svg(const char *path)
 
 /* ---- the e key in a lesson ------------------------------------------------------------ */
 
+/* Opens the lesson in a w x h pane (args after the file, env before qkv,
+ * either may be NULL), waits for title, presses key and waits for want:
+ * that screen (malloc'd). */
+static char *open_and_press(int w, int h, const char *env, const char *args, const char *title, const char *key,
+			    const char *want)
+{
+	char line[256];
+	snprintf(line, sizeof line, "tiny.json %s", args ? args : "");
+	start_in_dir(w, h, env, line);
+	free(tmux_see(session, title));
+	tmux_keys(session, key);
+	return tmux_see(session, want);
+}
+
 static void e_exports(int w, int h, const char *env)
 {
 	setup();
-	start_in_dir(w, h, env, "tiny.json");
-	free(tmux_see(session, "One matrix"));
-	tmux_keys(session, "e");
-	free(tmux_see(session, "Exported to ./tiny-export-step-1.svg"));
+	free(open_and_press(w, h, env, NULL, "One matrix", "e", "Exported to ./tiny-export-step-1.svg"));
 	char first[128], second[128];
 	snprintf(first, sizeof first, "%s/tiny-export-step-1.svg", dir);
 	assert_svg(first);
@@ -119,12 +130,9 @@ Test(export_ui, e_should_name_the_view_of_a_step_that_has_several_and_write_to_q
 	snprintf(out, sizeof out, "%s/figures", dir);
 	cr_assert_eq(mkdir(out, 0700), 0);
 	snprintf(env, sizeof env, "QKV_EXPORT_DIR=%s", out);
-	start_in_dir(120, 40, env, "tiny.json --step 2");
-	free(tmux_see(session, "[1/2] heatmap: S"));
-	tmux_keys(session, "e");
 	char want[256], path[256];
 	snprintf(want, sizeof want, "Exported to %s/tiny-export-step-2-view1.svg", out);
-	free(tmux_see(session, want));
+	free(open_and_press(120, 40, env, "--step 2", "[1/2] heatmap: S", "e", want));
 	snprintf(path, sizeof path, "%s/tiny-export-step-2-view1.svg", out);
 	assert_svg(path);
 	/* the loops beside SIMD: e runs the loops to the end there, E exports */
@@ -145,10 +153,7 @@ Test(export_ui, e_should_say_why_when_the_directory_is_missing_and_lose_nothing,
 	setup();
 	char env[192];
 	snprintf(env, sizeof env, "QKV_EXPORT_DIR=%s/no-such-dir", dir);
-	start_in_dir(80, 24, env, "tiny.json");
-	free(tmux_see(session, "One matrix"));
-	tmux_keys(session, "e");
-	char *s = tmux_see(session, "Not exported: ");
+	char *s = open_and_press(80, 24, env, NULL, "One matrix", "e", "Not exported: ");
 	cr_assert(strstr(s, "no-such-dir"), "the message should name the directory: %s", s);
 	cr_assert(strstr(s, "heatmap: X"), "the view should stay: %s", s);
 	free(s);
@@ -169,10 +174,7 @@ Test(export_ui, e_should_say_why_when_the_directory_is_missing_and_lose_nothing,
 Test(export_ui, e_should_say_so_when_the_step_shows_nothing, .fini = finish, .timeout = 120)
 {
 	setup();
-	start_in_dir(80, 24, NULL, "tiny.json --step 3");
-	free(tmux_see(session, "Nothing to see"));
-	tmux_keys(session, "e");
-	free(tmux_see(session, "Nothing to export: this step shows no view."));
+	free(open_and_press(80, 24, NULL, "--step 3", "Nothing to see", "e", "Nothing to export: this step shows no view."));
 	char *names = dir_list(dir);
 	cr_assert_str_eq(names, "tiny.json ", "no file is written");
 	free(names);
@@ -181,10 +183,7 @@ Test(export_ui, e_should_say_so_when_the_step_shows_nothing, .fini = finish, .ti
 Test(export_ui, the_keys_should_name_e_in_the_help_and_the_status_line, .fini = finish, .timeout = 120)
 {
 	setup();
-	start_in_dir(120, 40, NULL, "tiny.json");
-	free(tmux_see(session, "e export"));
-	tmux_keys(session, "?");
-	free(tmux_see(session, "export the view to a new SVG file"));
+	free(open_and_press(120, 40, NULL, NULL, "e export", "?", "export the view to a new SVG file"));
 }
 
 /* ---- the full screen's prompt: :export and e ------------------------------------------------- */
@@ -211,6 +210,33 @@ static int caret_col_above(const char *s, const char *msg)
 	return caret ? (int)(caret - line) : -1;
 }
 
+/* At the prompt: types line, which fails with msg and a caret under its
+ * column col (1-based), then clears the line (it stays in the input). */
+static void prompt_error(const char *line, const char *msg, int col)
+{
+	tmux_line(session, line);
+	char *s = tmux_see(session, msg);
+	cr_assert_eq(caret_col_above(s, msg), 4 + col - 1, "the caret of %s:\n%s", line, s);
+	free(s);
+	tmux_keys(session, "C-u");
+}
+
+/* At the prompt: types line, waits for its value titled title, gives the
+ * view the keys (Tab) and presses e: the figure goes to file in dir. */
+static void view_e(const char *line, const char *title, const char *file)
+{
+	tmux_line(session, line);
+	free(tmux_see(session, title));
+	tmux_keys(session, "Tab");
+	free(tmux_see(session, "(Tab: back to the line)"));
+	tmux_keys(session, "e");
+	char want[192], path[192];
+	snprintf(want, sizeof want, "Exported to ./%s", file);
+	free(tmux_see(session, want));
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	assert_svg(path);
+}
+
 static void prompt_export(int w, int h, const char *env)
 {
 	setup();
@@ -223,35 +249,14 @@ static void prompt_export(int w, int h, const char *env)
 	char path[128];
 	snprintf(path, sizeof path, "%s/x.svg", dir);
 	assert_svg(path);
-	/* again: refused, the caret under the file */
-	tmux_line(session, ":export X x.svg");
-	char *s = tmux_see(session, "x.svg exists (:export! replaces it)");
-	cr_assert_eq(caret_col_above(s, "x.svg exists"), 4 + 10, "%s", s);
-	free(s);
-	/* the line stays in the input after an error: clear it */
-	tmux_keys(session, "C-u");
+	/* again: refused, the caret under the file; :export! replaces it */
+	prompt_error(":export X x.svg", "x.svg exists (:export! replaces it)", 11);
 	tmux_line(session, ":export! X @ X x.pdf");
 	free(tmux_see(session, "Exported X @ X (2\u00d72) to x.pdf."));
-	tmux_keys(session, "C-u");
-	tmux_line(session, ":export Y y.svg");
-	s = tmux_see(session, "name 'Y' is not defined");
-	cr_assert_eq(caret_col_above(s, "name 'Y' is not defined"), 4 + 8, "%s", s);
-	free(s);
-	tmux_keys(session, "C-u");
-	tmux_line(session, ":export X x.gif");
-	s = tmux_see(session, "unknown extension '.gif'");
-	cr_assert_eq(caret_col_above(s, "unknown extension"), 4 + 10, "%s", s);
-	free(s);
+	prompt_error(":export Y y.svg", "name 'Y' is not defined", 9);
+	prompt_error(":export X x.gif", "unknown extension '.gif'", 11);
 	/* the e key, with the view's keys (Tab on the empty line) */
-	tmux_keys(session, "C-u");
-	tmux_line(session, "X");
-	free(tmux_see(session, "X  (2\u00d72, float32)"));
-	tmux_keys(session, "Tab");
-	free(tmux_see(session, "(Tab: back to the line)"));
-	tmux_keys(session, "e");
-	free(tmux_see(session, "Exported to ./qkv-X.svg"));
-	snprintf(path, sizeof path, "%s/qkv-X.svg", dir);
-	assert_svg(path);
+	view_e("X", "X  (2\u00d72, float32)", "qkv-X.svg");
 	char *names = dir_list(dir);
 	cr_assert_str_eq(names, "qkv-X.svg tiny.json x.pdf x.svg ", "%s", names);
 	free(names);
@@ -272,19 +277,8 @@ Test(export_ui, export_at_the_full_screen_prompt_should_write_files_and_place_ca
 Test(export_ui, e_in_a_lessons_prompt_should_name_the_file_after_the_step, .fini = finish, .timeout = 120)
 {
 	setup();
-	start_in_dir(120, 40, NULL, "tiny.json --step 2");
-	free(tmux_see(session, "Two views"));
-	tmux_keys(session, ":");
-	free(tmux_see(session, ">>>"));
-	tmux_line(session, "S * 2");
-	free(tmux_see(session, "S * 2  (2\u00d72, float32)"));
-	tmux_keys(session, "Tab");
-	free(tmux_see(session, "(Tab: back to the line)"));
-	tmux_keys(session, "e");
-	free(tmux_see(session, "Exported to ./tiny-export-step-2-S-2.svg"));
-	char path[128];
-	snprintf(path, sizeof path, "%s/tiny-export-step-2-S-2.svg", dir);
-	assert_svg(path);
+	free(open_and_press(120, 40, NULL, "--step 2", "Two views", ":", ">>>"));
+	view_e("S * 2", "S * 2  (2\u00d72, float32)", "tiny-export-step-2-S-2.svg");
 }
 
 /* ---- qkv repl, from a pipe ------------------------------------------------------------------------ */
