@@ -26,7 +26,7 @@ DEBUG   ?= -g
 # explicitly.
 STD     := -std=gnu11 -ffp-contract=off
 
-PKGS    := ncursesw libcjson cairo
+PKGS    := ncursesw libcjson cairo fontconfig
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -219,7 +219,8 @@ fuzz-keys: $(BUILD)/keyfuzz
 		  echo "fuzz keys: FAILED; replay it: $(BUILD)/keyfuzz --replay $(BUILD)/fuzz/keys-fail.keys -- ./qkv-san --repl"; exit 1; }
 
 # ---- Debian packages ----------------------------------------------------
-BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev libcairo2-dev fonts-dejavu-core
+BUILD_DEBS := gcc make pkg-config libncurses-dev libcjson-dev libreadline-dev libcairo2-dev \
+	      libfontconfig-dev fonts-dejavu-core
 TEST_DEBS  := $(BUILD_DEBS) libcriterion-dev clang tmux strace gcc-aarch64-linux-gnu \
 	      libc6-dev-arm64-cross qemu-user clang-14 libclang-rt-14-dev \
 	      libxml2-utils poppler-utils chromium
@@ -311,7 +312,7 @@ check-layers:
 	@bad=0; \
 	for f in $$(grep -rl 'curses\.h' src | grep -v '^src/ui/'); do echo "layer: $$f includes curses"; bad=1; done; \
 	for f in $$(grep -rl 'cJSON\.h' src | grep -v '^src/lesson/'); do echo "layer: $$f includes cJSON"; bad=1; done; \
-	for f in $$(grep -rlE '#include <cairo' src | grep -v '^src/export/'); do echo "layer: $$f uses cairo"; bad=1; done; \
+	for f in $$(grep -rlE '#include <(cairo|fontconfig)' src | grep -v '^src/export/'); do echo "layer: $$f uses cairo"; bad=1; done; \
 	check() { dir=$$1; shift; for up in "$$@"; do \
 		for f in $$(grep -rlE "#include \"$$up/" src/$$dir 2>/dev/null); do echo "layer: $$f includes $$up/"; bad=1; done; done; }; \
 	check kernel core lang lesson view ui text export; \

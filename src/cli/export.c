@@ -183,5 +183,6 @@ int cli_export(int argc, char **argv, enum kernel_variant kv, int step)
 	}
 	lesson_free(l);
 	catalog_free(&c);
+	export_cleanup();
 	return status;
 }

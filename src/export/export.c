@@ -1,7 +1,7 @@
-/* export.c: the figure formats and the files (see export.h). A drawing of
- * figure.c is replayed onto a cairo SVG, PDF or image surface that writes
- * into memory; the bytes go to disk through core/file's atomic writer, so
- * a failed export never leaves half a file. Called by cli/export.c, ui/
+/* export.c: the figure formats and the files (see export.h). figure.c
+ * draws on a cairo SVG, PDF or image surface that writes into memory; the
+ * bytes go to disk through core/file's atomic writer, so a failed export
+ * never leaves half a file. Called by cli/export.c, ui/
  * and html.c; prints nothing. */
 #include "export/export.h"
 #include "export/figure.h"
@@ -10,6 +10,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <errno.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,82 +47,85 @@ static cairo_status_t append(void *closure, const unsigned char *data, unsigned 
 	return CAIRO_STATUS_SUCCESS;
 }
 
-/* The drawing of f on a white page of its size, in format fmt, appended to
- * out. */
-static int emit(struct strbuf *out, enum export_format fmt, struct figure *f, struct qkv_error *err)
-{
-	double w = ceil(f->w), h = ceil(f->h);
-	cairo_surface_t *s;
-	double scale = 1;
-	switch (fmt) {
-	case EXPORT_SVG:
-		s = cairo_svg_surface_create_for_stream(append, out, w, h);
-		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
-		break;
-	case EXPORT_PDF:
-		s = cairo_pdf_surface_create_for_stream(append, out, w, h);
-		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "qkv " QKV_VERSION);
-		break;
-	case EXPORT_PNG:
-		scale = PNG_SCALE;
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)(w * scale), (int)(h * scale));
-		break;
-	default:
-		return error_set(err, 0, 0, "'%s' is not a figure format (svg, pdf or png)", export_format_ext(fmt));
-	}
-	cairo_t *cr = cairo_create(s);
-	cairo_scale(cr, scale, scale);
-	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_paint(cr);
-	cairo_set_source_surface(cr, f->rec, 0, 0);
-	cairo_paint(cr);
-	cairo_status_t st = cairo_status(cr);
-	cairo_destroy(cr);
-	if (st == CAIRO_STATUS_SUCCESS && fmt == EXPORT_PNG)
-		st = cairo_surface_write_to_png_stream(s, append, out);
-	cairo_surface_finish(s);
-	if (st == CAIRO_STATUS_SUCCESS)
-		st = cairo_surface_status(s);
-	cairo_surface_destroy(s);
-	if (st != CAIRO_STATUS_SUCCESS)
-		return error_set(err, 0, 0, "cannot draw the figure: %s", cairo_status_to_string(st));
-	return 0;
-}
+/* What to draw: a page's view, or a heatmap with its title. */
+struct drawing {
+	const struct page_view *v;
+	const struct heatmap *h;
+	const char *title;
+	const struct heatmap_numfmt *fmt;
+};
 
-/* The drawing's own status: a text cairo refused, memory, ... */
-static int drawn(struct figure *f, struct qkv_error *err)
+static int draw(struct figure *f, const struct drawing *d, struct qkv_error *err)
 {
+	if (d->v && figure_view(f, d->v, d->fmt, NULL, err) < 0)
+		return -1;
+	if (!d->v)
+		figure_heatmap(f, d->h, d->title, d->fmt, NULL);
 	cairo_status_t st = cairo_status(f->cr);
 	if (st != CAIRO_STATUS_SUCCESS)
 		return error_set(err, 0, 0, "cannot draw the figure: %s", cairo_status_to_string(st));
 	return 0;
 }
 
+/* d drawn in format fmt on a white page, appended to out. It is drawn
+ * twice: once on a recording surface to learn its size, then on the
+ * target surface, made that size (cairo 1.16 replaying a recording with
+ * text onto an SVG or PDF surface keeps a font alive for good). */
+static int render(struct strbuf *out, enum export_format fmt, enum palette_kind palette, const struct drawing *d,
+		  struct qkv_error *err)
+{
+	if (fmt != EXPORT_SVG && fmt != EXPORT_PDF && fmt != EXPORT_PNG)
+		return error_set(err, 0, 0, "'%s' is not a figure format (svg, pdf or png)", export_format_ext(fmt));
+	struct figure m;
+	figure_begin(&m, palette);
+	int rc = draw(&m, d, err);
+	double w = ceil(m.w), h = ceil(m.h);
+	figure_end(&m);
+	if (rc < 0)
+		return -1;
+	cairo_surface_t *s;
+	double scale = 1;
+	if (fmt == EXPORT_SVG) {
+		s = cairo_svg_surface_create_for_stream(append, out, w, h);
+		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+	} else if (fmt == EXPORT_PDF) {
+		s = cairo_pdf_surface_create_for_stream(append, out, w, h);
+		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "qkv " QKV_VERSION);
+	} else {
+		scale = PNG_SCALE;
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)(w * scale), (int)(h * scale));
+	}
+	cairo_t *cr = cairo_create(s);
+	cairo_scale(cr, scale, scale);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	struct figure f = { NULL, cr, palette, 0, 0 };
+	rc = draw(&f, d, err);
+	cairo_destroy(cr);
+	cairo_status_t st = CAIRO_STATUS_SUCCESS;
+	if (rc == 0 && fmt == EXPORT_PNG)
+		st = cairo_surface_write_to_png_stream(s, append, out);
+	cairo_surface_finish(s);
+	if (st == CAIRO_STATUS_SUCCESS)
+		st = cairo_surface_status(s);
+	cairo_surface_destroy(s);
+	if (rc == 0 && st != CAIRO_STATUS_SUCCESS)
+		return error_set(err, 0, 0, "cannot draw the figure: %s", cairo_status_to_string(st));
+	return rc;
+}
+
 int export_view(struct strbuf *out, enum export_format fmt, const struct page_view *v, const struct export_opts *o,
 		struct qkv_error *err)
 {
-	struct figure f;
-	figure_begin(&f, o->palette);
-	int rc = figure_view(&f, v, o->fmt, NULL, err);
-	if (rc == 0)
-		rc = drawn(&f, err);
-	if (rc == 0)
-		rc = emit(out, fmt, &f, err);
-	figure_end(&f);
-	return rc;
+	struct drawing d = { v, NULL, NULL, o->fmt };
+	return render(out, fmt, o->palette, &d, err);
 }
 
 int export_heatmap(struct strbuf *out, enum export_format fmt, const struct heatmap *h, const char *title,
 		   const struct export_opts *o, struct qkv_error *err)
 {
-	struct figure f;
-	figure_begin(&f, o->palette);
-	figure_heatmap(&f, h, title, o->fmt, NULL);
-	int rc = drawn(&f, err);
-	if (rc == 0)
-		rc = emit(out, fmt, &f, err);
-	figure_end(&f);
-	return rc;
+	struct drawing d = { NULL, h, title, o->fmt };
+	return render(out, fmt, o->palette, &d, err);
 }
 
 int export_save(const char *path, const char *data, size_t len, bool force, struct qkv_error *err)
@@ -153,4 +157,10 @@ int export_unused_path(char *buf, size_t size, const char *dir, const char *stem
 			return 0;
 	}
 	return error_set(err, 0, 0, "%s%s%s.%s and the names up to -999 are all taken", d, sep, stem, ext);
+}
+
+void export_cleanup(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }

@@ -2,7 +2,8 @@
  * with its title, labels, numbers, masked cells and legend; loops beside
  * SIMD as two heatmaps with their times; a token view as bars; a timing as
  * bars. Every number and word comes from the view/ models the screen and
- * `qkv run` paint. Draws on a recording surface only: never writes a file. */
+ * `qkv run` paint. Draws on the cairo context it is given: never writes a
+ * file. */
 #include "export/figure.h"
 #include "core/utf8.h"
 #include "view/timing.h"
@@ -16,9 +17,9 @@
 #define MARGIN 16.0
 #define SANS "DejaVu Sans"
 #define MONO "DejaVu Sans Mono"
-#define TITLE_SIZE 15.0
-#define TEXT_SIZE 11.0
-#define CELL_SIZE 10.0     /* numbers in cells and labels */
+#define TITLE_SIZE 18.0
+#define TEXT_SIZE 13.0
+#define CELL_SIZE 12.0     /* numbers in cells and labels */
 #define LABEL_MAX 160.0    /* widest row label, in points; longer ones are cut */
 #define TITLE_MAX 1000.0   /* widest title */
 
@@ -155,7 +156,7 @@ static void hatch(cairo_t *cr, double x, double y, double w, double hgt)
 	cairo_save(cr);
 	cairo_rectangle(cr, x, y, w, hgt);
 	cairo_clip(cr);
-	set_grey(cr, 0.72);
+	set_grey(cr, 0.78);
 	cairo_set_line_width(cr, 0.8);
 	for (double d = -hgt; d < w; d += 5) {
 		cairo_move_to(cr, x + d, y + hgt);
@@ -180,8 +181,8 @@ static void cell_geometry(cairo_t *cr, const struct heatmap *h, const struct hea
 				double w = text_width(cr, t);
 				widest = w > widest ? w : widest;
 			}
-		*cw = ceil(widest + 10 > 34 ? widest + 10 : 34);
-		*ch = 22;
+		*cw = ceil(widest + 12 > 40 ? widest + 12 : 40);
+		*ch = 26;
 		return;
 	}
 	int n = rows > cols ? rows : cols;

@@ -1,7 +1,7 @@
 /* figure.h: the drawing code of exported figures, inside export/ (export.c
  * turns a drawing into SVG, PDF or PNG bytes; html.c inlines SVG). Draws
- * the view/ models on a cairo recording surface in points (1 pt = 1 px of
- * the SVG and of the PNG at scale 1) and says how big the drawing is. The
+ * the view/ models on a cairo context in points (1 pt = 1 px of the SVG,
+ * 2 px of the PNG) and says how big the drawing is. The
  * geometry of a heatmap's cells is public so that tests can find a cell's
  * pixels. */
 #ifndef QKV_EXPORT_FIGURE_H
@@ -26,14 +26,17 @@ struct figure_grid {
 	bool numbers;            /* numbers drawn in the cells */
 };
 
-/* A drawing: a recording surface and the size of what was drawn on it. */
+/* A drawing: where it is drawn (export.c's target surface, or a recording
+ * surface of figure_begin to measure it on) and the size of what was drawn. */
 struct figure {
-	cairo_surface_t *rec;
+	cairo_surface_t *rec;    /* figure_begin's, else NULL */
 	cairo_t *cr;
 	enum palette_kind palette;
 	double w, h;             /* extent drawn, margins included */
 };
 
+/* A figure on a recording surface of its own, to measure a drawing on
+ * (nothing is replayed from it); figure_end frees it. */
 void figure_begin(struct figure *f, enum palette_kind palette);
 void figure_end(struct figure *f);
 

@@ -37,6 +37,9 @@ static const char lesson_text[] =
 	"              { \"heatmap\": \"W\", \"scale\": \"weights\" },\n"
 	"              { \"compare\": \"torch.softmax(S, dim=-1)\" } ] } ] }\n";
 
+/* cairo's and fontconfig's caches freed after each test, as qkv does at exit */
+TestSuite(export, .fini = export_cleanup);
+
 struct fixture {
 	struct lesson *l;
 	struct player *p;
