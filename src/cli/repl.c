@@ -16,6 +16,7 @@
 #include "core/format.h"
 #include "core/strbuf.h"
 #include "export/command.h"
+#include "export/export.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/lineedit.h"
@@ -433,5 +434,6 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 	if (session_quit_requested(r.s) && session_quit_status(r.s))
 		status = session_quit_status(r.s);	/* exit(3) exits 3, as Python */
 	session_free(r.s);
+	export_cleanup();	/* the font caches of the figures :export drew */
 	return status;
 }

@@ -31,6 +31,7 @@ static void setup(void)
 static void teardown(void)
 {
 	session_free(s);
+	export_cleanup();	/* cairo's and fontconfig's caches: no leak at exit */
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
