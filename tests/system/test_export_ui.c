@@ -131,9 +131,9 @@ Test(export_ui, e_should_name_the_view_of_a_step_that_has_several_and_write_to_q
 	cr_assert_eq(mkdir(out, 0700), 0);
 	snprintf(env, sizeof env, "QKV_EXPORT_DIR=%s", out);
 	char want[256], path[256];
-	snprintf(want, sizeof want, "Exported to %s/tiny-export-step-2-view1.svg", out);
+	snprintf(want, sizeof want, "Exported to %s/tiny-export-step-2.svg", out);
 	free(open_and_press(120, 40, env, "--step 2", "[1/2] heatmap: S", "e", want));
-	snprintf(path, sizeof path, "%s/tiny-export-step-2-view1.svg", out);
+	snprintf(path, sizeof path, "%s/tiny-export-step-2.svg", out);
 	assert_svg(path);
 	/* the loops beside SIMD: e runs the loops to the end there, E exports */
 	tmux_keys(session, "v");
@@ -165,9 +165,9 @@ Test(export_ui, e_should_say_why_when_the_directory_is_missing_and_lose_nothing,
 	tmux_keys(session, "n");
 	free(tmux_see(session, "Two views"));
 	tmux_keys(session, "e");
-	free(tmux_see(session, "tiny-export-step-2-view1.svg"));
+	free(tmux_see(session, "tiny-export-step-2.svg"));
 	char path[192];
-	snprintf(path, sizeof path, "%s/tiny-export-step-2-view1.svg", made);
+	snprintf(path, sizeof path, "%s/tiny-export-step-2.svg", made);
 	assert_svg(path);
 }
 
