@@ -19,8 +19,8 @@
 static const char *session;
 static char state[64], dir[64];
 
-/* A lesson of three steps: a heatmap; a heatmap and the loops beside SIMD;
- * a step that shows nothing. */
+/* A lesson of four steps: a heatmap; a heatmap and the loops beside SIMD;
+ * a step that shows nothing; a token view and a timing. */
 static const char lesson[] =
 	"{ \"format\": 1, \"id\": \"tiny-export\", \"title\": \"Export me\", \"source\": \"a test\",\n"
 	"  \"summary\": \"Figures from the screen.\",\n"
@@ -29,7 +29,10 @@ static const char lesson[] =
 	"      \"show\": { \"heatmap\": \"X\", \"rows\": [\"a\", \"b\"] } },\n"
 	"    { \"title\": \"Two views\", \"text\": \"S.\", \"code\": \"S = X @ X.T\",\n"
 	"      \"show\": [ { \"heatmap\": \"S\" }, { \"compare\": \"X @ X.T\" } ] },\n"
-	"    { \"title\": \"Nothing to see\", \"text\": \"A number.\", \"code\": \"n = 3\" }\n"
+	"    { \"title\": \"Nothing to see\", \"text\": \"A number.\", \"code\": \"n = 3\" },\n"
+	"    { \"title\": \"Tokens and time\", \"text\": \"W.\", \"code\": \"W = torch.softmax(X @ X.T, dim=-1)\",\n"
+	"      \"show\": [ { \"tokens\": \"W\", \"labels\": [\"a\", \"b\"] },\n"
+	"                { \"timing\": [ { \"label\": \"square\", \"code\": [\"Y = X @ X\"] } ] } ] }\n"
 	"  ] }\n";
 
 static void setup(void)
@@ -178,6 +181,24 @@ Test(export_ui, e_should_say_so_when_the_step_shows_nothing, .fini = finish, .ti
 	char *names = dir_list(dir);
 	cr_assert_str_eq(names, "tiny.json ", "no file is written");
 	free(names);
+}
+
+Test(export_ui, e_should_export_a_token_view_and_a_timing, .fini = finish, .timeout = 120)
+{
+	setup();
+	/* the token view on the second query token, as the screen shows it */
+	free(open_and_press(120, 40, NULL, "--step 4", "Tokens and time", "Tab Down", "query token: b"));
+	tmux_keys(session, "e");
+	free(tmux_see(session, "Exported to ./tiny-export-step-4.svg"));
+	tmux_keys(session, "v");
+	free(tmux_see(session, "[2/2] timing"));
+	tmux_keys(session, "e");
+	free(tmux_see(session, "Exported to ./tiny-export-step-4-view2.svg"));
+	char path[128];
+	snprintf(path, sizeof path, "%s/tiny-export-step-4.svg", dir);
+	assert_svg(path);
+	snprintf(path, sizeof path, "%s/tiny-export-step-4-view2.svg", dir);
+	assert_svg(path);
 }
 
 Test(export_ui, the_keys_should_name_e_in_the_help_and_the_status_line, .fini = finish, .timeout = 120)
