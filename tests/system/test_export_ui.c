@@ -19,8 +19,9 @@
 static const char *session;
 static char state[64], dir[64];
 
-/* A lesson of four steps: a heatmap; a heatmap and the loops beside SIMD;
- * a step that shows nothing; a token view and a timing. */
+/* A lesson of five steps: a heatmap; a heatmap and the loops beside SIMD;
+ * a step that shows nothing; a token view and a timing; a 3-D tensor of
+ * softmax weights (slices, the temperature knob). */
 static const char lesson[] =
 	"{ \"format\": 1, \"id\": \"tiny-export\", \"title\": \"Export me\", \"source\": \"a test\",\n"
 	"  \"summary\": \"Figures from the screen.\",\n"
@@ -32,7 +33,10 @@ static const char lesson[] =
 	"    { \"title\": \"Nothing to see\", \"text\": \"A number.\", \"code\": \"n = 3\" },\n"
 	"    { \"title\": \"Tokens and time\", \"text\": \"W.\", \"code\": \"W = torch.softmax(X @ X.T, dim=-1)\",\n"
 	"      \"show\": [ { \"tokens\": \"W\", \"labels\": [\"a\", \"b\"] },\n"
-	"                { \"timing\": [ { \"label\": \"square\", \"code\": [\"Y = X @ X\"] } ] } ] }\n"
+	"                { \"timing\": [ { \"label\": \"square\", \"code\": [\"Y = X @ X\"] } ] } ] },\n"
+	"    { \"title\": \"Three dimensions\", \"text\": \"A.\",\n"
+	"      \"code\": \"A = torch.softmax(torch.arange(12.).reshape(2, 2, 3) / 4, dim=-1)\",\n"
+	"      \"show\": { \"heatmap\": \"A\" } }\n"
 	"  ] }\n";
 
 static void setup(void)
@@ -199,6 +203,48 @@ Test(export_ui, e_should_export_a_token_view_and_a_timing, .fini = finish, .time
 	assert_svg(path);
 	snprintf(path, sizeof path, "%s/tiny-export-step-4-view2.svg", dir);
 	assert_svg(path);
+}
+
+/* Presses keys then e, waits for the k-th figure of step 5 (k from 1) and
+ * returns its text with cairo's surface numbers (which count the figures
+ * drawn) taken out: the figure alone (malloc'd). */
+static char *keys_then_e(const char *keys, int k)
+{
+	char name[64], want[128], path[192];
+	snprintf(name, sizeof name, k > 1 ? "tiny-export-step-5-%d.svg" : "tiny-export-step-5.svg", k);
+	tmux_keys(session, keys);
+	snprintf(want, sizeof want, "Exported to ./%s", name);
+	free(tmux_see(session, want));
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_svg(path);
+	char *text = read_text(path);
+	for (char *p = text; (p = strstr(p, "surface")) != NULL;) {
+		p += 7;
+		size_t n = strspn(p, "0123456789");
+		memmove(p, p + n, strlen(p + n) + 1);
+	}
+	return text;
+}
+
+Test(export_ui, e_should_export_the_slice_the_temperature_and_the_numbers_the_screen_shows, .fini = finish,
+     .timeout = 120)
+{
+	setup();
+	free(open_and_press(120, 40, NULL, "--step 5", "Three dimensions", "Tab", "batch 0"));
+	char *first = keys_then_e("e", 1);
+	char *other = keys_then_e("] e", 2);
+	cr_expect_str_neq(other, first, "batch 1 is not batch 0");
+	free(other);
+	char *again = keys_then_e("[ e", 3);
+	cr_expect_str_eq(again, first, "batch 0 again, the same figure");
+	free(again);
+	char *hot = keys_then_e("t e", 4);
+	cr_expect_str_neq(hot, first, "the scores x2 change the weights");
+	free(hot);
+	char *narrow = keys_then_e("0 - e", 5);
+	cr_expect_str_neq(narrow, first, "fewer decimals on the screen, fewer in the figure");
+	free(narrow);
+	free(first);
 }
 
 Test(export_ui, the_keys_should_name_e_in_the_help_and_the_status_line, .fini = finish, .timeout = 120)
