@@ -324,8 +324,15 @@ static void prompt_export(int w, int h, const char *env)
 	prompt_error(":export X x.gif", "unknown extension '.gif'", 11);
 	/* the e key, with the view's keys (Tab on the empty line) */
 	view_e("X", "X  (2\u00d72, float32)", "qkv-X.svg");
+	/* the loops beside SIMD: e runs them to the end, E exports */
+	tmux_line(session, ":show X @ X loops");
+	free(tmux_see(session, "loops and SIMD agree"));
+	tmux_keys(session, "Tab E");
+	free(tmux_see(session, "Exported to ./qkv-X-X.svg"));
+	snprintf(path, sizeof path, "%s/qkv-X-X.svg", dir);
+	assert_svg(path);
 	char *names = dir_list(dir);
-	cr_assert_str_eq(names, "qkv-X.svg tiny.json x.pdf x.svg ", "%s", names);
+	cr_assert_str_eq(names, "qkv-X-X.svg qkv-X.svg tiny.json x.pdf x.svg ", "%s", names);
 	free(names);
 }
 
