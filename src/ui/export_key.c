@@ -38,8 +38,10 @@ static void file_part(char *buf, size_t size, const char *name)
 
 /* Writes the SVG in out to a new file STEM.svg (STEM-2.svg, ... when that
  * exists) in $QKV_EXPORT_DIR or the current directory; msg gets where it
- * went, or why it did not. 0, or -1. */
-static int save_new(const struct strbuf *out, const char *stem, char *msg, size_t size)
+ * went, or why it did not, in at most width columns when a path that is
+ * too long can lose its first directories ("Exported to …/figs/x.svg").
+ * 0, or -1. */
+static int save_new(const struct strbuf *out, const char *stem, char *msg, size_t size, int width)
 {
 	const char *dir = getenv("QKV_EXPORT_DIR");
 	char path[4096];
@@ -49,7 +51,10 @@ static int save_new(const struct strbuf *out, const char *stem, char *msg, size_
 		snprintf(msg, size, "Not exported: %s", err.msg);
 		return -1;
 	}
-	snprintf(msg, size, "Exported to %s%.360s", strchr(path, '/') ? "" : "./", path);
+	const char *shown = path, *cut = path;
+	while (term_width_of(shown) + 14 > width && (cut = strchr(cut + 1, '/')) != NULL)
+		shown = cut;	/* the name and the directories nearest it */
+	snprintf(msg, size, "Exported to %s%.360s", shown != path ? "\u2026" : strchr(path, '/') ? "" : "./", shown);
 	return 0;
 }
 
@@ -125,7 +130,7 @@ void exportkey_view(struct app *a)
 		if (a->show > 0)	/* as qkv export names them: view 1 has no number */
 			snprintf(stem + n, sizeof stem - (size_t)n, "-view%d", a->show + 1);
 		a->status[0] = ' ';	/* the status line's margin */
-		a->status_error = save_new(&out, stem, a->status + 1, sizeof a->status - 1) < 0;
+		a->status_error = save_new(&out, stem, a->status + 1, sizeof a->status - 1, a->cols - 2) < 0;
 	}
 	strbuf_free(&out);
 	tensor_unref(tempered);
@@ -173,7 +178,7 @@ void exportkey_value(struct app *a)
 			snprintf(stem, sizeof stem, "%.120s-step-%d-%.60s", a->lesson->id, p->step_index + 1, name);
 		else
 			snprintf(stem, sizeof stem, "qkv-%s", name);
-		save_new(&out, stem, p->message, sizeof p->message);
+		save_new(&out, stem, p->message, sizeof p->message, 3 * (a->cols - 2));	/* wrapped, 3 lines */
 	}
 	strbuf_free(&out);
 }

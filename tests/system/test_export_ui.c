@@ -155,6 +155,21 @@ Test(export_ui, e_should_name_the_view_of_a_step_that_has_several_and_write_to_q
 	free(names);
 }
 
+Test(export_ui, e_should_shorten_a_long_directory_to_fit_the_status_line, .fini = finish, .timeout = 120)
+{
+	setup();
+	char out[192], env[256];
+	snprintf(out, sizeof out, "%s/a-directory-with-a-name-much-too-long-for-the-line", dir);
+	cr_assert_eq(mkdir(out, 0700), 0);
+	snprintf(out + strlen(out), sizeof out - strlen(out), "/figures");
+	cr_assert_eq(mkdir(out, 0700), 0);
+	snprintf(env, sizeof env, "QKV_EXPORT_DIR=%s", out);
+	free(open_and_press(80, 24, env, NULL, "One matrix", "e", "Exported to \u2026/figures/tiny-export-step-1.svg"));
+	char path[256];
+	snprintf(path, sizeof path, "%s/tiny-export-step-1.svg", out);
+	assert_svg(path);
+}
+
 Test(export_ui, e_should_say_why_when_the_directory_is_missing_and_lose_nothing, .fini = finish, .timeout = 120)
 {
 	setup();
