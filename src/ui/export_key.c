@@ -102,7 +102,8 @@ void exportkey_view(struct app *a)
 			}
 	if (s.kind == SHOW_TOKENS)
 		s.query = a->cur_r;
-	struct tensor *tempered = a->temper && sh->t ? temper_apply(sh->t, ldexp(1.0, a->temper)) : NULL;
+	bool knob = a->temper && (s.kind == SHOW_HEATMAP || s.kind == SHOW_TOKENS);	/* as screen.c's view_tensor */
+	struct tensor *tempered = knob ? temper_apply(sh->t, ldexp(1.0, a->temper)) : NULL;
 	char title[sizeof v.what];
 	if (tempered) {
 		char f[16];
