@@ -80,6 +80,15 @@ static void assert_svg(const char *path)
 	cr_assert_eq(system(cmd), 0, "xmllint rejects %s", path);
 }
 
+/* Waits until the screen shows want, then checks that DIR/file is SVG. */
+static void see_svg(const char *want, const char *file)
+{
+	free(tmux_see(session, want));
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	assert_svg(path);
+}
+
 /* ---- the e key in a lesson ------------------------------------------------------------ */
 
 /* Opens the lesson in a w x h pane (args after the file, env before qkv,
@@ -100,16 +109,14 @@ static void e_exports(int w, int h, const char *env)
 {
 	setup();
 	free(open_and_press(w, h, env, NULL, "One matrix", "e", "Exported to ./tiny-export-step-1.svg"));
-	char first[128], second[128];
+	char first[128];
 	snprintf(first, sizeof first, "%s/tiny-export-step-1.svg", dir);
 	assert_svg(first);
 	size_t n;
 	char *before = file_read(first, &n);
 	/* again: a new name, the first file as it was */
 	tmux_keys(session, "e");
-	free(tmux_see(session, "Exported to ./tiny-export-step-1-2.svg"));
-	snprintf(second, sizeof second, "%s/tiny-export-step-1-2.svg", dir);
-	assert_svg(second);
+	see_svg("Exported to ./tiny-export-step-1-2.svg", "tiny-export-step-1-2.svg");
 	file_assert_holds(first, before, n);
 	free(before);
 }
@@ -208,16 +215,11 @@ Test(export_ui, e_should_export_a_token_view_and_a_timing, .fini = finish, .time
 	/* the token view on the second query token, as the screen shows it */
 	free(open_and_press(120, 40, NULL, "--step 4", "Tokens and time", "Tab Down", "query token: b"));
 	tmux_keys(session, "e");
-	free(tmux_see(session, "Exported to ./tiny-export-step-4.svg"));
+	see_svg("Exported to ./tiny-export-step-4.svg", "tiny-export-step-4.svg");
 	tmux_keys(session, "v");
 	free(tmux_see(session, "[2/2] timing"));
 	tmux_keys(session, "e");
-	free(tmux_see(session, "Exported to ./tiny-export-step-4-view2.svg"));
-	char path[128];
-	snprintf(path, sizeof path, "%s/tiny-export-step-4.svg", dir);
-	assert_svg(path);
-	snprintf(path, sizeof path, "%s/tiny-export-step-4-view2.svg", dir);
-	assert_svg(path);
+	see_svg("Exported to ./tiny-export-step-4-view2.svg", "tiny-export-step-4-view2.svg");
 }
 
 /* Presses keys then e, waits for the k-th figure of step 5 (k from 1) and
@@ -229,9 +231,8 @@ static char *keys_then_e(const char *keys, int k)
 	snprintf(name, sizeof name, k > 1 ? "tiny-export-step-5-%d.svg" : "tiny-export-step-5.svg", k);
 	tmux_keys(session, keys);
 	snprintf(want, sizeof want, "Exported to ./%s", name);
-	free(tmux_see(session, want));
+	see_svg(want, name);
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	assert_svg(path);
 	char *text = read_text(path);
 	for (char *p = text; (p = strstr(p, "surface")) != NULL;) {
 		p += 7;
@@ -312,11 +313,9 @@ static void view_e(const char *line, const char *title, const char *file)
 	tmux_keys(session, "Tab");
 	free(tmux_see(session, "(Tab: back to the line)"));
 	tmux_keys(session, "e");
-	char want[192], path[192];
+	char want[192];
 	snprintf(want, sizeof want, "Exported to ./%s", file);
-	free(tmux_see(session, want));
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	assert_svg(path);
+	see_svg(want, file);
 }
 
 static void prompt_export(int w, int h, const char *env)
@@ -327,10 +326,7 @@ static void prompt_export(int w, int h, const char *env)
 	tmux_line(session, "X = [1 2; 3 4]");
 	free(tmux_see(session, "X  (2\u00d72, float32)"));
 	tmux_line(session, ":export X x.svg");
-	free(tmux_see(session, "Exported X (2\u00d72) to x.svg."));
-	char path[128];
-	snprintf(path, sizeof path, "%s/x.svg", dir);
-	assert_svg(path);
+	see_svg("Exported X (2\u00d72) to x.svg.", "x.svg");
 	/* again: refused, the caret under the file; :export! replaces it */
 	prompt_error(":export X x.svg", "x.svg exists (:export! replaces it)", 11);
 	tmux_line(session, ":export! X @ X x.pdf");
@@ -343,9 +339,7 @@ static void prompt_export(int w, int h, const char *env)
 	tmux_line(session, ":show X @ X loops");
 	free(tmux_see(session, "loops and SIMD agree"));
 	tmux_keys(session, "Tab E");
-	free(tmux_see(session, "Exported to ./qkv-X-X.svg"));
-	snprintf(path, sizeof path, "%s/qkv-X-X.svg", dir);
-	assert_svg(path);
+	see_svg("Exported to ./qkv-X-X.svg", "qkv-X-X.svg");
 	char *names = dir_list(dir);
 	cr_assert_str_eq(names, "qkv-X-X.svg qkv-X.svg tiny.json x.pdf x.svg ", "%s", names);
 	free(names);
