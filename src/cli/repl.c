@@ -8,12 +8,15 @@
  * as a notebook cell: one statement, with the lines that belong to it, at
  * a time. A line that starts with ':' is a command, parsed and explained by
  * lesson/commands as the full screen's prompt does, its results printed as
- * text. Ctrl-C stops a statement that runs, or drops the line or block
- * being typed; it never ends the loop. Called by main.c; errors show a
- * caret on stderr and never end the loop; a pipe with errors exits 2. */
+ * text (:export writes a figure, through export/command.h). Ctrl-C stops a
+ * statement that runs, or drops the line or block being typed; it never
+ * ends the loop. Called by main.c; errors show a caret on stderr and never
+ * end the loop; a pipe with errors exits 2. */
 #include "cli/cli.h"
 #include "core/format.h"
 #include "core/strbuf.h"
+#include "export/command.h"
+#include "export/export.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/lineedit.h"
@@ -171,10 +174,18 @@ static int run_command(struct session *s, const struct command *c, struct qkv_er
 		else
 			strbuf_printf(&sb, "Loaded %s.", c->arg);
 		break;
+	case CMD_EXPORT:
+	case CMD_EXPORT_FORCE: {
+		char done[600];
+		rc = export_command(s, c, NULL, done, sizeof done, err);	/* err->col: the name's or the file's */
+		if (rc == 0)
+			strbuf_puts(&sb, done);
+		break;
+	}
 	default:
 		break;	/* command_check refused the others */
 	}
-	if (rc < 0 && c->id != CMD_SHOW && c->id != CMD_HELP)
+	if (rc < 0 && (c->id == CMD_SAVE || c->id == CMD_SAVE_FORCE || c->id == CMD_LOAD))
 		err->col = c->argcol;	/* a file that cannot be saved or loaded: its name */
 	if (sb.len)
 		printf("%s%s", sb.s, sb.s[sb.len - 1] == '\n' ? "" : "\n");
@@ -423,5 +434,6 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 	if (session_quit_requested(r.s) && session_quit_status(r.s))
 		status = session_quit_status(r.s);	/* exit(3) exits 3, as Python */
 	session_free(r.s);
+	export_cleanup();	/* the font caches of the figures :export drew */
 	return status;
 }

@@ -33,6 +33,8 @@ static const struct {
 	{ "save", CMD_SAVE, true, true },
 	{ "save!", CMD_SAVE_FORCE, true, true },
 	{ "load", CMD_LOAD, true, true },
+	{ "export", CMD_EXPORT, true, true },
+	{ "export!", CMD_EXPORT_FORCE, true, true },
 };
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
@@ -95,6 +97,26 @@ bool command_check(const struct command *c, enum command_front front, struct qkv
 	return false;
 }
 
+bool command_export_args(const struct command *c, char *expr, size_t esize, int *exprcol, char *file, size_t fsize,
+			 int *filecol, struct qkv_error *err)
+{
+	const char *a = c->arg, *sp = strrchr(a, ' ');
+	if (!a[0] || !sp) {
+		/* the caret where the missing name or file goes */
+		error_set(err, 1, c->argcol + (a[0] ? (int)strlen(a) + 1 : 0), ":%s needs a name and a file: :%s W "
+			  "w.svg", c->word, c->word);
+		return false;
+	}
+	size_t n = (size_t)(sp - a);
+	while (n > 0 && a[n - 1] == ' ')
+		n--;
+	snprintf(expr, esize, "%.*s", (int)n, a);
+	snprintf(file, fsize, "%s", sp + 1);
+	*exprcol = c->argcol;
+	*filecol = c->argcol + (int)(sp + 1 - a);
+	return true;
+}
+
 /* ---- help ------------------------------------------------------------------------- */
 
 /* A topic: the full screen's text, and the line mode's where it differs
@@ -109,21 +131,23 @@ static const struct {
 	  ":reset              back to the step's workspace\n"
 	  ":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
 	  ":load FILE          run a lesson's or a file's statements\n"
+	  ":export NAME F.svg  a tensor as a figure (.pdf .png); e exports the view\n"
 	  ":hint  :solution    for the step's exercise\n"
 	  ":quit, Ctrl-D on an empty line, or Esc: close the prompt\n"
 	  "Editing: arrows, Ctrl-A/E/K/U/W, Alt-B/F, Up/Down history, Ctrl-R search,\n"
 	  "Tab completes. A line ending in ':' opens a block; an empty line runs it.\n"
-	  "More: :help blocks, show, save, load, exercise, keys, matrices, torch, F,\n"
-	  "np, Tensor",
+	  "More: :help blocks, show, save, load, export, exercise, keys, matrices,\n"
+	  "torch, F, np, Tensor",
 	  "Type notebook lines (S = Q @ K.T) or matrices (X = [1 2; 3 4]), then Enter.\n"
 	  ":show EXPR          print a value     :show EXPR loops   loops beside SIMD\n"
 	  ":ls                 the workspace     :reset             empty the workspace\n"
 	  ":save FILE.json     save as a lesson  :save! FILE        replace a file\n"
 	  ":load FILE          run a lesson's or a file's statements\n"
+	  ":export NAME F.svg  a tensor as a figure (.pdf, .png too)\n"
 	  ":quit, quit() or Ctrl-D on an empty line: leave\n"
 	  "A line ending in ':' opens a block; an empty line runs it.\n"
-	  "More: :help blocks, show, save, load, exercise, keys, matrices, torch, F,\n"
-	  "np, Tensor" },
+	  "More: :help blocks, show, save, load, export, exercise, keys, matrices,\n"
+	  "torch, F, np, Tensor" },
 	{ "blocks",
 	  "A line ending in ':' (if, for, while, def, class, with) opens a block: the\n"
 	  "prompt becomes ... and the next line starts 4 spaces deeper (Tab at the\n"
@@ -164,6 +188,19 @@ static const struct {
 	  ":load FILE runs a file's statements in the workspace: a lesson (.json) gives\n"
 	  "the code of all its steps in order, any other file is read as statements.",
 	  NULL },
+	{ "export",
+	  ":export NAME FILE.svg writes the heatmap of a tensor of the workspace (or\n"
+	  "of any expression) to a file, as :show NAME draws it: .svg, .pdf or .png,\n"
+	  "by the file's extension. A file that exists is kept: :export! NAME FILE\n"
+	  "replaces it. The e key exports the view on the screen (the lesson's, or\n"
+	  "this one after Tab; E in the loops) with its numbers as drawn, to a new\n"
+	  "file named after the lesson and step, in the current directory or in\n"
+	  "$QKV_EXPORT_DIR. qkv export LESSON -o FILE.html exports a whole lesson.",
+	  ":export NAME FILE.svg writes the heatmap of a tensor of the workspace (or\n"
+	  "of any expression) to a file: .svg, .pdf or .png, by the file's\n"
+	  "extension. A file that exists is kept: :export! NAME FILE replaces it.\n"
+	  "qkv --repl draws the heatmap first, and its e key exports what it shows;\n"
+	  "qkv export LESSON -o FILE exports a lesson's views (.html: all of it)." },
 	{ "exercise",
 	  "A step with an exercise asks a question under the view. Compute the answer\n"
 	  "at the prompt: every value a line makes is compared with the expected one.\n"
@@ -188,8 +225,9 @@ static const struct {
 	  "or the block typed.\n"
 	  "Tab on an empty >>> line gives the keys to the view: arrows or hjkl move the\n"
 	  "cell cursor (the inspector follows), + - zoom, [ ] the slice of a 3-D or\n"
-	  "4-D tensor, s r e < > the loops of :show EXPR loops; Tab or any other key\n"
-	  "gives them back.",
+	  "4-D tensor, s r e < > the loops of :show EXPR loops, e (E in the loops)\n"
+	  "exports the view to a file (:help export); Tab or any other key gives\n"
+	  "them back.",
 	  "Left/Right, Home/End or Ctrl-A/Ctrl-E move; Alt-B/Alt-F move by word.\n"
 	  "Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n"
 	  "Ctrl-Y pastes.\n"

@@ -34,6 +34,8 @@ enum command_id {
 	CMD_SAVE,
 	CMD_SAVE_FORCE,   /* :save! */
 	CMD_LOAD,
+	CMD_EXPORT,       /* :export NAME FILE.svg|.pdf|.png */
+	CMD_EXPORT_FORCE, /* :export! */
 };
 
 /* A ':' command line taken apart. */
@@ -49,6 +51,14 @@ struct command {
  * filled (id CMD_UNKNOWN for a word no prompt knows), false when it is a
  * statement. */
 bool command_parse(const char *line, struct command *c);
+
+/* The argument of `:export NAME FILE` (and :export!) taken apart: FILE is
+ * its last word, NAME (a name or any expression) what comes before it.
+ * True with expr and file filled and their 1-based columns in the line;
+ * false with err (a caret where the missing part goes) when either is
+ * missing. */
+bool command_export_args(const struct command *c, char *expr, size_t esize, int *exprcol, char *file, size_t fsize,
+			 int *filecol, struct qkv_error *err);
 
 /* The k-th command word front's prompt runs (k from 0; an alias such as
  * "q" is not listed), or NULL after the last: for completing ':' words. */

@@ -8,6 +8,7 @@
  * it clears the prompt's line, or acts as q. */
 #include "ui/internal.h"
 #include "core/clock.h"
+#include "export/export.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -350,5 +351,6 @@ int ui_run(const struct ui_options *o)
 	catalog_free(&a.catalog);
 	progress_free(&a.progress);
 	free(a.timing_done);
+	export_cleanup();	/* the font caches of the figures e and :export drew */
 	return ended_by ? 128 + ended_by : 0;	/* SIGTERM 143, SIGHUP 129, as the shell reports a kill */
 }

@@ -16,6 +16,7 @@ static const char *const keys[][2] = {
 	{ "s r e  < >", "loops: one step, run/pause, to the end (r again), speed" },
 	{ "t  T  0", "temperature: scores \u00d72, \u00f72, as the lesson has them" },
 	{ "b", "big cells for a projector" },
+	{ "e  E", "export the view to a new SVG file (E in the loops view)" },
 	{ ":", "the prompt: your own statements (:help there)" },
 	{ "Ctrl-C", "stop what runs (steps, a timing, the loop animation," },
 	{ "", "a prompt line); Enter runs it again; else as q" },

@@ -44,6 +44,8 @@ struct prompt {
 	bool view_focus;              /* keys move the view's cursor, not the line's (Tab) */
 	int cur_r, cur_c;             /* the view's cell cursor */
 	int64_t slice[2];             /* the leading indices of a 3-D or 4-D tensor shown */
+	bool heat_drawn;              /* the last frame drew the value as a heatmap, laid out */
+	struct heatmap_layout heat_layout;  /* so (the e key exports its numbers so) */
 	char *out;                    /* what the last line printed */
 	char error[600];              /* the last error, with its column */
 	int error_col;
@@ -219,6 +221,14 @@ void loops_tick(struct app *a);
 void loops_stop(struct loops_anim *an);
 /* Builds an's trace of t and runs it from the start (`:show EXPR loops`). */
 void loops_play(struct loops_anim *an, const struct tensor *t);
+
+/* export_key.c: the e key. exportkey_view writes the lesson step's view as
+ * the screen draws it, exportkey_value the tensor (or the loops) the prompt's
+ * view shows, each to a new SVG file named after the lesson and step (in
+ * qkv --repl after the value) in $QKV_EXPORT_DIR or the current directory;
+ * the status line (the prompt's message) says where, or why not. */
+void exportkey_view(struct app *a);
+void exportkey_value(struct app *a);
 
 /* job.c: a computation of the player (or the prompt's statements) on a
  * worker thread, the main thread drawing frames (a->frame) with its

@@ -11,6 +11,7 @@
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/utf8.h"
+#include "export/command.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/exercise.h"
@@ -816,6 +817,36 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 	snprintf(p->message, sizeof p->message, "Loaded %.300s.", file);
 }
 
+/* :export NAME FILE (and :export!): export/command.h's, on ui/job's worker
+ * as :show's computation, so Ctrl-C stops a long expression. */
+struct export_call {
+	struct session *s;
+	const struct command *c;
+	char done[400];
+	struct qkv_error err;
+	int rc;
+};
+
+static void export_call(void *ctx)
+{
+	struct export_call *x = ctx;
+	x->rc = export_command(x->s, x->c, NULL, x->done, sizeof x->done, &x->err);
+}
+
+static void cmd_export(struct app *a, const struct command *c)
+{
+	struct prompt *p = &a->prompt;
+	struct export_call x = { .s = p->session, .c = c };
+	struct job j = { .kind = JOB_CALL, .fn = export_call, .ctx = &x };
+	showing = true;
+	job_run(a, &j);
+	showing = false;
+	if (x.rc < 0)
+		set_error(p, x.err.col, x.err.msg);
+	else
+		snprintf(p->message, sizeof p->message, "%s", x.done);
+}
+
 /* A ':' line: the command word, then its argument from column argcol
  * (lesson/commands parses it, as qkv repl's does). */
 static void run_command(struct app *a, const char *line)
@@ -866,6 +897,10 @@ static void run_command(struct app *a, const char *line)
 		break;
 	case CMD_LOAD:
 		cmd_load(a, arg, argcol);
+		break;
+	case CMD_EXPORT:
+	case CMD_EXPORT_FORCE:
+		cmd_export(a, &c);
 		break;
 	case CMD_UNKNOWN:
 		break;	/* command_check said so */

@@ -2,7 +2,8 @@
  * value a line made or :show shows, as a heatmap with its title, cell cursor,
  * slices and inspector, the loops of :show EXPR loops, a listing (:ls,
  * :help), and what a running statement prints so far; the view's keys once
- * Tab gives it the focus. Reads the prompt's state; runs nothing. */
+ * Tab gives it the focus (e exports what it shows: export_key.c). Reads
+ * the prompt's state; runs no statement. */
 #include "ui/internal.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
@@ -75,6 +76,10 @@ bool prompt_view_key(struct app *a, int ch)
 	}
 	if (!t)
 		return false;
+	if (ch == 'E' || (ch == 'e' && !p->loops)) {	/* the loops' e runs them to the end */
+		exportkey_value(a);
+		return true;
+	}
 	if (p->loops && loops_key(a, &p->anim, ch))
 		return true;
 	switch (ch) {
@@ -110,14 +115,17 @@ static void draw_title(struct app *a, const struct tensor *t, const char *what, 
 	value_title(p, t, title, sizeof title);
 	size_t n = strlen(title);
 	utf8_snprintf(title + n, sizeof title - n, "%s", what);
+	const char *back = "   (Tab: back to the line)";
 	if (p->view_focus)
-		snprintf(hint, sizeof hint, "   (Tab: back to the line)");
+		snprintf(hint, sizeof hint, "%s  %s: export", back, p->loops ? "E" : "e");
 	else
 		snprintf(hint, sizeof hint, "   (Tab on an empty line: %s)", p->loops ? "its keys" : "the cursor");
 	attron(p->view_focus ? A_BOLD | A_UNDERLINE : A_BOLD);
 	term_put(y, x, title, w);
 	attroff(A_BOLD | A_UNDERLINE);
 	int tw = term_width_of(title);
+	if (p->view_focus && tw + term_width_of(hint) > w)
+		snprintf(hint, sizeof hint, "%s", back);	/* without the export key */
 	if (tw + term_width_of(hint) <= w) {
 		attron(A_DIM);
 		term_put(y, x + tw, hint, w - tw);
@@ -145,6 +153,8 @@ static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int
 	struct heatmap_layout L;
 	heatmap_layout(&hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
 	draw_heatmap(a, &hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
+	p->heat_drawn = true;	/* the e key exports its numbers as drawn */
+	p->heat_layout = L;
 	heatmap_free(&hm);
 	if (insp) {
 		/* the inspector right under the grid */
@@ -163,6 +173,7 @@ static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int
 void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 {
 	struct prompt *p = &a->prompt;
+	p->heat_drawn = false;
 	if (p->listing) {
 		draw_lines(p->listing, y, x, w, h, 0);
 		return;

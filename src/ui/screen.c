@@ -1,11 +1,12 @@
 /* screen.c: the lesson screen: header with progress, the step's page (its
  * narration, code and output as view/page lays them out, as `qkv run` prints
  * them), the step's view (heatmap, loops beside SIMD, token view, timing),
- * the cell inspector and the status line; and its keys. Steps run through
- * lesson/player, which keeps every result and workspace, so going back is
- * instant. An error in a step is shown in the status line and the program
- * goes on. Ctrl-C while steps run cancels (see player_go); Enter runs the
- * step, or computes its cancelled view, again. */
+ * the cell inspector and the status line; and its keys (e exports the view:
+ * export_key.c). Steps run through lesson/player, which keeps every result
+ * and workspace, so going back is instant. An error in a step is shown in
+ * the status line and the program goes on. Ctrl-C while steps run cancels
+ * (see player_go); Enter runs the step, or computes its cancelled view,
+ * again. */
 #include "ui/internal.h"
 #include "core/mem.h"
 #include "core/utf8.h"
@@ -237,16 +238,18 @@ static void draw_status(struct app *a)
 	}
 	/* the keys of the pane with focus, the longest list that fits whole */
 	static const char *const view_keys[] = {
-		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  t/T temperature  v view  : prompt  ? help  q quit",
-		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v view  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  t/T temperature  v view  e export  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  [ ] slice  v view  e export  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  v view  e export  ? help  q quit",
 		" \u2190/\u2192 step  Tab text  arrows cell  +/- zoom  v view  ? help  q quit",
 	};
 	static const char *const text_keys[] = {
-		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 PgUp/PgDn scroll  v view  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 PgUp/PgDn scroll  v view  e export  : prompt  ? help  q quit",
+		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v view  e export  : prompt  ? help  q quit",
 		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v view  : prompt  ? help  q quit",
 	};
 	const char *const *list = a->focus == PANE_VIEW ? view_keys : text_keys;
-	int n = a->focus == PANE_VIEW ? 3 : 2, i = 0;
+	int n = a->focus == PANE_VIEW ? 4 : 3, i = 0;
 	while (i + 1 < n && term_width_of(list[i]) > a->cols)
 		i++;
 	const char *keys = list[i];
@@ -761,11 +764,17 @@ static void turn_knob(struct app *a, int step)
 	a->temper = a->temper > 10 ? 10 : a->temper < -10 ? -10 : a->temper;
 }
 
-/* Keys of the view: zoom, slices, the next view, big cells, and the loop
- * animation of a loops-beside-SIMD view. */
+/* Keys of the view: zoom, slices, the next view, big cells, export (e; E
+ * in a loops-beside-SIMD view, whose e runs the loops to the end), and the
+ * loop animation of a loops-beside-SIMD view. */
 static bool view_key(struct app *a, int ch)
 {
 	const struct step_result *r = current(a);
+	const struct shown *sh = current_shown(a);
+	if (ch == 'E' || (ch == 'e' && !(sh && sh->show->kind == SHOW_COMPARE))) {
+		exportkey_view(a);
+		return true;
+	}
 	switch (ch) {
 	case '+': case '=': if (a->zoom < 2) a->zoom++; return true;
 	case '-': if (a->zoom > -2) a->zoom--; return true;

@@ -158,10 +158,51 @@ Test(help, each_prompt_should_refuse_what_it_cannot_run_with_the_colon_column)
 	cr_expect(!command_check(&c, COMMAND_LINE, &err));
 	cr_expect(strstr(err.msg, "only in the full screen's prompt"), "%s", err.msg);
 	const char *both[] = { ":ls", ":help keys", ":reset", ":show X", ":save a.json", ":save! a.json", ":load a",
-			       ":quit", NULL };
+			       ":quit", ":export X x.svg", ":export! X x.png", NULL };
 	for (int i = 0; both[i]; i++) {
 		command_parse(both[i], &c);
 		cr_expect(command_check(&c, COMMAND_SCREEN, &err) && command_check(&c, COMMAND_LINE, &err), "%s",
 			  both[i]);
 	}
+}
+
+Test(help, export_should_take_its_last_word_as_the_file_and_the_rest_as_the_name)
+{
+	struct command c;
+	struct qkv_error err;
+	char expr[400], file[400];
+	int ecol, fcol;
+	cr_assert(command_parse("  :export!  Q @ K.T   out/s.svg ", &c));
+	cr_expect_eq(c.id, CMD_EXPORT_FORCE);
+	cr_assert(command_export_args(&c, expr, sizeof expr, &ecol, file, sizeof file, &fcol, &err));
+	cr_expect_str_eq(expr, "Q @ K.T");
+	cr_expect_eq(ecol, 13);
+	cr_expect_str_eq(file, "out/s.svg");
+	cr_expect_eq(fcol, 23);
+	command_parse(":export W", &c);
+	cr_expect_eq(c.id, CMD_EXPORT);
+	cr_expect(!command_export_args(&c, expr, sizeof expr, &ecol, file, sizeof file, &fcol, &err));
+	cr_expect(strstr(err.msg, ":export needs a name and a file"), "%s", err.msg);
+	cr_expect_eq(err.col, 11, "after the name, where the file goes");
+	command_parse(":export", &c);
+	cr_expect(!command_export_args(&c, expr, sizeof expr, &ecol, file, sizeof file, &fcol, &err));
+	cr_expect_eq(err.col, 8);
+}
+
+Test(help, export_should_have_a_help_topic_on_both_prompts)
+{
+	const enum command_front fronts[] = { COMMAND_SCREEN, COMMAND_LINE };
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	for (int f = 0; f < 2; f++) {
+		struct strbuf out;
+		strbuf_init(&out);
+		struct qkv_error err;
+		cr_assert_eq(command_help(&out, fronts[f], s, "export", 78, &err), 0);
+		cr_expect(strstr(out.s, ":export! NAME FILE"), "%s", out.s);
+		strbuf_reset(&out);
+		command_help(&out, fronts[f], s, "", 78, &err);
+		cr_expect(strstr(out.s, ":export NAME F.svg"), "the overview: %s", out.s);
+		strbuf_free(&out);
+	}
+	session_free(s);
 }
