@@ -141,9 +141,7 @@ static int export_lesson(const struct lesson *l, enum kernel_variant kv, const s
 	const char *path = a->out;
 	if (rc == 0 && !path) {
 		char stem[256];
-		snprintf(stem, sizeof stem, "%s-step-%d", l->id, k + 1);
-		if (view > 1)
-			snprintf(stem + strlen(stem), sizeof stem - strlen(stem), "-view%d", view);
+		export_view_stem(stem, sizeof stem, l->id, k + 1, view);
 		rc = export_unused_path(auto_path, sizeof auto_path, getenv("QKV_EXPORT_DIR"), stem,
 					export_format_ext(f), err);
 		path = auto_path;

@@ -140,6 +140,13 @@ int export_save(const char *path, const char *data, size_t len, bool force, stru
 	return -1;
 }
 
+void export_view_stem(char *buf, size_t size, const char *lesson_id, int step, int view)
+{
+	int n = snprintf(buf, size, "%.120s-step-%d", lesson_id, step);
+	if (view > 1 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "-view%d", view);
+}
+
 int export_unused_path(char *buf, size_t size, const char *dir, const char *stem, const char *ext,
 		       struct qkv_error *err)
 {

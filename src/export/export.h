@@ -61,6 +61,12 @@ int export_lesson_html(struct strbuf *out, struct player *p, const struct export
  * written or a full disk: -1 with err->msg naming the path and the reason. */
 int export_save(const char *path, const char *data, size_t len, bool force, struct qkv_error *err);
 
+/* The name (without directory or extension) the exports of a view get when
+ * none is given, the same for `qkv export` and the e key: "ID-step-N" for a
+ * step's first view, "ID-step-N-viewK" for the others (step and view
+ * 1-based; the id cut at 120 bytes). */
+void export_view_stem(char *buf, size_t size, const char *lesson_id, int step, int view);
+
 /* A path in dir (NULL or "": the current directory) for stem.ext that does
  * not exist yet: "DIR/STEM.EXT", else "DIR/STEM-2.EXT", "-3", ... up to
  * "-999". Returns 0 with the path in buf, -1 with err when all are taken or

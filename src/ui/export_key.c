@@ -127,9 +127,7 @@ void exportkey_view(struct app *a)
 		a->status_error = true;
 	} else {
 		char stem[200];
-		int n = snprintf(stem, sizeof stem, "%.120s-step-%d", a->lesson->id, a->step + 1);
-		if (a->show > 0)	/* as qkv export names them: view 1 has no number */
-			snprintf(stem + n, sizeof stem - (size_t)n, "-view%d", a->show + 1);
+		export_view_stem(stem, sizeof stem, a->lesson->id, a->step + 1, a->show + 1);
 		a->status[0] = ' ';	/* the status line's margin */
 		a->status_error = save_new(&out, stem, a->status + 1, sizeof a->status - 1, a->cols - 2) < 0;
 	}
