@@ -9,7 +9,7 @@
 #include "lesson/catalog.h"
 #include "lesson/player.h"
 #include "text/progress.h"
-#include "text/visible.h"
+#include "core/visible.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include "core/mem.h"
 #include "core/tensor.h"
 #include "lesson/session.h"
-#include "text/visible.h"
+#include "core/visible.h"
 
 #include <errno.h>
 #include <limits.h>

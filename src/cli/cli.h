@@ -24,7 +24,7 @@ int cli_export(int argc, char **argv, enum kernel_variant kv, int step);
 
 /* cli.c: what the commands share. */
 /* "qkv: MESSAGE" on stderr, its control characters made visible
- * (text/visible.h): a message may quote a lesson or the input. */
+ * (core/visible.h): a message may quote a lesson or the input. */
 void cli_print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "qkv: MESSAGE" and "Try 'qkv --help'." on stderr; returns 2. */
 int cli_usage_error(const char *fmt, const char *arg);

@@ -1,10 +1,10 @@
 /* list.c: `qkv list`, the lessons of the catalog (built-in ones and
  * QKV_LESSONS) with their number, id, title and steps. Called by main.c;
  * prints the list on stdout and loader warnings on stderr, nothing else,
- * their control characters made visible (text/visible.h). */
+ * their control characters made visible (core/visible.h). */
 #include "cli/cli.h"
 #include "lesson/catalog.h"
-#include "text/visible.h"
+#include "core/visible.h"
 
 #include <stdio.h>
 #include <stdlib.h>

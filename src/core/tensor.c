@@ -235,6 +235,17 @@ void tensor_set(struct tensor *t, int64_t flat, double v)
 	t->storage->version++;
 }
 
+const char *tensor_dims_str(char *buf, size_t size, const struct tensor *t)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < t->ndim && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "\u00d7" : "", (long long)t->shape[i]);
+	if (t->ndim == 0)
+		snprintf(buf, size, "a number");
+	return buf;
+}
+
 const char *tensor_shape_str(char *buf, size_t size, int ndim, const int64_t *shape)
 {
 	size_t n = 0;

@@ -126,5 +126,8 @@ void tensor_set(struct tensor *t, int64_t flat, double v);
 
 /* Writes "[2, 3]" style text of the shape into buf (at least 96 bytes). */
 const char *tensor_shape_str(char *buf, size_t size, int ndim, const int64_t *shape);
+/* Writes t's shape as the views title it into buf: "2×3", "3×4×4", or "a
+ * number" for a 0-d tensor. */
+const char *tensor_dims_str(char *buf, size_t size, const struct tensor *t);
 
 #endif

@@ -13,17 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* "4×4", "3×4×4", "a number": t's shape as the prompt's view titles it. */
-static void shape_text(const struct tensor *t, char *buf, size_t size)
-{
-	size_t n = 0;
-	buf[0] = 0;
-	for (int i = 0; i < t->ndim && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? "\u00d7" : "", (long long)t->shape[i]);
-	if (t->ndim == 0)
-		snprintf(buf, size, "a number");
-}
-
 /* The figure format FILE asks for, or -1 with err (at col) when its
  * extension is none of .svg, .pdf and .png, or it exists and force is not
  * set; word is the command's (export, export!). */
@@ -82,7 +71,7 @@ int export_command(struct session *s, const struct command *c, const struct expo
 		err->col = filecol;
 	if (rc == 0) {
 		char shape[96];
-		shape_text(v.t, shape, sizeof shape);
+		tensor_dims_str(shape, sizeof shape, v.t);
 		utf8_snprintf(done, size, "Exported %.60s (%s%s%s) to %s.", expr, shape, h.slice_name[0] ? ", " : "",
 			      h.slice_name, file);
 	}

@@ -398,6 +398,22 @@ static void build_show_heatmap(struct heatmap *h, const struct show *s, const st
 	heatmap_set_show_name(h, s);
 }
 
+/* One panel of a comparison at (x, y): its head ("SIMD: 0.81 ms", the time
+ * left out when ms is NaN) over the heatmap h; returns the y under it. */
+static double draw_panel(struct figure *f, const char *what, double ms, const struct heatmap *h,
+			 const struct heatmap_numfmt *nf, double x, double y, struct figure_grid *g)
+{
+	char head[128];
+	if (isnan(ms))
+		snprintf(head, sizeof head, "%s", what);
+	else
+		snprintf(head, sizeof head, "%s: %.3g ms", what, ms);
+	set_font(f->cr, SANS, TEXT_SIZE, true);
+	set_grey(f->cr, 0.1);
+	put_text(f, x, y + TEXT_SIZE, -1, head);
+	return draw_heatmap_at(f, h, nf, x, y + TEXT_SIZE + 8, g);
+}
+
 /* Loops beside SIMD: the two results as heatmaps side by side, each with
  * its time, then the verdict and the speed-up. */
 static void draw_compare(struct figure *f, const struct page_view *v, const struct heatmap_numfmt *fmt,
@@ -412,27 +428,11 @@ static void draw_compare(struct figure *f, const struct page_view *v, const stru
 	build_show_heatmap(&hs, sh->show, sh->t);
 	struct heatmap_numfmt mine;
 	const struct heatmap_numfmt *nf = pick_format(&hs, fmt, &mine);
-	char head[128];
-	set_font(f->cr, SANS, TEXT_SIZE, true);
-	set_grey(f->cr, 0.1);
-	/* the times in the panels' heads only when the clock can tell them
-	 * (timing_compare_text's rule, written under the panels) */
-	bool timed = sh->loops_ms >= 1;
-	if (timed)
-		snprintf(head, sizeof head, "for-loops: %.3g ms", sh->loops_ms);
-	else
-		snprintf(head, sizeof head, "for-loops");
-	put_text(f, MARGIN, y + TEXT_SIZE, -1, head);
-	double y1 = draw_heatmap_at(f, &hl, nf, MARGIN, y + TEXT_SIZE + 8, NULL);
-	double x2 = f->w + 8;
-	set_font(f->cr, SANS, TEXT_SIZE, true);
-	set_grey(f->cr, 0.1);
-	if (timed)
-		snprintf(head, sizeof head, "SIMD: %.3g ms", sh->simd_ms);
-	else
-		snprintf(head, sizeof head, "SIMD");
-	put_text(f, x2, y + TEXT_SIZE, -1, head);
-	double y2 = draw_heatmap_at(f, &hs, nf, x2, y + TEXT_SIZE + 8, g);
+	/* the times in the panels' heads only where the clock can tell them
+	 * (the line under the panels says so otherwise) */
+	bool timed = timing_compare_timed(sh->loops_ms, sh->simd_ms);
+	double y1 = draw_panel(f, "for-loops", timed ? sh->loops_ms : NAN, &hl, nf, MARGIN, y, NULL);
+	double y2 = draw_panel(f, "SIMD", timed ? sh->simd_ms : NAN, &hs, nf, f->w + 8, y, g);
 	y = (y1 > y2 ? y1 : y2) + 6;
 	char line[256];
 	set_font(f->cr, SANS, TEXT_SIZE, false);

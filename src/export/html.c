@@ -6,7 +6,7 @@
  * and prints. */
 #include "export/export.h"
 #include "export/svg_inline.h"
-#include "core/utf8.h"
+#include "core/visible.h"
 #include "lesson/exercise.h"
 #include "lesson/statements.h"
 
@@ -22,17 +22,16 @@
 /* How html_put writes a newline. */
 enum { HTML_NEWLINE_KEEP, HTML_NEWLINE_BR };
 
-/* Appends s[0..n) as HTML text (or an attribute's value): & < > " escaped,
- * control characters shown as the screen shows them (^[ for ESC, ^? for DEL,
- * ~[ for a C1 control, \xNN for a byte that is not UTF-8), tabs kept,
- * newlines kept or written as <br>. */
+/* Appends s[0..n) as HTML text (or an attribute's value): its control
+ * characters shown as the screen shows them (core/visible), then & < > "
+ * escaped, tabs kept, newlines kept or written as <br>. */
 static void html_put(struct strbuf *out, const char *s, size_t n, int newline)
 {
-	size_t i = 0;
-	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
-		uint32_t cp = c;
-		int k = c < 0x80 ? 1 : utf8_decode(s + i, n - i, &cp);
+	struct strbuf v;
+	strbuf_init(&v);
+	visible_put(&v, s, n, VISIBLE_NEWLINES);
+	for (size_t i = 0; i < v.len; i++) {
+		char c = v.s[i];
 		if (c == '&')
 			strbuf_puts(out, "&amp;");
 		else if (c == '<')
@@ -41,20 +40,12 @@ static void html_put(struct strbuf *out, const char *s, size_t n, int newline)
 			strbuf_puts(out, "&gt;");
 		else if (c == '"')
 			strbuf_puts(out, "&quot;");
-		else if (c == '\n')
-			strbuf_puts(out, newline == HTML_NEWLINE_BR ? "<br>\n" : "\n");
-		else if (c == '\t')
-			strbuf_putc(out, '\t');
-		else if (c < 0x20 || c == 0x7F)
-			strbuf_printf(out, "^%c", c == 0x7F ? '?' : (char)(c + '@'));
-		else if (k == 1 && c >= 0x80)
-			strbuf_printf(out, "\\x%02x", c);
-		else if (cp >= 0x80 && cp < 0xA0)
-			strbuf_printf(out, "~%c", (char)(cp - 0x80 + '@'));
+		else if (c == '\n' && newline == HTML_NEWLINE_BR)
+			strbuf_puts(out, "<br>\n");
 		else
-			strbuf_putn(out, s + i, (size_t)k);
-		i += (size_t)k;
+			strbuf_putc(out, c);
 	}
+	strbuf_free(&v);
 }
 
 static void html_puts(struct strbuf *out, const char *s)

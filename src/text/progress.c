@@ -5,7 +5,7 @@
 #include "text/progress.h"
 #include "core/clock.h"
 #include "core/utf8.h"
-#include "text/visible.h"
+#include "core/visible.h"
 #include "view/timing.h"
 
 #include <string.h>

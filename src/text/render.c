@@ -3,7 +3,7 @@
  * touches a terminal itself (the caller decides whether colours are on). */
 #include "text/render.h"
 #include "text/json.h"
-#include "text/visible.h"
+#include "core/visible.h"
 #include "core/format.h"
 #include "core/utf8.h"
 #include "view/palette.h"

@@ -99,12 +99,9 @@ bool prompt_view_key(struct app *a, int ch)
 /* "X  (2×3, float32)": the name (or "value"), the shape, the dtype. */
 static void value_title(const struct prompt *p, const struct tensor *t, char *buf, size_t size)
 {
-	char dims[96] = "";
-	size_t n = 0;
-	for (int i = 0; i < t->ndim && n < sizeof dims; i++)
-		n += (size_t)snprintf(dims + n, sizeof dims - n, "%s%lld", i ? "\u00d7" : "", (long long)t->shape[i]);
+	char dims[96];
 	utf8_snprintf(buf, size, "%s  (%s, %s)", p->shown_name[0] ? p->shown_name : "value",
-		      t->ndim ? dims : "a number", dtype_name(t->dtype));
+		      tensor_dims_str(dims, sizeof dims, t), dtype_name(t->dtype));
 }
 
 /* The title line of the view: the value's title, and what Tab does. */

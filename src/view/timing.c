@@ -46,9 +46,14 @@ void timing_ratio_text(char *buf, size_t size, const double *ms, int i)
 		buf[0] = 0;
 }
 
+bool timing_compare_timed(double loops_ms, double simd_ms)
+{
+	return loops_ms >= 1.0 && simd_ms > 0;
+}
+
 void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms)
 {
-	if (loops_ms < 1.0 || !(simd_ms > 0)) {
+	if (!timing_compare_timed(loops_ms, simd_ms)) {
 		utf8_snprintf(buf, size, "both too quick to time");
 		return;
 	}

@@ -34,6 +34,11 @@ void timing_ratio_text(char *buf, size_t size, const double *ms, int i);
  * measures noise, not the kernels). */
 void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms);
 
+/* Whether a comparison's times are worth showing: false when the loops
+ * took under a millisecond (or SIMD no time), where the clock measures
+ * noise; timing_compare_text then says "both too quick to time". */
+bool timing_compare_timed(double loops_ms, double simd_ms);
+
 /* A comparison's verdict: "loops and SIMD agree (largest difference
  * 1.2e-07)", or "... DIFFER ..." (lesson/compare judges which). */
 void timing_verdict_text(char *buf, size_t size, bool agree, double max_diff);

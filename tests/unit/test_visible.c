@@ -1,7 +1,7 @@
-/* test_visible.c: text/visible, which shows the control characters of a
+/* test_visible.c: core/visible, which shows the control characters of a
  * lesson or of input instead of letting the terminal obey them, in the
  * forms curses draws on the full screen. */
-#include "text/visible.h"
+#include "core/visible.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* visible.c: control characters shown, not obeyed (see visible.h). Called
- * by the commands of cli/ for what they print and by render.c for a
- * lesson's text; the full screen gets the same from curses. Pure but for
- * visible_fputs. */
-#include "text/visible.h"
+ * by the commands of cli/ for what they print, by text/render.c for a
+ * lesson's text and by export/html.c for its page; the full screen gets the
+ * same from curses. Pure but for visible_fputs. */
+#include "core/visible.h"
 #include "core/mem.h"
 #include "core/utf8.h"
 

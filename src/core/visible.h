@@ -1,12 +1,13 @@
-/* visible.h: text bound for a terminal that a lesson or the user's input
- * may have filled, with every control character shown instead of obeyed,
+/* visible.h: text bound for a terminal or a page that a lesson or the
+ * user's input may have filled, with every control character shown instead
+ * of obeyed,
  * as curses shows it on the full screen: ^[ for ESC, ^G for BEL, ^? for
  * DEL, ~[ for the C1 control U+009B (CSI), and \xNN for a byte that is not
  * UTF-8. So a lesson's title cannot set the window title or clear the
  * screen of whoever lists, runs or checks it. Tabs stay; newlines stay
  * only where asked. */
-#ifndef QKV_TEXT_VISIBLE_H
-#define QKV_TEXT_VISIBLE_H
+#ifndef QKV_CORE_VISIBLE_H
+#define QKV_CORE_VISIBLE_H
 
 #include "core/strbuf.h"
 
