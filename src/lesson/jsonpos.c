@@ -103,11 +103,22 @@ void jsonpos_build(struct jsonpos *m, const char *text, size_t len, const cJSON 
 	if (root)
 		walk(m, p, root, (size_t)-1);
 	qsort(m->entries, m->n, sizeof *m->entries, by_node);
+	size_t cap = 64;
+	m->lines = xmalloc(sizeof *m->lines * cap);
+	m->lines[m->nlines++] = 0;
+	for (const char *nl = text; text && (nl = memchr(nl, '\n', len - (size_t)(nl - text))) != NULL; nl++) {
+		if (m->nlines == cap) {
+			cap *= 2;
+			m->lines = xrealloc(m->lines, sizeof *m->lines * cap);
+		}
+		m->lines[m->nlines++] = (size_t)(nl - text) + 1;
+	}
 }
 
 void jsonpos_free(struct jsonpos *m)
 {
 	free(m->entries);
+	free(m->lines);
 	memset(m, 0, sizeof *m);
 }
 
@@ -148,7 +159,20 @@ void jsonpos_of(const struct jsonpos *m, const cJSON *node, int key, int *line, 
 	if (!e)
 		return;
 	size_t off = key && e->key != (size_t)-1 ? e->key : e->value;
-	jsonpos_linecol(m->text, m->len, off, line, col);
+	/* the last line beginning at or before off, then the columns from its
+	 * start: what jsonpos_linecol counts from the top (no character it
+	 * decodes spans a newline), without a scan of the text for each node */
+	size_t lo = 0, hi = m->nlines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	size_t start = m->lines[lo];
+	jsonpos_linecol(m->text + start, m->len - start, off - start, line, col);
+	*line += (int)lo;
 }
 
 /* bytes an escape sequence decodes to: \uXXXX may be 1-4 UTF-8 bytes */

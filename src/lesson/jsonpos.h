@@ -20,6 +20,9 @@ struct jsonpos {
 	size_t len;
 	struct jsonpos_entry *entries;
 	size_t n, cap;
+	size_t *lines;  /* the offset where each line begins (lines[0] = 0), so that
+	                   jsonpos_of counts columns from there, not from the top */
+	size_t nlines;
 };
 
 /* Builds the map for root, which cJSON parsed from text[0..len). */

@@ -48,3 +48,43 @@ Test(jsonpos, too_deep_should_find_the_first_bracket_past_the_limit)
 	cr_assert_eq(jsonpos_too_deep("{\"[[[\": [[1]]}", 14, 0, 3), (size_t)-1, "brackets in a string");
 	cr_assert_eq(jsonpos_too_deep("{\"a\": [[[1]]]}", 14, 0, 3), 8);
 }
+
+/* Every value of t: jsonpos_of (from its index of lines) must say what
+ * jsonpos_linecol says counting from the top of the text. */
+static void check_every_node(const struct jsonpos *m, const cJSON *node, int *checked)
+{
+	for (; node; node = node->next) {
+		int line, col, want_line, want_col;
+		jsonpos_of(m, node, 0, &line, &col);
+		size_t off = jsonpos_offset(m, node);
+		cr_assert_neq(off, (size_t)-1);
+		jsonpos_linecol(m->text, m->len, off, &want_line, &want_col);
+		cr_assert(line == want_line && col == want_col, "offset %zu: %d:%d, counted from the top %d:%d", off,
+			  line, col, want_line, want_col);
+		(*checked)++;
+		check_every_node(m, node->child, checked);
+	}
+}
+
+Test(jsonpos, of_should_give_the_line_and_column_counted_from_the_top)
+{
+	/* several lines, characters of 2, 3 and 4 bytes before values, a value
+	 * first on its line, blank lines and a CR before a newline */
+	const char *text = "{\n  \"t\u00e9\": \"\u00e9\u2192\", \"x\": [1,\r\n\n   2, {\"\U0001F600\": \"a\"}],\n"
+			   "\"y\":\n\"last\u2192\"}\n";
+	cJSON *root = cJSON_ParseWithLength(text, strlen(text));
+	cr_assert(root);
+	struct jsonpos m;
+	jsonpos_build(&m, text, strlen(text), root);
+	int checked = 0;
+	check_every_node(&m, root, &checked);
+	cr_assert_eq(checked, 8);
+	int line, col;
+	const cJSON *y = cJSON_GetObjectItem(root, "y");
+	jsonpos_of(&m, y, 0, &line, &col);
+	cr_assert(line == 6 && col == 1, "%d:%d", line, col);
+	jsonpos_of(&m, y, 1, &line, &col);	/* its name */
+	cr_assert(line == 5 && col == 1, "%d:%d", line, col);
+	jsonpos_free(&m);
+	cJSON_Delete(root);
+}
