@@ -1,9 +1,11 @@
 /* bench.c: `qkv bench`, the speed of the kernels on this machine, as times,
  * GFLOP/s and fractions of a peak it measures itself, and of the
- * interpreter on the documents' loop cells. Called by main.c only; the
- * kernel cases call kernel/ directly (no interpreter in the way); it never
- * decides the exit status. Speed is measured here, never in timed tests. */
+ * interpreter on the documents' loop cells and small loops (feel.c times
+ * the screen). Called by cli/bench.c only; the kernel cases call kernel/
+ * directly (no interpreter in the way); it never decides the exit status.
+ * Speed is measured here, never in timed tests. */
 #include "bench/bench.h"
+#include "bench/internal.h"
 #include "core/mem.h"
 #include "kernel/kernel.h"
 #include "lang/interp.h"
@@ -23,7 +25,7 @@ static const struct shape shape_full = { 10, 512, 12, 64 }, shape_quick = { 1, 6
 
 static volatile float bench_sink;
 
-static double now_ms(void)
+double bench_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -135,22 +137,13 @@ static void run_mha(void *arg, enum kernel_variant v)
 
 /* ---- timing and reporting -------------------------------------------------- */
 
-struct report {
-	FILE *out;
-	bool json;
-	double peak;	/* GFLOP/s */
-};
-
-/* Best of up to 10 runs within about a second (one when a run takes over
- * a second): on a shared machine any one run may be slowed, the best is the
- * kernel's own speed. */
-static double time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum kernel_variant v)
+double bench_time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum kernel_variant v)
 {
 	double best = INFINITY, spent = 0;
 	for (int r = 0; r < 10 && (r == 0 || spent < 1000); r++) {
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		run(arg, v);
-		double dt = now_ms() - t0;
+		double dt = bench_now_ms() - t0;
 		best = fmin(best, dt);
 		spent += dt;
 	}
@@ -162,8 +155,8 @@ static void report_line(struct report *r, const char *name, const char *variant,
 {
 	double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
 	if (r->json) {
-		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"%s\",\"ms\":%.4g,\"gflops\":%.4g,\"of_peak\":%.3f", name,
-			variant, ms, gflops, gflops / r->peak);
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"%s\",\"path\":\"%s\",\"ms\":%.4g,\"gflops\":%.4g,"
+			"\"of_peak\":%.3f", name, variant, r->path, ms, gflops, gflops / r->peak);
 		if (bytes > 0)
 			fprintf(r->out, ",\"bytes\":%.0f", bytes);
 		if (diff >= 0)
@@ -179,10 +172,25 @@ static void report_line(struct report *r, const char *name, const char *variant,
 	fputc('\n', r->out);
 }
 
+void bench_report_ms(struct report *r, const char *name, const char *variant, double ms, bool failed)
+{
+	if (r->json)
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"%s\",\"path\":\"%s\",", name, variant, r->path);
+	if (r->json && failed)
+		fputs("\"failed\":true}\n", r->out);
+	else if (r->json)
+		fprintf(r->out, "\"ms\":%.4g}\n", ms);
+	else if (failed)
+		fprintf(r->out, "%-14s %-6s %10s  (failed)\n", name, variant, "-");
+	else
+		fprintf(r->out, "%-14s %-6s %10.2f\n", name, variant, ms);
+}
+
 static void report_skip(struct report *r, const char *name, double est_s)
 {
 	if (r->json)
-		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"loops\",\"skipped\":\"about %.0f s\"}\n", name, est_s);
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"loops\",\"path\":\"%s\",\"skipped\":\"about %.0f s\"}\n",
+			name, r->path, est_s);
 	else
 		fprintf(r->out, "%-14s %-6s %10s  (skipped: about %.0f s; --quick runs it small)\n", name, "loops", "-",
 			est_s);
@@ -194,7 +202,7 @@ static void report_skip(struct report *r, const char *name, double est_s)
 static void run_case(struct report *r, const char *name, void (*run)(void *, enum kernel_variant), void *arg,
 		     float *out, int64_t nout, double flops, const double bytes[2], double loops_gflops)
 {
-	double simd_ms = time_ms(run, arg, KERNEL_SIMD);
+	double simd_ms = bench_time_ms(run, arg, KERNEL_SIMD);
 	double est_s = flops / (loops_gflops * 1e9);
 	if (est_s > 5) {
 		report_line(r, name, "simd", simd_ms, flops, bytes[0], -1);
@@ -203,7 +211,7 @@ static void run_case(struct report *r, const char *name, void (*run)(void *, enu
 	}
 	float *simd_out = xmalloc((size_t)nout * sizeof *simd_out);
 	memcpy(simd_out, out, (size_t)nout * sizeof *out);
-	double loops_ms = time_ms(run, arg, KERNEL_LOOPS);
+	double loops_ms = bench_time_ms(run, arg, KERNEL_LOOPS);
 	double diff = rel_diff(out, simd_out, nout);
 	free(simd_out);
 	report_line(r, name, "simd", simd_ms, flops, bytes[0], diff);
@@ -231,7 +239,7 @@ static double measure_peak(bool quick, int threads, float *sink)
 	struct chains ch[64];
 	pthread_t tid[64];
 	for (int r = 0; r < (quick ? 5 : 20); r++) {
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		int started = 1;
 		for (int i = 0; i < threads; i++)
 			ch[i] = (struct chains){ (float)(r + i), 0, 0 };
@@ -245,7 +253,7 @@ static double measure_peak(bool quick, int threads, float *sink)
 			flops += ch[i].flops;
 			*sink += ch[i].sum;
 		}
-		double dt = now_ms() - t0;
+		double dt = bench_now_ms() - t0;
 		*sink += ch[0].sum;
 		best = fmax(best, flops / (dt * 1e6));
 	}
@@ -306,102 +314,168 @@ static void interp_case_run(struct report *r, const char *name, const char *setu
 	struct qkv_error err;
 	if (setup && interp_run(c.I, setup, strlen(setup), 1, 0, &err) != INTERP_OK)
 		c.failed = 1;
-	double ms = c.failed ? 0 : time_ms(run_interp, &c, KERNEL_SIMD);
-	if (r->json)
-		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"interp\",\"ms\":%.4g%s}\n", name, ms,
-			c.failed ? ",\"failed\":true" : "");
-	else
-		fprintf(r->out, "%-14s %-6s %10.2f%s\n", name, "interp", ms, c.failed ? "  (failed)" : "");
+	double ms = c.failed ? 0 : bench_time_ms(run_interp, &c, KERNEL_SIMD);
+	bench_report_ms(r, name, "interp", ms, c.failed);
 	interp_free(c.I);
 }
 
-int bench_run(FILE *out, bool json, bool quick)
+/* small_ops: ten thousand calls on 4x4 tensors, where the time is the
+ * interpreter's and the dispatch's, not arithmetic (issue 17: PyTorch eager
+ * spends microseconds on each). tests/torch_side_by_side.py times the same
+ * loop in torch. */
+static const char small_setup[] = "import torch\nA = torch.randn(4, 4)\nB = torch.randn(4, 4)\n";
+static const char small_loop[] = "for i in range(10000):\n    y = torch.softmax(A @ B.T / 2, dim=-1)\n";
+
+/* ---- the cases by name -------------------------------------------------------- */
+
+static const int64_t ts_full[] = { 128, 512, 1024, 2048, 4096 }, ts_quick[] = { 64, 128, 256 };
+
+/* The kernel cases before the one-head ones, and the cases after those,
+ * which need no peak. */
+static const char *const kernel_cases[] = { "matmul_qkv", "attn_causal", "attn_full", "mha_gpt2" };
+static const char *const later_cases[] = { "loops_seed003", "loop_int_200k", "small_ops", "first_frame",
+					   "redraw_64" };
+
+#define NAME_MAX_LEN 16
+#define NCASES_MAX 16
+
+/* Every case's name in the order they run; returns how many. */
+static int case_names(char names[NCASES_MAX][NAME_MAX_LEN], bool quick)
 {
-	struct report r = { out, json, 1 };
-	const double no_bytes[2] = { 0, 0 };
-	float sink = 0;
-	int threads = kernel_threads();
-	r.peak = measure_peak(quick, threads, &sink);
-	const struct shape s = quick ? shape_quick : shape_full;
-	int64_t bt = s.b * s.t, dm = s.h * s.d, heads = s.b * s.h;
-	uint32_t seed = 1;
-	if (!json)
-		fprintf(out, "qkv bench%s: %s kernels, %d thread%s (QKV_THREADS sets it); multiply-add "
-			"peak %.1f GFLOP/s (measured)\n%-14s %-6s %10s %9s %8s\n", quick ? " --quick" : "",
-			kernel_simd_name(), threads, threads == 1 ? "" : "s", r.peak, "case", "kernel", "ms", "GFLOP/s",
-			"of peak");
-	else
-		fprintf(out, "{\"case\":\"peak\",\"variant\":\"simd\",\"gflops\":%.4g,\"simd\":\"%s\",\"threads\":%d}\n",
-			r.peak, kernel_simd_name(), threads);
+	int n = 0;
+	for (size_t i = 0; i < sizeof kernel_cases / sizeof *kernel_cases; i++)
+		snprintf(names[n++], NAME_MAX_LEN, "%s", kernel_cases[i]);
+	const int64_t *ts = quick ? ts_quick : ts_full;
+	int nts = quick ? 3 : 5;
+	for (int i = 0; i < nts; i++)
+		snprintf(names[n++], NAME_MAX_LEN, "attn_T%lld", (long long)ts[i]);
+	for (size_t i = 0; i < sizeof later_cases / sizeof *later_cases; i++)
+		snprintf(names[n++], NAME_MAX_LEN, "%s", later_cases[i]);
+	return n;
+}
 
-	/* how fast the loops are, to know which cases they can finish */
-	float *a = random_f32(128 * 128, &seed), *b = random_f32(128 * 128, &seed), *c = xmalloc(128 * 128 * 4);
-	double t0 = now_ms();
-	matmul_f32_loops(c, a, b, 128, 128, 128);
-	double loops_gflops = 2.0 * 128 * 128 * 128 / ((now_ms() - t0) * 1e6);
-	free(a);
-	free(b);
-	free(c);
+bool bench_case_known(const char *name, bool quick)
+{
+	char names[NCASES_MAX][NAME_MAX_LEN];
+	int n = case_names(names, quick);
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
 
+void bench_case_names(char *buf, size_t size, bool quick)
+{
+	char names[NCASES_MAX][NAME_MAX_LEN];
+	int n = case_names(names, quick);
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* Whether o asks for the case called name. */
+static bool wanted(const struct bench_options *o, const char *name)
+{
+	for (int i = 0; i < o->ncases; i++)
+		if (strcmp(o->cases[i], name) == 0)
+			return true;
+	return o->ncases == 0;
+}
+
+/* Whether o asks for a case that times the kernels (and needs the peak). */
+static bool wants_kernels(const struct bench_options *o)
+{
+	char names[NCASES_MAX][NAME_MAX_LEN];
+	int n = case_names(names, o->quick) - (int)(sizeof later_cases / sizeof *later_cases);
+	for (int i = 0; i < n; i++)
+		if (wanted(o, names[i]))
+			return true;
+	return false;
+}
+
+/* ---- the kernel cases ----------------------------------------------------------- */
+
+static void bench_matmul(struct report *r, const struct shape *s, uint32_t *seed, double loops_gflops)
+{
 	/* matmul_qkv: the query/key/value projection, (b·t, dm)·(dm, 3·dm) */
-	struct mm_case mm = { random_f32(bt * dm, &seed), random_f32(dm * 3 * dm, &seed),
+	const double no_bytes[2] = { 0, 0 };
+	int64_t bt = s->b * s->t, dm = s->h * s->d;
+	struct mm_case mm = { random_f32(bt * dm, seed), random_f32(dm * 3 * dm, seed),
 			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)), bt, dm, 3 * dm };
-	run_case(&r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, no_bytes, loops_gflops);
+	run_case(r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, no_bytes, loops_gflops);
 	free((void *)mm.a);
 	free((void *)mm.w);
 	free(mm.out);
+}
 
-	/* attention alone over every (batch, head), causal and full */
-	struct attn_case at = { random_f32(heads * s.t * s.d, &seed), random_f32(heads * s.t * s.d, &seed),
-				random_f32(heads * s.t * s.d, &seed),
-				xmalloc((size_t)(heads * s.t * s.d) * sizeof(float)),
-				xmalloc((size_t)(s.t * s.t) * sizeof(float)), heads, s.t, s.d, true };
-	run_case(&r, "attn_causal", run_attention, &at, at.out, heads * s.t * s.d,
-		 attention_flops(heads, s.t, s.d, true), no_bytes, loops_gflops);
+/* attention alone over every (batch, head), causal and full */
+static void bench_attention(struct report *r, const struct bench_options *o, const struct shape *s, uint32_t *seed,
+			    double loops_gflops)
+{
+	const double no_bytes[2] = { 0, 0 };
+	int64_t heads = s->b * s->h;
+	struct attn_case at = { random_f32(heads * s->t * s->d, seed), random_f32(heads * s->t * s->d, seed),
+				random_f32(heads * s->t * s->d, seed),
+				xmalloc((size_t)(heads * s->t * s->d) * sizeof(float)),
+				xmalloc((size_t)(s->t * s->t) * sizeof(float)), heads, s->t, s->d, true };
+	if (wanted(o, "attn_causal"))
+		run_case(r, "attn_causal", run_attention, &at, at.out, heads * s->t * s->d,
+			 attention_flops(heads, s->t, s->d, true), no_bytes, loops_gflops);
 	at.causal = false;
-	run_case(&r, "attn_full", run_attention, &at, at.out, heads * s.t * s.d,
-		 attention_flops(heads, s.t, s.d, false), no_bytes, loops_gflops);
+	if (wanted(o, "attn_full"))
+		run_case(r, "attn_full", run_attention, &at, at.out, heads * s->t * s->d,
+			 attention_flops(heads, s->t, s->d, false), no_bytes, loops_gflops);
 	free((void *)at.q);
 	free((void *)at.k);
 	free((void *)at.v);
 	free(at.out);
 	free(at.weights);
+}
 
-	/* mha_gpt2: the whole forward */
-	struct mha_case m = { s,
-			      random_f32(bt * dm, &seed),
-			      random_f32(dm * 3 * dm, &seed),
-			      random_f32(dm * dm, &seed),
+/* mha_gpt2: the whole forward */
+static void bench_mha(struct report *r, const struct shape *s, uint32_t *seed, double loops_gflops)
+{
+	const double no_bytes[2] = { 0, 0 };
+	int64_t bt = s->b * s->t, dm = s->h * s->d, heads = s->b * s->h;
+	struct mha_case m = { *s,
+			      random_f32(bt * dm, seed),
+			      random_f32(dm * 3 * dm, seed),
+			      random_f32(dm * dm, seed),
 			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
-			      xmalloc((size_t)(s.t * s.t) * sizeof(float)),
+			      xmalloc((size_t)(s->t * s->t) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)) };
-	double mha_flops = 2.0 * bt * dm * 3 * dm + attention_flops(heads, s.t, s.d, true) + 2.0 * bt * dm * dm;
-	run_case(&r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, no_bytes, loops_gflops);
+	double mha_flops = 2.0 * bt * dm * 3 * dm + attention_flops(heads, s->t, s->d, true) + 2.0 * bt * dm * dm;
+	run_case(r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, no_bytes, loops_gflops);
 	float *bufs[] = { (float *)m.x, (float *)m.w_qkv, (float *)m.w_o, m.qkv, m.q, m.k, m.v, m.heads_out,
 			  m.weights, m.ctx, m.out };
 	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
 		free(bufs[i]);
+}
 
-	/* one causal head as T grows: time, and the memory the computation
-	 * needs: q, k, v and out, plus the loops' (T, T) weights (the fused simd
-	 * kernel has only a few tiles on each thread's stack) */
-	static const int64_t ts_full[] = { 128, 512, 1024, 2048, 4096 }, ts_quick[] = { 64, 128, 256 };
-	const int64_t *ts = quick ? ts_quick : ts_full;
-	int nts = quick ? 3 : 5;
+/* one causal head as T grows: time, and the memory the computation needs:
+ * q, k, v and out, plus the loops' (T, T) weights (the fused simd kernel
+ * has only a few tiles on each thread's stack) */
+static void bench_one_head(struct report *r, const struct bench_options *o, uint32_t *seed, double loops_gflops)
+{
+	const int64_t *ts = o->quick ? ts_quick : ts_full;
+	int nts = o->quick ? 3 : 5;
 	for (int i = 0; i < nts; i++) {
 		int64_t t = ts[i], d = 64;
-		struct attn_case one = { random_f32(t * d, &seed), random_f32(t * d, &seed), random_f32(t * d, &seed),
-					 xmalloc((size_t)(t * d) * sizeof(float)), xmalloc((size_t)(t * t) * sizeof(float)),
-					 1, t, d, true };
 		char name[32];
 		snprintf(name, sizeof name, "attn_T%lld", (long long)t);
+		if (!wanted(o, name))
+			continue;
+		struct attn_case one = { random_f32(t * d, seed), random_f32(t * d, seed), random_f32(t * d, seed),
+					 xmalloc((size_t)(t * d) * sizeof(float)), xmalloc((size_t)(t * t) * sizeof(float)),
+					 1, t, d, true };
 		const double bytes[2] = { 4.0 * t * d * sizeof(float), (4.0 * t * d + (double)t * t) * sizeof(float) };
-		run_case(&r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes,
+		run_case(r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes,
 			 loops_gflops);
 		free((void *)one.q);
 		free((void *)one.k);
@@ -409,11 +483,70 @@ int bench_run(FILE *out, bool json, bool quick)
 		free(one.out);
 		free(one.weights);
 	}
-	/* the interpreter: seed 003's loop cells, and plain integer arithmetic */
-	interp_case_run(&r, "loops_seed003", seed003_setup, seed003_loops);
-	interp_case_run(&r, "loop_int_200k", NULL, int_loop);
-	if (!json)
-		fprintf(out, "(%s)\n", quick ? "small shapes" : "B10, T512, 12 heads of 64, as seed 002's timing");
+}
+
+/* How fast the loops are (GFLOP/s on a small product), to know which cases
+ * they can finish. */
+static double loops_rate(uint32_t *seed)
+{
+	float *a = random_f32(128 * 128, seed), *b = random_f32(128 * 128, seed), *c = xmalloc(128 * 128 * 4);
+	double t0 = bench_now_ms();
+	matmul_f32_loops(c, a, b, 128, 128, 128);
+	double gflops = 2.0 * 128 * 128 * 128 / ((bench_now_ms() - t0) * 1e6);
+	free(a);
+	free(b);
+	free(c);
+	return gflops;
+}
+
+int bench_run(FILE *out, const struct bench_options *o)
+{
+	struct report r = { out, o->json, 0, kernel_simd_name() };
+	float sink = 0;
+	int threads = kernel_threads();
+	bool kernels = wants_kernels(o);
+	if (kernels)
+		r.peak = measure_peak(o->quick, threads, &sink);
+	const struct shape s = o->quick ? shape_quick : shape_full;
+	uint32_t seed = 1;
+	if (!o->json) {
+		fprintf(out, "qkv bench%s: %s kernels, %d thread%s (QKV_THREADS sets it); ", o->quick ? " --quick" : "",
+			r.path, threads, threads == 1 ? "" : "s");
+		if (kernels)
+			fprintf(out, "multiply-add peak %.1f GFLOP/s (measured)\n", r.peak);
+		else
+			fputs("no kernel case, no peak measured\n", out);
+		fprintf(out, "%-14s %-6s %10s %9s %8s\n", "case", "kernel", "ms", "GFLOP/s", "of peak");
+	} else {
+		fprintf(out, "{\"case\":\"peak\",\"variant\":\"simd\",\"path\":\"%s\",\"simd\":\"%s\",\"threads\":%d", r.path,
+			r.path, threads);
+		if (kernels)
+			fprintf(out, ",\"gflops\":%.4g", r.peak);
+		fputs("}\n", out);
+	}
+	double loops_gflops = kernels ? loops_rate(&seed) : 0;
+	if (wanted(o, "matmul_qkv"))
+		bench_matmul(&r, &s, &seed, loops_gflops);
+	if (wanted(o, "attn_causal") || wanted(o, "attn_full"))
+		bench_attention(&r, o, &s, &seed, loops_gflops);
+	if (wanted(o, "mha_gpt2"))
+		bench_mha(&r, &s, &seed, loops_gflops);
+	bench_one_head(&r, o, &seed, loops_gflops);
+	/* the interpreter: seed 003's loop cells, plain integer arithmetic, and
+	 * many calls on small tensors */
+	if (wanted(o, "loops_seed003"))
+		interp_case_run(&r, "loops_seed003", seed003_setup, seed003_loops);
+	if (wanted(o, "loop_int_200k"))
+		interp_case_run(&r, "loop_int_200k", NULL, int_loop);
+	if (wanted(o, "small_ops"))
+		interp_case_run(&r, "small_ops", small_setup, small_loop);
+	/* what a person waits for on the screen */
+	if (wanted(o, "first_frame"))
+		bench_first_frame(&r);
+	if (wanted(o, "redraw_64"))
+		bench_redraw_64(&r);
+	if (!o->json)
+		fprintf(out, "(%s)\n", o->quick ? "small shapes" : "B10, T512, 12 heads of 64, as seed 002's timing");
 	bench_sink = sink;	/* the peak loop's result is used */
 	return 0;
 }

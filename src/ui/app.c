@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "export/export.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +249,50 @@ static void key(struct app *a, int ch)
 		base_states[a->screen].key(a, ch);
 }
 
+/* QKV_FRAME_LOG=FILE, for measuring what a person waits for
+ * (tests/frame_time.sh): a line appended to FILE for the first frame the
+ * main loop draws and for each frame that answers a key (frames a job
+ * draws while a computation runs, and the idle redraws between keys, are
+ * not written), "N UNIX SINCE AFTER": the frame's number from 1, the wall
+ * clock when it was drawn (seconds, to the microsecond), the ms since the
+ * full screen began (ui_run), and the ms since its key was read ("-" for the
+ * first). Off (f NULL) when the variable is unset or empty. */
+struct frame_log {
+	FILE *f;
+	int n;
+	double start, key;	/* clock_now_ms() at ui_run, and at the last key (0: none) */
+};
+
+/* 0, or -1 with a message on stderr when FILE cannot be opened. */
+static int frame_log_open(struct frame_log *fl)
+{
+	const char *path = getenv("QKV_FRAME_LOG");
+	if (!path || !*path)
+		return 0;
+	fl->f = fopen(path, "a");
+	if (!fl->f) {
+		fprintf(stderr, "qkv: QKV_FRAME_LOG: cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void frame_log_frame(struct frame_log *fl)
+{
+	if (!fl->f || (fl->n > 0 && fl->key == 0))
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double t = clock_now_ms();
+	fprintf(fl->f, "%d %lld.%06ld %.3f ", ++fl->n, (long long)now.tv_sec, now.tv_nsec / 1000, t - fl->start);
+	if (fl->key > 0)
+		fprintf(fl->f, "%.3f\n", t - fl->key);
+	else
+		fputs("-\n", fl->f);
+	fflush(fl->f);
+	fl->key = 0;
+}
+
 /* One line on stderr for a terminal curses cannot drive: why, and what to
  * do instead (another TERM, or the text form of what was asked for). */
 static void refuse_terminal(const struct ui_options *o, const char *why)
@@ -266,6 +311,7 @@ int ui_run(const struct ui_options *o)
 {
 	struct app a;
 	memset(&a, 0, sizeof a);
+	struct frame_log fl = { .start = clock_now_ms() };
 	a.opt = *o;
 	a.big = o->big;
 	a.speed = 1;
@@ -291,6 +337,10 @@ int ui_run(const struct ui_options *o)
 		catalog_free(&a.catalog);
 		return 2;
 	}
+	if (frame_log_open(&fl) < 0) {
+		catalog_free(&a.catalog);
+		return 2;
+	}
 	progress_load(&a.progress);	/* a damaged file is set aside here: shown by app_draw */
 	for (int i = 0; a.progress.last_lesson && i < a.catalog.n; i++)	/* the menu on the lesson used last */
 		if (a.catalog.entries[i].lesson && strcmp(a.catalog.entries[i].lesson->id, a.progress.last_lesson) == 0)
@@ -300,6 +350,8 @@ int ui_run(const struct ui_options *o)
 		refuse_terminal(o, why);
 		catalog_free(&a.catalog);
 		progress_free(&a.progress);
+		if (fl.f)
+			fclose(fl.f);
 		return 2;
 	}
 	if (o->repl) {
@@ -320,6 +372,7 @@ int ui_run(const struct ui_options *o)
 			break;
 		}
 		app_draw(&a);
+		frame_log_frame(&fl);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int ch = getch();
@@ -336,6 +389,7 @@ int ui_run(const struct ui_options *o)
 			continue;
 		}
 		fast_errors = 0;
+		fl.key = clock_now_ms();
 		key(&a, ch);
 		save_progress_soon(&a);
 	}
@@ -352,5 +406,7 @@ int ui_run(const struct ui_options *o)
 	progress_free(&a.progress);
 	free(a.timing_done);
 	export_cleanup();	/* the font caches of the figures e and :export drew */
+	if (fl.f)
+		fclose(fl.f);
 	return ended_by ? 128 + ended_by : 0;	/* SIGTERM 143, SIGHUP 129, as the shell reports a kill */
 }

@@ -1,0 +1,35 @@
+/* internal.h: what bench.c (the kernels and the interpreter) and feel.c
+ * (what a person waits for on the screen) share: the report and the
+ * timing loop. Only for src/bench. */
+#ifndef QKV_BENCH_INTERNAL_H
+#define QKV_BENCH_INTERNAL_H
+
+#include "kernel/kernel.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct report {
+	FILE *out;
+	bool json;
+	double peak;        /* GFLOP/s; 0 when not measured (no kernel case ran) */
+	const char *path;   /* the kernel path in use: kernel_simd_name() */
+};
+
+double bench_now_ms(void);
+/* The best of up to 10 runs of run(arg, v) within about a second (one when
+ * a run takes over a second): on a shared machine any one run may be
+ * slowed, the best is the code's own speed. */
+double bench_time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum kernel_variant v);
+/* A case timed without a flop count (the interpreter's, the screen's):
+ * one line, or one JSON object, with its variant ("interp", "ui"), its
+ * time, and failed when it could not run (then no time). */
+void bench_report_ms(struct report *r, const char *name, const char *variant, double ms, bool failed);
+
+/* feel.c: `qkv 1` to its first frame, and the redraw of a 64x64 heatmap
+ * after a key, computed and painted as text the way the full screen does
+ * minus curses. */
+void bench_first_frame(struct report *r);
+void bench_redraw_64(struct report *r);
+
+#endif
