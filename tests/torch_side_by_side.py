@@ -1,14 +1,22 @@
 #!/usr/bin/python3
 """The GPT-2-shaped attention forward in PyTorch and in qkv, side by side.
 
-    tests/torch_side_by_side.py [--qkv PATH] [--repeat N] [--quick]
+    tests/torch_side_by_side.py [--qkv PATH] [--rounds N] [--repeat N] [--quick]
 
 It times in PyTorch the same computations `qkv bench` times
 (src/bench/bench.c), on the same shapes, runs `qkv bench --json` and prints
-one table: each case's time in torch and on qkv's SIMD kernel, how many
-times faster or slower qkv is, and the GFLOP/s of each, counted with the
-flop counts qkv uses (only the pairs a causal mask keeps count for
-attention, so both sides are credited the same useful work).
+one table: each case's time in torch and on qkv's SIMD kernel (its path,
+avx2, avx512..., is printed), how many times faster or slower qkv is, and
+the GFLOP/s of each, counted with the flop counts qkv uses (only the pairs
+a causal mask keeps count for attention, so both sides are credited the
+same useful work).
+
+Rounds: the machine is shared, so the two sides are interleaved: qkv
+bench, then torch, then qkv, torch... --rounds N times (default 3), and
+each side's best round is compared with the other's (best against best, as
+issue 17 asks), a busy neighbour having had the same chances to slow both.
+The spread printed beside each best is (worst round - best round) / best
+round: how much the machine moved during the run.
 
 The cases (B 10, T 512, 12 heads of 64, d_model 768, as seed 002's timing):
   matmul_qkv    x (B*T, 768) @ W (768, 2304)
@@ -26,6 +34,13 @@ The cases (B 10, T 512, 12 heads of 64, d_model 768, as seed 002's timing):
                 three (768, 768) ones (the same flops), and qkv's output
                 projection has no bias (768*B*T additions, not counted).
   attn_T<T>     one causal head of 64 as T grows (128 ... 4096)
+  small_ops     the interpreter's overhead per call: 10,000 iterations of
+                `y = torch.softmax(A @ B.T / 2, dim=-1)` on 4x4 tensors (A, B
+                from torch.randn(4, 4)), run in torch eager mode by exec
+                with autograd on (as a notebook runs it; A and B need no
+                grad), the same loop qkv bench runs in its interpreter.
+  loop_int_200k `s = s + i * 3 % 7` 200,000 times: plain Python (CPython,
+                the interpreter running this script) against qkv's.
   loops_seed003 seed 003's first loop cell as the document writes it: the
                 double loop of torch.dot over 10 queries and 10 keys, the
                 softmax, and the weighted-sum loop over 64 features; read
@@ -41,15 +56,20 @@ F.scaled_dot_product_attention where the installed torch has it (2.0 and
 later; 1.13 does not, and a line above the table then says so).
 
 --quick runs the small shapes `qkv bench --quick` uses (B 1, T 64, 2 heads
-of 32; one head at T 64, 128, 256), on both sides. --repeat N (default 5):
-each torch time is the best of N runs after one warm-up, wall time by
-time.perf_counter, under torch.no_grad(), float32, torch.manual_seed(0).
-qkv times itself: best of up to 10 runs, fewer when they take over 1 s in all.
+of 32; one head at T 64, 128, 256), on both sides (small_ops and
+loop_int_200k keep their size). --repeat N (default 5): in each round each
+torch time is the best of N runs after one warm-up, wall time by
+time.perf_counter, under torch.no_grad() (the loops: with autograd on),
+float32, torch.manual_seed(0). qkv times itself in each round: best of up
+to 10 runs, fewer when they take over 1 s in all.
+qkv bench's screen cases (first_frame, redraw_64) have no torch twin: they
+are printed after the table, with their targets.
 --qkv PATH: the qkv binary (default: qkv at the root of this repository;
 build it with `make qkv`).
 
-Threads and BLAS: torch keeps its default number of threads (printed;
-OMP_NUM_THREADS changes it). qkv splits large matrix products over as many
+Threads and BLAS: torch keeps its default number of threads (printed with
+what OpenMP reports; OMP_NUM_THREADS changes it; Debian's torch here has 1
+on this 2-CPU machine). qkv splits large matrix products over as many
 threads as there are CPUs, attention too (heads and query tiles);
 QKV_THREADS changes that. Both are inherited from the environment, so
 `QKV_THREADS=1 tests/torch_side_by_side.py` puts qkv on one thread too.
@@ -57,7 +77,10 @@ torch's matrix products are the BLAS's, and Debian's python3-torch uses
 whatever libblas.so.3 the alternatives system points at: the netlib
 reference BLAS (plain loops, one thread, some 6 GFLOP/s) unless OpenBLAS
 (libopenblas0) or another is installed. The "torch BLAS" line names the
-library actually loaded; it changes torch's products by about ten times.
+library actually loaded (and for OpenBLAS its own thread count, which
+OPENBLAS_NUM_THREADS sets; libopenblas0-pthread runs its products on its
+own threads whatever torch's count is); it changes torch's products by
+about ten times.
 
 Agreement: before timing, a small case (B 2, T 10, 3 heads of 16) is
 computed in torch and in qkv from the same numbers: qkv has no way to read
@@ -83,6 +106,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -111,6 +135,13 @@ TS_FULL, TS_QUICK = (128, 512, 1024, 2048, 4096), (64, 128, 256)
 SEED003 = os.path.join(REPO, "tests", "docs", "seed003.qkv")
 CONTEXT_LENGTH = 1024  # seed 002's gpt2_context_length (the mask buffer's size)
 TOLERANCE = 1e-5
+# The loops of qkv bench's small_ops and loop_int_200k (src/bench/bench.c).
+SMALL_SETUP = "import torch\nA = torch.randn(4, 4)\nB = torch.randn(4, 4)\n"
+SMALL_LOOP = "for i in range(10000):\n    y = torch.softmax(A @ B.T / 2, dim=-1)\n"
+INT_LOOP = "s = 0\nfor i in range(200000):\n    s = s + i * 3 % 7\n"
+# qkv bench's cases with no torch twin, and their targets (issue 17).
+SCREEN_CASES = (("first_frame", "qkv 1 to its first frame, without a terminal", 50),
+                ("redraw_64", "a 64x64 heatmap's frame after a key, without a terminal", 10))
 
 
 # ---- flop counts, as bench.c counts them -------------------------------------
@@ -199,13 +230,13 @@ def seed003_cells():
     return "".join(cells[:first]), cells[first]
 
 
-def time_seed003_loops(repeat):
-    """ms of seed 003's first loop cell, best of repeat, with autograd on."""
-    setup, loop = seed003_cells()
-    env = {"__name__": "__seed003__"}
+def time_loop(setup, loop, repeat, name="<bench>"):
+    """ms of the source loop after setup (both run by exec in one fresh
+    namespace, as a notebook's cells), best of repeat, with autograd on."""
+    env = {"__name__": "__bench__"}
     with torch.enable_grad():
-        exec(compile(setup, SEED003, "exec"), env)
-        code = compile(loop, SEED003, "exec")
+        exec(compile(setup, name, "exec"), env)
+        code = compile(loop, name, "exec")
         return best_ms(lambda: exec(code, env), repeat)
 
 
@@ -246,7 +277,9 @@ def time_torch(shape, ts, repeat):
 
     for tt in ts:
         res["attn_T%d" % tt] = attention_rows(1, 1, tt, 64, True)
-    res["loops_seed003"] = [("003 loops", time_seed003_loops(repeat))]
+    res["small_ops"] = [("eager", time_loop(SMALL_SETUP, SMALL_LOOP, repeat))]
+    res["loop_int_200k"] = [("CPython", time_loop("", INT_LOOP, repeat))]
+    res["loops_seed003"] = [("003 loops", time_loop(*seed003_cells(), repeat, SEED003))]
     return res
 
 
@@ -284,12 +317,33 @@ def blas_in_use():
     notes = []
     for p in sorted(libs):
         if "openblas" in p:
-            notes.append(p + " (OpenBLAS)")
+            notes.append(p + " (OpenBLAS%s)" % openblas_threads(p))
         elif "/blas/libblas" in p:
             notes.append(p + " (the netlib reference BLAS: plain loops, one thread)")
         else:
             notes.append(p)
     return "BLAS_INFO=%s; loaded: %s" % (info, ", ".join(notes) or "none found")
+
+
+def openblas_threads(path):
+    """", N threads" from OpenBLAS's own count (and its build), or ""."""
+    try:
+        import ctypes
+        lib = ctypes.CDLL(path)
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        return ", %d threads, %s" % (lib.openblas_get_num_threads(), lib.openblas_get_config().decode().strip())
+    except (OSError, AttributeError):
+        return ""
+
+
+def threads_in_use():
+    """torch's threads as torch and OpenMP report them."""
+    info = torch.__config__.parallel_info()
+    omp = re.search(r"omp_get_max_threads\(\) : (\d+)", info)
+    backend = re.search(r"ATen parallel backend: (.*)", info)
+    return ("%d intra-op, %d inter-op; OpenMP max threads %s; backend %s; OMP_NUM_THREADS=%s"
+            % (torch.get_num_threads(), torch.get_num_interop_threads(), omp.group(1) if omp else "?",
+               backend.group(1).strip() if backend else "?", os.environ.get("OMP_NUM_THREADS", "(not set)")))
 
 
 # ---- qkv's side --------------------------------------------------------------
@@ -310,8 +364,9 @@ def run_qkv_bench(qkv, quick):
             return None, None, "%s printed a line that is not JSON: %r" % (" ".join(cmd), line)
         if o.get("case") == "peak":
             peak = o
-        elif o.get("variant") in ("simd", "interp") and "ms" in o:
-            # the interpreter's cases (loops_seed003) have one variant, "interp"
+        elif o.get("variant") in ("simd", "interp", "ui") and "ms" in o:
+            # the interpreter's cases (loops_seed003, small_ops...) have one
+            # variant, "interp"; the screen's (first_frame, redraw_64) "ui"
             simd[o["case"]] = o
     if not simd:
         return None, None, "%s printed no simd timing" % " ".join(cmd)
@@ -404,14 +459,28 @@ def plainly(torch_ms, qkv_ms):
     return "qkv %.1f× slower" % (1 / r)
 
 
+def best_and_spread(values):
+    """(best, "+N%": (worst - best) / best) of a side's rounds, or (None, "")."""
+    values = [v for v in values if v is not None and v > 0]
+    if not values:
+        return None, ""
+    best = min(values)
+    return best, "+%.0f%%" % (100 * (max(values) - best) / best) if len(values) > 1 else ""
+
+
 def main():
     ap = argparse.ArgumentParser(description="PyTorch and qkv bench, side by side.")
     ap.add_argument("--qkv", default=os.path.join(REPO, "qkv"), help="the qkv binary (default: %(default)s)")
-    ap.add_argument("--repeat", type=int, default=5, help="torch: best of N runs after a warm-up (default 5)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="qkv bench and torch, interleaved, N times each; best against best (default 3)")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="torch: best of N runs after a warm-up, in each round (default 5)")
     ap.add_argument("--quick", action="store_true", help="the small shapes of qkv bench --quick")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     if not os.access(args.qkv, os.X_OK):
         print("qkv not found at %s: build it with `make qkv` or pass --qkv PATH" % args.qkv)
         return 1
@@ -419,12 +488,12 @@ def main():
     torch.manual_seed(0)
     shape, ts = (SHAPE_QUICK, TS_QUICK) if args.quick else (SHAPE_FULL, TS_FULL)
     b, t, h, d = shape
-    print("torch %s (%s), %d thread%s (torch's default; OMP_NUM_THREADS sets it), %d CPUs"
-          % (torch.__version__, sys.executable, torch.get_num_threads(),
-             "" if torch.get_num_threads() == 1 else "s", os.cpu_count()))
+    print("torch %s (%s), %d CPUs" % (torch.__version__, sys.executable, os.cpu_count()))
+    print("torch threads: " + threads_in_use())
     print("torch BLAS: " + blas_in_use())
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg())
 
+    qkv_rounds, torch_rounds = [], []
     with torch.no_grad():
         print("agreement on a small case (B 2, T 10, 3 heads of 16), largest |qkv - torch| / max|torch|:")
         lines, agree = check_agreement(args.qkv)
@@ -434,40 +503,60 @@ def main():
         print("\n".join(lines))
         print("  %s (tolerance %.0e)" % ("agree" if agree else "DISAGREE", TOLERANCE))
 
-        simd, peak, err = run_qkv_bench(args.qkv, args.quick)
-        if err:
-            print("qkv: " + err)
-            return 1
-        print("qkv %s: %s kernels, %s thread%s (QKV_THREADS sets it); peak %.1f GFLOP/s"
-              % (args.qkv, peak.get("simd", "?") if peak else "?", peak.get("threads", "?") if peak else "?",
-                 "" if peak and peak.get("threads") == 1 else "s", peak["gflops"] if peak else float("nan")))
-
-        res = time_torch(shape, ts, args.repeat)
+        peak = None
+        for r in range(args.rounds):
+            simd, round_peak, err = run_qkv_bench(args.qkv, args.quick)
+            if err:
+                print("qkv: " + err)
+                return 1
+            qkv_rounds.append(simd)
+            peak = peak if peak and peak.get("gflops", 0) >= round_peak.get("gflops", 0) else round_peak
+            t0 = time.perf_counter()
+            torch_rounds.append(time_torch(shape, ts, args.repeat))
+            print("round %d of %d: qkv bench, then torch (%.0f s); load %.2f"
+                  % (r + 1, args.rounds, time.perf_counter() - t0, os.getloadavg()[0]))
+        peak = peak or {}
+        print("qkv %s: path %s, %s thread%s (QKV_THREADS sets it); peak %.1f GFLOP/s (the best round's)"
+              % (args.qkv, peak.get("path", peak.get("simd", "?")), peak.get("threads", "?"),
+                 "" if peak.get("threads") == 1 else "s", peak.get("gflops", float("nan"))))
 
     print()
-    print("B %d, T %d, %d heads of %d (d_model %d)%s; torch: best of %d after a warm-up; qkv: its simd kernel"
-          % (b, t, h, d, h * d, ", --quick" if args.quick else "", args.repeat))
+    print("B %d, T %d, %d heads of %d (d_model %d)%s; %d round%s, each side's best round against the other's "
+          "(torch: best of %d after a warm-up in each; qkv: its simd kernels, path %s); spread: (worst - best) / best"
+          % (b, t, h, d, h * d, ", --quick" if args.quick else "", args.rounds, "" if args.rounds == 1 else "s",
+             args.repeat, peak.get("path", peak.get("simd", "?"))))
     if SDPA is None:
         print("F.scaled_dot_product_attention: not in torch %s (it came in 2.0), so attention is timed one way"
               % torch.__version__)
-    head = "%-13s %-9s %9s %8s %9s %8s %9s  %s" % ("case", "torch", "torch ms", "GFLOP/s", "qkv ms", "GFLOP/s",
-                                                   "torch/qkv", "")
+    head = "%-13s %-9s %9s %6s %8s %9s %6s %8s %9s  %s" % ("case", "torch", "torch ms", "spread", "GFLOP/s", "qkv ms",
+                                                            "spread", "GFLOP/s", "torch/qkv", "")
     print(head)
     print("-" * (len(head) + 18))
-    cases = ["matmul_qkv", "attn_causal", "attn_full", "mha_gpt2"] + ["attn_T%d" % n for n in ts] + ["loops_seed003"]
+    cases = (["matmul_qkv", "attn_causal", "attn_full", "mha_gpt2"] + ["attn_T%d" % n for n in ts]
+             + ["small_ops", "loop_int_200k", "loops_seed003"])
     for case in cases:
-        q = simd.get(case)
+        q_ms, q_spread = best_and_spread([run[case]["ms"] if case in run else None for run in qkv_rounds])
         flops = torch_flops(shape, case)
-        for variant, ms in res[case]:
+        for i, (variant, _) in enumerate(torch_rounds[0][case]):
+            ms, spread = best_and_spread([run[case][i][1] for run in torch_rounds])
             gflops = "%8.1f" % (flops / (ms * 1e6)) if flops else "%8s" % "-"
-            line = "%-13s %-9s %9s %s" % (case, variant, fmt_ms(ms), gflops)
-            if q:
-                qg = "%8.1f" % q["gflops"] if flops and q.get("gflops") else "%8s" % "-"
-                line += " %9s %s %9.2f  %s" % (fmt_ms(q["ms"]), qg, ms / q["ms"], plainly(ms, q["ms"]))
+            line = "%-13s %-9s %9s %6s %s" % (case, variant, fmt_ms(ms), spread, gflops)
+            if q_ms:
+                qg = "%8.1f" % (flops / (q_ms * 1e6)) if flops else "%8s" % "-"
+                line += " %9s %6s %s %9.2f  %s" % (fmt_ms(q_ms), q_spread, qg, ms / q_ms, plainly(ms, q_ms))
             else:
-                line += " %9s %8s %9s  (qkv bench printed no %s)" % ("-", "-", "-", case)
+                line += " %9s %6s %8s %9s  (qkv bench printed no %s)" % ("-", "", "-", "-", case)
             print(line)
     print("(GFLOP/s count the flops qkv counts: 2mnk per product, 4d per unmasked (i, j) pair of attention)")
+    print("qkv alone (no torch twin):")
+    for case, what, target in SCREEN_CASES:
+        q_ms, q_spread = best_and_spread([run[case]["ms"] if case in run else None for run in qkv_rounds])
+        if q_ms:
+            print("  %-13s %9s ms %6s  %s (target under %d ms: %s)" % (case, fmt_ms(q_ms), q_spread, what, target,
+                                                                      "met" if q_ms < target else "NOT MET"))
+        else:
+            print("  %-13s qkv bench printed no %s" % (case, case))
+    print("  (in a real terminal: tests/frame_time.sh)")
     print("load average at end: %.2f %.2f %.2f" % os.getloadavg())
     return 0 if agree else 1
 
