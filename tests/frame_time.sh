@@ -14,9 +14,9 @@
 # SINCE AFTER"). first frame = the first line's UNIX minus the shell's note
 # (exec, dynamic linking, loading the lessons, running step 1, the curses
 # frame); in qkv = its SINCE (from ui_run on). Then Tab (the view takes the
-# keys) and Down (the cursor moves one cell): key->frame = the Down frame's
-# AFTER, from the key read to the frame written (the terminal's own
-# painting is not in it). Defaults: 7 runs, ./qkv, 80x24, lesson 1.
+# keys), Down (the cursor moves one cell), Tab (the text takes them again)
+# and Right (the next step, its code run): each key->frame is that frame's AFTER, from the key read to the
+# frame written (the terminal's own painting is not in it). Defaults: 7 runs, ./qkv, 80x24, lesson 1.
 # Targets (issue 17): first frame under 50 ms, a redraw under 10 ms.
 # Needs tmux and bash 5 (EPOCHREALTIME). Exit status 0, 1 when a run gets
 # no frame within 10 s, 2 on a usage error.
@@ -53,8 +53,8 @@ wait_lines() {
 }
 
 echo "qkv $qkv, lesson $lesson, ${size} terminal (tmux $(tmux -V | cut -d' ' -f2)), $runs runs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-4s %14s %10s %12s\n' run "first frame" "in qkv" "key->frame"
-firsts=() insides=() keys=()
+printf '%-4s %14s %10s %12s %12s\n' run "first frame" "in qkv" "Down->frame" "Right->frame"
+firsts=() insides=() keys=() steps=()
 for ((r = 1; r <= runs; r++)); do
 	rm -rf "$dir/state" "$dir/log" "$dir/start"
 	mkdir -p "$dir/state"
@@ -68,13 +68,17 @@ for ((r = 1; r <= runs; r++)); do
 	wait_lines "$dir/log" 2
 	tmux -L "$sock" send-keys -t "run$r" Down
 	wait_lines "$dir/log" 3
+	tmux -L "$sock" send-keys -t "run$r" Tab
+	wait_lines "$dir/log" 4
+	tmux -L "$sock" send-keys -t "run$r" Right
+	wait_lines "$dir/log" 5
 	tmux -L "$sock" send-keys -t "run$r" q
 	tmux -L "$sock" kill-session -t "run$r" 2>/dev/null
 	read -r start <"$dir/start"
-	line=$(awk -v s="$start" 'NR == 1 { printf "%.1f %.1f", ($2 - s) * 1000, $3 } NR == 3 { printf " %s", $4 }' "$dir/log")
-	read -r first inside key <<<"$line"
-	firsts+=("$first") insides+=("$inside") keys+=("${key:--}")
-	printf '%-4s %11s ms %7s ms %9s ms\n' "$r" "$first" "$inside" "${key:--}"
+	line=$(awk -v s="$start" 'NR == 1 { printf "%.1f %.1f", ($2 - s) * 1000, $3 } NR == 3 || NR == 5 { printf " %s", $4 }' "$dir/log")
+	read -r first inside key step <<<"$line"
+	firsts+=("$first") insides+=("$inside") keys+=("${key:--}") steps+=("${step:--}")
+	printf '%-4s %11s ms %7s ms %9s ms %9s ms\n' "$r" "$first" "$inside" "${key:--}" "${step:--}"
 done
 
 # best, median and spread ((worst - best) / best) of a list of numbers
@@ -88,4 +92,5 @@ stats() {
 echo "first frame (from the shell's exec): $(stats "${firsts[@]}")"
 echo "  of which in qkv (ui_run on):        $(stats "${insides[@]}")"
 echo "a key (Down in the view) to its frame: $(stats "${keys[@]}")"
+echo "Right (the next step, run) to its frame: $(stats "${steps[@]}")"
 echo "targets: first frame < 50 ms, redraw < 10 ms; load at end $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -373,6 +373,9 @@ int ui_run(const struct ui_options *o)
 		}
 		app_draw(&a);
 		frame_log_frame(&fl);
+		/* a key's change is saved after its frame is drawn, not before:
+		 * the file's fsync (several ms) is not waited for on the screen */
+		save_progress_soon(&a);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int ch = getch();
@@ -391,7 +394,6 @@ int ui_run(const struct ui_options *o)
 		fast_errors = 0;
 		fl.key = clock_now_ms();
 		key(&a, ch);
-		save_progress_soon(&a);
 	}
 	screen_close(&a);
 	prompt_close(&a);
