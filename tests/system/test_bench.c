@@ -53,6 +53,14 @@ static const char *same_path_on_every_line(const char *out)
 	return path;
 }
 
+/* out has a measured peak, and names one kernel path on every line. */
+static void peak_and_one_path(const char *out)
+{
+	const char *peak = strstr(out, "{\"case\":\"peak\"");
+	cr_assert(peak && field(peak, "gflops") > 0, "%s", out);
+	same_path_on_every_line(out);
+}
+
 Test(bench, quick_json_should_time_every_case_on_both_kernels_and_they_should_agree, .timeout = 120)
 {
 	const char *argv[] = { "qkv", "bench", "--quick", "--json", NULL };
@@ -82,9 +90,7 @@ Test(bench, quick_json_should_time_every_case_on_both_kernels_and_they_should_ag
 		cr_assert_gt(field(line, "ms"), 0, "%s", line);
 		cr_assert(!strstr(line, "failed") || strchr(line, '\n') < strstr(line, "failed"), "%s", line);
 	}
-	const char *peak = strstr(out, "{\"case\":\"peak\"");
-	cr_assert(peak && field(peak, "gflops") > 0, "%s", out);
-	same_path_on_every_line(out);
+	peak_and_one_path(out);
 	free(out);
 	free(err);
 }
@@ -104,9 +110,7 @@ Test(bench, case_should_run_only_the_cases_named_in_the_order_of_the_table, .tim
 	for (const char *l = out; *l; l = strchr(l, '\n') + 1)
 		lines++;
 	cr_assert_eq(lines, 5, "%s", out);
-	const char *peak = strstr(out, "{\"case\":\"peak\"");
-	cr_assert(peak && field(peak, "gflops") > 0, "%s", out);
-	same_path_on_every_line(out);
+	peak_and_one_path(out);
 	free(out);
 	free(err);
 }
