@@ -1,9 +1,7 @@
 /* feel.c: the bench's cases for what a person waits for: `qkv 1` to its
- * first frame (first_frame) and the frame after a key on a 64x64 heatmap
- * (redraw_64), computed as the full screen computes them (the lesson
- * loaded, run, its page and view models built and laid out) and painted by
- * the text renderer into a buffer instead of by curses. Called by bench.c;
- * no terminal, no files (the full screen's progress.json is left out). */
+ * first frame (first_frame), a key on a 64x64 heatmap to its frame
+ * (redraw_64), computed as the full screen computes them and painted by the
+ * text renderer into a buffer instead of by curses. No terminal, no files. */
 #include "bench/internal.h"
 #include "core/strbuf.h"
 #include "lesson/catalog.h"
