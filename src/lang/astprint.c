@@ -408,8 +408,13 @@ static void label_of(const struct node *n, const char *suffix, char *buf)
 		return;
 	}
 	char tmp[2 * LABEL_SIZE + 16];
+	size_t len = 0;
 	bool paren = prec(n) < P_ATOM;
-	snprintf(tmp, sizeof tmp, "%s%s%s%s", paren ? "(" : "", text, paren ? ")" : "", suffix);
+	const char *part[4] = { paren ? "(" : "", text, paren ? ")" : "", suffix };
+	for (int i = 0; i < 4; i++)	/* fit reads no further than LABEL_SIZE bytes: cut the rest */
+		for (const char *c = part[i]; *c && len + 1 < sizeof tmp; c++)
+			tmp[len++] = *c;
+	tmp[len] = 0;
 	fit(buf, LABEL_SIZE, tmp);
 }
 
@@ -461,9 +466,15 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 			bool same = same_view(slot[s], ops[i].t), tr = !same && transposed_view(slot[s], ops[i].t);
 			if (!same && !tr)
 				continue;
-			char suffix[32];
-			snprintf(suffix, sizeof suffix, "%s%s", ops[i].suffix ? ops[i].suffix : "", tr ? ".T" : "");
-			label_of(ops[i].node, suffix[0] ? suffix : NULL, label[s]);
+			const char *suffix = ops[i].suffix;
+			char both[32];
+			if (tr && suffix) {
+				snprintf(both, sizeof both, "%s.T", suffix);
+				suffix = both;
+			} else if (tr) {
+				suffix = ".T";
+			}
+			label_of(ops[i].node, suffix && suffix[0] ? suffix : NULL, label[s]);
 			used[i] = true;
 			break;
 		}

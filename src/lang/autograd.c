@@ -264,9 +264,17 @@ static int rule_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct rule *)elem)->name);
 }
 
+/* The rule of a function; the last one found is tried first, as a loop
+ * calls the same function on every line. */
 static const struct rule *rule_find(const char *qualified)
 {
-	return bsearch(qualified, rules, sizeof rules / sizeof rules[0], sizeof rules[0], rule_cmp);
+	static _Thread_local const struct rule *last;
+	if (last && strcmp(last->name, qualified) == 0)
+		return last;
+	const struct rule *r = bsearch(qualified, rules, sizeof rules / sizeof rules[0], sizeof rules[0], rule_cmp);
+	if (r)
+		last = r;
+	return r;
 }
 
 bool autograd_has_rule(const char *qualified)
