@@ -155,7 +155,10 @@ struct tensor *ops_contiguous(struct tensor *t)
 struct tensor *ops_clone(const struct tensor *t)
 {
 	struct tensor *c = tensor_new(t->dtype, t->flavor, t->ndim, t->shape);
-	copy_strided(c->storage->data, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(t->dtype));
+	if (tensor_is_contiguous(t))	/* the same bytes in the same order: one copy */
+		memcpy(c->storage->data, tensor_data(t), c->storage->nbytes);
+	else
+		copy_strided(c->storage->data, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(t->dtype));
 	return c;
 }
 
@@ -923,6 +926,19 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 	return 0;
 }
 
+#define MATMUL_SMALL_BYTES 1024
+
+/* Copies t, a view that is not contiguous but has dtype dt and at most
+ * MATMUL_SMALL_BYTES of elements, into buf in row-major order: true when it
+ * did, false when t needs contig_as. */
+static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
+{
+	if (t->dtype != dt || tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))
+		return false;
+	copy_strided(buf, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(dt));
+	return true;
+}
+
 struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
 			  struct qkv_error *err)
 {
@@ -971,13 +987,17 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	struct tensor *out = ops_new(ctx, cd, fl, ond, oshape, err);
 	if (!out)
 		return NULL;
-	struct tensor *ac = contig_as(a, cd), *bc = contig_as(b, cd);
+	/* a small operand that is a strided view of the right dtype (K.T) is
+	 * copied to the stack, not to a tensor of its own */
+	_Alignas(64) char small_a[MATMUL_SMALL_BYTES], small_b[MATMUL_SMALL_BYTES];
+	struct tensor *ac = small_copy(a, cd, small_a) ? NULL : contig_as(a, cd);
+	struct tensor *bc = small_copy(b, cd, small_b) ? NULL : contig_as(b, cd);
 	int64_t batch = 1;
 	for (int i = 0; i < nbat; i++)
 		batch *= bshape[i];
 	size_t es = dtype_size(cd);
 	char *po = out->storage->data;
-	const char *pa = tensor_data(ac), *pb = tensor_data(bc);
+	const char *pa = ac ? tensor_data(ac) : small_a, *pb = bc ? tensor_data(bc) : small_b;
 	kernel_progress_begin(batch * m * k * n);
 	if (nb == 0) {
 		/* b is one matrix: fold a's batch into its rows */
