@@ -650,6 +650,11 @@ struct bcast {
 	int64_t shape[TENSOR_MAX_DIMS], sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
 	struct tensor *ta, *tb;
 	enum flavor fl;
+	struct number {	/* a Python number converted to the compute dtype, in place */
+		struct tensor t;
+		struct storage st;
+		_Alignas(8) unsigned char bytes[8];
+	} num[2];
 };
 
 static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct operand b, const char *what,
@@ -662,18 +667,33 @@ static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct opera
 	return 0;
 }
 
+/* o's tensor as dtype dt: a Python number (x / 2) is converted into *num,
+ * which lives in the struct bcast and is never freed, instead of a new
+ * tensor; the rest as ops_to_dtype does. */
+static struct tensor *convert_operand(struct operand o, enum dtype dt, struct number *num)
+{
+	if (!o.scalar || o.t->ndim != 0 || o.t->dtype == dt)
+		return ops_to_dtype(o.t, dt);
+	num->st = (struct storage){ .refs = 1, .nbytes = dtype_size(dt), .data = num->bytes };
+	num->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = o.t->flavor, .storage = &num->st };
+	copy_into(&num->t, o.t);
+	return &num->t;
+}
+
 static void bcast_convert(struct bcast *bc, struct operand a, struct operand b, enum dtype cd)
 {
-	bc->ta = ops_to_dtype(a.t, cd);
-	bc->tb = ops_to_dtype(b.t, cd);
+	bc->ta = convert_operand(a, cd, &bc->num[0]);
+	bc->tb = convert_operand(b, cd, &bc->num[1]);
 	bcast_strides(bc->ta, bc->ndim, bc->shape, bc->sa);
 	bcast_strides(bc->tb, bc->ndim, bc->shape, bc->sb);
 }
 
 static void bcast_release(struct bcast *bc)
 {
-	tensor_unref(bc->ta);
-	tensor_unref(bc->tb);
+	if (bc->ta != &bc->num[0].t)
+		tensor_unref(bc->ta);
+	if (bc->tb != &bc->num[1].t)
+		tensor_unref(bc->tb);
 }
 
 /* torch and numpy refuse arithmetic on bools that has no logical meaning:

@@ -204,12 +204,18 @@ static struct tensor *bare_view(struct tensor *t)
 	return t ? tensor_alias(t) : NULL;	/* tensor_alias drops the derivation */
 }
 
-struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c)
+static struct derivation *derivation_blank(void)
 {
 	struct derivation *d = spare_get(&spares.derivations);
 	if (!d)
 		d = xmalloc(sizeof *d);
 	memset(d, 0, sizeof *d);
+	return d;
+}
+
+struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c)
+{
+	struct derivation *d = derivation_blank();
 	d->refs = 1;
 	d->kind = kind;
 	d->a = bare_view(a);
@@ -220,7 +226,7 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 			d->inner = a->from;
 			d->inner->refs++;
 		} else {	/* a copy of a's derivation without its own inner level */
-			struct derivation *f = a->from, *in = xcalloc(1, sizeof *in);
+			struct derivation *f = a->from, *in = derivation_blank();
 			*in = *f;
 			in->refs = 1;
 			in->inner = NULL;

@@ -744,6 +744,10 @@ void value_unref(struct value *v)
 {
 	if (!v || v->refs < 0 || --v->refs > 0)
 		return;
+	if (v->kind <= V_FLOAT) {	/* None, bools, numbers: never tracked, holding nothing */
+		recycle(v);
+		return;
+	}
 	untrack(v);
 	v->gc_next = free_pending;
 	free_pending = v;
