@@ -34,11 +34,11 @@ int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, s
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0)
 			return error_set(err, 0, 0, "negative dimension %lld in a shape", (long long)shape[i]);
-		int64_t d = shape[i] > 0 ? shape[i] : 1;
-		if (d > max || n > max / d)
+		int64_t d = shape[i] > 0 ? shape[i] : 1, nd;
+		if (d > max || __builtin_mul_overflow(n, d, &nd) || nd > max)	/* n·d > max, without a division */
 			over = true;
 		else
-			n *= d;
+			n = nd;
 	}
 	if (over) {
 		char buf[96];

@@ -45,9 +45,8 @@ bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
 		if (shape[i] < 0)
 			return false;
 		int64_t d = shape[i] > 0 ? shape[i] : 1;
-		if (d > TENSOR_MAX_NUMEL / span)
-			return false;
-		span *= d;
+		if (__builtin_mul_overflow(span, d, &span) || span > TENSOR_MAX_NUMEL)	/* no division: */
+			return false;	/* this runs for every tensor made */
 		numel *= shape[i];
 	}
 	*out = (size_t)numel * dtype_size(dt);	/* at most 2^51: no overflow */
