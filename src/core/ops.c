@@ -676,7 +676,13 @@ static struct tensor *convert_operand(struct operand o, enum dtype dt, struct nu
 		return ops_to_dtype(o.t, dt);
 	num->st = (struct storage){ .refs = 1, .nbytes = dtype_size(dt), .data = num->bytes };
 	num->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = o.t->flavor, .storage = &num->st };
-	copy_into(&num->t, o.t);
+	const void *x = tensor_data(o.t);
+	if (dt == DT_F32 && o.t->dtype == DT_I64)	/* x / 2: as copy_into converts it */
+		*(float *)num->bytes = (float)(double)*(const int64_t *)x;
+	else if (dt == DT_F32 && o.t->dtype == DT_F64)	/* x * 0.5 */
+		*(float *)num->bytes = (float)*(const double *)x;
+	else
+		copy_into(&num->t, o.t);
 	return &num->t;
 }
 
@@ -955,6 +961,14 @@ static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 {
 	if (t->dtype != dt || tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))
 		return false;
+	if (t->ndim == 2 && dt == DT_F32) {	/* K.T: a plain loop beats the n-d copy at this size */
+		const float *src = tensor_data(t);
+		float *dst = (float *)buf;
+		for (int64_t i = 0; i < t->shape[0]; i++)
+			for (int64_t j = 0; j < t->shape[1]; j++)
+				*dst++ = src[i * t->strides[0] + j * t->strides[1]];
+		return true;
+	}
 	copy_strided(buf, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(dt));
 	return true;
 }

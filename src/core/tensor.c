@@ -130,7 +130,9 @@ static void *spare_get(struct spare_list *l)
 	return p;
 }
 
-/* The size class of a storage of nbytes held inline, or -1 for a separate block. */
+/* The size class of a storage of nbytes, held inline, or -1 for one whose
+ * data is a block of its own. Every storage is made by storage_new, and its
+ * nbytes never changes, so this also says how to free it. */
 static int small_class(size_t nbytes)
 {
 	for (int c = 0; c < SMALL_CLASSES; c++)
@@ -260,8 +262,9 @@ void storage_unref(struct storage *st)
 {
 	if (!st || --st->refs > 0)
 		return;
-	if (st->data == (char *)st + STORAGE_HEAD) {
-		spare_put(&spares.small[small_class(st->nbytes)], st);
+	int c = small_class(st->nbytes);	/* a size storage_new holds inline */
+	if (c >= 0) {
+		spare_put(&spares.small[c], st);
 		return;
 	}
 	free(st->data);

@@ -616,7 +616,7 @@ struct value *value_dtype(enum dtype dt, enum flavor fl)
 
 struct value *value_ref(struct value *v)
 {
-	if (v && v->refs > 0)	/* an immortal value's count (-1) is never written */
+	if (v && v->refs >= 0)	/* an immortal value's count (-1) is never written */
 		v->refs++;
 	return v;
 }
