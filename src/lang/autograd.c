@@ -751,7 +751,18 @@ int autograd_attr(struct interp *I, struct value *self, const char *name, struct
 	if (self->kind != V_TENSOR)
 		return 0;
 	struct tensor *t = self->t;
-	if (strcmp(name, "requires_grad") == 0) {
+	if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) {	/* first: K.T is the common one */
+		bool m = name[0] == 'm';
+		if (m && t->ndim < 2)
+			return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), *out = NULL, 1;
+		struct tensor *v = m ? ops_transpose(t, -2, -1, err) : ops_reverse_dims(t);
+		*out = v ? value_tensor(v) : NULL;
+		if (*out) {
+			struct inputs in;
+			operands(I, &in, self, NULL);
+			give(*out, &in, in.grad, m ? "TransposeBackward0" : "PermuteBackward0", t);
+		}
+	} else if (strcmp(name, "requires_grad") == 0) {
 		*out = value_bool(t->grad.requires_grad);
 	} else if (strcmp(name, "is_leaf") == 0) {
 		*out = value_bool(t->grad.fn == NULL);
@@ -763,17 +774,6 @@ int autograd_attr(struct interp *I, struct value *self, const char *name, struct
 		struct tensor *d = tensor_alias(t);
 		d->grad = (struct grad_state){ 0 };
 		*out = value_tensor(d);
-	} else if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) {
-		bool m = name[0] == 'm';
-		if (m && t->ndim < 2)
-			return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), *out = NULL, 1;
-		struct tensor *v = m ? ops_transpose(t, -2, -1, err) : ops_reverse_dims(t);
-		*out = v ? value_tensor(v) : NULL;
-		if (*out) {
-			struct inputs in;
-			operands(I, &in, self, NULL);
-			give(*out, &in, in.grad, m ? "TransposeBackward0" : "PermuteBackward0", t);
-		}
 	} else {
 		return 0;
 	}
