@@ -34,11 +34,11 @@ int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, s
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0)
 			return error_set(err, 0, 0, "negative dimension %lld in a shape", (long long)shape[i]);
-		int64_t d = shape[i] > 0 ? shape[i] : 1;
-		if (d > max || n > max / d)
+		int64_t d = shape[i] > 0 ? shape[i] : 1, nd;
+		if (d > max || __builtin_mul_overflow(n, d, &nd) || nd > max)	/* n·d > max, without a division */
 			over = true;
 		else
-			n *= d;
+			n = nd;
 	}
 	if (over) {
 		char buf[96];
@@ -155,7 +155,10 @@ struct tensor *ops_contiguous(struct tensor *t)
 struct tensor *ops_clone(const struct tensor *t)
 {
 	struct tensor *c = tensor_new(t->dtype, t->flavor, t->ndim, t->shape);
-	copy_strided(c->storage->data, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(t->dtype));
+	if (tensor_is_contiguous(t))	/* the same bytes in the same order: one copy */
+		memcpy(c->storage->data, tensor_data(t), c->storage->nbytes);
+	else
+		copy_strided(c->storage->data, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(t->dtype));
 	return c;
 }
 
@@ -647,6 +650,11 @@ struct bcast {
 	int64_t shape[TENSOR_MAX_DIMS], sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
 	struct tensor *ta, *tb;
 	enum flavor fl;
+	struct number {	/* a Python number converted to the compute dtype, in place */
+		struct tensor t;
+		struct storage st;
+		_Alignas(8) unsigned char bytes[8];
+	} num[2];
 };
 
 static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct operand b, const char *what,
@@ -659,18 +667,39 @@ static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct opera
 	return 0;
 }
 
+/* o's tensor as dtype dt: a Python number (x / 2) is converted into *num,
+ * which lives in the struct bcast and is never freed, instead of a new
+ * tensor; the rest as ops_to_dtype does. */
+static struct tensor *convert_operand(struct operand o, enum dtype dt, struct number *num)
+{
+	if (!o.scalar || o.t->ndim != 0 || o.t->dtype == dt)
+		return ops_to_dtype(o.t, dt);
+	num->st = (struct storage){ .refs = 1, .nbytes = dtype_size(dt), .data = num->bytes };
+	num->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = o.t->flavor, .storage = &num->st };
+	const void *x = tensor_data(o.t);
+	if (dt == DT_F32 && o.t->dtype == DT_I64)	/* x / 2: as copy_into converts it */
+		*(float *)num->bytes = (float)(double)*(const int64_t *)x;
+	else if (dt == DT_F32 && o.t->dtype == DT_F64)	/* x * 0.5 */
+		*(float *)num->bytes = (float)*(const double *)x;
+	else
+		copy_into(&num->t, o.t);
+	return &num->t;
+}
+
 static void bcast_convert(struct bcast *bc, struct operand a, struct operand b, enum dtype cd)
 {
-	bc->ta = ops_to_dtype(a.t, cd);
-	bc->tb = ops_to_dtype(b.t, cd);
+	bc->ta = convert_operand(a, cd, &bc->num[0]);
+	bc->tb = convert_operand(b, cd, &bc->num[1]);
 	bcast_strides(bc->ta, bc->ndim, bc->shape, bc->sa);
 	bcast_strides(bc->tb, bc->ndim, bc->shape, bc->sb);
 }
 
 static void bcast_release(struct bcast *bc)
 {
-	tensor_unref(bc->ta);
-	tensor_unref(bc->tb);
+	if (bc->ta != &bc->num[0].t)
+		tensor_unref(bc->ta);
+	if (bc->tb != &bc->num[1].t)
+		tensor_unref(bc->tb);
 }
 
 /* torch and numpy refuse arithmetic on bools that has no logical meaning:
@@ -923,6 +952,27 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 	return 0;
 }
 
+#define MATMUL_SMALL_BYTES 1024
+
+/* Copies t, a view that is not contiguous but has dtype dt and at most
+ * MATMUL_SMALL_BYTES of elements, into buf in row-major order: true when it
+ * did, false when t needs contig_as. */
+static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
+{
+	if (t->dtype != dt || tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))
+		return false;
+	if (t->ndim == 2 && dt == DT_F32) {	/* K.T: a plain loop beats the n-d copy at this size */
+		const float *src = tensor_data(t);
+		float *dst = (float *)buf;
+		for (int64_t i = 0; i < t->shape[0]; i++)
+			for (int64_t j = 0; j < t->shape[1]; j++)
+				*dst++ = src[i * t->strides[0] + j * t->strides[1]];
+		return true;
+	}
+	copy_strided(buf, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(dt));
+	return true;
+}
+
 struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
 			  struct qkv_error *err)
 {
@@ -971,13 +1021,17 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	struct tensor *out = ops_new(ctx, cd, fl, ond, oshape, err);
 	if (!out)
 		return NULL;
-	struct tensor *ac = contig_as(a, cd), *bc = contig_as(b, cd);
+	/* a small operand that is a strided view of the right dtype (K.T) is
+	 * copied to the stack, not to a tensor of its own */
+	_Alignas(64) char small_a[MATMUL_SMALL_BYTES], small_b[MATMUL_SMALL_BYTES];
+	struct tensor *ac = small_copy(a, cd, small_a) ? NULL : contig_as(a, cd);
+	struct tensor *bc = small_copy(b, cd, small_b) ? NULL : contig_as(b, cd);
 	int64_t batch = 1;
 	for (int i = 0; i < nbat; i++)
 		batch *= bshape[i];
 	size_t es = dtype_size(cd);
 	char *po = out->storage->data;
-	const char *pa = tensor_data(ac), *pb = tensor_data(bc);
+	const char *pa = ac ? tensor_data(ac) : small_a, *pb = bc ? tensor_data(bc) : small_b;
 	kernel_progress_begin(batch * m * k * n);
 	if (nb == 0) {
 		/* b is one matrix: fold a's batch into its rows */

@@ -6,6 +6,7 @@
 #include "core/mem.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,128 @@ bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
 		if (shape[i] < 0)
 			return false;
 		int64_t d = shape[i] > 0 ? shape[i] : 1;
-		if (d > TENSOR_MAX_NUMEL / span)
-			return false;
-		span *= d;
+		if (__builtin_mul_overflow(span, d, &span) || span > TENSOR_MAX_NUMEL)	/* no division: */
+			return false;	/* this runs for every tensor made */
 		numel *= shape[i];
 	}
 	*out = (size_t)numel * dtype_size(dt);	/* at most 2^51: no overflow */
 	return true;
+}
+
+/* ---- spares ------------------------------------------------------------------
+ * Freed tensors, derivations and small storages kept for reuse, per thread:
+ * a loop over small tensors makes and frees several of each per line, and
+ * malloc (calloc and aligned_alloc skip its fast path) would be most of its
+ * time. A small storage is one 64-byte aligned block: the struct, then its
+ * data at +64, in one of three sizes. A thread's spares are freed when it
+ * ends. */
+#define SPARE_MAX 256
+#define STORAGE_HEAD 64	/* sizeof (struct storage) rounded up to the data's alignment */
+#define SMALL_CLASSES 3
+static const size_t small_bytes[SMALL_CLASSES] = { 64, 256, 1024 };
+
+struct spare_list {
+	void *head;	/* each spare's first bytes point to the next */
+	int n;
+};
+
+struct spares {
+	struct spare_list tensors, derivations, small[SMALL_CLASSES];
+	bool registered;
+};
+
+static _Thread_local struct spares spares;
+static pthread_key_t spares_key;
+static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
+
+static void spare_list_free(struct spare_list *l)
+{
+	while (l->head) {
+		void *p = l->head;
+		l->head = *(void **)p;
+		free(p);
+	}
+	l->n = 0;
+}
+
+static void spares_free(void *arg)
+{
+	(void)arg;
+	spare_list_free(&spares.tensors);
+	spare_list_free(&spares.derivations);
+	for (int c = 0; c < SMALL_CLASSES; c++)
+		spare_list_free(&spares.small[c]);
+}
+
+static void spares_init(void)
+{
+	pthread_key_create(&spares_key, spares_free);
+}
+
+static void spare_put(struct spare_list *l, void *p)
+{
+	if (l->n >= SPARE_MAX) {
+		free(p);
+		return;
+	}
+	if (!spares.registered) {
+		pthread_once(&spares_once, spares_init);
+		pthread_setspecific(spares_key, &spares);	/* so the thread's end frees them */
+		spares.registered = true;
+	}
+	*(void **)p = l->head;
+	l->head = p;
+	l->n++;
+}
+
+/* A block from the list, or NULL when it is empty. */
+static void *spare_get(struct spare_list *l)
+{
+	void *p = l->head;
+	if (p) {
+		l->head = *(void **)p;
+		l->n--;
+	}
+	return p;
+}
+
+/* The size class of a storage of nbytes, held inline, or -1 for one whose
+ * data is a block of its own. Every storage is made by storage_new, and its
+ * nbytes never changes, so this also says how to free it. */
+static int small_class(size_t nbytes)
+{
+	for (int c = 0; c < SMALL_CLASSES; c++)
+		if (nbytes <= small_bytes[c])
+			return c;
+	return -1;
+}
+
+static struct storage *storage_new(size_t nbytes)
+{
+	_Static_assert(sizeof(struct storage) <= STORAGE_HEAD, "struct storage outgrew its head");
+	int c = small_class(nbytes);
+	struct storage *st;
+	if (c >= 0) {
+		st = spare_get(&spares.small[c]);
+		if (!st)
+			st = xalloc_aligned(STORAGE_HEAD + small_bytes[c]);
+		memset(st, 0, STORAGE_HEAD + ((nbytes + 63) & ~(size_t)63));	/* zero-filled as xalloc_aligned */
+		st->data = (char *)st + STORAGE_HEAD;
+	} else {
+		st = xcalloc(1, sizeof *st);
+		st->data = xalloc_aligned(nbytes);
+	}
+	st->refs = 1;
+	st->nbytes = nbytes;
+	return st;
+}
+
+static struct tensor *tensor_blank(void)
+{
+	struct tensor *t = spare_get(&spares.tensors);
+	if (!t)
+		t = xmalloc(sizeof *t);
+	return t;
 }
 
 struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape)
@@ -58,7 +174,8 @@ struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t
 	size_t nbytes;
 	if (!tensor_nbytes(dt, ndim, shape, &nbytes))
 		mem_die_oom(SIZE_MAX);
-	struct tensor *t = xcalloc(1, sizeof *t);
+	struct tensor *t = tensor_blank();
+	memset(t, 0, sizeof *t);
 	t->refs = 1;
 	t->dtype = dt;
 	t->flavor = fl;
@@ -69,16 +186,13 @@ struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t
 		t->strides[i] = n;
 		n *= shape[i] > 0 ? shape[i] : 1;
 	}
-	t->storage = xcalloc(1, sizeof *t->storage);
-	t->storage->refs = 1;
-	t->storage->nbytes = nbytes;
-	t->storage->data = xalloc_aligned(t->storage->nbytes);
+	t->storage = storage_new(nbytes);
 	return t;
 }
 
 struct tensor *tensor_alias(const struct tensor *t)
 {
-	struct tensor *v = xmalloc(sizeof *v);
+	struct tensor *v = tensor_blank();
 	*v = *t;
 	v->refs = 1;
 	v->storage->refs++;
@@ -91,9 +205,18 @@ static struct tensor *bare_view(struct tensor *t)
 	return t ? tensor_alias(t) : NULL;	/* tensor_alias drops the derivation */
 }
 
+static struct derivation *derivation_blank(void)
+{
+	struct derivation *d = spare_get(&spares.derivations);
+	if (!d)
+		d = xmalloc(sizeof *d);
+	memset(d, 0, sizeof *d);
+	return d;
+}
+
 struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c)
 {
-	struct derivation *d = xcalloc(1, sizeof *d);
+	struct derivation *d = derivation_blank();
 	d->refs = 1;
 	d->kind = kind;
 	d->a = bare_view(a);
@@ -104,7 +227,7 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 			d->inner = a->from;
 			d->inner->refs++;
 		} else {	/* a copy of a's derivation without its own inner level */
-			struct derivation *f = a->from, *in = xcalloc(1, sizeof *in);
+			struct derivation *f = a->from, *in = derivation_blank();
 			*in = *f;
 			in->refs = 1;
 			in->inner = NULL;
@@ -125,7 +248,7 @@ void derivation_unref(struct derivation *d)
 	tensor_unref(d->b);
 	tensor_unref(d->c);
 	derivation_unref(d->inner);
-	free(d);
+	spare_put(&spares.derivations, d);
 }
 
 struct tensor *tensor_ref(struct tensor *t)
@@ -137,10 +260,15 @@ struct tensor *tensor_ref(struct tensor *t)
 
 void storage_unref(struct storage *st)
 {
-	if (st && --st->refs == 0) {
-		free(st->data);
-		free(st);
+	if (!st || --st->refs > 0)
+		return;
+	int c = small_class(st->nbytes);	/* a size storage_new holds inline */
+	if (c >= 0) {
+		spare_put(&spares.small[c], st);
+		return;
 	}
+	free(st->data);
+	free(st);
 }
 
 void tensor_unref(struct tensor *t)
@@ -149,7 +277,7 @@ void tensor_unref(struct tensor *t)
 		return;
 	storage_unref(t->storage);
 	derivation_unref(t->from);
-	free(t);
+	spare_put(&spares.tensors, t);
 }
 
 int64_t tensor_numel(const struct tensor *t)

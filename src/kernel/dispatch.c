@@ -117,8 +117,7 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
  * of a millisecond) starting a thread costs more than it saves. */
 static int threads_for(double flops)
 {
-	int nt = kernel_threads();
-	return flops < 2e7 ? 1 : nt;
+	return flops < 2e7 ? 1 : kernel_threads();	/* small work asks no sysconf */
 }
 
 /* ---- matmul: bands of rows of c ------------------------------------------- */

@@ -31,7 +31,7 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 	while (params[np])
 		np++;
 	for (int i = 0; i < np; i++)
-		if (strcmp(params[i], "*") == 0)
+		if (params[i][0] == '*' && params[i][1] == 0)
 			star = i;
 	int pos = 0;
 	for (int i = 0; i < c->nargs; i++) {

@@ -23,6 +23,7 @@ static void node_free_fields(struct node *n)
 	free(n->kids);
 	free(n->str);
 	free(n->values);
+	free(n->text);
 	free(n);
 }
 

@@ -101,6 +101,8 @@ struct node {
 	char **kwnames;        /* N_CALL: nkids-1 entries; N_IMPORT: nkids entries (as-names) */
 	int rows, cols;        /* N_MATRIX */
 	double *values;        /* N_MATRIX */
+	char *text;            /* an expression's text as its labels print it (astprint.c), made
+	                          on first use, or NULL */
 };
 
 /* Frees n and its whole subtree (NULL is fine); iterative, so any height is safe. */

@@ -381,6 +381,43 @@ char *ast_print(const struct node *n, char *buf, size_t size)
 
 /* ---- labels ----------------------------------------------------------------- */
 
+#define LABEL_SIZE sizeof ((struct derivation *)0)->label_a
+
+/* n's text as print_with_suffix(n, NULL, buf, LABEL_SIZE) prints it before
+ * fitting, made once per node: a loop names the same operands every time. */
+static const char *node_text(const struct node *n)
+{
+	if (!n->text) {
+		struct printer p;
+		strbuf_init(&p.sb);
+		p.limit = LABEL_SIZE + 8;
+		print_at(&p, n, 0, 0);
+		((struct node *)n)->text = strbuf_detach(&p.sb);
+	}
+	return n->text;
+}
+
+/* The label print_with_suffix(n, suffix, buf, LABEL_SIZE) gives, from the
+ * node's text: printing stops past LABEL_SIZE + 8 bytes either way, and fit
+ * keeps fewer than LABEL_SIZE of them, so the two always agree. */
+static void label_of(const struct node *n, const char *suffix, char *buf)
+{
+	const char *text = node_text(n);
+	if (!suffix) {
+		fit(buf, LABEL_SIZE, text);
+		return;
+	}
+	char tmp[2 * LABEL_SIZE + 16];
+	size_t len = 0;
+	bool paren = prec(n) < P_ATOM;
+	const char *part[4] = { paren ? "(" : "", text, paren ? ")" : "", suffix };
+	for (int i = 0; i < 4; i++)	/* fit reads no further than LABEL_SIZE bytes: cut the rest */
+		for (const char *c = part[i]; *c && len + 1 < sizeof tmp; c++)
+			tmp[len++] = *c;
+	tmp[len] = 0;
+	fit(buf, LABEL_SIZE, tmp);
+}
+
 static bool same_view(const struct tensor *x, const struct tensor *t)
 {
 	if (x->storage != t->storage || x->offset != t->offset || x->ndim != t->ndim)
@@ -417,7 +454,8 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 	struct tensor *slot[3] = { d->a, d->b, d->c };
 	char *label[3] = { d->label_a, d->label_b, d->label_c };
 	int nslots = d->kind == DERIV_SCALE ? 1 : 3;	/* a scaling's b, c are its product's, named already */
-	bool *used = xcalloc((size_t)n, sizeof *used);
+	bool used_in[16] = { false };
+	bool *used = n <= 16 ? used_in : xcalloc((size_t)n, sizeof *used);
 	/* first the operands that are views of an argument's tensor */
 	for (int s = 0; s < nslots; s++) {
 		if (!slot[s] || label[s][0])
@@ -428,9 +466,15 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 			bool same = same_view(slot[s], ops[i].t), tr = !same && transposed_view(slot[s], ops[i].t);
 			if (!same && !tr)
 				continue;
-			char suffix[32];
-			snprintf(suffix, sizeof suffix, "%s%s", ops[i].suffix ? ops[i].suffix : "", tr ? ".T" : "");
-			print_with_suffix(ops[i].node, suffix[0] ? suffix : NULL, label[s], sizeof d->label_a);
+			const char *suffix = ops[i].suffix;
+			char both[32];
+			if (tr && suffix) {
+				snprintf(both, sizeof both, "%s.T", suffix);
+				suffix = both;
+			} else if (tr) {
+				suffix = ".T";
+			}
+			label_of(ops[i].node, suffix && suffix[0] ? suffix : NULL, label[s]);
 			used[i] = true;
 			break;
 		}
@@ -443,8 +487,9 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 			i++;
 		if (i == n)
 			break;
-		print_with_suffix(ops[i].node, ops[i].suffix, label[s], sizeof d->label_a);
+		label_of(ops[i].node, ops[i].suffix, label[s]);
 		used[i] = true;
 	}
-	free(used);
+	if (used != used_in)
+		free(used);
 }

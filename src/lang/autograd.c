@@ -264,9 +264,17 @@ static int rule_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct rule *)elem)->name);
 }
 
+/* The rule of a function; the last one found is tried first, as a loop
+ * calls the same function on every line. */
 static const struct rule *rule_find(const char *qualified)
 {
-	return bsearch(qualified, rules, sizeof rules / sizeof rules[0], sizeof rules[0], rule_cmp);
+	static _Thread_local const struct rule *last;
+	if (last && strcmp(last->name, qualified) == 0)
+		return last;
+	const struct rule *r = bsearch(qualified, rules, sizeof rules / sizeof rules[0], sizeof rules[0], rule_cmp);
+	if (r)
+		last = r;
+	return r;
 }
 
 bool autograd_has_rule(const char *qualified)
@@ -743,7 +751,18 @@ int autograd_attr(struct interp *I, struct value *self, const char *name, struct
 	if (self->kind != V_TENSOR)
 		return 0;
 	struct tensor *t = self->t;
-	if (strcmp(name, "requires_grad") == 0) {
+	if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) {	/* first: K.T is the common one */
+		bool m = name[0] == 'm';
+		if (m && t->ndim < 2)
+			return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), *out = NULL, 1;
+		struct tensor *v = m ? ops_transpose(t, -2, -1, err) : ops_reverse_dims(t);
+		*out = v ? value_tensor(v) : NULL;
+		if (*out) {
+			struct inputs in;
+			operands(I, &in, self, NULL);
+			give(*out, &in, in.grad, m ? "TransposeBackward0" : "PermuteBackward0", t);
+		}
+	} else if (strcmp(name, "requires_grad") == 0) {
 		*out = value_bool(t->grad.requires_grad);
 	} else if (strcmp(name, "is_leaf") == 0) {
 		*out = value_bool(t->grad.fn == NULL);
@@ -755,17 +774,6 @@ int autograd_attr(struct interp *I, struct value *self, const char *name, struct
 		struct tensor *d = tensor_alias(t);
 		d->grad = (struct grad_state){ 0 };
 		*out = value_tensor(d);
-	} else if (strcmp(name, "T") == 0 || strcmp(name, "mT") == 0) {
-		bool m = name[0] == 'm';
-		if (m && t->ndim < 2)
-			return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), *out = NULL, 1;
-		struct tensor *v = m ? ops_transpose(t, -2, -1, err) : ops_reverse_dims(t);
-		*out = v ? value_tensor(v) : NULL;
-		if (*out) {
-			struct inputs in;
-			operands(I, &in, self, NULL);
-			give(*out, &in, in.grad, m ? "TransposeBackward0" : "PermuteBackward0", t);
-		}
 	} else {
 		return 0;
 	}

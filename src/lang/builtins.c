@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1283,6 +1284,58 @@ static const struct {
 	{ "numpy.int64", DT_I64, FLAVOR_NUMPY }, { "numpy.bool_", DT_BOOL, FLAVOR_NUMPY },
 };
 
+/* Every built-in module and function by its qualified name, in a hash table
+ * built once, each with its value (immortal: value_immortal): a loop looks
+ * the same names up on every line. A name in two tables is the first one's
+ * (modules, then functions[], then py_functions[]), as a search of them in
+ * that order finds. */
+#define NAME_INDEX_SIZE 1024	/* a power of two, over twice the names */
+
+struct named {
+	const char *name;
+	struct value *v;              /* V_MODULE or V_FUNC */
+	const struct builtin *fn;     /* V_FUNC: the function */
+};
+
+static struct named name_index[NAME_INDEX_SIZE];
+static pthread_once_t name_index_once = PTHREAD_ONCE_INIT;
+
+static size_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h & (NAME_INDEX_SIZE - 1);
+}
+
+static void name_index_add(const char *name, const struct builtin *fn)
+{
+	size_t h = name_hash(name);
+	for (; name_index[h].name; h = (h + 1) & (NAME_INDEX_SIZE - 1))
+		if (strcmp(name_index[h].name, name) == 0)
+			return;
+	name_index[h] = (struct named){ name, value_immortal(fn ? V_FUNC : V_MODULE, name), fn };
+}
+
+static void name_index_build(void)
+{
+	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
+		name_index_add(modules[i], NULL);
+	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
+		name_index_add(functions[i].name, &functions[i]);
+	for (const struct builtin *b = py_functions; b->name; b++)
+		name_index_add(b->name, b);
+}
+
+static const struct named *name_find(const char *qualified)
+{
+	pthread_once(&name_index_once, name_index_build);
+	for (size_t h = name_hash(qualified); name_index[h].name; h = (h + 1) & (NAME_INDEX_SIZE - 1))
+		if (strcmp(name_index[h].name, qualified) == 0)
+			return &name_index[h];
+	return NULL;
+}
+
 bool runtime_module_exists(const char *path)
 {
 	for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
@@ -1291,19 +1344,33 @@ bool runtime_module_exists(const char *path)
 	return false;
 }
 
+/* module + "." + name into q (size bytes), cut as snprintf would cut it */
+static void qualify(char *q, size_t size, const char *module, const char *name)
+{
+	size_t n = 0;
+	for (const char *s = module; *s && n + 1 < size; s++)
+		q[n++] = *s;
+	if (n + 1 < size)
+		q[n++] = '.';
+	for (const char *s = name; *s && n + 1 < size; s++)
+		q[n++] = *s;
+	q[n] = 0;
+}
+
 struct value *runtime_module_attr(const char *module, const char *name)
 {
 	char q[160];
-	snprintf(q, sizeof q, "%s.%s", module, name);
-	if (runtime_module_exists(q))
-		return value_named(V_MODULE, q);
+	qualify(q, sizeof q, module, name);
+	const struct named *e = name_find(q);
+	if (e && !e->fn)
+		return e->v;	/* a module */
 	if (strcmp(module, "torch.nn") == 0) {
 		struct value *cls = class_builtin(name);
 		if (cls)
 			return cls;
 	}
-	if (runtime_find_function(q))
-		return value_named(V_FUNC, q);
+	if (e)
+		return e->v;
 	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
 		if (strcmp(constants[i].name, q) == 0)
 			return value_float(constants[i].value);
@@ -1321,21 +1388,16 @@ struct value *runtime_global(const char *name)
 	};
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
 		if (strcmp(aliases[i].name, name) == 0)
-			return value_named(V_MODULE, aliases[i].target);
+			return name_find(aliases[i].target)->v;
 	if (strcmp(name, "softmax") == 0)
-		return value_named(V_FUNC, "scipy.special.softmax");
+		return name_find("scipy.special.softmax")->v;
 	return runtime_module_attr("builtins", name);
 }
 
 const struct builtin *runtime_find_function(const char *qualified)
 {
-	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
-		if (strcmp(functions[i].name, qualified) == 0)
-			return &functions[i];
-	for (const struct builtin *b = py_functions; b->name; b++)
-		if (strcmp(b->name, qualified) == 0)
-			return b;
-	return NULL;
+	const struct named *e = name_find(qualified);
+	return e ? e->fn : NULL;
 }
 
 void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *udata)

@@ -543,7 +543,9 @@ fail:
 static void label_call(const struct node *n, const struct value *callee, const struct call *c, struct tensor *t)
 {
 	const struct node *fn = n->kids[0];
-	struct ast_operand *ops = xcalloc((size_t)(c->nargs + c->nkw + 2), sizeof *ops);
+	struct ast_operand ops_in[8];
+	size_t want = (size_t)(c->nargs + c->nkw + 2);
+	struct ast_operand *ops = want <= 8 ? ops_in : xcalloc(want, sizeof *ops);
 	int k = 0;
 	if (callee->kind == V_METHOD && fn->kind == N_ATTR && callee->self && callee->self->kind == V_TENSOR)
 		ops[k++] = (struct ast_operand){ fn->kids[0], NULL, callee->self->t };
@@ -557,7 +559,8 @@ static void label_call(const struct node *n, const struct value *callee, const s
 	    callee->obj->weight->kind == V_TENSOR)
 		ops[k++] = (struct ast_operand){ fn, ".weight", callee->obj->weight->t };
 	ast_label_operands(t, ops, k);
-	free(ops);
+	if (ops != ops_in)
+		free(ops);
 }
 
 #define CALL_INLINE 8

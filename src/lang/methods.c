@@ -652,15 +652,17 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 		if (!b)
 			return error_set(err, 0, 0, "'%s' is not callable", callee->str), NULL;
 		/* the name as the notebooks spell it: np.sqrt, F.softmax, nn.Linear */
-		static const struct { const char *full, *shown; } prefixes[] = {
-			{ "builtins.", "" }, { "numpy.", "np." }, { "torch.nn.functional.", "F." },
-			{ "torch.nn.", "nn." }, { "scipy.special.", "" },
+#define PREFIX(full, shown) { full, shown, sizeof full - 1 }
+		static const struct { const char *full, *shown; size_t len; } prefixes[] = {
+			PREFIX("builtins.", ""), PREFIX("numpy.", "np."), PREFIX("torch.nn.functional.", "F."),
+			PREFIX("torch.nn.", "nn."), PREFIX("scipy.special.", ""),
 		};
+#undef PREFIX
 		const char *qual = callee->str;
 		c->name = qual;
 		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-			size_t n = strlen(prefixes[i].full);
-			if (strncmp(qual, prefixes[i].full, n) == 0) {
+			size_t n = prefixes[i].len;
+			if (qual[0] == prefixes[i].full[0] && strncmp(qual, prefixes[i].full, n) == 0) {
 				snprintf(c->namebuf, sizeof c->namebuf, "%s%s", prefixes[i].shown, qual + n);
 				c->name = c->namebuf;
 				break;

@@ -109,17 +109,43 @@ static void untrack(struct value *v)
 	v->gc_prev = v->gc_next = NULL;
 }
 
-struct value *value_none(void) { return make(V_NONE); }
+/* None, True, False and the ints CPython keeps one object of (-5 ..
+ * 256) are immortal values (value_immortal) shared by every thread: a loop
+ * would otherwise make and free one for each i and each literal. Nothing
+ * changes a number's value after it is made. */
+#define SMALL_INT_MIN (-5)
+#define SMALL_INT_MAX 256
+
+static struct value shared_none, shared_bools[2], shared_ints[SMALL_INT_MAX - SMALL_INT_MIN + 1];
+static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
+
+static void shared_init(void)
+{
+	shared_none = (struct value){ .refs = -1, .kind = V_NONE };
+	for (int b = 0; b < 2; b++)
+		shared_bools[b] = (struct value){ .refs = -1, .kind = V_BOOL, .b = b };
+	for (int i = SMALL_INT_MIN; i <= SMALL_INT_MAX; i++)
+		shared_ints[i - SMALL_INT_MIN] = (struct value){ .refs = -1, .kind = V_INT, .i = i };
+}
+
+struct value *value_none(void)
+{
+	pthread_once(&shared_once, shared_init);
+	return &shared_none;
+}
 
 struct value *value_bool(bool b)
 {
-	struct value *v = make(V_BOOL);
-	v->b = b;
-	return v;
+	pthread_once(&shared_once, shared_init);
+	return &shared_bools[b];
 }
 
 struct value *value_int(int64_t i)
 {
+	if (i >= SMALL_INT_MIN && i <= SMALL_INT_MAX) {
+		pthread_once(&shared_once, shared_init);
+		return &shared_ints[i - SMALL_INT_MIN];
+	}
 	struct value *v = make(V_INT);
 	v->i = i;
 	return v;
@@ -188,6 +214,15 @@ struct value *value_seq(enum value_kind kind, int n)
 struct value *value_named(enum value_kind kind, const char *name)
 {
 	struct value *v = make(kind);
+	v->str = xstrdup(name);
+	return v;
+}
+
+struct value *value_immortal(enum value_kind kind, const char *name)
+{
+	struct value *v = xcalloc(1, sizeof *v);
+	v->refs = -1;
+	v->kind = kind;
 	v->str = xstrdup(name);
 	return v;
 }
@@ -581,7 +616,7 @@ struct value *value_dtype(enum dtype dt, enum flavor fl)
 
 struct value *value_ref(struct value *v)
 {
-	if (v)
+	if (v && v->refs >= 0)	/* an immortal value's count (-1) is never written */
 		v->refs++;
 	return v;
 }
@@ -707,8 +742,12 @@ static _Thread_local bool freeing;
 
 void value_unref(struct value *v)
 {
-	if (!v || --v->refs > 0)
+	if (!v || v->refs < 0 || --v->refs > 0)
 		return;
+	if (v->kind <= V_FLOAT) {	/* None, bools, numbers: never tracked, holding nothing */
+		recycle(v);
+		return;
+	}
 	untrack(v);
 	v->gc_next = free_pending;
 	free_pending = v;

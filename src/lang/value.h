@@ -160,6 +160,11 @@ struct value *value_parameter(struct tensor *t);
 /* an empty sequence of n slots to fill (items[i] owned) */
 struct value *value_seq(enum value_kind kind, int n);
 struct value *value_named(enum value_kind kind, const char *name);
+/* A V_MODULE or V_FUNC value that lives as long as the program, shared by
+ * every interpreter and thread: value_ref and value_unref never write its
+ * count (-1), so nothing ever changes it. For the built-in names (builtins.c),
+ * which a loop would otherwise make and free on every line. */
+struct value *value_immortal(enum value_kind kind, const char *name);
 struct value *value_method(struct value *self, const char *name);
 struct value *value_object(struct object *obj);
 struct value *value_dtype(enum dtype dt, enum flavor fl);

@@ -396,7 +396,14 @@ Test(inspect, operands_should_be_labelled_as_the_code_wrote_them)
 		"W2 = torch.softmax(S, dim=1)\n"
 		"lin = torch.nn.Linear(4, 2, bias=False); Y = lin(Q)\n"
 		"Z = torch.nn.functional.linear(Q, lin.weight)\n"
-		"H = 0.5 * (Q @ K.T)\n";
+		"H = 0.5 * (Q @ K.T)\n"
+		/* round after round a loop's labels come from each expression's text,
+		 * printed once: cut with "…" as ast_print cuts a long one, and
+		 * parenthesised before a suffix (".T") when they need it */
+		"for i in range(3):\n"
+		"    Y2 = (Q + Q + Q + Q + Q + Q + Q + Q + Q + Q + Q + Q + Q + Q) @ K.T\n"
+		"    Z2 = torch.nn.functional.linear(Q, lin.weight + 0)\n"
+		"    W3 = torch.softmax(Y2 / 2, dim=-1)\n";
 	cr_assert_eq(interp_run(I, more, strlen(more), 1, INTERP_PER_STATEMENT, &err), INTERP_OK, "%s", err.msg);
 	const struct derivation *d = var(I, "S_raw")->from;
 	cr_assert_str_eq(d->label_a, "Q");
@@ -426,6 +433,11 @@ Test(inspect, operands_should_be_labelled_as_the_code_wrote_them)
 	cr_assert_eq(d->scalar, 2.0);
 	cr_assert(d->divide);
 	cr_assert_eq(d->inner->kind, DERIV_MATMUL);
+	cr_assert_str_eq(var(I, "Y2")->from->label_a, "Q + Q + Q + Q + Q + Q + Q + Q + Q + Q + Q + …");
+	cr_assert_str_eq(var(I, "Z2")->from->label_b, "(lin.weight + 0).T");
+	d = var(I, "W3")->from;
+	cr_assert_str_eq(d->label_a, "Y2 / 2");
+	cr_assert_str_eq(d->inner->label_a, "Y2");
 	done(I);
 }
 

@@ -363,3 +363,19 @@ Test(interp, an_expression_or_a_clone_should_see_the_interrupt_too)
 	interp_free(I);
 	strbuf_free(&printed);
 }
+
+/* None, the bools and the ints -5 .. 256 are one shared object each, as in
+ * CPython (a is b); arithmetic across that range and past it is unchanged */
+Test(interp, small_ints_should_be_one_object_as_in_cpython)
+{
+	static const char *const cases[][2] = {
+		{ "a = 5; b = 2 + 3; print(a is b, None is None, (1 < 2) is True)", "True True True\n" },
+		{ "s = 0\nfor i in range(-10, 300):\n    s = s + i * 3 % 7\nprint(s, i, -i, i - 300)", "930 299 -299 -1\n" },
+		{ "x = [0, 1, None, True]\nx[0] = 7\nprint(x, [0, 1, None, True])", "[7, 1, None, True] [0, 1, None, True]\n" },
+	};
+	struct interp *I = fresh();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_assert_str_eq(show(I, cases[i][0]), cases[i][1]);
+	interp_free(I);
+	strbuf_free(&printed);
+}
