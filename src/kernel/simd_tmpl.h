@@ -334,44 +334,59 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 /* ---- fused attention: tiles and an online softmax, no T×T buffer ------------------
  * Rows i0 .. i0+bq-1 of one head (bq <= ATT_BQ): out rows = softmax(q·kᵀ·scale,
  * masked) · v, without the (tq, tk) weights. The scores of a block of ATT_BK
- * keys are computed transposed, sᵀ = k_block · q_blockᵀ (k's rows as they
- * are, qᵀ packed once), so that the block's queries lie along the vector
- * lanes and each query's running maximum m, sum l and rescaling factor are
- * plain vector operations down the keys. The output then accumulates as
+ * keys are computed transposed, sᵀ = k_block · (scale·q_block)ᵀ (k's rows as
+ * they are, qᵀ packed once and scaled as it is packed, so the scores need no
+ * pass of their own), so that the block's queries lie along the vector lanes
+ * and each query's running maximum m, sum l and rescaling factor are plain
+ * vector operations down the keys. The output then accumulates as
  * acc = acc·exp(m_old - m_new) + p · v_block, p read from sᵀ a column at a
- * time and v in place; at the end out = acc / l. Blocks wholly in the
- * causal future are skipped. Special rows as the loops: a query with every
- * key masked gives NaN (l stays 0: 0/0), as does a NaN score or a +inf one;
- * with no keys at all (tk == 0) the row is zeros, as weights·v would be. The depth goes ATT_DC at a time, value columns ATT_DVC at a time (the
- * scores are recomputed per pass). */
+ * time and v in place; at the end out = acc / l. Key blocks start at
+ * multiples of ATT_BK = ATT_BQ, so with causal the block on the diagonal is
+ * square: its tiles wholly in the future are skipped, and each tile of
+ * queries reads v only up to its last query's key. Special rows as the
+ * loops: a query with every key masked gives NaN (l stays 0: 0/0), as does a
+ * NaN score (its exp is NaN) or a +inf one (inf - inf); with no keys at all
+ * (tk == 0) the row is zeros, as weights·v would be. The depth goes ATT_DC
+ * at a time, value columns ATT_DVC at a time (the scores are recomputed per
+ * pass). Only the query columns in use (bq rounded up to a tile) are
+ * computed. */
 #define ATT_BQ 48
-#define ATT_BK 60	/* 10 tiles of the micro-kernel's 6 rows */
+#define ATT_BK ATT_BQ
 #define ATT_DC 128
 #define ATT_DVC 64
 
-/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide) against the
- * block's queries: scaled, masked (key j is hidden from query i when causal
- * and j > i, or when mask says so) and folded into the running maxima m and
- * sums l (ATT_BQ each); st is left holding exp(s - m), and alpha the factor
- * exp(m_old - m_new) by which each query's output so far must be scaled. */
+/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled) against
+ * the block's first nq queries (a multiple of LANES): masked (key j is hidden
+ * from query i when causal and j > i, or when mask says so) and folded into
+ * the running maxima m and sums l (ATT_BQ each); st is left holding
+ * exp(s - m), and alpha the factor exp(m_old - m_new) by which each query's
+ * output so far must be scaled. The maximum skips NaN scores: their exp is
+ * NaN, which makes the row's sum NaN. */
 static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
-			      T scale, int64_t i0, int64_t bq, int64_t j0, int64_t bk)
+			      int64_t i0, int64_t bq, int64_t nq, int64_t j0, int64_t bk)
 {
-	V vscale = VFN(set1)(scale), ninf = VFN(set1)(-INFINITY);
-	for (int64_t q0 = 0; q0 < ATT_BQ; q0 += LANES) {
-		VI qi = {0}, kj = {0};	/* the lanes' query indices, and the key's */
-		for (int e = 0; e < LANES; e++)
-			qi[e] = i0 + q0 + e;
+	V ninf = VFN(set1)(-INFINITY);
+	for (int64_t q0 = 0; q0 < nq; q0 += LANES) {
 		V vmax = ninf;
-		for (int64_t j = 0; j < bk; j++) {
-			V x = VFN(load)(st + j * ATT_BQ + q0) * vscale;
-			if (causal && j0 + j > i0 + q0) {
-				for (int e = 0; e < LANES; e++)
-					kj[e] = j0 + j;
-				x = VFN(select)(qi >= kj, x, ninf);
+		if (causal && j0 + bk - 1 > i0 + q0) {	/* some key is in some lane's future */
+			VI qi = {0}, kj = {0};	/* the lanes' query indices, and the key's */
+			for (int e = 0; e < LANES; e++)
+				qi[e] = i0 + q0 + e;
+			for (int64_t j = 0; j < bk; j++) {
+				V x = VFN(load)(st + j * ATT_BQ + q0);
+				if (j0 + j > i0 + q0) {
+					for (int e = 0; e < LANES; e++)
+						kj[e] = j0 + j;
+					x = VFN(select)(qi >= kj, x, ninf);
+					VFN(store)(st + j * ATT_BQ + q0, x);
+				}
+				vmax = VFN(select)((VI)(x > vmax), x, vmax);
 			}
-			VFN(store)(st + j * ATT_BQ + q0, x);
-			vmax = VFN(select)((VI)(x > vmax) | (VI)(x != x), x, vmax);
+		} else {
+			for (int64_t j = 0; j < bk; j++) {
+				V x = VFN(load)(st + j * ATT_BQ + q0);
+				vmax = VFN(select)((VI)(x > vmax), x, vmax);
+			}
 		}
 		if (mask != NULL) {
 			for (int64_t j = 0; j < bk; j++)
@@ -381,17 +396,17 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 			vmax = ninf;
 			for (int64_t j = 0; j < bk; j++) {
 				V x = VFN(load)(st + j * ATT_BQ + q0);
-				vmax = VFN(select)((VI)(x > vmax) | (VI)(x != x), x, vmax);
+				vmax = VFN(select)((VI)(x > vmax), x, vmax);
 			}
 		}
 		V mold = VFN(load)(m + q0);
-		V mnew = VFN(select)((VI)(vmax > mold) | (VI)(vmax != vmax), vmax, mold);
+		V mnew = VFN(select)((VI)(vmax > mold), vmax, mold);
 		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
 		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
-		V va = VFN(exp)(mold - msub);
+		V va = VFN(exp_neg)(mold - msub);
 		V lsum = {0};
 		for (int64_t j = 0; j < bk; j++) {
-			V e = VFN(exp)(VFN(load)(st + j * ATT_BQ + q0) - msub);
+			V e = VFN(exp_neg)(VFN(load)(st + j * ATT_BQ + q0) - msub);
 			VFN(store)(st + j * ATT_BQ + q0, e);
 			lsum += e;
 		}
@@ -415,6 +430,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 	T m[ATT_BQ], l[ATT_BQ], alpha[ATT_BQ];
 	/* keys 0 .. kend-1 are visible to some query of the block */
 	int64_t kend = causal && i0 + bq < tk ? i0 + bq : tk;
+	int64_t nq = (bq + NR - 1) / NR * NR;	/* query columns computed: whole tiles */
 	int64_t packed = -1;	/* the depth offset qt holds */
 
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
@@ -429,7 +445,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			if (ctl_stop())	/* Ctrl-C: out's rows are left as they were */
 				return;
 			ctl_done(bq * bk * (d + dvc));
-			/* sᵀ = k_block · q_blockᵀ, ATT_DC of the depth at a time */
+			/* sᵀ = k_block · (scale·q_block)ᵀ, ATT_DC of the depth at a time */
 			if (d == 0)
 				memset(st, 0, sizeof st);
 			for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
@@ -438,23 +454,26 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 					for (int64_t r = 0; r < bq; r++) {
 						const T *row = q + (i0 + r) * ld->q + p0;
 						for (int64_t p = 0; p < dc; p++)
-							qt[p * ATT_BQ + r] = row[p];
+							qt[p * ATT_BQ + r] = row[p] * scale;
 					}
-					for (int64_t r = bq; r < ATT_BQ; r++)
+					for (int64_t r = bq; r < nq; r++)
 						for (int64_t p = 0; p < dc; p++)
 							qt[p * ATT_BQ + r] = 0;
 					packed = p0;
 				}
 				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
 					int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
-					for (int64_t s0 = 0; s0 < ATT_BQ; s0 += NR)
+					for (int64_t s0 = 0; s0 < nq; s0 += NR) {
+						if (causal && j0 + r0 > i0 + s0 + NR - 1)
+							continue;	/* every key after every query */
 						TFN(tile)(st + r0 * ATT_BQ + s0, ATT_BQ, k + (j0 + r0) * ld->k + p0, ld->k, 1,
 							  qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
+					}
 				}
 			}
-			TFN(online_block)(st, alpha, m, l, mask, tk, causal, scale, i0, bq, j0, bk);
+			TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, nq, j0, bk);
 			/* acc = acc·alpha + p · v_block: row r of p is column r of sᵀ */
-			for (int64_t r = 0; r < ATT_BQ; r++) {
+			for (int64_t r = 0; r < bq; r++) {
 				V va = VFN(set1)(alpha[r]);
 				for (int64_t c = 0; c < dvc; c += LANES)
 					VFN(store)(acc + r * ATT_DVC + c, VFN(load)(acc + r * ATT_DVC + c) * va);
@@ -468,9 +487,14 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 					b = vp;
 					ldb = NR;
 				}
-				for (int64_t r0 = 0; r0 < ATT_BQ; r0 += SIMD_MR)
-					TFN(tile)(acc + r0 * ATT_DVC + s0, ATT_DVC, st + r0, 1, ATT_BQ, b, ldb, bk,
-						  SIMD_MR, NR, true);
+				for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
+					int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
+					/* keys past the tile's last query weigh 0 */
+					int64_t kc = causal && i0 + r0 + mc - j0 < bk ? i0 + r0 + mc - j0 : bk;
+					if (kc > 0)
+						TFN(tile)(acc + r0 * ATT_DVC + s0, ATT_DVC, st + r0, 1, ATT_BQ, b, ldb, kc,
+							  mc, NR, true);
+				}
 			}
 		}
 		for (int64_t r = 0; r < bq; r++) {
