@@ -170,40 +170,40 @@ static inline vd vd_exp(vd x)
 	return vd_select(nan, x, y);
 }
 
-/* ---- exp for the online softmax ------------------------------------------------
- * The attention's exp(s - max): its argument is <= 0 (or slightly above it
- * after rounding), -inf for a masked score, or NaN, so there is no overflow
- * path. vf_exp's reduction and polynomial, but one 2^n multiply instead of
- * two, and two selects fewer: below -87 (results under 1.7e-38, where
- * vf_exp would round to a subnormal) the result is flushed to 0 by one
- * and-not, which also sends -inf to exactly 0; a NaN passes through the
- * polynomial as NaN. Valid for x < 88. Accuracy: within 1 ulp of libm's
- * expf on [-87, 0] (tests/kernel/checks.c measures it against expf).
- * vd_exp_neg is vd_exp: float64 attention is not the fast case. */
-static inline vf vf_exp_neg(vf x)
+/* ---- 2^x for the online softmax -----------------------------------------------
+ * The fused attention works in base 2 (q is packed times scale·log2(e), so
+ * a score s' is s·log2(e) and exp(s - max) is 2^(s' - max')). Its argument
+ * is <= 0, -inf for a masked score, or NaN, so there is no overflow path:
+ * n = round(x) by the 1.5·2^23 addition (its low bits are then n), f = x - n
+ * exactly, in [-1/2, 1/2], and 2^f a degree-6 polynomial (fitted for
+ * relative error, 1 exactly at 0: 0.93 ulp in float arithmetic), times 2^n
+ * built in the exponent bits. Below -126 the result (under 2^-126, where
+ * libm would round to a subnormal) is flushed to 0 by one and-not, which also
+ * sends -inf to exactly 0; a NaN goes through the polynomial as NaN. Against
+ * libm's exp2f over [-126, 0]: within 1 ulp (tests/kernel/checks.c). About
+ * half the instructions of vf_exp, which must handle every x. vd_exp2_neg is
+ * vd_exp(x·ln 2): float64 attention is not the fast case. */
+static inline vf vf_exp2_neg(vf x)
 {
 	const vf magic = vf_set1(12582912.0f);   /* 1.5 * 2^23 */
-	vi32 zero = (vi32)(x < -87.0f);               /* -inf too */
-	vf t = x * 1.44269504088896341f + magic;
-	vf n = t - magic;
-	vf r = x - n * 0.693359375f;
-	r = r - n * -2.12194440e-4f;
-
-	vf p = vf_set1(1.9875691500e-4f);
-	p = p * r + 1.3981999507e-3f;
-	p = p * r + 8.3334519073e-3f;
-	p = p * r + 4.1665795894e-2f;
-	p = p * r + 1.6666665459e-1f;
-	p = p * r + 5.0000001201e-1f;
-	vf y = p * (r * r) + r + 1.0f;
+	vi32 zero = (vi32)(x < -126.0f);              /* -inf too */
+	vf t = x + magic;
+	vf f = x - (t - magic);
+	vf p = vf_set1(1.5353361959569156e-4f);
+	p = p * f + 1.3398875016719103e-3f;
+	p = p * f + 9.6184369176626205e-3f;
+	p = p * f + 5.5503323674201965e-2f;
+	p = p * f + 2.4022647738456726e-1f;
+	p = p * f + 6.9314718246459961e-1f;
+	vf y = p * f + 1.0f;
 	/* 2^n from t's low bits: n + 127 lands in the exponent field */
 	y = y * (vf)(((vi32)t - ((vi32)magic - 127)) << 23);
 	return (vf)(~zero & (vi32)y);
 }
 
-static inline vd vd_exp_neg(vd x)
+static inline vd vd_exp2_neg(vd x)
 {
-	return vd_exp(x);
+	return vd_exp(x * 0.6931471805599453094);
 }
 
 /* ---- matmul blocking ----------------------------------------------------------

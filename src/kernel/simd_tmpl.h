@@ -334,12 +334,13 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 /* ---- fused attention: tiles and an online softmax, no T×T buffer ------------------
  * Rows i0 .. i0+bq-1 of one head (bq <= ATT_BQ): out rows = softmax(q·kᵀ·scale,
  * masked) · v, without the (tq, tk) weights. The scores of a block of ATT_BK
- * keys are computed transposed, sᵀ = k_block · (scale·q_block)ᵀ (k's rows as
- * they are, qᵀ packed once and scaled as it is packed, so the scores need no
- * pass of their own), so that the block's queries lie along the vector lanes
- * and each query's running maximum m, sum l and rescaling factor are plain
- * vector operations down the keys. The output then accumulates as
- * acc = acc·exp(m_old - m_new) + p · v_block, p read from sᵀ a column at a
+ * keys are computed transposed, sᵀ = k_block · (c·q_block)ᵀ with c =
+ * scale·log2(e) (k's rows as they are, qᵀ packed once and scaled as it is
+ * packed, so the scores need no pass of their own and are in base 2:
+ * exp(s - m) = 2^(s' - m')), so that the block's queries lie along the vector
+ * lanes and each query's running maximum m, sum l and rescaling factor are
+ * plain vector operations down the keys. The output then accumulates as
+ * acc = acc·2^(m_old - m_new) + p · v_block, p read from sᵀ a column at a
  * time and v in place; at the end out = acc / l. Key blocks start at
  * multiples of ATT_BK = ATT_BQ, so with causal the block on the diagonal is
  * square: its tiles wholly in the future are skipped, and each tile of
@@ -355,11 +356,11 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 #define ATT_DC 128
 #define ATT_DVC 64
 
-/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled) against
- * the block's first nq queries (a multiple of LANES): masked (key j is hidden
- * from query i when causal and j > i, or when mask says so) and folded into
- * the running maxima m and sums l (ATT_BQ each); st is left holding
- * exp(s - m), and alpha the factor exp(m_old - m_new) by which each query's
+/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
+ * against the block's first nq queries (a multiple of NR): masked (key j is
+ * hidden from query i when causal and j > i, or when mask says so) and folded
+ * into the running maxima m and sums l (ATT_BQ each); st is left holding
+ * 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each query's
  * output so far must be scaled. The maximum skips NaN scores: their exp is
  * NaN, which makes the row's sum NaN. */
 static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
@@ -403,10 +404,10 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 		V mnew = VFN(select)((VI)(vmax > mold), vmax, mold);
 		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
 		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
-		V va = VFN(exp_neg)(mold - msub);
+		V va = VFN(exp2_neg)(mold - msub);
 		V lsum = {0};
 		for (int64_t j = 0; j < bk; j++) {
-			V e = VFN(exp_neg)(VFN(load)(st + j * ATT_BQ + q0) - msub);
+			V e = VFN(exp2_neg)(VFN(load)(st + j * ATT_BQ + q0) - msub);
 			VFN(store)(st + j * ATT_BQ + q0, e);
 			lsum += e;
 		}
@@ -432,6 +433,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 	int64_t kend = causal && i0 + bq < tk ? i0 + bq : tk;
 	int64_t nq = (bq + NR - 1) / NR * NR;	/* query columns computed: whole tiles */
 	int64_t packed = -1;	/* the depth offset qt holds */
+	T qscale = scale * (T)1.4426950408889634074;	/* base 2: see exp2_neg */
 
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
 		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
@@ -454,7 +456,7 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 					for (int64_t r = 0; r < bq; r++) {
 						const T *row = q + (i0 + r) * ld->q + p0;
 						for (int64_t p = 0; p < dc; p++)
-							qt[p * ATT_BQ + r] = row[p] * scale;
+							qt[p * ATT_BQ + r] = row[p] * qscale;
 					}
 					for (int64_t r = bq; r < nq; r++)
 						for (int64_t p = 0; p < dc; p++)
@@ -474,6 +476,8 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, nq, j0, bk);
 			/* acc = acc·alpha + p · v_block: row r of p is column r of sᵀ */
 			for (int64_t r = 0; r < bq; r++) {
+				if (alpha[r] == 1)	/* the maximum did not change: most rows, after a few blocks */
+					continue;
 				V va = VFN(set1)(alpha[r]);
 				for (int64_t c = 0; c < dvc; c += LANES)
 					VFN(store)(acc + r * ATT_DVC + c, VFN(load)(acc + r * ATT_DVC + c) * va);
