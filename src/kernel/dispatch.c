@@ -449,6 +449,11 @@ void exp_f64_simd(double *out, const double *in, int64_t n)
 	dispatch_ops()->exp_f64(out, in, n);
 }
 
+void exp2_softmax_f32_simd(float *out, const float *in, int64_t n)
+{
+	dispatch_ops()->exp2_softmax_f32(out, in, n);
+}
+
 float kernel_fma_chains_f32(int64_t iters, float seed, double *flops)
 {
 	const struct simd_ops *ops = dispatch_ops();

@@ -313,6 +313,21 @@ static float simd_fma_chains_f32(int64_t iters, float seed)
 	return sum;
 }
 
+/* out and in are (n); every in[i] <= 0, -inf or NaN: the fused attention's
+ * 2^x over an array, for the tests. */
+static void simd_exp2_softmax_f32(float *out, const float *in, int64_t n)
+{
+	int64_t j = 0;
+	for (; j + VF_LANES <= n; j += VF_LANES)
+		vf_store(out + j, vf_exp2_neg(vf_load(in + j)));
+	if (j < n) {
+		vf xv = {0};
+		memcpy(&xv, in + j, (size_t)(n - j) * sizeof(float));
+		vf e = vf_exp2_neg(xv);
+		memcpy(out + j, &e, (size_t)(n - j) * sizeof(float));
+	}
+}
+
 const struct simd_ops SIMD_OPS = {
 	.name = SIMD_NAME,
 	.matmul_f32 = simd_matmul_f32,
@@ -328,4 +343,5 @@ const struct simd_ops SIMD_OPS = {
 	.exp_f64 = simd_exp_f64,
 	.fma_chains_f32 = simd_fma_chains_f32,
 	.fma_lanes = SIMD_BYTES / 4,
+	.exp2_softmax_f32 = simd_exp2_softmax_f32,
 };

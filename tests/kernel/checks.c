@@ -1317,6 +1317,45 @@ static void kcheck_exp_simd_should_be_within_two_ulp_of_libm_over_finer_sweeps(v
 	check_exp_f64_random("[-745.2, -708.4) (subnormal results)", -745.2, -708.4, 50, EXP_MAX_ULP);
 }
 
+/* exp2_softmax_f32_simd, the fused attention's 2^x: every 61st float of
+ * [-126, -0] (some 18 million) within 1 ulp of exp2f; below -126 and -inf
+ * exactly 0, NaN stays NaN, 0 and -0 exactly 1 */
+static void kcheck_the_online_softmax_exp2_should_be_within_one_ulp_of_exp2f(void)
+{
+	enum { BATCH = 4096 };
+	static float x[BATCH], y[BATCH];
+	int64_t worst = 0, count = 0;
+	float worst_x = 0, worst_y = 0;
+	uint32_t bits = 0x80000000u, hi = 0xC2FC0000u;	/* -0 .. -126 */
+
+	while (bits <= hi) {
+		int n = 0;
+		for (; n < BATCH && bits <= hi; n++, bits += 61)
+			memcpy(&x[n], &bits, 4);
+		exp2_softmax_f32_simd(y, x, n);
+		for (int i = 0; i < n; i++) {
+			int64_t u = ulp_f32(y[i], exp2f(x[i]));
+			if (u > worst)
+				worst = u, worst_x = x[i], worst_y = y[i];
+		}
+		count += n;
+	}
+	note_ulp(worst);
+	check(worst <= 1, "exp2_softmax_f32_simd over [-126, 0] (%lld inputs): %lld ulp at x = %.9g (simd %.9g, exp2f %.9g)",
+	      (long long)count, (long long)worst, worst_x, worst_y, exp2f(worst_x));
+
+	const float xs[] = { 0.0f, -0.0f, -126.0f, -126.0001f, -127.5f, -200.0f, -1e30f, -INFINITY, NAN, -NAN };
+	const int n = (int)(sizeof xs / sizeof *xs);
+	float ys[sizeof xs / sizeof *xs];
+	exp2_softmax_f32_simd(ys, xs, n);
+	for (int i = 0; i < n; i++) {
+		bool ok = isnan(xs[i]) ? isnan(ys[i]) : xs[i] == 0 ? ys[i] == 1 : xs[i] < -126 ? ys[i] == 0 :
+			  ulp_f32(ys[i], exp2f(xs[i])) <= 1;
+		check(ok, "exp2_softmax_f32_simd(%g) = %.9g, want %s", xs[i], ys[i],
+		      isnan(xs[i]) ? "NaN" : xs[i] == 0 ? "exactly 1" : xs[i] < -126 ? "exactly 0" : "exp2f's within 1 ulp");
+	}
+}
+
 /* ---- the simd path in use -------------------------------------------------------- */
 
 /* forced, the baseline: sse2 on x86-64, neon on aarch64; otherwise the
