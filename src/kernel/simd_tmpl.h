@@ -363,45 +363,53 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each query's
  * output so far must be scaled. The maximum skips NaN scores: their exp is
  * NaN, which makes the row's sum NaN. */
+/* The largest of x and y, y when x is NaN. */
+static inline V TFN(max_skip_nan)(V x, V y)
+{
+	return VFN(select)((VI)(x > y), x, y);
+}
+
+/* The largest of the n vectors at col, col + ATT_BQ, ..., NaN skipped: four
+ * chains, as a compare and select each wait for the one before. */
+static inline V TFN(col_max)(const T *col, int64_t n)
+{
+	V m0 = VFN(set1)(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
+	int64_t j = 0;
+	for (; j + 4 <= n; j += 4) {
+		m0 = TFN(max_skip_nan)(VFN(load)(col + j * ATT_BQ), m0);
+		m1 = TFN(max_skip_nan)(VFN(load)(col + (j + 1) * ATT_BQ), m1);
+		m2 = TFN(max_skip_nan)(VFN(load)(col + (j + 2) * ATT_BQ), m2);
+		m3 = TFN(max_skip_nan)(VFN(load)(col + (j + 3) * ATT_BQ), m3);
+	}
+	for (; j < n; j++)
+		m0 = TFN(max_skip_nan)(VFN(load)(col + j * ATT_BQ), m0);
+	return TFN(max_skip_nan)(TFN(max_skip_nan)(m0, m1), TFN(max_skip_nan)(m2, m3));
+}
+
 static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
 			      int64_t i0, int64_t bq, int64_t nq, int64_t j0, int64_t bk)
 {
 	V ninf = VFN(set1)(-INFINITY);
 	for (int64_t q0 = 0; q0 < nq; q0 += LANES) {
-		V vmax = ninf;
-		if (causal && j0 + bk - 1 > i0 + q0) {	/* some key is in some lane's future */
+		if (causal) {	/* keys in some lane's future: -inf there */
 			VI qi = {0}, kj = {0};	/* the lanes' query indices, and the key's */
 			for (int e = 0; e < LANES; e++)
 				qi[e] = i0 + q0 + e;
-			for (int64_t j = 0; j < bk; j++) {
+			for (int64_t j = i0 + q0 + 1 - j0 > 0 ? i0 + q0 + 1 - j0 : 0; j < bk; j++) {
+				for (int e = 0; e < LANES; e++)
+					kj[e] = j0 + j;
 				V x = VFN(load)(st + j * ATT_BQ + q0);
-				if (j0 + j > i0 + q0) {
-					for (int e = 0; e < LANES; e++)
-						kj[e] = j0 + j;
-					x = VFN(select)(qi >= kj, x, ninf);
-					VFN(store)(st + j * ATT_BQ + q0, x);
-				}
-				vmax = VFN(select)((VI)(x > vmax), x, vmax);
-			}
-		} else {
-			for (int64_t j = 0; j < bk; j++) {
-				V x = VFN(load)(st + j * ATT_BQ + q0);
-				vmax = VFN(select)((VI)(x > vmax), x, vmax);
+				VFN(store)(st + j * ATT_BQ + q0, VFN(select)(qi >= kj, x, ninf));
 			}
 		}
-		if (mask != NULL) {
+		if (mask != NULL)
 			for (int64_t j = 0; j < bk; j++)
 				for (int64_t e = 0; e < LANES && q0 + e < bq; e++)
 					if (mask[(i0 + q0 + e) * tk + j0 + j] != 0)
 						st[j * ATT_BQ + q0 + e] = -INFINITY;
-			vmax = ninf;
-			for (int64_t j = 0; j < bk; j++) {
-				V x = VFN(load)(st + j * ATT_BQ + q0);
-				vmax = VFN(select)((VI)(x > vmax), x, vmax);
-			}
-		}
+		V vmax = TFN(col_max)(st + q0, bk);
 		V mold = VFN(load)(m + q0);
-		V mnew = VFN(select)((VI)(vmax > mold), vmax, mold);
+		V mnew = TFN(max_skip_nan)(vmax, mold);
 		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
 		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
 		V va = VFN(exp2_neg)(mold - msub);
@@ -503,7 +511,8 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 		}
 		for (int64_t r = 0; r < bq; r++) {
 			T *o = out + (i0 + r) * ld->out + c0, *a = acc + r * ATT_DVC;
-			V vl = VFN(set1)(l[r]);
+			T inv = 1 / l[r];	/* (one division a row: a vector one costs as much as 4 multiplies) */
+			V vinv = VFN(set1)(inv);
 			int64_t c = 0;
 			if (l[r] == 0) {	/* every key masked: 0/0; no keys: an empty sum */
 				for (c = 0; c < dvc; c++)
@@ -511,9 +520,9 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				continue;
 			}
 			for (; c + LANES <= dvc; c += LANES)
-				VFN(store)(o + c, VFN(load)(a + c) / vl);
+				VFN(store)(o + c, VFN(load)(a + c) * vinv);
 			for (; c < dvc; c++)
-				o[c] = a[c] / l[r];
+				o[c] = a[c] * inv;
 		}
 	}
 }
