@@ -341,10 +341,12 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * lanes and each query's running maximum m, sum l and rescaling factor are
  * plain vector operations down the keys. The output then accumulates as
  * acc = acc·2^(m_old - m_new) + p · v_block, p read from sᵀ a column at a
- * time and v in place; at the end out = acc / l. Key blocks start at
- * multiples of ATT_BK = ATT_BQ, so with causal the block on the diagonal is
- * square: its tiles wholly in the future are skipped, and each tile of
- * queries reads v only up to its last query's key. Special rows as the
+ * time and v in place; at the end out = acc / l. Key blocks are ATT_BK =
+ * 2·ATT_BQ long (the micro-kernel's runs down v are twice as long as the
+ * query blocks' 48: measured some 4% faster) and start at multiples of
+ * ATT_BQ, as the query blocks do, so with causal the diagonal crosses one
+ * ATT_BQ square of one key block: tiles wholly in the future are skipped, and
+ * each tile of queries reads v only up to its last query's key. Special rows as the
  * loops: a query with every key masked gives NaN (l stays 0: 0/0), as does a
  * NaN score (its exp is NaN) or a +inf one (inf - inf); with no keys at all
  * (tk == 0) the row is zeros, as weights·v would be. The depth goes ATT_DC
@@ -352,7 +354,7 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * pass). Only the query columns in use (bq rounded up to a tile) are
  * computed. */
 #define ATT_BQ 48
-#define ATT_BK ATT_BQ
+#define ATT_BK (2 * ATT_BQ)
 #define ATT_DC 128
 #define ATT_DVC 64
 
