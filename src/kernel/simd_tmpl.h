@@ -475,11 +475,17 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				}
 				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
 					int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
+					const T *ar[SIMD_MR];	/* the tile's rows of k */
+					for (int64_t r = 0; r < SIMD_MR; r++)
+						ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
 					for (int64_t s0 = 0; s0 < nq; s0 += NR) {
+						T *c = st + r0 * ATT_BQ + s0;
 						if (causal && j0 + r0 > i0 + s0 + NR - 1)
 							continue;	/* every key after every query */
-						TFN(tile)(st + r0 * ATT_BQ + s0, ATT_BQ, k + (j0 + r0) * ld->k + p0, ld->k, 1,
-							  qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
+						if (mc == SIMD_MR)
+							TFN(micro)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0);
+						else
+							TFN(tile)(c, ATT_BQ, ar[0], ld->k, 1, qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
 					}
 				}
 			}
@@ -492,22 +498,27 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				for (int64_t c = 0; c < dvc; c += LANES)
 					VFN(store)(acc + r * ATT_DVC + c, VFN(load)(acc + r * ATT_DVC + c) * va);
 			}
-			for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
-				int64_t nc = dvc - s0 < NR ? dvc - s0 : NR;
-				const T *b = v + j0 * ld->v + c0 + s0;
-				int64_t ldb = ld->v;
-				if (nc < NR) {	/* the last columns, padded */
-					TFN(pack_b)(vp, b, ld->v, 1, bk, nc);
-					b = vp;
-					ldb = NR;
-				}
-				for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
-					int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
-					/* keys past the tile's last query weigh 0 */
-					int64_t kc = causal && i0 + r0 + mc - j0 < bk ? i0 + r0 + mc - j0 : bk;
-					if (kc > 0)
-						TFN(tile)(acc + r0 * ATT_DVC + s0, ATT_DVC, st + r0, 1, ATT_BQ, b, ldb, kc,
-							  mc, NR, true);
+			int64_t full = dvc / NR * NR;	/* columns in whole tiles of v read in place */
+			if (full < dvc)	/* the last columns, padded */
+				TFN(pack_b)(vp, v + j0 * ld->v + c0 + full, ld->v, 1, bk, dvc - full);
+			for (int64_t r0 = 0; r0 < bq; r0 += SIMD_MR) {
+				int64_t mc = bq - r0 < SIMD_MR ? bq - r0 : SIMD_MR;
+				/* keys past the tile's last query weigh 0 */
+				int64_t kc = causal && i0 + r0 + mc - j0 < bk ? i0 + r0 + mc - j0 : bk;
+				const T *ar[SIMD_MR];	/* the tile's rows of p: columns of sᵀ */
+				for (int64_t r = 0; r < SIMD_MR; r++)
+					ar[r] = st + r0 + (r < mc ? r : mc - 1);
+				if (kc <= 0)
+					continue;
+				for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
+					T *c = acc + r0 * ATT_DVC + s0;
+					if (s0 == full)
+						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, vp, NR, kc, mc, NR, true);
+					else if (mc == SIMD_MR)
+						TFN(micro)(c, ATT_DVC, ar, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, true);
+					else
+						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, mc,
+							  NR, true);
 				}
 			}
 		}
