@@ -127,6 +127,24 @@ static struct pool {
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
 	   PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { { 0 } } };
 
+/* In a child of fork() the workers are gone (only the forking thread is
+ * copied): the pool starts empty again, its locks fresh. */
+static void pool_after_fork(void)
+{
+	pthread_mutex_init(&pool.busy, NULL);
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.workers = 0;
+	pool.nt = 0;
+	pool.pending = 0;
+}
+
+static void pool_register_fork(void)
+{
+	pthread_atfork(NULL, NULL, pool_after_fork);
+}
+
 /* Worker t: waits for a job with a part t, runs it, reports it done. */
 static void *pool_worker(void *arg)
 {
@@ -162,6 +180,8 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 		parts_on_new_threads(parts, 1, nt);
 		return;
 	}
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	pthread_once(&fork_once, pool_register_fork);
 	pthread_mutex_lock(&pool.lock);
 	while (pool.workers < nt - 1) {
 		pthread_t tid;
