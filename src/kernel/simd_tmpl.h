@@ -342,8 +342,8 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * plain vector operations down the keys. The output then accumulates as
  * acc = acc·2^(m_old - m_new) + p · v_block, p read from sᵀ a column at a
  * time and v in place; at the end out = acc / l. Key blocks are ATT_BK =
- * 2·ATT_BQ long (the micro-kernel's runs down v are twice as long as the
- * query blocks' 48: measured some 4% faster) and start at multiples of
+ * 2·ATT_BQ long (the micro-kernel's runs down v twice as long as with
+ * ATT_BQ: measured some 4% faster on AVX2) and start at multiples of
  * ATT_BQ, as the query blocks do, so with causal the diagonal crosses one
  * ATT_BQ square of one key block: tiles wholly in the future are skipped, and
  * each tile of queries reads v only up to its last query's key. Special rows as the
@@ -353,7 +353,8 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * at a time, value columns ATT_DVC at a time (the scores are recomputed per
  * pass). Only the query columns in use (bq rounded up to a tile) are
  * computed. */
-#define ATT_BQ 48
+#define ATT_BQ (SIMD_BYTES >= 64 ? 96 : 48)	/* whole tiles: of NR queries, of SIMD_MR rows */
+_Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "ATT_BQ must be a multiple of NR and of SIMD_MR");
 #define ATT_BK (2 * ATT_BQ)
 #define ATT_DC 128
 #define ATT_DVC 64
