@@ -428,6 +428,29 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 	}
 }
 
+/* qt is (dc, ATT_BQ): qt[p][r] = c·q[r][p] for the bq rows of q (row stride
+ * ldq), and 0 for rows bq .. nq-1 (queries that pad the last tile). */
+static void TFN(pack_qt)(T *qt, const T *q, int64_t ldq, int64_t bq, int64_t nq, int64_t dc, T c)
+{
+	int64_t rv = 0, pv = 0;	/* rows and columns done in 8x8 blocks */
+#if SIMD_BYTES == 32
+	if (sizeof(T) == sizeof(float)) {
+		rv = bq / 8 * 8;
+		pv = dc / 8 * 8;
+		for (int64_t r0 = 0; r0 < rv; r0 += 8)
+			for (int64_t p0 = 0; p0 < pv; p0 += 8)
+				vf_transpose8_scaled((float *)qt + p0 * ATT_BQ + r0, ATT_BQ, (const float *)q + r0 * ldq + p0,
+						     ldq, (float)c);
+	}
+#endif
+	for (int64_t r = 0; r < bq; r++)
+		for (int64_t p = r < rv ? pv : 0; p < dc; p++)
+			qt[p * ATT_BQ + r] = q[r * ldq + p] * c;
+	for (int64_t r = bq; r < nq; r++)
+		for (int64_t p = 0; p < dc; p++)
+			qt[p * ATT_BQ + r] = 0;
+}
+
 /* q is (tq,d), k is (tk,d), v is (tk,dv), out is (tq,dv), their rows ld->q,
  * ld->k, ld->v and ld->out apart; mask NULL or (tq,tk) bytes. Computes out
  * rows i0 .. i0+bq-1. */
@@ -463,15 +486,8 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				memset(st, 0, sizeof st);
 			for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
 				int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
-				if (packed != p0) {	/* qᵀ, padded with zero queries */
-					for (int64_t r = 0; r < bq; r++) {
-						const T *row = q + (i0 + r) * ld->q + p0;
-						for (int64_t p = 0; p < dc; p++)
-							qt[p * ATT_BQ + r] = row[p] * qscale;
-					}
-					for (int64_t r = bq; r < nq; r++)
-						for (int64_t p = 0; p < dc; p++)
-							qt[p * ATT_BQ + r] = 0;
+				if (packed != p0) {
+					TFN(pack_qt)(qt, q + i0 * ld->q + p0, ld->q, bq, nq, dc, qscale);
 					packed = p0;
 				}
 				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
