@@ -7,6 +7,7 @@
 #include "kernel/simd.h"
 
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The table chosen for this CPU (NULL until the first call) and the test
@@ -124,8 +125,9 @@ static struct pool {
 	unsigned gen;		/* bumped per job */
 	int nt, pending;	/* parts of this job, and those not finished */
 	struct part parts[THREADS_MAX];
+	bool taken[THREADS_MAX];	/* part t begun, by its worker or by the caller */
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-	   PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { { 0 } } };
+	   PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { { 0 } }, { false } };
 
 /* In a child of fork() the workers are gone (only the forking thread is
  * copied): the pool starts empty again, its locks fresh. */
@@ -137,6 +139,7 @@ static void pool_after_fork(void)
 	pthread_cond_init(&pool.done, NULL);
 	pool.workers = 0;
 	pool.nt = 0;
+	memset(pool.taken, 0, sizeof pool.taken);
 	pool.pending = 0;
 }
 
@@ -157,6 +160,9 @@ static void *pool_worker(void *arg)
 			pthread_cond_wait(&pool.wake, &pool.lock);
 		}
 		seen = pool.gen;
+		if (pool.taken[t])	/* the caller ran it: this worker woke late */
+			continue;
+		pool.taken[t] = true;
 		struct part p = pool.parts[t];
 		pthread_mutex_unlock(&pool.lock);
 		part_run(&p);
@@ -186,16 +192,20 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 	while (pool.workers < nt - 1) {
 		pthread_t tid;
 		pthread_attr_t attr;
-		bool ok = pthread_attr_init(&attr) == 0;
-		ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
-		     pthread_create(&tid, &attr, pool_worker, (void *)(intptr_t)(pool.workers + 1)) == 0;
+		if (pthread_attr_init(&attr) != 0)
+			break;
+		bool ok = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+			  pthread_create(&tid, &attr, pool_worker, (void *)(intptr_t)(pool.workers + 1)) == 0;
+		pthread_attr_destroy(&attr);
 		if (!ok)
 			break;
 		pool.workers++;
 	}
 	int in_pool = nt - 1 < pool.workers ? nt : pool.workers + 1;	/* parts 0 .. in_pool-1 */
-	for (int t = 0; t < in_pool; t++)
+	for (int t = 0; t < in_pool; t++) {
 		pool.parts[t] = parts[t];
+		pool.taken[t] = false;
+	}
 	pool.nt = in_pool;
 	pool.pending = in_pool - 1;
 	pool.gen++;
@@ -207,19 +217,30 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 	else
 		part_run(&parts[0]);
 
+	/* parts whose worker has not woken yet (its CPU busy elsewhere): the
+	 * caller runs them rather than wait for the worker */
 	pthread_mutex_lock(&pool.lock);
+	for (int t = 1; t < in_pool; t++)
+		if (!pool.taken[t]) {
+			pool.taken[t] = true;
+			pool.pending--;
+			pthread_mutex_unlock(&pool.lock);
+			part_run(&parts[t]);
+			pthread_mutex_lock(&pool.lock);
+		}
 	while (pool.pending > 0)
 		pthread_cond_wait(&pool.done, &pool.lock);
 	pthread_mutex_unlock(&pool.lock);
 	pthread_mutex_unlock(&pool.busy);
 }
 
-/* Threads worth starting for work of this many flops: below 2e7 (a fraction
- * of a millisecond) starting a thread costs more than it saves. */
+/* Threads worth waking for work of this many flops: below 2e6 (some tens of
+ * microseconds) waking a worker costs more than it saves (a one-head causal
+ * attention of 128 tokens, 2.1e6, measured 34 us alone, 30 us on two). */
 static int threads_for(double flops)
 {
 	int nt = kernel_threads();
-	return flops < 2e7 ? 1 : nt;
+	return flops < 2e6 ? 1 : nt;
 }
 
 /* ---- matmul: bands of rows of c ------------------------------------------- */
