@@ -346,8 +346,9 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * ATT_BQ: measured some 4% faster on AVX2) and start at multiples of
  * ATT_BQ, as the query blocks do, so with causal the diagonal crosses one
  * ATT_BQ square of one key block: tiles wholly in the future are skipped, and
- * each tile of queries reads v only up to its last query's key. Special rows as the
- * loops: a query with every key masked gives NaN (l stays 0: 0/0), as does a
+ * each tile of queries reads v only up to its last query's key (so an inf
+ * or NaN value no query of the tile can see does not reach its rows, as for
+ * the keys past the block before). Special rows as the loops: a query with every key masked gives NaN (l stays 0: 0/0), as does a
  * NaN score (its exp is NaN) or a +inf one (inf - inf); with no keys at all
  * (tk == 0) the row is zeros, as weights·v would be. The depth goes ATT_DC
  * at a time, value columns ATT_DVC at a time (the scores are recomputed per
@@ -359,13 +360,6 @@ _Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "ATT_BQ must be a mult
 #define ATT_DC 128
 #define ATT_DVC 64
 
-/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
- * against the block's first nq queries (a multiple of NR): masked (key j is
- * hidden from query i when causal and j > i, or when mask says so) and folded
- * into the running maxima m and sums l (ATT_BQ each); st is left holding
- * 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each query's
- * output so far must be scaled. The maximum skips NaN scores: their exp is
- * NaN, which makes the row's sum NaN. */
 /* The largest of x and y, y when x is NaN. */
 static inline V TFN(max_skip_nan)(V x, V y)
 {
@@ -389,6 +383,13 @@ static inline V TFN(col_max)(const T *col, int64_t n)
 	return TFN(max_skip_nan)(TFN(max_skip_nan)(m0, m1), TFN(max_skip_nan)(m2, m3));
 }
 
+/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
+ * against the block's first nq queries (a multiple of NR): masked (key j is
+ * hidden from query i when causal and j > i, or when mask says so) and folded
+ * into the running maxima m and sums l (ATT_BQ each); st is left holding
+ * 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each query's
+ * output so far must be scaled. The maximum skips NaN scores: their exp is
+ * NaN, which makes the row's sum NaN. */
 static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
 			      int64_t i0, int64_t bq, int64_t nq, int64_t j0, int64_t bk)
 {
