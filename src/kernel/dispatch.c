@@ -7,6 +7,7 @@
 #include "kernel/simd.h"
 
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The table chosen for this CPU (NULL until the first call) and the test
@@ -76,9 +77,14 @@ int kernel_threads(void)
 }
 
 /* Runs job(arg, t, nt) for t = 0 .. nt-1, part 0 on the calling thread and
- * the others on threads of their own; a thread that cannot be started has
- * its part done by the caller. Returns when every part is done. Each part
- * runs under the caller's kernel_ctl: one Ctrl-C stops them all. */
+ * the others on the pool's workers, returning when every part is done. Each
+ * part runs under the caller's kernel_ctl: one Ctrl-C stops them all.
+ * The workers are started once, at the first job that wants them, and then
+ * wait for the next one (a new thread per call cost tens of microseconds,
+ * much of a one-head attention). The pool serves one caller at a time: a
+ * second caller meanwhile (another thread, or a part calling back) starts
+ * threads of its own for that call, as does any part whose worker could not
+ * be started. */
 struct part {
 	void (*job)(void *arg, int t, int nt);
 	void *arg;
@@ -95,17 +101,15 @@ static void *part_run(void *p)
 	return NULL;
 }
 
-static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
+/* One call's parts on threads of their own (the pool's fallback). */
+static void parts_on_new_threads(struct part *parts, int from, int nt)
 {
-	struct part parts[THREADS_MAX];
 	pthread_t tid[THREADS_MAX];
 	bool started[THREADS_MAX] = { false };
-	for (int t = 0; t < nt; t++)
-		parts[t] = (struct part){ job, arg, t, nt, kernel_ctl_now };
-	for (int t = 1; t < nt; t++)
+	for (int t = from; t < nt; t++)
 		started[t] = pthread_create(&tid[t], NULL, part_run, &parts[t]) == 0;
 	part_run(&parts[0]);
-	for (int t = 1; t < nt; t++) {
+	for (int t = from; t < nt; t++) {
 		if (started[t])
 			pthread_join(tid[t], NULL);
 		else
@@ -113,11 +117,129 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 	}
 }
 
-/* Threads worth starting for work of this many flops: below 2e7 (a fraction
- * of a millisecond) starting a thread costs more than it saves. */
+static struct pool {
+	pthread_mutex_t busy;	/* held by the caller the pool serves */
+	pthread_mutex_t lock;	/* guards the fields below */
+	pthread_cond_t wake, done;
+	int workers;		/* started so far: they run parts 1 .. workers */
+	unsigned gen;		/* bumped per job */
+	int nt, pending;	/* parts of this job, and those not finished */
+	struct part parts[THREADS_MAX];
+	bool taken[THREADS_MAX];	/* part t begun, by its worker or by the caller */
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	   PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, { { 0 } }, { false } };
+
+/* In a child of fork() the workers are gone (only the forking thread is
+ * copied): the pool starts empty again, its locks fresh. */
+static void pool_after_fork(void)
+{
+	pthread_mutex_init(&pool.busy, NULL);
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.workers = 0;
+	pool.nt = 0;
+	memset(pool.taken, 0, sizeof pool.taken);
+	pool.pending = 0;
+}
+
+static void pool_register_fork(void)
+{
+	pthread_atfork(NULL, NULL, pool_after_fork);
+}
+
+/* Worker t: waits for a job with a part t, runs it, reports it done. */
+static void *pool_worker(void *arg)
+{
+	int t = (int)(intptr_t)arg;
+	unsigned seen = 0;
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		while (pool.gen == seen || t >= pool.nt) {
+			seen = pool.gen;
+			pthread_cond_wait(&pool.wake, &pool.lock);
+		}
+		seen = pool.gen;
+		if (pool.taken[t])	/* the caller ran it: this worker woke late */
+			continue;
+		pool.taken[t] = true;
+		struct part p = pool.parts[t];
+		pthread_mutex_unlock(&pool.lock);
+		part_run(&p);
+		pthread_mutex_lock(&pool.lock);
+		if (--pool.pending == 0)
+			pthread_cond_signal(&pool.done);
+	}
+	return NULL;
+}
+
+static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
+{
+	struct part parts[THREADS_MAX];
+	for (int t = 0; t < nt; t++)
+		parts[t] = (struct part){ job, arg, t, nt, kernel_ctl_now };
+	if (nt <= 1) {
+		part_run(&parts[0]);
+		return;
+	}
+	if (pthread_mutex_trylock(&pool.busy) != 0) {
+		parts_on_new_threads(parts, 1, nt);
+		return;
+	}
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	pthread_once(&fork_once, pool_register_fork);
+	pthread_mutex_lock(&pool.lock);
+	while (pool.workers < nt - 1) {
+		pthread_t tid;
+		pthread_attr_t attr;
+		if (pthread_attr_init(&attr) != 0)
+			break;
+		bool ok = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+			  pthread_create(&tid, &attr, pool_worker, (void *)(intptr_t)(pool.workers + 1)) == 0;
+		pthread_attr_destroy(&attr);
+		if (!ok)
+			break;
+		pool.workers++;
+	}
+	int in_pool = nt - 1 < pool.workers ? nt : pool.workers + 1;	/* parts 0 .. in_pool-1 */
+	for (int t = 0; t < in_pool; t++) {
+		pool.parts[t] = parts[t];
+		pool.taken[t] = false;
+	}
+	pool.nt = in_pool;
+	pool.pending = in_pool - 1;
+	pool.gen++;
+	pthread_cond_broadcast(&pool.wake);
+	pthread_mutex_unlock(&pool.lock);
+
+	if (in_pool < nt)	/* workers that could not be started */
+		parts_on_new_threads(parts, in_pool, nt);
+	else
+		part_run(&parts[0]);
+
+	/* parts whose worker has not woken yet (its CPU busy elsewhere): the
+	 * caller runs them rather than wait for the worker */
+	pthread_mutex_lock(&pool.lock);
+	for (int t = 1; t < in_pool; t++)
+		if (!pool.taken[t]) {
+			pool.taken[t] = true;
+			pool.pending--;
+			pthread_mutex_unlock(&pool.lock);
+			part_run(&parts[t]);
+			pthread_mutex_lock(&pool.lock);
+		}
+	while (pool.pending > 0)
+		pthread_cond_wait(&pool.done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	pthread_mutex_unlock(&pool.busy);
+}
+
+/* Threads worth waking for work of this many flops: below 2e6 (some tens of
+ * microseconds) waking a worker costs more than it saves (a one-head causal
+ * attention of 128 tokens, 2.1e6, measured 34 us alone, 30 us on two). */
 static int threads_for(double flops)
 {
-	return flops < 2e7 ? 1 : kernel_threads();	/* small work asks no sysconf */
+	return flops < 2e6 ? 1 : kernel_threads();	/* small work asks no sysconf */
 }
 
 /* ---- matmul: bands of rows of c ------------------------------------------- */
@@ -174,8 +296,11 @@ void matmul_f64_simd(double *c, const double *a, const double *b, int64_t m, int
 
 /* ---- attention: heads, or groups of a head's query rows --------------------
  * Fused (weights NULL), the work is cut into items of att_rows query rows of
- * one head; thread t takes items t, t+nt, t+2nt, ..., which spreads the
- * causal triangle's short and long rows evenly. With weights, each item is a
+ * one head; the threads take the next item from a shared counter until none
+ * is left, a head's items from its last rows to its first: with causal the
+ * last rows are the longest, so the short ones come last and fill in the
+ * gaps (the threads then finish together). Which thread computes an item
+ * never changes its bits. With weights, each item is a
  * whole head through the per-head kernel; so it is for a small head
  * (tq·tk <= ATT_SMALL) even without weights, with the weights on the stack:
  * the notebooks' heads then round exactly as the two-pass softmax does. */
@@ -195,6 +320,7 @@ struct attention_job {
 	const uint8_t *mask;
 	double scale;
 	int64_t nb, nh, tq, tk, d, dv, per_head;	/* per_head: items in one head */
+	int64_t next;	/* the next item to take (atomic) */
 	struct attn_layout lay[4];	/* q, k, v, out */
 };
 
@@ -210,10 +336,13 @@ static void attention_part(void *arg, int t, int nt)
 	size_t es = j->f64 ? sizeof(double) : sizeof(float);
 	int64_t rows = j->ops->att_rows;
 	const struct att_ld ld = { j->lay[0].row, j->lay[1].row, j->lay[2].row, j->lay[3].row };
-	for (int64_t it = t; it < j->nb * j->nh * j->per_head; it += nt) {
-		if (ctl_stop())
+	(void)t, (void)nt;
+	for (;;) {
+		int64_t it = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		if (it >= j->nb * j->nh * j->per_head || ctl_stop())
 			return;
-		int64_t hh = it / j->per_head, b = hh / j->nh, h = hh % j->nh, i0 = (it % j->per_head) * rows;
+		int64_t hh = it / j->per_head, b = hh / j->nh, h = hh % j->nh;
+		int64_t i0 = (j->per_head - 1 - it % j->per_head) * rows;
 		const char *q = (const char *)j->q + (size_t)head_at(&j->lay[0], b, h) * es;
 		const char *k = (const char *)j->k + (size_t)head_at(&j->lay[1], b, h) * es;
 		const char *v = (const char *)j->v + (size_t)head_at(&j->lay[2], b, h) * es;
@@ -254,6 +383,7 @@ static void attention_run(struct attention_job *j)
 			   (j->weights || j->tq * j->tk <= __atomic_load_n(&att_small, __ATOMIC_RELAXED));
 	j->per_head = whole_heads ? 1 : (j->tq + j->ops->att_rows - 1) / j->ops->att_rows;
 	int64_t items = j->nb * j->nh * j->per_head;
+	j->next = 0;
 	double flops = 2.0 * (double)(j->nb * j->nh) * (double)j->tq * (double)j->tk * (double)(j->d + j->dv);
 	int nt = threads_for(flops);
 	if (nt > items)
@@ -357,6 +487,11 @@ void exp_f32_simd(float *out, const float *in, int64_t n)
 void exp_f64_simd(double *out, const double *in, int64_t n)
 {
 	dispatch_ops()->exp_f64(out, in, n);
+}
+
+void exp2_softmax_f32_simd(float *out, const float *in, int64_t n)
+{
+	dispatch_ops()->exp2_softmax_f32(out, in, n);
 }
 
 float kernel_fma_chains_f32(int64_t iters, float seed, double *flops)

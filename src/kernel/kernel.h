@@ -228,6 +228,11 @@ float kernel_fma_chains_f32(int64_t iters, float seed, double *flops);
 void exp_f32_simd(float *out, const float *in, int64_t n);
 void exp_f64_simd(double *out, const double *in, int64_t n);
 
+/* out and in are length n; every in[i] <= 0, -inf or NaN. The 2^x of the
+ * fused attention's online softmax (within 1 ulp of exp2f for x in [-126, 0];
+ * below -126 and at -inf exactly 0; NaN gives NaN). Exposed for the tests. */
+void exp2_softmax_f32_simd(float *out, const float *in, int64_t n);
+
 /* Test hook: on == true routes every *_simd kernel through the baseline path
  * ("sse2", "neon" or "scalar") even on a CPU with AVX2+FMA, so both paths can
  * be tested on one machine; on == false restores the run-time choice.

@@ -69,6 +69,12 @@ static void exp_f64(double *out, const double *in, int64_t n)
 		out[i] = exp(in[i]);
 }
 
+static void exp2_softmax_f32(float *out, const float *in, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		out[i] = exp2f(in[i]);
+}
+
 /* 12 independent multiply-add chains, one number wide. */
 static float chains_f32(int64_t iters, float seed)
 {
@@ -99,4 +105,5 @@ const struct simd_ops simd_ops_scalar = {
 	.exp_f64 = exp_f64,
 	.fma_chains_f32 = chains_f32,
 	.fma_lanes = 1,
+	.exp2_softmax_f32 = exp2_softmax_f32,
 };

@@ -38,6 +38,8 @@ struct simd_ops {
 	void (*exp_f64)(double *out, const double *in, int64_t n);
 	float (*fma_chains_f32)(int64_t iters, float seed);
 	int fma_lanes;
+	/* the fused attention's 2^x (x <= 0), for the tests */
+	void (*exp2_softmax_f32)(float *out, const float *in, int64_t n);
 };
 
 /* Scalar: the loops and libm (scalar.c), for QKV_NO_SIMD=1. */

@@ -170,6 +170,69 @@ static inline vd vd_exp(vd x)
 	return vd_select(nan, x, y);
 }
 
+#if SIMD_BYTES == 32
+/* dst[p*ldd + r] = c·src[r*lds + p] for r, p < 8: an 8x8 block of floats
+ * transposed in registers (unpack, then shuffles of pairs and of halves) for
+ * the fused attention's packing of qᵀ, where 64 single loads and stores a
+ * block measured some 6% of its time. */
+static inline void vf_transpose8_scaled(float *dst, int64_t ldd, const float *src, int64_t lds, float c)
+{
+	vf vc = vf_set1(c), r[8], t[8], u[8];
+	for (int i = 0; i < 8; i++)
+		r[i] = vf_load(src + i * lds) * vc;
+	for (int i = 0; i < 8; i += 2) {
+		t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+		t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+	}
+	for (int i = 0; i < 8; i += 4) {
+		u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+		u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+		u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+		u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+	}
+	for (int i = 0; i < 4; i++) {
+		vf_store(dst + i * ldd, __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11));
+		vf_store(dst + (i + 4) * ldd, __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15));
+	}
+}
+#endif
+
+/* ---- 2^x for the online softmax -----------------------------------------------
+ * The fused attention works in base 2 (q is packed times scale·log2(e), so
+ * a score s' is s·log2(e) and exp(s - max) is 2^(s' - max')). Its argument
+ * is <= 0, -inf for a masked score, or NaN, so there is no overflow path:
+ * n = round(x) by the 1.5·2^23 addition (its low bits are then n), f = x - n
+ * exactly, in [-1/2, 1/2], and 2^f a degree-6 polynomial (fitted for
+ * relative error, 1 exactly at 0: 0.93 ulp in float arithmetic), times 2^n
+ * built in the exponent bits. Below -126 the result (under 2^-126, where
+ * libm would round to a subnormal) is flushed to 0 by one and-not, which also
+ * sends -inf to exactly 0; a NaN goes through the polynomial as NaN. Against
+ * libm's exp2f over [-126, 0]: within 1 ulp (tests/kernel/checks.c). About
+ * half the instructions of vf_exp, which must handle every x. vd_exp2_neg is
+ * vd_exp(x·ln 2): float64 attention is not the fast case. */
+static inline vf vf_exp2_neg(vf x)
+{
+	const vf magic = vf_set1(12582912.0f);   /* 1.5 * 2^23 */
+	vi32 zero = (vi32)(x < -126.0f);              /* -inf too */
+	vf t = x + magic;
+	vf f = x - (t - magic);
+	vf p = vf_set1(1.5353361959569156e-4f);
+	p = p * f + 1.3398875016719103e-3f;
+	p = p * f + 9.6184369176626205e-3f;
+	p = p * f + 5.5503323674201965e-2f;
+	p = p * f + 2.4022647738456726e-1f;
+	p = p * f + 6.9314718246459961e-1f;
+	vf y = p * f + 1.0f;
+	/* 2^n from t's low bits: n + 127 lands in the exponent field */
+	y = y * (vf)(((vi32)t - ((vi32)magic - 127)) << 23);
+	return (vf)(~zero & (vi32)y);
+}
+
+static inline vd vd_exp2_neg(vd x)
+{
+	return vd_exp(x * 0.6931471805599453094);
+}
+
 /* ---- matmul blocking ----------------------------------------------------------
  * The micro-kernel computes SIMD_MR rows by 2 vectors of columns of c, held
  * in 12 named vector accumulators (12 of the 16 AVX2 or SSE2 registers; an
@@ -277,6 +340,21 @@ static float simd_fma_chains_f32(int64_t iters, float seed)
 	return sum;
 }
 
+/* out and in are (n); every in[i] <= 0, -inf or NaN: the fused attention's
+ * 2^x over an array, for the tests. */
+static void simd_exp2_softmax_f32(float *out, const float *in, int64_t n)
+{
+	int64_t j = 0;
+	for (; j + VF_LANES <= n; j += VF_LANES)
+		vf_store(out + j, vf_exp2_neg(vf_load(in + j)));
+	if (j < n) {
+		vf xv = {0};
+		memcpy(&xv, in + j, (size_t)(n - j) * sizeof(float));
+		vf e = vf_exp2_neg(xv);
+		memcpy(out + j, &e, (size_t)(n - j) * sizeof(float));
+	}
+}
+
 const struct simd_ops SIMD_OPS = {
 	.name = SIMD_NAME,
 	.matmul_f32 = simd_matmul_f32,
@@ -292,4 +370,5 @@ const struct simd_ops SIMD_OPS = {
 	.exp_f64 = simd_exp_f64,
 	.fma_chains_f32 = simd_fma_chains_f32,
 	.fma_lanes = SIMD_BYTES / 4,
+	.exp2_softmax_f32 = simd_exp2_softmax_f32,
 };

@@ -1234,7 +1234,10 @@ static void check_exp_specials(int64_t maxulp)
 
 /* exp_f32_simd over the floats with bits lo, lo + step, ... below hi (both of
  * one sign), in batches; one check per sweep naming the worst input. */
-static void check_exp_f32_sweep(const char *what, uint32_t lo, uint32_t hi, uint32_t step, int64_t maxulp)
+/* fn against ref (named name, libm's) at every step-th float from bits lo up
+ * to hi (as bit patterns), within maxulp */
+static void check_f32_sweep(const char *name, void (*fn)(float *, const float *, int64_t), float (*ref)(float),
+			    const char *what, uint32_t lo, uint32_t hi, uint32_t step, int64_t maxulp)
 {
 	enum { BATCH = 4096 };
 	static float x[BATCH], y[BATCH];
@@ -1246,17 +1249,22 @@ static void check_exp_f32_sweep(const char *what, uint32_t lo, uint32_t hi, uint
 		int n = 0;
 		for (; n < BATCH && bits < hi; n++, bits += step)
 			memcpy(&x[n], &bits, 4);
-		exp_f32_simd(y, x, n);
+		fn(y, x, n);
 		for (int i = 0; i < n; i++) {
-			int64_t u = ulp_f32(y[i], expf(x[i]));
+			int64_t u = ulp_f32(y[i], ref(x[i]));
 			if (u > worst)
 				worst = u, worst_x = x[i], worst_y = y[i];
 		}
 		count += n;
 	}
 	note_ulp(worst);
-	check(worst <= maxulp, "exp_f32_simd over %s (%lld inputs): %lld ulp at x = %.9g (simd %.9g, expf %.9g)",
-	      what, (long long)count, (long long)worst, worst_x, worst_y, expf(worst_x));
+	check(worst <= maxulp, "%s over %s (%lld inputs): %lld ulp at x = %.9g (simd %.9g, libm %.9g)", name, what,
+	      (long long)count, (long long)worst, worst_x, worst_y, ref(worst_x));
+}
+
+static void check_exp_f32_sweep(const char *what, uint32_t lo, uint32_t hi, uint32_t step, int64_t maxulp)
+{
+	check_f32_sweep("exp_f32_simd", exp_f32_simd, expf, what, lo, hi, step, maxulp);
 }
 
 /* exp_f64_simd at rounds * 4096 random inputs in [lo, hi) */
@@ -1315,6 +1323,26 @@ static void kcheck_exp_simd_should_be_within_two_ulp_of_libm_over_finer_sweeps(v
 	check_exp_f64_random("[-746, 710)", -746, 710, 150, EXP_MAX_ULP);
 	check_exp_f64_random("[-2, 2)", -2, 2, 150, EXP_MAX_ULP);
 	check_exp_f64_random("[-745.2, -708.4) (subnormal results)", -745.2, -708.4, 50, EXP_MAX_ULP);
+}
+
+/* exp2_softmax_f32_simd, the fused attention's 2^x: every 61st float of
+ * [-126, -0] (some 18 million) within 1 ulp of exp2f; below -126 and -inf
+ * exactly 0, NaN stays NaN, 0 and -0 exactly 1 */
+static void kcheck_the_online_softmax_exp2_should_be_within_one_ulp_of_exp2f(void)
+{
+	check_f32_sweep("exp2_softmax_f32_simd", exp2_softmax_f32_simd, exp2f, "[-126, -0]", 0x80000000u, 0xC2FC0001u,
+			61, 1);
+
+	const float xs[] = { 0.0f, -0.0f, -126.0f, -126.0001f, -127.5f, -200.0f, -1e30f, -INFINITY, NAN, -NAN };
+	const int n = (int)(sizeof xs / sizeof *xs);
+	float ys[sizeof xs / sizeof *xs];
+	exp2_softmax_f32_simd(ys, xs, n);
+	for (int i = 0; i < n; i++) {
+		bool ok = isnan(xs[i]) ? isnan(ys[i]) : xs[i] == 0 ? ys[i] == 1 : xs[i] < -126 ? ys[i] == 0 :
+			  ulp_f32(ys[i], exp2f(xs[i])) <= 1;
+		check(ok, "exp2_softmax_f32_simd(%g) = %.9g, want %s", xs[i], ys[i],
+		      isnan(xs[i]) ? "NaN" : xs[i] == 0 ? "exactly 1" : xs[i] < -126 ? "exactly 0" : "exp2f's within 1 ulp");
+	}
 }
 
 /* ---- the simd path in use -------------------------------------------------------- */

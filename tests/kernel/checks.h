@@ -43,6 +43,7 @@
 	X(exp_f64_simd_should_be_within_one_ulp_of_exp, true) \
 	X(exp_simd_should_handle_special_values_exactly, true) \
 	X(exp_simd_should_be_within_two_ulp_of_libm_over_finer_sweeps, true) \
+	X(the_online_softmax_exp2_should_be_within_one_ulp_of_exp2f, true) \
 	X(kernel_simd_name_should_report_the_baseline_when_forced, false) \
 	X(ew_binary_should_broadcast_a_row_and_a_column, true) \
 	X(ew_binary_should_broadcast_a_scalar_and_handle_ndim_zero, true) \
