@@ -175,19 +175,27 @@ static inline vd vd_exp(vd x)
  * in 12 named vector accumulators (12 of the 16 AVX2 or SSE2 registers; an
  * array of accumulators could end up on the stack), with one broadcast of a
  * and two vectors of b per step. SIMD_MR is fixed by its code (rows a0..a5).
- * SIMD_KC is the depth of one pass and SIMD_MC the rows of a packed for it:
- * the (MC, KC) block of a (144 KB of floats) stays in L2 while every panel
- * of NR columns of b, packed (KC, NR) (24 KB), is read from L1 by the
- * micro-kernel running down the block. Both buffers are on the stack.
- * Measured on 5120x768 times 768x2304, one Zen 4 core: KC 384 with MC 96
- * gave 91-93 GFLOP/s; KC 256 or 768, or MC 48 or 192, 40-80 (fewer passes
- * over c against a panel of b that still fits L1). */
+ * SIMD_KC is the depth of one pass, SIMD_MC the rows of a run against one
+ * packed block of b and SIMD_BPACK that block's bytes (SIMD_NC columns,
+ * simd_tmpl.h): the (KC, NC) block of b is packed once and stays in L2, the
+ * (MC, KC) block of a is read in place (144 KB of floats: it stays in L2
+ * too) and each panel of NR columns of b, (KC, NR) (24 KB), is read from L1
+ * by the micro-kernel running down the block of a. b's block is on the stack.
+ * Measured on 5120x768 times 768x2304, one Zen 4 core (thread CPU time, best
+ * of 5, interleaved): KC 384 with MC 96 gave 91-93 GFLOP/s when b's panels
+ * were packed again for every block of rows; packed once per (KC, NC) block
+ * and a packed too, 97-104 (BPACK 1-4 MB; 256 KB: 81-86, a packed too often);
+ * a read in place, 106-109 with BPACK 256 KB to 2 MB (5120x768x768: 103-106,
+ * against 92-93 before). MC 48 or 192: no better. */
 #define SIMD_MR 6
 #ifndef SIMD_KC
 #define SIMD_KC 384
 #endif
 #ifndef SIMD_MC
 #define SIMD_MC 96
+#endif
+#ifndef SIMD_BPACK
+#define SIMD_BPACK (512 * 1024)
 #endif
 
 
