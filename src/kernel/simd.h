@@ -1,6 +1,6 @@
 /* simd.h: kernel-internal. One table of the vectorised kernels per instruction
- * set; simd_impl.h fills it once per set (simd_avx2.c, simd_base.c) and
- * dispatch.c picks one at run time. Nothing outside src/kernel/ includes this. */
+ * set; simd_impl.h fills it once per set (simd_avx512.c, simd_avx2.c,
+ * simd_base.c) and dispatch.c picks one at run time. Nothing outside src/kernel/ includes this. */
 #ifndef QKV_KERNEL_SIMD_H
 #define QKV_KERNEL_SIMD_H
 
@@ -40,13 +40,14 @@ struct simd_ops {
 	int fma_lanes;
 };
 
-/* Scalar: the loops and libm (scalar.c), for QKV_NO_SIMD=1. */
+/* Scalar: the loops and libm (scalar.c), for QKV_SIMD=scalar (QKV_NO_SIMD=1). */
 extern const struct simd_ops simd_ops_scalar;
 /* Baseline: SSE2 on x86-64, NEON on aarch64, generic vectors elsewhere. */
 extern const struct simd_ops simd_ops_base;
 #if defined(__x86_64__)
-/* AVX2 + FMA: only valid after dispatch.c has checked the CPU. */
+/* AVX2 + FMA, and AVX-512: only valid after dispatch.c has checked the CPU. */
 extern const struct simd_ops simd_ops_avx2;
+extern const struct simd_ops simd_ops_avx512;
 #endif
 
 #endif

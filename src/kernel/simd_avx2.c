@@ -9,7 +9,7 @@
 #endif
 
 #define SIMD_BYTES 32
-#define SIMD_NAME "avx2+fma"
+#define SIMD_NAME "avx2"
 #define SIMD_OPS simd_ops_avx2
 #include "kernel/simd_impl.h"
 

@@ -1,6 +1,7 @@
 /* simd_impl.h: the vectorised kernels, written once with GCC/Clang vector
- * extensions and compiled once per instruction set by simd_avx2.c and
- * simd_base.c, each of which defines SIMD_BYTES, SIMD_NAME and SIMD_OPS first.
+ * extensions and compiled once per instruction set by simd_avx512.c,
+ * simd_avx2.c and simd_base.c, each of which defines SIMD_BYTES, SIMD_NAME
+ * and SIMD_OPS first.
  * Included nowhere else; no intrinsics, no -ffast-math assumptions. */
 #ifndef SIMD_BYTES
 #error "define SIMD_BYTES, SIMD_NAME and SIMD_OPS before including simd_impl.h"
@@ -13,9 +14,10 @@
 #include <math.h>
 #include <string.h>
 
-/* One register's worth of lanes: SIMD_BYTES is 32 for AVX2, 16 otherwise. */
-#if SIMD_BYTES != 32 && SIMD_BYTES != 16
-#error "SIMD_BYTES must be 16 or 32"
+/* One register's worth of lanes: SIMD_BYTES is 64 for AVX-512, 32 for AVX2,
+ * 16 otherwise. */
+#if SIMD_BYTES != 64 && SIMD_BYTES != 32 && SIMD_BYTES != 16
+#error "SIMD_BYTES must be 16, 32 or 64"
 #endif
 typedef float vf __attribute__((vector_size(SIMD_BYTES)));
 typedef int32_t vi32 __attribute__((vector_size(SIMD_BYTES)));
@@ -46,7 +48,9 @@ static inline void vf_store(float *p, vf v)
  * broadcast (a loop over the lanes became a chain of shuffles on SSE2). */
 static inline vf vf_set1(float x)
 {
-#if SIMD_BYTES == 32
+#if SIMD_BYTES == 64
+	return (vf){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
+#elif SIMD_BYTES == 32
 	return (vf){x, x, x, x, x, x, x, x};
 #else
 	return (vf){x, x, x, x};
@@ -72,7 +76,9 @@ static inline void vd_store(double *p, vd v)
 
 static inline vd vd_set1(double x)
 {
-#if SIMD_BYTES == 32
+#if SIMD_BYTES == 64
+	return (vd){x, x, x, x, x, x, x, x};
+#elif SIMD_BYTES == 32
 	return (vd){x, x, x, x};
 #else
 	return (vd){x, x};

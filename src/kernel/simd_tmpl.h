@@ -321,7 +321,12 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * key masked gives NaN (l stays 0: 0/0), as does a NaN score or a +inf one;
  * with no keys at all (tk == 0) the row is zeros, as weights·v would be. The depth goes ATT_DC at a time, value columns ATT_DVC at a time (the
  * scores are recomputed per pass). */
+#if SIMD_BYTES == 64
+#define ATT_BQ 96	/* a multiple of NR (32 floats at 16 lanes) and SIMD_MR */
+#else
 #define ATT_BQ 48
+#endif
+_Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "the tiles of attention_rows must fill ATT_BQ");
 #define ATT_BK 60	/* 10 tiles of the micro-kernel's 6 rows */
 #define ATT_DC 128
 #define ATT_DVC 64

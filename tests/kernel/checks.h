@@ -43,7 +43,8 @@
 	X(exp_f64_simd_should_be_within_one_ulp_of_exp, true) \
 	X(exp_simd_should_handle_special_values_exactly, true) \
 	X(exp_simd_should_be_within_two_ulp_of_libm_over_finer_sweeps, true) \
-	X(kernel_simd_name_should_report_the_baseline_when_forced, false) \
+	X(kernel_simd_name_should_report_the_forced_path, false) \
+	X(matmul_should_give_the_same_bits_on_every_fma_path, false) \
 	X(ew_binary_should_broadcast_a_row_and_a_column, true) \
 	X(ew_binary_should_broadcast_a_scalar_and_handle_ndim_zero, true) \
 	X(ew_binary_should_follow_strides_in_four_dims, true) \
