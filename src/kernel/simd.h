@@ -48,6 +48,16 @@ extern const struct simd_ops simd_ops_base;
 /* AVX2 + FMA, and AVX-512: only valid after dispatch.c has checked the CPU. */
 extern const struct simd_ops simd_ops_avx2;
 extern const struct simd_ops simd_ops_avx512;
+/* The AVX2 set's kernels whose sums run across 8 lanes, as torch's AVX2
+ * kernels do: the AVX-512 table uses them (simd_impl.h, SIMD_LANE_SUMS). */
+void simd_avx2_softmax_rows_f32(float *dst, const float *src, int64_t rows, int64_t cols);
+void simd_avx2_softmax_rows_f64(double *dst, const double *src, int64_t rows, int64_t cols);
+void simd_avx2_attention_f32(float *out, float *weights, const float *q, const float *k, const float *v,
+			     const uint8_t *mask, bool causal, float scale, int64_t tq, int64_t tk, int64_t d,
+			     int64_t dv);
+void simd_avx2_attention_f64(double *out, double *weights, const double *q, const double *k, const double *v,
+			     const uint8_t *mask, bool causal, double scale, int64_t tq, int64_t tk, int64_t d,
+			     int64_t dv);
 #endif
 
 #endif

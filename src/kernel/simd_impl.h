@@ -233,6 +233,9 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 	return acc + p;
 }
 
+#ifdef SIMD_LANE_SUMS	/* this set's softmax and two-pass attention: compiled, not used */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 #define T float
 #define V vf
 #define VI vi32
@@ -291,14 +294,47 @@ static float simd_fma_chains_f32(int64_t iters, float seed)
 	return sum;
 }
 
+/* The kernels whose sums run across the vector lanes (a softmax row's sum;
+ * the two-pass attention's, through it) round by the lane count. torch's
+ * AVX2 kernels sum 8 lanes, so the AVX2 set exports its own for the
+ * AVX-512 table (simd_avx512.c sets SIMD_LANE_SUMS to take them). */
+#ifdef SIMD_LANE_SUMS_EXPORT
+void SIMD_LANE_SUMS_EXPORT(softmax_rows_f32)(float *dst, const float *src, int64_t rows, int64_t cols)
+{
+	simd_softmax_rows_f32(dst, src, rows, cols);
+}
+
+void SIMD_LANE_SUMS_EXPORT(softmax_rows_f64)(double *dst, const double *src, int64_t rows, int64_t cols)
+{
+	simd_softmax_rows_f64(dst, src, rows, cols);
+}
+
+void SIMD_LANE_SUMS_EXPORT(attention_f32)(float *out, float *weights, const float *q, const float *k,
+					   const float *v, const uint8_t *mask, bool causal, float scale, int64_t tq,
+					   int64_t tk, int64_t d, int64_t dv)
+{
+	simd_attention_f32(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+}
+
+void SIMD_LANE_SUMS_EXPORT(attention_f64)(double *out, double *weights, const double *q, const double *k,
+					   const double *v, const uint8_t *mask, bool causal, double scale, int64_t tq,
+					   int64_t tk, int64_t d, int64_t dv)
+{
+	simd_attention_f64(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+}
+#endif
+#ifndef SIMD_LANE_SUMS
+#define SIMD_LANE_SUMS(name) simd_##name
+#endif
+
 const struct simd_ops SIMD_OPS = {
 	.name = SIMD_NAME,
 	.matmul_f32 = simd_matmul_f32,
 	.matmul_f64 = simd_matmul_f64,
-	.softmax_rows_f32 = simd_softmax_rows_f32,
-	.softmax_rows_f64 = simd_softmax_rows_f64,
-	.attention_f32 = simd_attention_f32,
-	.attention_f64 = simd_attention_f64,
+	.softmax_rows_f32 = SIMD_LANE_SUMS(softmax_rows_f32),
+	.softmax_rows_f64 = SIMD_LANE_SUMS(softmax_rows_f64),
+	.attention_f32 = SIMD_LANE_SUMS(attention_f32),
+	.attention_f64 = SIMD_LANE_SUMS(attention_f64),
 	.attention_rows_f32 = simd_attention_rows_f32,
 	.attention_rows_f64 = simd_attention_rows_f64,
 	.att_rows = ATT_BQ,
