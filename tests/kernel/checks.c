@@ -1365,9 +1365,9 @@ static void kcheck_kernel_simd_name_should_report_the_forced_path(void)
  * FMA per product, SIMD_KC at a time), at sizes across the tile and block
  * edges and k past one depth pass; the softmax and the two-pass attention
  * (weights kept) are AVX2's own on both, because their sums run across the
- * lanes and torch's AVX2 kernels round with 8; fused attention sums each
- * query down the keys, and exp works lane by lane, so the vectors' widths
- * do not change a bit of them either. */
+ * lanes and torch's AVX2 kernels round with 8; exp works lane by lane.
+ * (Fused attention need only agree within the tolerances: its blocks of
+ * queries and keys may differ with the vectors' width.) */
 static void kcheck_avx512_should_give_the_bits_of_avx2(void)
 {
 	static const int64_t shapes[][3] = { { 1, 1, 1 }, { 7, 3, 33 }, { 13, 400, 70 }, { 100, 800, 65 },
@@ -1383,27 +1383,23 @@ static void kcheck_avx512_should_give_the_bits_of_avx2(void)
 			int64_t m = shapes[si][0], k = shapes[si][1], n = shapes[si][2];
 			void *a = buf_rand(dt, m * k, -2, 2), *b = buf_rand(dt, k * n, -2, 2);
 			void *v = buf_rand(dt, k * n, -2, 2);
-			void *c[2], *w[2], *o[2], *f[2], *e[2];
+			void *c[2], *w[2], *o[2], *e[2];
 			char what[96];
 			for (int p = 0; p < 2; p++) {
 				c[p] = buf_fill(dt, m * n, 7), w[p] = buf_fill(dt, m * n, 7), o[p] = buf_fill(dt, m * k, 7);
-				f[p] = buf_fill(dt, m * k, 7), e[p] = buf_fill(dt, m * k, 7);
+				e[p] = buf_fill(dt, m * k, 7);
 				kernel_force_simd(p ? "avx512" : "avx2");
-				kernel_set_attention_small(0);	/* fused, every head */
 				if (t) {
 					matmul_f64_simd(c[p], a, b, m, k, n);
 					softmax_rows_f64_simd(c[p], c[p], m, n);
 					attention_f64_simd(o[p], w[p], a, b, v, NULL, si % 2, 0.5, m, n, k, k);
-					attention_f64_simd(f[p], NULL, a, b, v, NULL, si % 2, 0.5, m, n, k, k);
 					exp_f64_simd(e[p], a, m * k);
 				} else {
 					matmul_f32_simd(c[p], a, b, m, k, n);
 					softmax_rows_f32_simd(c[p], c[p], m, n);
 					attention_f32_simd(o[p], w[p], a, b, v, NULL, si % 2, 0.5f, m, n, k, k);
-					attention_f32_simd(f[p], NULL, a, b, v, NULL, si % 2, 0.5f, m, n, k, k);
 					exp_f32_simd(e[p], a, m * k);
 				}
-				kernel_set_attention_small(-1);
 			}
 			snprintf(what, sizeof what, "matmul then softmax m=%lld k=%lld n=%lld", (long long)m, (long long)k,
 				 (long long)n);
@@ -1412,11 +1408,10 @@ static void kcheck_avx512_should_give_the_bits_of_avx2(void)
 				 (long long)k);
 			expect_same_bits(dt, what, "weights", w[1], "avx512", w[0], "avx2", m * n);
 			expect_same_bits(dt, what, "out", o[1], "avx512", o[0], "avx2", m * k);
-			expect_same_bits(dt, what, "fused out", f[1], "avx512", f[0], "avx2", m * k);
 			expect_same_bits(dt, "exp of a", "e", e[1], "avx512", e[0], "avx2", m * k);
 			free(a), free(b), free(v);
 			for (int p = 0; p < 2; p++)
-				free(c[p]), free(w[p]), free(o[p]), free(f[p]), free(e[p]);
+				free(c[p]), free(w[p]), free(o[p]), free(e[p]);
 		}
 	kernel_force_simd(NULL);
 }
