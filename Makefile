@@ -84,11 +84,13 @@ $(BUILD)/gen/builtin_lessons.c: $(LESSONS) lessons Makefile
 $(GENOBJ): $(BUILD)/gen/builtin_lessons.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-# SIMD kernels: src/kernel/simd_*.c may contract a*b+c into FMA; the AVX2 one is
-# built for AVX2+FMA and only called after a CPU check (kernel/dispatch.c).
+# SIMD kernels: src/kernel/simd_*.c may contract a*b+c into FMA; the AVX2 and
+# AVX-512 ones are built for those sets and only called after a CPU check
+# (kernel/dispatch.c).
 $(BUILD)/src/kernel/simd_%.o: ALL_CFLAGS += -ffp-contract=fast
 ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine)),)
 $(BUILD)/src/kernel/simd_avx2.o: ALL_CFLAGS += -mavx2 -mfma
+$(BUILD)/src/kernel/simd_avx512.o: ALL_CFLAGS += -mavx512f -mavx512vl -mavx512dq -mavx512bw -mfma
 endif
 
 -include $(OBJS:.o=.d) $(TESTOBJS:.o=.d) $(FUZZOBJS:.o=.d)

@@ -1,5 +1,5 @@
 /* main.c: the command line. Parses the options every mode shares, reads
- * QKV_THREADS and QKV_NO_SIMD, and dispatches to one mode: the full-screen
+ * QKV_THREADS, QKV_SIMD and QKV_NO_SIMD, and dispatches to one mode: the full-screen
  * program (ui/) or a command (cli/, one per file). The commands and ui_run
  * return the exit status: 0 success, 1 a wrong value found by check, 2 bad
  * input (usage, a statement that fails, out of memory: core/mem), n after a
@@ -61,7 +61,9 @@ static const char usage[] =
 	"environment:\n"
 	"  QKV_MAX_ELEMS        elements allowed in one tensor (default 67108864)\n"
 	"  QKV_THREADS          threads for large matrix products (default: the CPUs)\n"
-	"  QKV_NO_SIMD=1        the simd kernels run scalar code (loops, libm exp)\n"
+	"  QKV_SIMD=PATH        the simd kernels' path: avx512, avx2, sse2 (neon on\n"
+	"                       arm) or scalar (default: the best this CPU has)\n"
+	"  QKV_NO_SIMD=1        the same as QKV_SIMD=scalar (loops, libm exp)\n"
 	"  QKV_LESSONS          a directory of more lessons (*.json); they replace\n"
 	"                       built-in lessons with the same id\n"
 	"  NO_COLOR             no colours in qkv run\n"
@@ -88,25 +90,41 @@ static int set_threads(void)
 	return 0;
 }
 
-/* QKV_NO_SIMD=1: the simd kernels take their scalar path (0 or empty: not). */
-static int set_no_simd(void)
+/* QKV_SIMD=PATH forces the simd kernels' path; QKV_NO_SIMD=1 is the same as
+ * QKV_SIMD=scalar (0 or empty: not set). One message and -1 for a value that
+ * is not a path, a path this CPU lacks, or the two disagreeing. */
+static int set_simd(void)
 {
-	const char *s = getenv("QKV_NO_SIMD");
-	if (!s || !*s || strcmp(s, "0") == 0)
-		return 0;
-	if (strcmp(s, "1") != 0) {
-		fprintf(stderr, "qkv: QKV_NO_SIMD must be 1 (scalar kernels) or 0, got '%s'\n", s);
+	const char *no = getenv("QKV_NO_SIMD"), *s = getenv("QKV_SIMD");
+	bool scalar = no && *no && strcmp(no, "0") != 0;
+	if (scalar && strcmp(no, "1") != 0) {
+		fprintf(stderr, "qkv: QKV_NO_SIMD must be 1 (scalar kernels) or 0, got '%s'\n", no);
 		return -1;
 	}
-	kernel_force_scalar(true);
-	return 0;
+	if (!s || !*s)
+		s = scalar ? "scalar" : NULL;
+	else if (scalar && strcmp(s, "scalar") != 0) {
+		fprintf(stderr, "qkv: QKV_SIMD=%s and QKV_NO_SIMD=1 disagree; unset one\n", s);
+		return -1;
+	}
+	if (!s)
+		return 0;
+	int rc = kernel_force_simd(s);
+	if (rc == -2) {
+		char has[64] = "";
+		for (int i = 0; kernel_simd_path(i) && strlen(has) + 16 < sizeof has; i++)
+			snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s", i ? ", " : "", kernel_simd_path(i));
+		fprintf(stderr, "qkv: QKV_SIMD=%s: this CPU has no %s path (it has %s)\n", s, s, has);
+	} else if (rc < 0)
+		fprintf(stderr, "qkv: QKV_SIMD must be avx512, avx2, sse2, neon or scalar, got '%s'\n", s);
+	return rc < 0 ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	enum kernel_variant kv = KERNEL_SIMD;
 	int i = 1;
-	if (set_threads() < 0 || set_no_simd() < 0)
+	if (set_threads() < 0 || set_simd() < 0)
 		return 2;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

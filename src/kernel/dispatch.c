@@ -1,7 +1,8 @@
-/* dispatch.c: the public *_simd kernels; each picks the AVX2+FMA table when
- * the CPU has it (checked once) and the baseline table otherwise.
- * Called by everything that wants the fast path; the CPU check is the only
- * global state in kernel/, and nothing else here computes anything. */
+/* dispatch.c: the public *_simd kernels; each picks the best table this CPU
+ * runs (AVX-512, else AVX2+FMA, else the baseline; checked once), or the one
+ * QKV_SIMD / kernel_force_simd forced. Called by everything that wants the
+ * fast path; the CPU check and the forced path are the only global state in
+ * kernel/, and nothing else here computes anything. */
 #include "kernel/ctl.h"
 #include "kernel/kernel.h"
 #include "kernel/simd.h"
@@ -10,45 +11,84 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The table chosen for this CPU (NULL until the first call) and the test
- * hook's override. Written with atomics: racing first calls agree anyway. */
-static const struct simd_ops *dispatch_best;
-static bool dispatch_baseline_forced;
+/* Every table this build has, best first, each named by kernel_simd_name(). */
+static const struct simd_ops *const dispatch_tables[] = {
+#if defined(__x86_64__)
+	&simd_ops_avx512,
+	&simd_ops_avx2,
+#endif
+	&simd_ops_base,
+	&simd_ops_scalar,
+};
+#define DISPATCH_NTABLES (int)(sizeof dispatch_tables / sizeof dispatch_tables[0])
 
-static const struct simd_ops *dispatch_detect(void)
+/* Whether this CPU runs ops's instructions. */
+static bool dispatch_cpu_has(const struct simd_ops *ops)
 {
 #if defined(__x86_64__)
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		return &simd_ops_avx2;
+	if (ops == &simd_ops_avx512)
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("fma");
+	if (ops == &simd_ops_avx2)
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
-	return &simd_ops_base;
+	(void)ops;
+	return true;
 }
 
-static bool dispatch_scalar_forced;
+/* The table chosen for this CPU (NULL until the first call) and the forced
+ * one (NULL: none). Written with atomics: racing first calls agree anyway. */
+static const struct simd_ops *dispatch_best;
+static const struct simd_ops *dispatch_forced;
 
 static const struct simd_ops *dispatch_ops(void)
 {
-	if (__atomic_load_n(&dispatch_scalar_forced, __ATOMIC_RELAXED))
-		return &simd_ops_scalar;
-	if (__atomic_load_n(&dispatch_baseline_forced, __ATOMIC_RELAXED))
-		return &simd_ops_base;
-	const struct simd_ops *ops = __atomic_load_n(&dispatch_best, __ATOMIC_ACQUIRE);
+	const struct simd_ops *ops = __atomic_load_n(&dispatch_forced, __ATOMIC_ACQUIRE);
+	if (ops != NULL)
+		return ops;
+	ops = __atomic_load_n(&dispatch_best, __ATOMIC_ACQUIRE);
 	if (ops == NULL) {
-		ops = dispatch_detect();
+		for (int i = 0; i < DISPATCH_NTABLES && ops == NULL; i++)
+			if (dispatch_cpu_has(dispatch_tables[i]))
+				ops = dispatch_tables[i];
 		__atomic_store_n(&dispatch_best, ops, __ATOMIC_RELEASE);
 	}
 	return ops;
 }
 
-void kernel_force_baseline(bool on)
+int kernel_force_simd(const char *name)
 {
-	__atomic_store_n(&dispatch_baseline_forced, on, __ATOMIC_RELAXED);
+	static const char *const known[] = { "avx512", "avx2", "sse2", "neon", "generic", "scalar" };
+	if (name == NULL) {
+		__atomic_store_n(&dispatch_forced, NULL, __ATOMIC_RELEASE);
+		return 0;
+	}
+	for (int i = 0; i < DISPATCH_NTABLES; i++)
+		if (strcmp(dispatch_tables[i]->name, name) == 0) {
+			if (!dispatch_cpu_has(dispatch_tables[i]))
+				return -2;
+			__atomic_store_n(&dispatch_forced, dispatch_tables[i], __ATOMIC_RELEASE);
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(known[i], name) == 0)
+			return -2;	/* another architecture's */
+	return -1;
 }
 
 void kernel_force_scalar(bool on)
 {
-	__atomic_store_n(&dispatch_scalar_forced, on, __ATOMIC_RELAXED);
+	kernel_force_simd(on ? "scalar" : NULL);
+}
+
+const char *kernel_simd_path(int i)
+{
+	for (int t = 0; t < DISPATCH_NTABLES; t++)
+		if (dispatch_cpu_has(dispatch_tables[t]) && i-- == 0)
+			return dispatch_tables[t]->name;
+	return NULL;
 }
 
 const char *kernel_simd_name(void)

@@ -7,8 +7,8 @@
  * Matmul, softmax and the attention pipeline come as two variants:
  *   _loops  scalar for-loops written to be read (they mirror the "unravelled"
  *           attention of seed 003) and kept forever as the reference;
- *   _simd   vectorised (GCC/Clang vector extensions, AVX2+FMA chosen at run
- *           time on x86-64, a scalar-width fallback everywhere else).
+ *   _simd   vectorised (GCC/Clang vector extensions, AVX-512 or AVX2+FMA
+ *           chosen at run time on x86-64, a 16-byte baseline everywhere).
  * The two agree within 1e-5 relative (float32) and 1e-12 (float64). */
 #ifndef QKV_KERNEL_H
 #define QKV_KERNEL_H
@@ -190,15 +190,22 @@ void dropout_f32(float *out, const float *in, const uint8_t *keep, int64_t n, fl
 void dropout_f64(double *out, const double *in, const uint8_t *keep, int64_t n, double scale);
 
 /* ---- SIMD facts for the UI and bench -------------------------------------
- * Names the SIMD path chosen at run time on this CPU ("avx2+fma", "sse2",
- * "neon", "scalar"). */
+ * Names the SIMD path in use: the best this CPU has ("avx512", "avx2",
+ * "sse2" on x86-64; "neon" on aarch64; "generic" elsewhere) or the forced
+ * one; "scalar" is the loops kernels, libm's exp and a scalar online softmax
+ * (no vector types at all). */
 const char *kernel_simd_name(void);
 
-/* on == true routes every *_simd kernel through the scalar path: the loops
- * kernels, libm's exp and a scalar online softmax for fused attention (no
- * vector types at all); kernel_simd_name() then says "scalar". main.c sets
- * it from QKV_NO_SIMD=1; the tests use it too. It wins over the baseline
- * hook below. */
+/* Routes every *_simd kernel through the path of that name (as above); NULL
+ * restores the run-time choice. Returns 0, -1 for a name no build has, -2
+ * for a path this build or CPU lacks (nothing changes then). main.c sets it
+ * from QKV_SIMD (and QKV_NO_SIMD=1); the tests use it to run every path. */
+int kernel_force_simd(const char *name);
+
+/* The i-th path this CPU runs, best first ("scalar" last); NULL past them. */
+const char *kernel_simd_path(int i);
+
+/* on: kernel_force_simd("scalar"); off: kernel_force_simd(NULL). */
 void kernel_force_scalar(bool on);
 
 /* Threads for large matmul products and attention batches (the *_simd
@@ -232,12 +239,6 @@ void exp_f64_simd(double *out, const double *in, int64_t n);
  * fused attention's online softmax (within 1 ulp of exp2f for x in [-126, 0];
  * below -126 and at -inf exactly 0; NaN gives NaN). Exposed for the tests. */
 void exp2_softmax_f32_simd(float *out, const float *in, int64_t n);
-
-/* Test hook: on == true routes every *_simd kernel through the baseline path
- * ("sse2", "neon" or "scalar") even on a CPU with AVX2+FMA, so both paths can
- * be tested on one machine; on == false restores the run-time choice.
- * kernel_simd_name() reports the path in use. Not for the program itself. */
-void kernel_force_baseline(bool on);
 
 /* Test hook: fused attention (weights NULL) still goes through the two-pass
  * softmax, with the weights on the stack, for a head of tq·tk <= 4096 (so

@@ -1,6 +1,6 @@
 /* simd.h: kernel-internal. One table of the vectorised kernels per instruction
- * set; simd_impl.h fills it once per set (simd_avx2.c, simd_base.c) and
- * dispatch.c picks one at run time. Nothing outside src/kernel/ includes this. */
+ * set; simd_impl.h fills it once per set (simd_avx512.c, simd_avx2.c,
+ * simd_base.c) and dispatch.c picks one at run time. Nothing outside src/kernel/ includes this. */
 #ifndef QKV_KERNEL_SIMD_H
 #define QKV_KERNEL_SIMD_H
 
@@ -42,13 +42,24 @@ struct simd_ops {
 	void (*exp2_softmax_f32)(float *out, const float *in, int64_t n);
 };
 
-/* Scalar: the loops and libm (scalar.c), for QKV_NO_SIMD=1. */
+/* Scalar: the loops and libm (scalar.c), for QKV_SIMD=scalar (QKV_NO_SIMD=1). */
 extern const struct simd_ops simd_ops_scalar;
 /* Baseline: SSE2 on x86-64, NEON on aarch64, generic vectors elsewhere. */
 extern const struct simd_ops simd_ops_base;
 #if defined(__x86_64__)
-/* AVX2 + FMA: only valid after dispatch.c has checked the CPU. */
+/* AVX2 + FMA, and AVX-512: only valid after dispatch.c has checked the CPU. */
 extern const struct simd_ops simd_ops_avx2;
+extern const struct simd_ops simd_ops_avx512;
+/* The AVX2 set's kernels whose sums run across 8 lanes, as torch's AVX2
+ * kernels do: the AVX-512 table uses them (simd_impl.h, SIMD_LANE_SUMS). */
+void simd_avx2_softmax_rows_f32(float *dst, const float *src, int64_t rows, int64_t cols);
+void simd_avx2_softmax_rows_f64(double *dst, const double *src, int64_t rows, int64_t cols);
+void simd_avx2_attention_f32(float *out, float *weights, const float *q, const float *k, const float *v,
+			     const uint8_t *mask, bool causal, float scale, int64_t tq, int64_t tk, int64_t d,
+			     int64_t dv);
+void simd_avx2_attention_f64(double *out, double *weights, const double *q, const double *k, const double *v,
+			     const uint8_t *mask, bool causal, double scale, int64_t tq, int64_t tk, int64_t d,
+			     int64_t dv);
 #endif
 
 #endif

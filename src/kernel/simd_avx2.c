@@ -9,8 +9,9 @@
 #endif
 
 #define SIMD_BYTES 32
-#define SIMD_NAME "avx2+fma"
+#define SIMD_NAME "avx2"
 #define SIMD_OPS simd_ops_avx2
+#define SIMD_LANE_SUMS_EXPORT(name) simd_avx2_##name	/* for the AVX-512 table */
 #include "kernel/simd_impl.h"
 
 #else

@@ -7,7 +7,7 @@
 #elif defined(__aarch64__) || defined(__ARM_NEON)
 #define SIMD_NAME "neon"
 #else
-#define SIMD_NAME "scalar"
+#define SIMD_NAME "generic"	/* compiler vectors on another architecture */
 #endif
 
 #define SIMD_BYTES 16

@@ -1,6 +1,7 @@
 /* simd_impl.h: the vectorised kernels, written once with GCC/Clang vector
- * extensions and compiled once per instruction set by simd_avx2.c and
- * simd_base.c, each of which defines SIMD_BYTES, SIMD_NAME and SIMD_OPS first.
+ * extensions and compiled once per instruction set by simd_avx512.c,
+ * simd_avx2.c and simd_base.c, each of which defines SIMD_BYTES, SIMD_NAME
+ * and SIMD_OPS first.
  * Included nowhere else; no intrinsics, no -ffast-math assumptions. */
 #ifndef SIMD_BYTES
 #error "define SIMD_BYTES, SIMD_NAME and SIMD_OPS before including simd_impl.h"
@@ -13,9 +14,10 @@
 #include <math.h>
 #include <string.h>
 
-/* One register's worth of lanes: SIMD_BYTES is 32 for AVX2, 16 otherwise. */
-#if SIMD_BYTES != 32 && SIMD_BYTES != 16
-#error "SIMD_BYTES must be 16 or 32"
+/* One register's worth of lanes: SIMD_BYTES is 64 for AVX-512, 32 for AVX2,
+ * 16 otherwise. */
+#if SIMD_BYTES != 64 && SIMD_BYTES != 32 && SIMD_BYTES != 16
+#error "SIMD_BYTES must be 16, 32 or 64"
 #endif
 typedef float vf __attribute__((vector_size(SIMD_BYTES)));
 typedef int32_t vi32 __attribute__((vector_size(SIMD_BYTES)));
@@ -46,7 +48,9 @@ static inline void vf_store(float *p, vf v)
  * broadcast (a loop over the lanes became a chain of shuffles on SSE2). */
 static inline vf vf_set1(float x)
 {
-#if SIMD_BYTES == 32
+#if SIMD_BYTES == 64
+	return (vf){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x};
+#elif SIMD_BYTES == 32
 	return (vf){x, x, x, x, x, x, x, x};
 #else
 	return (vf){x, x, x, x};
@@ -72,7 +76,9 @@ static inline void vd_store(double *p, vd v)
 
 static inline vd vd_set1(double x)
 {
-#if SIMD_BYTES == 32
+#if SIMD_BYTES == 64
+	return (vd){x, x, x, x, x, x, x, x};
+#elif SIMD_BYTES == 32
 	return (vd){x, x, x, x};
 #else
 	return (vd){x, x};
@@ -238,19 +244,27 @@ static inline vd vd_exp2_neg(vd x)
  * in 12 named vector accumulators (12 of the 16 AVX2 or SSE2 registers; an
  * array of accumulators could end up on the stack), with one broadcast of a
  * and two vectors of b per step. SIMD_MR is fixed by its code (rows a0..a5).
- * SIMD_KC is the depth of one pass and SIMD_MC the rows of a packed for it:
- * the (MC, KC) block of a (144 KB of floats) stays in L2 while every panel
- * of NR columns of b, packed (KC, NR) (24 KB), is read from L1 by the
- * micro-kernel running down the block. Both buffers are on the stack.
- * Measured on 5120x768 times 768x2304, one Zen 4 core: KC 384 with MC 96
- * gave 91-93 GFLOP/s; KC 256 or 768, or MC 48 or 192, 40-80 (fewer passes
- * over c against a panel of b that still fits L1). */
+ * SIMD_KC is the depth of one pass, SIMD_MC the rows of a run against one
+ * packed block of b and SIMD_BPACK that block's bytes (SIMD_NC columns,
+ * simd_tmpl.h): the (KC, NC) block of b is packed once and stays in L2, the
+ * (MC, KC) block of a is read in place (144 KB of floats: it stays in L2
+ * too) and each panel of NR columns of b, (KC, NR) (24 KB), is read from L1
+ * by the micro-kernel running down the block of a. b's block is on the stack.
+ * Measured on 5120x768 times 768x2304, one Zen 4 core (thread CPU time, best
+ * of 5, interleaved): KC 384 with MC 96 gave 91-93 GFLOP/s when b's panels
+ * were packed again for every block of rows; packed once per (KC, NC) block
+ * and a packed too, 97-104 (BPACK 1-4 MB; 256 KB: 81-86, a packed too often);
+ * a read in place, 106-109 with BPACK 256 KB to 2 MB (5120x768x768: 103-106,
+ * against 92-93 before). MC 48 or 192: no better. */
 #define SIMD_MR 6
 #ifndef SIMD_KC
 #define SIMD_KC 384
 #endif
 #ifndef SIMD_MC
 #define SIMD_MC 96
+#endif
+#ifndef SIMD_BPACK
+#define SIMD_BPACK (512 * 1024)
 #endif
 
 
@@ -282,6 +296,9 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 	return acc + p;
 }
 
+#ifdef SIMD_LANE_SUMS	/* this set's softmax and two-pass attention: compiled, not used */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 #define T float
 #define V vf
 #define VI vi32
@@ -355,14 +372,47 @@ static void simd_exp2_softmax_f32(float *out, const float *in, int64_t n)
 	}
 }
 
+/* The kernels whose sums run across the vector lanes (a softmax row's sum;
+ * the two-pass attention's, through it) round by the lane count. torch's
+ * AVX2 kernels sum 8 lanes, so the AVX2 set exports its own for the
+ * AVX-512 table (simd_avx512.c sets SIMD_LANE_SUMS to take them). */
+#ifdef SIMD_LANE_SUMS_EXPORT
+void SIMD_LANE_SUMS_EXPORT(softmax_rows_f32)(float *dst, const float *src, int64_t rows, int64_t cols)
+{
+	simd_softmax_rows_f32(dst, src, rows, cols);
+}
+
+void SIMD_LANE_SUMS_EXPORT(softmax_rows_f64)(double *dst, const double *src, int64_t rows, int64_t cols)
+{
+	simd_softmax_rows_f64(dst, src, rows, cols);
+}
+
+void SIMD_LANE_SUMS_EXPORT(attention_f32)(float *out, float *weights, const float *q, const float *k,
+					   const float *v, const uint8_t *mask, bool causal, float scale, int64_t tq,
+					   int64_t tk, int64_t d, int64_t dv)
+{
+	simd_attention_f32(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+}
+
+void SIMD_LANE_SUMS_EXPORT(attention_f64)(double *out, double *weights, const double *q, const double *k,
+					   const double *v, const uint8_t *mask, bool causal, double scale, int64_t tq,
+					   int64_t tk, int64_t d, int64_t dv)
+{
+	simd_attention_f64(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+}
+#endif
+#ifndef SIMD_LANE_SUMS
+#define SIMD_LANE_SUMS(name) simd_##name
+#endif
+
 const struct simd_ops SIMD_OPS = {
 	.name = SIMD_NAME,
 	.matmul_f32 = simd_matmul_f32,
 	.matmul_f64 = simd_matmul_f64,
-	.softmax_rows_f32 = simd_softmax_rows_f32,
-	.softmax_rows_f64 = simd_softmax_rows_f64,
-	.attention_f32 = simd_attention_f32,
-	.attention_f64 = simd_attention_f64,
+	.softmax_rows_f32 = SIMD_LANE_SUMS(softmax_rows_f32),
+	.softmax_rows_f64 = SIMD_LANE_SUMS(softmax_rows_f64),
+	.attention_f32 = SIMD_LANE_SUMS(attention_f32),
+	.attention_f64 = SIMD_LANE_SUMS(attention_f64),
 	.attention_rows_f32 = simd_attention_rows_f32,
 	.attention_rows_f64 = simd_attention_rows_f64,
 	.att_rows = ATT_BQ,

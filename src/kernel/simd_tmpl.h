@@ -8,7 +8,8 @@
 /* The matmul micro-kernel holds SIMD_MR (6) rows by NR = 2 vectors of c in
  * named accumulators (see simd_impl.h for the blocking). */
 #define NR (2 * LANES)
-#define SIMD_NC (8 * NR)	/* b's columns packed at once: 8 panels */
+/* b's columns packed at once: a (KC, NC) block of SIMD_BPACK bytes at most */
+#define SIMD_NC (SIMD_BPACK / (SIMD_KC * (int)sizeof(T)) / NR * NR)
 
 /* bp is (kc, NR) contiguous; b is (kc, nc) with element (p,j) at
  * b[p*rs + j*cs]. Copies b into bp, padding columns nc..NR-1 with zeros. */
@@ -51,21 +52,6 @@ static void TFN(pack_panels)(T *restrict bp, const T *restrict b, int64_t rs, in
 		}
 	for (int64_t j0 = full * NR; j0 < nb; j0 += NR)
 		TFN(pack_b)(bp + j0 * kc, b + j0 * cs, rs, cs, kc, nb - j0 < NR ? nb - j0 : NR);
-}
-
-/* ap is mc rows of a (at row stride lda, kc deep) in tiles of SIMD_MR rows,
- * each tile (kc, SIMD_MR) contiguous: the micro-kernel then reads a as one
- * stream. A last tile of fewer rows repeats its last row. */
-static void TFN(pack_a)(T *restrict ap, const T *restrict a, int64_t lda, int64_t mc, int64_t kc)
-{
-	for (int64_t r0 = 0; r0 < mc; r0 += SIMD_MR) {
-		T *t = ap + r0 * kc;
-		for (int64_t r = 0; r < SIMD_MR; r++) {
-			const T *row = a + (r0 + r < mc ? r0 + r : mc - 1) * lda;
-			for (int64_t p = 0; p < kc; p++)
-				t[p * SIMD_MR + r] = row[p];
-		}
-	}
 }
 
 /* c[r][0..NR) at row stride ldc, for r < MR. c = lo|hi, or c += lo|hi. */
@@ -116,14 +102,6 @@ static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int6
 	TFN(store_row)(c + 5 * ldc, c50, c51, add);
 }
 
-/* The micro-kernel on packed a: tile (kc, SIMD_MR) at ap, one stream. */
-static void TFN(micro_packed)(T *restrict c, int64_t ldc, const T *ap, const T *restrict bp, int64_t kc,
-			      bool add)
-{
-	const T *ar[SIMD_MR] = { ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5 };
-	TFN(micro)(c, ldc, ar, SIMD_MR, bp, NR, kc, add);
-}
-
 /* The micro-kernel on any a and b (element (r,p) of a at a + r*ar_step +
  * p*as, row p of b at bp + p*ldb), for a tile of mc <= MR rows and nc <= NR
  * columns: a partial tile is computed in a full stack tile (missing rows of
@@ -153,14 +131,16 @@ static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as
  * element (p,j) at b[p*rs + j*cs] (so cs = 1 is row-major b, rs = 1 is a
  * transposed one). c = a·b, overwritten. With skip_upper, tiles whose columns
  * all lie right of the diagonal (every j > every i) are left unwritten.
- * Blocking: SIMD_KC of the depth at a time; of those, SIMD_MC rows of a are
- * packed (they stay in L2), then for each NR columns of b, packed, the
- * micro-kernel runs down the packed rows. */
+ * Blocking (GotoBLAS order): SIMD_NC columns of b at a time, and of those
+ * SIMD_KC of the depth: that (KC, NC) block of b is packed once, as panels
+ * of NR columns; then SIMD_MC rows of a at a time (read in place, they stay
+ * in L2) run through the micro-kernel against each panel (from L1).
+ * Every element of c sums its products in the order p = 0, 1, ..., k-1, in
+ * passes of SIMD_KC, whatever the blocking of rows and columns. */
 static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 		      int64_t rs, int64_t cs, int64_t m, int64_t k, int64_t n, bool skip_upper)
 {
 	T bp[SIMD_KC * SIMD_NC] __attribute__((aligned(64)));
-	T ap[SIMD_MC * SIMD_KC] __attribute__((aligned(64)));
 
 	if (k == 0) {
 		for (int64_t i = 0; i < m; i++)
@@ -168,36 +148,33 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 				c[i * ldc + j] = 0;
 		return;
 	}
-	for (int64_t p0 = 0; p0 < k; p0 += SIMD_KC) {
-		int64_t kc = k - p0 < SIMD_KC ? k - p0 : SIMD_KC;
-		for (int64_t i0 = 0; i0 < m; i0 += SIMD_MC) {
-			int64_t mb = m - i0 < SIMD_MC ? m - i0 : SIMD_MC;
-			TFN(pack_a)(ap, a + i0 * lda + p0, lda, mb, kc);
-			for (int64_t j0 = 0; j0 < n; j0 += NR) {
-				int64_t nc = n - j0 < NR ? n - j0 : NR;
-				const T *bs = bp + (j0 % SIMD_NC) * kc;	/* this panel's place */
-				if (skip_upper && j0 > i0 + mb - 1)
-					break;
-				if (j0 % SIMD_NC == 0) {
-					/* Ctrl-C: stop here, c partial (a few hundred microseconds apart) */
-					if (ctl_stop())
-						return;
-					TFN(pack_panels)(bp, b + p0 * rs + j0 * cs, rs, cs, kc,
-							 n - j0 < SIMD_NC ? n - j0 : SIMD_NC);
-				}
-				for (int64_t r0 = 0; r0 < mb; r0 += SIMD_MR) {
-					int64_t mc = mb - r0 < SIMD_MR ? mb - r0 : SIMD_MR;
-					T *ct = c + (i0 + r0) * ldc + j0;
-					if (skip_upper && j0 > i0 + r0 + mc - 1)
-						continue;
-					if (mc == SIMD_MR && nc == NR)
-						TFN(micro_packed)(ct, ldc, ap + r0 * kc, bs, kc, p0 > 0);
-					else
-						TFN(tile)(ct, ldc, ap + r0 * kc, 1, SIMD_MR, bs, NR, kc, mc, nc,
-							  p0 > 0);
+	for (int64_t jc = 0; jc < n; jc += SIMD_NC) {
+		int64_t nb = n - jc < SIMD_NC ? n - jc : SIMD_NC;
+		for (int64_t p0 = 0; p0 < k; p0 += SIMD_KC) {
+			int64_t kc = k - p0 < SIMD_KC ? k - p0 : SIMD_KC;
+			TFN(pack_panels)(bp, b + p0 * rs + jc * cs, rs, cs, kc, nb);
+			for (int64_t i0 = 0; i0 < m; i0 += SIMD_MC) {
+				int64_t mb = m - i0 < SIMD_MC ? m - i0 : SIMD_MC;
+				/* Ctrl-C: stop here, c partial (under a millisecond apart) */
+				if (ctl_stop())
+					return;
+				ctl_done(mb * kc * nb);	/* (all of it, the causal tiles skipped too) */
+				if (skip_upper && jc > i0 + mb - 1)
+					continue;
+				for (int64_t j0 = jc; j0 < jc + nb; j0 += NR) {
+					int64_t nc = jc + nb - j0 < NR ? jc + nb - j0 : NR;
+					const T *bs = bp + (j0 - jc) * kc;	/* this panel's place */
+					if (skip_upper && j0 > i0 + mb - 1)
+						break;
+					for (int64_t r0 = 0; r0 < mb; r0 += SIMD_MR) {
+						int64_t mc = mb - r0 < SIMD_MR ? mb - r0 : SIMD_MR;
+						T *ct = c + (i0 + r0) * ldc + j0;
+						if (skip_upper && j0 > i0 + r0 + mc - 1)
+							continue;
+						TFN(tile)(ct, ldc, a + (i0 + r0) * lda + p0, lda, 1, bs, NR, kc, mc, nc, p0 > 0);
+					}
 				}
 			}
-			ctl_done(mb * kc * n);	/* (all of it, the causal tiles skipped too) */
 		}
 	}
 }

@@ -1130,7 +1130,7 @@ static void kcheck_attention_heads_should_match_loops_with_masks_and_threads(voi
 
 /* a GPT-2 style projection (B, T, 3, H, d) read in place as q, k, v of
  * (B, H, T, d), written to (B, T, H, d): the bits of the heads gathered
- * first, on the CPU's best path, the baseline and the scalar one */
+ * first, on every path this machine has, the scalar one too */
 static void kcheck_strided_attention_should_give_the_bits_of_gathered_heads(void)
 {
 	enum { B = 2, T = 70, H = 3, D = 16, DM = H * D };
@@ -1148,9 +1148,8 @@ static void kcheck_strided_attention_should_give_the_bits_of_gathered_heads(void
 					int at = ((b * H + h) * T + t) * D + c;
 					q[at] = row[0], k[at] = row[DM], v[at] = row[2 * DM];
 				}
-	for (int path = 0; path < 3; path++) {
-		kernel_force_baseline(path == 1);
-		kernel_force_scalar(path == 2);
+	for (int path = 0; kernel_simd_path(path) != NULL; path++) {
+		kernel_force_simd(kernel_simd_path(path));
 		for (int causal = 0; causal < 2; causal++) {
 			int bad = -1;
 			kernel_set_attention_small(0);
@@ -1166,8 +1165,7 @@ static void kcheck_strided_attention_should_give_the_bits_of_gathered_heads(void
 			      "gathered heads", kernel_simd_name(), causal, bad / (H * T), bad / T % H, bad % T);
 		}
 	}
-	kernel_force_scalar(false);
-	kernel_force_baseline(false);
+	kernel_force_simd(NULL);
 	free(qkv), free(ctx), free(q), free(k), free(v), free(o);
 }
 
@@ -1347,30 +1345,103 @@ static void kcheck_the_online_softmax_exp2_should_be_within_one_ulp_of_exp2f(voi
 
 /* ---- the simd path in use -------------------------------------------------------- */
 
-/* forced, the baseline: sse2 on x86-64, neon on aarch64; otherwise the
- * CPU's best: avx2+fma where the CPU has both */
-static void kcheck_kernel_simd_name_should_report_the_baseline_when_forced(void)
+/* forced, each path reports its name; otherwise the CPU's best: avx512 where
+ * the CPU has AVX-512 F, VL, DQ and BW, else avx2 where it has AVX2 and FMA,
+ * else sse2 on x86-64; neon on aarch64. An unknown name or another
+ * architecture's is refused and changes nothing. */
+static void kcheck_kernel_simd_name_should_report_the_forced_path(void)
 {
-	kernel_force_baseline(true);
-	const char *base = kernel_simd_name();
-#if defined(__x86_64__)
-	check(strcmp(base, "sse2") == 0, "kernel_simd_name() = %s with the baseline forced, want sse2", base);
-#elif defined(__aarch64__)
-	check(strcmp(base, "neon") == 0, "kernel_simd_name() = %s with the baseline forced, want neon", base);
-#else
-	check(base != NULL && base[0] != '\0', "kernel_simd_name() is empty with the baseline forced");
-#endif
-	kernel_force_baseline(false);
+	for (int i = 0; kernel_simd_path(i) != NULL; i++) {
+		const char *want = kernel_simd_path(i);
+		check(kernel_force_simd(want) == 0, "kernel_force_simd(%s) refused a path of kernel_simd_path", want);
+		check(strcmp(kernel_simd_name(), want) == 0, "kernel_simd_name() = %s with %s forced", kernel_simd_name(),
+		      want);
+	}
+	check(kernel_force_simd("avx3") == -1, "kernel_force_simd(avx3) did not say -1 (no such path)");
+	check(strcmp(kernel_simd_name(), "scalar") == 0, "kernel_simd_name() = %s after a refused name, want scalar",
+	      kernel_simd_name());
+	kernel_force_simd(NULL);
 	const char *best = kernel_simd_name();
+	check(strcmp(best, kernel_simd_path(0)) == 0, "kernel_simd_name() = %s, kernel_simd_path(0) = %s", best,
+	      kernel_simd_path(0));
 #if defined(__x86_64__)
 	__builtin_cpu_init();
-	const char *want = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "avx2+fma" : "sse2";
+	const char *want = "sse2";
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		want = "avx2";
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("fma"))
+		want = "avx512";
 	check(strcmp(best, want) == 0, "kernel_simd_name() = %s, want %s", best, want);
+	check(kernel_force_simd("neon") == -2, "kernel_force_simd(neon) on x86-64 did not say -2 (not here)");
 #elif defined(__aarch64__)
 	check(strcmp(best, "neon") == 0, "kernel_simd_name() = %s, want neon", best);
+	check(kernel_force_simd("avx2") == -2, "kernel_force_simd(avx2) on aarch64 did not say -2 (not here)");
 #else
 	check(best != NULL && best[0] != '\0', "kernel_simd_name() is empty");
 #endif
+	check(strcmp(kernel_simd_name(), best) == 0, "kernel_simd_name() = %s after a refused path, want %s",
+	      kernel_simd_name(), best);
+	int n = 0;
+	while (kernel_simd_path(n) != NULL)
+		n++;
+	check(n >= 2 && strcmp(kernel_simd_path(n - 1), "scalar") == 0, "the last of %d paths is %s, want scalar", n,
+	      n ? kernel_simd_path(n - 1) : "none");
+}
+
+/* AVX-512 against AVX2, bit for bit: the matmul sums in the same order (one
+ * FMA per product, SIMD_KC at a time), at sizes across the tile and block
+ * edges and k past one depth pass; the softmax and the two-pass attention
+ * (weights kept) are AVX2's own on both, because their sums run across the
+ * lanes and torch's AVX2 kernels round with 8; exp works lane by lane.
+ * (Fused attention need only agree within the tolerances: its blocks of
+ * queries and keys may differ with the vectors' width.) */
+static void kcheck_avx512_should_give_the_bits_of_avx2(void)
+{
+	static const int64_t shapes[][3] = { { 1, 1, 1 }, { 7, 3, 33 }, { 13, 400, 70 }, { 100, 800, 65 },
+					     { 97, 385, 130 }, { 200, 768, 300 } };
+	if (kernel_force_simd("avx512") != 0 || kernel_force_simd("avx2") != 0) {
+		check(true, "no AVX-512 or no AVX2 here: nothing to compare");
+		kernel_force_simd(NULL);
+		return;
+	}
+	for (int t = 0; t < 2; t++)
+		for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+			const struct dtype *dt = dtypes[t];
+			int64_t m = shapes[si][0], k = shapes[si][1], n = shapes[si][2];
+			void *a = buf_rand(dt, m * k, -2, 2), *b = buf_rand(dt, k * n, -2, 2);
+			void *v = buf_rand(dt, k * n, -2, 2);
+			void *c[2], *w[2], *o[2], *e[2];
+			char what[96];
+			for (int p = 0; p < 2; p++) {
+				c[p] = buf_fill(dt, m * n, 7), w[p] = buf_fill(dt, m * n, 7), o[p] = buf_fill(dt, m * k, 7);
+				e[p] = buf_fill(dt, m * k, 7);
+				kernel_force_simd(p ? "avx512" : "avx2");
+				if (t) {
+					matmul_f64_simd(c[p], a, b, m, k, n);
+					softmax_rows_f64_simd(c[p], c[p], m, n);
+					attention_f64_simd(o[p], w[p], a, b, v, NULL, si % 2, 0.5, m, n, k, k);
+					exp_f64_simd(e[p], a, m * k);
+				} else {
+					matmul_f32_simd(c[p], a, b, m, k, n);
+					softmax_rows_f32_simd(c[p], c[p], m, n);
+					attention_f32_simd(o[p], w[p], a, b, v, NULL, si % 2, 0.5f, m, n, k, k);
+					exp_f32_simd(e[p], a, m * k);
+				}
+			}
+			snprintf(what, sizeof what, "matmul then softmax m=%lld k=%lld n=%lld", (long long)m, (long long)k,
+				 (long long)n);
+			expect_same_bits(dt, what, "c", c[1], "avx512", c[0], "avx2", m * n);
+			snprintf(what, sizeof what, "attention tq=%lld tk=%lld d=%lld", (long long)m, (long long)n,
+				 (long long)k);
+			expect_same_bits(dt, what, "weights", w[1], "avx512", w[0], "avx2", m * n);
+			expect_same_bits(dt, what, "out", o[1], "avx512", o[0], "avx2", m * k);
+			expect_same_bits(dt, "exp of a", "e", e[1], "avx512", e[0], "avx2", m * k);
+			free(a), free(b), free(v);
+			for (int p = 0; p < 2; p++)
+				free(c[p]), free(w[p]), free(o[p]), free(e[p]);
+		}
+	kernel_force_simd(NULL);
 }
 
 /* ---- elementwise ------------------------------------------------------------------------ */
@@ -1776,11 +1847,10 @@ bool kcheck_each_path(enum kcheck_id id)
 
 int kcheck_npaths(void)
 {
-#if defined(__x86_64__)
-	return 2;
-#else
-	return 1;
-#endif
+	int n = 0;
+	while (kernel_simd_path(n) != NULL)
+		n++;
+	return n;
 }
 
 void kcheck_run(enum kcheck_id id, int path, struct kcheck_result *r)
@@ -1788,14 +1858,13 @@ void kcheck_run(enum kcheck_id id, int path, struct kcheck_result *r)
 	memset(r, 0, sizeof *r);
 	res = r;
 	rng_state = RNG_SEED;
-	kernel_force_baseline(groups[id].each_path && path == 1);
+	kernel_force_simd(groups[id].each_path ? kernel_simd_path(path) : NULL);
 	r->path = kernel_simd_name();
 	double start = now();
 	groups[id].run();
 	r->seconds = now() - start;
 	res = NULL;
-	kernel_force_baseline(false);
-	kernel_force_scalar(false);
+	kernel_force_simd(NULL);
 	kernel_set_threads(0);
 	kernel_set_attention_small(-1);
 }

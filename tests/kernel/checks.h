@@ -44,7 +44,8 @@
 	X(exp_simd_should_handle_special_values_exactly, true) \
 	X(exp_simd_should_be_within_two_ulp_of_libm_over_finer_sweeps, true) \
 	X(the_online_softmax_exp2_should_be_within_one_ulp_of_exp2f, true) \
-	X(kernel_simd_name_should_report_the_baseline_when_forced, false) \
+	X(kernel_simd_name_should_report_the_forced_path, false) \
+	X(avx512_should_give_the_bits_of_avx2, false) \
 	X(ew_binary_should_broadcast_a_row_and_a_column, true) \
 	X(ew_binary_should_broadcast_a_scalar_and_handle_ndim_zero, true) \
 	X(ew_binary_should_follow_strides_in_four_dims, true) \

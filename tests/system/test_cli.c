@@ -322,6 +322,77 @@ Test(cli, qkv_no_simd_should_run_the_scalar_kernels_and_refuse_other_values)
 	free(err);
 }
 
+/* QKV_SIMD picks a path by name (the bench says which); the same statement
+ * prints the same digits on each. A path this CPU lacks, an unknown one or a
+ * clash with QKV_NO_SIMD=1 is one message and status 2. */
+Test(cli, qkv_simd_should_force_a_path_and_refuse_what_this_cpu_lacks)
+{
+	const char *argv[] = { "qkv", "eval", "-e", "torch.manual_seed(0); q = torch.randn(3, 90, 16); "
+			       "o = F.scaled_dot_product_attention(q, q, q, is_causal=True); "
+			       "w = torch.softmax(q @ q.mT, dim=-1) @ q; print(o[2, 89, :3], w.sum())", NULL };
+	const char *bench[] = { "qkv", "bench", "--quick", NULL };
+	static const char *const paths[] = { "avx512", "avx2", "sse2", "scalar" };
+	char *first = NULL, *out, *err;
+	int ran = 0;
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+		char env[32], want[48];
+		snprintf(env, sizeof env, "QKV_SIMD=%s", paths[i]);
+		int rc = run_qkv(argv, NULL, env, &out, &err);
+		if (rc == 2) {	/* not on this CPU: said so, naming what it has */
+			cr_assert(strstr(err, "this CPU has no ") && strstr(err, "(it has "), "%s: %s", env, err);
+			cr_assert(strcmp(paths[i], "scalar") != 0 && strcmp(paths[i], "sse2") != 0, "%s: %s", env, err);
+			free(out);
+			free(err);
+			continue;
+		}
+		cr_assert_eq(rc, 0, "%s: %s", env, err);
+		ran++;
+		if (first == NULL)
+			first = out;
+		else {
+			cr_assert_str_eq(out, first, "%s", env);	/* four digits agree; the bits need not */
+			free(out);
+		}
+		free(err);
+		cr_assert_eq(run_qkv(bench, NULL, env, &out, &err), 0, "%s: %s", env, err);
+		snprintf(want, sizeof want, ": %s kernels", paths[i]);
+		cr_assert(strstr(out, want), "%s: %s", env, out);
+		free(out);
+		free(err);
+	}
+	free(first);
+	cr_assert_geq(ran, 2, "sse2 and scalar run everywhere on x86-64");
+	static const char *const bad[][2] = {
+		{ "QKV_SIMD=avx3", "QKV_SIMD must be avx512, avx2, sse2, neon or scalar, got 'avx3'" },
+		{ "QKV_SIMD=neon", "QKV_SIMD=neon: this CPU has no neon path (it has " },
+		{ "QKV_SIMD=AVX2", "QKV_SIMD must be avx512, avx2, sse2, neon or scalar, got 'AVX2'" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cr_assert_eq(run_qkv(argv, NULL, bad[i][0], &out, &err), 2, "%s", bad[i][0]);
+		cr_assert(strstr(err, bad[i][1]), "%s: %s", bad[i][0], err);
+		cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+		free(out);
+		free(err);
+	}
+}
+
+/* QKV_NO_SIMD=1 with QKV_SIMD naming a vector path: they disagree, status 2;
+ * with QKV_SIMD=scalar they agree. */
+Test(cli, qkv_no_simd_with_a_vector_qkv_simd_should_be_refused)
+{
+	const char *argv[] = { "qkv", "bench", "--quick", NULL };
+	char *out, *err;
+	setenv("QKV_NO_SIMD", "1", 1);	/* this test's own process: qkv inherits it */
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_SIMD=sse2", &out, &err), 2, "%s", out);
+	cr_assert(strstr(err, "QKV_SIMD=sse2 and QKV_NO_SIMD=1 disagree"), "%s", err);
+	free(out);
+	free(err);
+	cr_assert_eq(run_qkv(argv, NULL, "QKV_SIMD=scalar", &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, ": scalar kernels"), "%s", out);
+	free(out);
+	free(err);
+}
+
 /* Inputs a fuzzer found crashing (or tripping a sanitizer) before they were
  * fixed: each must end with status 0 or 2 and at most one line of error,
  * which under the sanitizer build (make test-san) also means no report. */

@@ -1,6 +1,6 @@
 /* test_kernel.c: the kernel checks of tests/kernel/checks.c as Criterion
  * tests, one per group and named as it, each run on every simd path of this
- * machine (the CPU's best, then the forced baseline) unless it chooses its
+ * machine (kernel_simd_path: the CPU's best down to scalar) unless it chooses its
  * own; a failure shows the harness's lines. Run with --verbose for errors. */
 
 /* tests/cross/kernel_cross.c runs the same groups without Criterion, on
