@@ -4,9 +4,9 @@
  * (tensor_nbytes guards the byte count all the same). */
 #include "core/tensor.h"
 #include "core/mem.h"
+#include "core/spare.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,70 +65,7 @@ bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
 #define SMALL_CLASSES 3
 static const size_t small_bytes[SMALL_CLASSES] = { 64, 256, 1024 };
 
-struct spare_list {
-	void *head;	/* each spare's first bytes point to the next */
-	int n;
-};
-
-struct spares {
-	struct spare_list tensors, derivations, small[SMALL_CLASSES];
-	bool registered;
-};
-
-static _Thread_local struct spares spares;
-static pthread_key_t spares_key;
-static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
-
-static void spare_list_free(struct spare_list *l)
-{
-	while (l->head) {
-		void *p = l->head;
-		l->head = *(void **)p;
-		free(p);
-	}
-	l->n = 0;
-}
-
-static void spares_free(void *arg)
-{
-	(void)arg;
-	spare_list_free(&spares.tensors);
-	spare_list_free(&spares.derivations);
-	for (int c = 0; c < SMALL_CLASSES; c++)
-		spare_list_free(&spares.small[c]);
-}
-
-static void spares_init(void)
-{
-	pthread_key_create(&spares_key, spares_free);
-}
-
-static void spare_put(struct spare_list *l, void *p)
-{
-	if (l->n >= SPARE_MAX) {
-		free(p);
-		return;
-	}
-	if (!spares.registered) {
-		pthread_once(&spares_once, spares_init);
-		pthread_setspecific(spares_key, &spares);	/* so the thread's end frees them */
-		spares.registered = true;
-	}
-	*(void **)p = l->head;
-	l->head = p;
-	l->n++;
-}
-
-/* A block from the list, or NULL when it is empty. */
-static void *spare_get(struct spare_list *l)
-{
-	void *p = l->head;
-	if (p) {
-		l->head = *(void **)p;
-		l->n--;
-	}
-	return p;
-}
+static _Thread_local struct spare_list spare_tensors, spare_derivations, spare_small[SMALL_CLASSES];
 
 /* The size class of a storage of nbytes, held inline, or -1 for one whose
  * data is a block of its own. Every storage is made by storage_new, and its
@@ -147,7 +84,7 @@ static struct storage *storage_new(size_t nbytes)
 	int c = small_class(nbytes);
 	struct storage *st;
 	if (c >= 0) {
-		st = spare_get(&spares.small[c]);
+		st = spare_get(&spare_small[c]);
 		if (!st)
 			st = xalloc_aligned(STORAGE_HEAD + small_bytes[c]);
 		memset(st, 0, STORAGE_HEAD + ((nbytes + 63) & ~(size_t)63));	/* zero-filled as xalloc_aligned */
@@ -163,7 +100,7 @@ static struct storage *storage_new(size_t nbytes)
 
 static struct tensor *tensor_blank(void)
 {
-	struct tensor *t = spare_get(&spares.tensors);
+	struct tensor *t = spare_get(&spare_tensors);
 	if (!t)
 		t = xmalloc(sizeof *t);
 	return t;
@@ -207,7 +144,7 @@ static struct tensor *bare_view(struct tensor *t)
 
 static struct derivation *derivation_blank(void)
 {
-	struct derivation *d = spare_get(&spares.derivations);
+	struct derivation *d = spare_get(&spare_derivations);
 	if (!d)
 		d = xmalloc(sizeof *d);
 	memset(d, 0, sizeof *d);
@@ -248,7 +185,7 @@ void derivation_unref(struct derivation *d)
 	tensor_unref(d->b);
 	tensor_unref(d->c);
 	derivation_unref(d->inner);
-	spare_put(&spares.derivations, d);
+	spare_put(&spare_derivations, d, SPARE_MAX);
 }
 
 struct tensor *tensor_ref(struct tensor *t)
@@ -264,7 +201,7 @@ void storage_unref(struct storage *st)
 		return;
 	int c = small_class(st->nbytes);	/* a size storage_new holds inline */
 	if (c >= 0) {
-		spare_put(&spares.small[c], st);
+		spare_put(&spare_small[c], st, SPARE_MAX);
 		return;
 	}
 	free(st->data);
@@ -277,7 +214,7 @@ void tensor_unref(struct tensor *t)
 		return;
 	storage_unref(t->storage);
 	derivation_unref(t->from);
-	spare_put(&spares.tensors, t);
+	spare_put(&spare_tensors, t, SPARE_MAX);
 }
 
 int64_t tensor_numel(const struct tensor *t)

@@ -4,6 +4,7 @@
 #include "lang/value.h"
 #include "core/format.h"
 #include "core/mem.h"
+#include "core/spare.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,57 +12,20 @@
 
 /* Freed values kept for reuse, per thread: a loop of integer arithmetic
  * makes and frees a value per operation, and malloc would be most of its
- * time. A thread's list is freed when the thread ends. */
+ * time. */
 #define SPARE_MAX 4096
 
-struct spares {
-	struct value *list;
-	int n;
-	bool registered;        /* the thread's end frees the list */
-};
-
-static _Thread_local struct spares spares;
-static pthread_key_t spares_key;
-static pthread_once_t spares_once = PTHREAD_ONCE_INIT;
-
-static void spares_free(void *arg)
-{
-	(void)arg;
-	while (spares.list) {
-		struct value *v = spares.list;
-		spares.list = v->gc_next;
-		free(v);
-	}
-	spares.n = 0;
-}
-
-static void spares_init(void)
-{
-	pthread_key_create(&spares_key, spares_free);
-}
+static _Thread_local struct spare_list spare_values;
 
 static void recycle(struct value *v)
 {
-	if (spares.n >= SPARE_MAX) {
-		free(v);
-		return;
-	}
-	if (!spares.registered) {
-		pthread_once(&spares_once, spares_init);
-		pthread_setspecific(spares_key, &spares);	/* so the thread's end frees them */
-		spares.registered = true;
-	}
-	v->gc_next = spares.list;
-	spares.list = v;
-	spares.n++;
+	spare_put(&spare_values, v, SPARE_MAX);
 }
 
 static struct value *make(enum value_kind kind)
 {
-	struct value *v = spares.list;
+	struct value *v = spare_get(&spare_values);
 	if (v) {
-		spares.list = v->gc_next;
-		spares.n--;
 		memset(v, 0, sizeof *v);
 	} else {
 		v = xcalloc(1, sizeof *v);
