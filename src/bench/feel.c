@@ -15,16 +15,17 @@
 #include <string.h>
 
 /* One frame of the lesson screen on a terminal of cols x rows, as
- * screen_draw lays it out (from 140 columns the text on the left, 2/5 of
- * the width, and the view on the right; else the text above the view): the
+ * screen_draw lays it out (page.h's split: from PAGE_WIDE_COLS columns the
+ * text on the left and the view on the right; else the text above it): the
  * page of step k laid out at the text's width, and its first view: a
  * heatmap's model built from its tensor, laid out with the cursor at (cur_r,
  * cur_c) and painted in colour, its legend, and the inspector's lines on the
  * cursor's cell. The curses calls are what it leaves out. */
 static void feel_frame(struct strbuf *out, struct player *p, int k, int cols, int rows, int cur_r, int cur_c)
 {
-	bool wide = cols >= 140;
-	int tw = wide ? cols * 2 / 5 - 2 : cols - 2, vw = wide ? cols - cols * 2 / 5 - 3 : cols - 2;
+	bool wide = cols >= PAGE_WIDE_COLS;
+	int split = page_wide_text_cols(cols);
+	int tw = wide ? split - 2 : cols - 2, vw = wide ? cols - split - 3 : cols - 2;
 	int vh = wide ? rows - 3 : (rows - 3) * 3 / 5;
 	struct page pg;
 	page_build_exercises(&pg, p, k, NULL, "Press : to answer at the prompt (:hint and :solution help there).");

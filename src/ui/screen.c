@@ -604,9 +604,9 @@ void screen_draw(struct app *a)
 	struct page pg;
 	struct page_lines pl = { 0 };
 	text_page(a, &pg);
-	if (a->cols >= 140) {
+	if (a->cols >= PAGE_WIDE_COLS) {
 		/* wide: the text on the left, the view on the right */
-		int tw = a->cols * 2 / 5;
+		int tw = page_wide_text_cols(a->cols);
 		page_layout(&pg, 0, -1, tw - 2, &pl);
 		draw_text(a, pg.title, &pl, top + 1, 1, tw - 2, avail - 1);
 		term_vline(top, tw, avail);

@@ -92,4 +92,14 @@ void page_layout_text(struct page_lines *out, const char *text, int indent, int 
  * status): the plain text prints the views between the two. */
 int page_notes_start(const struct page *pg);
 
+/* The lesson screen's split: from PAGE_WIDE_COLS columns the text on the
+ * left (page_wide_text_cols of them, the rule between included) and the
+ * view on the right; narrower, the text above the view. The full screen
+ * draws so, and the bench times frames so. */
+#define PAGE_WIDE_COLS 140
+static inline int page_wide_text_cols(int cols)
+{
+	return cols * 2 / 5;
+}
+
 #endif
