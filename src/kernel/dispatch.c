@@ -96,6 +96,17 @@ const char *kernel_simd_name(void)
 	return dispatch_ops()->name;
 }
 
+void kernel_simd_tile(struct kernel_tile *t)
+{
+	const struct simd_ops *ops = dispatch_ops();
+	t->path = ops->name;
+	t->lanes = ops->fma_lanes;
+	t->tile_rows = ops->tile_rows;
+	t->tile_cols = ops->tile_cols;
+	t->att_rows = ops->att_rows;
+	t->att_keys = ops->att_keys;
+}
+
 /* ---- threads: a large product is split into bands of rows of c ---------------- */
 
 #define THREADS_MAX 64

@@ -4,12 +4,16 @@
  * allocates, prints, or reads global state (but for the stop flag its caller
  * registered: kernel_ctl_use below), and includes nothing from core/.
  *
- * Matmul, softmax and the attention pipeline come as two variants:
- *   _loops  scalar for-loops written to be read (they mirror the "unravelled"
- *           attention of seed 003) and kept forever as the reference;
- *   _simd   vectorised (GCC/Clang vector extensions, AVX-512 or AVX2+FMA
- *           chosen at run time on x86-64, a 16-byte baseline everywhere).
- * The two agree within 1e-5 relative (float32) and 1e-12 (float64). */
+ * Matmul, softmax and the attention pipeline come as three variants:
+ *   _loops     scalar for-loops written to be read (they mirror the
+ *              "unravelled" attention of seed 003) and kept forever as the
+ *              reference;
+ *   _unrolled  the same loops, the inner one unrolled by KERNEL_UNROLL into
+ *              independent accumulators merged at the end: the step every
+ *              performance course teaches before vectorising (unrolled.c);
+ *   _simd      vectorised (GCC/Clang vector extensions, AVX-512 or AVX2+FMA
+ *              chosen at run time on x86-64, a 16-byte baseline everywhere).
+ * They agree within 1e-5 relative (float32) and 1e-12 (float64). */
 #ifndef QKV_KERNEL_H
 #define QKV_KERNEL_H
 
@@ -18,7 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS };
+enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
+
+/* The unrolled kernels' accumulators: a sum over p runs as KERNEL_UNROLL
+ * partial sums s0..s3 (s_r takes the terms p ≡ r mod KERNEL_UNROLL, the
+ * remainder of p < k going to s0, s1, ... in order), merged as
+ * (s0 + s1) + (s2 + s3). */
+#define KERNEL_UNROLL 4
 
 /* ---- stopping early (Ctrl-C) and progress ---------------------------------
  * The thread that calls kernels may register a struct kernel_ctl for itself
@@ -65,6 +75,8 @@ void matmul_f32_loops(float *c, const float *a, const float *b, int64_t m, int64
 void matmul_f32_simd(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n);
 void matmul_f64_loops(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n);
 void matmul_f64_simd(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n);
+void matmul_f32_unrolled(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n);
+void matmul_f64_unrolled(double *c, const double *a, const double *b, int64_t m, int64_t k, int64_t n);
 
 /* dot product of two length-n vectors read at strides sa, sb (in elements) */
 float dot_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t n);
@@ -78,6 +90,8 @@ void softmax_rows_f32_loops(float *dst, const float *src, int64_t rows, int64_t 
 void softmax_rows_f32_simd(float *dst, const float *src, int64_t rows, int64_t cols);
 void softmax_rows_f64_loops(double *dst, const double *src, int64_t rows, int64_t cols);
 void softmax_rows_f64_simd(double *dst, const double *src, int64_t rows, int64_t cols);
+void softmax_rows_f32_unrolled(float *dst, const float *src, int64_t rows, int64_t cols);
+void softmax_rows_f64_unrolled(double *dst, const double *src, int64_t rows, int64_t cols);
 
 /* ---- attention pipeline for one head ------------------------------------
  * out is (tq,dv), weights is (tq,tk), q is (tq,d), k is (tk,d), v is (tk,dv).
@@ -105,6 +119,14 @@ void attention_f64_loops(double *out, double *weights, const double *q, const do
 void attention_f64_simd(double *out, double *weights, const double *q, const double *k,
 			const double *v, const uint8_t *mask, bool causal, double scale,
 			int64_t tq, int64_t tk, int64_t d, int64_t dv);
+/* The loops' pipeline with unrolled dot products, max, sum and weighted sums
+ * (weights never NULL). */
+void attention_f32_unrolled(float *out, float *weights, const float *q, const float *k,
+			    const float *v, const uint8_t *mask, bool causal, float scale,
+			    int64_t tq, int64_t tk, int64_t d, int64_t dv);
+void attention_f64_unrolled(double *out, double *weights, const double *q, const double *k,
+			    const double *v, const uint8_t *mask, bool causal, double scale,
+			    int64_t tq, int64_t tk, int64_t d, int64_t dv);
 
 /* nbatch heads one after another: head h reads q + h·tq·d, k + h·tk·d,
  * v + h·tk·dv and mask + h·tq·tk (mask may be NULL), and writes out + h·tq·dv
@@ -201,6 +223,26 @@ const char *kernel_simd_name(void);
  * for a path this build or CPU lacks (nothing changes then). main.c sets it
  * from QKV_SIMD (and QKV_NO_SIMD=1); the tests use it to run every path. */
 int kernel_force_simd(const char *name);
+
+/* The shapes the SIMD path in use works in (float32), from its own
+ * parameters, so the views that picture it never hold a second copy:
+ *   lanes           floats in one vector register (16 on AVX-512, 8 on
+ *                   AVX2, 4 on SSE2 and NEON, 1 for "scalar");
+ *   tile_rows/cols  the matmul micro-kernel's register tile of c: each step
+ *                   (one p) broadcasts a[i, p] for tile_rows rows and
+ *                   multiply-adds it into tile_cols / lanes vectors of
+ *                   b[p, j..]: tile_rows · tile_cols / lanes FMAs (6×16 on
+ *                   AVX2, 6×32 on AVX-512);
+ *   att_rows/keys   the fused attention's block of queries and of keys
+ *                   (online softmax: a running max and sum per query,
+ *                   rescaled per key block). */
+struct kernel_tile {
+	const char *path;
+	int lanes;
+	int tile_rows, tile_cols;
+	int att_rows, att_keys;
+};
+void kernel_simd_tile(struct kernel_tile *t);
 
 /* The i-th path this CPU runs, best first ("scalar" last); NULL past them. */
 const char *kernel_simd_path(int i);

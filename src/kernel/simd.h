@@ -33,7 +33,8 @@ struct simd_ops {
 	void (*attention_rows_f64)(double *out, const double *q, const double *k, const double *v,
 				   const uint8_t *mask, bool causal, double scale, int64_t i0, int64_t bq,
 				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
-	int att_rows;
+	int att_rows, att_keys;            /* the fused attention's blocks (float) */
+	int tile_rows, tile_cols;          /* the matmul register tile (float) */
 	void (*exp_f32)(float *out, const float *in, int64_t n);
 	void (*exp_f64)(double *out, const double *in, int64_t n);
 	float (*fma_chains_f32)(int64_t iters, float seed);

@@ -334,6 +334,8 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
 #define ATT_BQ (SIMD_BYTES >= 64 ? 96 : 48)	/* whole tiles: of NR queries, of SIMD_MR rows */
 _Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "ATT_BQ must be a multiple of NR and of SIMD_MR");
 #define ATT_BK (2 * ATT_BQ)
+/* the shapes above, for the ops table (kernel_simd_tile) */
+enum { TFN(tile_cols) = NR, TFN(att_keys) = ATT_BK };
 #define ATT_DC 128
 #define ATT_DVC 64
 

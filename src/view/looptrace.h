@@ -46,6 +46,52 @@ struct looptrace *looptrace_attention(const struct tensor *q, const struct tenso
 struct looptrace *looptrace_for(const struct tensor *t);
 void looptrace_free(struct looptrace *lt);
 
+/* ---- the three variants (issue 18) -------------------------------------------
+ * A trace follows one of the kernel's three variants of the computation, on
+ * the same output grid, each ending with the kernel's result:
+ *   TRACE_LOOPS     one multiply-add per step (everything above);
+ *   TRACE_UNROLLED  one step is one iteration of the unrolled loop: the
+ *                   KERNEL_UNROLL partial sums of the current cell each take
+ *                   one term, side by side (looptrace_partials), and a last
+ *                   step merges them (the softmax's max and sum likewise);
+ *   TRACE_SIMD      one step is what the SIMD kernel on this machine does in
+ *                   one pass of its inner loop (kernel_simd_tile): for a
+ *                   matmul one p across the register tile (tile_rows
+ *                   broadcasts of a[i, p], each an FMA into tile_cols/lanes
+ *                   vectors of b[p, j..]), so the whole tile grows at once;
+ *                   for a softmax one vector of `lanes` exponentials with the
+ *                   running max and sum; for a fused attention one block of
+ *                   keys against the tile of queries, with the online
+ *                   softmax's rescaling.
+ * Step counts and tile shapes come from KERNEL_UNROLL and kernel_simd_tile,
+ * never from a copy of them. Every function of this header works on every
+ * variant (looptrace_code gives that variant's code). */
+enum trace_variant { TRACE_LOOPS, TRACE_UNROLLED, TRACE_SIMD };
+#define TRACE_VARIANTS 3
+
+/* As looptrace_for, following variant v (TRACE_LOOPS: looptrace_for). */
+struct looptrace *looptrace_for_variant(const struct tensor *t, enum trace_variant v);
+enum trace_variant looptrace_variant(const struct looptrace *lt);
+/* "for-loops", "unrolled ×4", "vectorised (avx2, 6×16 tile)" */
+void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size);
+/* What the whole computation takes in this variant's steps, with numbers:
+ * "6,400 multiply-adds", "1,600 iterations of 4 + 400 merges",
+ * "48 steps of 12 FMAs of 8 lanes". */
+void looptrace_steps_text(const struct looptrace *lt, char *buf, size_t size);
+/* The cells of the matrix the current step writes, a rectangle (one cell
+ * for loops and unrolled, the register tile or a vector of lanes for simd,
+ * a whole row for a weighted sum); false at pos 0. */
+bool looptrace_current_rect(const struct looptrace *lt, int *row, int *col, int *rows, int *cols);
+/* TRACE_UNROLLED: the KERNEL_UNROLL partial sums of the current cell (their
+ * count; 0 when the step has none, and for the other variants). */
+int looptrace_partials(const struct looptrace *lt, const double **sums);
+/* For the inspector: which step of this variant computes cell (row, col) of
+ * the matrix at the end of the current phase, in one sentence:
+ * "c[2, 3]: s0..s3 each took 4 of the 16 terms (p = 0, 4, 8, 12 for s0),
+ * merged in step 1,203", "c[2, 3]: lane 3 of vector 0 in the 6×16 tile at
+ * rows 0-5, cols 0-15, grown in steps 1-16 (one FMA per p)". */
+void looptrace_cell_story(const struct looptrace *lt, int row, int col, char *buf, size_t size);
+
 enum trace_kind looptrace_kind(const struct looptrace *lt);
 int64_t looptrace_total(const struct looptrace *lt);       /* iterations */
 void looptrace_seek(struct looptrace *lt, int64_t t);      /* 0..total: after t iterations */
