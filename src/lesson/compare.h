@@ -36,6 +36,10 @@ struct compare {
 	bool agree;                /* same shape and close by the rule above */
 	double max_diff;           /* largest |simd - loops| (INFINITY where one is NaN and the
 	                              other is not); 0 with different shapes */
+	struct tensor *unrolled;   /* the unrolled result (owned; issue 18) */
+	double unrolled_ms;
+	bool unrolled_agree;       /* unrolled against loops, by the same rule */
+	double unrolled_diff;
 };
 
 /* Computes the expression once, on the kernel variant the interpreter is set

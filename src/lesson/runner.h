@@ -18,6 +18,10 @@ struct shown {
 	double simd_ms, loops_ms;  /* compare */
 	double max_diff;           /* compare: largest |simd - loops| */
 	bool agree;                /* compare: by the rule of lesson/compare.h */
+	struct tensor *unrolled;   /* compare: the unrolled result (issue 18) */
+	double unrolled_ms;        /* compare */
+	double unrolled_diff;      /* compare: largest |unrolled - loops| */
+	bool unrolled_agree;       /* compare: by the same rule */
 	double *timing_ms;         /* timing: one per entry */
 	bool cancelled;            /* Ctrl-C stopped it (runner_step returned RUNNER_INTERRUPTED): a
 	                              timing keeps the entries it finished, the others are NAN;

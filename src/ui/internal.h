@@ -203,6 +203,8 @@ struct loops_view {
 	const char *expr;
 	double loops_ms, simd_ms, max_diff;
 	bool agree;
+	double unrolled_ms, unrolled_diff;  /* issue 18 */
+	bool unrolled_agree;
 	enum scale_kind scale;
 	char *const *rows, *const *cols;
 	int nrows, ncols;
