@@ -211,8 +211,10 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 		 * numbers and verdict (lesson/compare's) */
 		const struct compare *c = p->loops;
 		draw_title(a, t, ": for-loops beside SIMD", top, x, w);
-		struct loops_view lv = { c->simd, p->shown_name, c->loops_ms, c->simd_ms, c->max_diff, c->agree,
-					 SCALE_AUTO, NULL, NULL, 0, 0 };
+		struct loops_view lv = { .t = c->simd, .expr = p->shown_name, .loops_ms = c->loops_ms,
+					 .simd_ms = c->simd_ms, .max_diff = c->max_diff, .agree = c->agree,
+					 .unrolled_ms = c->unrolled_ms, .unrolled_diff = c->unrolled_diff,
+					 .unrolled_agree = c->unrolled_agree, .scale = SCALE_AUTO };
 		loops_draw(a, &p->anim, &lv, top + 1, x, w, left - 1);
 	} else {
 		draw_tensor(a, t, top, x, w, left);

@@ -545,8 +545,11 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		break;
 	}
 	case SHOW_COMPARE: {
-		struct loops_view lv = { sh->t, s->expr, sh->loops_ms, sh->simd_ms, sh->max_diff, sh->agree, s->scale,
-					 s->rows, s->cols, s->nrows, s->ncols };
+		struct loops_view lv = { .t = sh->t, .expr = s->expr, .loops_ms = sh->loops_ms, .simd_ms = sh->simd_ms,
+					 .max_diff = sh->max_diff, .agree = sh->agree, .unrolled_ms = sh->unrolled_ms,
+					 .unrolled_diff = sh->unrolled_diff, .unrolled_agree = sh->unrolled_agree,
+					 .scale = s->scale, .rows = s->rows, .cols = s->cols, .nrows = s->nrows,
+					 .ncols = s->ncols };
 		loops_draw(a, &a->loops, &lv, y, x, w, hh);
 		break;
 	}
