@@ -1498,6 +1498,8 @@ void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_
 	case ST_MAX:
 		looptrace_softmax_partials(lt, s, part, count);
 		looptrace_vec_text(v1, sizeof v1, part, count);
+		if (unrolled)
+			looptrace_parts_text(v1, sizeof v1, part, count);
 		if (s.merge)
 			utf8_snprintf(buf, size, "max = %s of %s = %s",
 				      unrolled ? "max(max(m0, m1), max(m2, m3))" : "the largest lane", v1,
@@ -1513,6 +1515,8 @@ void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_
 	case ST_EXP:
 		looptrace_softmax_partials(lt, s, part, count);
 		looptrace_vec_text(v1, sizeof v1, part, count);
+		if (unrolled)
+			looptrace_parts_text(v1, sizeof v1, part, count);
 		if (s.merge) {
 			utf8_snprintf(buf, size, "sum = %s = %s", unrolled ? "(s0 + s1) + (s2 + s3)" : "vsum[0] + vsum[1] + \u2026",
 				      looptrace_num(n1, sizeof n1, sm->sum[s.r]));

@@ -138,6 +138,8 @@ void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_
 void looptrace_unrolled_dot(double s[KERNEL_UNROLL], const double *a, int64_t sa, const double *b, int64_t sb,
 			    int64_t upto);
 double looptrace_unrolled_merge(const double s[KERNEL_UNROLL]);
+/* "[0.1200, -0.5300, 0.2000, 0.0100]": every one of count numbers */
+void looptrace_parts_text(char *buf, size_t size, const double *v, int count);
 /* Steps of a sum of terms: its iterations of KERNEL_UNROLL (the last may be
  * shorter), not counting the merge. */
 int64_t looptrace_unrolled_iters(int64_t terms);

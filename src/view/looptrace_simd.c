@@ -187,8 +187,8 @@ static void matmul_code(struct looptrace *lt)
 	size_t len = 0;
 	loads[0] = 0;
 	for (int v = 0; v < nv && len < sizeof loads; v++)
-		len += (size_t)utf8_snprintf(loads + len, sizeof loads - len, "%s%s[p%s, j0 + %d:j0 + %d]", v ? ", " : "",
-					lt->nb, lt->b_vec ? "" : "", v * t->lanes, (v + 1) * t->lanes);
+		len += (size_t)utf8_snprintf(loads + len, sizeof loads - len, v ? ", %s[p, j0 + %d:j0 + %d]" :
+					     "%s[p, j0:j0 + %d]", lt->nb, v ? v * t->lanes : t->lanes, (v + 1) * t->lanes);
 	vec_names(names, sizeof names, "b", nv);
 	looptrace_add_line(lt, "# %s: a %d\u00d7%d register tile of %s, %d vectors of %d lanes", t->path, t->tile_rows,
 			   t->tile_cols, lt->nc, t->tile_rows * nv, t->lanes);
@@ -241,6 +241,7 @@ static void attention_code(struct looptrace *lt)
 	const struct kernel_tile *t = &lt->tile;
 	int ar = t->att_rows, ak = t->att_keys;
 	looptrace_add_line(lt, "# %s, fused: %d queries against %d keys at a time, an online softmax", t->path, ar, ak);
+	looptrace_add_line(lt, "# (a small head runs the two-pass softmax instead, for torch's last digits)");
 	looptrace_add_line(lt, "out = torch.zeros(%lld, %lld)", (long long)lt->m, (long long)lt->dv);
 	if (lt->scaled && fabs(lt->scale * sqrt((double)lt->k) - 1.0) < 1e-9)
 		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)lt->k);
@@ -248,7 +249,11 @@ static void attention_code(struct looptrace *lt)
 		looptrace_add_line(lt, "scale = %.6g", lt->scale);
 	looptrace_add_line(lt, "for i0 in range(0, %lld, %d):  # a block of queries", (long long)lt->m, ar);
 	looptrace_add_line(lt, "    m = [-inf] * %d; l = [0] * %d; acc = zeros(%d, %lld)", ar, ar, ar, (long long)lt->dv);
-	looptrace_add_line(lt, "    for j0 in range(0, %s, %d):  # a block of keys", lt->causal ? "i0 + block" : "T", ak);
+	if (lt->causal)
+		looptrace_add_line(lt, "    for j0 in range(0, min(i0 + %d, %lld), %d):  # keys up to the block's last query", ar,
+				   (long long)lt->n, ak);
+	else
+		looptrace_add_line(lt, "    for j0 in range(0, %lld, %d):  # a block of keys", (long long)lt->n, ak);
 	lt->ln.blk_first = looptrace_add_line(lt, "        s = %s[i0:i0 + %d] @ %s[j0:j0 + %d].T%s%s", lt->na, ar, lt->nb, ak,
 					      lt->scaled ? " * scale" : "",
 					      lt->causal || lt->has_mask ? "  # hidden: -inf" : "");
@@ -395,9 +400,14 @@ void looptrace_simd_story(const struct looptrace *lt, int row, int col, char *bu
 	}
 	int64_t ar = t->att_rows, b = row / ar, i0 = b * ar, bq = block_rows(lt, i0);
 	int64_t kend = block_keys(lt, i0, bq), first = lt->blk_start[b] + 1, last = lt->blk_start[b + 1];
+	char span[80];
+	if (last - 1 > first)
+		utf8_snprintf(span, sizeof span, "steps %s-%s", looptrace_count(s1, sizeof s1, first),
+			      looptrace_count(s2, sizeof s2, last - 1));
+	else
+		utf8_snprintf(span, sizeof span, "step %s", looptrace_count(s1, sizeof s1, first));
 	utf8_snprintf(buf, size, "out[%d, %d]: query %lld of the block at queries %lld-%lld, which met keys 0-%lld in "
-		      "blocks of %d (steps %s-%s, an online softmax) and was divided by its l in step %s", row, col,
+		      "blocks of %d (%s, an online softmax) and was divided by its l in step %s", row, col,
 		      (long long)(row - i0), (long long)i0, (long long)(i0 + bq - 1), (long long)(kend - 1), t->att_keys,
-		      looptrace_count(s1, sizeof s1, first), looptrace_count(s2, sizeof s2, last - 1),
-		      looptrace_count(s3, sizeof s3, last));
+		      span, looptrace_count(s3, sizeof s3, last));
 }

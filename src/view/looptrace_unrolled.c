@@ -374,7 +374,7 @@ void looptrace_unrolled_lines(const struct looptrace *lt, int *stmt, int *first,
 /* ---- words ---------------------------------------------------------------------- */
 
 /* "[0.1200, -0.5300, 0.2000, 0.0100]": all the partial sums */
-static void parts_text(char *buf, size_t size, const double *v, int count)
+void looptrace_parts_text(char *buf, size_t size, const double *v, int count)
 {
 	size_t len = (size_t)utf8_snprintf(buf, size, "[");
 	for (int i = 0; i < count && len < size; i++) {
@@ -399,7 +399,7 @@ void looptrace_unrolled_explain(const struct looptrace *lt, char *buf, size_t si
 	struct step s = lt->cur;
 	char parts[160], terms[48], merged[160], n1[32];
 	long long r = (long long)s.r, c = (long long)s.c;
-	parts_text(parts, sizeof parts, lt->part, lt->npart);
+	looptrace_parts_text(parts, sizeof parts, lt->part, lt->npart);
 	terms_text(terms, sizeof terms, s.kind == ST_OUT ? "v_idx" : s.kind == ST_SCORE ? "c" : "p", &s);
 	merge_text(merged, sizeof merged, s.kind == ST_OUT ? 'o' : 's', false, 0, U, true);
 	switch (s.kind) {
