@@ -1462,8 +1462,10 @@ void looptrace_softmax_partials(const struct looptrace *lt, struct step s, doubl
 	int64_t upto = s.c + s.w;
 	for (int u = 0; u < count; u++)
 		part[u] = s.kind == ST_MAX ? -INFINITY : 0.0;
+	/* the unrolled max's remainder all goes to m0 (kernel/unrolled.c) */
+	int64_t whole = sm->variant == TRACE_UNROLLED ? sm->cols / count * count : sm->cols;
 	for (int64_t j = 0; j < upto && j < sm->cols; j++) {
-		double *p = &part[j % count];
+		double *p = &part[s.kind == ST_MAX && j >= whole ? 0 : j % count];
 		if (s.kind == ST_MAX) {
 			if (row[j] > *p || row[j] != row[j] || *p != *p)
 				*p = *p != *p ? *p : row[j];

@@ -127,8 +127,7 @@ static void softmax_code(struct looptrace *lt, const char *y, const char *r)
 		lt->ln.mx_last = l;
 	}
 	for (int64_t j = whole; j < cols; j++) {
-		int l = looptrace_add_line(lt, "    m%d = max(m%d, %s[%s, %lld])  # the remainder", (int)(j - whole),
-					   (int)(j - whole), y, r, (long long)j);
+		int l = looptrace_add_line(lt, "    m0 = max(m0, %s[%s, %lld])  # the remainder", y, r, (long long)j);
 		if (j == whole)
 			lt->ln.mxr_first = l;
 		lt->ln.mxr_last = l;
@@ -489,8 +488,9 @@ void looptrace_unrolled_story(const struct looptrace *lt, int row, int col, char
 			return;
 		}
 		char s1[32], s2[32];
-		utf8_snprintf(buf, size, "%s[%d, %d]: into m%d and s%d (entry %d %% %d), compared in step %s, exp in step %s, "
-			      "divided in step %s", y, row, col, col % U, col % U, col, U,
+		int mu = col >= sm->cols / U * U ? 0 : col % U;   /* the max's remainder goes to m0 */
+		utf8_snprintf(buf, size, "%s[%d, %d]: into m%d and s%d, compared in step %s, exp in step %s, "
+			      "divided in step %s", y, row, col, mu, col % U,
 			      looptrace_count(step, sizeof step, start + chunk + 1),
 			      looptrace_count(s1, sizeof s1, start + ch + 1 + chunk + 1),
 			      looptrace_count(s2, sizeof s2, start + 2 * ch + 2 + chunk + 1));
