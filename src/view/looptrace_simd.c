@@ -134,14 +134,8 @@ struct step looptrace_simd_decode(const struct looptrace *lt, int64_t it)
 		s.merge = s.p == lt->k - 1;
 		return s;
 	}
-	int64_t ar = lt->tile.att_rows, ak = lt->tile.att_keys, lo = 0, hi = (lt->m + ar - 1) / ar - 1;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo + 1) / 2;
-		if (lt->blk_start[mid] <= it)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
+	int64_t ar = lt->tile.att_rows, ak = lt->tile.att_keys;
+	int64_t lo = looptrace_find(lt->blk_start, (lt->m + ar - 1) / ar, it);
 	int64_t off = it - lt->blk_start[lo], kend = block_keys(lt, lo * ar, block_rows(lt, lo * ar));
 	s.kind = ST_BLOCK;
 	s.r = lo * ar;
@@ -221,11 +215,7 @@ static void softmax_code(struct looptrace *lt, const char *y, const char *r)
 	looptrace_add_line(lt, "    for j in range(0, %lld, %d):", cols, L);
 	lt->ln.vmax = looptrace_add_line(lt, "        vmax = maximum(vmax, %s[%s, j:j + %d])  # %d at once", y, r, L, L);
 	lt->ln.hmax = looptrace_add_line(lt, "    max = vmax.max()  # across the lanes (a short tail one by one)");
-	if (sm->any_zero_row) {
-		lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
-		lt->ln.zskip = looptrace_add_line(lt, "        continue");
-	}
+	looptrace_zero_row_lines(lt, y, r);
 	looptrace_add_line(lt, "    vsum = [0] * %d", L);
 	looptrace_add_line(lt, "    for j in range(0, %lld, %d):  # past the end: -inf, exp 0", cols, L);
 	lt->ln.vexp = looptrace_add_line(lt, "        e = exp(%s[%s, j:j + %d] - max)  # %d at once", y, r, L, L);
@@ -243,10 +233,7 @@ static void attention_code(struct looptrace *lt)
 	looptrace_add_line(lt, "# %s, fused: %d queries against %d keys at a time, an online softmax", t->path, ar, ak);
 	looptrace_add_line(lt, "# (a small head runs the two-pass softmax instead, for torch's last digits)");
 	looptrace_add_line(lt, "out = torch.zeros(%lld, %lld)", (long long)lt->m, (long long)lt->dv);
-	if (lt->scaled && fabs(lt->scale * sqrt((double)lt->k) - 1.0) < 1e-9)
-		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)lt->k);
-	else if (lt->scaled)
-		looptrace_add_line(lt, "scale = %.6g", lt->scale);
+	looptrace_scale_line(lt);
 	looptrace_add_line(lt, "for i0 in range(0, %lld, %d):  # a block of queries", (long long)lt->m, ar);
 	looptrace_add_line(lt, "    m = [-inf] * %d; l = [0] * %d; acc = zeros(%d, %lld)", ar, ar, ar, (long long)lt->dv);
 	if (lt->causal)

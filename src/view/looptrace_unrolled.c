@@ -134,11 +134,7 @@ static void softmax_code(struct looptrace *lt, const char *y, const char *r)
 	}
 	merge_text(merged, sizeof merged, 'm', true, 0, U, true);
 	lt->ln.mx_merge = looptrace_add_line(lt, "    max = %s", merged);
-	if (sm->any_zero_row) {
-		lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
-		lt->ln.zskip = looptrace_add_line(lt, "        continue");
-	}
+	looptrace_zero_row_lines(lt, y, r);
 	init_text(init, sizeof init, 's');
 	looptrace_add_line(lt, "    %s0", init);
 	if (whole > 0) {
@@ -185,10 +181,7 @@ static void attention_code(struct looptrace *lt)
 	char init[64], merged[160];
 	looptrace_add_line(lt, "# 1. scores: each dot product in %d partial sums", U);
 	looptrace_add_line(lt, "att = torch.zeros(%lld, %lld)", (long long)lt->m, (long long)lt->n);
-	if (lt->scaled && fabs(lt->scale * sqrt((double)lt->k) - 1.0) < 1e-9)
-		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)lt->k);
-	else if (lt->scaled)
-		looptrace_add_line(lt, "scale = %.6g", lt->scale);
+	looptrace_scale_line(lt);
 	looptrace_add_line(lt, "for q_idx, q in enumerate(%s):", lt->na);
 	looptrace_add_line(lt, "    for k_idx, k in enumerate(%s):", lt->nb);
 	if (lt->causal || lt->has_mask) {
@@ -260,14 +253,7 @@ struct step looptrace_unrolled_decode(const struct looptrace *lt, int64_t it)
 		s.c = cell % lt->n;
 		sum_step(&s, it % per, lt->k);
 	} else if (it < lt->sm_begin) {
-		int64_t lo = 0, hi = lt->m * lt->n - 1;
-		while (lo < hi) {
-			int64_t mid = lo + (hi - lo + 1) / 2;
-			if (lt->cell_start[mid] <= it)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
+		int64_t lo = looptrace_find(lt->cell_start, lt->m * lt->n, it);
 		s.kind = ST_SCORE;
 		s.r = lo / lt->n;
 		s.c = lo % lt->n;
@@ -412,11 +398,7 @@ void looptrace_unrolled_explain(const struct looptrace *lt, char *buf, size_t si
 		return;
 	case ST_SCORE:
 		if (lt->hidden[s.r * lt->n + s.c]) {
-			if (lt->causal && s.c > s.r)
-				utf8_snprintf(buf, size, "k_idx %lld > q_idx %lld, a later token: att[%lld, %lld] = -inf", c, r, r,
-					      c);
-			else
-				utf8_snprintf(buf, size, "mask[%lld, %lld] is set: att[%lld, %lld] = -inf", r, c, r, c);
+			looptrace_explain_hidden(lt, s, buf, size);
 		} else if (s.merge) {
 			utf8_snprintf(buf, size, "att[%lld, %lld] = (%s)%s = %s", r, c, merged, lt->scaled ? " \u00d7 scale" : "",
 				      looptrace_num(n1, sizeof n1, lt->scores[s.r * lt->n + s.c]));

@@ -141,6 +141,16 @@ static void assert_every_step_speaks(struct looptrace *lt)
 	}
 }
 
+/* The result of a @ b, derived as the interpreter would (a view of a and b). */
+static struct tensor *product(struct tensor *a, struct tensor *b)
+{
+	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
+	int64_t shape[2] = { a->shape[0], b->shape[1] };
+	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
+	c->from = d;
+	return c;
+}
+
 /* ---- step counts and tiles ---------------------------------------------------- */
 
 Test(looptrace_variants, a_20x16_by_16x20_matmul_should_count_each_variants_steps)
@@ -153,10 +163,7 @@ Test(looptrace_variants, a_20x16_by_16x20_matmul_should_count_each_variants_step
 	cr_assert_str_eq(title(lt), "for-loops");
 	looptrace_free(lt);
 	cr_assert_eq(KERNEL_UNROLL, 4, "the counts below are for 4 accumulators");
-	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
-	int64_t shape[2] = { 20, 20 };
-	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	c->from = d;
+	struct tensor *c = product(a, b);
 	lt = looptrace_for_variant(c, TRACE_UNROLLED);
 	cr_assert_not_null(lt);
 	cr_assert_eq(looptrace_total(lt), 1600 + 400);
@@ -191,10 +198,7 @@ Test(looptrace_variants, a_20x16_by_16x20_matmul_should_count_each_variants_step
 Test(looptrace_variants, a_depth_that_is_not_a_multiple_of_4_should_take_a_short_iteration)
 {
 	struct tensor *a = matrix(3, 18, 3), *b = matrix(18, 5, 4);
-	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
-	int64_t shape[2] = { 3, 5 };
-	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	c->from = d;
+	struct tensor *c = product(a, b);
 	struct looptrace *lt = looptrace_for_variant(c, TRACE_UNROLLED);
 	cr_assert_eq(looptrace_total(lt), 15 * (4 + 1 + 1));
 	cr_assert_str_eq(steps(lt), "60 iterations of 4 + 15 of 2 + 15 merges");
@@ -213,10 +217,7 @@ Test(looptrace_variants, a_depth_that_is_not_a_multiple_of_4_should_take_a_short
 Test(looptrace_variants, an_unrolled_step_should_give_each_partial_sum_one_term_then_merge)
 {
 	struct tensor *a = matrix(2, 9, 5), *b = matrix(9, 3, 6);
-	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
-	int64_t shape[2] = { 2, 3 };
-	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	c->from = d;
+	struct tensor *c = product(a, b);
 	const double *A = tensor_data(a), *B = tensor_data(b);
 	struct looptrace *lt = looptrace_for_variant(c, TRACE_UNROLLED);
 	const double *s;
@@ -263,10 +264,7 @@ Test(looptrace_variants, a_simd_step_should_grow_the_whole_tile_and_edge_tiles_s
 	if (kernel_force_simd("avx2") != 0)
 		cr_skip_test("no avx2 on this machine");
 	struct tensor *a = matrix(20, 16, 7), *b = matrix(16, 20, 8);
-	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
-	int64_t shape[2] = { 20, 20 };
-	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	c->from = d;
+	struct tensor *c = product(a, b);
 	struct looptrace *lt = looptrace_for_variant(c, TRACE_SIMD);
 	int row, col, rows, cols;
 	looptrace_seek(lt, 1);
@@ -305,10 +303,7 @@ Test(looptrace_variants, each_matmul_variant_should_end_with_its_kernels_float64
 {
 	const int64_t m = 7, k = 33, n = 17;
 	struct tensor *a = matrix(m, k, 9), *b = matrix(k, n, 10);
-	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
-	int64_t shape[2] = { m, n };
-	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	c->from = d;
+	struct tensor *c = product(a, b);
 	double want[7 * 17];
 	for (int path = 0; kernel_simd_path(path); path++) {
 		cr_assert_eq(kernel_force_simd(kernel_simd_path(path)), 0);
@@ -460,13 +455,9 @@ Test(looptrace_variants, a_fused_attention_should_take_one_step_per_key_block_an
 
 static struct tensor *matmul_result(void)
 {
-	struct tensor *a = matrix(7, 6, 18), *b = matrix(6, 9, 19);
-	struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);   /* views of a and b */
+	struct tensor *a = matrix(7, 6, 18), *b = matrix(6, 9, 19), *c = product(a, b);
 	tensor_unref(a);
 	tensor_unref(b);
-	int64_t shape[2] = { 7, 9 };
-	struct tensor *c = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	c->from = d;
 	return c;
 }
 
