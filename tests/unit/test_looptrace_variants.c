@@ -533,3 +533,52 @@ Test(looptrace_variants, the_loops_variant_should_be_the_loops_trace)
 	looptrace_free(b);
 	tensor_unref(t);
 }
+
+Test(looptrace_variants, the_softmax_should_run_8_lanes_on_avx512_too_as_its_kernel_does)
+{
+	struct tensor *t = softmax_result();
+	const char *want[][2] = { { "avx2", "vectorised (avx2, 8 lanes)" }, { "avx512", "vectorised (avx512, 8 lanes)" } };
+	int tried = 0;
+	for (int i = 0; i < 2; i++) {
+		if (kernel_force_simd(want[i][0]) != 0)
+			continue;
+		struct looptrace *lt = looptrace_for_variant(t, TRACE_SIMD);
+		cr_assert_str_eq(title(lt), want[i][1]);
+		/* 4 rows of 11: 2 vectors a pass; the all -inf row stops after its max */
+		cr_assert_eq(looptrace_total(lt), 3 * (2 + 1 + 2 + 1 + 2) + (2 + 1 + 1));
+		looptrace_free(lt);
+		tried++;
+	}
+	kernel_force_simd(NULL);
+	tensor_unref(t);
+	if (!tried)
+		cr_skip_test("neither avx2 nor avx512 on this machine");
+}
+
+Test(looptrace_variants, a_query_that_may_see_no_key_should_end_as_nan_in_every_variant)
+{
+	struct tensor *q = matrix(3, 4, 24), *k = matrix(5, 4, 25), *v = matrix(5, 2, 26);
+	int64_t mshape[2] = { 3, 5 };
+	struct tensor *mask = tensor_new(DT_BOOL, FLAVOR_TORCH, 2, mshape);
+	uint8_t *M = tensor_data(mask);
+	for (int i = 0; i < 15; i++)
+		M[i] = i / 5 == 1 || i % 5 == 3;   /* query 1 sees nothing, key 3 is hidden from all */
+	struct tensor *o = attention_result(q, k, v, false, 0.5);
+	o->from->inner = derivation_new(DERIV_MASKED_FILL, NULL, mask, NULL);
+	o->from->inner->scalar = -INFINITY;
+	double want[3 * 2], w[3 * 5];
+	attention_f64_loops(want, w, tensor_data(q), tensor_data(k), tensor_data(v), M, false, 0.5, 3, 5, 4, 2);
+	cr_assert(isnan(want[2]) && isnan(want[3]) && !isnan(want[0]));
+	for (int var = 0; var < TRACE_VARIANTS; var++) {
+		struct looptrace *lt = looptrace_for_variant(o, var);
+		cr_assert_not_null(lt);
+		cr_assert(code_has(lt, var == TRACE_SIMD ? "# hidden: -inf" : "mask[q_idx, k_idx]"), "variant %d", var);
+		assert_ends_with(lt, want, 3, 2, 1e-13);
+		looptrace_free(lt);
+	}
+	tensor_unref(o);
+	tensor_unref(mask);
+	tensor_unref(q);
+	tensor_unref(k);
+	tensor_unref(v);
+}
