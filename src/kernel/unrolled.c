@@ -59,6 +59,68 @@ static double dot4_f64(const double *a, int64_t sa, const double *b, int64_t sb,
 	return (s0 + s1) + (s2 + s3);
 }
 
+/* ---- weighted sums ------------------------------------------------------------
+ * o[c] = sum over p < tk of w[p] · v[p, c] for c < dv (v is (tk, dv)): each
+ * o[c] in four partial sums exactly as dot4 above (term p to s(p mod 4)),
+ * but a block of columns at a time, the partial sums of UNROLLED_COLS
+ * columns side by side on the stack, so that v is read row by row as the
+ * loops read it, not down its columns. */
+#define UNROLLED_COLS 64
+
+static void weighted_sum_f32(float *o, const float *w, const float *v, int64_t tk, int64_t dv)
+{
+	for (int64_t c0 = 0; c0 < dv; c0 += UNROLLED_COLS) {
+		int64_t nc = dv - c0 < UNROLLED_COLS ? dv - c0 : UNROLLED_COLS;
+		float s0[UNROLLED_COLS] = { 0 }, s1[UNROLLED_COLS] = { 0 };
+		float s2[UNROLLED_COLS] = { 0 }, s3[UNROLLED_COLS] = { 0 };
+		const float *row = &v[c0];
+		int64_t p = 0;
+		for (; p + 4 <= tk; p += 4, row += 4 * dv)
+			for (int64_t c = 0; c < nc; c++) {
+				s0[c] += w[p] * row[c];
+				s1[c] += w[p + 1] * row[dv + c];
+				s2[c] += w[p + 2] * row[2 * dv + c];
+				s3[c] += w[p + 3] * row[3 * dv + c];
+			}
+		for (int64_t c = 0; c < nc; c++) {
+			if (p < tk)
+				s0[c] += w[p] * row[c];
+			if (p + 1 < tk)
+				s1[c] += w[p + 1] * row[dv + c];
+			if (p + 2 < tk)
+				s2[c] += w[p + 2] * row[2 * dv + c];
+			o[c0 + c] = (s0[c] + s1[c]) + (s2[c] + s3[c]);
+		}
+	}
+}
+
+static void weighted_sum_f64(double *o, const double *w, const double *v, int64_t tk, int64_t dv)
+{
+	for (int64_t c0 = 0; c0 < dv; c0 += UNROLLED_COLS) {
+		int64_t nc = dv - c0 < UNROLLED_COLS ? dv - c0 : UNROLLED_COLS;
+		double s0[UNROLLED_COLS] = { 0 }, s1[UNROLLED_COLS] = { 0 };
+		double s2[UNROLLED_COLS] = { 0 }, s3[UNROLLED_COLS] = { 0 };
+		const double *row = &v[c0];
+		int64_t p = 0;
+		for (; p + 4 <= tk; p += 4, row += 4 * dv)
+			for (int64_t c = 0; c < nc; c++) {
+				s0[c] += w[p] * row[c];
+				s1[c] += w[p + 1] * row[dv + c];
+				s2[c] += w[p + 2] * row[2 * dv + c];
+				s3[c] += w[p + 3] * row[3 * dv + c];
+			}
+		for (int64_t c = 0; c < nc; c++) {
+			if (p < tk)
+				s0[c] += w[p] * row[c];
+			if (p + 1 < tk)
+				s1[c] += w[p + 1] * row[dv + c];
+			if (p + 2 < tk)
+				s2[c] += w[p + 2] * row[2 * dv + c];
+			o[c0 + c] = (s0[c] + s1[c]) + (s2[c] + s3[c]);
+		}
+	}
+}
+
 /* ---- matmul ------------------------------------------------------------------
  * c is (m,n), a is (m,k), b is (k,n): as loops.c, each c[i,j] the dot product
  * of row i of a with column j of b, summed in four partial sums. */
@@ -219,7 +281,7 @@ void softmax_rows_f64_unrolled(double *dst, const double *src, int64_t rows, int
  * loops.c's three steps: 1. scores, each an unrolled dot product of a query
  * and a key (hidden keys get -inf); 2. the unrolled softmax of each row;
  * 3. out[row, c], the unrolled sum over v_idx of weights[row, v_idx] ·
- * v[v_idx, c] (a hidden key's zero weight still multiplies its value, as in
+ * v[v_idx, c] (weighted_sum; a hidden key's zero weight still multiplies its value, as in
  * loops.c, so an infinite value gives NaN there too). */
 void attention_f32_unrolled(float *out, float *weights, const float *q, const float *k,
 			    const float *v, const uint8_t *mask, bool causal, float scale,
@@ -243,8 +305,7 @@ void attention_f32_unrolled(float *out, float *weights, const float *q, const fl
 		if (ctl_stop())
 			return;
 		ctl_done(tk * dv);
-		for (int64_t c = 0; c < dv; c++)
-			out[row * dv + c] = dot4_f32(&weights[row * tk], 1, &v[c], dv, tk);
+		weighted_sum_f32(&out[row * dv], &weights[row * tk], v, tk, dv);
 	}
 }
 
@@ -270,7 +331,6 @@ void attention_f64_unrolled(double *out, double *weights, const double *q, const
 		if (ctl_stop())
 			return;
 		ctl_done(tk * dv);
-		for (int64_t c = 0; c < dv; c++)
-			out[row * dv + c] = dot4_f64(&weights[row * tk], 1, &v[c], dv, tk);
+		weighted_sum_f64(&out[row * dv], &weights[row * tk], v, tk, dv);
 	}
 }
