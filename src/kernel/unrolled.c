@@ -5,7 +5,8 @@
  *
  * Why it is faster: in `sum += a * b` each addition waits for the one before
  * (a chain as long as k, one add latency per term). Four partial sums are four
- * chains the CPU runs side by side. The build has no -ffast-math, so the
+ * chains the CPU runs side by side (and the matmul's, summed for a block of
+ * columns at once, read b row by row where the loops walk down its columns). The build has no -ffast-math, so the
  * compiler may not do this itself: changing the order of a float sum changes
  * its last digits. That is also why unrolled and loops agree only within a
  * tolerance (kernel.h), not bit for bit; the maximum is exact either way.
@@ -16,106 +17,106 @@
 
 #include <math.h>
 
-/* ---- the unrolled sums -------------------------------------------------------
- * sum over p < n of a[p·sa] · b[p·sb]: term p goes to s(p mod 4); the last
- * n mod 4 terms to s0, s1, s2 in order. One helper serves the matmul (a row
- * against a column, sb = n), the scores (a query against a key) and the
- * weighted sums (a row of weights against a column of values, sb = dv). */
-static float dot4_f32(const float *a, int64_t sa, const float *b, int64_t sb, int64_t n)
+/* ---- the unrolled sums ---------------------------------------------------------
+ * dot4: sum over p < n of a[p] · b[p]: term p goes to s(p mod 4), the last
+ * n mod 4 terms to s0, s1, s2 in order; a query against a key. */
+static float dot4_f32(const float *a, const float *b, int64_t n)
 {
 	float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
 	int64_t p = 0;
 	for (; p + 4 <= n; p += 4) {
-		s0 += a[p * sa] * b[p * sb];
-		s1 += a[(p + 1) * sa] * b[(p + 1) * sb];
-		s2 += a[(p + 2) * sa] * b[(p + 2) * sb];
-		s3 += a[(p + 3) * sa] * b[(p + 3) * sb];
+		s0 += a[p] * b[p];
+		s1 += a[p + 1] * b[p + 1];
+		s2 += a[p + 2] * b[p + 2];
+		s3 += a[p + 3] * b[p + 3];
 	}
 	if (p < n)
-		s0 += a[p * sa] * b[p * sb];
+		s0 += a[p] * b[p];
 	if (p + 1 < n)
-		s1 += a[(p + 1) * sa] * b[(p + 1) * sb];
+		s1 += a[p + 1] * b[p + 1];
 	if (p + 2 < n)
-		s2 += a[(p + 2) * sa] * b[(p + 2) * sb];
+		s2 += a[p + 2] * b[p + 2];
 	return (s0 + s1) + (s2 + s3);
 }
 
-static double dot4_f64(const double *a, int64_t sa, const double *b, int64_t sb, int64_t n)
+static double dot4_f64(const double *a, const double *b, int64_t n)
 {
 	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
 	int64_t p = 0;
 	for (; p + 4 <= n; p += 4) {
-		s0 += a[p * sa] * b[p * sb];
-		s1 += a[(p + 1) * sa] * b[(p + 1) * sb];
-		s2 += a[(p + 2) * sa] * b[(p + 2) * sb];
-		s3 += a[(p + 3) * sa] * b[(p + 3) * sb];
+		s0 += a[p] * b[p];
+		s1 += a[p + 1] * b[p + 1];
+		s2 += a[p + 2] * b[p + 2];
+		s3 += a[p + 3] * b[p + 3];
 	}
 	if (p < n)
-		s0 += a[p * sa] * b[p * sb];
+		s0 += a[p] * b[p];
 	if (p + 1 < n)
-		s1 += a[(p + 1) * sa] * b[(p + 1) * sb];
+		s1 += a[p + 1] * b[p + 1];
 	if (p + 2 < n)
-		s2 += a[(p + 2) * sa] * b[(p + 2) * sb];
+		s2 += a[p + 2] * b[p + 2];
 	return (s0 + s1) + (s2 + s3);
 }
 
-/* ---- weighted sums ------------------------------------------------------------
- * o[c] = sum over p < tk of w[p] · v[p, c] for c < dv (v is (tk, dv)): each
- * o[c] in four partial sums exactly as dot4 above (term p to s(p mod 4)),
- * but a block of columns at a time, the partial sums of UNROLLED_COLS
- * columns side by side on the stack, so that v is read row by row as the
- * loops read it, not down its columns. */
+/* vecmat4: o[c] = sum over p < k of w[p] · v[p, c] for each c < n (w is a
+ * row of k, v is (k, n)): every o[c] in four partial sums exactly as dot4
+ * (term p to s(p mod 4)), but a block of UNROLLED_COLS columns at a time,
+ * their partial sums side by side on the stack, so that v is read row by
+ * row as the loops read it, not down its columns (a column walk misses the
+ * cache at every step once v is large). A row of a matmul (w a row of a, v
+ * the whole b) and an attention's weighted sum (w a row of weights, v the
+ * values). */
 #define UNROLLED_COLS 64
 
-static void weighted_sum_f32(float *o, const float *w, const float *v, int64_t tk, int64_t dv)
+static void vecmat4_f32(float *o, const float *w, const float *v, int64_t k, int64_t n)
 {
-	for (int64_t c0 = 0; c0 < dv; c0 += UNROLLED_COLS) {
-		int64_t nc = dv - c0 < UNROLLED_COLS ? dv - c0 : UNROLLED_COLS;
+	for (int64_t c0 = 0; c0 < n; c0 += UNROLLED_COLS) {
+		int64_t nc = n - c0 < UNROLLED_COLS ? n - c0 : UNROLLED_COLS;
 		float s0[UNROLLED_COLS] = { 0 }, s1[UNROLLED_COLS] = { 0 };
 		float s2[UNROLLED_COLS] = { 0 }, s3[UNROLLED_COLS] = { 0 };
 		const float *row = &v[c0];
 		int64_t p = 0;
-		for (; p + 4 <= tk; p += 4, row += 4 * dv)
+		for (; p + 4 <= k; p += 4, row += 4 * n)
 			for (int64_t c = 0; c < nc; c++) {
 				s0[c] += w[p] * row[c];
-				s1[c] += w[p + 1] * row[dv + c];
-				s2[c] += w[p + 2] * row[2 * dv + c];
-				s3[c] += w[p + 3] * row[3 * dv + c];
+				s1[c] += w[p + 1] * row[n + c];
+				s2[c] += w[p + 2] * row[2 * n + c];
+				s3[c] += w[p + 3] * row[3 * n + c];
 			}
 		for (int64_t c = 0; c < nc; c++) {
-			if (p < tk)
+			if (p < k)
 				s0[c] += w[p] * row[c];
-			if (p + 1 < tk)
-				s1[c] += w[p + 1] * row[dv + c];
-			if (p + 2 < tk)
-				s2[c] += w[p + 2] * row[2 * dv + c];
+			if (p + 1 < k)
+				s1[c] += w[p + 1] * row[n + c];
+			if (p + 2 < k)
+				s2[c] += w[p + 2] * row[2 * n + c];
 			o[c0 + c] = (s0[c] + s1[c]) + (s2[c] + s3[c]);
 		}
 	}
 }
 
-static void weighted_sum_f64(double *o, const double *w, const double *v, int64_t tk, int64_t dv)
+static void vecmat4_f64(double *o, const double *w, const double *v, int64_t k, int64_t n)
 {
-	for (int64_t c0 = 0; c0 < dv; c0 += UNROLLED_COLS) {
-		int64_t nc = dv - c0 < UNROLLED_COLS ? dv - c0 : UNROLLED_COLS;
+	for (int64_t c0 = 0; c0 < n; c0 += UNROLLED_COLS) {
+		int64_t nc = n - c0 < UNROLLED_COLS ? n - c0 : UNROLLED_COLS;
 		double s0[UNROLLED_COLS] = { 0 }, s1[UNROLLED_COLS] = { 0 };
 		double s2[UNROLLED_COLS] = { 0 }, s3[UNROLLED_COLS] = { 0 };
 		const double *row = &v[c0];
 		int64_t p = 0;
-		for (; p + 4 <= tk; p += 4, row += 4 * dv)
+		for (; p + 4 <= k; p += 4, row += 4 * n)
 			for (int64_t c = 0; c < nc; c++) {
 				s0[c] += w[p] * row[c];
-				s1[c] += w[p + 1] * row[dv + c];
-				s2[c] += w[p + 2] * row[2 * dv + c];
-				s3[c] += w[p + 3] * row[3 * dv + c];
+				s1[c] += w[p + 1] * row[n + c];
+				s2[c] += w[p + 2] * row[2 * n + c];
+				s3[c] += w[p + 3] * row[3 * n + c];
 			}
 		for (int64_t c = 0; c < nc; c++) {
-			if (p < tk)
+			if (p < k)
 				s0[c] += w[p] * row[c];
-			if (p + 1 < tk)
-				s1[c] += w[p + 1] * row[dv + c];
-			if (p + 2 < tk)
-				s2[c] += w[p + 2] * row[2 * dv + c];
+			if (p + 1 < k)
+				s1[c] += w[p + 1] * row[n + c];
+			if (p + 2 < k)
+				s2[c] += w[p + 2] * row[2 * n + c];
 			o[c0 + c] = (s0[c] + s1[c]) + (s2[c] + s3[c]);
 		}
 	}
@@ -123,14 +124,14 @@ static void weighted_sum_f64(double *o, const double *w, const double *v, int64_
 
 /* ---- matmul ------------------------------------------------------------------
  * c is (m,n), a is (m,k), b is (k,n): as loops.c, each c[i,j] the dot product
- * of row i of a with column j of b, summed in four partial sums. */
+ * of row i of a with column j of b, in four partial sums; a row of c at a
+ * time (vecmat4). */
 void matmul_f32_unrolled(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n)
 {
 	for (int64_t i = 0; i < m; i++) {
 		if (ctl_stop())
 			return;
-		for (int64_t j = 0; j < n; j++)
-			c[i * n + j] = dot4_f32(&a[i * k], 1, &b[j], n, k);
+		vecmat4_f32(&c[i * n], &a[i * k], b, k, n);
 		ctl_done(k * n);
 	}
 }
@@ -140,8 +141,7 @@ void matmul_f64_unrolled(double *c, const double *a, const double *b, int64_t m,
 	for (int64_t i = 0; i < m; i++) {
 		if (ctl_stop())
 			return;
-		for (int64_t j = 0; j < n; j++)
-			c[i * n + j] = dot4_f64(&a[i * k], 1, &b[j], n, k);
+		vecmat4_f64(&c[i * n], &a[i * k], b, k, n);
 		ctl_done(k * n);
 	}
 }
@@ -295,7 +295,7 @@ void attention_f32_unrolled(float *out, float *weights, const float *q, const fl
 			bool hidden = (causal && k_idx > q_idx) ||
 				      (mask != NULL && mask[q_idx * tk + k_idx] != 0);
 			weights[q_idx * tk + k_idx] =
-				hidden ? -INFINITY : dot4_f32(&q[q_idx * d], 1, &k[k_idx * d], 1, d) * scale;
+				hidden ? -INFINITY : dot4_f32(&q[q_idx * d], &k[k_idx * d], d) * scale;
 		}
 	}
 
@@ -305,7 +305,7 @@ void attention_f32_unrolled(float *out, float *weights, const float *q, const fl
 		if (ctl_stop())
 			return;
 		ctl_done(tk * dv);
-		weighted_sum_f32(&out[row * dv], &weights[row * tk], v, tk, dv);
+		vecmat4_f32(&out[row * dv], &weights[row * tk], v, tk, dv);
 	}
 }
 
@@ -321,7 +321,7 @@ void attention_f64_unrolled(double *out, double *weights, const double *q, const
 			bool hidden = (causal && k_idx > q_idx) ||
 				      (mask != NULL && mask[q_idx * tk + k_idx] != 0);
 			weights[q_idx * tk + k_idx] =
-				hidden ? -INFINITY : dot4_f64(&q[q_idx * d], 1, &k[k_idx * d], 1, d) * scale;
+				hidden ? -INFINITY : dot4_f64(&q[q_idx * d], &k[k_idx * d], d) * scale;
 		}
 	}
 
@@ -331,6 +331,6 @@ void attention_f64_unrolled(double *out, double *weights, const double *q, const
 		if (ctl_stop())
 			return;
 		ctl_done(tk * dv);
-		weighted_sum_f64(&out[row * dv], &weights[row * tk], v, tk, dv);
+		vecmat4_f64(&out[row * dv], &weights[row * tk], v, tk, dv);
 	}
 }
