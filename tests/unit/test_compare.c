@@ -187,3 +187,24 @@ Test(compare, a_failing_expression_should_give_its_error_nothing_else_and_restor
 	cr_assert_eq(interp_ops(I)->variant, KERNEL_LOOPS);
 	interp_free(I);
 }
+
+/* The order of the sums, through ops: in float32, (1e8, 1, -1e8, 1, 1, 1)
+ * summed in order gives 3 (only the first 1 is lost against 1e8), in four
+ * partial sums merged (s0 + s1) + (s2 + s3) it gives 0 (kernel.h); the rule
+ * then says they differ, by 3 */
+Test(compare, unrolled_should_sum_in_its_own_order_and_be_judged_by_the_rule)
+{
+	struct interp *I = interp_new(KERNEL_SIMD);
+	struct qkv_error err;
+	const char *src = "a = torch.tensor([[1e8, 1., -1e8, 1., 1., 1.]]); b = torch.ones(6, 1)";
+	cr_assert_eq(interp_run(I, src, strlen(src), 1, INTERP_PER_STATEMENT, &err), INTERP_OK, "%s", err.msg);
+	struct probe p = { I, "a @ b", { 0 }, 0 };
+	struct compare c;
+	cr_assert_eq(compare_run(I, eval_probe, &p, &c, &err), 0, "%s", err.msg);
+	cr_assert_eq(tensor_get(c.loops, 0), 3);
+	cr_assert_eq(tensor_get(c.unrolled, 0), 0);
+	cr_assert_not(c.unrolled_agree);
+	cr_assert_eq(c.unrolled_diff, 3);
+	compare_free(&c);
+	interp_free(I);
+}
