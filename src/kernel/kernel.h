@@ -27,7 +27,12 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
 /* The unrolled kernels' accumulators: a sum over p runs as KERNEL_UNROLL
  * partial sums s0..s3 (s_r takes the terms p ≡ r mod KERNEL_UNROLL, the
  * remainder of p < k going to s0, s1, ... in order), merged as
- * (s0 + s1) + (s2 + s3). */
+ * (s0 + s1) + (s2 + s3). Every sum of length k: a matmul's c[i,j] over p,
+ * an attention's scores over d and weighted sums over the keys, a softmax
+ * row's sum of exponentials (and its maximum, four running maxima merged
+ * alike, which gives the loops' maximum exactly). The matmul and the
+ * weighted sums keep the partial sums of a block of columns side by side
+ * (unrolled.c), which changes the order of memory reads, never of sums. */
 #define KERNEL_UNROLL 4
 
 /* ---- stopping early (Ctrl-C) and progress ---------------------------------
