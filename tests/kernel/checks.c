@@ -262,6 +262,33 @@ static void run_attention(const struct dtype *t, bool simd, void *out, void *wei
 								  (float)scale, tq, tk, d, dv);
 }
 
+static void run_matmul_unrolled(const struct dtype *t, void *c, const void *a, const void *b, int64_t m, int64_t k,
+				int64_t n)
+{
+	if (t->f64)
+		matmul_f64_unrolled(c, a, b, m, k, n);
+	else
+		matmul_f32_unrolled(c, a, b, m, k, n);
+}
+
+static void run_softmax_unrolled(const struct dtype *t, void *dst, const void *src, int64_t rows, int64_t cols)
+{
+	if (t->f64)
+		softmax_rows_f64_unrolled(dst, src, rows, cols);
+	else
+		softmax_rows_f32_unrolled(dst, src, rows, cols);
+}
+
+static void run_attention_unrolled(const struct dtype *t, void *out, void *weights, const void *q, const void *k,
+				   const void *v, const uint8_t *mask, bool causal, double scale, int64_t tq,
+				   int64_t tk, int64_t d, int64_t dv)
+{
+	if (t->f64)
+		attention_f64_unrolled(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+	else
+		attention_f32_unrolled(out, weights, q, k, v, mask, causal, (float)scale, tq, tk, d, dv);
+}
+
 /* ---- matmul --------------------------------------------------------------------------- */
 
 /* c = a·b with a (m,k), b (k,n) uniform in [-1, 1]: simd against loops, and
@@ -723,8 +750,36 @@ static void expect_hidden_ignored(const struct dtype *t, const char *what, const
  * tiles above it. */
 #define ATTENTION_SMALL 4096
 
-/* One attention head, q (tq,d), k (tk,d), v (tk,dv) uniform in [-1, 1],
- * scale 1/sqrt(d), the simd kernel called three ways:
+/* One attention head's inputs, q (tq,d), k (tk,d), v (tk,dv) uniform in
+ * [-1, 1], the mask of its kind, scale 1/sqrt(d), and the loops' weights
+ * (w0) and out (out0), computed; what names it. */
+struct head {
+	char what[128];
+	void *q, *k, *v, *out0, *w0;
+	uint8_t *mask;
+	bool causal;
+	double scale;
+};
+
+static void head_begin(struct head *h, const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+		       enum mask_kind kind)
+{
+	h->q = buf_rand(t, tq * d, -1, 1), h->k = buf_rand(t, tk * d, -1, 1), h->v = buf_rand(t, tk * dv, -1, 1);
+	h->out0 = buf_fill(t, tq * dv, 0), h->w0 = buf_fill(t, tq * tk, 0);
+	h->mask = make_mask(kind, tq, tk);
+	h->causal = kind == MASK_CAUSAL || kind == MASK_BOTH;
+	h->scale = 1 / sqrt((double)d);
+	snprintf(h->what, sizeof h->what, "attention tq=%lld tk=%lld d=%lld dv=%lld mask %s", (long long)tq,
+		 (long long)tk, (long long)d, (long long)dv, mask_names[kind]);
+	run_attention(t, false, h->out0, h->w0, h->q, h->k, h->v, h->mask, h->causal, h->scale, tq, tk, d, dv);
+}
+
+static void head_end(struct head *h)
+{
+	free(h->q), free(h->k), free(h->v), free(h->out0), free(h->w0), free(h->mask);
+}
+
+/* One attention head (head_begin), the simd kernel called three ways:
  *   with weights: weights and out agree with the loops;
  *   fused (weights NULL after kernel_set_attention_small(0), so tiles and an
  *     online softmax at every size): out agrees with the loops;
@@ -734,18 +789,16 @@ static void expect_hidden_ignored(const struct dtype *t, const char *what, const
 static void check_attention(const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
 			    enum mask_kind kind)
 {
-	char what[128];
-	void *q = buf_rand(t, tq * d, -1, 1), *k = buf_rand(t, tk * d, -1, 1), *v = buf_rand(t, tk * dv, -1, 1);
-	void *out0 = buf_fill(t, tq * dv, 0), *w0 = buf_fill(t, tq * tk, 0);
+	struct head h;
+	head_begin(&h, t, tq, tk, d, dv, kind);
+	char *what = h.what;
+	void *q = h.q, *k = h.k, *v = h.v, *out0 = h.out0, *w0 = h.w0;
+	uint8_t *mask = h.mask;
+	bool causal = h.causal;
+	double scale = h.scale;
 	void *out1 = buf_fill(t, tq * dv, 9), *w1 = buf_fill(t, tq * tk, 9);
 	void *fused = buf_fill(t, tq * dv, 9), *plain = buf_fill(t, tq * dv, 9);
-	uint8_t *mask = make_mask(kind, tq, tk);
-	bool causal = kind == MASK_CAUSAL || kind == MASK_BOTH;
-	double scale = 1 / sqrt((double)d);
 
-	snprintf(what, sizeof what, "attention tq=%lld tk=%lld d=%lld dv=%lld mask %s", (long long)tq,
-		 (long long)tk, (long long)d, (long long)dv, mask_names[kind]);
-	run_attention(t, false, out0, w0, q, k, v, mask, causal, scale, tq, tk, d, dv);
 	run_attention(t, true, out1, w1, q, k, v, mask, causal, scale, tq, tk, d, dv);
 	kernel_set_attention_small(0);
 	run_attention(t, true, fused, NULL, q, k, v, mask, causal, scale, tq, tk, d, dv);
@@ -765,8 +818,8 @@ static void check_attention(const struct dtype *t, int64_t tq, int64_t tk, int64
 				 tq * dv);
 	else
 		expect_same_bits(t, what, "out", plain, "default", fused, "fused", tq * dv);
-	free(q), free(k), free(v), free(out0), free(w0), free(out1), free(w1), free(fused), free(plain);
-	free(mask);
+	free(out1), free(w1), free(fused), free(plain);
+	head_end(&h);
 }
 
 /* Query 0 of a causal head sees key 0 alone: weight 1, out row 0 = v row 0,
@@ -868,12 +921,17 @@ static void kcheck_masked_attention_should_match_torch(void)
 			put(t, k, j, (20 - j) / 9.0);
 		for (int j = 0; j < 10; j++)
 			put(t, v, j, j);
-		for (int var = 0; var < 3; var++) {
-			static const char *const names[] = { "attention loops", "attention simd", "attention simd fused" };
+		for (int var = 0; var < 4; var++) {
+			static const char *const names[] = { "attention loops", "attention simd", "attention simd fused",
+							     "attention unrolled" };
 			kernel_set_attention_small(var == 2 ? 0 : -1);
-			run_attention(t, var > 0, out, var == 2 ? NULL : w, q, k, v, small_mask, false, 0.5, 3, 5, 4, 2);
+			if (var == 3)
+				run_attention_unrolled(t, out, w, q, k, v, small_mask, false, 0.5, 3, 5, 4, 2);
+			else
+				run_attention(t, var > 0, out, var == 2 ? NULL : w, q, k, v, small_mask, false, 0.5, 3,
+					      5, 4, 2);
 			kernel_set_attention_small(-1);
-			if (var < 2)
+			if (var != 2)
 				expect_torch(t, names[var], w, t->f64 ? (const void *)ref_att_small_w_f64 :
 								 (const void *)ref_att_small_w_f32, 15);
 			expect_torch(t, names[var], out, t->f64 ? (const void *)ref_att_small_out_f64 :
@@ -1212,33 +1270,6 @@ static void kcheck_the_scalar_path_should_match_loops_fused_or_not(void)
  * keys come out exactly as in the loops. They have no simd path: each group
  * runs once. */
 
-static void run_matmul_unrolled(const struct dtype *t, void *c, const void *a, const void *b, int64_t m, int64_t k,
-				int64_t n)
-{
-	if (t->f64)
-		matmul_f64_unrolled(c, a, b, m, k, n);
-	else
-		matmul_f32_unrolled(c, a, b, m, k, n);
-}
-
-static void run_softmax_unrolled(const struct dtype *t, void *dst, const void *src, int64_t rows, int64_t cols)
-{
-	if (t->f64)
-		softmax_rows_f64_unrolled(dst, src, rows, cols);
-	else
-		softmax_rows_f32_unrolled(dst, src, rows, cols);
-}
-
-static void run_attention_unrolled(const struct dtype *t, void *out, void *weights, const void *q, const void *k,
-				   const void *v, const uint8_t *mask, bool causal, double scale, int64_t tq,
-				   int64_t tk, int64_t d, int64_t dv)
-{
-	if (t->f64)
-		attention_f64_unrolled(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
-	else
-		attention_f32_unrolled(out, weights, q, k, v, mask, causal, (float)scale, tq, tk, d, dv);
-}
-
 /* c = a·b, a and b uniform in [-1, 1] (or, with integers, in -2..2, where
  * every order of the sum gives the same float: then bit for bit) */
 static void check_matmul_unrolled(const struct dtype *t, int64_t m, int64_t k, int64_t n, bool integers)
@@ -1339,26 +1370,20 @@ static void kcheck_softmax_unrolled_should_match_loops(void)
 static void check_attention_unrolled(const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
 				     enum mask_kind kind)
 {
-	char what[128];
-	void *q = buf_rand(t, tq * d, -1, 1), *k = buf_rand(t, tk * d, -1, 1), *v = buf_rand(t, tk * dv, -1, 1);
-	void *out0 = buf_fill(t, tq * dv, 0), *w0 = buf_fill(t, tq * tk, 0);
+	struct head h;
+	head_begin(&h, t, tq, tk, d, dv, kind);
 	void *out1 = buf_fill(t, tq * dv, 9), *w1 = buf_fill(t, tq * tk, 9);
-	uint8_t *mask = make_mask(kind, tq, tk);
-	bool causal = kind == MASK_CAUSAL || kind == MASK_BOTH;
-	double scale = 1 / sqrt((double)d);
-
-	snprintf(what, sizeof what, "attention tq=%lld tk=%lld d=%lld dv=%lld mask %s", (long long)tq,
-		 (long long)tk, (long long)d, (long long)dv, mask_names[kind]);
-	run_attention(t, false, out0, w0, q, k, v, mask, causal, scale, tq, tk, d, dv);
-	run_attention_unrolled(t, out1, w1, q, k, v, mask, causal, scale, tq, tk, d, dv);
-	expect_close_to(t, what, "weights", w1, "unrolled", w0, tq * tk);
-	expect_close_to(t, what, "out", out1, "unrolled", out0, tq * dv);
-	expect_hidden_ignored(t, what, "unrolled", out1, w1, mask, causal, tq, tk, dv);
-	free(q), free(k), free(v), free(out0), free(w0), free(out1), free(w1), free(mask);
+	run_attention_unrolled(t, out1, w1, h.q, h.k, h.v, h.mask, h.causal, h.scale, tq, tk, d, dv);
+	expect_close_to(t, h.what, "weights", w1, "unrolled", h.w0, tq * tk);
+	expect_close_to(t, h.what, "out", out1, "unrolled", h.out0, tq * dv);
+	expect_hidden_ignored(t, h.what, "unrolled", out1, w1, h.mask, h.causal, tq, tk, dv);
+	free(out1), free(w1);
+	head_end(&h);
 }
 
 /* every mask kind over the sizes (d = dv, and dv apart from d), f32 and f64;
- * torch's masked heads; a causal query 0 copies v[0] exactly */
+ * a causal query 0 copies v[0] exactly (torch's masked head:
+ * masked_attention_should_match_torch) */
 static void kcheck_attention_unrolled_should_match_loops(void)
 {
 	static const int64_t small[] = { 1, 7, 33 };
@@ -1375,27 +1400,9 @@ static void kcheck_attention_unrolled_should_match_loops(void)
 					check_attention_unrolled(t, 7, 33, small[id], sizes[iv], kind);
 		}
 
-		uint8_t small_mask[15] = { 0 };
-		memset(small_mask + 5, 1, 5);
-		small_mask[3] = 1;
-		void *q = buf_fill(t, 12, 0), *k = buf_fill(t, 20, 0), *v = buf_fill(t, 10, 0);
-		void *w = buf_fill(t, 15, 0), *out = buf_fill(t, 6, 0);
-		for (int j = 0; j < 12; j++)
-			put(t, q, j, j / 7.0);
-		for (int j = 0; j < 20; j++)
-			put(t, k, j, (20 - j) / 9.0);
-		for (int j = 0; j < 10; j++)
-			put(t, v, j, j);
-		run_attention_unrolled(t, out, w, q, k, v, small_mask, false, 0.5, 3, 5, 4, 2);
-		expect_torch(t, "attention unrolled", w,
-			     t->f64 ? (const void *)ref_att_small_w_f64 : (const void *)ref_att_small_w_f32, 15);
-		expect_torch(t, "attention unrolled", out,
-			     t->f64 ? (const void *)ref_att_small_out_f64 : (const void *)ref_att_small_out_f32, 6);
-		free(q), free(k), free(v), free(w), free(out);
-
 		enum { T = 17, D = 7, DV = 3 };
-		q = buf_rand(t, T * D, -1, 1), k = buf_rand(t, T * D, -1, 1), v = buf_rand(t, T * DV, -1, 1);
-		out = buf_fill(t, T * DV, 9), w = buf_fill(t, T * T, 9);
+		void *q = buf_rand(t, T * D, -1, 1), *k = buf_rand(t, T * D, -1, 1), *v = buf_rand(t, T * DV, -1, 1);
+		void *out = buf_fill(t, T * DV, 9), *w = buf_fill(t, T * T, 9);
 		run_attention_unrolled(t, out, w, q, k, v, NULL, true, 0.25, T, T, D, DV);
 		check(get(t, w, 0) == 1 && get(t, out, 0) == get(t, v, 0) && get(t, out, 1) == get(t, v, 1) &&
 		      get(t, out, 2) == get(t, v, 2),
