@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: qkv [--kernel=simd|unrolled|loops] [LESSON [--step N]] [--big] [--no-color]\n"
-	"       qkv [--kernel=simd|unrolled|loops] COMMAND [ARGS]\n"
+	"usage: qkv [--kernel=VARIANT] [LESSON [--step N]] [--big] [--no-color]\n"
+	"       qkv [--kernel=VARIANT] COMMAND [ARGS]\n"
 	"\n"
 	"qkv teaches the attention mechanism of transformers: it runs the lines of\n"
 	"the notebooks you are reading (a subset of Python with torch and numpy) on a\n"
@@ -52,8 +52,8 @@ static const char usage[] =
 	"  --step N             open the lesson at step N\n"
 	"  --big                big cells, for a projector (the b key toggles it)\n"
 	"  --no-color           no colours (also when NO_COLOR is set)\n"
-	"  --kernel=simd|unrolled|loops\n"
-	"                       which kernel computes matmul, softmax and attention\n"
+	"  --kernel=VARIANT     simd, unrolled or loops: which kernel computes\n"
+	"                       matmul, softmax and attention\n"
 	"                       (default simd; loops are the readable for-loops,\n"
 	"                       unrolled the same with 4 partial sums)\n"
 	"  --json               (eval) one JSON object per printed value\n"

@@ -40,7 +40,7 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
  * (kernel_ctl_use: a thread-local pointer, so each thread has its own; the
  * interpreter makes its interrupt flag the stop flag while it runs
  * statements, lang/exec.c, and ui/job.c's worker registers one to read the
- * progress). Matmul, softmax and attention (loops and
+ * progress). Matmul, softmax and attention (loops, unrolled and
  * simd) then read *stop between tiles or blocks of rows, never per element,
  * and once it is nonzero return early, their output partial: the caller
  * asks kernel_stopped() after the call and throws the output away. The
