@@ -16,12 +16,12 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: qkv [--kernel=simd|loops] [LESSON [--step N]] [--big] [--no-color]\n"
-	"       qkv [--kernel=simd|loops] COMMAND [ARGS]\n"
+	"usage: qkv [--kernel=VARIANT] [LESSON [--step N]] [--big] [--no-color]\n"
+	"       qkv [--kernel=VARIANT] COMMAND [ARGS]\n"
 	"\n"
 	"qkv teaches the attention mechanism of transformers: it runs the lines of\n"
 	"the notebooks you are reading (a subset of Python with torch and numpy) on a\n"
-	"plain for-loop kernel and on a vectorised SIMD kernel.\n"
+	"plain for-loop kernel, the same loops unrolled, and a vectorised SIMD kernel.\n"
 	"\n"
 	"qkv alone opens the lesson menu; qkv LESSON opens a lesson, full screen.\n"
 	"\n"
@@ -29,8 +29,10 @@ static const char usage[] =
 	"  repl                 type statements line by line\n"
 	"  list                 the lessons: number, id, title, steps\n"
 	"  bench [--json] [--quick] [--case NAME[,NAME...]]\n"
-	"                       the speed of the kernels, the interpreter and the\n"
-	"                       screen on this machine (one case, or a few)\n"
+	"        [--kernel=loops|unrolled|simd[,...]]\n"
+	"                       the speed of the kernels (each variant asked for,\n"
+	"                       against the loops), the interpreter and the screen\n"
+	"                       on this machine (one case, or a few)\n"
 	"  run [--plain|--json] LESSON...\n"
 	"                       every step as text: narration, code, heatmaps\n"
 	"  check [LESSON...]    validate lessons and verify every expected value\n"
@@ -50,8 +52,10 @@ static const char usage[] =
 	"  --step N             open the lesson at step N\n"
 	"  --big                big cells, for a projector (the b key toggles it)\n"
 	"  --no-color           no colours (also when NO_COLOR is set)\n"
-	"  --kernel=simd|loops  which kernel computes matmul, softmax and attention\n"
-	"                       (default simd; loops are the readable for-loops)\n"
+	"  --kernel=VARIANT     simd, unrolled or loops: which kernel computes\n"
+	"                       matmul, softmax and attention\n"
+	"                       (default simd; loops are the readable for-loops,\n"
+	"                       unrolled the same with 4 partial sums)\n"
 	"  --json               (eval) one JSON object per printed value\n"
 	"  -h, --help           this text\n"
 	"  --version            the version\n"
@@ -120,9 +124,30 @@ static int set_simd(void)
 	return rc < 0 ? -1 : 0;
 }
 
+/* --kernel=NAME: 1 and *kv set for a variant's name, 0 for another
+ * option, -1 (after the message) for a --kernel that names none. */
+static int kernel_option(const char *arg, enum kernel_variant *kv)
+{
+	static const struct {
+		const char *opt;
+		enum kernel_variant v;
+	} opts[] = { { "--kernel=simd", KERNEL_SIMD }, { "--kernel=loops", KERNEL_LOOPS },
+		     { "--kernel=unrolled", KERNEL_UNROLLED } };
+	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+		if (strcmp(arg, opts[i].opt) == 0) {
+			*kv = opts[i].v;
+			return 1;
+		}
+	if (strncmp(arg, "--kernel", 8) != 0)
+		return 0;
+	cli_usage_error("--kernel must be simd, unrolled or loops, got '%s'", arg);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	enum kernel_variant kv = KERNEL_SIMD;
+	const char *kernel_before = NULL;	/* a --kernel before the command */
 	int i = 1;
 	if (set_threads() < 0 || set_simd() < 0)
 		return 2;
@@ -135,25 +160,27 @@ int main(int argc, char **argv)
 			printf("qkv %s\n", QKV_VERSION);
 			return 0;
 		}
-		if (strcmp(argv[i], "--kernel=simd") == 0)
-			kv = KERNEL_SIMD;
-		else if (strcmp(argv[i], "--kernel=loops") == 0)
-			kv = KERNEL_LOOPS;
-		else if (strncmp(argv[i], "--kernel", 8) == 0)
-			return cli_usage_error("--kernel must be simd or loops, got '%s'", argv[i]);
-		else
+		int k = kernel_option(argv[i], &kv);
+		if (k < 0)
+			return 2;
+		if (k == 0)
 			break;	/* may be a command's option (eval --json) */
+		kernel_before = argv[i];
 	}
-	/* options may also follow the command: qkv eval --kernel=loops */
-	for (int j = i; j < argc; j++) {
-		if (strcmp(argv[j], "--kernel=simd") == 0 || strcmp(argv[j], "--kernel=loops") == 0) {
-			kv = argv[j][9] == 'l' ? KERNEL_LOOPS : KERNEL_SIMD;
-			for (int k = j; k < argc - 1; k++)
-				argv[k] = argv[k + 1];
+	/* options may also follow the command: qkv eval --kernel=loops; bench
+	 * reads its own (a list: --kernel=loops,simd) */
+	bool bench = i < argc && strcmp(argv[i], "bench") == 0;
+	if (bench && kernel_before)
+		return cli_usage_error("bench takes its --kernel after it: qkv bench %s", kernel_before);
+	for (int j = i; j < argc && !bench; j++) {
+		int k = kernel_option(argv[j], &kv);
+		if (k < 0)
+			return 2;
+		if (k > 0) {
+			for (int m = j; m < argc - 1; m++)
+				argv[m] = argv[m + 1];
 			argc--;
 			j--;
-		} else if (strncmp(argv[j], "--kernel", 8) == 0) {
-			return cli_usage_error("--kernel must be simd or loops, got '%s'", argv[j]);
 		}
 	}
 	/* the full-screen options, anywhere */

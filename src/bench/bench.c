@@ -63,21 +63,28 @@ struct mm_case {
 	int64_t m, k, n;
 };
 
+typedef void matmul_fn(float *, const float *, const float *, int64_t, int64_t, int64_t);
+
+static matmul_fn *matmul_of(enum kernel_variant v)
+{
+	return v == KERNEL_LOOPS ? matmul_f32_loops : v == KERNEL_UNROLLED ? matmul_f32_unrolled : matmul_f32_simd;
+}
+
 static void run_matmul(void *arg, enum kernel_variant v)
 {
 	struct mm_case *c = arg;
-	(v == KERNEL_LOOPS ? matmul_f32_loops : matmul_f32_simd)(c->out, c->a, c->w, c->m, c->k, c->n);
+	matmul_of(v)(c->out, c->a, c->w, c->m, c->k, c->n);
 }
 
 struct attn_case {
 	const float *q, *k, *v;	/* (b·h, t, d) each */
-	float *out, *weights;	/* (b·h, t, d); the loops' (t, t) scratch for one head */
+	float *out, *weights;	/* (b·h, t, d); loops' and unrolled's (t, t) scratch for one head */
 	int64_t heads, t, d;
 	bool causal;
 };
 
-/* simd: all heads in one call, fused (no weights) and over threads; loops:
- * one head at a time through the (t, t) weights. */
+/* simd: all heads in one call, fused (no weights) and over threads; loops
+ * and unrolled: one head at a time through the (t, t) weights. */
 static void attention_all(enum kernel_variant v, float *out, float *weights, const float *q, const float *k,
 			  const float *vv, int64_t heads, int64_t t, int64_t d, bool causal)
 {
@@ -88,8 +95,8 @@ static void attention_all(enum kernel_variant v, float *out, float *weights, con
 		return;
 	}
 	for (int64_t i = 0; i < heads; i++)
-		attention_f32_loops(out + i * hs, weights, q + i * hs, k + i * hs, vv + i * hs, NULL, causal, scale,
-				    t, t, d, d);
+		(v == KERNEL_UNROLLED ? attention_f32_unrolled : attention_f32_loops)(
+			out + i * hs, weights, q + i * hs, k + i * hs, vv + i * hs, NULL, causal, scale, t, t, d, d);
 }
 
 static void run_attention(void *arg, enum kernel_variant v)
@@ -100,8 +107,8 @@ static void run_attention(void *arg, enum kernel_variant v)
 
 /* The whole causal multi-head forward: x (b·t, dm) times w_qkv (dm, 3·dm),
  * attention on each head's q, k, v, the heads side by side again (b·t, dm),
- * times w_o (dm, dm). simd reads the heads in place; the loops gather them
- * to (b·h, t, d) and back. */
+ * times w_o (dm, dm). simd reads the heads in place; loops and unrolled
+ * gather them to (b·h, t, d) and back. */
 struct mha_case {
 	struct shape s;
 	const float *x, *w_qkv, *w_o;
@@ -112,8 +119,7 @@ static void run_mha(void *arg, enum kernel_variant v)
 {
 	struct mha_case *c = arg;
 	int64_t b = c->s.b, h = c->s.h, t = c->s.t, d = c->s.d, dm = h * d;
-	void (*mm)(float *, const float *, const float *, int64_t, int64_t, int64_t) =
-		v == KERNEL_LOOPS ? matmul_f32_loops : matmul_f32_simd;
+	matmul_fn *mm = matmul_of(v);
 	mm(c->qkv, c->x, c->w_qkv, b * t, dm, 3 * dm);
 	if (v == KERNEL_SIMD) {	/* the fused kernel reads the heads in place */
 		const struct attn_layout in = { t * 3 * dm, d, 3 * dm }, out = { t * dm, d, dm };
@@ -150,13 +156,19 @@ double bench_time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum k
 	return best;
 }
 
+/* One variant's row: its time, GFLOP/s, fraction of the peak, its speed
+ * against the loops' (speedup: loops' time / its time; < 0 when the loops
+ * did not run), the memory it needs (bytes, when > 0) and how far its result
+ * is from the loops' (diff, when >= 0). */
 static void report_line(struct report *r, const char *name, const char *variant, double ms, double flops,
-			double bytes, double diff)
+			double speedup, double bytes, double diff)
 {
 	double gflops = ms > 0 ? flops / (ms * 1e6) : 0;
 	if (r->json) {
 		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"%s\",\"path\":\"%s\",\"ms\":%.4g,\"gflops\":%.4g,"
 			"\"of_peak\":%.3f", name, variant, r->path, ms, gflops, gflops / r->peak);
+		if (speedup >= 0)
+			fprintf(r->out, ",\"speedup_vs_loops\":%.4g", speedup);
 		if (bytes > 0)
 			fprintf(r->out, ",\"bytes\":%.0f", bytes);
 		if (diff >= 0)
@@ -164,11 +176,15 @@ static void report_line(struct report *r, const char *name, const char *variant,
 		fputs("}\n", r->out);
 		return;
 	}
-	fprintf(r->out, "%-14s %-6s %10.2f %9.1f %7.0f%%", name, variant, ms, gflops, 100 * gflops / r->peak);
+	fprintf(r->out, "%-14s %-8s %10.2f %9.1f %7.0f%%", name, variant, ms, gflops, 100 * gflops / r->peak);
+	if (speedup >= 0)
+		fprintf(r->out, " %8.1f×", speedup);
+	else
+		fprintf(r->out, " %9s", "-");
 	if (bytes > 0)
 		fprintf(r->out, "  %8.1f MB", bytes / 1e6);
 	if (diff >= 0)
-		fprintf(r->out, "  loops-simd %.1e", diff);
+		fprintf(r->out, "  loops-%s %.1e", variant, diff);
 	fputc('\n', r->out);
 }
 
@@ -181,41 +197,61 @@ void bench_report_ms(struct report *r, const char *name, const char *variant, do
 	else if (r->json)
 		fprintf(r->out, "\"ms\":%.4g}\n", ms);
 	else if (failed)
-		fprintf(r->out, "%-14s %-6s %10s  (failed)\n", name, variant, "-");
+		fprintf(r->out, "%-14s %-8s %10s  (failed)\n", name, variant, "-");
 	else
-		fprintf(r->out, "%-14s %-6s %10.2f\n", name, variant, ms);
+		fprintf(r->out, "%-14s %-8s %10.2f\n", name, variant, ms);
 }
 
-static void report_skip(struct report *r, const char *name, double est_s)
+static void report_skip(struct report *r, const char *name, const char *variant, double est_s)
 {
 	if (r->json)
-		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"loops\",\"path\":\"%s\",\"skipped\":\"about %.0f s\"}\n",
-			name, r->path, est_s);
+		fprintf(r->out, "{\"case\":\"%s\",\"variant\":\"%s\",\"path\":\"%s\",\"skipped\":\"about %.0f s\"}\n",
+			name, variant, r->path, est_s);
 	else
-		fprintf(r->out, "%-14s %-6s %10s  (skipped: about %.0f s; --quick runs it small)\n", name, "loops", "-",
+		fprintf(r->out, "%-14s %-8s %10s  (skipped: about %.0f s; --quick runs it small)\n", name, variant, "-",
 			est_s);
 }
 
-/* Runs simd, and loops too unless they would take over ~5 s (judged from
- * loops_gflops, a rate measured on a small product); reports both and how
- * far apart their results are. */
+static const char *const variant_names[] = { [KERNEL_SIMD] = "simd", [KERNEL_LOOPS] = "loops",
+					     [KERNEL_UNROLLED] = "unrolled" };
+
+/* Runs the variants r asks for, in the order simd, unrolled, loops, each
+ * unless it would take over ~5 s (judged from rate[v], GFLOP/s measured on a
+ * small product; simd always runs); reports each with its speed against
+ * the loops' and how far its result is from theirs, when the loops ran.
+ * bytes: the memory simd needs, then loops' and unrolled's. */
 static void run_case(struct report *r, const char *name, void (*run)(void *, enum kernel_variant), void *arg,
-		     float *out, int64_t nout, double flops, const double bytes[2], double loops_gflops)
+		     float *out, int64_t nout, double flops, const double bytes[2], const double rate[3])
 {
-	double simd_ms = bench_time_ms(run, arg, KERNEL_SIMD);
-	double est_s = flops / (loops_gflops * 1e9);
-	if (est_s > 5) {
-		report_line(r, name, "simd", simd_ms, flops, bytes[0], -1);
-		report_skip(r, name, est_s);
-		return;
+	static const enum kernel_variant order[3] = { KERNEL_SIMD, KERNEL_UNROLLED, KERNEL_LOOPS };
+	double ms[3] = { 0 }, est_s[3] = { 0 };
+	float *result[3] = { NULL, NULL, NULL };	/* by variant */
+	for (int i = 0; i < 3; i++) {
+		enum kernel_variant v = order[i];
+		if (!(r->variants & (1u << v)))
+			continue;
+		est_s[v] = v == KERNEL_SIMD ? 0 : flops / (rate[v] * 1e9);
+		if (est_s[v] > 5)
+			continue;
+		ms[v] = bench_time_ms(run, arg, v);
+		result[v] = xmalloc((size_t)nout * sizeof *out);
+		memcpy(result[v], out, (size_t)nout * sizeof *out);
 	}
-	float *simd_out = xmalloc((size_t)nout * sizeof *simd_out);
-	memcpy(simd_out, out, (size_t)nout * sizeof *out);
-	double loops_ms = bench_time_ms(run, arg, KERNEL_LOOPS);
-	double diff = rel_diff(out, simd_out, nout);
-	free(simd_out);
-	report_line(r, name, "simd", simd_ms, flops, bytes[0], diff);
-	report_line(r, name, "loops", loops_ms, flops, bytes[1], -1);
+	const float *loops = result[KERNEL_LOOPS];
+	for (int i = 0; i < 3; i++) {
+		enum kernel_variant v = order[i];
+		if (!(r->variants & (1u << v)))
+			continue;
+		if (!result[v]) {
+			report_skip(r, name, variant_names[v], est_s[v]);
+			continue;
+		}
+		double diff = loops && v != KERNEL_LOOPS ? rel_diff(loops, result[v], nout) : -1;
+		double speedup = loops && ms[v] > 0 ? ms[KERNEL_LOOPS] / ms[v] : -1;
+		report_line(r, name, variant_names[v], ms[v], flops, speedup, bytes[v == KERNEL_SIMD ? 0 : 1], diff);
+	}
+	for (int v = 0; v < 3; v++)
+		free(result[v]);
 }
 
 struct chains {
@@ -396,14 +432,14 @@ static bool wants_kernels(const struct bench_options *o)
 
 /* ---- the kernel cases ----------------------------------------------------------- */
 
-static void bench_matmul(struct report *r, const struct shape *s, uint32_t *seed, double loops_gflops)
+static void bench_matmul(struct report *r, const struct shape *s, uint32_t *seed, const double rate[3])
 {
 	/* matmul_qkv: the query/key/value projection, (b·t, dm)·(dm, 3·dm) */
 	const double no_bytes[2] = { 0, 0 };
 	int64_t bt = s->b * s->t, dm = s->h * s->d;
 	struct mm_case mm = { random_f32(bt * dm, seed), random_f32(dm * 3 * dm, seed),
 			      xmalloc((size_t)(bt * 3 * dm) * sizeof(float)), bt, dm, 3 * dm };
-	run_case(r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, no_bytes, loops_gflops);
+	run_case(r, "matmul_qkv", run_matmul, &mm, mm.out, bt * 3 * dm, 2.0 * bt * dm * 3 * dm, no_bytes, rate);
 	free((void *)mm.a);
 	free((void *)mm.w);
 	free(mm.out);
@@ -411,7 +447,7 @@ static void bench_matmul(struct report *r, const struct shape *s, uint32_t *seed
 
 /* attention alone over every (batch, head), causal and full */
 static void bench_attention(struct report *r, const struct bench_options *o, const struct shape *s, uint32_t *seed,
-			    double loops_gflops)
+			    const double rate[3])
 {
 	const double no_bytes[2] = { 0, 0 };
 	int64_t heads = s->b * s->h;
@@ -421,11 +457,11 @@ static void bench_attention(struct report *r, const struct bench_options *o, con
 				xmalloc((size_t)(s->t * s->t) * sizeof(float)), heads, s->t, s->d, true };
 	if (wanted(o, "attn_causal"))
 		run_case(r, "attn_causal", run_attention, &at, at.out, heads * s->t * s->d,
-			 attention_flops(heads, s->t, s->d, true), no_bytes, loops_gflops);
+			 attention_flops(heads, s->t, s->d, true), no_bytes, rate);
 	at.causal = false;
 	if (wanted(o, "attn_full"))
 		run_case(r, "attn_full", run_attention, &at, at.out, heads * s->t * s->d,
-			 attention_flops(heads, s->t, s->d, false), no_bytes, loops_gflops);
+			 attention_flops(heads, s->t, s->d, false), no_bytes, rate);
 	free((void *)at.q);
 	free((void *)at.k);
 	free((void *)at.v);
@@ -434,7 +470,7 @@ static void bench_attention(struct report *r, const struct bench_options *o, con
 }
 
 /* mha_gpt2: the whole forward */
-static void bench_mha(struct report *r, const struct shape *s, uint32_t *seed, double loops_gflops)
+static void bench_mha(struct report *r, const struct shape *s, uint32_t *seed, const double rate[3])
 {
 	const double no_bytes[2] = { 0, 0 };
 	int64_t bt = s->b * s->t, dm = s->h * s->d, heads = s->b * s->h;
@@ -451,7 +487,7 @@ static void bench_mha(struct report *r, const struct shape *s, uint32_t *seed, d
 			      xmalloc((size_t)(bt * dm) * sizeof(float)),
 			      xmalloc((size_t)(bt * dm) * sizeof(float)) };
 	double mha_flops = 2.0 * bt * dm * 3 * dm + attention_flops(heads, s->t, s->d, true) + 2.0 * bt * dm * dm;
-	run_case(r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, no_bytes, loops_gflops);
+	run_case(r, "mha_gpt2", run_mha, &m, m.out, bt * dm, mha_flops, no_bytes, rate);
 	float *bufs[] = { (float *)m.x, (float *)m.w_qkv, (float *)m.w_o, m.qkv, m.q, m.k, m.v, m.heads_out,
 			  m.weights, m.ctx, m.out };
 	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
@@ -459,9 +495,9 @@ static void bench_mha(struct report *r, const struct shape *s, uint32_t *seed, d
 }
 
 /* one causal head as T grows: time, and the memory the computation needs:
- * q, k, v and out, plus the loops' (T, T) weights (the fused simd kernel
+ * q, k, v and out, plus the (T, T) weights of loops and unrolled (the fused simd kernel
  * has only a few tiles on each thread's stack) */
-static void bench_one_head(struct report *r, const struct bench_options *o, uint32_t *seed, double loops_gflops)
+static void bench_one_head(struct report *r, const struct bench_options *o, uint32_t *seed, const double rate[3])
 {
 	const int64_t *ts = o->quick ? ts_quick : ts_full;
 	int nts = o->quick ? 3 : 5;
@@ -475,8 +511,7 @@ static void bench_one_head(struct report *r, const struct bench_options *o, uint
 					 xmalloc((size_t)(t * d) * sizeof(float)), xmalloc((size_t)(t * t) * sizeof(float)),
 					 1, t, d, true };
 		const double bytes[2] = { 4.0 * t * d * sizeof(float), (4.0 * t * d + (double)t * t) * sizeof(float) };
-		run_case(r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes,
-			 loops_gflops);
+		run_case(r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes, rate);
 		free((void *)one.q);
 		free((void *)one.k);
 		free((void *)one.v);
@@ -485,13 +520,13 @@ static void bench_one_head(struct report *r, const struct bench_options *o, uint
 	}
 }
 
-/* How fast the loops are (GFLOP/s on a small product), to know which cases
- * they can finish. */
-static double loops_rate(uint32_t *seed)
+/* How fast a scalar variant (loops, unrolled) is, GFLOP/s on a small
+ * product, to know which cases it can finish. */
+static double scalar_rate(uint32_t *seed, enum kernel_variant v)
 {
 	float *a = random_f32(128 * 128, seed), *b = random_f32(128 * 128, seed), *c = xmalloc(128 * 128 * 4);
 	double t0 = bench_now_ms();
-	matmul_f32_loops(c, a, b, 128, 128, 128);
+	matmul_of(v)(c, a, b, 128, 128, 128);
 	double gflops = 2.0 * 128 * 128 * 128 / ((bench_now_ms() - t0) * 1e6);
 	free(a);
 	free(b);
@@ -501,7 +536,7 @@ static double loops_rate(uint32_t *seed)
 
 int bench_run(FILE *out, const struct bench_options *o)
 {
-	struct report r = { out, o->json, 0, kernel_simd_name() };
+	struct report r = { out, o->json, 0, kernel_simd_name(), o->variants ? o->variants : BENCH_ALL_VARIANTS };
 	float sink = 0;
 	int threads = kernel_threads();
 	bool kernels = wants_kernels(o);
@@ -516,7 +551,7 @@ int bench_run(FILE *out, const struct bench_options *o)
 			fprintf(out, "multiply-add peak %.1f GFLOP/s (measured)\n", r.peak);
 		else
 			fputs("no kernel case, no peak measured\n", out);
-		fprintf(out, "%-14s %-6s %10s %9s %8s\n", "case", "kernel", "ms", "GFLOP/s", "of peak");
+		fprintf(out, "%-14s %-8s %10s %9s %8s %9s\n", "case", "kernel", "ms", "GFLOP/s", "of peak", "vs loops");
 	} else {
 		fprintf(out, "{\"case\":\"peak\",\"variant\":\"simd\",\"path\":\"%s\",\"simd\":\"%s\",\"threads\":%d", r.path,
 			r.path, threads);
@@ -524,14 +559,17 @@ int bench_run(FILE *out, const struct bench_options *o)
 			fprintf(out, ",\"gflops\":%.4g", r.peak);
 		fputs("}\n", out);
 	}
-	double loops_gflops = kernels ? loops_rate(&seed) : 0;
+	double rate[3] = { 0, 0, 0 };
+	for (int v = KERNEL_LOOPS; kernels && v <= KERNEL_UNROLLED; v++)
+		if (r.variants & (1u << v))
+			rate[v] = scalar_rate(&seed, v);
 	if (wanted(o, "matmul_qkv"))
-		bench_matmul(&r, &s, &seed, loops_gflops);
+		bench_matmul(&r, &s, &seed, rate);
 	if (wanted(o, "attn_causal") || wanted(o, "attn_full"))
-		bench_attention(&r, o, &s, &seed, loops_gflops);
+		bench_attention(&r, o, &s, &seed, rate);
 	if (wanted(o, "mha_gpt2"))
-		bench_mha(&r, &s, &seed, loops_gflops);
-	bench_one_head(&r, o, &seed, loops_gflops);
+		bench_mha(&r, &s, &seed, rate);
+	bench_one_head(&r, o, &seed, rate);
 	/* the interpreter: seed 003's loop cells, plain integer arithmetic, and
 	 * many calls on small tensors */
 	if (wanted(o, "loops_seed003"))

@@ -14,6 +14,7 @@ struct report {
 	bool json;
 	double peak;        /* GFLOP/s; 0 when not measured (no kernel case ran) */
 	const char *path;   /* the kernel path in use: kernel_simd_name() */
+	unsigned variants;  /* the kernel variants to time: bit 1 << KERNEL_... */
 };
 
 double bench_now_ms(void);

@@ -1,7 +1,7 @@
-/* bench.c: `qkv bench [--json] [--quick] [--case NAME[,NAME...]]...`, the
- * speed of the kernels, the interpreter and the screen on this machine
- * (bench/bench.h does the timing). Called by main.c; reads only its own
- * arguments. */
+/* bench.c: `qkv bench [--json] [--quick] [--case NAME[,NAME...]]...
+ * [--kernel=loops|unrolled|simd[,...]]`, the speed of the kernels, the
+ * interpreter and the screen on this machine (bench/bench.h does the
+ * timing). Called by main.c; reads only its own arguments. */
 #include "cli/cli.h"
 #include "bench/bench.h"
 
@@ -28,6 +28,30 @@ static int add_cases(const char *list, char **names, int *n)
 	}
 }
 
+/* The variants of a --kernel list ("loops,simd") as bits 1 << KERNEL_...;
+ * 0 for an empty or unknown name. */
+static unsigned kernel_list(const char *list)
+{
+	static const struct {
+		const char *name;
+		enum kernel_variant v;
+	} names[] = { { "loops", KERNEL_LOOPS }, { "unrolled", KERNEL_UNROLLED }, { "simd", KERNEL_SIMD } };
+	unsigned bits = 0;
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		unsigned one = 0;
+		for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+			if (len == strlen(names[i].name) && strncmp(p, names[i].name, len) == 0)
+				one = 1u << names[i].v;
+		if (!one)
+			return 0;
+		bits |= one;
+		p += len;
+		if (!*p)
+			return bits;
+	}
+}
+
 int cli_bench(int argc, char **argv)
 {
 	struct bench_options o = { 0 };
@@ -45,8 +69,12 @@ int cli_bench(int argc, char **argv)
 			list = argv[++j];
 		else if (strcmp(argv[j], "--case") == 0)
 			rc = cli_usage_error("%s", "bench --case needs a case's name (qkv bench --case small_ops)");
-		else
-			rc = cli_usage_error("bench takes --json, --quick and --case NAME, got %s", argv[j]);
+		else if (strncmp(argv[j], "--kernel=", 9) == 0 && (o.variants = kernel_list(argv[j] + 9)) == 0)
+			rc = cli_usage_error("bench --kernel takes loops, unrolled or simd, separated by commas, "
+					     "got '%s'", argv[j] + 9);
+		else if (strncmp(argv[j], "--kernel=", 9) != 0)
+			rc = cli_usage_error("bench takes --json, --quick, --case NAME and --kernel=VARIANTS, got %s",
+					     argv[j]);
 		if (list && add_cases(list, names, &n) < 0)
 			rc = cli_usage_error("bench --case takes names separated by commas, got '%s'", list);
 	}

@@ -102,10 +102,12 @@ static int show(struct session *s, const struct command *c, struct qkv_error *er
 		struct compare cmp;
 		rc = session_compare(s, expr, &cmp, err);
 		if (rc == 0) {
-			char times[160], verdict[160];
-			timing_compare_text(times, sizeof times, cmp.loops_ms, cmp.simd_ms);
+			char times[200], verdict[160], unrolled[160];
+			timing_compare_all_text(times, sizeof times, cmp.loops_ms, cmp.unrolled_ms, cmp.simd_ms);
 			timing_verdict_text(verdict, sizeof verdict, cmp.agree, cmp.max_diff);
-			printf("%s: %s; %s\n", expr, times, verdict);
+			timing_variant_verdict_text(unrolled, sizeof unrolled, KERNEL_UNROLLED, cmp.unrolled_agree,
+						    cmp.unrolled_diff);
+			printf("%s: %s; %s; %s\n", expr, times, verdict, unrolled);
 			compare_free(&cmp);
 		}
 	} else {

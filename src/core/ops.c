@@ -920,11 +920,15 @@ static void mm_kernel(const struct ops_ctx *ctx, enum dtype dt, void *c, const v
 	if (dt == DT_F32) {
 		if (ctx->variant == KERNEL_LOOPS)
 			matmul_f32_loops(c, a, b, m, k, n);
+		else if (ctx->variant == KERNEL_UNROLLED)
+			matmul_f32_unrolled(c, a, b, m, k, n);
 		else
 			matmul_f32_simd(c, a, b, m, k, n);
 	} else {
 		if (ctx->variant == KERNEL_LOOPS)
 			matmul_f64_loops(c, a, b, m, k, n);
+		else if (ctx->variant == KERNEL_UNROLLED)
+			matmul_f64_unrolled(c, a, b, m, k, n);
 		else
 			matmul_f64_simd(c, a, b, m, k, n);
 	}
@@ -1128,11 +1132,15 @@ static void softmax_kernel(const struct ops_ctx *ctx, enum dtype dt, void *dst, 
 	if (dt == DT_F32) {
 		if (ctx->variant == KERNEL_LOOPS)
 			softmax_rows_f32_loops(dst, src, rows, cols);
+		else if (ctx->variant == KERNEL_UNROLLED)
+			softmax_rows_f32_unrolled(dst, src, rows, cols);
 		else
 			softmax_rows_f32_simd(dst, src, rows, cols);
 	} else {
 		if (ctx->variant == KERNEL_LOOPS)
 			softmax_rows_f64_loops(dst, src, rows, cols);
+		else if (ctx->variant == KERNEL_UNROLLED)
+			softmax_rows_f64_unrolled(dst, src, rows, cols);
 		else
 			softmax_rows_f64_simd(dst, src, rows, cols);
 	}
@@ -1347,8 +1355,9 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 	wshape[nd - 1] = tk;
 	oshape[nd - 2] = tq;
 	oshape[nd - 1] = dv;
-	/* the (…, T, S) weights exist only when asked for or for the loops */
-	bool form_weights = weights_out || ctx->variant == KERNEL_LOOPS;
+	/* the (…, T, S) weights exist only when asked for or for the loops and
+	 * unrolled kernels, which always form them */
+	bool form_weights = weights_out || ctx->variant != KERNEL_SIMD;
 	if ((form_weights && ops_check_shape(ctx, nd, wshape, err) < 0) || ops_check_shape(ctx, nd, oshape, err) < 0)
 		return NULL;
 	struct tensor *me = NULL;
@@ -1363,7 +1372,7 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 	}
 	struct tensor *qc = ops_contiguous(q), *kc = ops_contiguous(k), *vc = ops_contiguous(v);
 	struct tensor *out = tensor_new(q->dtype, q->flavor, nd, oshape);
-	/* the weights are formed only when asked for or for the loops; the simd
+	/* the weights are formed only when asked for or for loops and unrolled; the simd
 	 * kernel alone goes fused, through tiles, in memory linear in T */
 	struct tensor *w = form_weights ? tensor_new(q->dtype, q->flavor, nd, wshape) : NULL;
 	int64_t batch = tensor_numel(out) / (tq * dv > 0 ? tq * dv : 1);
@@ -1384,19 +1393,22 @@ struct tensor *ops_attention(const struct ops_ctx *ctx, struct tensor *q, struct
 		attention_heads_f64_simd(out->storage->data, pw, tensor_data(qc), tensor_data(kc), tensor_data(vc), pm,
 					 causal, scale, batch, tq, tk, d, dv);
 	size_t es = dtype_size(q->dtype);
-	for (int64_t i = 0; ctx->variant == KERNEL_LOOPS && i < batch; i++) {
+	for (int64_t i = 0; ctx->variant != KERNEL_SIMD && i < batch; i++) {
 		char *po = (char *)out->storage->data + i * tq * dv * es;
 		char *pwi = (char *)pw + i * tq * tk * es;
 		const char *pq = (const char *)tensor_data(qc) + i * tq * d * es;
 		const char *pk = (const char *)tensor_data(kc) + i * tk * d * es;
 		const char *pv = (const char *)tensor_data(vc) + i * tk * dv * es;
 		const uint8_t *pmi = pm ? pm + i * tq * tk : NULL;
+		bool un = ctx->variant == KERNEL_UNROLLED;
 		if (q->dtype == DT_F32)
-			attention_f32_loops((float *)po, (float *)pwi, (const float *)pq, (const float *)pk,
-					    (const float *)pv, pmi, causal, (float)scale, tq, tk, d, dv);
+			(un ? attention_f32_unrolled : attention_f32_loops)(
+				(float *)po, (float *)pwi, (const float *)pq, (const float *)pk, (const float *)pv, pmi,
+				causal, (float)scale, tq, tk, d, dv);
 		else
-			attention_f64_loops((double *)po, (double *)pwi, (const double *)pq, (const double *)pk,
-					    (const double *)pv, pmi, causal, scale, tq, tk, d, dv);
+			(un ? attention_f64_unrolled : attention_f64_loops)(
+				(double *)po, (double *)pwi, (const double *)pq, (const double *)pk, (const double *)pv,
+				pmi, causal, scale, tq, tk, d, dv);
 	}
 	tensor_unref(qc);
 	tensor_unref(kc);

@@ -398,6 +398,13 @@ static void build_show_heatmap(struct heatmap *h, const struct show *s, const st
 	heatmap_set_show_name(h, s);
 }
 
+/* A line of text under y at the left margin; returns the y under it. */
+static double put_text_line(struct figure *f, double y, const char *line)
+{
+	put_text(f, MARGIN, y + TEXT_SIZE, -1, line);
+	return y + TEXT_SIZE + 6;
+}
+
 /* One panel of a comparison at (x, y): its head ("SIMD: 0.81 ms", the time
  * left out when ms is NaN) over the heatmap h; returns the y under it. */
 static double draw_panel(struct figure *f, const char *what, double ms, const struct heatmap *h,
@@ -414,34 +421,55 @@ static double draw_panel(struct figure *f, const char *what, double ms, const st
 	return draw_heatmap_at(f, h, nf, x, y + TEXT_SIZE + 8, g);
 }
 
-/* Loops beside SIMD: the two results as heatmaps side by side, each with
- * its time, then the verdict and the speed-up. */
+/* The three variants side by side: the loops', the unrolled and the SIMD
+ * results as heatmaps, each with its time, then the two verdicts (against
+ * the loops) and the speeds. A show without an unrolled result has two. */
 static void draw_compare(struct figure *f, const struct page_view *v, const struct heatmap_numfmt *fmt,
 			 struct figure_grid *g)
 {
 	const struct shown *sh = v->shown;
+	bool three = sh->unrolled != NULL;
 	char title[512];
-	snprintf(title, sizeof title, "%s: for-loops against SIMD", v->what);
+	snprintf(title, sizeof title, "%s: for-loops against %sSIMD", v->what, three ? "unrolled and " : "");
 	double y = put_title(f, MARGIN, MARGIN, title);
-	struct heatmap hl, hs;
+	struct heatmap hl, hu, hs;
 	build_show_heatmap(&hl, sh->show, sh->loops);
+	if (three)
+		build_show_heatmap(&hu, sh->show, sh->unrolled);
 	build_show_heatmap(&hs, sh->show, sh->t);
 	struct heatmap_numfmt mine;
 	const struct heatmap_numfmt *nf = pick_format(&hs, fmt, &mine);
 	/* the times in the panels' heads only where the clock can tell them
 	 * (the line under the panels says so otherwise) */
-	bool timed = timing_compare_timed(sh->loops_ms, sh->simd_ms);
-	double y1 = draw_panel(f, "for-loops", timed ? sh->loops_ms : NAN, &hl, nf, MARGIN, y, NULL);
-	double y2 = draw_panel(f, "SIMD", timed ? sh->simd_ms : NAN, &hs, nf, f->w + 8, y, g);
-	y = (y1 > y2 ? y1 : y2) + 6;
+	bool timed = timing_compare_timed(sh->loops_ms, sh->simd_ms) &&
+		     (!three || timing_compare_timed(sh->loops_ms, sh->unrolled_ms));
+	/* each panel right of the one before, however wide the title is */
+	double title_w = f->w;
+	f->w = 0;
+	double bottom = draw_panel(f, "for-loops", timed ? sh->loops_ms : NAN, &hl, nf, MARGIN, y, NULL);
+	if (three) {
+		double yu = draw_panel(f, "unrolled \u00d74", timed ? sh->unrolled_ms : NAN, &hu, nf, f->w + 8, y, NULL);
+		bottom = yu > bottom ? yu : bottom;
+	}
+	double ys = draw_panel(f, "SIMD", timed ? sh->simd_ms : NAN, &hs, nf, f->w + 8, y, g);
+	f->w = title_w > f->w ? title_w : f->w;
+	y = (ys > bottom ? ys : bottom) + 6;
 	char line[256];
 	set_font(f->cr, SANS, TEXT_SIZE, false);
 	set_grey(f->cr, 0.15);
 	timing_verdict_text(line, sizeof line, sh->agree, sh->max_diff);
-	put_text(f, MARGIN, y + TEXT_SIZE, -1, line);
-	timing_compare_text(line, sizeof line, sh->loops_ms, sh->simd_ms);
-	put_text(f, MARGIN, y + 2 * TEXT_SIZE + 6, -1, line);
+	y = put_text_line(f, y, line);
+	if (three) {
+		timing_variant_verdict_text(line, sizeof line, KERNEL_UNROLLED, sh->unrolled_agree, sh->unrolled_diff);
+		y = put_text_line(f, y, line);
+		timing_compare_all_text(line, sizeof line, sh->loops_ms, sh->unrolled_ms, sh->simd_ms);
+	} else {
+		timing_compare_text(line, sizeof line, sh->loops_ms, sh->simd_ms);
+	}
+	put_text_line(f, y, line);
 	heatmap_free(&hl);
+	if (three)
+		heatmap_free(&hu);
 	heatmap_free(&hs);
 }
 

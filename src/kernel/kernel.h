@@ -27,7 +27,12 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
 /* The unrolled kernels' accumulators: a sum over p runs as KERNEL_UNROLL
  * partial sums s0..s3 (s_r takes the terms p ≡ r mod KERNEL_UNROLL, the
  * remainder of p < k going to s0, s1, ... in order), merged as
- * (s0 + s1) + (s2 + s3). */
+ * (s0 + s1) + (s2 + s3). Every sum of length k: a matmul's c[i,j] over p,
+ * an attention's scores over d and weighted sums over the keys, a softmax
+ * row's sum of exponentials (and its maximum, four running maxima merged
+ * alike, which gives the loops' maximum exactly). The matmul and the
+ * weighted sums keep the partial sums of a block of columns side by side
+ * (unrolled.c), which changes the order of memory reads, never of sums. */
 #define KERNEL_UNROLL 4
 
 /* ---- stopping early (Ctrl-C) and progress ---------------------------------
@@ -35,7 +40,7 @@ enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
  * (kernel_ctl_use: a thread-local pointer, so each thread has its own; the
  * interpreter makes its interrupt flag the stop flag while it runs
  * statements, lang/exec.c, and ui/job.c's worker registers one to read the
- * progress). Matmul, softmax and attention (loops and
+ * progress). Matmul, softmax and attention (loops, unrolled and
  * simd) then read *stop between tiles or blocks of rows, never per element,
  * and once it is nonzero return early, their output partial: the caller
  * asks kernel_stopped() after the call and throws the output away. The

@@ -1,5 +1,5 @@
-/* compare.h: one expression computed on the plain for-loop kernels and on the
- * SIMD kernels, timed, and judged by one rule. A lesson's compare show
+/* compare.h: one expression computed on the plain for-loop kernels, on the
+ * unrolled ones and on the SIMD kernels, timed, and judged by one rule. A lesson's compare show
  * (runner.c) and the prompt's `:show EXPR loops` (through session.c) both
  * come here, so they can never disagree about whether two results agree.
  * Includes nothing from lang/: callers above lesson/ may read the result. */
@@ -13,8 +13,8 @@
 
 struct interp;
 
-/* The rule: the SIMD result agrees with the loops one (the reference) when
- * both have the same shape and every element has
+/* The rule: the SIMD (or unrolled) result agrees with the loops one (the
+ * reference) when both have the same shape and every element has
  * |simd - loops| <= COMPARE_ATOL + COMPARE_RTOL * |loops| (torch.allclose
  * with rtol 1e-5 and atol 1e-6), a NaN being equal to a NaN. */
 #define COMPARE_RTOL 1e-5
@@ -36,10 +36,11 @@ struct compare {
 	bool agree;                /* same shape and close by the rule above */
 	double max_diff;           /* largest |simd - loops| (INFINITY where one is NaN and the
 	                              other is not); 0 with different shapes */
-	struct tensor *unrolled;   /* the unrolled result (owned; issue 18) */
-	double unrolled_ms;
-	bool unrolled_agree;       /* unrolled against loops, by the same rule */
-	double unrolled_diff;
+	struct tensor *unrolled;   /* the unrolled result (owned: a reference) */
+	double unrolled_ms;        /* its time, the best of runs as SIMD's */
+	bool unrolled_agree;       /* unrolled against loops, by the same rule (false with
+	                              different shapes) */
+	double unrolled_diff;      /* largest |unrolled - loops|, as max_diff */
 };
 
 /* Computes the expression once, on the kernel variant the interpreter is set
@@ -47,10 +48,11 @@ struct compare {
  * workspace as it was (interp_eval does). */
 typedef struct tensor *(*compare_eval_fn)(void *ctx, struct qkv_error *err);
 
-/* Calls eval with I's kernels set to loops, then to SIMD (again, up to 4
- * more times, while the SIMD run is short and the loops one took at least a
- * millisecond: the best time is kept, as timeit does), then judges the two
- * results (compare_judge). I's kernel variant is restored whatever happens.
+/* Calls eval with I's kernels set to loops, then to unrolled, then to SIMD
+ * (unrolled and SIMD again, up to 4 more times each, while the run is short
+ * and the loops one took at least a millisecond: the best time is kept, as
+ * timeit does), then judges SIMD's and unrolled's results against the
+ * loops' (compare_judge's rule). I's kernel variant is restored whatever happens.
  * Returns 0 with out filled (free it with compare_free), or -1 with err
  * from eval and out holding nothing. */
 int compare_run(struct interp *I, compare_eval_fn eval, void *ctx, struct compare *out, struct qkv_error *err);

@@ -141,6 +141,7 @@ static void keep_shown(struct step_result *res)
 	for (int i = 0; i < res->nshown; i++) {
 		res->shown[i].t = keep(res->shown[i].t);
 		res->shown[i].loops = keep(res->shown[i].loops);
+		res->shown[i].unrolled = keep(res->shown[i].unrolled);
 	}
 }
 

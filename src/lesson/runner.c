@@ -238,6 +238,10 @@ static int eval_compare(struct runner *r, const struct show *s, struct shown *sh
 	sh->loops_ms = cmp.loops_ms;
 	sh->agree = cmp.agree;
 	sh->max_diff = cmp.max_diff;
+	sh->unrolled = cmp.unrolled;
+	sh->unrolled_ms = cmp.unrolled_ms;
+	sh->unrolled_agree = cmp.unrolled_agree;
+	sh->unrolled_diff = cmp.unrolled_diff;
 	return check_labels(r, s, sh->t, err);
 }
 
@@ -367,6 +371,14 @@ static int eval_show_kind(struct runner *r, const struct show *s, struct shown *
 	return 0;
 }
 
+static void drop_tensors(struct shown *sh)
+{
+	tensor_unref(sh->t);
+	tensor_unref(sh->loops);
+	tensor_unref(sh->unrolled);
+	sh->t = sh->loops = sh->unrolled = NULL;
+}
+
 /* One show; stopped by the interrupt flag, it is marked cancelled and keeps
  * no half-made tensors; failed, it keeps none either. */
 static int eval_show(struct runner *r, const struct show *s, struct shown *sh, struct qkv_error *err)
@@ -375,27 +387,19 @@ static int eval_show(struct runner *r, const struct show *s, struct shown *sh, s
 	int rc = eval_show_kind(r, s, sh, err);
 	if (rc < 0 && interp_interrupted(r->I)) {
 		sh->cancelled = true;
-		if (s->kind != SHOW_TIMING) {
-			tensor_unref(sh->t);
-			tensor_unref(sh->loops);
-			sh->t = sh->loops = NULL;
-		}
+		if (s->kind != SHOW_TIMING)
+			drop_tensors(sh);
 		return RUNNER_INTERRUPTED;
 	}
-	if (rc < 0 && s->kind != SHOW_TIMING) {
-		/* a show that failed (its labels, its shape) keeps no tensors to draw */
-		tensor_unref(sh->t);
-		tensor_unref(sh->loops);
-		sh->t = sh->loops = NULL;
-	}
+	if (rc < 0 && s->kind != SHOW_TIMING)
+		drop_tensors(sh);	/* a show that failed (its labels, its shape) keeps no tensors to draw */
 	return rc;
 }
 
 static void free_shown(struct step_result *s)
 {
 	for (int i = 0; i < s->nshown; i++) {
-		tensor_unref(s->shown[i].t);
-		tensor_unref(s->shown[i].loops);
+		drop_tensors(&s->shown[i]);
 		free(s->shown[i].timing_ms);
 	}
 	free(s->shown);

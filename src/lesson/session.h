@@ -112,7 +112,7 @@ bool session_last_value(const struct session *s, struct session_value *out);
  * workspace or the random streams: 0 with out filled, or -1 with err (col
  * within expr). */
 int session_show(struct session *s, const char *expr, struct session_value *out, struct qkv_error *err);
-/* `:show EXPR loops`: expr on the loops kernels and on the SIMD ones, timed
+/* `:show EXPR loops`: expr on the loops kernels, the unrolled and the SIMD ones, timed
  * and judged by lesson/compare.h; the workspace unchanged. 0 with out filled
  * (compare_free it), or -1 with err (col within expr), also when expr is
  * not a tensor. */

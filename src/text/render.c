@@ -286,14 +286,17 @@ static void render_shown(struct strbuf *out, const struct shown *sh, const struc
 		break;
 	}
 	case SHOW_COMPARE: {
-		put_show_title(out, s, s->expr, ": for-loops against SIMD");
+		put_show_title(out, s, s->expr, ": for-loops against unrolled and SIMD");
 		char verdict[160];
 		timing_verdict_text(verdict, sizeof verdict, sh->agree, sh->max_diff);
+		strbuf_printf(out, "    %s\n", verdict);
+		timing_variant_verdict_text(verdict, sizeof verdict, KERNEL_UNROLLED, sh->unrolled_agree,
+					    sh->unrolled_diff);
 		strbuf_printf(out, "    %s", verdict);
 		/* the times on a line of their own: their width varies from run to
 		 * run; below a millisecond the clock measures noise, not the kernels */
-		char times[160];
-		timing_compare_text(times, sizeof times, sh->loops_ms, sh->simd_ms);
+		char times[200];
+		timing_compare_all_text(times, sizeof times, sh->loops_ms, sh->unrolled_ms, sh->simd_ms);
 		strbuf_printf(out, "\n    %s\n", times);
 		struct heatmap h;
 		build_visible_heatmap(&h, sh);
@@ -398,8 +401,10 @@ void render_step_json(struct strbuf *out, const struct lesson *l, int k, const s
 			json_put_tensor(out, sh->t);
 		}
 		if (s->kind == SHOW_COMPARE)
-			strbuf_printf(out, ",\"agree\":%s,\"max_diff\":%.17g,\"loops_ms\":%.3f,\"simd_ms\":%.3f",
-				      sh->agree ? "true" : "false", sh->max_diff, sh->loops_ms, sh->simd_ms);
+			strbuf_printf(out, ",\"agree\":%s,\"max_diff\":%.17g,\"loops_ms\":%.3f,\"simd_ms\":%.3f,"
+				      "\"unrolled_ms\":%.3f,\"unrolled_agree\":%s,\"unrolled_diff\":%.17g",
+				      sh->agree ? "true" : "false", sh->max_diff, sh->loops_ms, sh->simd_ms,
+				      sh->unrolled_ms, sh->unrolled_agree ? "true" : "false", sh->unrolled_diff);
 		if (s->kind == SHOW_TIMING) {
 			strbuf_puts(out, ",\"entries\":[");
 			for (int t = 0; t < s->ntimings; t++) {

@@ -65,7 +65,65 @@ void timing_compare_text(char *buf, size_t size, double loops_ms, double simd_ms
 		utf8_snprintf(buf, size, "loops %.1f ms, SIMD %.2f ms: SIMD is %.1f\u00d7 slower", loops_ms, simd_ms, 1 / x);
 }
 
+/* a variant's name in a sentence */
+static const char *variant_name(enum kernel_variant v)
+{
+	return v == KERNEL_LOOPS ? "loops" : v == KERNEL_UNROLLED ? "unrolled" : "SIMD";
+}
+
+void timing_variant_verdict_text(char *buf, size_t size, enum kernel_variant v, bool agree, double max_diff)
+{
+	snprintf(buf, size, "loops and %s %s (largest difference %.2g)", variant_name(v), agree ? "agree" : "DIFFER",
+		 max_diff);
+}
+
 void timing_verdict_text(char *buf, size_t size, bool agree, double max_diff)
 {
-	snprintf(buf, size, "loops and SIMD %s (largest difference %.2g)", agree ? "agree" : "DIFFER", max_diff);
+	timing_variant_verdict_text(buf, size, KERNEL_SIMD, agree, max_diff);
+}
+
+/* "35.2 ms", "0.81 ms": two decimals under a millisecond */
+static void ms_text(char *buf, size_t size, double ms)
+{
+	utf8_snprintf(buf, size, "%.*f ms", ms < 1 ? 2 : 1, ms);
+}
+
+/* "43×", "3.9×": whole above 10, one decimal below */
+static void times_text(char *buf, size_t size, double x)
+{
+	utf8_snprintf(buf, size, "%.*f\u00d7", x < 10 ? 1 : 0, x);
+}
+
+void timing_variant_text(char *buf, size_t size, enum kernel_variant v, double ms, double loops_ms)
+{
+	char name[32], speed[32], t[32];
+	if (v == KERNEL_UNROLLED)
+		utf8_snprintf(name, sizeof name, "unrolled \u00d7%d", KERNEL_UNROLL);
+	else
+		utf8_snprintf(name, sizeof name, "%s", variant_name(v));
+	if (!timing_compare_timed(loops_ms, ms))
+		utf8_snprintf(buf, size, "%s: too quick to time", name);
+	else if (v == KERNEL_LOOPS) {
+		ms_text(t, sizeof t, ms);
+		utf8_snprintf(buf, size, "%s: %s", name, t);
+	} else {
+		ms_text(t, sizeof t, ms);
+		times_text(speed, sizeof speed, loops_ms / ms);
+		utf8_snprintf(buf, size, "%s: %s, %s the loops' speed", name, t, speed);
+	}
+}
+
+void timing_compare_all_text(char *buf, size_t size, double loops_ms, double unrolled_ms, double simd_ms)
+{
+	if (!timing_compare_timed(loops_ms, simd_ms) || !timing_compare_timed(loops_ms, unrolled_ms)) {
+		utf8_snprintf(buf, size, "all three too quick to time");
+		return;
+	}
+	char lt[32], ut[32], st[32], un[32], simd[32];
+	ms_text(lt, sizeof lt, loops_ms);
+	ms_text(ut, sizeof ut, unrolled_ms);
+	ms_text(st, sizeof st, simd_ms);
+	times_text(un, sizeof un, loops_ms / unrolled_ms);
+	times_text(simd, sizeof simd, loops_ms / simd_ms);
+	utf8_snprintf(buf, size, "loops %s, unrolled %s (%s), SIMD %s (%s the loops' speed)", lt, ut, un, st, simd);
 }

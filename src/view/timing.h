@@ -1,11 +1,13 @@
-/* timing.h: the words and numbers of a timing show and of a loops-against-SIMD
- * comparison, written the same way by the screen and by `qkv run`: the
- * progress line of a timing that is running, each time's ratio to the first,
- * and a comparison's two times with how many times faster SIMD was. Pure:
- * formats into a caller's buffer. */
+/* timing.h: the words and numbers of a timing show and of a comparison of
+ * the kernel variants (loops, unrolled, SIMD), written the same way by the
+ * screen and by `qkv run`: the progress line of a timing that is running,
+ * each time's ratio to the first, and a comparison's times with how many
+ * times faster each variant was than the loops. Pure: formats into a
+ * caller's buffer. */
 #ifndef QKV_VIEW_TIMING_H
 #define QKV_VIEW_TIMING_H
 
+#include "kernel/kernel.h"
 #include "lesson/runner.h"
 
 #include <stdbool.h>
@@ -42,5 +44,19 @@ bool timing_compare_timed(double loops_ms, double simd_ms);
 /* A comparison's verdict: "loops and SIMD agree (largest difference
  * 1.2e-07)", or "... DIFFER ..." (lesson/compare judges which). */
 void timing_verdict_text(char *buf, size_t size, bool agree, double max_diff);
+/* The same for variant v against the loops: "loops and unrolled agree
+ * (largest difference 2.4e-07)". */
+void timing_variant_verdict_text(char *buf, size_t size, enum kernel_variant v, bool agree, double max_diff);
+
+/* One variant's time for its panel: "unrolled ×4: 9.1 ms, 3.9× the loops'
+ * speed", "SIMD: 0.81 ms, 43× the loops' speed", "loops: 35.2 ms";
+ * "unrolled ×4: too quick to time" when the loops took under a millisecond
+ * (timing_compare_timed). */
+void timing_variant_text(char *buf, size_t size, enum kernel_variant v, double ms, double loops_ms);
+
+/* A comparison's three times: "loops 35.2 ms, unrolled 9.1 ms (3.9×),
+ * SIMD 0.81 ms (43× the loops' speed)", or "all three too quick to time"
+ * (when the loops took under a millisecond). */
+void timing_compare_all_text(char *buf, size_t size, double loops_ms, double unrolled_ms, double simd_ms);
 
 #endif

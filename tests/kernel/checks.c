@@ -161,10 +161,11 @@ static double err_of(double x, double r)
 	return fabs(x - r) / fmax(1.0, fabs(r));
 }
 
-/* One check: got (simd) agrees with ref (loops) over n elements; a failure
- * names the case (what), the array (name), the worst index and both values. */
-static void expect_close(const struct dtype *t, const char *what, const char *name,
-			 const void *got, const void *ref, int64_t n)
+/* One check: got (the variant gotname: simd, unrolled) agrees with ref
+ * (loops) over n elements; a failure names the case (what), the array
+ * (name), the worst index and both values. */
+static void expect_close_to(const struct dtype *t, const char *what, const char *name, const void *got,
+			    const char *gotname, const void *ref, int64_t n)
 {
 	double worst = 0;
 	int64_t at = -1;
@@ -177,9 +178,15 @@ static void expect_close(const struct dtype *t, const char *what, const char *na
 		}
 	}
 	note(worst);
-	check(worst <= t->tol, "%s %s: %s[%lld] simd %.*g loops %.*g (err %.3g > %g)", t->name, what, name,
-	      (long long)at, t->digits, at < 0 ? 0 : get(t, got, at), t->digits, at < 0 ? 0 : get(t, ref, at),
-	      worst, t->tol);
+	check(worst <= t->tol, "%s %s: %s[%lld] %s %.*g loops %.*g (err %.3g > %g)", t->name, what, name,
+	      (long long)at, gotname, t->digits, at < 0 ? 0 : get(t, got, at), t->digits,
+	      at < 0 ? 0 : get(t, ref, at), worst, t->tol);
+}
+
+static void expect_close(const struct dtype *t, const char *what, const char *name,
+			 const void *got, const void *ref, int64_t n)
+{
+	expect_close_to(t, what, name, got, "simd", ref, n);
 }
 
 /* One check: a and b are the same bits over n elements. */
@@ -253,6 +260,33 @@ static void run_attention(const struct dtype *t, bool simd, void *out, void *wei
 	else
 		(simd ? attention_f32_simd : attention_f32_loops)(out, weights, q, k, v, mask, causal,
 								  (float)scale, tq, tk, d, dv);
+}
+
+static void run_matmul_unrolled(const struct dtype *t, void *c, const void *a, const void *b, int64_t m, int64_t k,
+				int64_t n)
+{
+	if (t->f64)
+		matmul_f64_unrolled(c, a, b, m, k, n);
+	else
+		matmul_f32_unrolled(c, a, b, m, k, n);
+}
+
+static void run_softmax_unrolled(const struct dtype *t, void *dst, const void *src, int64_t rows, int64_t cols)
+{
+	if (t->f64)
+		softmax_rows_f64_unrolled(dst, src, rows, cols);
+	else
+		softmax_rows_f32_unrolled(dst, src, rows, cols);
+}
+
+static void run_attention_unrolled(const struct dtype *t, void *out, void *weights, const void *q, const void *k,
+				   const void *v, const uint8_t *mask, bool causal, double scale, int64_t tq,
+				   int64_t tk, int64_t d, int64_t dv)
+{
+	if (t->f64)
+		attention_f64_unrolled(out, weights, q, k, v, mask, causal, scale, tq, tk, d, dv);
+	else
+		attention_f32_unrolled(out, weights, q, k, v, mask, causal, (float)scale, tq, tk, d, dv);
 }
 
 /* ---- matmul --------------------------------------------------------------------------- */
@@ -476,24 +510,15 @@ static void *softmax_input(const struct dtype *t, int64_t rows, int64_t cols)
 	return x;
 }
 
-/* softmax of one rows x cols input: simd against loops, then what the loops
- * define row by row: a row with a NaN or a +inf is all NaN, an all -inf row
- * is all NaN too (0/0, as torch gives), any other row has exact zeros where the input is -inf and sums
- * to 1. In place gives the same bits. */
-static void check_softmax(const struct dtype *t, int64_t rows, int64_t cols)
+/* One check: the softmax got of x follows the loops' rules row by row: a row
+ * with a NaN or a +inf is all NaN, an all -inf row too (0/0, as in torch),
+ * any other has exact zeros where x is -inf and sums to 1. */
+static void expect_softmax_rules(const struct dtype *t, const char *what, const void *x, const void *got,
+				 int64_t rows, int64_t cols)
 {
-	char what[80];
-	void *x = softmax_input(t, rows, cols);
-	void *ref = buf_fill(t, rows * cols, 0), *got = buf_fill(t, rows * cols, 7);
-	void *inplace = buf_fill(t, rows * cols, 0);
 	double sum_tol = t->f64 ? 1e-13 : 1e-5;
 	int64_t bad = -1;
 	char why[160] = "";
-
-	snprintf(what, sizeof what, "softmax_rows rows=%lld cols=%lld", (long long)rows, (long long)cols);
-	run_softmax(t, false, ref, x, rows, cols);
-	run_softmax(t, true, got, x, rows, cols);
-	expect_close(t, what, "y", got, ref, rows * cols);
 
 	for (int64_t r = 0; r < rows && bad < 0; r++) {
 		bool special = false, all_ninf = true;
@@ -525,6 +550,24 @@ static void check_softmax(const struct dtype *t, int64_t rows, int64_t cols)
 		}
 	}
 	check(bad < 0, "%s %s: %s", t->name, what, why);
+}
+
+/* softmax of one rows x cols input: simd against loops, then what the loops
+ * define row by row: a row with a NaN or a +inf is all NaN, an all -inf row
+ * is all NaN too (0/0, as torch gives), any other row has exact zeros where the input is -inf and sums
+ * to 1. In place gives the same bits. */
+static void check_softmax(const struct dtype *t, int64_t rows, int64_t cols)
+{
+	char what[80];
+	void *x = softmax_input(t, rows, cols);
+	void *ref = buf_fill(t, rows * cols, 0), *got = buf_fill(t, rows * cols, 7);
+	void *inplace = buf_fill(t, rows * cols, 0);
+
+	snprintf(what, sizeof what, "softmax_rows rows=%lld cols=%lld", (long long)rows, (long long)cols);
+	run_softmax(t, false, ref, x, rows, cols);
+	run_softmax(t, true, got, x, rows, cols);
+	expect_close(t, what, "y", got, ref, rows * cols);
+	expect_softmax_rules(t, what, x, got, rows, cols);
 
 	memcpy(inplace, x, (size_t)(rows * cols) * t->size);
 	run_softmax(t, true, inplace, inplace, rows, cols);
@@ -707,8 +750,36 @@ static void expect_hidden_ignored(const struct dtype *t, const char *what, const
  * tiles above it. */
 #define ATTENTION_SMALL 4096
 
-/* One attention head, q (tq,d), k (tk,d), v (tk,dv) uniform in [-1, 1],
- * scale 1/sqrt(d), the simd kernel called three ways:
+/* One attention head's inputs, q (tq,d), k (tk,d), v (tk,dv) uniform in
+ * [-1, 1], the mask of its kind, scale 1/sqrt(d), and the loops' weights
+ * (w0) and out (out0), computed; what names it. */
+struct head {
+	char what[128];
+	void *q, *k, *v, *out0, *w0;
+	uint8_t *mask;
+	bool causal;
+	double scale;
+};
+
+static void head_begin(struct head *h, const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+		       enum mask_kind kind)
+{
+	h->q = buf_rand(t, tq * d, -1, 1), h->k = buf_rand(t, tk * d, -1, 1), h->v = buf_rand(t, tk * dv, -1, 1);
+	h->out0 = buf_fill(t, tq * dv, 0), h->w0 = buf_fill(t, tq * tk, 0);
+	h->mask = make_mask(kind, tq, tk);
+	h->causal = kind == MASK_CAUSAL || kind == MASK_BOTH;
+	h->scale = 1 / sqrt((double)d);
+	snprintf(h->what, sizeof h->what, "attention tq=%lld tk=%lld d=%lld dv=%lld mask %s", (long long)tq,
+		 (long long)tk, (long long)d, (long long)dv, mask_names[kind]);
+	run_attention(t, false, h->out0, h->w0, h->q, h->k, h->v, h->mask, h->causal, h->scale, tq, tk, d, dv);
+}
+
+static void head_end(struct head *h)
+{
+	free(h->q), free(h->k), free(h->v), free(h->out0), free(h->w0), free(h->mask);
+}
+
+/* One attention head (head_begin), the simd kernel called three ways:
  *   with weights: weights and out agree with the loops;
  *   fused (weights NULL after kernel_set_attention_small(0), so tiles and an
  *     online softmax at every size): out agrees with the loops;
@@ -718,18 +789,16 @@ static void expect_hidden_ignored(const struct dtype *t, const char *what, const
 static void check_attention(const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
 			    enum mask_kind kind)
 {
-	char what[128];
-	void *q = buf_rand(t, tq * d, -1, 1), *k = buf_rand(t, tk * d, -1, 1), *v = buf_rand(t, tk * dv, -1, 1);
-	void *out0 = buf_fill(t, tq * dv, 0), *w0 = buf_fill(t, tq * tk, 0);
+	struct head h;
+	head_begin(&h, t, tq, tk, d, dv, kind);
+	char *what = h.what;
+	void *q = h.q, *k = h.k, *v = h.v, *out0 = h.out0, *w0 = h.w0;
+	uint8_t *mask = h.mask;
+	bool causal = h.causal;
+	double scale = h.scale;
 	void *out1 = buf_fill(t, tq * dv, 9), *w1 = buf_fill(t, tq * tk, 9);
 	void *fused = buf_fill(t, tq * dv, 9), *plain = buf_fill(t, tq * dv, 9);
-	uint8_t *mask = make_mask(kind, tq, tk);
-	bool causal = kind == MASK_CAUSAL || kind == MASK_BOTH;
-	double scale = 1 / sqrt((double)d);
 
-	snprintf(what, sizeof what, "attention tq=%lld tk=%lld d=%lld dv=%lld mask %s", (long long)tq,
-		 (long long)tk, (long long)d, (long long)dv, mask_names[kind]);
-	run_attention(t, false, out0, w0, q, k, v, mask, causal, scale, tq, tk, d, dv);
 	run_attention(t, true, out1, w1, q, k, v, mask, causal, scale, tq, tk, d, dv);
 	kernel_set_attention_small(0);
 	run_attention(t, true, fused, NULL, q, k, v, mask, causal, scale, tq, tk, d, dv);
@@ -749,8 +818,8 @@ static void check_attention(const struct dtype *t, int64_t tq, int64_t tk, int64
 				 tq * dv);
 	else
 		expect_same_bits(t, what, "out", plain, "default", fused, "fused", tq * dv);
-	free(q), free(k), free(v), free(out0), free(w0), free(out1), free(w1), free(fused), free(plain);
-	free(mask);
+	free(out1), free(w1), free(fused), free(plain);
+	head_end(&h);
 }
 
 /* Query 0 of a causal head sees key 0 alone: weight 1, out row 0 = v row 0,
@@ -852,12 +921,17 @@ static void kcheck_masked_attention_should_match_torch(void)
 			put(t, k, j, (20 - j) / 9.0);
 		for (int j = 0; j < 10; j++)
 			put(t, v, j, j);
-		for (int var = 0; var < 3; var++) {
-			static const char *const names[] = { "attention loops", "attention simd", "attention simd fused" };
+		for (int var = 0; var < 4; var++) {
+			static const char *const names[] = { "attention loops", "attention simd", "attention simd fused",
+							     "attention unrolled" };
 			kernel_set_attention_small(var == 2 ? 0 : -1);
-			run_attention(t, var > 0, out, var == 2 ? NULL : w, q, k, v, small_mask, false, 0.5, 3, 5, 4, 2);
+			if (var == 3)
+				run_attention_unrolled(t, out, w, q, k, v, small_mask, false, 0.5, 3, 5, 4, 2);
+			else
+				run_attention(t, var > 0, out, var == 2 ? NULL : w, q, k, v, small_mask, false, 0.5, 3,
+					      5, 4, 2);
 			kernel_set_attention_small(-1);
-			if (var < 2)
+			if (var != 2)
 				expect_torch(t, names[var], w, t->f64 ? (const void *)ref_att_small_w_f64 :
 								 (const void *)ref_att_small_w_f32, 15);
 			expect_torch(t, names[var], out, t->f64 ? (const void *)ref_att_small_out_f64 :
@@ -1189,6 +1263,156 @@ static void kcheck_the_scalar_path_should_match_loops_fused_or_not(void)
 	kernel_force_scalar(false);
 	check(strcmp(kernel_simd_name(), "scalar") != 0, "kernel_simd_name() = scalar after the scalar path is let go");
 }
+/* ---- unrolled against loops --------------------------------------------------------
+ * The unrolled kernels sum in four partial sums (kernel.h: KERNEL_UNROLL), so
+ * they agree with the loops within the tolerance above (1e-5 relative
+ * float32, 1e-12 float64), not bit for bit; maxima, special rows and hidden
+ * keys come out exactly as in the loops. They have no simd path: each group
+ * runs once. */
+
+/* c = a·b, a and b uniform in [-1, 1] (or, with integers, in -2..2, where
+ * every order of the sum gives the same float: then bit for bit) */
+static void check_matmul_unrolled(const struct dtype *t, int64_t m, int64_t k, int64_t n, bool integers)
+{
+	char what[96];
+	void *a = buf_rand(t, m * k, -1, 1), *b = buf_rand(t, k * n, -1, 1);
+	void *ref = buf_fill(t, m * n, 0), *got = buf_fill(t, m * n, 5);
+
+	for (int64_t i = 0; integers && i < m * k; i++)
+		put(t, a, i, floor((get(t, a, i) + 1) * 2.5) - 2);
+	for (int64_t i = 0; integers && i < k * n; i++)
+		put(t, b, i, floor((get(t, b, i) + 1) * 2.5) - 2);
+	snprintf(what, sizeof what, "matmul%s m=%lld k=%lld n=%lld", integers ? " of integers" : "", (long long)m,
+		 (long long)k, (long long)n);
+	run_matmul(t, false, ref, a, b, m, k, n);
+	run_matmul_unrolled(t, got, a, b, m, k, n);
+	expect_close_to(t, what, "c", got, "unrolled", ref, m * n);
+	if (integers)
+		expect_same_bits(t, what, "c", got, "unrolled", ref, "loops", m * n);
+	free(a), free(b), free(ref), free(got);
+}
+
+/* every triple of sizes (k from 1 to 100 covers every remainder mod 4), f32
+ * and f64, random and integer entries; k == 0 gives zeros */
+static void kcheck_matmul_unrolled_should_match_loops(void)
+{
+	for (int i = 0; i < 2; i++) {
+		for (int im = 0; im < NSIZES; im++)
+			for (int ik = 0; ik < NSIZES; ik++)
+				for (int in = 0; in < NSIZES; in++)
+					check_matmul_unrolled(dtypes[i], sizes[im], sizes[ik], sizes[in], false);
+		for (int64_t k = 1; k <= 9; k++)
+			check_matmul_unrolled(dtypes[i], 5, k, 6, true);
+		void *c = buf_fill(dtypes[i], 6, 7);
+		run_matmul_unrolled(dtypes[i], c, c, c, 2, 0, 3);
+		bool zeros = true;
+		for (int j = 0; j < 6; j++)
+			zeros &= get(dtypes[i], c, j) == 0;
+		check(zeros, "%s matmul unrolled with k = 0: c is not all zeros", dtypes[i]->name);
+		free(c);
+	}
+}
+
+/* the sum's order, pinned: with k = 6 the partials are s0 = t0 + t4,
+ * s1 = t1 + t5, s2 = t2, s3 = t3, merged (s0 + s1) + (s2 + s3). Terms 1e8, 1,
+ * -1e8, 1, 1, 1 in float32 (where 1e8 + 1 and 1e8 + 2 round to 1e8): the
+ * loops lose the first 1 alone and give 3; unrolled, s0 = 1e8, s1 = 2,
+ * s0 + s1 = 1e8, s2 + s3 = -1e8: 0. */
+static void kcheck_matmul_unrolled_should_sum_in_four_partial_sums(void)
+{
+	const float a[6] = { 1e8f, 1, -1e8f, 1, 1, 1 }, b[6] = { 1, 1, 1, 1, 1, 1 };
+	float loops, unrolled;
+
+	matmul_f32_loops(&loops, a, b, 1, 6, 1);
+	matmul_f32_unrolled(&unrolled, a, b, 1, 6, 1);
+	check(KERNEL_UNROLL == 4, "KERNEL_UNROLL = %d, the checks know 4", KERNEL_UNROLL);
+	check(loops == 3 && unrolled == 0, "f32 matmul of (1e8, 1, -1e8, 1, 1, 1)·ones: loops %g, unrolled %g, "
+	      "want 3 and 0 (((1e8 + 1) + (1 + 1)) + (-1e8 + 1))", loops, unrolled);
+}
+
+/* softmax_input's rows (-inf, all -inf, NaN, +inf), every pair of sizes and
+ * long rows: close to the loops, the loops' rules, in place the same bits;
+ * torch's special rows */
+static void kcheck_softmax_unrolled_should_match_loops(void)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct dtype *t = dtypes[i];
+		for (int ir = 0; ir <= NSIZES; ir++)
+			for (int ic = 0; ic <= NSIZES; ic++) {
+				int64_t rows = ir < NSIZES ? sizes[ir] : 3, cols = ic < NSIZES ? sizes[ic] : 1029;
+				char what[96];
+				void *x = softmax_input(t, rows, cols);
+				void *ref = buf_fill(t, rows * cols, 0), *got = buf_fill(t, rows * cols, 7);
+				snprintf(what, sizeof what, "softmax_rows rows=%lld cols=%lld", (long long)rows,
+					 (long long)cols);
+				run_softmax(t, false, ref, x, rows, cols);
+				run_softmax_unrolled(t, got, x, rows, cols);
+				expect_close_to(t, what, "y", got, "unrolled", ref, rows * cols);
+				expect_softmax_rules(t, what, x, got, rows, cols);
+				run_softmax_unrolled(t, x, x, rows, cols);
+				expect_same_bits(t, what, "y", x, "in place", got, "out of place", rows * cols);
+				free(x), free(ref), free(got);
+			}
+
+		enum { N = REF_SOFTMAX_ROWS * REF_SOFTMAX_COLS };
+		void *x = buf_fill(t, N, 0), *y = buf_fill(t, N, 0);
+		for (int j = 0; j < N; j++)
+			put(t, x, j, ref_softmax_in[j]);
+		run_softmax_unrolled(t, y, x, REF_SOFTMAX_ROWS, REF_SOFTMAX_COLS);
+		expect_torch(t, "softmax_rows unrolled", y,
+			     t->f64 ? (const void *)ref_softmax_f64 : (const void *)ref_softmax_f32, N);
+		free(x), free(y);
+	}
+}
+
+/* One head of every mask kind: weights and out close to the loops, hidden
+ * keys weigh exactly 0, blind queries give NaN rows. */
+static void check_attention_unrolled(const struct dtype *t, int64_t tq, int64_t tk, int64_t d, int64_t dv,
+				     enum mask_kind kind)
+{
+	struct head h;
+	head_begin(&h, t, tq, tk, d, dv, kind);
+	void *out1 = buf_fill(t, tq * dv, 9), *w1 = buf_fill(t, tq * tk, 9);
+	run_attention_unrolled(t, out1, w1, h.q, h.k, h.v, h.mask, h.causal, h.scale, tq, tk, d, dv);
+	expect_close_to(t, h.what, "weights", w1, "unrolled", h.w0, tq * tk);
+	expect_close_to(t, h.what, "out", out1, "unrolled", h.out0, tq * dv);
+	expect_hidden_ignored(t, h.what, "unrolled", out1, w1, h.mask, h.causal, tq, tk, dv);
+	free(out1), free(w1);
+	head_end(&h);
+}
+
+/* every mask kind over the sizes (d = dv, and dv apart from d), f32 and f64;
+ * a causal query 0 copies v[0] exactly (torch's masked head:
+ * masked_attention_should_match_torch) */
+static void kcheck_attention_unrolled_should_match_loops(void)
+{
+	static const int64_t small[] = { 1, 7, 33 };
+
+	for (int i = 0; i < 2; i++) {
+		const struct dtype *t = dtypes[i];
+		for (int kind = 0; kind < MASK_KINDS; kind++) {
+			for (int iq = 0; iq < NSIZES; iq++)
+				for (int ik = 0; ik < NSIZES; ik++)
+					for (int id = 0; id < NSIZES; id++)
+						check_attention_unrolled(t, sizes[iq], sizes[ik], sizes[id], sizes[id], kind);
+			for (int id = 0; id < 3; id++)
+				for (int iv = 0; iv < NSIZES; iv++)
+					check_attention_unrolled(t, 7, 33, small[id], sizes[iv], kind);
+		}
+
+		enum { T = 17, D = 7, DV = 3 };
+		void *q = buf_rand(t, T * D, -1, 1), *k = buf_rand(t, T * D, -1, 1), *v = buf_rand(t, T * DV, -1, 1);
+		void *out = buf_fill(t, T * DV, 9), *w = buf_fill(t, T * T, 9);
+		run_attention_unrolled(t, out, w, q, k, v, NULL, true, 0.25, T, T, D, DV);
+		check(get(t, w, 0) == 1 && get(t, out, 0) == get(t, v, 0) && get(t, out, 1) == get(t, v, 1) &&
+		      get(t, out, 2) == get(t, v, 2),
+		      "%s attention unrolled causal: query 0 has weight %g, out (%.*g %.*g %.*g), want 1 and v[0]",
+		      t->name, get(t, w, 0), t->digits, get(t, out, 0), t->digits, get(t, out, 1), t->digits,
+		      get(t, out, 2));
+		free(q), free(k), free(v), free(w), free(out);
+	}
+}
+
 /* ---- exp ------------------------------------------------------------------------------ */
 
 /* The inputs whose results are special: exact ones first, then cases of

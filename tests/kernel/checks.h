@@ -39,6 +39,10 @@
 	X(masked_attention_should_match_torch, true) \
 	X(strided_attention_should_give_the_bits_of_gathered_heads, false) \
 	X(the_scalar_path_should_match_loops_fused_or_not, false) \
+	X(matmul_unrolled_should_match_loops, false) \
+	X(matmul_unrolled_should_sum_in_four_partial_sums, false) \
+	X(softmax_unrolled_should_match_loops, false) \
+	X(attention_unrolled_should_match_loops, false) \
 	X(exp_f32_simd_should_be_within_one_ulp_of_expf, true) \
 	X(exp_f64_simd_should_be_within_one_ulp_of_exp, true) \
 	X(exp_simd_should_handle_special_values_exactly, true) \

@@ -1,6 +1,7 @@
-/* test_bench.c: qkv bench --quick runs every case (the kernels on both
+/* test_bench.c: qkv bench --quick runs every case (the kernels on the three
  * variants, which agree on each; the interpreter's; the screen's), --case
- * picks cases by name, every JSON row names the kernel path; and the full
+ * picks cases by name and --kernel variants, every JSON row names the
+ * kernel path; and the full
  * screen's opt-in frame log (QKV_FRAME_LOG) that tests/frame_time.sh reads.
  * The numbers themselves are not judged here (speed is read from qkv bench,
  * never from timed tests). */
@@ -61,24 +62,30 @@ static void peak_and_one_path(const char *out)
 	same_path_on_every_line(out);
 }
 
-Test(bench, quick_json_should_time_every_case_on_both_kernels_and_they_should_agree, .timeout = 120)
+Test(bench, quick_json_should_time_every_case_on_the_three_kernels_and_they_should_agree, .timeout = 120)
 {
 	const char *argv[] = { "qkv", "bench", "--quick", "--json", NULL };
 	char *out, *err;
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
 	static const char *const cases[] = { "matmul_qkv", "attn_causal", "attn_full", "mha_gpt2",
 					     "attn_T64", "attn_T128", "attn_T256" };
+	static const char *const variants[] = { "simd", "unrolled", "loops" };
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		for (int v = 0; v < 2; v++) {
-			const char *line = row(out, cases[i], v ? "loops" : "simd");
-			cr_assert(line, "no %s line for %s in:\n%s", v ? "loops" : "simd", cases[i], out);
+		const char *last = out;
+		for (int v = 0; v < 3; v++) {
+			const char *line = row(out, cases[i], variants[v]);
+			cr_assert(line, "no %s line for %s in:\n%s", variants[v], cases[i], out);
+			cr_assert(line > last, "%s before %s in:\n%s", variants[v], variants[v - 1], out);
+			last = line;
 			cr_assert_gt(field(line, "ms"), 0, "%s", line);
 			cr_assert_gt(field(line, "gflops"), 0, "%s", line);
-			if (!v) {
+			cr_assert_gt(field(line, "speedup_vs_loops"), 0, "%s", line);
+			if (v < 2) {
 				double d = field(line, "max_rel_diff_vs_loops");
-				cr_assert(d >= 0 && d < 1e-5, "loops and simd differ by %g: %s", d, line);
+				cr_assert(d >= 0 && d < 1e-5, "loops and %s differ by %g: %s", variants[v], d, line);
 			}
 		}
+		cr_assert_eq(field(row(out, cases[i], "loops"), "speedup_vs_loops"), 1, "%s", out);
 	}
 	/* the interpreter's cases and the screen's: a time each, none failed */
 	static const char *const timed[][2] = { { "loops_seed003", "interp" }, { "loop_int_200k", "interp" },
@@ -103,13 +110,14 @@ Test(bench, case_should_run_only_the_cases_named_in_the_order_of_the_table, .tim
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
 	const char *t64 = row(out, "attn_T64", "simd"), *small = row(out, "small_ops", "interp"),
 		   *redraw = row(out, "redraw_64", "ui");
-	cr_assert(t64 && row(out, "attn_T64", "loops") && small && redraw, "%s", out);
+	cr_assert(t64 && row(out, "attn_T64", "loops") && row(out, "attn_T64", "unrolled") && small && redraw, "%s",
+		  out);
 	cr_assert(t64 < small && small < redraw, "%s", out);
 	/* the peak (a kernel case asked for it), and nothing else */
 	int lines = 0;
 	for (const char *l = out; *l; l = strchr(l, '\n') + 1)
 		lines++;
-	cr_assert_eq(lines, 5, "%s", out);
+	cr_assert_eq(lines, 6, "%s", out);
 	peak_and_one_path(out);
 	free(out);
 	free(err);
@@ -121,7 +129,7 @@ Test(bench, case_without_a_kernel_case_should_measure_no_peak, .timeout = 60)
 	char *out, *err;
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
 	cr_assert(strstr(out, "no kernel case, no peak measured"), "%s", out);
-	cr_assert(strstr(out, "\nfirst_frame    ui     "), "%s", out);
+	cr_assert(strstr(out, "\nfirst_frame    ui       "), "%s", out);
 	cr_assert(!strstr(out, "matmul_qkv") && !strstr(out, "small_ops"), "%s", out);
 	free(out);
 	free(err);
@@ -171,9 +179,54 @@ Test(bench, an_unknown_option_should_exit_2)
 	const char *argv[] = { "qkv", "bench", "--fast", NULL };
 	char *out, *err;
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 2);
-	cr_assert(strstr(err, "bench takes --json, --quick and --case NAME, got --fast"), "%s", err);
+	cr_assert(strstr(err, "bench takes --json, --quick, --case NAME and --kernel=VARIANTS, got --fast"), "%s", err);
 	free(out);
 	free(err);
+}
+
+/* --kernel=unrolled,loops: those rows alone, in the table's order (simd,
+ * unrolled, loops), the unrolled one against the loops; in text a "vs loops"
+ * column */
+Test(bench, kernel_should_time_only_the_variants_named, .timeout = 60)
+{
+	const char *argv[] = { "qkv", "bench", "--json", "--quick", "--kernel=loops,unrolled", "--case", "attn_T64",
+			       NULL };
+	char *out, *err;
+	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
+	const char *unrolled = row(out, "attn_T64", "unrolled"), *loops = row(out, "attn_T64", "loops");
+	cr_assert(unrolled && loops && unrolled < loops && !row(out, "attn_T64", "simd"), "%s", out);
+	double d = field(unrolled, "max_rel_diff_vs_loops");
+	cr_assert(d >= 0 && d < 1e-5, "%s", unrolled);
+	cr_assert_gt(field(unrolled, "speedup_vs_loops"), 0, "%s", unrolled);
+	free(out);
+	free(err);
+
+	const char *simd[] = { "qkv", "bench", "--quick", "--kernel=simd", "--case", "matmul_qkv", NULL };
+	cr_assert_eq(run_qkv(simd, NULL, NULL, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "of peak  vs loops\n"), "%s", out);
+	cr_assert(strstr(out, "\nmatmul_qkv     simd     "), "%s", out);
+	cr_assert(!strstr(out, "unrolled") && !strstr(out, "loops-simd"), "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(bench, an_unknown_kernel_should_exit_2)
+{
+	static const char *const bad[][2] = { { "bench", "--kernel=loops,fast" }, { "bench", "--kernel=" },
+					      { "--kernel=loops", "bench" } };
+	static const char *const want[] = { "qkv: bench --kernel takes loops, unrolled or simd, separated by "
+					    "commas, got 'loops,fast'",
+					    "qkv: bench --kernel takes loops, unrolled or simd, separated by commas, got ''",
+					    "qkv: bench takes its --kernel after it: qkv bench --kernel=loops" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		const char *argv[] = { "qkv", bad[i][0], bad[i][1], NULL };
+		char *out, *err;
+		cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 2, "%s %s", bad[i][0], bad[i][1]);
+		cr_assert(strstr(err, want[i]), "%s", err);
+		cr_assert_str_eq(out, "");
+		free(out);
+		free(err);
+	}
 }
 
 /* ---- the full screen's frame log ----------------------------------------------- */

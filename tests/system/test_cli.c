@@ -149,9 +149,36 @@ Test(cli, kernels_should_be_selectable_before_or_after_the_command)
 	free(err);
 	const char *bad[] = { "qkv", "--kernel=fast", "eval", "-e", "1", NULL };
 	cr_assert_eq(run_qkv(bad, NULL, NULL, &out, &err), 2);
-	cr_assert(strstr(err, "--kernel must be simd or loops") != NULL, "%s", err);
+	cr_assert(strstr(err, "qkv: --kernel must be simd, unrolled or loops, got '--kernel=fast'") != NULL, "%s", err);
 	free(out);
 	free(err);
+}
+
+/* matmul, softmax and attention (causal, over two heads) on each kernel,
+ * chosen before or after the command: the same printed digits */
+Test(cli, the_unrolled_kernel_should_print_what_loops_and_simd_print)
+{
+	static const char *const kernels[][2] = { { "--kernel=simd", NULL }, { "--kernel=loops", NULL },
+						  { NULL, "--kernel=unrolled" }, { "--kernel=unrolled", NULL } };
+	char *first = NULL;
+	for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
+		const char *before = kernels[i][0] ? kernels[i][0] : "eval";
+		const char *after = kernels[i][0] ? "eval" : kernels[i][1];
+		const char *argv[] = { "qkv", before, after, "-e", "import torch.nn.functional as F",
+				       "-e", "q = torch.arange(24.).reshape(2, 3, 4) / 10",
+				       "-e", "F.scaled_dot_product_attention(q, q, q, is_causal=True)",
+				       "-e", "torch.softmax(q @ q.transpose(-2, -1), dim=-1)", NULL };
+		char *out, *err;
+		cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s %s: %s", before, after, err);
+		cr_assert(strstr(out, "[1.5209, 1.6209, 1.7209, 1.8209]"), "%s %s: %s", before, after, out);
+		if (first)
+			cr_assert_str_eq(out, first, "%s %s", before, after);
+		else
+			first = strdup(out);
+		free(out);
+		free(err);
+	}
+	free(first);
 }
 
 Test(cli, repl_should_show_a_caret_and_keep_the_workspace_after_an_error)

@@ -224,8 +224,16 @@ Test(lessons, run_json_should_emit_one_object_per_step)
 	cr_assert(strncmp(out, first, strlen(first)) == 0, "%s", out);
 	char *second = strchr(out, '\n');
 	cr_assert(second && strstr(second + 1, "{\"lesson\":\"tiny-attention\",\"step\":2,") == second + 1);
-	cr_assert(strstr(out, "\"kind\":\"compare\",\"expr\":\"torch.softmax(X @ X.T, dim=-1)\"") != NULL, "%s",
-		  out);
+	const char *cmp = strstr(out, "\"kind\":\"compare\",\"expr\":\"torch.softmax(X @ X.T, dim=-1)\"");
+	cr_assert(cmp != NULL, "%s", out);
+	/* both verdicts against the loops, and the three times */
+	cr_assert(strstr(cmp, "\"agree\":true,\"max_diff\":"), "%.400s", cmp);
+	cr_assert(strstr(cmp, ",\"loops_ms\":") && strstr(cmp, ",\"simd_ms\":") && strstr(cmp, ",\"unrolled_ms\":"),
+		  "%.400s", cmp);
+	const char *key = ",\"unrolled_agree\":true,\"unrolled_diff\":", *un = strstr(cmp, key);
+	cr_assert(un, "%.400s", cmp);
+	double diff = strtod(un + strlen(key), NULL);
+	cr_assert(diff >= 0 && diff < 1e-5, "%.400s", cmp);
 	free(out);
 	free(err);
 }

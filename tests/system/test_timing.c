@@ -1,10 +1,12 @@
 /* test_timing.c: timing shows as a student meets them through ./qkv: the
  * full-screen progress line, then both times and their ratio (tmux); `qkv
  * run`'s progress line on a terminal, none on a pipe; lesson 04's loops
- * against SIMD. Asserts words and formats, never how long anything took. */
+ * against unrolled and SIMD. Asserts words and formats, never how long
+ * anything took. */
 #include "system.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +143,9 @@ Test(timing, run_plain_should_print_nothing_on_stderr_when_it_is_not_a_terminal,
 	free(err);
 }
 
-/* ---- lesson 04: loops against SIMD where it shows --------------------------------- */
+/* ---- lesson 04: loops against unrolled and SIMD where it shows ------------------- */
 
-/* The format of a comparison's times line, whatever the numbers. */
+/* The format of a comparison's times line on the full screen, whatever the numbers. */
 static void expect_speed_line(const char *line, const char *where)
 {
 	double loops, simd, x;
@@ -153,21 +155,38 @@ static void expect_speed_line(const char *line, const char *where)
 	cr_expect(n < 4 || strcmp(word, "faster") == 0 || strcmp(word, "slower") == 0, "%s: %.120s", where, line);
 }
 
-Test(timing, lesson_04_should_show_the_loops_against_simd_ratio_at_512_tokens, .timeout = 120)
+/* The same in `qkv run`, with the three times and each one's speed against
+ * the loops: "loops 35.2 ms, unrolled 9.1 ms (3.9×), SIMD 0.81 ms (43× the
+ * loops' speed)". */
+static void expect_three_times(const char *line, const char *where)
+{
+	double loops, un, unx, simd, simdx;
+	char word[16];
+	int n = sscanf(line, " loops %lf ms, unrolled %lf ms (%lf\u00d7), SIMD %lf ms (%lf\u00d7 the loops' %15s", &loops,
+		       &un, &unx, &simd, &simdx, word);
+	cr_expect_eq(n, 6, "%s: not a speed line: %.160s", where, line);
+	cr_expect(n < 6 || strcmp(word, "speed)") == 0, "%s: %.160s", where, line);
+	cr_expect(n < 6 || (fabs(unx - loops / un) < 0.1 * unx + 0.05 && fabs(simdx - loops / simd) < 0.1 * simdx + 0.5),
+		  "%s: the ratios are not the times': %.160s", where, line);
+}
+
+Test(timing, lesson_04_should_show_the_three_kernels_times_at_512_tokens, .timeout = 120)
 {
 	const char *argv[] = { "qkv", "run", "--plain", "loops-and-matrices", NULL };
 	char *out, *err;
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
-	const char *titles[] = { "512 tokens, the explicit causal attention: for-loops against SIMD\n",
-				 "512 tokens, F.scaled_dot_product_attention: for-loops against SIMD\n" };
+	const char *titles[] = { "512 tokens, the explicit causal attention: for-loops against unrolled and SIMD\n",
+				 "512 tokens, F.scaled_dot_product_attention: for-loops against unrolled and SIMD\n" };
 	for (int i = 0; i < 2; i++) {
 		const char *p = strstr(out, titles[i]);
 		cr_assert(p, "no comparison '%s' in lesson 04", titles[i]);
-		/* the title, whether they agree, then the times */
+		/* the title, whether each agrees with the loops, then the times */
 		p = strchr(p, '\n') + 1;
-		cr_expect(strncmp(p, "    loops and SIMD agree", 24) == 0, "%.200s", p);
+		cr_expect(strncmp(p, "    loops and SIMD agree (largest difference ", 45) == 0, "%.200s", p);
 		p = strchr(p, '\n') + 1;
-		expect_speed_line(p, titles[i]);
+		cr_expect(strncmp(p, "    loops and unrolled agree (largest difference ", 49) == 0, "%.200s", p);
+		p = strchr(p, '\n') + 1;
+		expect_three_times(p, titles[i]);
 	}
 	free(out);
 	free(err);

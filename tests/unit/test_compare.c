@@ -132,31 +132,41 @@ static struct interp *workspace(enum kernel_variant kv)
 	return I;
 }
 
-Test(compare, run_should_compute_on_loops_then_simd_judge_them_and_restore_the_variant)
+Test(compare, run_should_compute_on_loops_unrolled_then_simd_judge_them_and_restore_the_variant)
 {
-	enum kernel_variant variants[] = { KERNEL_LOOPS, KERNEL_SIMD };
-	for (int v = 0; v < 2; v++) {
+	enum kernel_variant variants[] = { KERNEL_LOOPS, KERNEL_SIMD, KERNEL_UNROLLED };
+	for (int v = 0; v < 3; v++) {
 		struct interp *I = workspace(variants[v]);
 		struct probe p = { I, "torch.softmax(X @ Y, dim=-1)", { 0 }, 0 };
 		struct compare c;
 		struct qkv_error err;
 		cr_assert_eq(compare_run(I, eval_probe, &p, &c, &err), 0, "%s", err.msg);
 		cr_assert_eq(interp_ops(I)->variant, variants[v], "the variant was not restored");
-		cr_assert_geq(p.calls, 2);
+		cr_assert_geq(p.calls, 3);
+		/* loops once, then unrolled (timed best of a few when short), then SIMD */
 		cr_assert_eq(p.seen[0], KERNEL_LOOPS);
-		for (int k = 1; k < p.calls && k < 8; k++)
+		cr_assert_eq(p.seen[1], KERNEL_UNROLLED);
+		int k = 1;
+		while (k < p.calls && k < 8 && p.seen[k] == KERNEL_UNROLLED)
+			k++;
+		cr_assert(k < p.calls, "no SIMD call");
+		for (; k < p.calls && k < 8; k++)
 			cr_assert_eq(p.seen[k], KERNEL_SIMD, "call %d", k);
-		cr_assert(c.loops && c.simd);
+		cr_assert(c.loops && c.simd && c.unrolled);
 		cr_assert_eq(c.simd->shape[0], 40);
 		cr_assert_eq(c.simd->shape[1], 33);
+		cr_assert(tensor_same_shape(c.unrolled, c.loops));
 		cr_assert(c.same_shape && c.agree, "max_diff %g", c.max_diff);
 		cr_assert_lt(c.max_diff, 1e-5);
+		cr_assert(c.unrolled_agree, "unrolled_diff %g", c.unrolled_diff);
+		cr_assert_lt(c.unrolled_diff, 1e-5);
 		cr_assert_geq(c.loops_ms, 0);
 		cr_assert_geq(c.simd_ms, 0);
+		cr_assert_geq(c.unrolled_ms, 0);
 		/* the workspace is as it was: nothing was assigned */
 		cr_assert_eq(interp_var_count(I), 2);
 		compare_free(&c);
-		cr_assert_null(c.loops);
+		cr_assert(!c.loops && !c.unrolled && !c.simd);
 		interp_free(I);
 	}
 }
@@ -171,8 +181,30 @@ Test(compare, a_failing_expression_should_give_its_error_nothing_else_and_restor
 	cr_assert(strstr(err.msg, "cannot be multiplied"), "%s", err.msg);
 	cr_assert_eq(err.col, 3);
 	cr_assert_null(c.loops);
+	cr_assert_null(c.unrolled);
 	cr_assert_null(c.simd);
-	cr_assert_eq(p.calls, 1, "the SIMD side ran after the loops side failed");
+	cr_assert_eq(p.calls, 1, "unrolled or SIMD ran after the loops side failed");
 	cr_assert_eq(interp_ops(I)->variant, KERNEL_LOOPS);
+	interp_free(I);
+}
+
+/* The order of the sums, through ops: in float32, (1e8, 1, -1e8, 1, 1, 1)
+ * summed in order gives 3 (only the first 1 is lost against 1e8), in four
+ * partial sums merged (s0 + s1) + (s2 + s3) it gives 0 (kernel.h); the rule
+ * then says they differ, by 3 */
+Test(compare, unrolled_should_sum_in_its_own_order_and_be_judged_by_the_rule)
+{
+	struct interp *I = interp_new(KERNEL_SIMD);
+	struct qkv_error err;
+	const char *src = "a = torch.tensor([[1e8, 1., -1e8, 1., 1., 1.]]); b = torch.ones(6, 1)";
+	cr_assert_eq(interp_run(I, src, strlen(src), 1, INTERP_PER_STATEMENT, &err), INTERP_OK, "%s", err.msg);
+	struct probe p = { I, "a @ b", { 0 }, 0 };
+	struct compare c;
+	cr_assert_eq(compare_run(I, eval_probe, &p, &c, &err), 0, "%s", err.msg);
+	cr_assert_eq(tensor_get(c.loops, 0), 3);
+	cr_assert_eq(tensor_get(c.unrolled, 0), 0);
+	cr_assert_not(c.unrolled_agree);
+	cr_assert_eq(c.unrolled_diff, 3);
+	compare_free(&c);
 	interp_free(I);
 }

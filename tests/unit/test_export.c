@@ -326,3 +326,48 @@ Test(export, unused_paths_should_count_up_past_taken_names)
 	cr_expect_eq(export_unused_path(buf, 8, dir, "l-step-2", "svg", &err), -1, "too long for the buffer");
 	dir_remove(dir);
 }
+
+/* Whether the cells of a grid of g's shape at x draw as those of g in s. */
+static bool grid_twin_at(cairo_surface_t *s, const struct figure_grid *g, double x)
+{
+	for (int r = 0; r < g->rows; r++)
+		for (int c = 0; c < g->cols; c++) {
+			double y = g->y + r * g->ch + 3;
+			if (!near(pixel(s, x + c * g->cw + 3, y), pixel(s, g->x + c * g->cw + 3, y)))
+				return false;
+		}
+	return true;
+}
+
+/* A comparison drawn as three panels side by side, for-loops, unrolled and
+ * SIMD (g, the last): left of the SIMD grid, two more grids whose every cell
+ * has the colour of its SIMD twin (the three results agree) */
+Test(export, a_comparison_should_draw_the_three_kernel_variants_side_by_side)
+{
+	struct fixture fx;
+	fixture_open(&fx);
+	const struct page_view *v = &fx.pg.views[2];
+	cr_assert(v->shown->unrolled, "the compare show has its unrolled result");
+	struct figure f;
+	struct figure_grid g;
+	struct qkv_error err;
+	figure_begin(&f, PALETTE_COLOR);
+	cr_assert_eq(figure_view(&f, v, NULL, &g, &err), 0, "%s", err.msg);
+	figure_end(&f);
+	struct strbuf png;
+	strbuf_init(&png);
+	struct export_opts o = { PALETTE_COLOR, NULL };
+	cr_assert_eq(export_view(&png, EXPORT_PNG, v, &o, &err), 0, "%s", err.msg);
+	cairo_surface_t *s = png_decode(&png);
+	int twins = 0;
+	double last = -1e9;
+	for (double x = 0; x + g.cols * g.cw <= g.x; x += 0.5)
+		if (grid_twin_at(s, &g, x) && x - last > g.cw) {
+			twins++;
+			last = x;
+		}
+	cr_expect_eq(twins, 2, "%d grids like SIMD's left of it at x %g", twins, g.x);
+	cairo_surface_destroy(s);
+	strbuf_free(&png);
+	fixture_close(&fx);
+}

@@ -73,15 +73,21 @@ Test(kernel_stop, every_long_kernel_should_return_before_its_work_when_the_flag_
 	cr_assert_eq(untouched(c, N * N), N * N, "matmul loops wrote");
 	matmul_f32_simd(c, a, b, N, N, N);
 	cr_assert_eq(untouched(c, N * N), N * N, "matmul simd wrote");
+	matmul_f32_unrolled(c, a, b, N, N, N);
+	cr_assert_eq(untouched(c, N * N), N * N, "matmul unrolled wrote");
 	softmax_rows_f32_loops(c, c, N, N);
 	cr_assert_eq(untouched(c, N * N), N * N, "softmax loops wrote");
 	softmax_rows_f32_simd(c, c, N, N);
 	cr_assert_eq(untouched(c, N * N), N * N, "softmax simd wrote");
+	softmax_rows_f32_unrolled(c, c, N, N);
+	cr_assert_eq(untouched(c, N * N), N * N, "softmax unrolled wrote");
 	float *w = filled(N * N, MARK), *o = filled(N * N, MARK);
 	attention_f32_loops(o, w, a, b, a, NULL, false, 0.125f, N, N, N, N);
 	cr_assert_eq(untouched(o, N * N) + untouched(w, N * N), 2 * N * N, "attention loops wrote");
 	attention_f32_simd(o, w, a, b, a, NULL, true, 0.125f, N, N, N, N);
 	cr_assert_eq(untouched(o, N * N) + untouched(w, N * N), 2 * N * N, "attention simd wrote");
+	attention_f32_unrolled(o, w, a, b, a, NULL, true, 0.125f, N, N, N, N);
+	cr_assert_eq(untouched(o, N * N) + untouched(w, N * N), 2 * N * N, "attention unrolled wrote");
 	attention_heads_f32_simd(o, NULL, a, b, a, NULL, false, 0.125f, 1, N, N, N, N);
 	cr_assert_eq(untouched(o, N * N), N * N, "fused attention wrote");
 	cr_assert_eq(ctl.done, 0, "work was counted: %lld", (long long)ctl.done);
@@ -94,6 +100,9 @@ Test(kernel_stop, every_long_kernel_should_return_before_its_work_when_the_flag_
 	cr_assert_eq(untouched(c, N * N), 0);
 	cr_assert_eq(ctl.done, N * N * N, "counted %lld of %d", (long long)ctl.done, N * N * N);
 	cr_assert_eq(ctl.total, N * N * N);
+	kernel_progress_begin(N * N * N);
+	matmul_f32_unrolled(c, a, b, N, N, N);
+	cr_assert_eq(ctl.done, N * N * N, "unrolled counted %lld of %d", (long long)ctl.done, N * N * N);
 	free(a);
 	free(b);
 	free(c);
@@ -176,8 +185,9 @@ Test(kernel_stop, ops_should_fail_with_interrupted_when_the_kernels_stopped, .in
 	struct tensor *x = ops_full(&ctx, DT_F32, FLAVOR_TORCH, 2, shape, 0.5, &err);
 	cr_assert(x);
 	stop_flag = 1;
-	for (int variant = 0; variant < 2; variant++) {
-		ctx.variant = variant ? KERNEL_LOOPS : KERNEL_SIMD;
+	static const enum kernel_variant variants[] = { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
+	for (int v = 0; v < 3; v++) {
+		ctx.variant = variants[v];
 		memset(&err, 0, sizeof err);
 		cr_assert_null(ops_matmul(&ctx, x, x, &err));
 		cr_assert_str_eq(err.msg, "interrupted (Ctrl-C)");
