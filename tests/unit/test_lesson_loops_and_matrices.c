@@ -9,6 +9,7 @@
 #include "kernel/kernel.h"
 #include "lesson/player.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "../ref/lesson_loops_and_matrices.inc"
@@ -109,4 +110,124 @@ Test(lesson_loops_and_matrices, float32_sums_should_add_in_torchs_order_for_rows
 		free(x);
 		free(y);
 	}
+}
+
+/* ---- the three kernels (issue 18): what each one teaches, pinned to the kernels' own parameters ---- */
+
+/* n with a comma between thousands, as the lesson writes it: "1,600" */
+static void with_commas(char *buf, size_t size, long n)
+{
+	if (n >= 1000)
+		snprintf(buf, size, "%ld,%03ld", n / 1000, n % 1000);
+	else
+		snprintf(buf, size, "%ld", n);
+}
+
+Test(lesson_loops_and_matrices, step_3_should_say_what_each_of_the_three_kernels_teaches)
+{
+	claim_says(ID, 3, "one of three kernels");
+	claim_says(ID, 3, "do one multiply-add at a time, each waiting for the one before");
+	claim_says(ID, 3, "split over four independent sums, which the CPU works on at the same time");
+	claim_says(ID, 3, "keeps a tile of the result in its registers and multiplies 8 numbers in one instruction "
+			  "(16 with AVX-512), so the whole tile grows at once");
+	claim_never_says(ID, 3, "one of two kernels");
+}
+
+Test(lesson_loops_and_matrices, step_4_should_count_the_unrolled_loops_turns_by_KERNEL_UNROLL)
+{
+	/* queries @ keys.T: 10 × 10 cells of 64 products */
+	char want[160], n[32];
+	cr_assert_eq(64 % KERNEL_UNROLL, 0);
+	with_commas(n, sizeof n, 10L * 10 * 64);
+	snprintf(want, sizeof want, "10 × 10 cells of 64 products, %s steps", n);
+	claim_says(ID, 4, want);
+	with_commas(n, sizeof n, 10L * 10 * 64 / KERNEL_UNROLL);
+	snprintf(want, sizeof want, "%s turns of %d, then 100 merges", n, KERNEL_UNROLL);
+	claim_says(ID, 4, want);
+	claim_says(ID, 4, "the cell is (s0 + s1) + (s2 + s3)");
+	claim_says(ID, 4, "adding in another order rounds differently, so the last digits may change");
+	/* att @ values: 10 terms a cell, the remainder to s0 and s1 */
+	cr_assert_eq(10 / KERNEL_UNROLL, 2);
+	cr_assert_eq(10 % KERNEL_UNROLL, 2);
+	claim_says(ID, 6, "the unrolled loop makes two turns of 4 and gives the last two, v_idx = 8 and 9, to s0 and s1");
+}
+
+/* The tile the lesson names for each x86 path is the one that path's
+ * micro-kernel uses (kernel_simd_tile); a path this CPU lacks is left out. */
+Test(lesson_loops_and_matrices, step_4_should_name_the_register_tile_of_each_x86_path)
+{
+	int tried = 0;
+	char want[200];
+	if (kernel_force_simd("avx2") == 0) {
+		struct kernel_tile t;
+		kernel_simd_tile(&t);
+		snprintf(want, sizeof want, "%d rows by %d columns of the result, in %d registers of %d floats with AVX2",
+			 t.tile_rows, t.tile_cols, t.tile_rows * t.tile_cols / t.lanes, t.lanes);
+		claim_says(ID, 4, want);
+		cr_expect_eq(t.tile_rows * t.tile_cols, 96, "the lesson's 96 multiply-adds a step");
+		tried++;
+	}
+	if (kernel_force_simd("avx512") == 0) {
+		struct kernel_tile t;
+		kernel_simd_tile(&t);
+		snprintf(want, sizeof want, "(%d by %d in registers of %d with AVX-512)", t.tile_rows, t.tile_cols,
+			 t.lanes);
+		claim_says(ID, 4, want);
+		cr_expect_eq(t.tile_rows * t.tile_cols / t.lanes, 12, "the lesson's 12 registers");
+		cr_expect_eq(t.tile_rows * t.tile_cols, 192, "the lesson's 192 multiply-adds a step");
+		tried++;
+	}
+	kernel_force_simd(NULL);
+#if defined(__x86_64__)
+	cr_assert_geq(tried, 1, "no AVX2 on this x86-64: the tile claims went untested");
+#endif
+	claim_says(ID, 4, "12 instructions do 96 (or 192) multiply-adds");
+}
+
+/* "each cell still adds its 64 products in the loops' order, p = 0, 1, 2, …,
+ * and differs from the loops only because an FMA rounds once": on the FMA
+ * paths matmul_f32_simd is fmaf folded over p, bit for bit, at the lesson's
+ * shapes and at one split over threads. */
+Test(lesson_loops_and_matrices, the_simd_matmul_should_sum_each_cell_in_the_loops_order_with_fma)
+{
+	static const int64_t shapes[][3] = { { 10, 64, 10 }, { 10, 10, 64 }, { 300, 64, 300 } };
+	int tried = 0;
+	for (int path = 0; kernel_simd_path(path) != NULL; path++) {
+		const char *name = kernel_simd_path(path);
+		if (strcmp(name, "avx2") != 0 && strcmp(name, "avx512") != 0)
+			continue;
+		cr_assert_eq(kernel_force_simd(name), 0, "%s", name);
+		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+			int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+			float *a = malloc((size_t)(m * k) * sizeof *a), *b = malloc((size_t)(k * n) * sizeof *b);
+			float *c = malloc((size_t)(m * n) * sizeof *c), *l = malloc((size_t)(m * n) * sizeof *l);
+			struct torch_gen g;
+			torch_gen_seed(&g, 3 + (uint64_t)s);
+			torch_fill_normal_f32(&g, a, m * k, 0.0, 1.0);
+			torch_fill_normal_f32(&g, b, k * n, 0.0, 1.0);
+			matmul_f32_simd(c, a, b, m, k, n);
+			matmul_f32_loops(l, a, b, m, k, n);
+			int wrong = 0, unlike_loops = 0;
+			for (int64_t i = 0; i < m; i++)
+				for (int64_t j = 0; j < n; j++) {
+					float sum = 0.0f;
+					for (int64_t p = 0; p < k; p++)
+						sum = fmaf(a[i * k + p], b[p * n + j], sum);
+					wrong += memcmp(&sum, &c[i * n + j], sizeof sum) != 0;
+					unlike_loops += l[i * n + j] != c[i * n + j];
+				}
+			cr_expect_eq(wrong, 0, "%s, (%lld,%lld)@(%lld,%lld): %d cells are not fmaf over p in order", name,
+				     (long long)m, (long long)k, (long long)k, (long long)n, wrong);
+			/* and the one rounding is what tells them from the loops */
+			cr_expect_gt(unlike_loops, 0, "%s: no cell differs from the loops", name);
+			free(a), free(b), free(c), free(l);
+		}
+		tried++;
+	}
+	kernel_force_simd(NULL);
+#if defined(__x86_64__)
+	cr_assert_geq(tried, 1, "no FMA path on this x86-64: the claim went untested");
+#endif
+	claim_says(ID, 4, "each cell still adds its 64 products in the loops' order, p = 0, 1, 2, …, and differs from "
+			  "the loops only because an FMA rounds once where `s += a · b` rounds twice");
 }
