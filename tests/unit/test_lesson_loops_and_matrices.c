@@ -231,3 +231,62 @@ Test(lesson_loops_and_matrices, the_simd_matmul_should_sum_each_cell_in_the_loop
 	claim_says(ID, 4, "each cell still adds its 64 products in the loops' order, p = 0, 1, 2, …, and differs from "
 			  "the loops only because an FMA rounds once where `s += a · b` rounds twice");
 }
+
+Test(lesson_loops_and_matrices, every_comparison_should_be_said_to_run_on_the_three_kernels)
+{
+	claim_says(ID, 5, "The unrolled kernel runs the same passes with the maximum and the sum each split over four "
+			  "partial results");
+	claim_says(ID, 5, "8 exponentials at once, added into 8 lane sums");
+	claim_says(ID, 6, "The comparison runs `att @ values`, a matrix product, on the three kernels.");
+	claim_says(ID, 7, "the three kernels add the same products in different orders and roundings");
+	claim_says(ID, 8, "on it, on its unrolled twin and on SIMD");
+	claim_says(ID, 7, "on them, on the unrolled loops and on SIMD");
+	claim_says(ID, 10, "the comparison runs it on the three kernels");
+	claim_says(ID, 11, "Each runs on the three kernels, and each gives its time and its speed against the loops.");
+	for (int step = 3; step <= 11; step++) {
+		claim_never_says(ID, step, "on the loops and SIMD");
+		claim_never_says(ID, step, "on the loops and on SIMD");
+		claim_never_says(ID, step, "beside the SIMD kernel");
+		claim_never_says(ID, step, "gives both times");
+	}
+}
+
+/* Step 8: "On 10 tokens the SIMD kernel runs the loops' three stages ... At
+ * 512 tokens it fuses them"; step 11: the online softmax there. Without
+ * weights asked for, the 10-token head gives the bits of the two-pass kernel
+ * (weights formed), the 512-token one other bits (fused), on every path. */
+Test(lesson_loops_and_matrices, simd_attention_should_fuse_at_512_tokens_and_not_at_10)
+{
+	static const int64_t lengths[] = { 10, 512 };
+	const int64_t d = 64;
+	claim_says(ID, 8, "On 10 tokens the SIMD kernel runs the loops' three stages, each vectorised");
+	claim_says(ID, 8, "At 512 tokens (the last step) it fuses them.");
+	claim_says(ID, 11, "the second comparison's attention is fused");
+	claim_says(ID, 11, "the running maximum and sum of its softmax (an online softmax)");
+	for (int path = 0; kernel_simd_path(path) != NULL; path++) {
+		const char *name = kernel_simd_path(path);
+		if (strcmp(name, "scalar") == 0)
+			continue;
+		cr_assert_eq(kernel_force_simd(name), 0, "%s", name);
+		for (int i = 0; i < 2; i++) {
+			int64_t t = lengths[i];
+			float *q = malloc((size_t)(t * d) * sizeof *q), *k = malloc((size_t)(t * d) * sizeof *k);
+			float *v = malloc((size_t)(t * d) * sizeof *v), *w = malloc((size_t)(t * t) * sizeof *w);
+			float *two = malloc((size_t)(t * d) * sizeof *two), *one = malloc((size_t)(t * d) * sizeof *one);
+			struct torch_gen g;
+			torch_gen_seed(&g, 0);
+			torch_fill_normal_f32(&g, q, t * d, 0.0, 1.0);
+			torch_fill_normal_f32(&g, k, t * d, 0.0, 1.0);
+			torch_fill_normal_f32(&g, v, t * d, 0.0, 1.0);
+			attention_f32_simd(two, w, q, k, v, NULL, true, 0.125f, t, t, d, d);
+			attention_f32_simd(one, NULL, q, k, v, NULL, true, 0.125f, t, t, d, d);
+			bool same = memcmp(two, one, (size_t)(t * d) * sizeof *one) == 0;
+			if (t == 10)
+				cr_expect(same, "%s: 10 tokens without weights are not the two-pass kernel's bits", name);
+			else
+				cr_expect(!same, "%s: 512 tokens without weights give the two-pass bits: not fused?", name);
+			free(q), free(k), free(v), free(w), free(two), free(one);
+		}
+	}
+	kernel_force_simd(NULL);
+}
