@@ -86,8 +86,9 @@ $(GENOBJ): $(BUILD)/gen/builtin_lessons.c
 
 # SIMD kernels: src/kernel/simd_*.c may contract a*b+c into FMA; the AVX2 and
 # AVX-512 ones are built for those sets and only called after a CPU check
-# (kernel/dispatch.c).
-$(BUILD)/src/kernel/simd_%.o: ALL_CFLAGS += -ffp-contract=fast
+# (kernel/dispatch.c). GCC contracts only with -fexpensive-optimizations (on
+# from -O2): named here so the -O1 builds (sanitizers, fuzzing) give the bits.
+$(BUILD)/src/kernel/simd_%.o: ALL_CFLAGS += -ffp-contract=fast -fexpensive-optimizations
 ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine)),)
 $(BUILD)/src/kernel/simd_avx2.o: ALL_CFLAGS += -mavx2 -mfma
 $(BUILD)/src/kernel/simd_avx512.o: ALL_CFLAGS += -mavx512f -mavx512vl -mavx512dq -mavx512bw -mfma

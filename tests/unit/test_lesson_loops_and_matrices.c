@@ -145,6 +145,10 @@ Test(lesson_loops_and_matrices, step_4_should_count_the_unrolled_loops_turns_by_
 	snprintf(want, sizeof want, "%s turns of %d, then 100 merges", n, KERNEL_UNROLL);
 	claim_says(ID, 4, want);
 	claim_says(ID, 4, "the cell is (s0 + s1) + (s2 + s3)");
+	/* and the prediction's answer */
+	claim_says(ID, 4, "How many turns does it make for all 10 × 10 scores?");
+	snprintf(n, sizeof n, "\n%ld\n", 10L * 10 * 64 / KERNEL_UNROLL);
+	claim_says(ID, 4, n);
 	claim_says(ID, 4, "adding in another order rounds differently, so the last digits may change");
 	/* att @ values: 10 terms a cell, the remainder to s0 and s1 */
 	cr_assert_eq(10 / KERNEL_UNROLL, 2);
