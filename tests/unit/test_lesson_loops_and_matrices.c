@@ -242,9 +242,9 @@ Test(lesson_loops_and_matrices, every_comparison_should_be_said_to_run_on_the_th
 			  "partial results");
 	claim_says(ID, 5, "8 exponentials at once, added into 8 lane sums");
 	claim_says(ID, 6, "The comparison runs `att @ values`, a matrix product, on the three kernels.");
+	claim_says(ID, 7, "on them, on the unrolled loops and on SIMD");
 	claim_says(ID, 7, "the three kernels add the same products in different orders and roundings");
 	claim_says(ID, 8, "on it, on its unrolled twin and on SIMD");
-	claim_says(ID, 7, "on them, on the unrolled loops and on SIMD");
 	claim_says(ID, 10, "the comparison runs it on the three kernels");
 	claim_says(ID, 11, "Each runs on the three kernels, and each gives its time and its speed against the loops.");
 	for (int step = 3; step <= 11; step++) {
