@@ -8,6 +8,7 @@
 #include "core/rng.h"
 #include "kernel/kernel.h"
 #include "lesson/player.h"
+#include "view/looptrace.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -265,7 +266,7 @@ Test(lesson_loops_and_matrices, simd_attention_should_fuse_at_512_tokens_and_not
 	const int64_t d = 64;
 	claim_says(ID, 8, "On 10 tokens the SIMD kernel runs the loops' three stages, each vectorised");
 	claim_says(ID, 8, "At 512 tokens (the last step) it fuses them.");
-	claim_says(ID, 11, "the second comparison's attention is fused");
+	claim_says(ID, 11, "and at this length the attention is fused");
 	claim_says(ID, 11, "the running maximum and sum of its softmax (an online softmax)");
 	for (int path = 0; kernel_simd_path(path) != NULL; path++) {
 		const char *name = kernel_simd_path(path);
@@ -293,4 +294,34 @@ Test(lesson_loops_and_matrices, simd_attention_should_fuse_at_512_tokens_and_not
 		}
 	}
 	kernel_force_simd(NULL);
+}
+
+/* Step 11: "The loops and the unrolled kernels run the explicit expression
+ * as written ... The SIMD side sees that it is an attention ... and runs it
+ * as one, as it runs `F.scaled_dot_product_attention`": the first comparison's
+ * loops result comes from a product (its last step), its SIMD one from the
+ * attention kernel; the second comparison's both from the attention kernels. */
+Test(lesson_loops_and_matrices, at_512_tokens_simd_should_run_the_explicit_expression_as_an_attention, .timeout = 120)
+{
+	claim_says(ID, 11, "The loops and the unrolled kernels run the explicit expression as written");
+	claim_says(ID, 11, "The SIMD side sees that it is an attention");
+	struct player *p = player_new(claims_lesson(ID), KERNEL_SIMD);
+	struct qkv_error err = { 0 };
+	int at;
+	cr_assert_eq(player_go(p, 10, &at, &err), 0, "%s", err.msg);
+	const struct step_result *r = player_result(p, 10);
+	cr_assert_eq(r->nshown, 2);
+	static const enum trace_kind want[2][2] = { { TRACE_ATTENTION, TRACE_MATMUL },
+						    { TRACE_ATTENTION, TRACE_ATTENTION } };
+	for (int i = 0; i < 2; i++) {
+		const struct tensor *ts[] = { r->shown[i].t, r->shown[i].loops };
+		for (int j = 0; j < 2; j++) {
+			struct looptrace *lt = looptrace_for(ts[j]);
+			cr_assert(lt, "comparison %d (%s): no loop trace", i, j ? "loops" : "SIMD");
+			cr_expect_eq(looptrace_kind(lt), want[i][j], "comparison %d (%s): trace kind %d", i,
+				     j ? "loops" : "SIMD", (int)looptrace_kind(lt));
+			looptrace_free(lt);
+		}
+	}
+	player_free(p);
 }
