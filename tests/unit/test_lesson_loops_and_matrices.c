@@ -134,7 +134,7 @@ Test(lesson_loops_and_matrices, step_3_should_say_what_each_of_the_three_kernels
 	claim_never_says(ID, 3, "one of two kernels");
 }
 
-Test(lesson_loops_and_matrices, step_4_should_count_the_unrolled_loops_turns_by_KERNEL_UNROLL)
+Test(lesson_loops_and_matrices, step_4_should_count_the_unrolled_loops_iterations_by_KERNEL_UNROLL)
 {
 	/* queries @ keys.T: 10 × 10 cells of 64 products */
 	char want[160], n[32];
@@ -143,18 +143,18 @@ Test(lesson_loops_and_matrices, step_4_should_count_the_unrolled_loops_turns_by_
 	snprintf(want, sizeof want, "10 × 10 cells of 64 products, %s steps", n);
 	claim_says(ID, 4, want);
 	with_commas(n, sizeof n, 10L * 10 * 64 / KERNEL_UNROLL);
-	snprintf(want, sizeof want, "%s turns of %d, then 100 merges", n, KERNEL_UNROLL);
+	snprintf(want, sizeof want, "%s iterations of %d, then 100 merges", n, KERNEL_UNROLL);
 	claim_says(ID, 4, want);
 	claim_says(ID, 4, "the cell is (s0 + s1) + (s2 + s3)");
 	/* and the prediction's answer */
-	claim_says(ID, 4, "How many turns does it make for all 10 × 10 scores?");
+	claim_says(ID, 4, "How many iterations does it make for all 10 × 10 scores?");
 	snprintf(n, sizeof n, "\n%ld\n", 10L * 10 * 64 / KERNEL_UNROLL);
 	claim_says(ID, 4, n);
 	claim_says(ID, 4, "adding in another order rounds differently, so the last digits may change");
 	/* att @ values: 10 terms a cell, the remainder to s0 and s1 */
 	cr_assert_eq(10 / KERNEL_UNROLL, 2);
 	cr_assert_eq(10 % KERNEL_UNROLL, 2);
-	claim_says(ID, 6, "the unrolled loop makes two turns of 4 and gives the last two, v_idx = 8 and 9, to s0 and s1");
+	claim_says(ID, 6, "the unrolled loop makes two iterations of 4 and gives the last two, v_idx = 8 and 9, to s0 and s1");
 }
 
 /* The tile the lesson names for each x86 path is the one that path's
