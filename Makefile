@@ -86,8 +86,12 @@ $(GENOBJ): $(BUILD)/gen/builtin_lessons.c
 
 # SIMD kernels: src/kernel/simd_*.c may contract a*b+c into FMA; the AVX2 and
 # AVX-512 ones are built for those sets and only called after a CPU check
-# (kernel/dispatch.c).
-$(BUILD)/src/kernel/simd_%.o: ALL_CFLAGS += -ffp-contract=fast
+# (kernel/dispatch.c). GCC contracts only with -fexpensive-optimizations (on
+# from -O2): named where the compiler has it, so the -O1 builds (sanitizers,
+# fuzzing) give the bits of the -O2 one (clang contracts at any level).
+SIMD_CONTRACT := $(shell $(CC) -Werror -fexpensive-optimizations -S -x c -o /dev/null /dev/null 2>/dev/null && \
+		   echo -fexpensive-optimizations)
+$(BUILD)/src/kernel/simd_%.o: ALL_CFLAGS += -ffp-contract=fast $(SIMD_CONTRACT)
 ifneq ($(findstring x86_64,$(shell $(CC) -dumpmachine)),)
 $(BUILD)/src/kernel/simd_avx2.o: ALL_CFLAGS += -mavx2 -mfma
 $(BUILD)/src/kernel/simd_avx512.o: ALL_CFLAGS += -mavx512f -mavx512vl -mavx512dq -mavx512bw -mfma

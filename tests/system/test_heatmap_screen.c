@@ -149,6 +149,24 @@ Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fin
 	free(s);
 }
 
+/* Lesson 1 step 9 draws attention:weights, a local of a call titled
+ * "self-attention weights (row: query, column: key)": at 80 columns the
+ * legend and the inspector both call it weights, never a title cut to fit
+ * ("self-attention weights (row: qu…: 0 … 1") nor the EXPR:NAME form. */
+Test(heatmap_screen, a_local_of_a_call_should_be_named_weights_in_legend_and_inspector_at_80x24, .fini = finish)
+{
+	char *s, *r = shown_heatmap(80, 24, "NO_COLOR=1", "1 --step 9", ": 0 \u2026 1", &s);
+	cr_assert(strstr(r, "\n weights: 0 \u2026 1"), "the legend's name:\n%s", s);
+	cr_assert(!strstr(s, "qu\u2026"), "a title cut to fit:\n%s", s);
+	free(r);
+	free(s);
+	/* Tab: the cursor on cell (0, 0), the inspector under the legend */
+	tmux_keys(session, "Tab");
+	s = tmux_see(session, "weights[0, 0] = ");
+	cr_assert(!strstr(s, "attention:weights[") && !strstr(s, "key)[0, 0]"), "the inspector's name:\n%s", s);
+	free(s);
+}
+
 Test(heatmap_screen, no_color_should_keep_numbers_apart_from_shades_and_name_no_colours, .fini = finish)
 {
 	char *s, *r = shown_heatmap(80, 24, "NO_COLOR=1", "1 --step 9", ": 0 \u2026 1", &s);

@@ -216,6 +216,39 @@ Test(lessons, every_built_in_lesson_should_check_and_run_in_80_columns, .timeout
 	}
 }
 
+/* The header of `qkv run --plain N`: lessons 7 and 8 go beyond the five
+ * documents and say so, "(beyond the documents: ...)", never "retells";
+ * lessons 1 to 5 retell one each. */
+Test(lessons, run_plain_should_head_lessons_7_and_8_as_beyond_the_documents, .timeout = 120)
+{
+	static const struct { const char *num, *head; } cases[] = {
+		{ "7", "(beyond the documents: permutations, the causal mask and position vectors;" },
+		{ "8", "(beyond the documents: a KV cache, cross-attention and padding masks;" },
+		{ "4", "(retells a post on dot-product attention unravelled into for-loops;" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *out, *err;
+		cr_assert_eq(qkv("run", "--plain", cases[i].num, NULL, &out, &err), 0, "%s: %s", cases[i].num, err);
+		/* the title's line, then the header up to the blank line before the summary */
+		char *head = strchr(out, '\n');
+		cr_assert(head, "%s", out);
+		head++;
+		char *end = strstr(head, "\n\n");
+		cr_assert(end, "%s", out);
+		*end = 0;
+		/* at 80 columns the header may wrap: compare it as one line */
+		for (char *p = head; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		cr_expect(strncmp(head, cases[i].head, strlen(cases[i].head)) == 0, "lesson %s's header: %s",
+			  cases[i].num, head);
+		if (strcmp(cases[i].num, "4") != 0)
+			cr_expect(!strstr(head, "retells"), "lesson %s's header: %s", cases[i].num, head);
+		free(out);
+		free(err);
+	}
+}
+
 Test(lessons, run_json_should_emit_one_object_per_step)
 {
 	char *out, *err;
