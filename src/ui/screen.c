@@ -503,7 +503,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		return;
 	}
 	const struct show *s = sh->show;
-	static const char *kinds[] = { "heatmap", "loops beside SIMD", "token view", "timing" };
+	static const char *kinds[] = { "heatmap", "loops, unrolled, SIMD", "token view", "timing" };
 	char title[400];
 	const char *what = s->title ? s->title : s->expr ? s->expr : s->kind == SHOW_TIMING ? "how long each takes" : "";
 	if (r->nshown > 1)
@@ -549,7 +549,8 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 					 .max_diff = sh->max_diff, .agree = sh->agree, .unrolled_ms = sh->unrolled_ms,
 					 .unrolled_diff = sh->unrolled_diff, .unrolled_agree = sh->unrolled_agree,
 					 .scale = s->scale, .rows = s->rows, .cols = s->cols, .nrows = s->nrows,
-					 .ncols = s->ncols };
+					 .ncols = s->ncols, .cursor = a->focus == PANE_VIEW, .cur_r = a->cur_r,
+					 .cur_c = a->cur_c };
 		loops_draw(a, &a->loops, &lv, y, x, w, hh);
 		break;
 	}
