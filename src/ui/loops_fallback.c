@@ -55,5 +55,5 @@ WEAK int looptrace_partials(const struct looptrace *lt, const double **sums)
 
 WEAK void looptrace_cell_story(const struct looptrace *lt, int row, int col, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s[%d, %d]", looptrace_matrix_name(lt), row, col);
+	snprintf(buf, size, "%s[%d, %d]: computed in this variant's steps", looptrace_matrix_name(lt), row, col);
 }

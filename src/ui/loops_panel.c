@@ -213,10 +213,11 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 		return;
 	}
 	int end = y + h;
-	/* the cell's story under the cursor: under the matrix */
+	/* the cell's story under the cursor: under the matrix, or in a low
+	 * panel in the place of the step's explanation */
 	char story[1024] = "";
 	int sl = 0;
-	if (v->cursor && h >= 12) {
+	if (v->cursor) {
 		int rows, cols;
 		const double *vals;
 		const uint8_t *state;
@@ -227,9 +228,17 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 		sl = sl > 3 ? 3 : sl;
 		end -= sl;
 	}
+	bool story_below = sl && h >= 20;
+	if (sl && !story_below) {
+		end += sl;
+		sl = 0;
+	}
 	y += draw_status(lt, variant, v, ms, y, x, w, h >= 18 ? 3 : h >= 12 ? 2 : 1);
 	char expl[1024], idx[160], parts[512] = "";
-	looptrace_explain(lt, expl, sizeof expl);
+	if (story[0] && !story_below)
+		snprintf(expl, sizeof expl, "%s", story);
+	else
+		looptrace_explain(lt, expl, sizeof expl);
 	looptrace_indices(lt, idx, sizeof idx);
 	const double *sums;
 	int np = looptrace_partials(lt, &sums);
@@ -246,14 +255,15 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 	const char *const *lines;
 	int n = looptrace_code(lt, &lines), first, last;
 	looptrace_current_span(lt, &first, &last);
-	/* the matrix wants a label, its half blocks (6 lines at most) and a
-	 * legend; the code keeps at least 4 lines (or all of it) before it, and
-	 * before the label alone when the matrix does not fit */
+	/* the matrix wants a label, a column header, a line a row (6 at most:
+	 * numbers in a small matrix) and a legend; the code keeps at least 4
+	 * lines (or all of it) before it, and before the label alone when the
+	 * matrix does not fit */
 	int rows, cols;
 	const double *vals;
 	const uint8_t *state;
 	looptrace_matrix(lt, &rows, &cols, &vals, &state);
-	int half = (rows + 1) / 2, map_min = 1 + (half < 6 ? half : 6) + 1;
+	int map_min = 1 + 1 + (rows < 6 ? rows : 6) + 1;
 	int code_min = n < 4 ? n : 4;
 	int room = rest - map_min >= code_min ? rest - map_min : rest - 1 >= code_min ? rest - 1 : rest;
 	int code_h = n < room ? n : room;
