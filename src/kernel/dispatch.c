@@ -105,6 +105,11 @@ void kernel_simd_tile(struct kernel_tile *t)
 	t->tile_cols = ops->tile_cols;
 	t->att_rows = ops->att_rows;
 	t->att_keys = ops->att_keys;
+	t->softmax_lanes = ops->fma_lanes;
+#if defined(__x86_64__)
+	if (ops->softmax_rows_f32 == simd_avx2_softmax_rows_f32)	/* AVX-512 borrows AVX2's */
+		t->softmax_lanes = simd_ops_avx2.fma_lanes;
+#endif
 }
 
 /* ---- threads: a large product is split into bands of rows of c ---------------- */

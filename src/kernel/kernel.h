@@ -235,12 +235,15 @@ int kernel_force_simd(const char *name);
  *                   AVX2, 6×32 on AVX-512);
  *   att_rows/keys   the fused attention's block of queries and of keys
  *                   (online softmax: a running max and sum per query,
- *                   rescaled per key block). */
+ *                   rescaled per key block);
+ *   softmax_lanes   lanes of the row softmax in use (the AVX-512 path runs
+ *                   AVX2's, 8 lanes, for torch's sums: see simd_avx512.c). */
 struct kernel_tile {
 	const char *path;
 	int lanes;
 	int tile_rows, tile_cols;
 	int att_rows, att_keys;
+	int softmax_lanes;
 };
 void kernel_simd_tile(struct kernel_tile *t);
 

@@ -4,6 +4,7 @@
  * only the cells that change. Never draws, prints or allocates after creation;
  * a text cut to a buffer never ends in half a character (core/utf8). */
 #include "view/looptrace.h"
+#include "view/looptrace_internal.h"
 #include "core/mem.h"
 #include "core/utf8.h"
 
@@ -12,81 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_LINES 40
-
-/* What an iteration does: its statement and its indices. */
-enum step_kind {
-	ST_NONE,    /* pos 0: nothing has run */
-	ST_MATMUL,  /* s += a[i, p] * b[p, j]     r = i, c = j, p */
-	ST_SCORE,   /* att[q_idx, k_idx] = ...    r = q_idx, c = k_idx */
-	ST_MAX,     /* the max pass of a row      r = row, c = j */
-	ST_ZERO,    /* a row of -inf zeroed       r = row */
-	ST_EXP,     /* exp and sum                r = row, c = j */
-	ST_DIV,     /* divide by the sum          r = row, c = j */
-	ST_OUT,     /* out[row] += a[v_idx] * v   r = row, c = v_idx */
-};
-
-struct step {
-	enum step_kind kind;
-	int64_t r, c, p;
-};
-
-/* The phases, each with its own matrix (or its own meaning of it). */
-enum group { G_MATMUL, G_SCORES, G_SOFTMAX, G_OUT };
-
-/* The row softmax of kernel/loops.c over x (rows, cols), precomputed:
- * each row's max and sum, and where its iterations start. */
-struct rowsoft {
-	int64_t rows, cols;
-	const double *x;
-	double *max, *sum;
-	int64_t *start;      /* rows + 1 entries; start[rows] = iterations in all */
-	bool any_zero_row;   /* a row of -inf only (it gets zeroed) */
-};
-
-struct looptrace {
-	enum trace_kind kind;
-	int64_t total, pos;
-	char slice[32];
-
-	char **lines;
-	int nlines;
-	struct {
-		int acc, store;                      /* matmul */
-		int if_hidden, set_inf, skip, dot;   /* scores */
-		int max, if_zero, zero, zskip;       /* softmax */
-		int exp, sum, div;
-		int out;                             /* weighted sum */
-	} ln;
-	char na[64], nb[64], nc[64], ny[8];      /* operand and result names in the code */
-
-	/* matmul: a (m,k), b (k,n), c (m,n); attention: q (m,k), keys (n,k),
-	 * values (n,dv), att (m,n), out (m,dv) */
-	int64_t m, n, k, dv;
-	double *a, *b, *v;
-	bool a_vec, b_vec;    /* a 1-D operand of a matmul */
-	double *res;          /* matmul: c; attention: out */
-	double *scores;       /* attention: att after the scores */
-	uint8_t *hidden;      /* attention: keys a query may not see */
-	bool causal, has_mask, scaled;
-	double scale;
-	struct rowsoft sm;    /* softmax: of x; attention: of the scores */
-	double *x;            /* softmax: the input */
-	int64_t sm_begin, out_begin;   /* first iteration of each pass */
-
-	/* partial sums of the current matmul cell (k) or output row (n x dv) */
-	double *prefix;
-	int64_t prefix_unit;
-
-	/* what looptrace_matrix shows */
-	enum group shown;
-	bool shown_valid;
-	int rows, cols;
-	double *values;
-	uint8_t *state;
-	struct step cur;
-};
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -163,16 +89,16 @@ static void code_name(char *dst, size_t size, const char *label, const char *fal
 		utf8_snprintf(dst, size, "(%s)", label);
 }
 
-static int add_line(struct looptrace *lt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int add_line(struct looptrace *lt, const char *fmt, ...)
+
+int looptrace_add_line(struct looptrace *lt, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
 	va_start(ap, fmt);
 	utf8_vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (lt->nlines >= MAX_LINES)
+	if (lt->nlines >= LT_MAX_LINES)
 		return lt->nlines - 1;
 	lt->lines[lt->nlines] = xstrdup(buf);
 	return lt->nlines++;
@@ -183,7 +109,7 @@ static struct looptrace *trace_new(enum trace_kind kind)
 {
 	struct looptrace *lt = xcalloc(1, sizeof *lt);
 	lt->kind = kind;
-	lt->lines = xcalloc(MAX_LINES, sizeof *lt->lines);
+	lt->lines = xcalloc(LT_MAX_LINES, sizeof *lt->lines);
 	lt->prefix_unit = -1;
 	memset(&lt->ln, -1, sizeof lt->ln);   /* every line index -1: not in this code */
 	return lt;
@@ -191,7 +117,7 @@ static struct looptrace *trace_new(enum trace_kind kind)
 
 /* Numbers in explanations: 4 decimals, or 4 significant digits in
  * scientific notation when very large or small. */
-static const char *num(char *buf, size_t size, double v)
+const char *looptrace_num(char *buf, size_t size, double v)
 {
 	if (isnan(v))
 		return "nan";
@@ -205,51 +131,105 @@ static const char *num(char *buf, size_t size, double v)
 }
 
 /* "[0.1200, -0.5300, 0.2000, …]": the first three numbers of a row */
-static void vec_text(char *buf, size_t size, const double *v, int64_t count)
+void looptrace_vec_text(char *buf, size_t size, const double *v, int64_t count)
 {
 	size_t len = (size_t)utf8_snprintf(buf, size, "[");
 	for (int64_t i = 0; i < count && i < 3 && len < size; i++) {
 		char nb[32];
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", num(nb, sizeof nb, v[i]));
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", looptrace_num(nb, sizeof nb, v[i]));
 	}
 	if (len < size)
 		utf8_snprintf(buf + len, size - len, "%s]", count > 3 ? ", \u2026" : "");
 }
 
+/* "6,400": thousands separated by commas */
+const char *looptrace_count(char *buf, size_t size, int64_t v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+	size_t len = 0;
+	if (v < 0 && len + 1 < size)
+		buf[len++] = '-';
+	for (int i = 0; i < n && len + 1 < size; i++) {
+		buf[len++] = digits[i];
+		if ((n - 1 - i) % 3 == 0 && i < n - 1 && len + 1 < size)
+			buf[len++] = ',';
+	}
+	if (size)
+		buf[len < size ? len : size - 1] = 0;
+	return buf;
+}
+
 /* ---- the row softmax --------------------------------------------------- */
 
-/* kernel/loops.c's passes over every row, keeping each row's max and sum;
- * returns the iterations in all. */
-static int64_t rowsoft_init(struct rowsoft *sm, const double *x, int64_t rows, int64_t cols)
+/* The sum of a row's exp(x - max) in the order of variant: one by one
+ * (loops), in KERNEL_UNROLL partial sums merged (unrolled), or in `lanes`
+ * lane sums added lane after lane (simd: vsum, then the horizontal sum). */
+static double rowsoft_sum(const struct rowsoft *sm, const double *row, double max, int64_t upto)
+{
+	if (sm->variant == TRACE_UNROLLED) {
+		double s[KERNEL_UNROLL] = { 0 };
+		for (int64_t j = 0; j < upto; j++)
+			s[j % KERNEL_UNROLL] += exp(row[j] - max);
+		return looptrace_unrolled_merge(s);
+	}
+	if (sm->variant == TRACE_SIMD && sm->width > 1) {
+		double lane[64] = { 0 };
+		for (int64_t j = 0; j < upto; j++)
+			lane[j % sm->width] += exp(row[j] - max);
+		double s = lane[0];
+		for (int l = 1; l < sm->width; l++)
+			s += lane[l];
+		return s;
+	}
+	double sum = 0.0;
+	for (int64_t j = 0; j < upto; j++)
+		sum += exp(row[j] - max);
+	return sum;
+}
+
+/* Steps of one pass over a row: one per width entries. */
+static int64_t rowsoft_chunks(const struct rowsoft *sm)
+{
+	return (sm->cols + sm->width - 1) / sm->width;
+}
+
+/* The softmax passes over every row (kernel/loops.c's, or the variant's),
+ * keeping each row's max and sum; returns the steps in all. width is the
+ * entries one step takes (1, KERNEL_UNROLL, the lanes). */
+static int64_t rowsoft_init(struct rowsoft *sm, const double *x, int64_t rows, int64_t cols,
+			    enum trace_variant variant, int width)
 {
 	sm->x = x;
 	sm->rows = rows;
 	sm->cols = cols;
+	sm->variant = variant;
+	sm->width = width < 1 ? 1 : width > 64 ? 64 : width;
+	sm->merges = variant == TRACE_LOOPS ? 0 : 1;
 	sm->max = xmalloc((size_t)rows * sizeof *sm->max);
 	sm->sum = xmalloc((size_t)rows * sizeof *sm->sum);
 	sm->start = xmalloc((size_t)(rows + 1) * sizeof *sm->start);
 	sm->start[0] = 0;
+	int64_t ch = rowsoft_chunks(sm);
 	for (int64_t r = 0; r < rows; r++) {
 		const double *row = &x[r * cols];
-		/* 1. the largest entry of the row (a NaN, once seen, sticks) */
+		/* 1. the largest entry of the row (a NaN, once seen, sticks; the
+		 * partial maxima and the lanes end with the same number) */
 		double max = -INFINITY;
 		for (int64_t j = 0; j < cols; j++)
 			if (row[j] > max || row[j] != row[j])
 				max = row[j];
 		sm->max[r] = max;
-		/* a row of -inf only: one more iteration fills it with nan (0/0) */
+		/* a row of -inf only: one more step fills it with nan (0/0) */
 		if (max == -INFINITY) {
 			sm->sum[r] = 0;
 			sm->any_zero_row = true;
-			sm->start[r + 1] = sm->start[r] + cols + 1;
+			sm->start[r + 1] = sm->start[r] + ch + sm->merges + 1;
 			continue;
 		}
 		/* 2. exponentiate the shifted entries and add them up; 3. divide */
-		double sum = 0.0;
-		for (int64_t j = 0; j < cols; j++)
-			sum += exp(row[j] - max);
-		sm->sum[r] = sum;
-		sm->start[r + 1] = sm->start[r] + 3 * cols;
+		sm->sum[r] = rowsoft_sum(sm, row, max, cols);
+		sm->start[r + 1] = sm->start[r] + 3 * ch + 2 * sm->merges;
 	}
 	return sm->start[rows];
 }
@@ -261,7 +241,15 @@ static void rowsoft_free(struct rowsoft *sm)
 	free(sm->start);
 }
 
-/* The step of iteration li (0-based) of the softmax passes. */
+/* The step of a chunk of a pass: entries ch·width .. */
+static void rowsoft_chunk(const struct rowsoft *sm, struct step *s, enum step_kind kind, int64_t chunk)
+{
+	s->kind = kind;
+	s->c = chunk * sm->width;
+	s->w = sm->cols - s->c < sm->width ? sm->cols - s->c : sm->width;
+}
+
+/* The step li (0-based) of the softmax passes. */
 static struct step rowsoft_decode(const struct rowsoft *sm, int64_t li)
 {
 	int64_t lo = 0, hi = sm->rows - 1;
@@ -272,54 +260,63 @@ static struct step rowsoft_decode(const struct rowsoft *sm, int64_t li)
 		else
 			hi = mid - 1;
 	}
-	int64_t off = li - sm->start[lo];
-	struct step s = { ST_MAX, lo, off, 0 };
-	if (off >= sm->cols) {
-		if (sm->max[lo] == -INFINITY) {
-			s.kind = ST_ZERO;
-			s.c = 0;
-		} else {
-			s.kind = off / sm->cols == 1 ? ST_EXP : ST_DIV;
-			s.c = off % sm->cols;
-		}
+	int64_t off = li - sm->start[lo], ch = rowsoft_chunks(sm), mg = sm->merges;
+	struct step s = { ST_MAX, lo, 0, 0, 1, false };
+	if (off < ch) {
+		rowsoft_chunk(sm, &s, ST_MAX, off);
+	} else if (off < ch + mg) {
+		s.w = sm->cols;
+		s.merge = true;
+	} else if (sm->max[lo] == -INFINITY) {
+		s.kind = ST_ZERO;
+		s.w = sm->cols;
+	} else if (off < 2 * ch + mg) {
+		rowsoft_chunk(sm, &s, ST_EXP, off - ch - mg);
+	} else if (off < 2 * ch + 2 * mg) {
+		s.kind = ST_EXP;
+		s.w = sm->cols;
+		s.merge = true;
+	} else {
+		rowsoft_chunk(sm, &s, ST_DIV, off - 2 * ch - 2 * mg);
 	}
 	return s;
 }
 
-static double rowsoft_exp(const struct rowsoft *sm, int64_t r, int64_t j)
+double looptrace_exp(const struct rowsoft *sm, int64_t r, int64_t j)
 {
 	return exp(sm->x[r * sm->cols + j] - sm->max[r]);
 }
 
-static double rowsoft_weight(const struct rowsoft *sm, int64_t r, int64_t j)
+double looptrace_weight(const struct rowsoft *sm, int64_t r, int64_t j)
 {
 	if (sm->max[r] == -INFINITY)
 		return NAN;	/* every exp is 0: 0/0, as torch gives */
-	return rowsoft_exp(sm, r, j) / sm->sum[r];
+	return looptrace_exp(sm, r, j) / sm->sum[r];
 }
 
 static void rowsoft_cell(const struct rowsoft *sm, struct step s, int64_t idx, double *v, uint8_t *st)
 {
 	int64_t r = idx / sm->cols, j = idx % sm->cols;
+	bool reached = j < s.c + s.w;   /* by this pass, up to this step */
 	double x = sm->x[idx];
 	if (s.kind == ST_NONE || r > s.r) {
 		*v = x;
 		*st = 0;
 	} else if (r < s.r) {
-		*v = rowsoft_weight(sm, r, j);
+		*v = looptrace_weight(sm, r, j);
 		*st = 2;
 	} else if (s.kind == ST_MAX) {
 		*v = x;
-		*st = j <= s.c ? 1 : 0;
+		*st = reached ? 1 : 0;
 	} else if (s.kind == ST_ZERO) {
 		*v = NAN;
 		*st = 2;
 	} else if (s.kind == ST_EXP) {
-		*v = j <= s.c ? rowsoft_exp(sm, r, j) : x;
-		*st = j <= s.c ? 1 : 0;
+		*v = reached ? looptrace_exp(sm, r, j) : x;
+		*st = reached ? 1 : 0;
 	} else {   /* ST_DIV */
-		*v = j <= s.c ? rowsoft_weight(sm, r, j) : rowsoft_exp(sm, r, j);
-		*st = j <= s.c ? 2 : 1;
+		*v = reached ? looptrace_weight(sm, r, j) : looptrace_exp(sm, r, j);
+		*st = reached ? 2 : 1;
 	}
 }
 
@@ -327,27 +324,27 @@ static void rowsoft_cell(const struct rowsoft *sm, struct step s, int64_t idx, d
 static void rowsoft_code(struct looptrace *lt, const char *y, const char *r, bool comments)
 {
 	const struct rowsoft *sm = &lt->sm;
-	add_line(lt, "for %s in range(%lld):", r, (long long)sm->rows);
+	looptrace_add_line(lt, "for %s in range(%lld):", r, (long long)sm->rows);
 	if (comments)
-		add_line(lt, "    # 1. the largest entry of the row");
-	add_line(lt, "    max = float('-inf')");
-	add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
-	lt->ln.max = add_line(lt, "        if %s[%s, j] > max: max = %s[%s, j]", y, r, y, r);
+		looptrace_add_line(lt, "    # 1. the largest entry of the row");
+	looptrace_add_line(lt, "    max = float('-inf')");
+	looptrace_add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
+	lt->ln.max = looptrace_add_line(lt, "        if %s[%s, j] > max: max = %s[%s, j]", y, r, y, r);
 	if (sm->any_zero_row) {
-		lt->ln.if_zero = add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
-		lt->ln.zskip = add_line(lt, "        continue");
+		lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
+		lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
+		lt->ln.zskip = looptrace_add_line(lt, "        continue");
 	}
 	if (comments)
-		add_line(lt, "    # 2. exponentiate the shifted entries and add them up");
-	add_line(lt, "    sum = 0");
-	add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
-	lt->ln.exp = add_line(lt, "        %s[%s, j] = exp(%s[%s, j] - max)", y, r, y, r);
-	lt->ln.sum = add_line(lt, "        sum += %s[%s, j]", y, r);
+		looptrace_add_line(lt, "    # 2. exponentiate the shifted entries and add them up");
+	looptrace_add_line(lt, "    sum = 0");
+	looptrace_add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
+	lt->ln.exp = looptrace_add_line(lt, "        %s[%s, j] = exp(%s[%s, j] - max)", y, r, y, r);
+	lt->ln.sum = looptrace_add_line(lt, "        sum += %s[%s, j]", y, r);
 	if (comments)
-		add_line(lt, "    # 3. divide so the row sums to 1");
-	add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
-	lt->ln.div = add_line(lt, "        %s[%s, j] = %s[%s, j] / sum", y, r, y, r);
+		looptrace_add_line(lt, "    # 3. divide so the row sums to 1");
+	looptrace_add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
+	lt->ln.div = looptrace_add_line(lt, "        %s[%s, j] = %s[%s, j] / sum", y, r, y, r);
 }
 
 /* ---- creation ---------------------------------------------------------- */
@@ -358,17 +355,111 @@ static void alloc_matrix(struct looptrace *lt, int64_t cells)
 	lt->state = xmalloc((size_t)cells * sizeof *lt->state);
 }
 
+/* The code of a variant other than the loops. */
+static void variant_code(struct looptrace *lt)
+{
+	if (lt->variant == TRACE_UNROLLED)
+		looptrace_unrolled_code(lt);
+	else
+		looptrace_simd_code(lt);
+}
+
+/* The entries one step of the softmax takes. */
+static int softmax_width(const struct looptrace *lt)
+{
+	return lt->variant == TRACE_UNROLLED ? KERNEL_UNROLL : lt->variant == TRACE_SIMD ? lt->sm_lanes : 1;
+}
+
+static void attention_names(struct looptrace *lt, const struct derivation *labels)
+{
+	code_name(lt->na, sizeof lt->na, labels ? labels->label_a : NULL, "queries");
+	code_name(lt->nb, sizeof lt->nb, labels ? labels->label_b : NULL, "keys");
+	code_name(lt->nc, sizeof lt->nc, labels ? labels->label_c : NULL, "values");
+}
+
+/* Unrolled scores: a hidden key is one step, a dot product its iterations
+ * and a merge; fills cell_start and returns the steps in all. */
+static int64_t unrolled_score_steps(struct looptrace *lt)
+{
+	int64_t cells = lt->m * lt->n, per = looptrace_unrolled_iters(lt->k) + 1;
+	lt->cell_start = xmalloc((size_t)(cells + 1) * sizeof *lt->cell_start);
+	lt->cell_start[0] = 0;
+	for (int64_t i = 0; i < cells; i++)
+		lt->cell_start[i + 1] = lt->cell_start[i] + (lt->hidden[i] ? 1 : per);
+	return lt->cell_start[cells];
+}
+
+/* Unrolled weighted sum of row `row` over its first upto value rows: the
+ * KERNEL_UNROLL partial rows in part_rows; merged into o unless o is NULL. */
+void looptrace_unrolled_out(struct looptrace *lt, int64_t row, int64_t upto, double *o)
+{
+	int64_t dv = lt->dv;
+	for (int64_t i = 0; i < KERNEL_UNROLL * dv; i++)
+		lt->part_rows[i] = 0.0;
+	for (int64_t vi = 0; vi < upto; vi++) {
+		double w = looptrace_weight(&lt->sm, row, vi);
+		double *pr = &lt->part_rows[(vi % KERNEL_UNROLL) * dv];
+		for (int64_t c = 0; c < dv; c++)
+			pr[c] += w * lt->v[vi * dv + c];
+	}
+	for (int64_t c = 0; o && c < dv; c++) {
+		double s[KERNEL_UNROLL];
+		for (int u = 0; u < KERNEL_UNROLL; u++)
+			s[u] = lt->part_rows[u * dv + c];
+		o[c] = looptrace_unrolled_merge(s);
+	}
+}
+
+/* A new trace of variant v: for simd, with the shapes of the path in use. */
+static struct looptrace *variant_new(enum trace_kind kind, enum trace_variant v)
+{
+	struct looptrace *lt = trace_new(kind);
+	lt->variant = v;
+	kernel_simd_tile(&lt->tile);
+	if (lt->tile.lanes < 1)
+		lt->tile.lanes = 1;
+	if (lt->tile.tile_rows < 1)
+		lt->tile.tile_rows = 1;
+	if (lt->tile.tile_cols < lt->tile.lanes)
+		lt->tile.tile_cols = lt->tile.lanes;
+	if (lt->tile.att_rows < 1)
+		lt->tile.att_rows = 1;
+	if (lt->tile.att_keys < 1)
+		lt->tile.att_keys = 1;
+	lt->sm_lanes = lt->tile.softmax_lanes > 0 ? lt->tile.softmax_lanes : lt->tile.lanes;
+	lt->blk_i0 = lt->blk_next = -1;
+	return lt;
+}
+
+/* The steps of a matmul in variant v: multiply-adds, iterations and merges,
+ * or one p across a register tile. */
+static int64_t matmul_steps(const struct looptrace *lt, int64_t m, int64_t k, int64_t n)
+{
+	switch (lt->variant) {
+	case TRACE_UNROLLED:
+		return product3(m, n, looptrace_unrolled_iters(k) + 1);
+	case TRACE_SIMD: {
+		int64_t tr = lt->tile.tile_rows, tc = lt->tile.tile_cols;
+		return product3((m + tr - 1) / tr, (n + tc - 1) / tc, k);
+	}
+	case TRACE_LOOPS:
+		break;
+	}
+	return product3(m, n, k);
+}
+
 static struct looptrace *make_matmul(const struct tensor *ta, const struct tensor *tb, const char *label_a,
-				     const char *label_b)
+				     const char *label_b, enum trace_variant variant)
 {
 	int64_t m, k, k2, n;
 	if (!first_matrix(ta, false, &m, &k) || !first_matrix(tb, true, &k2, &n) || k != k2)
 		return NULL;
-	int64_t total = product3(m, n, k);
-	if (total <= 0 || total > LOOPTRACE_MAX_ITERATIONS)
+	int64_t loops = product3(m, n, k);
+	if (loops <= 0 || loops > LOOPTRACE_MAX_ITERATIONS)
 		return NULL;
 
-	struct looptrace *lt = trace_new(TRACE_MATMUL);
+	struct looptrace *lt = variant_new(TRACE_MATMUL, variant);
+	int64_t total = matmul_steps(lt, m, k, n);
 	lt->m = m;
 	lt->n = n;
 	lt->k = k;
@@ -381,9 +472,14 @@ static struct looptrace *make_matmul(const struct tensor *ta, const struct tenso
 	lt->res = xmalloc((size_t)(m * n) * sizeof *lt->res);
 	for (int64_t i = 0; i < m; i++) {
 		for (int64_t j = 0; j < n; j++) {
-			double s = 0.0;
-			for (int64_t p = 0; p < k; p++)
-				s += lt->a[i * k + p] * lt->b[p * n + j];
+			double s = 0.0, part[KERNEL_UNROLL];
+			if (variant == TRACE_UNROLLED) {
+				looptrace_unrolled_dot(part, &lt->a[i * k], 1, &lt->b[j], n, k);
+				s = looptrace_unrolled_merge(part);
+			} else {   /* the simd tile sums p in order too */
+				for (int64_t p = 0; p < k; p++)
+					s += lt->a[i * k + p] * lt->b[p * n + j];
+			}
 			lt->res[i * n + j] = s;
 		}
 	}
@@ -393,19 +489,24 @@ static struct looptrace *make_matmul(const struct tensor *ta, const struct tenso
 	code_name(lt->na, sizeof lt->na, label_a, "a");
 	code_name(lt->nb, sizeof lt->nb, label_b, "b");
 	snprintf(lt->nc, sizeof lt->nc, "%s", strcmp(lt->na, "c") && strcmp(lt->nb, "c") ? "c" : "out");
-	add_line(lt, "%s = torch.zeros(%lld, %lld)", lt->nc, (long long)m, (long long)n);
-	add_line(lt, "for i in range(%lld):", (long long)m);
-	add_line(lt, "    for j in range(%lld):", (long long)n);
-	add_line(lt, "        s = 0");
-	add_line(lt, "        for p in range(%lld):", (long long)k);
-	lt->ln.acc = add_line(lt, "            s += %s%s * %s%s", lt->na, lt->a_vec ? "[p]" : "[i, p]", lt->nb,
+	if (variant != TRACE_LOOPS) {
+		variant_code(lt);
+		looptrace_seek(lt, 0);
+		return lt;
+	}
+	looptrace_add_line(lt, "%s = torch.zeros(%lld, %lld)", lt->nc, (long long)m, (long long)n);
+	looptrace_add_line(lt, "for i in range(%lld):", (long long)m);
+	looptrace_add_line(lt, "    for j in range(%lld):", (long long)n);
+	looptrace_add_line(lt, "        s = 0");
+	looptrace_add_line(lt, "        for p in range(%lld):", (long long)k);
+	lt->ln.acc = looptrace_add_line(lt, "            s += %s%s * %s%s", lt->na, lt->a_vec ? "[p]" : "[i, p]", lt->nb,
 			      lt->b_vec ? "[p]" : "[p, j]");
-	lt->ln.store = add_line(lt, "        %s[i, j] = s", lt->nc);
+	lt->ln.store = looptrace_add_line(lt, "        %s[i, j] = s", lt->nc);
 	looptrace_seek(lt, 0);
 	return lt;
 }
 
-static struct looptrace *make_softmax(const struct tensor *tx, const char *label)
+static struct looptrace *make_softmax(const struct tensor *tx, const char *label, enum trace_variant variant)
 {
 	int64_t rows, cols;
 	if (!first_matrix(tx, false, &rows, &cols) || rows <= 0 || cols <= 0)
@@ -414,9 +515,9 @@ static struct looptrace *make_softmax(const struct tensor *tx, const char *label
 	if (cells < 0 || cells > LOOPTRACE_MAX_ITERATIONS)
 		return NULL;
 
-	struct looptrace *lt = trace_new(TRACE_SOFTMAX);
+	struct looptrace *lt = variant_new(TRACE_SOFTMAX, variant);
 	lt->x = copy_first(tx, cells);
-	lt->total = rowsoft_init(&lt->sm, lt->x, rows, cols);
+	lt->total = rowsoft_init(&lt->sm, lt->x, rows, cols, variant, softmax_width(lt));
 	if (lt->total > LOOPTRACE_MAX_ITERATIONS) {
 		looptrace_free(lt);
 		return NULL;
@@ -426,7 +527,12 @@ static struct looptrace *make_softmax(const struct tensor *tx, const char *label
 
 	code_name(lt->na, sizeof lt->na, label, "x");
 	snprintf(lt->ny, sizeof lt->ny, "%s", strcmp(lt->na, "y") ? "y" : "w");
-	add_line(lt, "%s = %s.clone()", lt->ny, lt->na);
+	looptrace_add_line(lt, "%s = %s.clone()", lt->ny, lt->na);
+	if (variant != TRACE_LOOPS) {
+		variant_code(lt);
+		looptrace_seek(lt, 0);
+		return lt;
+	}
 	rowsoft_code(lt, lt->ny, "r", true);
 	looptrace_seek(lt, 0);
 	return lt;
@@ -441,7 +547,7 @@ static bool mask_at(const struct tensor *mask, int64_t mq, int64_t mk, int64_t q
 
 static struct looptrace *make_attention(const struct tensor *tq, const struct tensor *tk, const struct tensor *tv,
 					const struct tensor *mask, bool causal, double scale,
-					const struct derivation *labels)
+					const struct derivation *labels, enum trace_variant variant)
 {
 	int64_t m, d, n, d2, n2, dv, mq = 1, mk = 1;
 	if (!first_matrix(tq, false, &m, &d) || !first_matrix(tk, false, &n, &d2) ||
@@ -456,7 +562,7 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 	    out_cells > LOOPTRACE_MAX_ITERATIONS || work > LOOPTRACE_MAX_WORK)
 		return NULL;
 
-	struct looptrace *lt = trace_new(TRACE_ATTENTION);
+	struct looptrace *lt = variant_new(TRACE_ATTENTION, variant);
 	lt->m = m;
 	lt->n = n;
 	lt->k = d;
@@ -481,28 +587,50 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 				lt->scores[at] = -INFINITY;
 				continue;
 			}
-			double similarity = 0.0;
-			for (int64_t c = 0; c < d; c++)
-				similarity += lt->a[qi * d + c] * lt->b[ki * d + c];
+			double similarity = 0.0, part[KERNEL_UNROLL];
+			if (variant == TRACE_UNROLLED) {
+				looptrace_unrolled_dot(part, &lt->a[qi * d], 1, &lt->b[ki * d], 1, d);
+				similarity = looptrace_unrolled_merge(part);
+			} else {
+				for (int64_t c = 0; c < d; c++)
+					similarity += lt->a[qi * d + c] * lt->b[ki * d + c];
+			}
 			lt->scores[at] = similarity * scale;
 		}
 	}
+	lt->res = xmalloc((size_t)out_cells * sizeof *lt->res);
+	if (variant == TRACE_SIMD) {   /* fused: blocks and an online softmax */
+		lt->prefix = xmalloc(sizeof *lt->prefix);
+		alloc_matrix(lt, out_cells);
+		looptrace_simd_attention(lt);
+		if (lt->total > LOOPTRACE_MAX_ITERATIONS) {
+			looptrace_free(lt);
+			return NULL;
+		}
+		attention_names(lt, labels);
+		variant_code(lt);
+		looptrace_seek(lt, 0);
+		return lt;
+	}
 	/* 2. softmax each row */
-	lt->sm_begin = cells;
-	lt->out_begin = cells + rowsoft_init(&lt->sm, lt->scores, m, n);
-	lt->total = lt->out_begin + cells;
+	lt->sm_begin = variant == TRACE_UNROLLED ? unrolled_score_steps(lt) : cells;
+	lt->out_begin = lt->sm_begin + rowsoft_init(&lt->sm, lt->scores, m, n, variant, softmax_width(lt));
+	lt->total = lt->out_begin + (variant == TRACE_UNROLLED ? m * (looptrace_unrolled_iters(n) + 1) : cells);
 	if (lt->total > LOOPTRACE_MAX_ITERATIONS) {
 		looptrace_free(lt);
 		return NULL;
 	}
 	/* 3. each output row is a weighted sum of all the value vectors */
-	lt->res = xmalloc((size_t)out_cells * sizeof *lt->res);
-	for (int64_t row = 0; row < m; row++) {
+	if (variant == TRACE_UNROLLED)
+		lt->part_rows = xmalloc((size_t)(KERNEL_UNROLL * dv) * sizeof *lt->part_rows);
+	for (int64_t row = 0; row < m && variant == TRACE_UNROLLED; row++)
+		looptrace_unrolled_out(lt, row, n, &lt->res[row * dv]);
+	for (int64_t row = 0; row < m && variant == TRACE_LOOPS; row++) {
 		double *o = &lt->res[row * dv];
 		for (int64_t c = 0; c < dv; c++)
 			o[c] = 0.0;
 		for (int64_t vi = 0; vi < n; vi++) {
-			double w = rowsoft_weight(&lt->sm, row, vi);
+			double w = looptrace_weight(&lt->sm, row, vi);
 			for (int64_t c = 0; c < dv; c++)
 				o[c] += w * lt->v[vi * dv + c];
 		}
@@ -510,70 +638,78 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 	lt->prefix = xmalloc((size_t)(n * dv) * sizeof *lt->prefix);
 	alloc_matrix(lt, cells > out_cells ? cells : out_cells);
 
-	code_name(lt->na, sizeof lt->na, labels ? labels->label_a : NULL, "queries");
-	code_name(lt->nb, sizeof lt->nb, labels ? labels->label_b : NULL, "keys");
-	code_name(lt->nc, sizeof lt->nc, labels ? labels->label_c : NULL, "values");
-	add_line(lt, "# 1. scores: how well does each query match each key?");
-	add_line(lt, "att = torch.zeros(%lld, %lld)", (long long)m, (long long)n);
-	if (lt->scaled && fabs(scale * sqrt((double)d) - 1.0) < 1e-9)
-		add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)d);
-	else if (lt->scaled)
-		add_line(lt, "scale = %.6g", scale);
-	add_line(lt, "for q_idx, q in enumerate(%s):", lt->na);
-	add_line(lt, "    for k_idx, k in enumerate(%s):", lt->nb);
-	if (causal || mask) {
-		lt->ln.if_hidden = add_line(lt, "        if %s%s%s:", causal ? "k_idx > q_idx" : "",
-					    causal && mask ? " or " : "", mask ? "mask[q_idx, k_idx]" : "");
-		lt->ln.set_inf = add_line(lt, "            att[q_idx, k_idx] = float('-inf')");
-		lt->ln.skip = add_line(lt, "            continue");
+	attention_names(lt, labels);
+	if (variant != TRACE_LOOPS) {
+		variant_code(lt);
+		looptrace_seek(lt, 0);
+		return lt;
 	}
-	lt->ln.dot = add_line(lt, "        att[q_idx, k_idx] = torch.dot(q, k)%s", lt->scaled ? " * scale" : "");
-	add_line(lt, "# 2. softmax each row, so each query's weights sum to 1");
+	looptrace_add_line(lt, "# 1. scores: how well does each query match each key?");
+	looptrace_add_line(lt, "att = torch.zeros(%lld, %lld)", (long long)m, (long long)n);
+	if (lt->scaled && fabs(scale * sqrt((double)d) - 1.0) < 1e-9)
+		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)d);
+	else if (lt->scaled)
+		looptrace_add_line(lt, "scale = %.6g", scale);
+	looptrace_add_line(lt, "for q_idx, q in enumerate(%s):", lt->na);
+	looptrace_add_line(lt, "    for k_idx, k in enumerate(%s):", lt->nb);
+	if (causal || mask) {
+		lt->ln.if_hidden = looptrace_add_line(lt, "        if %s%s%s:", causal ? "k_idx > q_idx" : "",
+					    causal && mask ? " or " : "", mask ? "mask[q_idx, k_idx]" : "");
+		lt->ln.set_inf = looptrace_add_line(lt, "            att[q_idx, k_idx] = float('-inf')");
+		lt->ln.skip = looptrace_add_line(lt, "            continue");
+	}
+	lt->ln.dot = looptrace_add_line(lt, "        att[q_idx, k_idx] = torch.dot(q, k)%s", lt->scaled ? " * scale" : "");
+	looptrace_add_line(lt, "# 2. softmax each row, so each query's weights sum to 1");
 	rowsoft_code(lt, "att", "row", false);
-	add_line(lt, "# 3. each output row is a weighted sum of all the value vectors");
-	add_line(lt, "out = torch.zeros(%lld, %lld)", (long long)m, (long long)dv);
-	add_line(lt, "for row, a in enumerate(att):");
-	add_line(lt, "    for v_idx, v in enumerate(%s):", lt->nc);
-	lt->ln.out = add_line(lt, "        out[row] += a[v_idx] * v");
+	looptrace_add_line(lt, "# 3. each output row is a weighted sum of all the value vectors");
+	looptrace_add_line(lt, "out = torch.zeros(%lld, %lld)", (long long)m, (long long)dv);
+	looptrace_add_line(lt, "for row, a in enumerate(att):");
+	looptrace_add_line(lt, "    for v_idx, v in enumerate(%s):", lt->nc);
+	lt->ln.out = looptrace_add_line(lt, "        out[row] += a[v_idx] * v");
 	looptrace_seek(lt, 0);
 	return lt;
 }
 
 struct looptrace *looptrace_matmul(const struct tensor *a, const struct tensor *b)
 {
-	return make_matmul(a, b, NULL, NULL);
+	return make_matmul(a, b, NULL, NULL, TRACE_LOOPS);
 }
 
 struct looptrace *looptrace_softmax(const struct tensor *x)
 {
-	return make_softmax(x, NULL);
+	return make_softmax(x, NULL, TRACE_LOOPS);
 }
 
 struct looptrace *looptrace_attention(const struct tensor *q, const struct tensor *k, const struct tensor *v,
 				      const struct tensor *mask, bool causal, double scale)
 {
-	return make_attention(q, k, v, mask, causal, scale, NULL);
+	return make_attention(q, k, v, mask, causal, scale, NULL, TRACE_LOOPS);
 }
 
 struct looptrace *looptrace_for(const struct tensor *t)
+{
+	return looptrace_for_variant(t, TRACE_LOOPS);
+}
+
+struct looptrace *looptrace_for_variant(const struct tensor *t, enum trace_variant v)
 {
 	const struct derivation *d = t ? t->from : NULL;
 	if (!d || !d->a)
 		return NULL;
 	switch (d->kind) {
 	case DERIV_MATMUL:
-		return d->b ? make_matmul(d->a, d->b, d->label_a, d->label_b) : NULL;
+		return d->b ? make_matmul(d->a, d->b, d->label_a, d->label_b, v) : NULL;
 	case DERIV_SOFTMAX:
 		if (d->a->ndim == 0 || (d->dim != -1 && d->dim != d->a->ndim - 1))
 			return NULL;
-		return make_softmax(d->a, d->label_a);
+		return make_softmax(d->a, d->label_a, v);
 	case DERIV_ATTENTION: {
 		/* a mask (true = masked) rides in inner as a masked_fill with b = mask */
 		const struct derivation *in = d->inner;
 		const struct tensor *mask = in && in->kind == DERIV_MASKED_FILL ? in->b : NULL;
 		if (!d->b || !d->c)
 			return NULL;
-		return make_attention(d->a, d->b, d->c, mask, d->causal, d->scalar, d);
+		return make_attention(d->a, d->b, d->c, mask, d->causal, d->scalar, d, v);
 	}
 	case DERIV_SCALE:
 	case DERIV_MASKED_FILL:
@@ -598,6 +734,13 @@ void looptrace_free(struct looptrace *lt)
 	free(lt->x);
 	rowsoft_free(&lt->sm);
 	free(lt->prefix);
+	free(lt->cell_start);
+	free(lt->part_rows);
+	free(lt->blk_start);
+	free(lt->blk_acc);
+	free(lt->blk_m);
+	free(lt->blk_l);
+	free(lt->blk_alpha);
 	free(lt->values);
 	free(lt->state);
 	free(lt);
@@ -608,10 +751,15 @@ void looptrace_free(struct looptrace *lt)
 /* The step of the iteration that brought the trace to position t. */
 static struct step decode(const struct looptrace *lt, int64_t t)
 {
-	struct step s = { ST_NONE, 0, 0, 0 };
+	struct step s = { ST_NONE, 0, 0, 0, 1, false };
 	if (t <= 0)
 		return s;
 	int64_t it = t - 1;
+	if (lt->variant == TRACE_SIMD && lt->kind != TRACE_SOFTMAX)
+		return looptrace_simd_decode(lt, it);
+	if (lt->variant == TRACE_UNROLLED && lt->kind != TRACE_SOFTMAX &&
+	    (lt->kind == TRACE_MATMUL || it < lt->sm_begin || it >= lt->out_begin))
+		return looptrace_unrolled_decode(lt, it);
 	switch (lt->kind) {
 	case TRACE_MATMUL:
 		s.kind = ST_MATMUL;
@@ -627,6 +775,7 @@ static struct step decode(const struct looptrace *lt, int64_t t)
 			s.kind = ST_SCORE;
 			s.r = it / lt->n;
 			s.c = it % lt->n;
+			s.w = lt->k;
 		} else if (it < lt->out_begin) {
 			s = rowsoft_decode(&lt->sm, it - lt->sm_begin);
 		} else {
@@ -643,9 +792,14 @@ static enum group group_of(const struct looptrace *lt, struct step s)
 {
 	switch (s.kind) {
 	case ST_NONE:
+		if (lt->kind == TRACE_ATTENTION && lt->variant == TRACE_SIMD)
+			return G_FUSED;
 		return lt->kind == TRACE_MATMUL ? G_MATMUL : lt->kind == TRACE_SOFTMAX ? G_SOFTMAX : G_SCORES;
 	case ST_MATMUL:
+	case ST_TILE:
 		return G_MATMUL;
+	case ST_BLOCK:
+		return G_FUSED;
 	case ST_SCORE:
 		return G_SCORES;
 	case ST_OUT:
@@ -663,6 +817,15 @@ static enum group group_of(const struct looptrace *lt, struct step s)
  * order the loops add them (so the last one equals res bit for bit). */
 static void load_prefix(struct looptrace *lt, struct step s)
 {
+	lt->npart = 0;
+	if (lt->variant == TRACE_UNROLLED) {
+		looptrace_unrolled_load(lt, s);
+		return;
+	}
+	if (lt->variant == TRACE_SIMD) {
+		looptrace_simd_load(lt, s);
+		return;
+	}
 	if (s.kind == ST_MATMUL) {
 		int64_t unit = s.r * lt->n + s.c;
 		if (unit == lt->prefix_unit)
@@ -677,7 +840,7 @@ static void load_prefix(struct looptrace *lt, struct step s)
 		if (s.r == lt->prefix_unit)
 			return;
 		for (int64_t vi = 0; vi < lt->n; vi++) {
-			double w = rowsoft_weight(&lt->sm, s.r, vi);
+			double w = looptrace_weight(&lt->sm, s.r, vi);
 			const double *prev = vi ? &lt->prefix[(vi - 1) * lt->dv] : NULL;
 			for (int64_t c = 0; c < lt->dv; c++)
 				lt->prefix[vi * lt->dv + c] = (prev ? prev[c] : 0.0) + w * lt->v[vi * lt->dv + c];
@@ -687,9 +850,97 @@ static void load_prefix(struct looptrace *lt, struct step s)
 }
 
 /* Cell idx of group g's matrix after step s. */
+/* The unrolled partial sums of the current cell or output entry, merged. */
+static double part_merged(const struct looptrace *lt, int64_t col)
+{
+	double s[KERNEL_UNROLL];
+	for (int u = 0; u < KERNEL_UNROLL; u++)
+		s[u] = col < 0 ? lt->part[u] : lt->part_rows[u * lt->dv + col];
+	return looptrace_unrolled_merge(s);
+}
+
+/* Cell idx of the matrix after step s, for the variants other than loops. */
+static void cell_variant(const struct looptrace *lt, enum group g, struct step s, int64_t idx, double *v,
+			 uint8_t *st)
+{
+	int64_t cur = s.kind == ST_NONE ? -1 : s.r * lt->n + s.c;
+	*v = 0.0;
+	*st = 0;
+	switch (g) {
+	case G_MATMUL:
+		if (lt->variant == TRACE_SIMD) {
+			int64_t i = idx / lt->n, j = idx % lt->n, tr = lt->tile.tile_rows, tc = lt->tile.tile_cols;
+			int64_t tiles_r = (lt->m + tr - 1) / tr;
+			int64_t tile = j / tc * tiles_r + i / tr, ctile = s.c / tc * tiles_r + s.r / tr;
+			if (s.kind == ST_NONE || tile > ctile)
+				return;
+			if (tile < ctile || s.merge) {
+				*v = lt->res[idx];
+				*st = 2;
+				return;
+			}
+			double sum = 0.0;   /* the accumulator's lane: p = 0 .. s.p */
+			for (int64_t p = 0; p <= s.p; p++)
+				sum += lt->a[i * lt->k + p] * lt->b[p * lt->n + j];
+			*v = sum;
+			*st = 1;
+			return;
+		}
+		if (idx < cur || (idx == cur && s.merge)) {
+			*v = lt->res[idx];
+			*st = 2;
+		} else if (idx == cur) {
+			*v = part_merged(lt, -1);
+			*st = 1;
+		}
+		return;
+	case G_SCORES:
+		if (idx < cur || (idx == cur && (s.merge || lt->hidden[idx]))) {
+			*v = lt->scores[idx];
+			*st = 2;
+		} else if (idx == cur) {
+			*v = part_merged(lt, -1);
+			*st = 1;
+		}
+		return;
+	case G_SOFTMAX:
+		rowsoft_cell(&lt->sm, s, idx, v, st);
+		return;
+	case G_OUT: {
+		int64_t r = idx / lt->dv;
+		if (s.kind != ST_NONE && (r < s.r || (r == s.r && s.merge))) {
+			*v = lt->res[idx];
+			*st = 2;
+		} else if (s.kind != ST_NONE && r == s.r) {
+			*v = part_merged(lt, idx % lt->dv);
+			*st = 1;
+		}
+		return;
+	}
+	case G_FUSED: {
+		int64_t r = idx / lt->dv;
+		if (s.kind == ST_NONE || r >= s.r + lt->tile.att_rows)
+			return;
+		if (r < s.r || s.merge) {
+			*v = lt->res[idx];
+			*st = 2;
+		} else {
+			*v = lt->blk_acc[(r - s.r) * lt->dv + idx % lt->dv];
+			*st = 1;
+		}
+		return;
+	}
+	}
+}
+
+/* Cell idx of group g's matrix after step s. */
 static void cell_at(const struct looptrace *lt, enum group g, struct step s, int64_t idx, double *v, uint8_t *st)
 {
 	int64_t cur = s.kind == ST_NONE ? -1 : s.r * lt->n + s.c;
+	if (lt->variant != TRACE_LOOPS) {
+		cell_variant(lt, g, s, idx, v, st);
+		return;
+	}
 	switch (g) {
 	case G_MATMUL:
 		if (idx < cur || (idx == cur && s.p == lt->k - 1)) {
@@ -724,6 +975,8 @@ static void cell_at(const struct looptrace *lt, enum group g, struct step s, int
 		}
 		return;
 	}
+	case G_FUSED:
+		return;
 	}
 }
 
@@ -744,7 +997,7 @@ static void changed_cells(const struct looptrace *lt, enum group g, struct step 
 		int64_t cols = lt->sm.cols;
 		if (a.kind == b.kind && a.kind != ST_NONE && ra == rb) {
 			*lo = ra * cols + min64(ca, cb);
-			*hi = ra * cols + max64(ca, cb) + 1;
+			*hi = ra * cols + max64(ca + a.w, cb + b.w);
 		} else {
 			*lo = min64(ra, rb) * cols;
 			*hi = (max64(ra, rb) + 1) * cols;
@@ -755,6 +1008,24 @@ static void changed_cells(const struct looptrace *lt, enum group g, struct step 
 		*lo = min64(ra, rb) * lt->dv;
 		*hi = (max64(ra, rb) + 1) * lt->dv;
 		return;
+	case G_FUSED:
+		*lo = min64(ra, rb) * lt->dv;
+		*hi = min64(max64(ra, rb) + lt->tile.att_rows, lt->m) * lt->dv;
+		return;
+	}
+}
+
+/* The simd matmul's cells of the tiles between steps a and b. */
+static void seek_tiles(struct looptrace *lt, struct step a, struct step b)
+{
+	int64_t tr = lt->tile.tile_rows, tc = lt->tile.tile_cols, tiles_r = (lt->m + tr - 1) / tr;
+	int64_t ta = a.kind == ST_NONE ? 0 : a.c / tc * tiles_r + a.r / tr;
+	int64_t tb = b.kind == ST_NONE ? 0 : b.c / tc * tiles_r + b.r / tr;
+	for (int64_t t = min64(ta, tb); t <= max64(ta, tb); t++) {
+		int64_t r0 = t % tiles_r * tr, c0 = t / tiles_r * tc;
+		for (int64_t i = r0; i < min64(r0 + tr, lt->m); i++)
+			for (int64_t j = c0; j < min64(c0 + tc, lt->n); j++)
+				cell_at(lt, G_MATMUL, b, i * lt->n + j, &lt->values[i * lt->n + j], &lt->state[i * lt->n + j]);
 	}
 }
 
@@ -768,11 +1039,14 @@ void looptrace_seek(struct looptrace *lt, int64_t t)
 	enum group g = group_of(lt, s);
 	load_prefix(lt, s);
 	int64_t lo, hi;
-	if (lt->shown_valid && g == lt->shown) {
+	if (lt->shown_valid && g == lt->shown && g == G_MATMUL && lt->variant == TRACE_SIMD) {
+		seek_tiles(lt, lt->cur, s);
+		lo = hi = 0;
+	} else if (lt->shown_valid && g == lt->shown) {
 		changed_cells(lt, g, lt->cur, s, &lo, &hi);
 	} else {
 		/* a new phase: its matrix from scratch */
-		int64_t rows = lt->m, cols = g == G_OUT ? lt->dv : lt->n;
+		int64_t rows = lt->m, cols = g == G_OUT || g == G_FUSED ? lt->dv : lt->n;
 		if (lt->kind == TRACE_SOFTMAX) {
 			rows = lt->sm.rows;
 			cols = lt->sm.cols;
@@ -823,6 +1097,7 @@ void looptrace_phase_bounds(const struct looptrace *lt, int64_t *first, int64_t 
 		*first = lt->out_begin + 1;
 		break;
 	case G_MATMUL:
+	case G_FUSED:
 		break;
 	}
 }
@@ -834,6 +1109,7 @@ const char *looptrace_phase(const struct looptrace *lt)
 	case G_SCORES: return "scores";
 	case G_SOFTMAX: return "softmax";
 	case G_OUT: return "weighted sum";
+	case G_FUSED: return "online softmax";
 	}
 	return "";
 }
@@ -845,6 +1121,7 @@ const char *looptrace_matrix_name(const struct looptrace *lt)
 	case G_SCORES: return "att";
 	case G_SOFTMAX: return lt->kind == TRACE_SOFTMAX ? lt->ny : "att";
 	case G_OUT: return "out";
+	case G_FUSED: return "out";
 	}
 	return "";
 }
@@ -853,8 +1130,17 @@ void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size)
 {
 	/* no operand names: they may be long expressions, and the code shows them */
 	const char *what = "";
+	char tiled[96];
 	switch (lt->shown) {
-	case G_MATMUL: what = "sums of products, one cell at a time"; break;
+	case G_MATMUL:
+		what = "sums of products, one cell at a time";
+		if (lt->variant == TRACE_SIMD) {
+			utf8_snprintf(tiled, sizeof tiled, "sums of products, a %d\u00d7%d tile at a time",
+				      lt->tile.tile_rows, lt->tile.tile_cols);
+			what = tiled;
+		}
+		break;
+	case G_FUSED: what = "blocks of queries against blocks of keys, an online softmax"; break;
 	case G_SCORES: what = "the scores, one per query and key"; break;
 	case G_SOFTMAX:
 		what = lt->kind == TRACE_SOFTMAX ? "the rows turning into weights, one by one" :
@@ -884,9 +1170,15 @@ static void current_lines(const struct looptrace *lt, int *stmt, int *first, int
 {
 	struct step s = lt->cur;
 	*stmt = *first = *last = -1;
-	switch (s.kind) {
+	if (s.kind != ST_NONE && lt->variant == TRACE_UNROLLED)
+		looptrace_unrolled_lines(lt, stmt, first, last);
+	else if (s.kind != ST_NONE && lt->variant == TRACE_SIMD)
+		looptrace_simd_lines(lt, stmt, first, last);
+	switch (lt->variant == TRACE_LOOPS ? s.kind : ST_NONE) {
 	case ST_NONE:
-		return;
+	case ST_TILE:
+	case ST_BLOCK:
+		break;
 	case ST_MATMUL:
 		*stmt = lt->ln.acc;
 		*last = s.p == lt->k - 1 ? lt->ln.store : -1;
@@ -945,7 +1237,8 @@ bool looptrace_current_cell(const struct looptrace *lt, int *row, int *col)
 	if (s.kind == ST_NONE)
 		return false;
 	*row = (int)s.r;
-	*col = s.kind == ST_ZERO || s.kind == ST_OUT ? -1 : (int)s.c;
+	*col = s.kind == ST_ZERO || s.kind == ST_OUT || s.kind == ST_BLOCK || (s.merge && s.kind != ST_MATMUL &&
+	       s.kind != ST_SCORE && s.kind != ST_TILE) ? -1 : (int)s.c;
 	return true;
 }
 
@@ -959,15 +1252,25 @@ void looptrace_indices(const struct looptrace *lt, char *buf, size_t size)
 {
 	struct step s = lt->cur;
 	long long r = (long long)s.r, c = (long long)s.c;
+	bool merge = s.merge && lt->variant == TRACE_UNROLLED;
 	switch (s.kind) {
 	case ST_NONE:
 		utf8_snprintf(buf, size, "%s", "");
 		break;
 	case ST_MATMUL:
-		utf8_snprintf(buf, size, "i = %lld, j = %lld, p = %lld", r, c, (long long)s.p);
+		if (merge)
+			utf8_snprintf(buf, size, "i = %lld, j = %lld", r, c);
+		else
+			utf8_snprintf(buf, size, "i = %lld, j = %lld, p = %lld", r, c, (long long)s.p);
 		break;
 	case ST_SCORE:
 		utf8_snprintf(buf, size, "q_idx = %lld, k_idx = %lld", r, c);
+		break;
+	case ST_TILE:
+		utf8_snprintf(buf, size, "i0 = %lld, j0 = %lld, p = %lld", r, c, (long long)s.p);
+		break;
+	case ST_BLOCK:
+		utf8_snprintf(buf, size, "i0 = %lld, j0 = %lld", r, c);
 		break;
 	case ST_ZERO:
 		utf8_snprintf(buf, size, "%s = %lld", row_var(lt), r);
@@ -975,10 +1278,16 @@ void looptrace_indices(const struct looptrace *lt, char *buf, size_t size)
 	case ST_MAX:
 	case ST_EXP:
 	case ST_DIV:
-		utf8_snprintf(buf, size, "%s = %lld, j = %lld", row_var(lt), r, c);
+		if (s.merge)
+			utf8_snprintf(buf, size, "%s = %lld", row_var(lt), r);
+		else
+			utf8_snprintf(buf, size, "%s = %lld, j = %lld", row_var(lt), r, c);
 		break;
 	case ST_OUT:
-		utf8_snprintf(buf, size, "row = %lld, v_idx = %lld", r, c);
+		if (merge)
+			utf8_snprintf(buf, size, "row = %lld", r);
+		else
+			utf8_snprintf(buf, size, "row = %lld, v_idx = %lld", r, c);
 		break;
 	}
 }
@@ -996,8 +1305,8 @@ static void explain_matmul(const struct looptrace *lt, struct step s, char *buf,
 		snprintf(bi, sizeof bi, "[%lld, %lld]", (long long)s.p, (long long)s.c);
 	double s_now = lt->prefix[s.p];
 	int len = utf8_snprintf(buf, size, "s += %s%s \u00b7 %s%s = %s \u00d7 %s \u2192 s = %s", lt->na, ai, lt->nb, bi,
-			   num(n1, sizeof n1, lt->a[s.r * lt->k + s.p]), num(n2, sizeof n2, lt->b[s.p * lt->n + s.c]),
-			   num(n3, sizeof n3, s_now));
+			   looptrace_num(n1, sizeof n1, lt->a[s.r * lt->k + s.p]), looptrace_num(n2, sizeof n2, lt->b[s.p * lt->n + s.c]),
+			   looptrace_num(n3, sizeof n3, s_now));
 	if (s.p == lt->k - 1 && len >= 0 && (size_t)len < size)
 		utf8_snprintf(buf + len, size - (size_t)len, "; %s[%lld, %lld] = %s", lt->nc, (long long)s.r,
 			 (long long)s.c, n3);
@@ -1020,11 +1329,11 @@ static void explain_score(const struct looptrace *lt, struct step s, char *buf, 
 		dot += lt->a[s.r * lt->k + c] * lt->b[s.c * lt->k + c];
 	if (lt->scaled)
 		utf8_snprintf(buf, size, "att[%lld, %lld] = %s[%lld] \u00b7 %s[%lld] \u00d7 scale = %s \u00d7 %s = %s", qi, ki,
-			 lt->na, qi, lt->nb, ki, num(n1, sizeof n1, dot), num(n2, sizeof n2, lt->scale),
-			 num(n3, sizeof n3, lt->scores[s.r * lt->n + s.c]));
+			 lt->na, qi, lt->nb, ki, looptrace_num(n1, sizeof n1, dot), looptrace_num(n2, sizeof n2, lt->scale),
+			 looptrace_num(n3, sizeof n3, lt->scores[s.r * lt->n + s.c]));
 	else
 		utf8_snprintf(buf, size, "att[%lld, %lld] = %s[%lld] \u00b7 %s[%lld] = %s", qi, ki, lt->na, qi, lt->nb, ki,
-			 num(n1, sizeof n1, dot));
+			 looptrace_num(n1, sizeof n1, dot));
 }
 
 static void explain_softmax(const struct looptrace *lt, struct step s, char *buf, size_t size)
@@ -1044,13 +1353,13 @@ static void explain_softmax(const struct looptrace *lt, struct step s, char *buf
 		if (isnan(x))
 			utf8_snprintf(buf, size, "%s[%lld, %lld] = nan \u2192 max = nan", y, r, j);
 		else if (isnan(max))
-			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s, max stays nan", y, r, j, num(n1, sizeof n1, x));
+			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s, max stays nan", y, r, j, looptrace_num(n1, sizeof n1, x));
 		else if (x > max)
 			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s > max = %s \u2192 max = %s", y, r, j,
-				 num(n1, sizeof n1, x), num(n2, sizeof n2, max), n1);
+				 looptrace_num(n1, sizeof n1, x), looptrace_num(n2, sizeof n2, max), n1);
 		else
 			utf8_snprintf(buf, size, "%s[%lld, %lld] = %s \u2264 max = %s: max stays", y, r, j,
-				 num(n1, sizeof n1, x), num(n2, sizeof n2, max));
+				 looptrace_num(n1, sizeof n1, x), looptrace_num(n2, sizeof n2, max));
 		return;
 	}
 	case ST_ZERO:
@@ -1065,13 +1374,13 @@ static void explain_softmax(const struct looptrace *lt, struct step s, char *buf
 		double max = sm->max[s.r];
 		bool neg = max < 0;
 		utf8_snprintf(buf, size, "%s[%lld, %lld] = exp(%s %s %s) = %s \u2192 sum = %s", y, r, j,
-			 num(n1, sizeof n1, row[s.c]), neg ? "+" : "-", num(n2, sizeof n2, neg ? -max : max),
-			 num(n3, sizeof n3, rowsoft_exp(sm, s.r, s.c)), num(n4, sizeof n4, sum));
+			 looptrace_num(n1, sizeof n1, row[s.c]), neg ? "+" : "-", looptrace_num(n2, sizeof n2, neg ? -max : max),
+			 looptrace_num(n3, sizeof n3, looptrace_exp(sm, s.r, s.c)), looptrace_num(n4, sizeof n4, sum));
 		return;
 	}
 	case ST_DIV:
-		utf8_snprintf(buf, size, "%s[%lld, %lld] = %s / %s = %s", y, r, j, num(n1, sizeof n1, rowsoft_exp(sm, s.r, s.c)),
-			 num(n2, sizeof n2, sm->sum[s.r]), num(n3, sizeof n3, rowsoft_weight(sm, s.r, s.c)));
+		utf8_snprintf(buf, size, "%s[%lld, %lld] = %s / %s = %s", y, r, j, looptrace_num(n1, sizeof n1, looptrace_exp(sm, s.r, s.c)),
+			 looptrace_num(n2, sizeof n2, sm->sum[s.r]), looptrace_num(n3, sizeof n3, looptrace_weight(sm, s.r, s.c)));
 		return;
 	default:
 		utf8_snprintf(buf, size, "%s", "");
@@ -1083,10 +1392,10 @@ static void explain_out(const struct looptrace *lt, struct step s, char *buf, si
 {
 	char n1[32], vv[96], ov[96];
 	long long r = (long long)s.r, vi = (long long)s.c;
-	vec_text(vv, sizeof vv, &lt->v[s.c * lt->dv], lt->dv);
-	vec_text(ov, sizeof ov, &lt->prefix[s.c * lt->dv], lt->dv);
+	looptrace_vec_text(vv, sizeof vv, &lt->v[s.c * lt->dv], lt->dv);
+	looptrace_vec_text(ov, sizeof ov, &lt->prefix[s.c * lt->dv], lt->dv);
 	utf8_snprintf(buf, size, "out[%lld] += a[%lld] \u00b7 %s[%lld] = %s \u00d7 %s \u2192 out[%lld] = %s", r, vi, lt->nc, vi,
-		 num(n1, sizeof n1, rowsoft_weight(&lt->sm, s.r, s.c)), vv, r, ov);
+		 looptrace_num(n1, sizeof n1, looptrace_weight(&lt->sm, s.r, s.c)), vv, r, ov);
 }
 
 void looptrace_explain(const struct looptrace *lt, char *buf, size_t size)
@@ -1094,6 +1403,14 @@ void looptrace_explain(const struct looptrace *lt, char *buf, size_t size)
 	struct step s = lt->cur;
 	if (size == 0)
 		return;
+	if (s.kind != ST_NONE && lt->variant == TRACE_UNROLLED) {
+		looptrace_unrolled_explain(lt, buf, size);
+		return;
+	}
+	if (lt->variant == TRACE_SIMD && (s.kind != ST_NONE || lt->kind == TRACE_ATTENTION)) {
+		looptrace_simd_explain(lt, buf, size);
+		return;
+	}
 	switch (s.kind) {
 	case ST_NONE:
 		if (lt->kind == TRACE_MATMUL)
@@ -1120,6 +1437,10 @@ void looptrace_explain(const struct looptrace *lt, char *buf, size_t size)
 	case ST_OUT:
 		explain_out(lt, s, buf, size);
 		return;
+	case ST_TILE:
+	case ST_BLOCK:
+		utf8_snprintf(buf, size, "%s", "");
+		return;
 	}
 }
 
@@ -1130,4 +1451,92 @@ void looptrace_matrix(const struct looptrace *lt, int *rows, int *cols, const do
 	*cols = lt->cols;
 	*values = lt->values;
 	*state = lt->state;
+}
+
+/* ---- the softmax of the variants: several entries a step ---------------- */
+
+void looptrace_softmax_partials(const struct looptrace *lt, struct step s, double *part, int count)
+{
+	const struct rowsoft *sm = &lt->sm;
+	const double *row = &sm->x[s.r * sm->cols];
+	int64_t upto = s.c + s.w;
+	for (int u = 0; u < count; u++)
+		part[u] = s.kind == ST_MAX ? -INFINITY : 0.0;
+	for (int64_t j = 0; j < upto && j < sm->cols; j++) {
+		double *p = &part[j % count];
+		if (s.kind == ST_MAX) {
+			if (row[j] > *p || row[j] != row[j] || *p != *p)
+				*p = *p != *p ? *p : row[j];
+		} else {
+			*p += looptrace_exp(sm, s.r, j);
+		}
+	}
+}
+
+/* "y[1, 4:8]" (or "y[1, 4]" for one entry) */
+static void range_text(char *buf, size_t size, const char *y, struct step s)
+{
+	if (s.w == 1)
+		utf8_snprintf(buf, size, "%s[%lld, %lld]", y, (long long)s.r, (long long)s.c);
+	else
+		utf8_snprintf(buf, size, "%s[%lld, %lld:%lld]", y, (long long)s.r, (long long)s.c,
+			      (long long)(s.c + s.w));
+}
+
+void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_t size)
+{
+	struct step s = lt->cur;
+	const struct rowsoft *sm = &lt->sm;
+	const char *y = lt->kind == TRACE_SOFTMAX ? lt->ny : "att";
+	bool unrolled = lt->variant == TRACE_UNROLLED;
+	int count = unrolled ? KERNEL_UNROLL : sm->width;
+	double part[64], vals[64] = { 0 };
+	char rg[64], v1[160], n1[32], n2[32];
+	int64_t w = s.w < 64 ? s.w : 64;
+	range_text(rg, sizeof rg, y, s);
+	switch (s.kind) {
+	case ST_MAX:
+		looptrace_softmax_partials(lt, s, part, count);
+		looptrace_vec_text(v1, sizeof v1, part, count);
+		if (s.merge)
+			utf8_snprintf(buf, size, "max = %s of %s = %s",
+				      unrolled ? "max(max(m0, m1), max(m2, m3))" : "the largest lane", v1,
+				      looptrace_num(n1, sizeof n1, sm->max[s.r]));
+		else
+			utf8_snprintf(buf, size, "%s: %lld entr%s compared at once \u2192 %s = %s", rg, (long long)s.w,
+				      s.w == 1 ? "y" : "ies", unrolled ? "m0..m3" : "vmax", v1);
+		return;
+	case ST_ZERO:
+		utf8_snprintf(buf, size, "max = -inf: every entry of row %lld is -inf, nothing to attend to: 0/0 is nan, "
+			      "so %s[%lld] = nan, as in torch", (long long)s.r, y, (long long)s.r);
+		return;
+	case ST_EXP:
+		looptrace_softmax_partials(lt, s, part, count);
+		looptrace_vec_text(v1, sizeof v1, part, count);
+		if (s.merge) {
+			utf8_snprintf(buf, size, "sum = %s = %s", unrolled ? "(s0 + s1) + (s2 + s3)" : "vsum[0] + vsum[1] + \u2026",
+				      looptrace_num(n1, sizeof n1, sm->sum[s.r]));
+			return;
+		}
+		for (int64_t j = 0; j < w; j++)
+			vals[j] = looptrace_exp(sm, s.r, s.c + j);
+		{
+			char ev[160];
+			looptrace_vec_text(ev, sizeof ev, vals, w);
+			utf8_snprintf(buf, size, "%s = exp(%s - %s): %lld exponential%s = %s \u2192 %s = %s", rg, rg,
+				      looptrace_num(n2, sizeof n2, sm->max[s.r]), (long long)s.w, s.w == 1 ? "" : "s", ev,
+				      unrolled ? "s0..s3" : "vsum", v1);
+		}
+		return;
+	case ST_DIV:
+		for (int64_t j = 0; j < w; j++)
+			vals[j] = looptrace_weight(sm, s.r, s.c + j);
+		looptrace_vec_text(v1, sizeof v1, vals, w);
+		utf8_snprintf(buf, size, "%s = %s / %s: %lld division%s = %s", rg, rg,
+			      looptrace_num(n1, sizeof n1, sm->sum[s.r]), (long long)s.w, s.w == 1 ? "" : "s", v1);
+		return;
+	default:
+		utf8_snprintf(buf, size, "%s", "");
+		return;
+	}
 }

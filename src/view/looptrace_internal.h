@@ -1,0 +1,166 @@
+/* looptrace_internal.h: view-internal. The trace's state, shared by the
+ * engine (looptrace.c: creation, seeking, the loops variant), the unrolled
+ * variant (looptrace_unrolled.c), the vectorised one (looptrace_simd.c) and
+ * the variant API (looptrace_variant.c). Nothing outside src/view/looptrace*
+ * includes it. */
+#ifndef QKV_VIEW_LOOPTRACE_INTERNAL_H
+#define QKV_VIEW_LOOPTRACE_INTERNAL_H
+
+#include "view/looptrace.h"
+#include "kernel/kernel.h"
+
+#define LT_MAX_LINES 64
+
+/* What a step does: its statement and its indices. */
+enum step_kind {
+	ST_NONE,    /* pos 0: nothing has run */
+	ST_MATMUL,  /* s += a[i, p] * b[p, j]     r = i, c = j, terms p..p+w-1 */
+	ST_SCORE,   /* att[q_idx, k_idx] = ...    r = q_idx, c = k_idx, terms p..p+w-1 */
+	ST_MAX,     /* the max pass of a row      r = row, entries c..c+w-1 */
+	ST_ZERO,    /* a row of -inf made nan     r = row */
+	ST_EXP,     /* exp and sum                r = row, entries c..c+w-1 */
+	ST_DIV,     /* divide by the sum          r = row, entries c..c+w-1 */
+	ST_OUT,     /* out[row] += a[v_idx] * v   r = row, c = first v_idx, w of them */
+	ST_TILE,    /* simd matmul: one p across the register tile at (r, c) */
+	ST_BLOCK,   /* simd attention: the query block at r against the key block at c */
+};
+
+struct step {
+	enum step_kind kind;
+	int64_t r, c, p;
+	int64_t w;    /* terms, entries or keys the step covers (1 for loops) */
+	bool merge;   /* unrolled: merges the partial sums (or maxima); simd: the
+			 lanes reduced (softmax) or the block's last step (out = acc / l) */
+};
+
+/* The phases, each with its own matrix (or its own meaning of it). */
+enum group { G_MATMUL, G_SCORES, G_SOFTMAX, G_OUT, G_FUSED };
+
+/* The row softmax over x (rows, cols), precomputed for one variant: each
+ * row's max and sum (in the variant's order of sums) and where its steps
+ * start. width entries per step (1, KERNEL_UNROLL or the lanes), merges the
+ * steps that merge the partial maxima and sums (0 or 1). */
+struct rowsoft {
+	int64_t rows, cols;
+	const double *x;
+	double *max, *sum;
+	int64_t *start;      /* rows + 1 entries; start[rows] = steps in all */
+	bool any_zero_row;   /* a row of -inf only (it becomes nan) */
+	int width, merges;
+	enum trace_variant variant;
+};
+
+struct looptrace {
+	enum trace_kind kind;
+	enum trace_variant variant;
+	int64_t total, pos;
+	char slice[32];
+
+	char **lines;
+	int nlines;
+	struct {
+		int acc, store;                      /* matmul */
+		int if_hidden, set_inf, skip, dot;   /* scores */
+		int max, if_zero, zero, zskip;       /* softmax */
+		int exp, sum, div;
+		int out;                             /* weighted sum */
+		/* unrolled: the U accumulator lines of the loop body, the first
+		 * and last remainder lines, the merge; per phase */
+		int u_first, u_last, rem_first, rem_last, merge;
+		int mx_first, mx_last, mxr_first, mxr_last, mx_merge;
+		int ex_first, ex_last, exr_first, exr_last, ex_merge;
+		int o_first, o_last, or_first, or_last, o_merge;
+		/* simd: matmul body and store, softmax lines, fused block */
+		int fma_first, fma_last, vmax, hmax, tail, vexp, hsum, vdiv;
+		int blk_first, blk_last, fin;
+	} ln;
+	char na[64], nb[64], nc[64], ny[8];      /* operand and result names in the code */
+
+	/* matmul: a (m,k), b (k,n), c (m,n); attention: q (m,k), keys (n,k),
+	 * values (n,dv), att (m,n), out (m,dv) */
+	int64_t m, n, k, dv;
+	double *a, *b, *v;
+	bool a_vec, b_vec;    /* a 1-D operand of a matmul */
+	double *res;          /* matmul: c; attention: out (in the variant's order) */
+	double *scores;       /* attention: att after the scores */
+	uint8_t *hidden;      /* attention: keys a query may not see */
+	bool causal, has_mask, scaled;
+	double scale;
+	struct rowsoft sm;    /* softmax: of x; attention: of the scores */
+	double *x;            /* softmax: the input */
+	int64_t sm_begin, out_begin;   /* first step of each pass */
+
+	/* partial sums of the current matmul cell (k) or output row (n x dv) */
+	double *prefix;
+	int64_t prefix_unit;
+
+	/* unrolled */
+	int64_t *cell_start;  /* attention: the first step of each score (m·n + 1) */
+	double part[KERNEL_UNROLL];   /* the current cell's partial sums or maxima */
+	int npart;
+	double *part_rows;    /* attention: the partial output rows (KERNEL_UNROLL x dv) */
+
+	/* simd */
+	struct kernel_tile tile;
+	int sm_lanes;         /* lanes of the softmax kernel in use */
+	int64_t *blk_start;   /* fused attention: the first step of each query block */
+	double *blk_acc, *blk_m, *blk_l, *blk_alpha;   /* its running state (att_rows x dv, att_rows) */
+	int64_t blk_i0, blk_next;   /* the block held, and the first key not folded in (-1: none) */
+
+	/* what looptrace_matrix shows */
+	enum group shown;
+	bool shown_valid;
+	int rows, cols;
+	double *values;
+	uint8_t *state;
+	struct step cur;
+};
+
+/* ---- looptrace.c: shared helpers ---- */
+int looptrace_add_line(struct looptrace *lt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 4 decimals, or 4 significant digits when very large or small; "nan", "inf" */
+const char *looptrace_num(char *buf, size_t size, double v);
+/* "[0.1200, -0.5300, 0.2000, …]" */
+void looptrace_vec_text(char *buf, size_t size, const double *v, int64_t count);
+/* "6,400" */
+const char *looptrace_count(char *buf, size_t size, int64_t v);
+double looptrace_weight(const struct rowsoft *sm, int64_t r, int64_t j);
+double looptrace_exp(const struct rowsoft *sm, int64_t r, int64_t j);
+/* The count partial maxima (ST_MAX) or exp sums (ST_EXP) of s's row over its
+ * entries up to the step's last, entry j into part[j % count]. */
+void looptrace_softmax_partials(const struct looptrace *lt, struct step s, double *part, int count);
+/* The explanation of a softmax step of the unrolled or simd variant. */
+void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_t size);
+
+/* ---- the order of sums (looptrace_unrolled.c) ----
+ * s[u] = the terms t_p, p < upto, with p % KERNEL_UNROLL == u, in order of p;
+ * merged as kernel.h says: (s0 + s1) + (s2 + s3). */
+void looptrace_unrolled_dot(double s[KERNEL_UNROLL], const double *a, int64_t sa, const double *b, int64_t sb,
+			    int64_t upto);
+double looptrace_unrolled_merge(const double s[KERNEL_UNROLL]);
+/* Steps of a sum of terms: its iterations of KERNEL_UNROLL (the last may be
+ * shorter), not counting the merge. */
+int64_t looptrace_unrolled_iters(int64_t terms);
+void looptrace_unrolled_code(struct looptrace *lt);
+/* attention (looptrace.c): the partial rows of row's weighted sum over its
+ * first upto values into part_rows, merged into o (unless NULL) */
+void looptrace_unrolled_out(struct looptrace *lt, int64_t row, int64_t upto, double *o);
+struct step looptrace_unrolled_decode(const struct looptrace *lt, int64_t it);
+void looptrace_unrolled_load(struct looptrace *lt, struct step s);
+void looptrace_unrolled_lines(const struct looptrace *lt, int *stmt, int *first, int *last);
+void looptrace_unrolled_explain(const struct looptrace *lt, char *buf, size_t size);
+void looptrace_unrolled_story(const struct looptrace *lt, int row, int col, char *buf, size_t size);
+
+/* ---- looptrace_simd.c ---- */
+void looptrace_simd_code(struct looptrace *lt);
+/* fused attention: out (res) as the kernel computes it, and the block table */
+void looptrace_simd_attention(struct looptrace *lt);
+struct step looptrace_simd_decode(const struct looptrace *lt, int64_t it);
+/* fused attention: the running state of s's block after its key block */
+void looptrace_simd_load(struct looptrace *lt, struct step s);
+void looptrace_simd_lines(const struct looptrace *lt, int *stmt, int *first, int *last);
+void looptrace_simd_explain(const struct looptrace *lt, char *buf, size_t size);
+void looptrace_simd_story(const struct looptrace *lt, int row, int col, char *buf, size_t size);
+int64_t looptrace_simd_tiles(const struct looptrace *lt, int64_t *tiles_r, int64_t *tiles_c);
+
+#endif
