@@ -29,6 +29,9 @@ struct loops_anim {
 	int code_top[TRACE_VARIANTS];   /* first line of each panel's code */
 	int pair;                       /* the two panels shown where three do not fit:
 	                                   LOOPS_PAIRS of them, changed by LOOPS_PAIR_KEY */
+	bool inspecting;                /* the cell cursor moved since the last step: the
+	                                   panels tell its cell's story */
+	int seen_r, seen_c;             /* the cursor as last drawn */
 };
 #define LOOPS_PAIRS 3
 #define LOOPS_PAIR_KEY 'x'
@@ -235,12 +238,21 @@ void loops_stop(struct loops_anim *an);
 /* Builds an's traces of t and runs them from the start (`:show EXPR loops`). */
 void loops_play(struct loops_anim *an, const struct tensor *t);
 
-/* loops_panel.c: one panel of that view, trace lt (of variant variant;
- * NULL when it has none) in w x h at y, x; *code_top is its code's scroll,
- * ms its measured time, result the scale of the result (for the matrices
- * that hold it). */
-void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant variant, int *code_top,
-		      const struct loops_view *v, double ms, enum scale_kind result, int y, int x, int w, int h);
+/* loops_panel.c: one panel of that view: trace lt of variant (NULL when it
+ * has none), *code_top its code's scroll, ms its measured time, result the
+ * scale of the result (for the matrices that hold it), inspecting whether
+ * the cell cursor is shown with its cell's story (else the step's cells and
+ * the step explained). */
+struct loops_panel {
+	struct looptrace *lt;
+	enum trace_variant variant;
+	int *code_top;
+	double ms;
+	enum scale_kind result;
+	bool inspecting;
+};
+void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
+		      int h);
 /* Puts the first of forms (NULL-terminated) that fits w columns whole; the
  * last one cut when none does. Returns the form put. */
 const char *loops_put_fitting(int y, int x, int w, const char *const *forms);

@@ -136,10 +136,17 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	heatmap_free(&hv);
 	const double ms[TRACE_VARIANTS] = { v->loops_ms, v->unrolled_ms, v->simd_ms };
 	int n = three ? 3 : 2, pw = (w - (n - 1)) / n;
+	/* the cursor moved: the panels tell its cell's story until the next step */
+	if (v->cursor && (v->cur_r != an->seen_r || v->cur_c != an->seen_c))
+		an->inspecting = true;
+	an->inspecting = an->inspecting && v->cursor;
+	an->seen_r = v->cur_r;
+	an->seen_c = v->cur_c;
 	for (int i = 0; i < n; i++) {
 		enum trace_variant tv = three ? (enum trace_variant)i : pairs[an->pair % LOOPS_PAIRS][i];
-		int px = x + i * (pw + 1);
-		loops_panel_draw(a, an->trace[tv], tv, &an->code_top[tv], v, ms[tv], result, y, px, pw, h - 2);
+		struct loops_panel p = { .lt = an->trace[tv], .variant = tv, .code_top = &an->code_top[tv],
+					 .ms = ms[tv], .result = result, .inspecting = an->inspecting };
+		loops_panel_draw(a, &p, v, y, x + i * (pw + 1), pw, h - 2);
 	}
 }
 
@@ -168,6 +175,7 @@ bool loops_key(struct app *a, struct loops_anim *an, int ch)
 	}
 	if (!any_trace(an))
 		return true;
+	an->inspecting = false;
 	if (ch == 's') {
 		an->running = false;
 		seek_all(an, 1, 0);

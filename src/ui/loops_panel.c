@@ -109,8 +109,8 @@ static void mark_cells(const struct heatmap_layout *L, int y, int x, int r0, int
 /* The matrix being filled, labelled, from y to end: scrolled to the cursor
  * (then marked reverse) or to the step's cells (then those reverse; under the
  * cursor they are underlined). Returns the line under it. */
-static int draw_matrix(struct app *a, struct looptrace *lt, const struct loops_view *v, enum scale_kind result,
-			int y, int x, int w, int end)
+static int draw_matrix(struct app *a, struct looptrace *lt, bool cursor, const struct loops_view *v,
+		       enum scale_kind result, int y, int x, int w, int end)
 {
 	int rows, cols;
 	const double *vals;
@@ -134,13 +134,13 @@ static int draw_matrix(struct app *a, struct looptrace *lt, const struct loops_v
 	heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
 	int rr, rc, rn, cn;
 	bool step = looptrace_current_rect(lt, &rr, &rc, &rn, &cn);
-	int cr = v->cursor ? (v->cur_r < rows ? v->cur_r : rows - 1) : step ? rr : 0;
-	int cc = v->cursor ? (v->cur_c < cols ? v->cur_c : cols - 1) : step ? rc : 0;
-	draw_heatmap(a, &hm, y + 1, x, end - y - 1, w, cr, cc, v->cursor, a->zoom, false);
+	int cr = cursor ? (v->cur_r < rows ? v->cur_r : rows - 1) : step ? rr : 0;
+	int cc = cursor ? (v->cur_c < cols ? v->cur_c : cols - 1) : step ? rc : 0;
+	draw_heatmap(a, &hm, y + 1, x, end - y - 1, w, cr, cc, cursor, a->zoom, false);
 	struct heatmap_layout L;
 	heatmap_layout(&hm, w, end - y - 1, a->zoom, false, cr, cc, &L);
 	if (step && L.vis_rows > 0 && L.vis_cols > 0)
-		mark_cells(&L, y + 1, x, rr, rn, rc, cn, v->cursor ? A_UNDERLINE : A_REVERSE);
+		mark_cells(&L, y + 1, x, rr, rn, rc, cn, cursor ? A_UNDERLINE : A_REVERSE);
 	heatmap_free(&hm);
 	return y + 1 + (L.vis_rows > 0 && L.vis_cols > 0 ? L.height : 1);
 }
@@ -205,11 +205,12 @@ static void draw_untraced(struct app *a, enum trace_variant variant, const struc
 	heatmap_free(&hv);
 }
 
-void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant variant, int *code_top,
-		      const struct loops_view *v, double ms, enum scale_kind result, int y, int x, int w, int h)
+void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
+		      int h)
 {
+	struct looptrace *lt = p->lt;
 	if (!lt) {
-		draw_untraced(a, variant, v, y, x, w, h);
+		draw_untraced(a, p->variant, v, y, x, w, h);
 		return;
 	}
 	int end = y + h;
@@ -217,7 +218,7 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 	 * panel in the place of the step's explanation */
 	char story[1024] = "";
 	int sl = 0;
-	if (v->cursor) {
+	if (p->inspecting) {
 		int rows, cols;
 		const double *vals;
 		const uint8_t *state;
@@ -233,7 +234,7 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 		end += sl;
 		sl = 0;
 	}
-	y += draw_status(lt, variant, v, ms, y, x, w, h >= 18 ? 3 : h >= 12 ? 2 : 1);
+	y += draw_status(lt, p->variant, v, p->ms, y, x, w, h >= 24 ? 3 : h >= 12 ? 2 : 1);
 	char expl[1024], idx[160], parts[512] = "";
 	if (story[0] && !story_below)
 		snprintf(expl, sizeof expl, "%s", story);
@@ -244,31 +245,31 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 	int np = looptrace_partials(lt, &sums);
 	for (int i = 0; i < np; i++) {
 		size_t n = strlen(parts);
-		snprintf(parts + n, sizeof parts - n, "%ss%d=%.4g", i ? "  " : "", i, sums[i]);
+		snprintf(parts + n, sizeof parts - n, "%ss%d=%.3g", i ? " " : "", i, sums[i]);
 	}
 	int ex = draw_wrapped(expl, 0, 0, w, 0, 0, A_NORMAL);	/* counts only */
 	ex = ex > 3 ? 3 : ex;
 	int px = parts[0] ? draw_wrapped(parts, 0, 0, w, 0, 0, A_NORMAL) : 0;
-	px = px > 2 ? 2 : px;
+	px = px > 1 ? 1 : px;
 	int ix = idx[0] && end - y >= 10 ? 1 : 0;
 	int rest = end - y - ex - ix - px;
 	const char *const *lines;
 	int n = looptrace_code(lt, &lines), first, last;
 	looptrace_current_span(lt, &first, &last);
-	/* the matrix wants a label, a column header, a line a row (6 at most:
-	 * numbers in a small matrix) and a legend; the code keeps at least 4
-	 * lines (or all of it) before it, and before the label alone when the
-	 * matrix does not fit */
+	/* the matrix wants a label, a legend and between them a header and a
+	 * line a row (numbers in a matrix of up to 6 rows) or half blocks (6
+	 * lines at most); the code keeps at least 4 lines (or all of it) before
+	 * it, and before the label alone when the matrix does not fit */
 	int rows, cols;
 	const double *vals;
 	const uint8_t *state;
 	looptrace_matrix(lt, &rows, &cols, &vals, &state);
-	int map_min = 1 + 1 + (rows < 6 ? rows : 6) + 1;
+	int half = (rows + 1) / 2, map_min = rows <= 6 ? rows + 3 : 2 + (half < 6 ? half : 6);
 	int code_min = n < 4 ? n : 4;
 	int room = rest - map_min >= code_min ? rest - map_min : rest - 1 >= code_min ? rest - 1 : rest;
 	int code_h = n < room ? n : room;
 	code_h = code_h < 0 ? 0 : code_h;
-	draw_code(lines, n, code_window(code_top, n, first, last, code_h), first, last, y, x, w, code_h);
+	draw_code(lines, n, code_window(p->code_top, n, first, last, code_h), first, last, y, x, w, code_h);
 	y += code_h;
 	if (ix)
 		term_put(y++, x, idx, w);
@@ -279,7 +280,7 @@ void loops_panel_draw(struct app *a, struct looptrace *lt, enum trace_variant va
 		y += px;
 	}
 	if (end - y >= 1)
-		y = draw_matrix(a, lt, v, result, y, x, w, end);
+		y = draw_matrix(a, lt, v->cursor && p->inspecting, v, p->result, y, x, w, end);
 	if (sl)
 		draw_wrapped(story, y < end ? y : end, x, w, sl, 0, A_DIM);
 }
