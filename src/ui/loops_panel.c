@@ -145,9 +145,10 @@ static int draw_matrix(struct app *a, struct looptrace *lt, bool cursor, const s
 	return y + 1 + (L.vis_rows > 0 && L.vis_cols > 0 ? L.height : 1);
 }
 
-/* The first lines: where the animation is ("for-loops: 75 of 320", the
- * title shortened to its first word, then without it when narrow), what the
- * whole takes in its steps, the measured time. Returns the lines used. */
+/* The first lines (up to lines of them): where the animation is
+ * ("for-loops: 75 of 320", the title shortened to its first word, then
+ * without it when narrow), what the whole takes in its steps (on two lines
+ * when lines allows 4), the measured time. Returns the lines used. */
 static int draw_status(struct looptrace *lt, enum trace_variant variant, const struct loops_view *v, double ms,
 		       int y, int x, int w, int lines)
 {
@@ -173,11 +174,12 @@ static int draw_status(struct looptrace *lt, enum trace_variant variant, const s
 		loops_put_fitting(y + 1, x, w, f);
 		return 2;
 	}
-	term_put(y + 1, x, steps, w);
+	int sl = draw_wrapped(steps, 0, 0, w, 0, 0, A_NORMAL) > 1 && lines >= 4 ? 2 : 1;
+	draw_wrapped(steps, y + 1, x, w, sl, 0, A_NORMAL);
 	attron(A_DIM);
-	term_put(y + 2, x, time, w);
+	term_put(y + 1 + sl, x, time, w);
 	attroff(A_DIM);
-	return 3;
+	return 2 + sl;
 }
 
 /* A panel with no trace: SIMD's result at once, or why there is none. */
@@ -234,7 +236,7 @@ void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct l
 		end += sl;
 		sl = 0;
 	}
-	y += draw_status(lt, p->variant, v, p->ms, y, x, w, h >= 24 ? 3 : h >= 12 ? 2 : 1);
+	y += draw_status(lt, p->variant, v, p->ms, y, x, w, h >= 30 ? 4 : h >= 24 ? 3 : h >= 12 ? 2 : 1);
 	char expl[1024], idx[160], parts[512] = "";
 	if (story[0] && !story_below)
 		snprintf(expl, sizeof expl, "%s", story);
@@ -250,23 +252,26 @@ void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct l
 	int ex = draw_wrapped(expl, 0, 0, w, 0, 0, A_NORMAL);	/* counts only */
 	ex = ex > 3 ? 3 : ex;
 	int px = parts[0] ? draw_wrapped(parts, 0, 0, w, 0, 0, A_NORMAL) : 0;
-	px = px > 1 ? 1 : px;
+	px = px > (h >= 30 ? 2 : 1) ? (h >= 30 ? 2 : 1) : px;
 	int ix = idx[0] && end - y >= 10 ? 1 : 0;
 	int rest = end - y - ex - ix - px;
 	const char *const *lines;
 	int n = looptrace_code(lt, &lines), first, last;
 	looptrace_current_span(lt, &first, &last);
 	/* the matrix wants a label, a legend and between them a header and a
-	 * line a row (numbers in a matrix of up to 6 rows) or half blocks (6
-	 * lines at most); the code keeps at least 4 lines (or all of it) before
-	 * it, and before the label alone when the matrix does not fit */
+	 * line a row (numbers, for up to 12 rows), else at least half blocks
+	 * (6 lines at most; numbers up to 6 rows); the code keeps at least 4
+	 * lines (or all of it) before it, and before the label alone when the
+	 * matrix does not fit */
 	int rows, cols;
 	const double *vals;
 	const uint8_t *state;
 	looptrace_matrix(lt, &rows, &cols, &vals, &state);
 	int half = (rows + 1) / 2, map_min = rows <= 6 ? rows + 3 : 2 + (half < 6 ? half : 6);
+	int map_want = rows <= 12 ? rows + 3 : map_min;	/* with numbers */
 	int code_min = n < 4 ? n : 4;
-	int room = rest - map_min >= code_min ? rest - map_min : rest - 1 >= code_min ? rest - 1 : rest;
+	int room = rest - map_want >= code_min ? rest - map_want : rest - map_min >= code_min ? rest - map_min :
+		   rest - 1 >= code_min ? rest - 1 : rest;
 	int code_h = n < room ? n : room;
 	code_h = code_h < 0 ? 0 : code_h;
 	draw_code(lines, n, code_window(p->code_top, n, first, last, code_h), first, last, y, x, w, code_h);

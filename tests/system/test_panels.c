@@ -217,3 +217,84 @@ Test(panels, the_cursor_should_tell_each_panel_s_story_of_its_cell, .fini = fini
 	cr_assert_eq(count_of(s, "c[0, 1]:"), 3, "a panel has no story:\n%s", s);
 	free(s);
 }
+
+/* ---- r: the same step rate, so the vectorised panel ends first ----------------------------------- */
+
+/* The total of word's panel on s ("WORD…: POS of TOTAL"), 0 when not shown. */
+static long total_of(const char *s, const char *word)
+{
+	for (const char *p = strstr(s, word); p; p = strstr(p + 1, word)) {
+		const char *of = strstr(p, " of "), *nl = strchr(p, '\n');
+		if (of && (!nl || of < nl) && of - p < 36)
+			return strtol(of + 4, NULL, 10);
+	}
+	return 0;
+}
+
+Test(panels, r_should_run_every_panel_at_the_same_step_rate, .fini = finish, .timeout = 120)
+{
+	start(120, 40, NULL, "4 --step 4");
+	char *s = tmux_see(session, "for-loops: 0 of 6400");
+	long simd = total_of(s, "vectorised"), unrolled = total_of(s, "unrolled");
+	free(s);
+	cr_assert(simd > 0 && simd < unrolled && unrolled < 6400, "vectorised %ld, unrolled %ld", simd, unrolled);
+	/* ×8: the vectorised panel ends while the others run on, each as many
+	 * steps in (the first frame that shows its end) */
+	tmux_keys(session, ". . . r");	/* . is > */
+	char want[64];
+	snprintf(want, sizeof want, ": %ld of %ld", simd, simd);
+	const char *moving[] = { want, NULL };
+	s = tmux_wait_moving(session, moving);
+	cr_assert(strstr(s, want), "%s", s);
+	char line[64];
+	snprintf(line, sizeof line, "for-loops: 6400 of 6400");
+	cr_assert(!strstr(s, line), "the loops ended with the vectorised panel:\n%s", s);
+	free(s);
+	/* and the others end in their own time */
+	snprintf(want, sizeof want, "unrolled \u00d74: %ld of %ld", unrolled, unrolled);
+	free(tmux_see(session, want));
+	tmux_keys(session, "e");
+	free(tmux_see(session, "for-loops: 6400 of 6400"));
+}
+
+/* ---- the tile of the SIMD path in use ------------------------------------------------------------ */
+
+Test(panels, the_vectorised_panel_should_name_the_avx2_tile_under_qkv_simd_avx2, .fini = finish, .timeout = 120)
+{
+	start(200, 60, "QKV_SIMD=avx2", "4 --step 4");
+	char *s = tmux_see(session, "for-loops: 0 of 6400");
+	free(s);
+	/* the title whole, where it fits: 38 columns at 200x60 */
+	s = tmux_see(session, "vectorised (avx2, 6\u00d716 tile)");
+	cr_assert(strstr(s, "of 8 lanes"), "the steps should be FMAs of 8 lanes:\n%s", s);
+	free(s);
+}
+
+/* ---- a causal attention: the three ends agree ------------------------------------------------------ */
+
+Test(panels, e_should_end_an_attention_on_the_same_output_in_every_panel, .fini = finish, .timeout = 120)
+{
+	start(120, 40, NULL, "--repl");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "import torch.nn.functional as F; torch.manual_seed(0); Q = torch.randn(5, 4); "
+		  "K = torch.randn(5, 4); V = torch.randn(5, 3)");
+	tmux_line(session, ":show F.scaled_dot_product_attention(Q, K, V, is_causal=True) loops");
+	free(tmux_see(session, "r replay"));
+	tmux_keys(session, "Tab e");
+	char *s = tmux_see(session, "for-loops: 125 of 125");
+	cr_assert_eq(count_of(s, "out (5\u00d73)"), 3, "%s", s);
+	/* each row of the loops' out (the first panel, from column 1: its 38
+	 * columns are ASCII there) is in the other two panels as well */
+	for (int r = 0; r < 5; r++) {
+		char label[8], row[40];
+		snprintf(label, sizeof label, "\n %d ", r);
+		const char *p = strstr(s, label);
+		cr_assert(p, "no row %d:\n%s", r, s);
+		snprintf(row, sizeof row, "%.30s", p + 1);
+		cr_assert(strchr(row, '.') && !strchr(row, '\n'), "row %d: '%s'\n%s", r, row, s);
+		for (int i = (int)strlen(row); i > 0 && row[i - 1] == ' '; i--)
+			row[i - 1] = 0;
+		cr_assert_eq(count_of(s, row), 3, "row %d, '%s', is not in every panel:\n%s", r, row, s);
+	}
+	free(s);
+}
