@@ -149,15 +149,22 @@ Test(panels, x_should_choose_the_pair_at_80x24, .fini = finish, .timeout = 120)
 
 /* ---- e: the same numbers in every panel -------------------------------------------------------- */
 
-/* y = x @ x.T of whole numbers at the prompt, ended with e: every panel
- * shows the same matrix, [[5, 14], [14, 50]]. */
-static void same_end(int w, int h, const char *env, int panels)
+/* At the prompt, :show y loops of y = x @ x.T, whole numbers, once it ran
+ * (at once, to the end). */
+static void show_product(int w, int h, const char *env)
 {
 	start(w, h, env, "--repl");
 	free(tmux_see(session, ">>>"));
 	tmux_line(session, "x = torch.arange(6.).reshape(2, 3); y = x @ x.T");
 	tmux_line(session, ":show y loops");
-	free(tmux_see(session, "r replay"));	/* it ran at once, to the end */
+	free(tmux_see(session, "r replay"));
+}
+
+/* That product run again and ended with e: every panel shows the same
+ * matrix, [[5, 14], [14, 50]]. */
+static void same_end(int w, int h, const char *env, int panels)
+{
+	show_product(w, h, env);
 	tmux_keys(session, "Tab");
 	free(tmux_see(session, "(Tab: back to the line)"));
 	tmux_keys(session, "r s");
@@ -203,11 +210,7 @@ Test(panels, e_should_end_three_panels_on_the_same_numbers_at_200x60, .fini = fi
 
 Test(panels, the_cursor_should_tell_each_panel_s_story_of_its_cell, .fini = finish, .timeout = 120)
 {
-	start(120, 40, NULL, "--repl");
-	free(tmux_see(session, ">>>"));
-	tmux_line(session, "x = torch.arange(6.).reshape(2, 3); y = x @ x.T");
-	tmux_line(session, ":show y loops");
-	free(tmux_see(session, "r replay"));
+	show_product(120, 40, NULL);
 	tmux_keys(session, "Tab Right Down");
 	char *s = tmux_see(session, "c[1, 1]:");
 	cr_assert_eq(count_of(s, "c[1, 1]:"), 3, "a panel has no story:\n%s", s);
