@@ -289,7 +289,7 @@ Test(panels, e_should_end_an_attention_on_the_same_output_in_every_panel, .fini 
 	/* each row of the loops' out (the first panel, from column 1: its 38
 	 * columns are ASCII there) is in the other two panels as well */
 	for (int r = 0; r < 5; r++) {
-		char label[8], row[40];
+		char label[16], row[40];
 		snprintf(label, sizeof label, "\n %d ", r);
 		const char *p = strstr(s, label);
 		cr_assert(p, "no row %d:\n%s", r, s);
