@@ -160,6 +160,39 @@ const char *looptrace_count(char *buf, size_t size, int64_t v)
 	return buf;
 }
 
+/* The i with start[i] <= t < start[i + 1], for start[0..n-1] ascending. */
+int64_t looptrace_find(const int64_t *start, int64_t n, int64_t t)
+{
+	int64_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo + 1) / 2;
+		if (start[mid] <= t)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* "scale = 1 / math.sqrt(3)" (or its value), when the scores are scaled */
+void looptrace_scale_line(struct looptrace *lt)
+{
+	if (lt->scaled && fabs(lt->scale * sqrt((double)lt->k) - 1.0) < 1e-9)
+		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)lt->k);
+	else if (lt->scaled)
+		looptrace_add_line(lt, "scale = %.6g", lt->scale);
+}
+
+/* The lines that turn a row of -inf only into nan, when there is one. */
+void looptrace_zero_row_lines(struct looptrace *lt, const char *y, const char *r)
+{
+	if (!lt->sm.any_zero_row)
+		return;
+	lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
+	lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
+	lt->ln.zskip = looptrace_add_line(lt, "        continue");
+}
+
 /* ---- the row softmax --------------------------------------------------- */
 
 /* The sum of a row's exp(x - max) in the order of variant: one by one
@@ -252,14 +285,7 @@ static void rowsoft_chunk(const struct rowsoft *sm, struct step *s, enum step_ki
 /* The step li (0-based) of the softmax passes. */
 static struct step rowsoft_decode(const struct rowsoft *sm, int64_t li)
 {
-	int64_t lo = 0, hi = sm->rows - 1;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo + 1) / 2;
-		if (sm->start[mid] <= li)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
+	int64_t lo = looptrace_find(sm->start, sm->rows, li);
 	int64_t off = li - sm->start[lo], ch = rowsoft_chunks(sm), mg = sm->merges;
 	struct step s = { ST_MAX, lo, 0, 0, 1, false };
 	if (off < ch) {
@@ -330,11 +356,7 @@ static void rowsoft_code(struct looptrace *lt, const char *y, const char *r, boo
 	looptrace_add_line(lt, "    max = float('-inf')");
 	looptrace_add_line(lt, "    for j in range(%lld):", (long long)sm->cols);
 	lt->ln.max = looptrace_add_line(lt, "        if %s[%s, j] > max: max = %s[%s, j]", y, r, y, r);
-	if (sm->any_zero_row) {
-		lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
-		lt->ln.zskip = looptrace_add_line(lt, "        continue");
-	}
+	looptrace_zero_row_lines(lt, y, r);
 	if (comments)
 		looptrace_add_line(lt, "    # 2. exponentiate the shifted entries and add them up");
 	looptrace_add_line(lt, "    sum = 0");
@@ -646,10 +668,7 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 	}
 	looptrace_add_line(lt, "# 1. scores: how well does each query match each key?");
 	looptrace_add_line(lt, "att = torch.zeros(%lld, %lld)", (long long)m, (long long)n);
-	if (lt->scaled && fabs(scale * sqrt((double)d) - 1.0) < 1e-9)
-		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)d);
-	else if (lt->scaled)
-		looptrace_add_line(lt, "scale = %.6g", scale);
+	looptrace_scale_line(lt);
 	looptrace_add_line(lt, "for q_idx, q in enumerate(%s):", lt->na);
 	looptrace_add_line(lt, "    for k_idx, k in enumerate(%s):", lt->nb);
 	if (causal || mask) {
@@ -1312,16 +1331,21 @@ static void explain_matmul(const struct looptrace *lt, struct step s, char *buf,
 			 (long long)s.c, n3);
 }
 
+void looptrace_explain_hidden(const struct looptrace *lt, struct step s, char *buf, size_t size)
+{
+	long long qi = (long long)s.r, ki = (long long)s.c;
+	if (lt->causal && s.c > s.r)
+		utf8_snprintf(buf, size, "k_idx %lld > q_idx %lld, a later token: att[%lld, %lld] = -inf", ki, qi, qi, ki);
+	else
+		utf8_snprintf(buf, size, "mask[%lld, %lld] is set: att[%lld, %lld] = -inf", qi, ki, qi, ki);
+}
+
 static void explain_score(const struct looptrace *lt, struct step s, char *buf, size_t size)
 {
 	long long qi = (long long)s.r, ki = (long long)s.c;
 	char n1[32], n2[32], n3[32];
 	if (lt->hidden[s.r * lt->n + s.c]) {
-		if (lt->causal && s.c > s.r)
-			utf8_snprintf(buf, size, "k_idx %lld > q_idx %lld, a later token: att[%lld, %lld] = -inf", ki, qi, qi,
-				 ki);
-		else
-			utf8_snprintf(buf, size, "mask[%lld, %lld] is set: att[%lld, %lld] = -inf", qi, ki, qi, ki);
+		looptrace_explain_hidden(lt, s, buf, size);
 		return;
 	}
 	double dot = 0.0;
@@ -1462,8 +1486,10 @@ void looptrace_softmax_partials(const struct looptrace *lt, struct step s, doubl
 	int64_t upto = s.c + s.w;
 	for (int u = 0; u < count; u++)
 		part[u] = s.kind == ST_MAX ? -INFINITY : 0.0;
+	/* the unrolled max's remainder all goes to m0 (kernel/unrolled.c) */
+	int64_t whole = sm->variant == TRACE_UNROLLED ? sm->cols / count * count : sm->cols;
 	for (int64_t j = 0; j < upto && j < sm->cols; j++) {
-		double *p = &part[j % count];
+		double *p = &part[s.kind == ST_MAX && j >= whole ? 0 : j % count];
 		if (s.kind == ST_MAX) {
 			if (row[j] > *p || row[j] != row[j] || *p != *p)
 				*p = *p != *p ? *p : row[j];
@@ -1498,6 +1524,8 @@ void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_
 	case ST_MAX:
 		looptrace_softmax_partials(lt, s, part, count);
 		looptrace_vec_text(v1, sizeof v1, part, count);
+		if (unrolled)
+			looptrace_parts_text(v1, sizeof v1, part, count);
 		if (s.merge)
 			utf8_snprintf(buf, size, "max = %s of %s = %s",
 				      unrolled ? "max(max(m0, m1), max(m2, m3))" : "the largest lane", v1,
@@ -1513,6 +1541,8 @@ void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_
 	case ST_EXP:
 		looptrace_softmax_partials(lt, s, part, count);
 		looptrace_vec_text(v1, sizeof v1, part, count);
+		if (unrolled)
+			looptrace_parts_text(v1, sizeof v1, part, count);
 		if (s.merge) {
 			utf8_snprintf(buf, size, "sum = %s = %s", unrolled ? "(s0 + s1) + (s2 + s3)" : "vsum[0] + vsum[1] + \u2026",
 				      looptrace_num(n1, sizeof n1, sm->sum[s.r]));

@@ -1,9 +1,11 @@
-/* looptrace.h: the loop version of a computation, one iteration at a time.
- * For a matmul, a softmax or a whole attention (the kinds a `compare` show
- * animates), it gives the loop code a student reads (as in seed 003), the
- * line and indices of iteration t, and the result matrix filled up to t, so
- * the ui can animate "loops beside vectorised". Pure: computes from the
- * operands it is given, in double, and never draws. */
+/* looptrace.h: a computation as one of the kernel's variants runs it, one
+ * step at a time: the for-loops (one iteration a step), the unrolled loops or
+ * the vectorised kernel (see "the three variants" below). For a matmul, a
+ * softmax or a whole attention (the kinds a `compare` show animates), it
+ * gives the code a student reads (as in seed 003), the line and indices of
+ * step t, and the result matrix filled up to t, so the ui can animate the
+ * variants side by side. Pure: computes from the operands it is given, in
+ * double, and never draws; no allocation after creation. */
 #ifndef QKV_VIEW_LOOPTRACE_H
 #define QKV_VIEW_LOOPTRACE_H
 
@@ -50,19 +52,38 @@ void looptrace_free(struct looptrace *lt);
  * A trace follows one of the kernel's three variants of the computation, on
  * the same output grid, each ending with the kernel's result:
  *   TRACE_LOOPS     one multiply-add per step (everything above);
- *   TRACE_UNROLLED  one step is one iteration of the unrolled loop: the
- *                   KERNEL_UNROLL partial sums of the current cell each take
- *                   one term, side by side (looptrace_partials), and a last
- *                   step merges them (the softmax's max and sum likewise);
+ *   TRACE_UNROLLED  one step is one iteration of the unrolled loop
+ *                   (kernel/unrolled.c): the KERNEL_UNROLL partial sums of
+ *                   the current cell each take one term, side by side
+ *                   (looptrace_partials; a shorter last iteration takes the
+ *                   remainder), and a last step merges them as
+ *                   (s0 + s1) + (s2 + s3). A softmax row: iterations of 4
+ *                   entries into partial maxima, a merge, iterations into
+ *                   partial sums of exp, a merge, divisions 4 at a time. An
+ *                   attention: its scores (a hidden key one step), softmax
+ *                   and weighted sums (partial rows o0..o3 over v_idx) so.
+ *                   Bit for bit the _unrolled kernels' float64 results;
  *   TRACE_SIMD      one step is what the SIMD kernel on this machine does in
  *                   one pass of its inner loop (kernel_simd_tile): for a
  *                   matmul one p across the register tile (tile_rows
  *                   broadcasts of a[i, p], each an FMA into tile_cols/lanes
  *                   vectors of b[p, j..]), so the whole tile grows at once;
- *                   for a softmax one vector of `lanes` exponentials with the
- *                   running max and sum; for a fused attention one block of
- *                   keys against the tile of queries, with the online
- *                   softmax's rescaling.
+ *                   the tiles go down a panel of tile_cols columns, then to
+ *                   the next panel, and an edge tile costs a whole one (the
+ *                   kernel pads it). For a softmax one vector of
+ *                   softmax_lanes entries (max; exp, summed lane by lane;
+ *                   division) and one step to reduce the lanes after the
+ *                   max and after the sum. For an attention the fused kernel
+ *                   (what a head of more than a few thousand scores runs):
+ *                   one step is one block of att_keys keys against a block
+ *                   of att_rows queries (scores, the new running maximum m,
+ *                   the rescaling alpha of l and of out so far), and a last
+ *                   step per query block divides out by l; the matrix is out
+ *                   (phase "online softmax"), holding acc (not yet divided)
+ *                   while its block runs. The matmul's float64 result is the
+ *                   SIMD kernel's bit for bit (for k up to its depth block);
+ *                   the softmax and attention within 1e-13 (its exp is not
+ *                   libm's).
  * Step counts and tile shapes come from KERNEL_UNROLL and kernel_simd_tile,
  * never from a copy of them. Every function of this header works on every
  * variant (looptrace_code gives that variant's code). */
@@ -79,22 +100,26 @@ void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size)
  * "48 steps of 12 FMAs of 8 lanes". */
 void looptrace_steps_text(const struct looptrace *lt, char *buf, size_t size);
 /* The cells of the matrix the current step writes, a rectangle (one cell
- * for loops and unrolled, the register tile or a vector of lanes for simd,
- * a whole row for a weighted sum); false at pos 0. */
+ * for loops and unrolled, the register tile clipped to the matrix, the
+ * entries of a softmax step (a whole row for a merge or a row of -inf), a
+ * whole row for a weighted sum, the rows of a query block); false at pos 0. */
 bool looptrace_current_rect(const struct looptrace *lt, int *row, int *col, int *rows, int *cols);
 /* TRACE_UNROLLED: the KERNEL_UNROLL partial sums of the current cell (their
- * count; 0 when the step has none, and for the other variants). */
+ * count; 0 when the step has none, and for the other variants): of a matmul
+ * or a score, the partial maxima or exp sums of a softmax row, column 0 of
+ * the partial rows o0..o3 of a weighted sum. Valid until the next seek. */
 int looptrace_partials(const struct looptrace *lt, const double **sums);
 /* For the inspector: which step of this variant computes cell (row, col) of
- * the matrix at the end of the current phase, in one sentence:
- * "c[2, 3]: s0..s3 each took 4 of the 16 terms (p = 0, 4, 8, 12 for s0),
- * merged in step 1,203", "c[2, 3]: lane 3 of vector 0 in the 6×16 tile at
- * rows 0-5, cols 0-15, grown in steps 1-16 (one FMA per p)". */
+ * the matrix of the current phase, in one sentence (steps are positions,
+ * 1-based): "c[2, 3]: s0..s3 each took every 4th of the 16 terms (s0: p = 0,
+ * 4, 8, 12), merged as (s0 + s1) + (s2 + s3) in step 1,203", "c[2, 3]: lane 3
+ * of vector 0, row 2 of the 6×16 tile at rows 0-5, cols 0-15, grown in steps
+ * 1-16 (one FMA per p)"; "" outside the matrix. */
 void looptrace_cell_story(const struct looptrace *lt, int row, int col, char *buf, size_t size);
 
 enum trace_kind looptrace_kind(const struct looptrace *lt);
-int64_t looptrace_total(const struct looptrace *lt);       /* iterations */
-void looptrace_seek(struct looptrace *lt, int64_t t);      /* 0..total: after t iterations */
+int64_t looptrace_total(const struct looptrace *lt);       /* steps (loops: iterations) */
+void looptrace_seek(struct looptrace *lt, int64_t t);      /* 0..total: after t steps */
 int64_t looptrace_pos(const struct looptrace *lt);
 
 /* The current iteration is the last one run: iteration pos - 1. At pos 0

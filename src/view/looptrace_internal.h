@@ -124,11 +124,19 @@ const char *looptrace_num(char *buf, size_t size, double v);
 void looptrace_vec_text(char *buf, size_t size, const double *v, int64_t count);
 /* "6,400" */
 const char *looptrace_count(char *buf, size_t size, int64_t v);
+/* The i with start[i] <= t < start[i + 1], for start[0..n-1] ascending. */
+int64_t looptrace_find(const int64_t *start, int64_t n, int64_t t);
+/* The code's "scale = ..." line, and the lines that make a row of -inf only
+ * nan (when the softmax has one), with the matrix y and rows r. */
+void looptrace_scale_line(struct looptrace *lt);
+void looptrace_zero_row_lines(struct looptrace *lt, const char *y, const char *r);
 double looptrace_weight(const struct rowsoft *sm, int64_t r, int64_t j);
 double looptrace_exp(const struct rowsoft *sm, int64_t r, int64_t j);
 /* The count partial maxima (ST_MAX) or exp sums (ST_EXP) of s's row over its
  * entries up to the step's last, entry j into part[j % count]. */
 void looptrace_softmax_partials(const struct looptrace *lt, struct step s, double *part, int count);
+/* "k_idx 1 > q_idx 0, a later token: att[0, 1] = -inf" (or the mask's) */
+void looptrace_explain_hidden(const struct looptrace *lt, struct step s, char *buf, size_t size);
 /* The explanation of a softmax step of the unrolled or simd variant. */
 void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_t size);
 
@@ -138,6 +146,8 @@ void looptrace_explain_softmax_wide(const struct looptrace *lt, char *buf, size_
 void looptrace_unrolled_dot(double s[KERNEL_UNROLL], const double *a, int64_t sa, const double *b, int64_t sb,
 			    int64_t upto);
 double looptrace_unrolled_merge(const double s[KERNEL_UNROLL]);
+/* "[0.1200, -0.5300, 0.2000, 0.0100]": every one of count numbers */
+void looptrace_parts_text(char *buf, size_t size, const double *v, int count);
 /* Steps of a sum of terms: its iterations of KERNEL_UNROLL (the last may be
  * shorter), not counting the merge. */
 int64_t looptrace_unrolled_iters(int64_t terms);

@@ -134,14 +134,8 @@ struct step looptrace_simd_decode(const struct looptrace *lt, int64_t it)
 		s.merge = s.p == lt->k - 1;
 		return s;
 	}
-	int64_t ar = lt->tile.att_rows, ak = lt->tile.att_keys, lo = 0, hi = (lt->m + ar - 1) / ar - 1;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo + 1) / 2;
-		if (lt->blk_start[mid] <= it)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
+	int64_t ar = lt->tile.att_rows, ak = lt->tile.att_keys;
+	int64_t lo = looptrace_find(lt->blk_start, (lt->m + ar - 1) / ar, it);
 	int64_t off = it - lt->blk_start[lo], kend = block_keys(lt, lo * ar, block_rows(lt, lo * ar));
 	s.kind = ST_BLOCK;
 	s.r = lo * ar;
@@ -187,8 +181,8 @@ static void matmul_code(struct looptrace *lt)
 	size_t len = 0;
 	loads[0] = 0;
 	for (int v = 0; v < nv && len < sizeof loads; v++)
-		len += (size_t)utf8_snprintf(loads + len, sizeof loads - len, "%s%s[p%s, j0 + %d:j0 + %d]", v ? ", " : "",
-					lt->nb, lt->b_vec ? "" : "", v * t->lanes, (v + 1) * t->lanes);
+		len += (size_t)utf8_snprintf(loads + len, sizeof loads - len, v ? ", %s[p, j0 + %d:j0 + %d]" :
+					     "%s[p, j0:j0 + %d]", lt->nb, v ? v * t->lanes : t->lanes, (v + 1) * t->lanes);
 	vec_names(names, sizeof names, "b", nv);
 	looptrace_add_line(lt, "# %s: a %d\u00d7%d register tile of %s, %d vectors of %d lanes", t->path, t->tile_rows,
 			   t->tile_cols, lt->nc, t->tile_rows * nv, t->lanes);
@@ -221,11 +215,7 @@ static void softmax_code(struct looptrace *lt, const char *y, const char *r)
 	looptrace_add_line(lt, "    for j in range(0, %lld, %d):", cols, L);
 	lt->ln.vmax = looptrace_add_line(lt, "        vmax = maximum(vmax, %s[%s, j:j + %d])  # %d at once", y, r, L, L);
 	lt->ln.hmax = looptrace_add_line(lt, "    max = vmax.max()  # across the lanes (a short tail one by one)");
-	if (sm->any_zero_row) {
-		lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
-		lt->ln.zskip = looptrace_add_line(lt, "        continue");
-	}
+	looptrace_zero_row_lines(lt, y, r);
 	looptrace_add_line(lt, "    vsum = [0] * %d", L);
 	looptrace_add_line(lt, "    for j in range(0, %lld, %d):  # past the end: -inf, exp 0", cols, L);
 	lt->ln.vexp = looptrace_add_line(lt, "        e = exp(%s[%s, j:j + %d] - max)  # %d at once", y, r, L, L);
@@ -241,14 +231,16 @@ static void attention_code(struct looptrace *lt)
 	const struct kernel_tile *t = &lt->tile;
 	int ar = t->att_rows, ak = t->att_keys;
 	looptrace_add_line(lt, "# %s, fused: %d queries against %d keys at a time, an online softmax", t->path, ar, ak);
+	looptrace_add_line(lt, "# (a small head runs the two-pass softmax instead, for torch's last digits)");
 	looptrace_add_line(lt, "out = torch.zeros(%lld, %lld)", (long long)lt->m, (long long)lt->dv);
-	if (lt->scaled && fabs(lt->scale * sqrt((double)lt->k) - 1.0) < 1e-9)
-		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)lt->k);
-	else if (lt->scaled)
-		looptrace_add_line(lt, "scale = %.6g", lt->scale);
+	looptrace_scale_line(lt);
 	looptrace_add_line(lt, "for i0 in range(0, %lld, %d):  # a block of queries", (long long)lt->m, ar);
 	looptrace_add_line(lt, "    m = [-inf] * %d; l = [0] * %d; acc = zeros(%d, %lld)", ar, ar, ar, (long long)lt->dv);
-	looptrace_add_line(lt, "    for j0 in range(0, %s, %d):  # a block of keys", lt->causal ? "i0 + block" : "T", ak);
+	if (lt->causal)
+		looptrace_add_line(lt, "    for j0 in range(0, min(i0 + %d, %lld), %d):  # keys up to the block's last query", ar,
+				   (long long)lt->n, ak);
+	else
+		looptrace_add_line(lt, "    for j0 in range(0, %lld, %d):  # a block of keys", (long long)lt->n, ak);
 	lt->ln.blk_first = looptrace_add_line(lt, "        s = %s[i0:i0 + %d] @ %s[j0:j0 + %d].T%s%s", lt->na, ar, lt->nb, ak,
 					      lt->scaled ? " * scale" : "",
 					      lt->causal || lt->has_mask ? "  # hidden: -inf" : "");
@@ -395,9 +387,14 @@ void looptrace_simd_story(const struct looptrace *lt, int row, int col, char *bu
 	}
 	int64_t ar = t->att_rows, b = row / ar, i0 = b * ar, bq = block_rows(lt, i0);
 	int64_t kend = block_keys(lt, i0, bq), first = lt->blk_start[b] + 1, last = lt->blk_start[b + 1];
+	char span[80];
+	if (last - 1 > first)
+		utf8_snprintf(span, sizeof span, "steps %s-%s", looptrace_count(s1, sizeof s1, first),
+			      looptrace_count(s2, sizeof s2, last - 1));
+	else
+		utf8_snprintf(span, sizeof span, "step %s", looptrace_count(s1, sizeof s1, first));
 	utf8_snprintf(buf, size, "out[%d, %d]: query %lld of the block at queries %lld-%lld, which met keys 0-%lld in "
-		      "blocks of %d (steps %s-%s, an online softmax) and was divided by its l in step %s", row, col,
+		      "blocks of %d (%s, an online softmax) and was divided by its l in step %s", row, col,
 		      (long long)(row - i0), (long long)i0, (long long)(i0 + bq - 1), (long long)(kend - 1), t->att_keys,
-		      looptrace_count(s1, sizeof s1, first), looptrace_count(s2, sizeof s2, last - 1),
-		      looptrace_count(s3, sizeof s3, last));
+		      span, looptrace_count(s3, sizeof s3, last));
 }

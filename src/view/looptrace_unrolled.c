@@ -127,19 +127,14 @@ static void softmax_code(struct looptrace *lt, const char *y, const char *r)
 		lt->ln.mx_last = l;
 	}
 	for (int64_t j = whole; j < cols; j++) {
-		int l = looptrace_add_line(lt, "    m%d = max(m%d, %s[%s, %lld])  # the remainder", (int)(j - whole),
-					   (int)(j - whole), y, r, (long long)j);
+		int l = looptrace_add_line(lt, "    m0 = max(m0, %s[%s, %lld])  # the remainder", y, r, (long long)j);
 		if (j == whole)
 			lt->ln.mxr_first = l;
 		lt->ln.mxr_last = l;
 	}
 	merge_text(merged, sizeof merged, 'm', true, 0, U, true);
 	lt->ln.mx_merge = looptrace_add_line(lt, "    max = %s", merged);
-	if (sm->any_zero_row) {
-		lt->ln.if_zero = looptrace_add_line(lt, "    if max == float('-inf'):  # a row of -inf only");
-		lt->ln.zero = looptrace_add_line(lt, "        %s[%s] = float('nan')  # 0/0: every exp is 0", y, r);
-		lt->ln.zskip = looptrace_add_line(lt, "        continue");
-	}
+	looptrace_zero_row_lines(lt, y, r);
 	init_text(init, sizeof init, 's');
 	looptrace_add_line(lt, "    %s0", init);
 	if (whole > 0) {
@@ -186,10 +181,7 @@ static void attention_code(struct looptrace *lt)
 	char init[64], merged[160];
 	looptrace_add_line(lt, "# 1. scores: each dot product in %d partial sums", U);
 	looptrace_add_line(lt, "att = torch.zeros(%lld, %lld)", (long long)lt->m, (long long)lt->n);
-	if (lt->scaled && fabs(lt->scale * sqrt((double)lt->k) - 1.0) < 1e-9)
-		looptrace_add_line(lt, "scale = 1 / math.sqrt(%lld)", (long long)lt->k);
-	else if (lt->scaled)
-		looptrace_add_line(lt, "scale = %.6g", lt->scale);
+	looptrace_scale_line(lt);
 	looptrace_add_line(lt, "for q_idx, q in enumerate(%s):", lt->na);
 	looptrace_add_line(lt, "    for k_idx, k in enumerate(%s):", lt->nb);
 	if (lt->causal || lt->has_mask) {
@@ -261,14 +253,7 @@ struct step looptrace_unrolled_decode(const struct looptrace *lt, int64_t it)
 		s.c = cell % lt->n;
 		sum_step(&s, it % per, lt->k);
 	} else if (it < lt->sm_begin) {
-		int64_t lo = 0, hi = lt->m * lt->n - 1;
-		while (lo < hi) {
-			int64_t mid = lo + (hi - lo + 1) / 2;
-			if (lt->cell_start[mid] <= it)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
+		int64_t lo = looptrace_find(lt->cell_start, lt->m * lt->n, it);
 		s.kind = ST_SCORE;
 		s.r = lo / lt->n;
 		s.c = lo % lt->n;
@@ -374,7 +359,7 @@ void looptrace_unrolled_lines(const struct looptrace *lt, int *stmt, int *first,
 /* ---- words ---------------------------------------------------------------------- */
 
 /* "[0.1200, -0.5300, 0.2000, 0.0100]": all the partial sums */
-static void parts_text(char *buf, size_t size, const double *v, int count)
+void looptrace_parts_text(char *buf, size_t size, const double *v, int count)
 {
 	size_t len = (size_t)utf8_snprintf(buf, size, "[");
 	for (int i = 0; i < count && len < size; i++) {
@@ -399,7 +384,7 @@ void looptrace_unrolled_explain(const struct looptrace *lt, char *buf, size_t si
 	struct step s = lt->cur;
 	char parts[160], terms[48], merged[160], n1[32];
 	long long r = (long long)s.r, c = (long long)s.c;
-	parts_text(parts, sizeof parts, lt->part, lt->npart);
+	looptrace_parts_text(parts, sizeof parts, lt->part, lt->npart);
 	terms_text(terms, sizeof terms, s.kind == ST_OUT ? "v_idx" : s.kind == ST_SCORE ? "c" : "p", &s);
 	merge_text(merged, sizeof merged, s.kind == ST_OUT ? 'o' : 's', false, 0, U, true);
 	switch (s.kind) {
@@ -413,11 +398,7 @@ void looptrace_unrolled_explain(const struct looptrace *lt, char *buf, size_t si
 		return;
 	case ST_SCORE:
 		if (lt->hidden[s.r * lt->n + s.c]) {
-			if (lt->causal && s.c > s.r)
-				utf8_snprintf(buf, size, "k_idx %lld > q_idx %lld, a later token: att[%lld, %lld] = -inf", c, r, r,
-					      c);
-			else
-				utf8_snprintf(buf, size, "mask[%lld, %lld] is set: att[%lld, %lld] = -inf", r, c, r, c);
+			looptrace_explain_hidden(lt, s, buf, size);
 		} else if (s.merge) {
 			utf8_snprintf(buf, size, "att[%lld, %lld] = (%s)%s = %s", r, c, merged, lt->scaled ? " \u00d7 scale" : "",
 				      looptrace_num(n1, sizeof n1, lt->scores[s.r * lt->n + s.c]));
@@ -489,8 +470,9 @@ void looptrace_unrolled_story(const struct looptrace *lt, int row, int col, char
 			return;
 		}
 		char s1[32], s2[32];
-		utf8_snprintf(buf, size, "%s[%d, %d]: into m%d and s%d (entry %d %% %d), compared in step %s, exp in step %s, "
-			      "divided in step %s", y, row, col, col % U, col % U, col, U,
+		int mu = col >= sm->cols / U * U ? 0 : col % U;   /* the max's remainder goes to m0 */
+		utf8_snprintf(buf, size, "%s[%d, %d]: into m%d and s%d, compared in step %s, exp in step %s, "
+			      "divided in step %s", y, row, col, mu, col % U,
 			      looptrace_count(step, sizeof step, start + chunk + 1),
 			      looptrace_count(s1, sizeof s1, start + ch + 1 + chunk + 1),
 			      looptrace_count(s2, sizeof s2, start + 2 * ch + 2 + chunk + 1));

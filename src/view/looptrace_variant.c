@@ -25,7 +25,9 @@ void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size)
 		utf8_snprintf(buf, size, "unrolled \u00d7%d", KERNEL_UNROLL);
 		return;
 	case TRACE_SIMD:
-		if (lt->kind == TRACE_MATMUL)
+		if (t->lanes == 1)
+			utf8_snprintf(buf, size, "no vectors (the %s path)", t->path);
+		else if (lt->kind == TRACE_MATMUL)
 			utf8_snprintf(buf, size, "vectorised (%s, %d\u00d7%d tile)", t->path, t->tile_rows, t->tile_cols);
 		else if (lt->kind == TRACE_SOFTMAX)
 			utf8_snprintf(buf, size, "vectorised (%s, %d lanes)", t->path, lt->sm.width);
@@ -52,6 +54,17 @@ static void unrolled_sums_text(char *buf, size_t size, int64_t count, int64_t te
 		utf8_snprintf(buf, size, "%s iterations of %lld + %s %s", n2, (long long)rem, n3, merges);
 }
 
+/* "2,000 steps, one at a time: 400 for the scores, 1,200 for the softmax,
+ * 400 for the weighted sums" */
+static void attention_steps_text(const struct looptrace *lt, char *buf, size_t size, const char *how)
+{
+	char n1[32], n2[32], n3[32], n4[32];
+	utf8_snprintf(buf, size, "%s steps, %s: %s for the scores, %s for the softmax, %s for the weighted sums",
+		      looptrace_count(n1, sizeof n1, lt->total), how, looptrace_count(n2, sizeof n2, lt->sm_begin),
+		      looptrace_count(n3, sizeof n3, lt->out_begin - lt->sm_begin),
+		      looptrace_count(n4, sizeof n4, lt->total - lt->out_begin));
+}
+
 void looptrace_steps_text(const struct looptrace *lt, char *buf, size_t size)
 {
 	const struct kernel_tile *t = &lt->tile;
@@ -64,18 +77,19 @@ void looptrace_steps_text(const struct looptrace *lt, char *buf, size_t size)
 		else if (lt->kind == TRACE_SOFTMAX)
 			utf8_snprintf(buf, size, "%s steps of one entry (max, exp and sum, divide)", n1);
 		else
-			utf8_snprintf(buf, size, "%s steps: %s dot products, the softmax one entry at a time, the weighted sums "
-				      "one value row at a time", n1, looptrace_count(n2, sizeof n2, lt->m * lt->n));
+			attention_steps_text(lt, buf, size, "one at a time");
 		return;
 	case TRACE_UNROLLED:
 		if (lt->kind == TRACE_MATMUL)
 			unrolled_sums_text(buf, size, lt->m * lt->n, lt->k, "merges");
 		else if (lt->kind == TRACE_SOFTMAX)
-			utf8_snprintf(buf, size, "%s steps of %d entries and merges of the partial max and sum", n1,
+			utf8_snprintf(buf, size, "%s steps: iterations of %d entries, 2 merges a row (max, sum)", n1,
 				      KERNEL_UNROLL);
-		else
-			utf8_snprintf(buf, size, "%s steps: iterations of %d and merges, for the scores, the softmax and "
-				      "the weighted sums", n1, KERNEL_UNROLL);
+		else {
+			char how[48];
+			utf8_snprintf(how, sizeof how, "iterations of %d and merges", KERNEL_UNROLL);
+			attention_steps_text(lt, buf, size, how);
+		}
 		return;
 	case TRACE_SIMD:
 		if (lt->kind == TRACE_MATMUL) {
