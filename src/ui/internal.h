@@ -31,7 +31,7 @@ struct loops_anim {
 	                                   LOOPS_PAIRS of them, changed by LOOPS_PAIR_KEY */
 	bool inspecting;                /* the cell cursor moved since the last step: the
 	                                   panels tell its cell's story */
-	int seen_r, seen_c;             /* the cursor as last drawn */
+	int seen_r, seen_c;             /* the cursor as last drawn (seen_r -1: not yet) */
 };
 #define LOOPS_PAIRS 3
 #define LOOPS_PAIR_KEY 'x'

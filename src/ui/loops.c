@@ -30,6 +30,7 @@ void loops_stop(struct loops_anim *an)
 	int pair = an->pair;	/* the reader's choice outlives the tensor */
 	memset(an, 0, sizeof *an);
 	an->pair = pair;
+	an->seen_r = -1;	/* the cursor the first drawing finds is not a move */
 }
 
 /* The traces of t, built when an animates another tensor (or none). */
@@ -108,9 +109,9 @@ static void draw_keys(const struct app *a, const struct loops_anim *an, bool two
 }
 
 /* The verdicts, in the panels' order: the unrolled's against the loops when
- * it was judged, then SIMD's, with the expression when it fits (the view's
- * title names it too). */
-static void draw_verdicts(const struct loops_view *v, int y, int x, int w)
+ * it was judged, then SIMD's, with the times (when not NULL) or else the
+ * expression when they fit (the view's title names it too). */
+static void draw_verdicts(const struct loops_view *v, const char *times, int y, int x, int w)
 {
 	char simd[160], both[400], line[800];
 	timing_verdict_text(simd, sizeof simd, v->agree, v->max_diff);
@@ -119,7 +120,7 @@ static void draw_verdicts(const struct loops_view *v, int y, int x, int w)
 			 v->unrolled_diff, simd);
 	else
 		snprintf(both, sizeof both, "%s", simd);
-	snprintf(line, sizeof line, "%s  \u2014  %s", both, v->expr ? v->expr : "");
+	snprintf(line, sizeof line, "%s  \u2014  %s", both, times ? times : v->expr ? v->expr : "");
 	const char *forms[] = { line, both, simd, NULL };
 	loops_put_fitting(y, x, w, forms);
 }
@@ -128,8 +129,15 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 {
 	follow(an, v->t);
 	bool three = w >= THREE_PANELS_MIN;
-	draw_keys(a, an, !three, y + h - 2, x, w);
-	draw_verdicts(v, y + h - 1, x, w);
+	/* the keys, the times (on their own line where the view is high) and
+	 * the verdicts under the panels */
+	char times[256];
+	timing_compare_text(times, sizeof times, v->loops_ms, v->simd_ms);
+	int under = h >= 20 ? 3 : 2;
+	draw_keys(a, an, !three, y + h - under, x, w);
+	if (under == 3)
+		term_put(y + h - 2, x, times, w);
+	draw_verdicts(v, under == 3 ? NULL : times, y + h - 1, x, w);
 	struct heatmap hv;	/* the scale of the result, for the matrices that hold it */
 	heatmap_build(&hv, v->t, NULL, 0, NULL, 0, NULL, 0, v->scale);
 	enum scale_kind result = v->scale == SCALE_AUTO ? hv.scale : v->scale;
@@ -137,7 +145,7 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	const double ms[TRACE_VARIANTS] = { v->loops_ms, v->unrolled_ms, v->simd_ms };
 	int n = three ? 3 : 2, pw = (w - (n - 1)) / n;
 	/* the cursor moved: the panels tell its cell's story until the next step */
-	if (v->cursor && (v->cur_r != an->seen_r || v->cur_c != an->seen_c))
+	if (v->cursor && an->seen_r >= 0 && (v->cur_r != an->seen_r || v->cur_c != an->seen_c))
 		an->inspecting = true;
 	an->inspecting = an->inspecting && v->cursor;
 	an->seen_r = v->cur_r;
@@ -146,7 +154,7 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 		enum trace_variant tv = three ? (enum trace_variant)i : pairs[an->pair % LOOPS_PAIRS][i];
 		struct loops_panel p = { .lt = an->trace[tv], .variant = tv, .code_top = &an->code_top[tv],
 					 .ms = ms[tv], .result = result, .inspecting = an->inspecting };
-		loops_panel_draw(a, &p, v, y, x + i * (pw + 1), pw, h - 2);
+		loops_panel_draw(a, &p, v, y, x + i * (pw + 1), pw, h - under);
 	}
 }
 

@@ -254,7 +254,6 @@ void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct l
 	int px = parts[0] ? draw_wrapped(parts, 0, 0, w, 0, 0, A_NORMAL) : 0;
 	px = px > (h >= 30 ? 2 : 1) ? (h >= 30 ? 2 : 1) : px;
 	int ix = idx[0] && end - y >= 10 ? 1 : 0;
-	int rest = end - y - ex - ix - px;
 	const char *const *lines;
 	int n = looptrace_code(lt, &lines), first, last;
 	looptrace_current_span(lt, &first, &last);
@@ -270,6 +269,17 @@ void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct l
 	int half = (rows + 1) / 2, map_min = rows <= 6 ? rows + 3 : 2 + (half < 6 ? half : 6);
 	int map_want = rows <= 12 ? rows + 3 : map_min;	/* with numbers */
 	int code_min = n < 4 ? n : 4;
+	/* short of room, the indices go first, then the partial sums (the
+	 * explanation names them too), then the explanation's third line */
+	while (end - y - ex - ix - px - map_min < code_min && (ix || px || ex > 2)) {
+		if (ix)
+			ix = 0;
+		else if (px)
+			px = 0;
+		else
+			ex--;
+	}
+	int rest = end - y - ex - ix - px;
 	int room = rest - map_want >= code_min ? rest - map_want : rest - map_min >= code_min ? rest - map_min :
 		   rest - 1 >= code_min ? rest - 1 : rest;
 	int code_h = n < room ? n : room;

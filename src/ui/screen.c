@@ -1,6 +1,6 @@
 /* screen.c: the lesson screen: header with progress, the step's page (its
  * narration, code and output as view/page lays them out, as `qkv run` prints
- * them), the step's view (heatmap, loops beside SIMD, token view, timing),
+ * them), the step's view (heatmap, loops/unrolled/SIMD, token view, timing),
  * the cell inspector and the status line; and its keys (e exports the view:
  * export_key.c). Steps run through lesson/player, which keeps every result
  * and workspace, so going back is instant. An error in a step is shown in
@@ -769,8 +769,8 @@ static void turn_knob(struct app *a, int step)
 }
 
 /* Keys of the view: zoom, slices, the next view, big cells, export (e; E
- * in a loops-beside-SIMD view, whose e runs the loops to the end), and the
- * loop animation of a loops-beside-SIMD view. */
+ * in a compare view, whose e runs its panels to the end), and the panels'
+ * animation of a compare view (loops.c). */
 static bool view_key(struct app *a, int ch)
 {
 	const struct step_result *r = current(a);
