@@ -225,7 +225,7 @@ static const struct {
 	  "or the block typed.\n"
 	  "Tab on an empty >>> line gives the keys to the view: arrows or hjkl move the\n"
 	  "cell cursor (the inspector follows), + - zoom, [ ] the slice of a 3-D or\n"
-	  "4-D tensor, s r e < > the loops of :show EXPR loops, e (E in the loops)\n"
+	  "4-D tensor, s r e < > x the panels of :show EXPR loops, e (E in them)\n"
 	  "exports the view to a file (:help export); Tab or any other key gives\n"
 	  "them back.",
 	  "Left/Right, Home/End or Ctrl-A/Ctrl-E move; Alt-B/Alt-F move by word.\n"

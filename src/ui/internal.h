@@ -19,14 +19,22 @@
 enum screen_id { SCREEN_MENU, SCREEN_LESSON, SCREEN_REPL };
 enum overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_GOTO };
 
-/* A loops-beside-SIMD animation (loops.c): the loop trace of the tensor it
- * animates, built when first drawn (NULL when it has no loop version). */
+/* The loops, unrolled and vectorised animation (loops.c): one trace per
+ * variant of the tensor it animates, built when first drawn (NULL for a
+ * variant that has no version to animate), all stepped and run together. */
 struct loops_anim {
-	struct looptrace *trace;
-	const struct tensor *of;        /* the tensor the trace was built for */
+	struct looptrace *trace[TRACE_VARIANTS];   /* by enum trace_variant */
+	const struct tensor *of;        /* the tensor the traces were built for */
 	bool running;
-	int code_top;                   /* first line of the code the view shows */
+	int code_top[TRACE_VARIANTS];   /* first line of each panel's code */
+	int pair;                       /* the two panels shown where three do not fit:
+	                                   LOOPS_PAIRS of them, changed by LOOPS_PAIR_KEY */
+	bool inspecting;                /* the cell cursor moved since the last step: the
+	                                   panels tell its cell's story */
+	int seen_r, seen_c;             /* the cursor as last drawn (seen_r -1: not yet) */
 };
+#define LOOPS_PAIRS 3
+#define LOOPS_PAIR_KEY 'x'
 
 /* The prompt: a workspace of its own (lesson/session.h: a copy of the
  * step's, or empty for qkv --repl) and what its view shows. */
@@ -195,9 +203,11 @@ void screen_draw(struct app *a);
 void screen_key(struct app *a, int ch);
 void screen_mouse(struct app *a, int y, int x);
 
-/* loops.c: the loops-beside-SIMD view of the lesson screen and the prompt.
- * What one drawing needs: the SIMD result (its derivation gives the loops),
- * its expression, the comparison's times and verdict, its scale and labels. */
+/* loops.c: the view of a compare show (the lesson screen's and the
+ * prompt's `:show EXPR loops`): the kernel's three variants side by side.
+ * What one drawing needs: the SIMD result (its derivation gives the traces),
+ * its expression, the comparison's times and verdicts, its scale and labels,
+ * and the cell cursor when the view has it (the inspector). */
 struct loops_view {
 	const struct tensor *t;
 	const char *expr;
@@ -208,21 +218,44 @@ struct loops_view {
 	enum scale_kind scale;
 	char *const *rows, *const *cols;
 	int nrows, ncols;
+	bool cursor;                        /* the view has the cell cursor at: */
+	int cur_r, cur_c;
 };
-/* Draws v in w x h at y, x: the loop code following the line being run, the
- * iteration explained with its numbers and the matrix it fills on the left,
- * the SIMD result on the right, the times and verdict on the last two lines;
- * builds an's trace when v->t is not the tensor it was built for. */
+/* Draws v in w x h at y, x: a panel per variant (three where w allows, else
+ * the pair an->pair picks), each with its status, step count and time, the
+ * code following the line being run, the step explained with its numbers
+ * and the matrix it fills; the keys and the verdicts on the last two lines.
+ * Builds an's traces when v->t is not the tensor they were built for. */
 void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v, int y, int x, int w, int h);
-/* s one iteration, r run or pause (from the start again at the end), e to
- * the end, < > slower, faster: true when ch was one of them. */
+/* s one step of every panel, r run or pause (from the start again at the
+ * end), e to the end, < > slower, faster, LOOPS_PAIR_KEY the next pair: true
+ * when ch was one of them. */
 bool loops_key(struct app *a, struct loops_anim *an, int ch);
 /* Every 100 ms: moves the animations that run (the lesson's, the prompt's). */
 void loops_tick(struct app *a);
-/* Forgets an's trace (the tensor it animates goes away). */
+/* Forgets an's traces (the tensor they animate goes away). */
 void loops_stop(struct loops_anim *an);
-/* Builds an's trace of t and runs it from the start (`:show EXPR loops`). */
+/* Builds an's traces of t and runs them from the start (`:show EXPR loops`). */
 void loops_play(struct loops_anim *an, const struct tensor *t);
+
+/* loops_panel.c: one panel of that view: trace lt of variant (NULL when it
+ * has none), *code_top its code's scroll, ms its measured time, result the
+ * scale of the result (for the matrices that hold it), inspecting whether
+ * the cell cursor is shown with its cell's story (else the step's cells and
+ * the step explained). */
+struct loops_panel {
+	struct looptrace *lt;
+	enum trace_variant variant;
+	int *code_top;
+	double ms;
+	enum scale_kind result;
+	bool inspecting;
+};
+void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
+		      int h);
+/* Puts the first of forms (NULL-terminated) that fits w columns whole; the
+ * last one cut when none does. Returns the form put. */
+const char *loops_put_fitting(int y, int x, int w, const char *const *forms);
 
 /* export_key.c: the e key. exportkey_view writes the lesson step's view as
  * the screen draws it, exportkey_value the tensor (or the loops) the prompt's

@@ -1,38 +1,83 @@
-/* loops.c: the loops-beside-SIMD view, one drawing for the lesson screen's
- * compare shows (screen.c) and the prompt's `:show EXPR loops` (prompt.c):
- * the loop code scrolled to the line being run, the iteration explained with
- * its numbers, the matrix it fills, the SIMD result beside it; its keys and
- * the tick that runs it. Paints view/looptrace's model; computes no numbers. */
+/* loops.c: the compare view, one drawing for the lesson screen's compare
+ * shows (screen.c) and the prompt's `:show EXPR loops` (prompt.c): the
+ * kernel's three variants (for-loops, unrolled, vectorised) side by side on
+ * the same output grid, each animated in its own steps (loops_panel.c draws
+ * one), the keys and the verdicts under them; the keys and the tick that run
+ * them together. Paints view/looptrace's model; computes no numbers. */
 #include "ui/internal.h"
-#include "core/strbuf.h"
-#include "core/utf8.h"
 #include "view/timing.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_SPEED (1 << 20)
+/* Three panels from this width (each as wide as the loops side was at 80
+ * columns), else two. */
+#define THREE_PANELS_MIN (3 * 36 + 2)
+
+/* The pairs LOOPS_PAIR_KEY goes through where two panels fit. */
+static const enum trace_variant pairs[LOOPS_PAIRS][2] = {
+	{ TRACE_LOOPS, TRACE_SIMD },
+	{ TRACE_LOOPS, TRACE_UNROLLED },
+	{ TRACE_UNROLLED, TRACE_SIMD },
+};
+static const char *const short_names[TRACE_VARIANTS] = { "loops", "unrolled", "vectorised" };
 
 void loops_stop(struct loops_anim *an)
 {
-	looptrace_free(an->trace);
+	for (int v = 0; v < TRACE_VARIANTS; v++)
+		looptrace_free(an->trace[v]);
+	int pair = an->pair;	/* the reader's choice outlives the tensor */
 	memset(an, 0, sizeof *an);
+	an->pair = pair;
+	an->seen_r = -1;	/* the cursor the first drawing finds is not a move */
 }
 
-/* The trace of t, built when an animates another tensor (or none). */
+/* The traces of t, built when an animates another tensor (or none). */
 static void follow(struct loops_anim *an, const struct tensor *t)
 {
 	if (an->of == t)
 		return;
 	loops_stop(an);
-	an->trace = t ? looptrace_for(t) : NULL;
+	for (int v = 0; v < TRACE_VARIANTS && t; v++)
+		an->trace[v] = looptrace_for_variant(t, (enum trace_variant)v);
 	an->of = t;
+}
+
+static bool any_trace(const struct loops_anim *an)
+{
+	for (int v = 0; v < TRACE_VARIANTS; v++)
+		if (an->trace[v])
+			return true;
+	return false;
+}
+
+/* Whether every trace is at its end. */
+static bool all_ended(const struct loops_anim *an)
+{
+	for (int v = 0; v < TRACE_VARIANTS; v++)
+		if (an->trace[v] && looptrace_pos(an->trace[v]) < looptrace_total(an->trace[v]))
+			return false;
+	return true;
+}
+
+/* Moves every trace by delta of its own steps (to its end at most), or to
+ * pos when delta is 0. */
+static void seek_all(struct loops_anim *an, int64_t delta, int64_t pos)
+{
+	for (int v = 0; v < TRACE_VARIANTS; v++) {
+		struct looptrace *lt = an->trace[v];
+		if (!lt)
+			continue;
+		int64_t total = looptrace_total(lt), p = delta ? looptrace_pos(lt) + delta : pos;
+		looptrace_seek(lt, p > total ? total : p < 0 ? 0 : p);
+	}
 }
 
 void loops_play(struct loops_anim *an, const struct tensor *t)
 {
 	follow(an, t);
-	an->running = an->trace != NULL;
+	an->running = any_trace(an);
 }
 
 static int speed_of(const struct app *a)
@@ -42,197 +87,75 @@ static int speed_of(const struct app *a)
 
 /* ---- drawing ---------------------------------------------------------------------- */
 
-/* Puts the first of forms (NULL-terminated) that fits w columns whole; the
- * last one cut when none does. Returns the form put. */
-static const char *put_fitting(int y, int x, int w, const char *const *forms)
+/* The keys line: where they fit, what the pair key shows next. */
+static void draw_keys(const struct app *a, const struct loops_anim *an, bool two, int y, int x, int w)
 {
-	int i = 0;
-	while (forms[i + 1] && term_width_of(forms[i]) > w)
-		i++;
-	term_put(y, x, forms[i], w);
-	return forms[i];
-}
-
-/* The status line(s) of the left side: where the animation is, and its keys
- * when they fit; on two lines when one is too narrow and room allows.
- * Returns the lines used. */
-static int draw_status(const struct app *a, const struct loops_anim *an, int y, int x, int w, bool two)
-{
-	int64_t pos = looptrace_pos(an->trace), total = looptrace_total(an->trace);
-	const char *r = an->running ? "pause" : pos >= total ? "replay" : "run";
-	char where[96], full[320], keys[160], brief[160];
-	snprintf(where, sizeof where, "for-loops: %lld of %lld", (long long)pos, (long long)total);
-	snprintf(keys, sizeof keys, "s step, r %s, e end, < > speed \u00d7%d", r, speed_of(a));
-	snprintf(full, sizeof full, "%s  (%s)", where, keys);
-	attron(A_BOLD);
-	if (term_width_of(full) <= w || !two) {
-		snprintf(brief, sizeof brief, "%s  s r e < > \u00d7%d", where, speed_of(a));
-		char count[64];
-		snprintf(count, sizeof count, "%lld/%lld", (long long)pos, (long long)total);
-		const char *forms[] = { full, brief, where, count, NULL };
-		put_fitting(y, x, w, forms);
-		attroff(A_BOLD);
-		return 1;
+	const char *r = an->running ? "pause" : all_ended(an) ? "replay" : "run";
+	char full[320], mid[240], brief[160], pair[96] = "", key[16] = "", letter[8] = "";
+	if (two) {
+		const enum trace_variant *next = pairs[(an->pair + 1) % LOOPS_PAIRS];
+		snprintf(pair, sizeof pair, ", %c: %s + %s", LOOPS_PAIR_KEY, short_names[next[0]],
+			 short_names[next[1]]);
+		snprintf(key, sizeof key, ", %c pair", LOOPS_PAIR_KEY);
+		snprintf(letter, sizeof letter, " %c", LOOPS_PAIR_KEY);
 	}
-	snprintf(brief, sizeof brief, "%s, speed \u00d7%d", where, speed_of(a));
-	const char *first[] = { brief, where, NULL };
-	put_fitting(y, x, w, first);
-	attroff(A_BOLD);
-	snprintf(keys, sizeof keys, "s step  r %s  e end  < > speed", r);
-	const char *second[] = { keys, "s r e < >", NULL };
+	snprintf(full, sizeof full, "s step, r %s, e end, < > speed \u00d7%d%s", r, speed_of(a), pair);
+	snprintf(mid, sizeof mid, "s step, r %s, e end, < > \u00d7%d%s", r, speed_of(a), key);
+	snprintf(brief, sizeof brief, "s r e < > \u00d7%d%s", speed_of(a), letter);
+	const char *forms[] = { full, mid, brief, NULL };
 	attron(A_DIM);
-	put_fitting(y + 1, x, w, second);
+	loops_put_fitting(y, x, w, forms);
 	attroff(A_DIM);
-	return 2;
 }
 
-/* The lines lines[0..n) from top, h of them, the current span first..last
- * in reverse video; cut lines end in "…", and ↑ ↓ mark lines out of view. */
-static void draw_code(const char *const *lines, int n, int top, int first, int last, int y, int x, int w, int h)
+/* The verdicts, in the panels' order: the unrolled's against the loops when
+ * it was judged, then SIMD's, with the times (when not NULL) or else the
+ * expression when they fit (the view's title names it too). */
+static void draw_verdicts(const struct loops_view *v, const char *times, int y, int x, int w)
 {
-	for (int i = 0; i < h && top + i < n; i++) {
-		int li = top + i;
-		bool more = (i == 0 && top > 0) || (i == h - 1 && top + h < n);
-		struct strbuf sb;
-		strbuf_init(&sb);
-		term_fit(&sb, lines[li], more ? w - 2 : w, 0);
-		bool cur = li >= first && li <= last && first >= 0;
-		if (cur)
-			attron(A_REVERSE);
-		term_put(y + i, x, sb.s, w);
-		if (cur)
-			attroff(A_REVERSE);
-		strbuf_free(&sb);
-		if (more) {
-			attron(A_DIM);
-			term_put(y + i, x + w - 1, i == 0 && top > 0 ? "\u2191" : "\u2193", 1);
-			attroff(A_DIM);
-		}
-	}
-}
-
-/* The first line of the code window of h lines: unchanged while the current
- * span stays in it, else the span a third of the way down. */
-static int code_window(struct loops_anim *an, int n, int first, int last, int h)
-{
-	int top = an->code_top;
-	if (first >= 0 && (first < top || last >= top + h)) {
-		int span = last - first + 1;
-		top = span >= h ? first : first - (h - span) / 3;
-	}
-	top = top > n - h ? n - h : top;
-	an->code_top = top < 0 ? 0 : top;
-	return an->code_top;
-}
-
-/* The scale of the matrix being filled: the result's for a matmul and the
- * weighted sums, diverging while it holds scores (signed) on their way to
- * weights, so it is never labelled weights before it holds them. */
-static enum scale_kind trace_scale(const struct looptrace *lt, enum scale_kind result)
-{
-	const char *ph = looptrace_phase(lt);
-	return strcmp(ph, "scores") == 0 || strcmp(ph, "softmax") == 0 ? SCALE_DIVERGING : result;
-}
-
-/* The left side: status, code, indices, explanation, the matrix filling. */
-static void draw_loops_side(struct app *a, struct loops_anim *an, enum scale_kind result, int y, int x, int w,
-			    int h)
-{
-	struct looptrace *lt = an->trace;
-	int end = y + h;
-	y += draw_status(a, an, y, x, w, h >= 12);
-	char expl[1024], idx[160];
-	looptrace_explain(lt, expl, sizeof expl);
-	looptrace_indices(lt, idx, sizeof idx);
-	int ex = draw_wrapped(expl, 0, 0, w, 0, 0, A_NORMAL);	/* counts only */
-	ex = ex > 3 ? 3 : ex;
-	int ix = idx[0] && end - y >= 10 ? 1 : 0;
-	int rest = end - y - ex - ix;
-	const char *const *lines;
-	int n = looptrace_code(lt, &lines), first, last;
-	looptrace_current_span(lt, &first, &last);
-	/* the matrix wants a label, its half blocks (6 lines at most) and a
-	 * legend; the code keeps at least 4 lines (or all of it) before it, and
-	 * before the label alone when the matrix does not fit */
-	int rows, cols;
-	const double *vals;
-	const uint8_t *state;
-	looptrace_matrix(lt, &rows, &cols, &vals, &state);
-	int half = (rows + 1) / 2, map_min = 1 + (half < 6 ? half : 6) + 1;
-	int code_min = n < 4 ? n : 4;
-	int room = rest - map_min >= code_min ? rest - map_min : rest - 1 >= code_min ? rest - 1 : rest;
-	int code_h = n < room ? n : room;
-	code_h = code_h < 0 ? 0 : code_h;
-	draw_code(lines, n, code_window(an, n, first, last, code_h), first, last, y, x, w, code_h);
-	y += code_h;
-	if (ix)
-		term_put(y++, x, idx, w);
-	draw_wrapped(expl, y, x, w, ex, 0, A_NORMAL);
-	y += ex;
-	if (end - y >= 1) {
-		/* the label, else the matrix's name, size and phase */
-		char label[256], brief[128];
-		looptrace_matrix_label(lt, label, sizeof label);
-		utf8_snprintf(brief, sizeof brief, "%s (%d\u00d7%d), %s", looptrace_matrix_name(lt), rows, cols,
-			      looptrace_phase(lt));
-		const char *labels[] = { label, brief, NULL };
-		attron(A_BOLD);
-		put_fitting(y, x, w, labels);
-		attroff(A_BOLD);
-		if (end - y < 3)
-			return;
-		struct heatmap hm;
-		heatmap_build_trace(&hm, lt, trace_scale(lt, result));
-		heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
-		/* scrolled to the cell being computed, which is highlighted */
-		int cr, cc;
-		bool cell = looptrace_current_cell(lt, &cr, &cc);
-		draw_heatmap(a, &hm, y + 1, x, end - y - 1, w, cell ? cr : 0, cell && cc >= 0 ? cc : 0, cell && cc >= 0,
-			     a->zoom, false);
-		heatmap_free(&hm);
-	}
+	char simd[160], both[400], line[800];
+	timing_verdict_text(simd, sizeof simd, v->agree, v->max_diff);
+	if (v->unrolled_ms > 0 || v->unrolled_agree)
+		snprintf(both, sizeof both, "loops and unrolled %s (%.2g); %s", v->unrolled_agree ? "agree" : "DIFFER",
+			 v->unrolled_diff, simd);
+	else
+		snprintf(both, sizeof both, "%s", simd);
+	snprintf(line, sizeof line, "%s  \u2014  %s", both, times ? times : v->expr ? v->expr : "");
+	const char *forms[] = { line, both, simd, NULL };
+	loops_put_fitting(y, x, w, forms);
 }
 
 void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v, int y, int x, int w, int h)
 {
 	follow(an, v->t);
-	/* the last two lines: the times, then the verdict (with the expression
-	 * when it fits: the view's title names it too) */
-	char times[256], verdict[160], line[600];
+	bool three = w >= THREE_PANELS_MIN;
+	/* the keys, the times (on their own line where the view is high) and
+	 * the verdicts under the panels */
+	char times[256];
 	timing_compare_text(times, sizeof times, v->loops_ms, v->simd_ms);
-	timing_verdict_text(verdict, sizeof verdict, v->agree, v->max_diff);
-	snprintf(line, sizeof line, "%s  \u2014  %s", verdict, v->expr ? v->expr : "");
-	const char *verdicts[] = { line, verdict, NULL };
-	put_fitting(y + h - 1, x, w, verdicts);
-	term_put(y + h - 2, x, times, w);
-	int half = w / 2;
-	/* right: the vectorised result at once */
-	struct heatmap hv;
-	heatmap_build(&hv, v->t, NULL, 0, v->rows, v->nrows, v->cols, v->ncols, v->scale);
-	heatmap_set_name(&hv, v->expr);
-	attron(A_BOLD);
-	const char *titles[] = { "vectorised (SIMD), all at once", "SIMD, all at once", "SIMD", NULL };
-	put_fitting(y, x + half + 1, half - 1, titles);
-	attroff(A_BOLD);
-	/* scrolled to the row (and, for a matrix of its size, the cell) the
-	 * loops are at, when it does not fit whole */
-	int fr = 0, fc = 0, cr, cc;
-	if (an->trace && looptrace_current_cell(an->trace, &cr, &cc)) {
-		int rows, cols;
-		const double *vals;
-		const uint8_t *state;
-		looptrace_matrix(an->trace, &rows, &cols, &vals, &state);
-		fr = cr < hv.rows ? cr : 0;
-		fc = rows == hv.rows && cols == hv.cols && cc >= 0 ? cc : 0;
-	}
-	draw_heatmap(a, &hv, y + 1, x + half + 1, h - 3, half - 1, fr, fc, false, a->zoom, false);
+	int under = h >= 20 ? 3 : 2;
+	draw_keys(a, an, !three, y + h - under, x, w);
+	if (under == 3)
+		term_put(y + h - 2, x, times, w);
+	draw_verdicts(v, under == 3 ? NULL : times, y + h - 1, x, w);
+	struct heatmap hv;	/* the scale of the result, for the matrices that hold it */
+	heatmap_build(&hv, v->t, NULL, 0, NULL, 0, NULL, 0, v->scale);
 	enum scale_kind result = v->scale == SCALE_AUTO ? hv.scale : v->scale;
 	heatmap_free(&hv);
-	if (!an->trace) {
-		draw_wrapped("(no loop version to animate for this expression)", y + 1, x, half - 1, h - 3, 0, A_NORMAL);
-		return;
+	const double ms[TRACE_VARIANTS] = { v->loops_ms, v->unrolled_ms, v->simd_ms };
+	int n = three ? 3 : 2, pw = (w - (n - 1)) / n;
+	/* the cursor moved: the panels tell its cell's story until the next step */
+	if (v->cursor && an->seen_r >= 0 && (v->cur_r != an->seen_r || v->cur_c != an->seen_c))
+		an->inspecting = true;
+	an->inspecting = an->inspecting && v->cursor;
+	an->seen_r = v->cur_r;
+	an->seen_c = v->cur_c;
+	for (int i = 0; i < n; i++) {
+		enum trace_variant tv = three ? (enum trace_variant)i : pairs[an->pair % LOOPS_PAIRS][i];
+		struct loops_panel p = { .lt = an->trace[tv], .variant = tv, .code_top = &an->code_top[tv],
+					 .ms = ms[tv], .result = result, .inspecting = an->inspecting };
+		loops_panel_draw(a, &p, v, y, x + i * (pw + 1), pw, h - under);
 	}
-	draw_loops_side(a, an, result, y, x, half - 1, h - 2);
 }
 
 /* ---- keys and time ---------------------------------------------------------------- */
@@ -252,21 +175,24 @@ bool loops_key(struct app *a, struct loops_anim *an, int ch)
 		if (speed_of(a) < MAX_SPEED)
 			a->speed = speed_of(a) * 2;
 		return true;
+	case LOOPS_PAIR_KEY:
+		an->pair = (an->pair + 1) % LOOPS_PAIRS;
+		return true;
 	default:
 		return false;
 	}
-	if (!an->trace)
+	if (!any_trace(an))
 		return true;
-	int64_t pos = looptrace_pos(an->trace), total = looptrace_total(an->trace);
+	an->inspecting = false;
 	if (ch == 's') {
 		an->running = false;
-		looptrace_seek(an->trace, pos + 1);
+		seek_all(an, 1, 0);
 	} else if (ch == 'e') {
 		an->running = false;
-		looptrace_seek(an->trace, total);
-	} else if (pos >= total) {
+		seek_all(an, 0, INT64_MAX);
+	} else if (all_ended(an)) {
 		/* r at the end: from the start again */
-		looptrace_seek(an->trace, 0);
+		seek_all(an, 0, 0);
 		an->running = true;
 	} else {
 		an->running = !an->running;
@@ -274,16 +200,14 @@ bool loops_key(struct app *a, struct loops_anim *an, int ch)
 	return true;
 }
 
+/* Every panel moves speed of its own steps: the one with fewer, bigger steps
+ * finishes first. */
 static void tick(const struct app *a, struct loops_anim *an)
 {
-	if (!an->trace || !an->running)
+	if (!an->running)
 		return;
-	int64_t pos = looptrace_pos(an->trace) + speed_of(a), total = looptrace_total(an->trace);
-	if (pos >= total) {
-		pos = total;
-		an->running = false;
-	}
-	looptrace_seek(an->trace, pos);
+	seek_all(an, speed_of(a), 0);
+	an->running = !all_ended(an);
 }
 
 void loops_tick(struct app *a)

@@ -210,11 +210,12 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 		/* :show EXPR loops: the lesson's loops view, with the comparison's
 		 * numbers and verdict (lesson/compare's) */
 		const struct compare *c = p->loops;
-		draw_title(a, t, ": for-loops beside SIMD", top, x, w);
+		draw_title(a, t, ": loops, unrolled, vectorised", top, x, w);
 		struct loops_view lv = { .t = c->simd, .expr = p->shown_name, .loops_ms = c->loops_ms,
 					 .simd_ms = c->simd_ms, .max_diff = c->max_diff, .agree = c->agree,
 					 .unrolled_ms = c->unrolled_ms, .unrolled_diff = c->unrolled_diff,
-					 .unrolled_agree = c->unrolled_agree, .scale = SCALE_AUTO };
+					 .unrolled_agree = c->unrolled_agree, .scale = SCALE_AUTO,
+					 .cursor = p->view_focus, .cur_r = p->cur_r, .cur_c = p->cur_c };
 		loops_draw(a, &p->anim, &lv, top + 1, x, w, left - 1);
 	} else {
 		draw_tensor(a, t, top, x, w, left);

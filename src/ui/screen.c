@@ -1,6 +1,6 @@
 /* screen.c: the lesson screen: header with progress, the step's page (its
  * narration, code and output as view/page lays them out, as `qkv run` prints
- * them), the step's view (heatmap, loops beside SIMD, token view, timing),
+ * them), the step's view (heatmap, loops/unrolled/SIMD, token view, timing),
  * the cell inspector and the status line; and its keys (e exports the view:
  * export_key.c). Steps run through lesson/player, which keeps every result
  * and workspace, so going back is instant. An error in a step is shown in
@@ -503,7 +503,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		return;
 	}
 	const struct show *s = sh->show;
-	static const char *kinds[] = { "heatmap", "loops beside SIMD", "token view", "timing" };
+	static const char *kinds[] = { "heatmap", "loops, unrolled, SIMD", "token view", "timing" };
 	char title[400];
 	const char *what = s->title ? s->title : s->expr ? s->expr : s->kind == SHOW_TIMING ? "how long each takes" : "";
 	if (r->nshown > 1)
@@ -549,7 +549,8 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 					 .max_diff = sh->max_diff, .agree = sh->agree, .unrolled_ms = sh->unrolled_ms,
 					 .unrolled_diff = sh->unrolled_diff, .unrolled_agree = sh->unrolled_agree,
 					 .scale = s->scale, .rows = s->rows, .cols = s->cols, .nrows = s->nrows,
-					 .ncols = s->ncols };
+					 .ncols = s->ncols, .cursor = a->focus == PANE_VIEW, .cur_r = a->cur_r,
+					 .cur_c = a->cur_c };
 		loops_draw(a, &a->loops, &lv, y, x, w, hh);
 		break;
 	}
@@ -768,8 +769,8 @@ static void turn_knob(struct app *a, int step)
 }
 
 /* Keys of the view: zoom, slices, the next view, big cells, export (e; E
- * in a loops-beside-SIMD view, whose e runs the loops to the end), and the
- * loop animation of a loops-beside-SIMD view. */
+ * in a compare view, whose e runs its panels to the end), and the panels'
+ * animation of a compare view (loops.c). */
 static bool view_key(struct app *a, int ch)
 {
 	const struct step_result *r = current(a);

@@ -151,7 +151,7 @@ Test(export_ui, e_should_name_the_view_of_a_step_that_has_several_and_write_to_q
 	assert_svg(path);
 	/* the loops beside SIMD: e runs the loops to the end there, E exports */
 	tmux_keys(session, "v");
-	free(tmux_see(session, "[2/2] loops beside SIMD"));
+	free(tmux_see(session, "[2/2] loops, unrolled, SIMD"));
 	tmux_keys(session, "E");
 	snprintf(want, sizeof want, "Exported to %s/tiny-export-step-2-view2.svg", out);
 	free(tmux_see(session, want));

@@ -113,7 +113,7 @@ static void loops_animate(int w, int h)
 	tmux_line(session, ":show Q @ K.T loops");
 	/* it runs at once: the count moves by itself to the end, the lesson's
 	 * loop code and the matrix being filled beside the SIMD result */
-	const char *moving[] = { "for-loops: ", "s += Q[i, p] * K.T[p, j]", "vectorised (SIMD)", NULL };
+	const char *moving[] = { "for-loops: ", "s += Q[i, p] * K.T[p, j]", "vectorised", NULL };
 	free(tmux_wait_moving(session, moving));
 	const char *end[] = { "for-loops: 48 of 48", "c (4\u00d74)", "loops and SIMD agree", NULL };
 	char *s = tmux_see_all(session, end);

@@ -1,0 +1,301 @@
+/* loops_panel.c: one panel of the compare view (loops.c lays them out): a
+ * variant's status, step count and time, its code scrolled to the line being
+ * run, the step explained with its numbers, the unrolled partial sums, the
+ * matrix it fills with the cells of the current step marked, and under the
+ * cell cursor the story of that cell. Paints view/looptrace's model. */
+#include "ui/internal.h"
+#include "core/strbuf.h"
+#include "core/utf8.h"
+#include "view/timing.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *loops_put_fitting(int y, int x, int w, const char *const *forms)
+{
+	int i = 0;
+	while (forms[i + 1] && term_width_of(forms[i]) > w)
+		i++;
+	term_put(y, x, forms[i], w);
+	return forms[i];
+}
+
+/* The variant's time, and its speed against the loops'.
+ * TODO(lead): view/timing's timing_variant_text (the unrolled helper's)
+ * replaces this fallback once it lands. */
+static void time_text(char *buf, size_t size, enum trace_variant v, double ms, double loops_ms)
+{
+	static const char *const names[TRACE_VARIANTS] = { "loops", "unrolled", "SIMD" };
+	if (ms <= 0 || !timing_compare_timed(loops_ms, ms))
+		snprintf(buf, size, "%s: too quick to time", names[v]);
+	else if (v == TRACE_LOOPS)
+		snprintf(buf, size, "%s: %.3g ms", names[v], ms);
+	else
+		utf8_snprintf(buf, size, "%s: %.3g ms, %.2g\u00d7 the loops' speed", names[v], ms, loops_ms / ms);
+}
+
+/* The lines lines[0..n) from top, h of them, the current span first..last
+ * in reverse video; cut lines end in "…", and ↑ ↓ mark lines out of view. */
+static void draw_code(const char *const *lines, int n, int top, int first, int last, int y, int x, int w, int h)
+{
+	for (int i = 0; i < h && top + i < n; i++) {
+		int li = top + i;
+		bool more = (i == 0 && top > 0) || (i == h - 1 && top + h < n);
+		struct strbuf sb;
+		strbuf_init(&sb);
+		term_fit(&sb, lines[li], more ? w - 2 : w, 0);
+		bool cur = li >= first && li <= last && first >= 0;
+		if (cur)
+			attron(A_REVERSE);
+		term_put(y + i, x, sb.s, w);
+		if (cur)
+			attroff(A_REVERSE);
+		strbuf_free(&sb);
+		if (more) {
+			attron(A_DIM);
+			term_put(y + i, x + w - 1, i == 0 && top > 0 ? "\u2191" : "\u2193", 1);
+			attroff(A_DIM);
+		}
+	}
+}
+
+/* The first line of the code window of h lines: unchanged while the current
+ * span stays in it, else the span a third of the way down. */
+static int code_window(int *code_top, int n, int first, int last, int h)
+{
+	int top = *code_top;
+	if (first >= 0 && (first < top || last >= top + h)) {
+		int span = last - first + 1;
+		top = span >= h ? first : first - (h - span) / 3;
+	}
+	top = top > n - h ? n - h : top;
+	*code_top = top < 0 ? 0 : top;
+	return *code_top;
+}
+
+/* The scale of the matrix being filled: the result's for a matmul and the
+ * weighted sums, diverging while it holds scores (signed) on their way to
+ * weights, so it is never labelled weights before it holds them. */
+static enum scale_kind trace_scale(const struct looptrace *lt, enum scale_kind result)
+{
+	const char *ph = looptrace_phase(lt);
+	return strcmp(ph, "scores") == 0 || strcmp(ph, "softmax") == 0 ? SCALE_DIVERGING : result;
+}
+
+/* Adds attr to the cells of rows r0..r0+nr, cols c0..c0+nc as draw_heatmap
+ * drew them (L, from y, x), keeping their colours: the step's cells. */
+static void mark_cells(const struct heatmap_layout *L, int y, int x, int r0, int nr, int c0, int nc, attr_t attr)
+{
+	int gx = x + L->label_w + (L->label_w ? 1 : 0), gy = y + L->header_h;
+	int rlo = r0 > L->row0 ? r0 : L->row0, rhi = r0 + nr < L->row0 + L->vis_rows ? r0 + nr : L->row0 + L->vis_rows;
+	int clo = c0 > L->col0 ? c0 : L->col0, chi = c0 + nc < L->col0 + L->vis_cols ? c0 + nc : L->col0 + L->vis_cols;
+	for (int r = rlo; r < rhi; r++) {
+		int yy = L->half_blocks ? gy + (r - L->row0) / 2 : gy + (r - L->row0) * L->cell_h;
+		int lines = L->half_blocks ? 1 : L->cell_h;
+		for (int c = clo; c < chi; c++) {
+			int xx = L->half_blocks ? gx + (c - L->col0) : gx + (c - L->col0) * L->cell_w;
+			int cw = L->half_blocks ? 1 : L->numbers ? L->cell_w - 1 : L->cell_w;
+			for (int i = 0; i < lines; i++) {
+				for (int k = 0; k < cw; k++) {
+					chtype ch = mvinch(yy + i, xx + k);
+					mvchgat(yy + i, xx + k, 1, (ch & A_ATTRIBUTES & ~A_COLOR) | attr,
+						(short)PAIR_NUMBER(ch & A_COLOR), NULL);
+				}
+			}
+		}
+	}
+}
+
+/* The matrix being filled, labelled, from y to end: scrolled to the cursor
+ * (then marked reverse) or to the step's cells (then those reverse; under the
+ * cursor they are underlined). Returns the line under it. */
+static int draw_matrix(struct app *a, struct looptrace *lt, bool cursor, const struct loops_view *v,
+		       enum scale_kind result, int y, int x, int w, int end)
+{
+	int rows, cols;
+	const double *vals;
+	const uint8_t *state;
+	looptrace_matrix(lt, &rows, &cols, &vals, &state);
+	char label[256], clause[256], brief[128];
+	looptrace_matrix_label(lt, label, sizeof label);
+	/* the label to its first comma after the colon: "c (3×5): sums of products" */
+	const char *colon = strchr(label, ':');
+	snprintf(clause, sizeof clause, "%.*s", colon ? (int)(colon - label + strcspn(colon, ",")) : 0, label);
+	utf8_snprintf(brief, sizeof brief, "%s (%d\u00d7%d), %s", looptrace_matrix_name(lt), rows, cols,
+		      looptrace_phase(lt));
+	const char *labels[] = { label, clause[0] ? clause : brief, brief, NULL };
+	attron(A_BOLD);
+	loops_put_fitting(y, x, w, labels);
+	attroff(A_BOLD);
+	if (end - y < 3)
+		return y + 1;
+	struct heatmap hm;
+	heatmap_build_trace(&hm, lt, trace_scale(lt, result));
+	heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
+	int rr, rc, rn, cn;
+	bool step = looptrace_current_rect(lt, &rr, &rc, &rn, &cn);
+	int cr = cursor ? (v->cur_r < rows ? v->cur_r : rows - 1) : step ? rr : 0;
+	int cc = cursor ? (v->cur_c < cols ? v->cur_c : cols - 1) : step ? rc : 0;
+	draw_heatmap(a, &hm, y + 1, x, end - y - 1, w, cr, cc, cursor, a->zoom, false);
+	struct heatmap_layout L;
+	heatmap_layout(&hm, w, end - y - 1, a->zoom, false, cr, cc, &L);
+	if (step && L.vis_rows > 0 && L.vis_cols > 0)
+		mark_cells(&L, y + 1, x, rr, rn, rc, cn, cursor ? A_UNDERLINE : A_REVERSE);
+	heatmap_free(&hm);
+	return y + 1 + (L.vis_rows > 0 && L.vis_cols > 0 ? L.height : 1);
+}
+
+/* The first lines (up to lines of them): where the animation is
+ * ("for-loops: 75 of 320", the title shortened to its first word, then
+ * without it when narrow), what the whole takes in its steps (on two lines
+ * when lines allows 4), the measured time. Returns the lines used. */
+static int draw_status(struct looptrace *lt, enum trace_variant variant, const struct loops_view *v, double ms,
+		       int y, int x, int w, int lines)
+{
+	long long pos = looptrace_pos(lt), total = looptrace_total(lt);
+	char title[160], word[160], full[256], brief[256], count[64], steps[256], time[256];
+	looptrace_variant_title(lt, title, sizeof title);
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(title, " "), title);
+	snprintf(full, sizeof full, "%s: %lld of %lld", title, pos, total);
+	snprintf(brief, sizeof brief, "%s: %lld of %lld", word, pos, total);
+	snprintf(count, sizeof count, "%lld/%lld", pos, total);
+	const char *forms[] = { full, brief, count, NULL };
+	attron(A_BOLD);
+	loops_put_fitting(y, x, w, forms);
+	attroff(A_BOLD);
+	if (lines < 2)
+		return 1;
+	looptrace_steps_text(lt, steps, sizeof steps);
+	time_text(time, sizeof time, variant, ms, v->loops_ms);
+	if (lines < 3) {
+		char both[600];
+		snprintf(both, sizeof both, "%s; %s", steps, time);
+		const char *f[] = { both, steps, NULL };
+		loops_put_fitting(y + 1, x, w, f);
+		return 2;
+	}
+	int sl = draw_wrapped(steps, 0, 0, w, 0, 0, A_NORMAL) > 1 && lines >= 4 ? 2 : 1;
+	draw_wrapped(steps, y + 1, x, w, sl, 0, A_NORMAL);
+	attron(A_DIM);
+	term_put(y + 1 + sl, x, time, w);
+	attroff(A_DIM);
+	return 2 + sl;
+}
+
+/* A panel with no trace: SIMD's result at once, or why there is none. */
+static void draw_untraced(struct app *a, enum trace_variant variant, const struct loops_view *v, int y, int x,
+			  int w, int h)
+{
+	static const char *const none[TRACE_VARIANTS] = {
+		"(no loop version to animate for this expression)",
+		"(no unrolled version to animate for this expression)",
+		NULL,
+	};
+	if (none[variant]) {
+		draw_wrapped(none[variant], y, x, w, h, 0, A_NORMAL);
+		return;
+	}
+	attron(A_BOLD);
+	const char *titles[] = { "vectorised (SIMD), all at once", "SIMD, all at once", "SIMD", NULL };
+	loops_put_fitting(y, x, w, titles);
+	attroff(A_BOLD);
+	struct heatmap hv;
+	heatmap_build(&hv, v->t, NULL, 0, v->rows, v->nrows, v->cols, v->ncols, v->scale);
+	heatmap_set_name(&hv, v->expr);
+	draw_heatmap(a, &hv, y + 1, x, h - 1, w, v->cursor ? v->cur_r : 0, v->cursor ? v->cur_c : 0, v->cursor,
+		     a->zoom, false);
+	heatmap_free(&hv);
+}
+
+void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
+		      int h)
+{
+	struct looptrace *lt = p->lt;
+	if (!lt) {
+		draw_untraced(a, p->variant, v, y, x, w, h);
+		return;
+	}
+	int end = y + h;
+	/* the cell's story under the cursor: under the matrix, or in a low
+	 * panel in the place of the step's explanation */
+	char story[1024] = "";
+	int sl = 0;
+	if (p->inspecting) {
+		int rows, cols;
+		const double *vals;
+		const uint8_t *state;
+		looptrace_matrix(lt, &rows, &cols, &vals, &state);
+		looptrace_cell_story(lt, v->cur_r < rows ? v->cur_r : rows - 1, v->cur_c < cols ? v->cur_c : cols - 1,
+				     story, sizeof story);
+		sl = draw_wrapped(story, 0, 0, w, 0, 0, A_NORMAL);
+		sl = sl > 3 ? 3 : sl;
+		end -= sl;
+	}
+	bool story_below = sl && h >= 20;
+	if (sl && !story_below) {
+		end += sl;
+		sl = 0;
+	}
+	y += draw_status(lt, p->variant, v, p->ms, y, x, w, h >= 30 ? 4 : h >= 24 ? 3 : h >= 12 ? 2 : 1);
+	char expl[1024], idx[160], parts[512] = "";
+	if (story[0] && !story_below)
+		snprintf(expl, sizeof expl, "%s", story);
+	else
+		looptrace_explain(lt, expl, sizeof expl);
+	looptrace_indices(lt, idx, sizeof idx);
+	const double *sums;
+	int np = looptrace_partials(lt, &sums);
+	for (int i = 0; i < np; i++) {
+		size_t n = strlen(parts);
+		snprintf(parts + n, sizeof parts - n, "%ss%d=%.3g", i ? " " : "", i, sums[i]);
+	}
+	int ex = draw_wrapped(expl, 0, 0, w, 0, 0, A_NORMAL);	/* counts only */
+	ex = ex > 3 ? 3 : ex;
+	int px = parts[0] ? draw_wrapped(parts, 0, 0, w, 0, 0, A_NORMAL) : 0;
+	px = px > (h >= 30 ? 2 : 1) ? (h >= 30 ? 2 : 1) : px;
+	int ix = idx[0] && end - y >= 10 ? 1 : 0;
+	const char *const *lines;
+	int n = looptrace_code(lt, &lines), first, last;
+	looptrace_current_span(lt, &first, &last);
+	/* the matrix wants a label, a legend and between them a header and a
+	 * line a row (numbers, for up to 12 rows), else at least half blocks
+	 * (6 lines at most; numbers up to 6 rows); the code keeps at least 4
+	 * lines (or all of it) before it, and before the label alone when the
+	 * matrix does not fit */
+	int rows, cols;
+	const double *vals;
+	const uint8_t *state;
+	looptrace_matrix(lt, &rows, &cols, &vals, &state);
+	int half = (rows + 1) / 2, map_min = rows <= 6 ? rows + 3 : 2 + (half < 6 ? half : 6);
+	int map_want = rows <= 12 ? rows + 3 : map_min;	/* with numbers */
+	int code_min = n < 4 ? n : 4;
+	/* short of room, the indices go first, then the partial sums (the
+	 * explanation names them too), then the explanation's third line */
+	while (end - y - ex - ix - px - map_min < code_min && (ix || px || ex > 2)) {
+		if (ix)
+			ix = 0;
+		else if (px)
+			px = 0;
+		else
+			ex--;
+	}
+	int rest = end - y - ex - ix - px;
+	int room = rest - map_want >= code_min ? rest - map_want : rest - map_min >= code_min ? rest - map_min :
+		   rest - 1 >= code_min ? rest - 1 : rest;
+	int code_h = n < room ? n : room;
+	code_h = code_h < 0 ? 0 : code_h;
+	draw_code(lines, n, code_window(p->code_top, n, first, last, code_h), first, last, y, x, w, code_h);
+	y += code_h;
+	if (ix)
+		term_put(y++, x, idx, w);
+	draw_wrapped(expl, y, x, w, ex, 0, A_NORMAL);
+	y += ex;
+	if (px && end - y > px) {
+		draw_wrapped(parts, y, x, w, px, 0, A_BOLD);
+		y += px;
+	}
+	if (end - y >= 1)
+		y = draw_matrix(a, lt, v->cursor && p->inspecting, v, p->result, y, x, w, end);
+	if (sl)
+		draw_wrapped(story, y < end ? y : end, x, w, sl, 0, A_DIM);
+}
