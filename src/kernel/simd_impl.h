@@ -296,6 +296,32 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 	return acc + p;
 }
 
+/* The same multiply-adds on one element, rounding as the vector ones do:
+ * float fused where the set has FMA (as -ffp-contract=fast fuses the
+ * vectors'), double never. */
+static inline float sf_mul_add(float acc, float x, float b)
+{
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+	return __builtin_fmaf(x, b, acc);
+#else
+	return acc + x * b;	/* no FMA instruction: nothing to fuse with */
+#endif
+}
+
+static inline double sd_mul_add_exact(double acc, double x, double b)
+{
+	double p = x * b;
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__("" : "+x"(p));
+#elif defined(__aarch64__)
+	__asm__("" : "+w"(p));
+#else
+	volatile double keep = p;
+	p = keep;
+#endif
+	return acc + p;
+}
+
 #ifdef SIMD_LANE_SUMS	/* this set's softmax and two-pass attention: compiled, not used */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #endif
@@ -305,8 +331,10 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 #define LANES VF_LANES
 #define SUF f32
 #define MAC(acc, x, b) ((acc) += (x) * (b))
+#define SMAC(acc, x, b) ((acc) = sf_mul_add((acc), (x), (b)))
 #include "kernel/simd_tmpl.h"
 #undef MAC
+#undef SMAC
 #undef T
 #undef V
 #undef VI
@@ -319,8 +347,10 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 #define LANES VD_LANES
 #define SUF f64
 #define MAC(acc, x, b) ((acc) = vd_mul_add_exact((acc), (x), (b)))
+#define SMAC(acc, x, b) ((acc) = sd_mul_add_exact((acc), (x), (b)))
 #include "kernel/simd_tmpl.h"
 #undef MAC
+#undef SMAC
 #undef T
 #undef V
 #undef VI
