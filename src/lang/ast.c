@@ -24,6 +24,7 @@ static void node_free_fields(struct node *n)
 	free(n->str);
 	free(n->values);
 	free(n->text);
+	free(n->cache);
 	free(n);
 }
 

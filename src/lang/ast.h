@@ -103,6 +103,16 @@ struct node {
 	double *values;        /* N_MATRIX */
 	char *text;            /* an expression's text as its labels print it (astprint.c), made
 	                          on first use, or NULL */
+	struct node_cache *cache; /* N_ATTR: what eval.c remembers of its first lookup, or NULL */
+};
+
+/* An attribute of a module (torch.softmax) is one of the immortal values
+ * every interpreter and thread shares: the N_ATTR node keeps the first
+ * module it was looked up on and the answer (eval.c), published once. */
+struct value;
+struct node_cache {
+	const struct value *module;
+	struct value *attr;
 };
 
 /* Frees n and its whole subtree (NULL is fine); iterative, so any height is safe. */

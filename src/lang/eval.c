@@ -1069,6 +1069,26 @@ static struct value *eval_binary(struct interp *I, const struct node *n, struct 
 	return r;
 }
 
+/* module.NAME (n an N_ATTR): the node's cache when it holds this module,
+ * else the lookup by name, cached when both values are immortal (then the
+ * same for every interpreter: only the first module a node sees is kept). */
+static struct value *module_attr(struct interp *I, const struct node *n, struct value *module,
+				 struct qkv_error *err)
+{
+	struct node_cache *c = __atomic_load_n(&n->cache, __ATOMIC_ACQUIRE);
+	if (c && c->module == module)
+		return c->attr;
+	struct value *r = runtime_attr(I, module, n->str, err);
+	if (!c && r && r->refs < 0 && module->refs < 0) {
+		struct node_cache *nc = xmalloc(sizeof *nc), *none = NULL;
+		*nc = (struct node_cache){ module, r };
+		if (!__atomic_compare_exchange_n(&((struct node *)n)->cache, &none, nc, false, __ATOMIC_RELEASE,
+						 __ATOMIC_RELAXED))
+			free(nc);	/* another thread's came first: the same answer */
+	}
+	return r;
+}
+
 struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err)
 {
 	struct value *r = NULL;
@@ -1132,7 +1152,7 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 		struct value *base = eval_expr(I, n->kids[0], err);
 		if (!base)
 			return NULL;
-		r = runtime_attr(I, base, n->str, err);
+		r = base->kind == V_MODULE ? module_attr(I, n, base, err) : runtime_attr(I, base, n->str, err);
 		value_unref(base);
 		break;
 	}

@@ -628,6 +628,11 @@ void value_each_child(struct value *v, void (*fn)(struct value *child, void *uda
 /* Releases everything v holds (v itself stays, empty). */
 static void value_clear(struct value *v)
 {
+	if (v->kind == V_TENSOR) {	/* the common case: its tensor is all a tensor value holds */
+		tensor_unref(v->t);
+		v->t = NULL;
+		return;
+	}
 	free(v->str);
 	v->str = NULL;
 	tensor_unref(v->t);
