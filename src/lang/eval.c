@@ -39,6 +39,31 @@ struct operand eval_operand(const struct value *v)
 
 /* ---- arithmetic -------------------------------------------------------------- */
 
+/* A Python number as the 0-d operand eval_operand makes, held on the caller's
+ * stack for the one operation (x / 2 made and freed a tensor per call). The
+ * ops borrow their operands: nothing keeps a reference past the call. */
+struct number_box {
+	struct tensor t;
+	struct storage st;
+	_Alignas(8) unsigned char bytes[8];
+};
+
+static struct operand box_operand(const struct value *v, struct number_box *box)
+{
+	if (v->kind == V_TENSOR)
+		return (struct operand){ .t = v->t, .scalar = false };
+	enum dtype dt = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
+	box->st = (struct storage){ .refs = 1, .nbytes = sizeof box->bytes, .data = box->bytes };
+	box->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = FLAVOR_TORCH, .storage = &box->st };
+	if (dt == DT_F64)
+		memcpy(box->bytes, &v->f, sizeof v->f);
+	else if (dt == DT_I64)
+		memcpy(box->bytes, &v->i, sizeof v->i);
+	else
+		box->bytes[0] = v->b;
+	return (struct operand){ .t = &box->t, .scalar = true };
+}
+
 static struct value *number_binop(int op, const struct value *a, const struct value *b, struct qkv_error *err)
 {
 	bool ints = a->kind != V_FLOAT && b->kind != V_FLOAT;
@@ -145,7 +170,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 						 value_type_name(a), value_type_name(b)), NULL;
 			return value_from_result(ops_matmul(&I->ops, a->t, b->t, err));
 		}
-		struct operand oa = eval_operand(a), ob = eval_operand(b);
+		struct number_box na, nb;
+		struct operand oa = box_operand(a, &na), ob = box_operand(b, &nb);
 		struct tensor *r = NULL;
 		switch (op) {
 		case OP_ADD: r = ops_binary(&I->ops, oa, ob, EW_ADD, err); break;
@@ -164,12 +190,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 		case OP_BITAND: r = ops_logical(&I->ops, oa, ob, false, err); break;
 		case OP_BITOR: r = ops_logical(&I->ops, oa, ob, true, err); break;
 		default:
-			tensor_unref(oa.t);
-			tensor_unref(ob.t);
 			goto unsupported;
 		}
-		tensor_unref(oa.t);
-		tensor_unref(ob.t);
 		/* numpy: a 0-d result is a numpy scalar, which prints like a Python number */
 		return value_from_result(r);
 	}
