@@ -276,8 +276,8 @@ static void TFN(softmax_row)(T *y, const T *x, int64_t n)
 /* y and x are (rows, cols) with cols < LANES; y may equal x. The rows of a
  * 4x4 (a notebook's scores) cost softmax_row a vector each, mostly padding:
  * here as many rows as fit share one vector's exp. The same bits as
- * softmax_row: the same maximum and x - max (one rounding, in a lane or
- * not), each exp computed in some lane (the lanes are independent), each
+ * softmax_row: the same maximum and x - max, each exp computed in some lane
+ * (the lanes are independent), each
  * row summed in order from its first element (softmax_row's tail vector
  * sums its lanes in that order, the padding's zeros adding nothing), the
  * same division. */
@@ -287,18 +287,31 @@ static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols
 	for (int64_t r0 = 0; r0 < rows; r0 += per) {
 		int64_t nr = rows - r0 < per ? rows - r0 : per;
 		const T *xr = x + r0 * cols;
-		T max[LANES], d[LANES] = {0};	/* lanes past the rows: exp(0), unused */
+		T max[LANES];
 		for (int64_t r = 0; r < nr; r++) {
-			int64_t j0 = r * cols, j1 = j0 + cols;
 			T mx = -INFINITY;
-			for (int64_t j = j0; j < j1; j++)
+			for (int64_t j = r * cols; j < (r + 1) * cols; j++)
 				if (xr[j] > mx || xr[j] != xr[j])
 					mx = xr[j];
 			max[r] = mx;
-			for (int64_t j = j0; j < j1; j++)
-				d[j] = xr[j] - mx;
 		}
-		V e = VFN(exp)(VFN(load)(d));
+		/* the group's elements in the first lanes (the lanes after them,
+		 * the next rows' or zeros, are computed and never used) and each
+		 * row's maximum under its own, kept in registers */
+		V xv, lane, vm = VFN(set1)(max[0]);
+		if ((rows - r0) * cols >= LANES) {
+			xv = VFN(load)(xr);
+		} else {
+			T part[LANES] = {0};
+			for (int64_t j = 0; j < nr * cols; j++)
+				part[j] = xr[j];
+			xv = VFN(load)(part);
+		}
+		for (int l = 0; l < LANES; l++)
+			lane[l] = (T)l;
+		for (int64_t r = 1; r < nr; r++)
+			vm = VFN(select)((VI)(lane >= (T)(r * cols)), VFN(set1)(max[r]), vm);
+		V e = VFN(exp)(xv - vm);
 		T *yr = y + r0 * cols;
 		for (int64_t r = 0; r < nr; r++) {
 			int64_t j0 = r * cols, j1 = j0 + cols;
