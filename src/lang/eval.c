@@ -1097,17 +1097,12 @@ static struct value *eval_binary(struct interp *I, const struct node *n, struct 
 static struct value *module_attr(struct interp *I, const struct node *n, struct value *module,
 				 struct qkv_error *err)
 {
-	struct node_cache *c = __atomic_load_n(&n->cache, __ATOMIC_ACQUIRE);
+	const struct node_cache *c = node_cache_get(n);
 	if (c && c->module == module)
 		return c->attr;
 	struct value *r = runtime_attr(I, module, n->str, err);
-	if (!c && r && r->refs < 0 && module->refs < 0) {
-		struct node_cache *nc = xmalloc(sizeof *nc), *none = NULL;
-		*nc = (struct node_cache){ module, r };
-		if (!__atomic_compare_exchange_n(&((struct node *)n)->cache, &none, nc, false, __ATOMIC_RELEASE,
-						 __ATOMIC_RELAXED))
-			free(nc);	/* another thread's came first: the same answer */
-	}
+	if (!c && r && r->refs < 0 && module->refs < 0)
+		node_cache_set(n, module, r);
 	return r;
 }
 
