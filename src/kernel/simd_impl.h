@@ -281,24 +281,26 @@ static inline vd vd_exp2_neg(vd x)
  * one FMA (fast, and how BLAS sgemm rounds, as torch's outputs show).
  * float64 rounds the product and the sum separately, so the SIMD matmul
  * equals the loops one bit for bit and, on the notebooks' small products,
- * numpy's: an empty asm statement keeps the product from being fused. */
+ * numpy's: an empty asm statement keeps the product p (a vector or one
+ * double) from being fused. */
+#if defined(__x86_64__) || defined(__i386__)
+#define KEEP_PRODUCT(T, p) __asm__("" : "+x"(p))
+#elif defined(__aarch64__)
+#define KEEP_PRODUCT(T, p) __asm__("" : "+w"(p))
+#else
+#define KEEP_PRODUCT(T, p) do { volatile T keep_ = (p); (p) = keep_; } while (0)
+#endif
+
 static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 {
 	vd p = x * b;
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__("" : "+x"(p));
-#elif defined(__aarch64__)
-	__asm__("" : "+w"(p));
-#else
-	volatile vd keep = p;
-	p = keep;
-#endif
+	KEEP_PRODUCT(vd, p);
 	return acc + p;
 }
 
-/* The same multiply-adds on one element, rounding as the vector ones do:
- * float fused where the set has FMA (as -ffp-contract=fast fuses the
- * vectors'), double never. */
+/* The same multiply-adds on one element (the tiny products), rounding as
+ * the vector ones do: float fused where the set has FMA (as
+ * -ffp-contract=fast fuses the vectors'), double never. */
 static inline float sf_mul_add(float acc, float x, float b)
 {
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
@@ -311,14 +313,7 @@ static inline float sf_mul_add(float acc, float x, float b)
 static inline double sd_mul_add_exact(double acc, double x, double b)
 {
 	double p = x * b;
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__("" : "+x"(p));
-#elif defined(__aarch64__)
-	__asm__("" : "+w"(p));
-#else
-	volatile double keep = p;
-	p = keep;
-#endif
+	KEEP_PRODUCT(double, p);
 	return acc + p;
 }
 
