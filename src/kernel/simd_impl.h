@@ -298,18 +298,11 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 	return acc + p;
 }
 
-/* The same multiply-adds on one element (the tiny products), rounding as
- * the vector ones do: float fused where the set has FMA (as
- * -ffp-contract=fast fuses the vectors'), double never. */
-static inline float sf_mul_add(float acc, float x, float b)
-{
-#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
-	return __builtin_fmaf(x, b, acc);
-#else
-	return acc + x * b;	/* no FMA instruction: nothing to fuse with */
-#endif
-}
-
+/* The same multiply-add on one element (the tiny products), rounding as
+ * the vector one does: the float one is written as MAC is, so the compiler
+ * fuses both or neither (-ffp-contract=fast fuses them where the set has
+ * FMA and the optimiser runs its contraction: -O2, not the sanitizers'
+ * -O1), the double one never. */
 static inline double sd_mul_add_exact(double acc, double x, double b)
 {
 	double p = x * b;
@@ -326,7 +319,7 @@ static inline double sd_mul_add_exact(double acc, double x, double b)
 #define LANES VF_LANES
 #define SUF f32
 #define MAC(acc, x, b) ((acc) += (x) * (b))
-#define SMAC(acc, x, b) ((acc) = sf_mul_add((acc), (x), (b)))
+#define SMAC(acc, x, b) ((acc) += (x) * (b))
 #include "kernel/simd_tmpl.h"
 #undef MAC
 #undef SMAC
