@@ -597,8 +597,8 @@ static struct tensor *retype(struct tensor *out, enum dtype rd)
 static struct derivation *derive(struct tensor *out, enum deriv_kind kind, struct tensor *a, struct tensor *b,
 				 struct tensor *c)
 {
-	if (!out || out->refs != 1 || tensor_numel(out) > DERIVATION_MAX_ELEMS)
-		return NULL;
+	if (!out || out->refs != 1 || tensor_numel(out) > DERIVATION_MAX_ELEMS || out == a || out == b || out == c)
+		return NULL;	/* (an operand that is out would hold itself) */
 	derivation_unref(out->from);
 	out->from = derivation_new(kind, a, b, c);
 	return out->from;
@@ -787,8 +787,8 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 			 * level of a mask or a softmax */
 			struct derivation *p = x.t->from;
 			if (p && p->kind == DERIV_MATMUL) {
-				d->b = p->a ? tensor_alias(p->a) : NULL;
-				d->c = p->b ? tensor_alias(p->b) : NULL;
+				d->b = derivation_operand(p->a);
+				d->c = derivation_operand(p->b);
 				memcpy(d->label_b, p->label_a, sizeof d->label_b);
 				memcpy(d->label_c, p->label_b, sizeof d->label_c);
 			}

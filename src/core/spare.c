@@ -35,8 +35,7 @@ static void lists_init(void)
 	pthread_key_create(&lists_key, lists_free);
 }
 
-/* Notes l as this thread's; false when no room is left (then l keeps nothing). */
-static bool list_register(struct spare_list *l)
+bool spare_register(struct spare_list *l)
 {
 	if (nlists == LISTS_MAX)
 		return false;
@@ -45,25 +44,4 @@ static bool list_register(struct spare_list *l)
 	pthread_setspecific(lists_key, lists);	/* non-NULL: the destructor runs */
 	l->registered = true;
 	return true;
-}
-
-void *spare_get(struct spare_list *l)
-{
-	void *p = l->head;
-	if (p) {
-		l->head = *(void **)p;
-		l->n--;
-	}
-	return p;
-}
-
-void spare_put(struct spare_list *l, void *p, int max)
-{
-	if (l->n >= max || (!l->registered && !list_register(l))) {
-		free(p);
-		return;
-	}
-	*(void **)p = l->head;
-	l->head = p;
-	l->n++;
 }

@@ -137,9 +137,11 @@ struct tensor *tensor_alias(const struct tensor *t)
 	return v;
 }
 
-static struct tensor *bare_view(struct tensor *t)
+struct tensor *derivation_operand(struct tensor *t)
 {
-	return t ? tensor_alias(t) : NULL;	/* tensor_alias drops the derivation */
+	if (!t)
+		return NULL;
+	return t->from ? tensor_alias(t) : tensor_ref(t);	/* tensor_alias drops the derivation */
 }
 
 static struct derivation *derivation_blank(void)
@@ -156,9 +158,9 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 	struct derivation *d = derivation_blank();
 	d->refs = 1;
 	d->kind = kind;
-	d->a = bare_view(a);
-	d->b = bare_view(b);
-	d->c = bare_view(c);
+	d->a = derivation_operand(a);
+	d->b = derivation_operand(b);
+	d->c = derivation_operand(c);
 	if (a && a->from) {
 		if (!a->from->inner) {
 			d->inner = a->from;
@@ -168,9 +170,9 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 			*in = *f;
 			in->refs = 1;
 			in->inner = NULL;
-			in->a = bare_view(f->a);
-			in->b = bare_view(f->b);
-			in->c = bare_view(f->c);
+			in->a = derivation_operand(f->a);
+			in->b = derivation_operand(f->b);
+			in->c = derivation_operand(f->c);
 			d->inner = in;
 		}
 	}

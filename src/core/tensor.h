@@ -26,7 +26,9 @@ struct storage {
  * set by the ops that teach (matmul, softmax, scaling by a number,
  * masked_fill, the fused attention) on results of at most
  * DERIVATION_MAX_ELEMS elements; NULL otherwise and on views. Its operands
- * are views without derivations of their own; `inner` keeps one level more
+ * are tensors without derivations of their own (derivation_operand: the
+ * operand itself, or a view of it without its derivation; an in-place
+ * masked_fill_ may give one later, which no reader follows); `inner` keeps one level more
  * (how operand a was computed: the product under a scaling or a mask), and
  * an inner derivation never has an inner one, so nothing chains further. */
 #define DERIVATION_MAX_ELEMS 65536
@@ -100,6 +102,10 @@ struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t
  * other fields. Attach with t->from = d when t is small enough. */
 struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c);
 void derivation_unref(struct derivation *d);
+/* A new reference to t for a derivation to hold (NULL for NULL): t itself
+ * when it has no derivation (a tensor's geometry never changes once made,
+ * and a view would share its numbers anyway), else a view of it without one. */
+struct tensor *derivation_operand(struct tensor *t);
 
 /* A new view sharing t's storage (refcount bumped), with the same geometry
  * (a view has no derivation of its own). */

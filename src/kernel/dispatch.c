@@ -334,10 +334,10 @@ static void matmul_banded(bool f64, void *c, const void *a, const void *b, int64
 		j.per = (m + nt - 1) / nt;
 		j.per = (j.per + 5) / 6 * 6;	/* whole tiles of the micro-kernel's 6 rows */
 		nt = (int)((m + j.per - 1) / j.per);
+		run_parts(nt, matmul_part, &j);
 	} else {
-		nt = 1;
+		matmul_part(&j, 0, 1);	/* this thread, its own ctl: no part to hand over */
 	}
-	run_parts(nt, matmul_part, &j);
 }
 
 void matmul_f32_simd(float *c, const float *a, const float *b, int64_t m, int64_t k, int64_t n)

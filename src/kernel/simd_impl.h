@@ -281,18 +281,32 @@ static inline vd vd_exp2_neg(vd x)
  * one FMA (fast, and how BLAS sgemm rounds, as torch's outputs show).
  * float64 rounds the product and the sum separately, so the SIMD matmul
  * equals the loops one bit for bit and, on the notebooks' small products,
- * numpy's: an empty asm statement keeps the product from being fused. */
+ * numpy's: an empty asm statement keeps the product p (a vector or one
+ * double) from being fused. */
+#if defined(__x86_64__) || defined(__i386__)
+#define KEEP_PRODUCT(T, p) __asm__("" : "+x"(p))
+#elif defined(__aarch64__)
+#define KEEP_PRODUCT(T, p) __asm__("" : "+w"(p))
+#else
+#define KEEP_PRODUCT(T, p) do { volatile T keep_ = (p); (p) = keep_; } while (0)
+#endif
+
 static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 {
 	vd p = x * b;
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__("" : "+x"(p));
-#elif defined(__aarch64__)
-	__asm__("" : "+w"(p));
-#else
-	volatile vd keep = p;
-	p = keep;
-#endif
+	KEEP_PRODUCT(vd, p);
+	return acc + p;
+}
+
+/* The same multiply-add on one element (the tiny products), rounding as
+ * the vector one does: the float one is written as MAC is, so the compiler
+ * fuses both or neither (-ffp-contract=fast fuses them where the set has
+ * FMA and the optimiser runs its contraction: -O2, not the sanitizers'
+ * -O1), the double one never. */
+static inline double sd_mul_add_exact(double acc, double x, double b)
+{
+	double p = x * b;
+	KEEP_PRODUCT(double, p);
 	return acc + p;
 }
 
@@ -305,8 +319,10 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 #define LANES VF_LANES
 #define SUF f32
 #define MAC(acc, x, b) ((acc) += (x) * (b))
+#define SMAC(acc, x, b) ((acc) += (x) * (b))
 #include "kernel/simd_tmpl.h"
 #undef MAC
+#undef SMAC
 #undef T
 #undef V
 #undef VI
@@ -319,8 +335,10 @@ static inline vd vd_mul_add_exact(vd acc, vd x, vd b)
 #define LANES VD_LANES
 #define SUF f64
 #define MAC(acc, x, b) ((acc) = vd_mul_add_exact((acc), (x), (b)))
+#define SMAC(acc, x, b) ((acc) = sd_mul_add_exact((acc), (x), (b)))
 #include "kernel/simd_tmpl.h"
 #undef MAC
+#undef SMAC
 #undef T
 #undef V
 #undef VI

@@ -179,9 +179,32 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 	}
 }
 
+/* A product of at most SIMD_TINY multiply-adds (4x4 by 4x4 is 64) costs
+ * more to pack and tile than to compute: tiny_matmul computes it in place,
+ * each element of c by the micro-kernel's own steps (acc = 0, then MAC with
+ * p = 0, 1, ..., k-1, one pass as k <= SIMD_KC): the same bits as gemm. */
+#define SIMD_TINY 512
+
+/* c is (m,n), a is (m,k), b is (k,n); k <= SIMD_KC. */
+static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
+			     int64_t n)
+{
+	for (int64_t i = 0; i < m; i++)
+		for (int64_t j = 0; j < n; j++) {
+			T acc = 0;
+			for (int64_t p = 0; p < k; p++)
+				SMAC(acc, a[i * k + p], b[p * n + j]);
+			c[i * n + j] = acc;
+		}
+}
+
 /* c is (m,n), a is (m,k), b is (k,n). */
 static void TFN(matmul)(T *c, const T *a, const T *b, int64_t m, int64_t k, int64_t n)
 {
+	if (k > 0 && k <= SIMD_KC && m * n <= SIMD_TINY / k) {
+		TFN(tiny_matmul)(c, a, b, m, k, n);
+		return;
+	}
 	TFN(gemm)(c, n, a, k, b, n, 1, m, k, n, false);
 }
 
@@ -250,6 +273,62 @@ static void TFN(softmax_row)(T *y, const T *x, int64_t n)
 		y[j] = y[j] / sum;
 }
 
+/* y and x are (rows, cols) with cols < LANES; y may equal x. The rows of a
+ * 4x4 (a notebook's scores) cost softmax_row a vector each, mostly padding:
+ * here as many rows as fit share one vector's exp. The same bits as
+ * softmax_row: the same maximum and x - max, each exp computed in some lane
+ * (the lanes are independent), each
+ * row summed in order from its first element (softmax_row's tail vector
+ * sums its lanes in that order, the padding's zeros adding nothing), the
+ * same division. */
+static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols)
+{
+	int64_t per = LANES / cols;
+	for (int64_t r0 = 0; r0 < rows; r0 += per) {
+		int64_t nr = rows - r0 < per ? rows - r0 : per;
+		const T *xr = x + r0 * cols;
+		T max[LANES];
+		for (int64_t r = 0; r < nr; r++) {
+			T mx = -INFINITY;
+			for (int64_t j = r * cols; j < (r + 1) * cols; j++)
+				if (xr[j] > mx || xr[j] != xr[j])
+					mx = xr[j];
+			max[r] = mx;
+		}
+		/* the group's elements in the first lanes (the lanes after them,
+		 * the next rows' or zeros, are computed and never used) and each
+		 * row's maximum under its own, kept in registers */
+		V xv, lane, vm = VFN(set1)(max[0]);
+		if ((rows - r0) * cols >= LANES) {
+			xv = VFN(load)(xr);
+		} else {
+			T part[LANES] = {0};
+			for (int64_t j = 0; j < nr * cols; j++)
+				part[j] = xr[j];
+			xv = VFN(load)(part);
+		}
+		for (int l = 0; l < LANES; l++)
+			lane[l] = (T)l;
+		for (int64_t r = 1; r < nr; r++)
+			vm = VFN(select)((VI)(lane >= (T)(r * cols)), VFN(set1)(max[r]), vm);
+		V e = VFN(exp)(xv - vm);
+		T *yr = y + r0 * cols;
+		for (int64_t r = 0; r < nr; r++) {
+			int64_t j0 = r * cols, j1 = j0 + cols;
+			if (max[r] == -INFINITY) {
+				for (int64_t j = j0; j < j1; j++)
+					yr[j] = NAN;
+				continue;
+			}
+			T sum = e[j0];
+			for (int64_t j = j0 + 1; j < j1; j++)
+				sum += e[j];
+			for (int64_t j = j0; j < j1; j++)
+				yr[j] = e[j] / sum;
+		}
+	}
+}
+
 /* dst and src are (rows, cols); dst may equal src. */
 static void TFN(softmax_rows)(T *dst, const T *src, int64_t rows, int64_t cols)
 {
@@ -259,8 +338,11 @@ static void TFN(softmax_rows)(T *dst, const T *src, int64_t rows, int64_t cols)
 		int64_t r1 = rows - r0 < per ? rows : r0 + per;
 		if (ctl_stop())
 			return;
-		for (int64_t r = r0; r < r1; r++)
-			TFN(softmax_row)(dst + r * cols, src + r * cols, cols);
+		if (cols > 0 && cols < LANES)
+			TFN(softmax_short_rows)(dst + r0 * cols, src + r0 * cols, r1 - r0, cols);
+		else
+			for (int64_t r = r0; r < r1; r++)
+				TFN(softmax_row)(dst + r * cols, src + r * cols, cols);
 		ctl_done((r1 - r0) * cols);
 	}
 }

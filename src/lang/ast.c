@@ -24,6 +24,7 @@ static void node_free_fields(struct node *n)
 	free(n->str);
 	free(n->values);
 	free(n->text);
+	free(n->cache);
 	free(n);
 }
 
@@ -49,6 +50,21 @@ void node_free(struct node *n)
 		node_free_fields(m);
 	}
 	free(stack);
+}
+
+const struct node_cache *node_cache_get(const struct node *n)
+{
+	return __atomic_load_n(&n->cache, __ATOMIC_ACQUIRE);
+}
+
+void node_cache_set(const struct node *n, const struct value *module, struct value *attr)
+{
+	struct node_cache *c = xmalloc(sizeof *c), *none = NULL;
+	*c = (struct node_cache){ module, attr };
+	/* the cache is no part of the tree's meaning: set through a const node */
+	if (!__atomic_compare_exchange_n(&((struct node *)n)->cache, &none, c, false, __ATOMIC_RELEASE,
+					 __ATOMIC_RELAXED))
+		free(c);
 }
 
 const char *op_name(int op)

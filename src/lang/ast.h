@@ -103,7 +103,25 @@ struct node {
 	double *values;        /* N_MATRIX */
 	char *text;            /* an expression's text as its labels print it (astprint.c), made
 	                          on first use, or NULL */
+	struct node_cache *cache; /* N_ATTR, N_NAME: what a first lookup found (node_cache_set), or NULL */
 };
+
+/* An attribute of a module (torch.softmax) and a built-in name (torch,
+ * print) are immortal values that every interpreter and thread shares: the
+ * N_ATTR node keeps the first module it was looked up on and the answer
+ * (eval.c), the N_NAME node the built-in value its name means when the
+ * workspace does not define it (scope.c, module NULL). */
+struct value;
+struct node_cache {
+	const struct value *module;
+	struct value *attr;
+};
+
+/* n's cache, or NULL (read with acquire: a cache is published whole). */
+const struct node_cache *node_cache_get(const struct node *n);
+/* Publishes module and attr as n's cache unless it has one (a thread that
+ * lost the race keeps the first). */
+void node_cache_set(const struct node *n, const struct value *module, struct value *attr);
 
 /* Frees n and its whole subtree (NULL is fine); iterative, so any height is safe. */
 void node_free(struct node *n);

@@ -1315,6 +1315,7 @@ static void name_index_add(const char *name, const struct builtin *fn)
 		if (strcmp(name_index[h].name, name) == 0)
 			return;
 	name_index[h] = (struct named){ name, value_immortal(fn ? V_FUNC : V_MODULE, name), fn };
+	name_index[h].v->builtin = fn;	/* runtime_call need not find it by name */
 }
 
 static void name_index_build(void)

@@ -39,6 +39,31 @@ struct operand eval_operand(const struct value *v)
 
 /* ---- arithmetic -------------------------------------------------------------- */
 
+/* A Python number as the 0-d operand eval_operand makes, held on the caller's
+ * stack for the one operation (x / 2 made and freed a tensor per call). The
+ * ops borrow their operands: nothing keeps a reference past the call. */
+struct number_box {
+	struct tensor t;
+	struct storage st;
+	_Alignas(8) unsigned char bytes[8];
+};
+
+static struct operand box_operand(const struct value *v, struct number_box *box)
+{
+	if (v->kind == V_TENSOR)
+		return (struct operand){ .t = v->t, .scalar = false };
+	enum dtype dt = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
+	box->st = (struct storage){ .refs = 1, .nbytes = sizeof box->bytes, .data = box->bytes };
+	box->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = FLAVOR_TORCH, .storage = &box->st };
+	if (dt == DT_F64)
+		memcpy(box->bytes, &v->f, sizeof v->f);
+	else if (dt == DT_I64)
+		memcpy(box->bytes, &v->i, sizeof v->i);
+	else
+		box->bytes[0] = v->b;
+	return (struct operand){ .t = &box->t, .scalar = true };
+}
+
 static struct value *number_binop(int op, const struct value *a, const struct value *b, struct qkv_error *err)
 {
 	bool ints = a->kind != V_FLOAT && b->kind != V_FLOAT;
@@ -145,7 +170,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 						 value_type_name(a), value_type_name(b)), NULL;
 			return value_from_result(ops_matmul(&I->ops, a->t, b->t, err));
 		}
-		struct operand oa = eval_operand(a), ob = eval_operand(b);
+		struct number_box na, nb;
+		struct operand oa = box_operand(a, &na), ob = box_operand(b, &nb);
 		struct tensor *r = NULL;
 		switch (op) {
 		case OP_ADD: r = ops_binary(&I->ops, oa, ob, EW_ADD, err); break;
@@ -164,12 +190,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 		case OP_BITAND: r = ops_logical(&I->ops, oa, ob, false, err); break;
 		case OP_BITOR: r = ops_logical(&I->ops, oa, ob, true, err); break;
 		default:
-			tensor_unref(oa.t);
-			tensor_unref(ob.t);
 			goto unsupported;
 		}
-		tensor_unref(oa.t);
-		tensor_unref(ob.t);
 		/* numpy: a 0-d result is a numpy scalar, which prints like a Python number */
 		return value_from_result(r);
 	}
@@ -1069,6 +1091,21 @@ static struct value *eval_binary(struct interp *I, const struct node *n, struct 
 	return r;
 }
 
+/* module.NAME (n an N_ATTR): the node's cache when it holds this module,
+ * else the lookup by name, cached when both values are immortal (then the
+ * same for every interpreter: only the first module a node sees is kept). */
+static struct value *module_attr(struct interp *I, const struct node *n, struct value *module,
+				 struct qkv_error *err)
+{
+	const struct node_cache *c = node_cache_get(n);
+	if (c && c->module == module)
+		return c->attr;
+	struct value *r = runtime_attr(I, module, n->str, err);
+	if (!c && r && r->refs < 0 && module->refs < 0)
+		node_cache_set(n, module, r);
+	return r;
+}
+
 struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err)
 {
 	struct value *r = NULL;
@@ -1132,7 +1169,7 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 		struct value *base = eval_expr(I, n->kids[0], err);
 		if (!base)
 			return NULL;
-		r = runtime_attr(I, base, n->str, err);
+		r = base->kind == V_MODULE ? module_attr(I, n, base, err) : runtime_attr(I, base, n->str, err);
 		value_unref(base);
 		break;
 	}

@@ -648,7 +648,7 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 struct value *runtime_call(struct call *c, struct value *callee, struct qkv_error *err)
 {
 	if (callee->kind == V_FUNC) {
-		const struct builtin *b = runtime_find_function(callee->str);
+		const struct builtin *b = callee->builtin ? callee->builtin : runtime_find_function(callee->str);
 		if (!b)
 			return error_set(err, 0, 0, "'%s' is not callable", callee->str), NULL;
 		/* the name as the notebooks spell it: np.sqrt, F.softmax, nn.Linear */

@@ -408,7 +408,12 @@ static struct value *load_global(struct interp *I, const struct node *n, struct 
 	struct value *v = interp_get(I, n->str);
 	if (v)
 		return value_ref(v);
+	const struct node_cache *c = node_cache_get(n);
+	if (c)
+		return c->attr;	/* the built-in the name means, found before */
 	v = runtime_global(n->str);
+	if (v && v->refs < 0)
+		node_cache_set(n, NULL, v);
 	if (v)
 		return v;
 	error_set(err, n->line, n->col, "name '%s' is not defined", n->str);

@@ -82,6 +82,7 @@ static void untrack(struct value *v)
 
 static struct value shared_none, shared_bools[2], shared_ints[SMALL_INT_MAX - SMALL_INT_MIN + 1];
 static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
+static bool shared_done;	/* set (release) once shared_init has run: then no pthread_once call */
 
 static void shared_init(void)
 {
@@ -90,24 +91,31 @@ static void shared_init(void)
 		shared_bools[b] = (struct value){ .refs = -1, .kind = V_BOOL, .b = b };
 	for (int i = SMALL_INT_MIN; i <= SMALL_INT_MAX; i++)
 		shared_ints[i - SMALL_INT_MIN] = (struct value){ .refs = -1, .kind = V_INT, .i = i };
+	__atomic_store_n(&shared_done, true, __ATOMIC_RELEASE);
+}
+
+static void shared_ready(void)
+{
+	if (!__atomic_load_n(&shared_done, __ATOMIC_ACQUIRE))
+		pthread_once(&shared_once, shared_init);
 }
 
 struct value *value_none(void)
 {
-	pthread_once(&shared_once, shared_init);
+	shared_ready();
 	return &shared_none;
 }
 
 struct value *value_bool(bool b)
 {
-	pthread_once(&shared_once, shared_init);
+	shared_ready();
 	return &shared_bools[b];
 }
 
 struct value *value_int(int64_t i)
 {
 	if (i >= SMALL_INT_MIN && i <= SMALL_INT_MAX) {
-		pthread_once(&shared_once, shared_init);
+		shared_ready();
 		return &shared_ints[i - SMALL_INT_MIN];
 	}
 	struct value *v = make(V_INT);
@@ -628,6 +636,11 @@ void value_each_child(struct value *v, void (*fn)(struct value *child, void *uda
 /* Releases everything v holds (v itself stays, empty). */
 static void value_clear(struct value *v)
 {
+	if (v->kind == V_TENSOR) {	/* the common case: its tensor is all a tensor value holds */
+		tensor_unref(v->t);
+		v->t = NULL;
+		return;
+	}
 	free(v->str);
 	v->str = NULL;
 	tensor_unref(v->t);

@@ -51,6 +51,7 @@ struct object {
 	bool training;
 };
 
+struct builtin;
 struct func;
 struct klass;
 struct inst;
@@ -67,6 +68,7 @@ struct value {
 	double f;
 	bool f32;               /* V_FLOAT: a numpy float32 scalar (prints in float32 digits) */
 	char *str;              /* V_STR text, V_MODULE/V_FUNC/V_METHOD name (owned) */
+	const struct builtin *builtin; /* V_FUNC: its function when known (the immortal ones), or NULL */
 	struct tensor *t;       /* V_TENSOR */
 	bool parameter;         /* V_TENSOR: an nn.Parameter (prints as one) */
 	int n;                  /* V_LIST/V_TUPLE/V_SIZE */
