@@ -132,7 +132,7 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	/* the keys, the times (on their own line where the view is high) and
 	 * the verdicts under the panels */
 	char times[256];
-	timing_compare_text(times, sizeof times, v->loops_ms, v->simd_ms);
+	timing_compare_all_text(times, sizeof times, v->loops_ms, v->unrolled_ms, v->simd_ms);
 	int under = h >= 20 ? 3 : 2;
 	draw_keys(a, an, !three, y + h - under, x, w);
 	if (under == 3)

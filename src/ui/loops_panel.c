@@ -20,20 +20,6 @@ const char *loops_put_fitting(int y, int x, int w, const char *const *forms)
 	return forms[i];
 }
 
-/* The variant's time, and its speed against the loops'.
- * TODO(lead): view/timing's timing_variant_text (the unrolled helper's)
- * replaces this fallback once it lands. */
-static void time_text(char *buf, size_t size, enum trace_variant v, double ms, double loops_ms)
-{
-	static const char *const names[TRACE_VARIANTS] = { "loops", "unrolled", "SIMD" };
-	if (ms <= 0 || !timing_compare_timed(loops_ms, ms))
-		snprintf(buf, size, "%s: too quick to time", names[v]);
-	else if (v == TRACE_LOOPS)
-		snprintf(buf, size, "%s: %.3g ms", names[v], ms);
-	else
-		utf8_snprintf(buf, size, "%s: %.3g ms, %.2g\u00d7 the loops' speed", names[v], ms, loops_ms / ms);
-}
-
 /* The lines lines[0..n) from top, h of them, the current span first..last
  * in reverse video; cut lines end in "…", and ↑ ↓ mark lines out of view. */
 static void draw_code(const char *const *lines, int n, int top, int first, int last, int y, int x, int w, int h)
@@ -166,7 +152,8 @@ static int draw_status(struct looptrace *lt, enum trace_variant variant, const s
 	if (lines < 2)
 		return 1;
 	looptrace_steps_text(lt, steps, sizeof steps);
-	time_text(time, sizeof time, variant, ms, v->loops_ms);
+	static const enum kernel_variant kernel_of[TRACE_VARIANTS] = { KERNEL_LOOPS, KERNEL_UNROLLED, KERNEL_SIMD };
+	timing_variant_text(time, sizeof time, kernel_of[variant], ms, v->loops_ms);
 	if (lines < 3) {
 		char both[600];
 		snprintf(both, sizeof both, "%s; %s", steps, time);
