@@ -319,10 +319,12 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * plain vector operations down the keys. The output then accumulates as
  * acc = acc·2^(m_old - m_new) + p · v_block, p read from sᵀ a column at a
  * time and v in place; at the end out = acc / l. Key blocks are ATT_BK =
- * 2·ATT_BQ long (the micro-kernel's runs down v twice as long as with
- * ATT_BQ: measured some 4% faster on AVX2) and start at multiples of
- * ATT_BQ, as the query blocks do, so with causal the diagonal crosses one
- * ATT_BQ square of one key block: tiles wholly in the future are skipped, and
+ * 2·ATT_BQ long on AVX2 (the micro-kernel's runs down v twice as long as
+ * with ATT_BQ: measured some 4% faster) and ATT_BQ long on AVX-512 (there
+ * 2·ATT_BQ made sᵀ 72 KB, past L1's 48 KB: ATT_BQ measured 5-8% faster,
+ * ATT_BQ/2 2-4% slower than that), and start at multiples of ATT_BQ, as the query
+ * blocks do, so with causal the diagonal crosses one ATT_BQ square of one
+ * key block: tiles wholly in the future are skipped, and
  * each tile of queries reads v only up to its last query's key (so an inf
  * or NaN value no query of the tile can see does not reach its rows, as for
  * the keys past the block before). Special rows as the loops: a query with every key masked gives NaN (l stays 0: 0/0), as does a
@@ -333,7 +335,7 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * computed. */
 #define ATT_BQ (SIMD_BYTES >= 64 ? 96 : 48)	/* whole tiles: of NR queries, of SIMD_MR rows */
 _Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "ATT_BQ must be a multiple of NR and of SIMD_MR");
-#define ATT_BK (2 * ATT_BQ)
+#define ATT_BK (SIMD_BYTES >= 64 ? ATT_BQ : 2 * ATT_BQ)
 /* the shapes above, for the ops table (kernel_simd_tile) */
 enum { TFN(tile_cols) = NR, TFN(att_keys) = ATT_BK };
 #define ATT_DC 128
@@ -413,7 +415,7 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 static void TFN(pack_qt)(T *qt, const T *q, int64_t ldq, int64_t bq, int64_t nq, int64_t dc, T c)
 {
 	int64_t rv = 0, pv = 0;	/* rows and columns done in 8x8 blocks */
-#if SIMD_BYTES == 32
+#if SIMD_BYTES >= 32
 	if (sizeof(T) == sizeof(float)) {
 		rv = bq / 8 * 8;
 		pv = dc / 8 * 8;

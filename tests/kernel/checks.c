@@ -991,8 +991,9 @@ static void kcheck_attention_simd_should_match_loops_when_dv_differs_from_d(void
 									kind);
 }
 
-/* the fused kernel's tiles: 48 query rows, 64 keys, depth 128 at a time,
- * values 64 columns at a time; shapes past each, tq != tk */
+/* the fused kernel's tiles: 48 query rows and 96 keys (AVX2), 96 and 96
+ * (AVX-512), depth 128 at a time, values 64 columns at a time; shapes past
+ * each, tq != tk */
 static void kcheck_attention_fused_should_match_loops_past_its_tile_sizes(void)
 {
 	static const int64_t shapes[][4] = {
