@@ -364,19 +364,51 @@ static inline V TFN(col_max)(const T *col, int64_t n)
 	return TFN(max_skip_nan)(TFN(max_skip_nan)(m0, m1), TFN(max_skip_nan)(m2, m3));
 }
 
-/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
- * against the block's first nq queries (a multiple of NR): masked (key j is
- * hidden from query i when causal and j > i, or when mask says so) and folded
- * into the running maxima m and sums l (ATT_BQ each); st is left holding
- * 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each query's
- * output so far must be scaled. The maximum skips NaN scores: their exp is
- * NaN, which makes the row's sum NaN. */
-static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
-			      int64_t i0, int64_t bq, int64_t nq, int64_t j0, int64_t bk)
+/* c is a tile of sᵀ just computed: mc rows (keys) of NR queries, ATT_BQ
+ * apart. Hides each key from the queries before it (key minus query index
+ * of row 0 and lane 0 is kq; causal only, else kq is ATT_NO_KQ) and folds
+ * the tile into cmax, the NR queries' largest scores so far (NaN skipped):
+ * the online softmax then needs no pass of its own for the maximum, and
+ * reads the scores while they are still in L1. */
+#define ATT_NO_KQ (-((int64_t)1 << 40))
+static inline void TFN(fold_tile)(T *c, int64_t mc, int64_t kq, T *cmax)
 {
 	V ninf = VFN(set1)(-INFINITY);
-	for (int64_t q0 = 0; q0 < nq; q0 += LANES) {
-		if (causal) {	/* keys in some lane's future: -inf there */
+	VI iota;
+	for (int e = 0; e < LANES; e++)
+		iota[e] = e;
+	for (int h = 0; h < 2; h++) {
+		V mx = VFN(load)(cmax + h * LANES);
+		for (int64_t r = 0; r < mc; r++) {
+			T *row = c + r * ATT_BQ + h * LANES;
+			V x = VFN(load)(row);
+			if (kq + r > h * LANES) {	/* lanes e < kq + r - h·LANES: queries before the key */
+				x = VFN(select)(iota < (VI){ 0 } + (__typeof__(iota[0]))(kq + r - h * LANES), ninf, x);
+				VFN(store)(row, x);
+			}
+			mx = TFN(max_skip_nan)(x, mx);
+		}
+		VFN(store)(cmax + h * LANES, mx);
+	}
+}
+
+/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
+ * against the block's queries qa .. qb-1 (multiples of LANES): masked (key j
+ * is hidden from query i when causal and j > i, or when mask says so) and
+ * folded into the running maxima m and sums l (ATT_BQ each); st is left
+ * holding 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each
+ * query's output so far must be scaled. The maximum skips NaN scores: their
+ * exp is NaN, which makes the row's sum NaN. With cmax (from fold_tile: the
+ * scores already masked and their maxima known), only the first jend keys
+ * are read: those after were not computed, being after every query of the
+ * tile, and the output never reads them. */
+static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
+			      int64_t i0, int64_t bq, int64_t qa, int64_t qb, int64_t j0, int64_t bk, const T *cmax,
+			      int64_t jend)
+{
+	V ninf = VFN(set1)(-INFINITY);
+	for (int64_t q0 = qa; q0 < qb; q0 += LANES) {
+		if (causal && cmax == NULL) {	/* keys in some lane's future: -inf there */
 			VI qi = {0}, kj = {0};	/* the lanes' query indices, and the key's */
 			for (int e = 0; e < LANES; e++)
 				qi[e] = i0 + q0 + e;
@@ -392,14 +424,15 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 				for (int64_t e = 0; e < LANES && q0 + e < bq; e++)
 					if (mask[(i0 + q0 + e) * tk + j0 + j] != 0)
 						st[j * ATT_BQ + q0 + e] = -INFINITY;
-		V vmax = TFN(col_max)(st + q0, bk);
+		int64_t n = cmax ? jend : bk;
+		V vmax = cmax ? VFN(load)(cmax + q0 - qa) : TFN(col_max)(st + q0, bk);
 		V mold = VFN(load)(m + q0);
 		V mnew = TFN(max_skip_nan)(vmax, mold);
 		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
 		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
 		V va = VFN(exp2_neg)(mold - msub);
 		V lsum = {0};
-		for (int64_t j = 0; j < bk; j++) {
+		for (int64_t j = 0; j < n; j++) {
 			V e = VFN(exp2_neg)(VFN(load)(st + j * ATT_BQ + q0) - msub);
 			VFN(store)(st + j * ATT_BQ + q0, e);
 			lsum += e;
@@ -463,32 +496,44 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			if (ctl_stop())	/* Ctrl-C: out's rows are left as they were */
 				return;
 			ctl_done(bq * bk * (d + dvc));
-			/* sᵀ = k_block · (scale·q_block)ᵀ, ATT_DC of the depth at a time */
-			if (d == 0)
+			/* sᵀ = k_block · (scale·q_block)ᵀ, ATT_DC of the depth at a time, a
+			 * panel of NR queries at a time, each panel's online softmax
+			 * right after the depth's last pass over it (its scores in L1) */
+			if (d == 0) {
 				memset(st, 0, sizeof st);
+				TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, 0, nq, j0, bk, NULL, bk);
+			}
 			for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
 				int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
+				bool last = p0 + dc == d, fold = last && mask == NULL;
 				if (packed != p0) {
 					TFN(pack_qt)(qt, q + i0 * ld->q + p0, ld->q, bq, nq, dc, qscale);
 					packed = p0;
 				}
-				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
-					int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
-					const T *ar[SIMD_MR];	/* the tile's rows of k */
-					for (int64_t r = 0; r < SIMD_MR; r++)
-						ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
-					for (int64_t s0 = 0; s0 < nq; s0 += NR) {
+				for (int64_t s0 = 0; s0 < nq; s0 += NR) {
+					T cmax[NR];
+					int64_t r0 = 0;
+					for (int64_t r = 0; r < NR; r++)
+						cmax[r] = -INFINITY;
+					/* key rows after every query of the panel are left out */
+					for (; r0 < bk && !(causal && j0 + r0 > i0 + s0 + NR - 1); r0 += SIMD_MR) {
+						int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
 						T *c = st + r0 * ATT_BQ + s0;
-						if (causal && j0 + r0 > i0 + s0 + NR - 1)
-							continue;	/* every key after every query */
+						const T *ar[SIMD_MR];	/* the tile's rows of k */
+						for (int64_t r = 0; r < SIMD_MR; r++)
+							ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
 						if (mc == SIMD_MR)
 							TFN(micro)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0);
 						else
 							TFN(tile)(c, ATT_BQ, ar[0], ld->k, 1, qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
+						if (fold)
+							TFN(fold_tile)(c, mc, causal ? j0 + r0 - (i0 + s0) : ATT_NO_KQ, cmax);
 					}
+					if (last)
+						TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, s0, s0 + NR, j0, bk,
+								  fold ? cmax : NULL, r0 < bk ? r0 : bk);
 				}
 			}
-			TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, nq, j0, bk);
 			/* acc = acc·alpha + p · v_block: row r of p is column r of sᵀ */
 			for (int64_t r = 0; r < bq; r++) {
 				if (alpha[r] == 1)	/* the maximum did not change: most rows, after a few blocks */
