@@ -484,6 +484,11 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 	int64_t packed = -1;	/* the depth offset qt holds */
 	T qscale = scale * (T)1.4426950408889634074;	/* base 2: see exp2_neg */
 
+	/* q's rows are read once, by pack_qt, usually from memory: all asked for now */
+	for (int64_t r = 0; r < bq; r++)
+		for (int64_t p = 0; p < (d < ATT_DC ? d : ATT_DC); p += 64 / (int64_t)sizeof(T))
+			__builtin_prefetch(q + (i0 + r) * ld->q + p);
+
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
 		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
 		memset(acc, 0, sizeof acc);
