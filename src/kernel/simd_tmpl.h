@@ -401,10 +401,12 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * plain vector operations down the keys. The output then accumulates as
  * acc = acc·2^(m_old - m_new) + p · v_block, p read from sᵀ a column at a
  * time and v in place; at the end out = acc / l. Key blocks are ATT_BK =
- * 2·ATT_BQ long (the micro-kernel's runs down v twice as long as with
- * ATT_BQ: measured some 4% faster on AVX2) and start at multiples of
- * ATT_BQ, as the query blocks do, so with causal the diagonal crosses one
- * ATT_BQ square of one key block: tiles wholly in the future are skipped, and
+ * 2·ATT_BQ long on AVX2 (the micro-kernel's runs down v twice as long as
+ * with ATT_BQ: measured some 4% faster) and ATT_BQ long on AVX-512 (there
+ * 2·ATT_BQ made sᵀ 72 KB, past L1's 48 KB: ATT_BQ measured 5-8% faster,
+ * ATT_BQ/2 2-4% slower than that), and start at multiples of ATT_BQ, as the query
+ * blocks do, so with causal the diagonal crosses one ATT_BQ square of one
+ * key block: tiles wholly in the future are skipped, and
  * each tile of queries reads v only up to its last query's key (so an inf
  * or NaN value no query of the tile can see does not reach its rows, as for
  * the keys past the block before). Special rows as the loops: a query with every key masked gives NaN (l stays 0: 0/0), as does a
@@ -415,7 +417,7 @@ static void TFN(attention)(T *out, T *weights, const T *q, const T *k, const T *
  * computed. */
 #define ATT_BQ (SIMD_BYTES >= 64 ? 96 : 48)	/* whole tiles: of NR queries, of SIMD_MR rows */
 _Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "ATT_BQ must be a multiple of NR and of SIMD_MR");
-#define ATT_BK (2 * ATT_BQ)
+#define ATT_BK (SIMD_BYTES >= 64 ? ATT_BQ : 2 * ATT_BQ)
 /* the shapes above, for the ops table (kernel_simd_tile) */
 enum { TFN(tile_cols) = NR, TFN(att_keys) = ATT_BK };
 #define ATT_DC 128
@@ -444,19 +446,51 @@ static inline V TFN(col_max)(const T *col, int64_t n)
 	return TFN(max_skip_nan)(TFN(max_skip_nan)(m0, m1), TFN(max_skip_nan)(m2, m3));
 }
 
-/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
- * against the block's first nq queries (a multiple of NR): masked (key j is
- * hidden from query i when causal and j > i, or when mask says so) and folded
- * into the running maxima m and sums l (ATT_BQ each); st is left holding
- * 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each query's
- * output so far must be scaled. The maximum skips NaN scores: their exp is
- * NaN, which makes the row's sum NaN. */
-static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
-			      int64_t i0, int64_t bq, int64_t nq, int64_t j0, int64_t bk)
+/* c is a tile of sᵀ just computed: mc rows (keys) of NR queries, ATT_BQ
+ * apart. Hides each key from the queries before it (key minus query index
+ * of row 0 and lane 0 is kq; causal only, else kq is ATT_NO_KQ) and folds
+ * the tile into cmax, the NR queries' largest scores so far (NaN skipped):
+ * the online softmax then needs no pass of its own for the maximum, and
+ * reads the scores while they are still in L1. */
+#define ATT_NO_KQ (-((int64_t)1 << 40))
+static inline void TFN(fold_tile)(T *c, int64_t mc, int64_t kq, T *cmax)
 {
 	V ninf = VFN(set1)(-INFINITY);
-	for (int64_t q0 = 0; q0 < nq; q0 += LANES) {
-		if (causal) {	/* keys in some lane's future: -inf there */
+	VI iota;
+	for (int e = 0; e < LANES; e++)
+		iota[e] = e;
+	for (int h = 0; h < 2; h++) {
+		V mx = VFN(load)(cmax + h * LANES);
+		for (int64_t r = 0; r < mc; r++) {
+			T *row = c + r * ATT_BQ + h * LANES;
+			V x = VFN(load)(row);
+			if (kq + r > h * LANES) {	/* lanes e < kq + r - h·LANES: queries before the key */
+				x = VFN(select)(iota < (VI){ 0 } + (__typeof__(iota[0]))(kq + r - h * LANES), ninf, x);
+				VFN(store)(row, x);
+			}
+			mx = TFN(max_skip_nan)(x, mx);
+		}
+		VFN(store)(cmax + h * LANES, mx);
+	}
+}
+
+/* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
+ * against the block's queries qa .. qb-1 (multiples of LANES): masked (key j
+ * is hidden from query i when causal and j > i, or when mask says so) and
+ * folded into the running maxima m and sums l (ATT_BQ each); st is left
+ * holding 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each
+ * query's output so far must be scaled. The maximum skips NaN scores: their
+ * exp is NaN, which makes the row's sum NaN. With cmax (from fold_tile: the
+ * scores already masked and their maxima known), only the first jend keys
+ * are read: those after were not computed, being after every query of the
+ * tile, and the output never reads them. */
+static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, int64_t tk, bool causal,
+			      int64_t i0, int64_t bq, int64_t qa, int64_t qb, int64_t j0, int64_t bk, const T *cmax,
+			      int64_t jend)
+{
+	V ninf = VFN(set1)(-INFINITY);
+	for (int64_t q0 = qa; q0 < qb; q0 += LANES) {
+		if (causal && cmax == NULL) {	/* keys in some lane's future: -inf there */
 			VI qi = {0}, kj = {0};	/* the lanes' query indices, and the key's */
 			for (int e = 0; e < LANES; e++)
 				qi[e] = i0 + q0 + e;
@@ -472,14 +506,15 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 				for (int64_t e = 0; e < LANES && q0 + e < bq; e++)
 					if (mask[(i0 + q0 + e) * tk + j0 + j] != 0)
 						st[j * ATT_BQ + q0 + e] = -INFINITY;
-		V vmax = TFN(col_max)(st + q0, bk);
+		int64_t n = cmax ? jend : bk;
+		V vmax = cmax ? VFN(load)(cmax + q0 - qa) : TFN(col_max)(st + q0, bk);
 		V mold = VFN(load)(m + q0);
 		V mnew = TFN(max_skip_nan)(vmax, mold);
 		/* a query that has seen nothing yet subtracts 0: exp(-inf) = 0 */
 		V msub = VFN(select)((VI)(mnew == ninf), (V){0}, mnew);
 		V va = VFN(exp2_neg)(mold - msub);
 		V lsum = {0};
-		for (int64_t j = 0; j < bk; j++) {
+		for (int64_t j = 0; j < n; j++) {
 			V e = VFN(exp2_neg)(VFN(load)(st + j * ATT_BQ + q0) - msub);
 			VFN(store)(st + j * ATT_BQ + q0, e);
 			lsum += e;
@@ -495,7 +530,7 @@ static void TFN(online_block)(T *st, T *alpha, T *m, T *l, const uint8_t *mask, 
 static void TFN(pack_qt)(T *qt, const T *q, int64_t ldq, int64_t bq, int64_t nq, int64_t dc, T c)
 {
 	int64_t rv = 0, pv = 0;	/* rows and columns done in 8x8 blocks */
-#if SIMD_BYTES == 32
+#if SIMD_BYTES >= 32
 	if (sizeof(T) == sizeof(float)) {
 		rv = bq / 8 * 8;
 		pv = dc / 8 * 8;
@@ -531,6 +566,11 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 	int64_t packed = -1;	/* the depth offset qt holds */
 	T qscale = scale * (T)1.4426950408889634074;	/* base 2: see exp2_neg */
 
+	/* q's rows are read once, by pack_qt, usually from memory: all asked for now */
+	for (int64_t r = 0; r < bq; r++)
+		for (int64_t p = 0; p < (d < ATT_DC ? d : ATT_DC); p += 64 / (int64_t)sizeof(T))
+			__builtin_prefetch(q + (i0 + r) * ld->q + p);
+
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
 		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
 		memset(acc, 0, sizeof acc);
@@ -543,32 +583,44 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 			if (ctl_stop())	/* Ctrl-C: out's rows are left as they were */
 				return;
 			ctl_done(bq * bk * (d + dvc));
-			/* sᵀ = k_block · (scale·q_block)ᵀ, ATT_DC of the depth at a time */
-			if (d == 0)
+			/* sᵀ = k_block · (scale·q_block)ᵀ, ATT_DC of the depth at a time, a
+			 * panel of NR queries at a time, each panel's online softmax
+			 * right after the depth's last pass over it (its scores in L1) */
+			if (d == 0) {
 				memset(st, 0, sizeof st);
+				TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, 0, nq, j0, bk, NULL, bk);
+			}
 			for (int64_t p0 = 0; p0 < d; p0 += ATT_DC) {
 				int64_t dc = d - p0 < ATT_DC ? d - p0 : ATT_DC;
+				bool last = p0 + dc == d, fold = last && mask == NULL;
 				if (packed != p0) {
 					TFN(pack_qt)(qt, q + i0 * ld->q + p0, ld->q, bq, nq, dc, qscale);
 					packed = p0;
 				}
-				for (int64_t r0 = 0; r0 < bk; r0 += SIMD_MR) {
-					int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
-					const T *ar[SIMD_MR];	/* the tile's rows of k */
-					for (int64_t r = 0; r < SIMD_MR; r++)
-						ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
-					for (int64_t s0 = 0; s0 < nq; s0 += NR) {
+				for (int64_t s0 = 0; s0 < nq; s0 += NR) {
+					T cmax[NR];
+					int64_t r0 = 0;
+					for (int64_t r = 0; r < NR; r++)
+						cmax[r] = -INFINITY;
+					/* key rows after every query of the panel are left out */
+					for (; r0 < bk && !(causal && j0 + r0 > i0 + s0 + NR - 1); r0 += SIMD_MR) {
+						int64_t mc = bk - r0 < SIMD_MR ? bk - r0 : SIMD_MR;
 						T *c = st + r0 * ATT_BQ + s0;
-						if (causal && j0 + r0 > i0 + s0 + NR - 1)
-							continue;	/* every key after every query */
+						const T *ar[SIMD_MR];	/* the tile's rows of k */
+						for (int64_t r = 0; r < SIMD_MR; r++)
+							ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
 						if (mc == SIMD_MR)
 							TFN(micro)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0);
 						else
 							TFN(tile)(c, ATT_BQ, ar[0], ld->k, 1, qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
+						if (fold)
+							TFN(fold_tile)(c, mc, causal ? j0 + r0 - (i0 + s0) : ATT_NO_KQ, cmax);
 					}
+					if (last)
+						TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, s0, s0 + NR, j0, bk,
+								  fold ? cmax : NULL, r0 < bk ? r0 : bk);
 				}
 			}
-			TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, nq, j0, bk);
 			/* acc = acc·alpha + p · v_block: row r of p is column r of sᵀ */
 			for (int64_t r = 0; r < bq; r++) {
 				if (alpha[r] == 1)	/* the maximum did not change: most rows, after a few blocks */

@@ -1065,8 +1065,9 @@ static void kcheck_attention_simd_should_match_loops_when_dv_differs_from_d(void
 									kind);
 }
 
-/* the fused kernel's tiles: 48 query rows, 64 keys, depth 128 at a time,
- * values 64 columns at a time; shapes past each, tq != tk */
+/* the fused kernel's tiles: 48 query rows and 96 keys (AVX2), 96 and 96
+ * (AVX-512), depth 128 at a time, values 64 columns at a time; shapes past
+ * each, tq != tk */
 static void kcheck_attention_fused_should_match_loops_past_its_tile_sizes(void)
 {
 	static const int64_t shapes[][4] = {
@@ -1078,6 +1079,35 @@ static void kcheck_attention_fused_should_match_loops_past_its_tile_sizes(void)
 		for (int kind = 0; kind < MASK_KINDS; kind++)
 			for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
 				check_attention(dtypes[i], shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], kind);
+}
+
+/* Each key's score is 300 above the one before (q all ones, key j (j+1)·100
+ * wide), so a causal query i gives key i weight 1 and every other 0 (exp(-300)
+ * rounds away): out row i is v row i exactly. Any later key let into the
+ * maximum would drive the visible ones to 0 (a NaN row in float32), and any
+ * score left over from an earlier block would show too; 300 tokens cross the
+ * fused kernel's blocks and the diagonal at every offset of its tiles. */
+static void kcheck_attention_fused_should_hide_every_later_key_across_its_blocks(void)
+{
+	enum { T = 300, D = 3, DV = 5 };
+	for (int i = 0; i < 2; i++) {
+		const struct dtype *t = dtypes[i];
+		void *q = buf_fill(t, T * D, 1), *k = buf_fill(t, T * D, 0), *v = buf_rand(t, T * DV, -1, 1);
+		void *out = buf_fill(t, T * DV, 7);
+		int64_t bad = -1;
+		for (int64_t j = 0; j < T * D; j++)
+			put(t, k, j, (double)(j / D + 1) * 100);
+		kernel_set_attention_small(0);
+		run_attention(t, true, out, NULL, q, k, v, NULL, true, 1.0, T, T, D, DV);
+		kernel_set_attention_small(-1);
+		for (int64_t j = 0; j < T * DV && bad < 0; j++)
+			if (get(t, out, j) != get(t, v, j))
+				bad = j;
+		check(bad < 0, "%s fused causal attention, scores 300 apart: out[%lld][%lld] = %.*g, want v's %.*g", t->name,
+		      (long long)(bad / DV), (long long)(bad % DV), t->digits, bad < 0 ? 0 : get(t, out, bad), t->digits,
+		      bad < 0 ? 0 : get(t, v, bad));
+		free(q), free(k), free(v), free(out);
+	}
 }
 
 /* up to 4096 scores the two-pass softmax runs on the stack: weights NULL

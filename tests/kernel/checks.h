@@ -31,6 +31,7 @@
 	X(attention_simd_should_match_loops_f64, true) \
 	X(attention_simd_should_match_loops_when_dv_differs_from_d, true) \
 	X(attention_fused_should_match_loops_past_its_tile_sizes, true) \
+	X(attention_fused_should_hide_every_later_key_across_its_blocks, true) \
 	X(attention_of_a_small_head_without_weights_should_round_as_with_them, true) \
 	X(attention_fully_masked_row_should_give_nan_weights_and_output, true) \
 	X(attention_causal_first_query_should_copy_the_first_value, true) \
