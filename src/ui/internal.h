@@ -250,7 +250,13 @@ struct loops_panel {
 	double ms;
 	enum scale_kind result;
 	bool inspecting;
+	bool shared;               /* lo..hi: the colour scale shared with the other panels */
+	double lo, hi;
 };
+/* Gives the n panels whose matrices hold the same thing (name, size and
+ * scale) one colour scale, the union of theirs, so a colour means the same
+ * number in each panel. */
+void loops_panel_share_scale(struct loops_panel *p, int n);
 void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
 		      int h);
 /* Puts the first of forms (NULL-terminated) that fits w columns whole; the

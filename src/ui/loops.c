@@ -150,12 +150,15 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	an->inspecting = an->inspecting && v->cursor;
 	an->seen_r = v->cur_r;
 	an->seen_c = v->cur_c;
+	struct loops_panel p[TRACE_VARIANTS];
 	for (int i = 0; i < n; i++) {
 		enum trace_variant tv = three ? (enum trace_variant)i : pairs[an->pair % LOOPS_PAIRS][i];
-		struct loops_panel p = { .lt = an->trace[tv], .variant = tv, .code_top = &an->code_top[tv],
-					 .ms = ms[tv], .result = result, .inspecting = an->inspecting };
-		loops_panel_draw(a, &p, v, y, x + i * (pw + 1), pw, h - under);
+		p[i] = (struct loops_panel){ .lt = an->trace[tv], .variant = tv, .code_top = &an->code_top[tv],
+					     .ms = ms[tv], .result = result, .inspecting = an->inspecting };
 	}
+	loops_panel_share_scale(p, n);	/* a colour is the same number in every panel */
+	for (int i = 0; i < n; i++)
+		loops_panel_draw(a, &p[i], v, y, x + i * (pw + 1), pw, h - under);
 }
 
 /* ---- keys and time ---------------------------------------------------------------- */

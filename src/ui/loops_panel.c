@@ -95,9 +95,10 @@ static void mark_cells(const struct heatmap_layout *L, int y, int x, int r0, int
 /* The matrix being filled, labelled, from y to end: scrolled to the cursor
  * (then marked reverse) or to the step's cells (then those reverse; under the
  * cursor they are underlined). Returns the line under it. */
-static int draw_matrix(struct app *a, struct looptrace *lt, bool cursor, const struct loops_view *v,
-		       enum scale_kind result, int y, int x, int w, int end)
+static int draw_matrix(struct app *a, const struct loops_panel *p, bool cursor, const struct loops_view *v, int y,
+		       int x, int w, int end)
 {
+	struct looptrace *lt = p->lt;
 	int rows, cols;
 	const double *vals;
 	const uint8_t *state;
@@ -116,8 +117,12 @@ static int draw_matrix(struct app *a, struct looptrace *lt, bool cursor, const s
 	if (end - y < 3)
 		return y + 1;
 	struct heatmap hm;
-	heatmap_build_trace(&hm, lt, trace_scale(lt, result));
+	heatmap_build_trace(&hm, lt, trace_scale(lt, p->result));
 	heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
+	if (p->shared) {
+		hm.lo = p->lo;
+		hm.hi = p->hi;
+	}
 	int rr, rc, rn, cn;
 	bool step = looptrace_current_rect(lt, &rr, &rc, &rn, &cn);
 	int cr = cursor ? (v->cur_r < rows ? v->cur_r : rows - 1) : step ? rr : 0;
@@ -129,6 +134,35 @@ static int draw_matrix(struct app *a, struct looptrace *lt, bool cursor, const s
 		mark_cells(&L, y + 1, x, rr, rn, rc, cn, cursor ? A_UNDERLINE : A_REVERSE);
 	heatmap_free(&hm);
 	return y + 1 + (L.vis_rows > 0 && L.vis_cols > 0 ? L.height : 1);
+}
+
+void loops_panel_share_scale(struct loops_panel *p, int n)
+{
+	struct heatmap hm[TRACE_VARIANTS];
+	n = n < TRACE_VARIANTS ? n : TRACE_VARIANTS;
+	for (int i = 0; i < n; i++) {
+		p[i].shared = false;
+		if (p[i].lt)
+			heatmap_build_trace(&hm[i], p[i].lt, trace_scale(p[i].lt, p[i].result));
+	}
+	for (int i = 0; i < n; i++) {
+		if (!p[i].lt)
+			continue;
+		double lo = hm[i].lo, hi = hm[i].hi;
+		for (int j = 0; j < n; j++)
+			if (j != i && p[j].lt && hm[j].rows == hm[i].rows && hm[j].cols == hm[i].cols &&
+			    hm[j].scale == hm[i].scale &&
+			    strcmp(looptrace_matrix_name(p[j].lt), looptrace_matrix_name(p[i].lt)) == 0) {
+				lo = hm[j].lo < lo ? hm[j].lo : lo;
+				hi = hm[j].hi > hi ? hm[j].hi : hi;
+			}
+		p[i].shared = true;
+		p[i].lo = lo;
+		p[i].hi = hi;
+	}
+	for (int i = 0; i < n; i++)
+		if (p[i].lt)
+			heatmap_free(&hm[i]);
 }
 
 /* The first lines (up to lines of them): where the animation is
@@ -282,7 +316,7 @@ void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct l
 		y += px;
 	}
 	if (end - y >= 1)
-		y = draw_matrix(a, lt, v->cursor && p->inspecting, v, p->result, y, x, w, end);
+		y = draw_matrix(a, p, v->cursor && p->inspecting, v, y, x, w, end);
 	if (sl)
 		draw_wrapped(story, y < end ? y : end, x, w, sl, 0, A_DIM);
 }

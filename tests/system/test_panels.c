@@ -301,3 +301,28 @@ Test(panels, e_should_end_an_attention_on_the_same_output_in_every_panel, .fini 
 	}
 	free(s);
 }
+
+/* The legend line of the panels ("c: -1.3 … 0 … 1.3" once per panel): one
+ * colour scale for all, the union of theirs, even while the loops have
+ * filled one cell and the vectorised kernel a whole tile. */
+Test(panels, the_panels_should_share_one_colour_scale_while_they_fill, .fini = finish, .timeout = 120)
+{
+	start(120, 40, NULL, "4 --step 4");
+	free(tmux_see(session, "for-loops: 0 of 6400"));
+	tmux_keys(session, "s s s s s");
+	char *s = see_status("for-loops", 5);
+	const char *line = strstr(s, "\n c: ");
+	cr_assert(line, "no legend line:\n%s", s);
+	line++;
+	const char *end = strchr(line, '\n');
+	int n = 0;
+	/* the first legend, "c: -1.3 … 0 … 1.3", up to its double space */
+	const char *gap = strstr(line, "   ");
+	cr_assert(gap && gap < end, "%.*s", (int)(end - line), line);
+	char first[64];
+	snprintf(first, sizeof first, "%.*s", (int)(gap - line), line);
+	for (const char *p = strstr(line, first); p && p < end; p = strstr(p + 1, first))
+		n++;
+	cr_assert_eq(n, 3, "the three legends differ: %.*s", (int)(end - line), line);
+	free(s);
+}
