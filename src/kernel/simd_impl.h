@@ -90,6 +90,40 @@ static inline vd vd_select(vi64 mask, vd yes, vd no)
 	return (vd)((mask & (vi64)yes) | (~mask & (vi64)no));
 }
 
+/* x > y ? x : y lane by lane, so y where x is NaN (and y where they are
+ * equal, -0 and +0 too): the x86 max instruction's own rule (its second
+ * operand when either is NaN or both are zero), one instruction where the
+ * compare and select are three in a chain (the fused attention's running
+ * maxima). Elsewhere, the compare and select. */
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+static inline vf vf_max_skip_nan(vf x, vf y)
+{
+#if SIMD_BYTES == 64 && defined(__AVX512F__)
+	return (vf)_mm512_max_ps((__m512)x, (__m512)y);
+#elif SIMD_BYTES == 32 && defined(__AVX__)
+	return (vf)_mm256_max_ps((__m256)x, (__m256)y);
+#elif SIMD_BYTES == 16 && defined(__SSE2__)
+	return (vf)_mm_max_ps((__m128)x, (__m128)y);
+#else
+	return vf_select((vi32)(x > y), x, y);
+#endif
+}
+
+static inline vd vd_max_skip_nan(vd x, vd y)
+{
+#if SIMD_BYTES == 64 && defined(__AVX512F__)
+	return (vd)_mm512_max_pd((__m512d)x, (__m512d)y);
+#elif SIMD_BYTES == 32 && defined(__AVX__)
+	return (vd)_mm256_max_pd((__m256d)x, (__m256d)y);
+#elif SIMD_BYTES == 16 && defined(__SSE2__)
+	return (vd)_mm_max_pd((__m128d)x, (__m128d)y);
+#else
+	return vd_select((vi64)(x > y), x, y);
+#endif
+}
+
 /* ---- exp ------------------------------------------------------------------
  * Cephes-style: exp(x) = 2^n * exp(r) with n = round(x / ln2) and
  * r = x - n*ln2 in [-ln2/2, ln2/2]; ln2 is split in two constants so that

@@ -423,14 +423,14 @@ enum { TFN(tile_cols) = NR, TFN(att_keys) = ATT_BK };
 #define ATT_DC 128
 #define ATT_DVC 64
 
-/* The largest of x and y, y when x is NaN. */
+/* The largest of x and y, y when x is NaN (one max instruction on x86). */
 static inline V TFN(max_skip_nan)(V x, V y)
 {
-	return VFN(select)((VI)(x > y), x, y);
+	return VFN(max_skip_nan)(x, y);
 }
 
 /* The largest of the n vectors at col, col + ATT_BQ, ..., NaN skipped: four
- * chains, as a compare and select each wait for the one before. */
+ * chains, as each max waits for the one before. */
 static inline V TFN(col_max)(const T *col, int64_t n)
 {
 	V m0 = VFN(set1)(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
