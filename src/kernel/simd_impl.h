@@ -361,7 +361,10 @@ static inline double sd_mul_add_exact(double acc, double x, double b)
 #define SUF f32
 #define MAC(acc, x, b) ((acc) += (x) * (b))
 #define SMAC(acc, x, b) ((acc) += (x) * (b))
+typedef float vf4_tiny __attribute__((vector_size(16)));
+#define TINY_V4 vf4_tiny	/* tiny products 4 columns at a time: SMAC's bits, x broadcast */
 #include "kernel/simd_tmpl.h"
+#undef TINY_V4
 #undef MAC
 #undef SMAC
 #undef T

@@ -189,6 +189,20 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
 			     int64_t n)
 {
+#ifdef TINY_V4
+	if (n % 4 == 0) {	/* four columns at once, each by the same steps as the loop below */
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j += 4) {
+				TINY_V4 acc = { 0 }, bv;
+				for (int64_t p = 0; p < k; p++) {
+					memcpy(&bv, b + p * n + j, sizeof bv);
+					SMAC(acc, a[i * k + p], bv);
+				}
+				memcpy(c + i * n + j, &acc, sizeof acc);
+			}
+		return;
+	}
+#endif
 	for (int64_t i = 0; i < m; i++)
 		for (int64_t j = 0; j < n; j++) {
 			T acc = 0;

@@ -60,7 +60,7 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 	for (int k = 0; k < c->nkw; k++) {
 		int slot = -1;
 		for (int i = 0; i < np; i++)
-			if (i != star && strcmp(params[i], c->kwnames[k]) == 0)
+			if (i != star && params[i][0] == c->kwnames[k][0] && strcmp(params[i], c->kwnames[k]) == 0)
 				slot = i;
 		if (star >= 0 && slot < 0 && strcmp(c->kwnames[k], "size") == 0)
 			slot = star;
@@ -399,6 +399,8 @@ struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor
 void args_release(struct args *a)
 {
 	for (int i = 0; i < ARGS_MAX; i++) {
+		if (!a->v[i])	/* most slots are empty: no call for them */
+			continue;
 		value_unref(a->v[i]);
 		a->v[i] = NULL;
 	}

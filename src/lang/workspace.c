@@ -260,10 +260,19 @@ const char *interp_var_name(const struct interp *I, int i)
 	return i >= 0 && i < I->nvars ? I->names[i] : NULL;
 }
 
+/* a and b are the same name: most names are a few bytes, where a loop
+ * beats strcmp's call (several lookups a line in a loop over small tensors) */
+static bool same_name(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 static int var_find(const struct interp *I, const char *name)
 {
 	for (int i = 0; i < I->nvars; i++)
-		if (I->names[i][0] == name[0] && strcmp(I->names[i], name) == 0)
+		if (same_name(I->names[i], name))
 			return i;
 	return -1;
 }
