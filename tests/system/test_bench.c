@@ -214,8 +214,8 @@ Test(bench, an_unknown_kernel_should_exit_2)
 {
 	static const char *const bad[][2] = { { "bench", "--kernel=loops,fast" }, { "bench", "--kernel=" },
 					      { "--kernel=loops", "bench" } };
-	static const char *const want[] = { "qkv: bench --kernel takes loops, unrolled or simd, separated by "
-					    "commas, got 'loops,fast'",
+	static const char *const want[] = { ("qkv: bench --kernel takes loops, unrolled or simd, separated by "
+					     "commas, got 'loops,fast'"),
 					    "qkv: bench --kernel takes loops, unrolled or simd, separated by commas, got ''",
 					    "qkv: bench takes its --kernel after it: qkv bench --kernel=loops" };
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
