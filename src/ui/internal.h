@@ -250,13 +250,14 @@ struct loops_panel {
 	double ms;
 	enum scale_kind result;
 	bool inspecting;
-	bool shared;               /* lo..hi: the colour scale shared with the other panels */
-	double lo, hi;
+	struct heatmap map;        /* the matrix lt fills, built by loops_panels_build */
 };
-/* Gives the n panels whose matrices hold the same thing (name, size and
- * scale) one colour scale, the union of theirs, so a colour means the same
- * number in each panel. */
-void loops_panel_share_scale(struct loops_panel *p, int n);
+/* Builds the matrices of the n panels that have a trace, those that hold the
+ * same thing (name, size and scale) on one colour scale, the union of
+ * theirs, so a colour means the same number in each panel;
+ * loops_panels_free drops them. */
+void loops_panels_build(struct loops_panel *p, int n);
+void loops_panels_free(struct loops_panel *p, int n);
 void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
 		      int h);
 /* Puts the first of forms (NULL-terminated) that fits w columns whole; the

@@ -156,9 +156,10 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 		p[i] = (struct loops_panel){ .lt = an->trace[tv], .variant = tv, .code_top = &an->code_top[tv],
 					     .ms = ms[tv], .result = result, .inspecting = an->inspecting };
 	}
-	loops_panel_share_scale(p, n);	/* a colour is the same number in every panel */
+	loops_panels_build(p, n);	/* a colour is the same number in every panel */
 	for (int i = 0; i < n; i++)
 		loops_panel_draw(a, &p[i], v, y, x + i * (pw + 1), pw, h - under);
+	loops_panels_free(p, n);
 }
 
 /* ---- keys and time ---------------------------------------------------------------- */

@@ -116,53 +116,51 @@ static int draw_matrix(struct app *a, const struct loops_panel *p, bool cursor, 
 	attroff(A_BOLD);
 	if (end - y < 3)
 		return y + 1;
-	struct heatmap hm;
-	heatmap_build_trace(&hm, lt, trace_scale(lt, p->result));
-	heatmap_set_name(&hm, looptrace_matrix_name(lt));	/* its legend too */
-	if (p->shared) {
-		hm.lo = p->lo;
-		hm.hi = p->hi;
-	}
+	const struct heatmap *hm = &p->map;
 	int rr, rc, rn, cn;
 	bool step = looptrace_current_rect(lt, &rr, &rc, &rn, &cn);
 	int cr = cursor ? (v->cur_r < rows ? v->cur_r : rows - 1) : step ? rr : 0;
 	int cc = cursor ? (v->cur_c < cols ? v->cur_c : cols - 1) : step ? rc : 0;
-	draw_heatmap(a, &hm, y + 1, x, end - y - 1, w, cr, cc, cursor, a->zoom, false);
+	draw_heatmap(a, hm, y + 1, x, end - y - 1, w, cr, cc, cursor, a->zoom, false);
 	struct heatmap_layout L;
-	heatmap_layout(&hm, w, end - y - 1, a->zoom, false, cr, cc, &L);
+	heatmap_layout(hm, w, end - y - 1, a->zoom, false, cr, cc, &L);
 	if (step && L.vis_rows > 0 && L.vis_cols > 0)
 		mark_cells(&L, y + 1, x, rr, rn, rc, cn, cursor ? A_UNDERLINE : A_REVERSE);
-	heatmap_free(&hm);
 	return y + 1 + (L.vis_rows > 0 && L.vis_cols > 0 ? L.height : 1);
 }
 
-void loops_panel_share_scale(struct loops_panel *p, int n)
+void loops_panels_build(struct loops_panel *p, int n)
 {
-	struct heatmap hm[TRACE_VARIANTS];
-	n = n < TRACE_VARIANTS ? n : TRACE_VARIANTS;
-	for (int i = 0; i < n; i++) {
-		p[i].shared = false;
-		if (p[i].lt)
-			heatmap_build_trace(&hm[i], p[i].lt, trace_scale(p[i].lt, p[i].result));
-	}
-	for (int i = 0; i < n; i++) {
-		if (!p[i].lt)
-			continue;
-		double lo = hm[i].lo, hi = hm[i].hi;
-		for (int j = 0; j < n; j++)
-			if (j != i && p[j].lt && hm[j].rows == hm[i].rows && hm[j].cols == hm[i].cols &&
-			    hm[j].scale == hm[i].scale &&
-			    strcmp(looptrace_matrix_name(p[j].lt), looptrace_matrix_name(p[i].lt)) == 0) {
-				lo = hm[j].lo < lo ? hm[j].lo : lo;
-				hi = hm[j].hi > hi ? hm[j].hi : hi;
+	for (int i = 0; i < n; i++)
+		if (p[i].lt) {
+			heatmap_build_trace(&p[i].map, p[i].lt, trace_scale(p[i].lt, p[i].result));
+			heatmap_set_name(&p[i].map, looptrace_matrix_name(p[i].lt));	/* its legend too */
+		}
+	double lo[TRACE_VARIANTS], hi[TRACE_VARIANTS];
+	for (int i = 0; i < n && i < TRACE_VARIANTS; i++) {
+		const struct heatmap *m = &p[i].map;
+		lo[i] = m->lo;
+		hi[i] = m->hi;
+		for (int j = 0; j < n && p[i].lt; j++) {
+			const struct heatmap *o = &p[j].map;
+			if (j != i && p[j].lt && o->rows == m->rows && o->cols == m->cols && o->scale == m->scale &&
+			    strcmp(o->name, m->name) == 0) {
+				lo[i] = o->lo < lo[i] ? o->lo : lo[i];
+				hi[i] = o->hi > hi[i] ? o->hi : hi[i];
 			}
-		p[i].shared = true;
-		p[i].lo = lo;
-		p[i].hi = hi;
+		}
 	}
+	for (int i = 0; i < n && i < TRACE_VARIANTS; i++) {
+		p[i].map.lo = lo[i];
+		p[i].map.hi = hi[i];
+	}
+}
+
+void loops_panels_free(struct loops_panel *p, int n)
+{
 	for (int i = 0; i < n; i++)
 		if (p[i].lt)
-			heatmap_free(&hm[i]);
+			heatmap_free(&p[i].map);
 }
 
 /* The first lines (up to lines of them): where the animation is
