@@ -16,39 +16,9 @@
 
 static int other_binop(int op, struct value *a, struct value *b, struct value **r, struct qkv_error *err);
 
-/* A Python number as a 0-d tensor operand for a binary op with a tensor. */
-struct operand eval_operand(const struct value *v)
-{
-	struct operand o;
-	if (v->kind == V_TENSOR) {
-		o.t = tensor_ref(v->t);
-		o.scalar = false;
-		return o;
-	}
-	o.scalar = true;
-	if (v->kind == V_FLOAT)
-		o.t = ops_scalar(DT_F64, FLAVOR_TORCH, v->f);
-	else if (v->kind == V_INT)
-		o.t = ops_scalar(DT_I64, FLAVOR_TORCH, (double)v->i);
-	else
-		o.t = ops_scalar(DT_BOOL, FLAVOR_TORCH, v->b);
-	if (v->kind == V_INT)
-		((int64_t *)o.t->storage->data)[0] = v->i;
-	return o;
-}
-
 /* ---- arithmetic -------------------------------------------------------------- */
 
-/* A Python number as the 0-d operand eval_operand makes, held on the caller's
- * stack for the one operation (x / 2 made and freed a tensor per call). The
- * ops borrow their operands: nothing keeps a reference past the call. */
-struct number_box {
-	struct tensor t;
-	struct storage st;
-	_Alignas(8) unsigned char bytes[8];
-};
-
-static struct operand box_operand(const struct value *v, struct number_box *box)
+struct operand eval_operand(const struct value *v, struct number_box *box)
 {
 	if (v->kind == V_TENSOR)
 		return (struct operand){ .t = v->t, .scalar = false };
@@ -171,7 +141,7 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 			return value_from_result(ops_matmul(&I->ops, a->t, b->t, err));
 		}
 		struct number_box na, nb;
-		struct operand oa = box_operand(a, &na), ob = box_operand(b, &nb);
+		struct operand oa = eval_operand(a, &na), ob = eval_operand(b, &nb);
 		struct tensor *r = NULL;
 		switch (op) {
 		case OP_ADD: r = ops_binary(&I->ops, oa, ob, EW_ADD, err); break;
