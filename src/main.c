@@ -128,20 +128,15 @@ static int set_simd(void)
  * option, -1 (after the message) for a --kernel that names none. */
 static int kernel_option(const char *arg, enum kernel_variant *kv)
 {
-	static const struct {
-		const char *opt;
-		enum kernel_variant v;
-	} opts[] = { { "--kernel=simd", KERNEL_SIMD }, { "--kernel=loops", KERNEL_LOOPS },
-		     { "--kernel=unrolled", KERNEL_UNROLLED } };
-	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-		if (strcmp(arg, opts[i].opt) == 0) {
-			*kv = opts[i].v;
-			return 1;
-		}
 	if (strncmp(arg, "--kernel", 8) != 0)
 		return 0;
-	cli_usage_error("--kernel must be simd, unrolled or loops, got '%s'", arg);
-	return -1;
+	int v = strncmp(arg, "--kernel=", 9) == 0 ? kernel_variant_named(arg + 9, strlen(arg + 9)) : -1;
+	if (v < 0) {
+		cli_usage_error("--kernel must be simd, unrolled or loops, got '%s'", arg);
+		return -1;
+	}
+	*kv = (enum kernel_variant)v;
+	return 1;
 }
 
 int main(int argc, char **argv)

@@ -212,9 +212,6 @@ static void report_skip(struct report *r, const char *name, const char *variant,
 			est_s);
 }
 
-static const char *const variant_names[] = { [KERNEL_SIMD] = "simd", [KERNEL_LOOPS] = "loops",
-					     [KERNEL_UNROLLED] = "unrolled" };
-
 /* Runs the variants r asks for, in the order simd, unrolled, loops, each
  * unless it would take over ~5 s (judged from rate[v], GFLOP/s measured on a
  * small product; simd always runs); reports each with its speed against
@@ -243,12 +240,12 @@ static void run_case(struct report *r, const char *name, void (*run)(void *, enu
 		if (!(r->variants & (1u << v)))
 			continue;
 		if (!result[v]) {
-			report_skip(r, name, variant_names[v], est_s[v]);
+			report_skip(r, name, kernel_variant_name(v), est_s[v]);
 			continue;
 		}
 		double diff = loops && v != KERNEL_LOOPS ? rel_diff(loops, result[v], nout) : -1;
 		double speedup = loops && ms[v] > 0 ? ms[KERNEL_LOOPS] / ms[v] : -1;
-		report_line(r, name, variant_names[v], ms[v], flops, speedup, bytes[v == KERNEL_SIMD ? 0 : 1], diff);
+		report_line(r, name, kernel_variant_name(v), ms[v], flops, speedup, bytes[v == KERNEL_SIMD ? 0 : 1], diff);
 	}
 	for (int v = 0; v < 3; v++)
 		free(result[v]);

@@ -32,20 +32,13 @@ static int add_cases(const char *list, char **names, int *n)
  * 0 for an empty or unknown name. */
 static unsigned kernel_list(const char *list)
 {
-	static const struct {
-		const char *name;
-		enum kernel_variant v;
-	} names[] = { { "loops", KERNEL_LOOPS }, { "unrolled", KERNEL_UNROLLED }, { "simd", KERNEL_SIMD } };
 	unsigned bits = 0;
 	for (const char *p = list;; p++) {
 		size_t len = strcspn(p, ",");
-		unsigned one = 0;
-		for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-			if (len == strlen(names[i].name) && strncmp(p, names[i].name, len) == 0)
-				one = 1u << names[i].v;
-		if (!one)
+		int v = kernel_variant_named(p, len);
+		if (v < 0)
 			return 0;
-		bits |= one;
+		bits |= 1u << v;
 		p += len;
 		if (!*p)
 			return bits;

@@ -96,6 +96,23 @@ const char *kernel_simd_name(void)
 	return dispatch_ops()->name;
 }
 
+static const char *const variant_names[KERNEL_VARIANTS] = {
+	[KERNEL_SIMD] = "simd", [KERNEL_LOOPS] = "loops", [KERNEL_UNROLLED] = "unrolled"
+};
+
+const char *kernel_variant_name(enum kernel_variant v)
+{
+	return variant_names[v];
+}
+
+int kernel_variant_named(const char *name, size_t len)
+{
+	for (int v = 0; v < KERNEL_VARIANTS; v++)
+		if (strlen(variant_names[v]) == len && strncmp(name, variant_names[v], len) == 0)
+			return v;
+	return -1;
+}
+
 void kernel_simd_tile(struct kernel_tile *t)
 {
 	const struct simd_ops *ops = dispatch_ops();

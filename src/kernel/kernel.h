@@ -23,6 +23,12 @@
 #include <stdint.h>
 
 enum kernel_variant { KERNEL_SIMD, KERNEL_LOOPS, KERNEL_UNROLLED };
+#define KERNEL_VARIANTS 3
+
+/* A variant's name on the command line ("simd", "loops", "unrolled"), and
+ * back: the variant named by the len bytes at name, -1 for none. */
+const char *kernel_variant_name(enum kernel_variant v);
+int kernel_variant_named(const char *name, size_t len);
 
 /* The unrolled kernels' accumulators: a sum over p runs as KERNEL_UNROLL
  * partial sums s0..s3 (s_r takes the terms p ≡ r mod KERNEL_UNROLL, the
