@@ -108,15 +108,16 @@ static void draw_keys(const struct app *a, const struct loops_anim *an, bool two
 	attroff(A_DIM);
 }
 
-/* The verdicts, in the panels' order: the unrolled's against the loops,
- * then SIMD's, with the times (when not NULL) or else the expression when
- * they fit (the view's title names it too). */
+/* The verdicts, in the panels' order: the unrolled's against the loops
+ * (short: the line is a tight fit), then SIMD's, with the times (when not
+ * NULL) or else the expression when they fit (the view's title names it
+ * too). */
 static void draw_verdicts(const struct loops_view *v, const char *times, int y, int x, int w)
 {
-	char simd[160], unrolled[160], both[400], line[800];
+	char simd[160], both[400], line[800];
 	timing_verdict_text(simd, sizeof simd, v->agree, v->max_diff);
-	timing_variant_verdict_text(unrolled, sizeof unrolled, KERNEL_UNROLLED, v->unrolled_agree, v->unrolled_diff);
-	snprintf(both, sizeof both, "%s; %s", unrolled, simd);
+	snprintf(both, sizeof both, "loops and unrolled %s (%.2g); %s", v->unrolled_agree ? "agree" : "DIFFER",
+		 v->unrolled_diff, simd);
 	snprintf(line, sizeof line, "%s  \u2014  %s", both, times ? times : v->expr ? v->expr : "");
 	const char *forms[] = { line, both, simd, NULL };
 	loops_put_fitting(y, x, w, forms);
