@@ -345,6 +345,14 @@ static void matmul_part(void *arg, int t, int nt)
  * the result. Small products stay on the calling thread. */
 static void matmul_banded(bool f64, void *c, const void *a, const void *b, int64_t m, int64_t k, int64_t n)
 {
+	if (m * k * n <= 4096) {	/* a notebook's 4x4 product: this thread, no job to describe */
+		const struct simd_ops *ops = dispatch_ops();
+		if (f64)
+			ops->matmul_f64(c, a, b, m, k, n);
+		else
+			ops->matmul_f32(c, a, b, m, k, n);
+		return;
+	}
 	struct matmul_job j = { dispatch_ops(), f64, c, a, b, m, k, n, m };
 	int nt = threads_for(2.0 * (double)m * (double)k * (double)n);
 	if (nt > 1 && m >= 12) {

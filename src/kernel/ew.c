@@ -262,6 +262,10 @@ static void ew_cmp_row_i64(uint8_t *out, const int64_t *a, int64_t sa, const int
 }
 
 #define EW_BROADCAST(row_fn, op) do { \
+		if (ndim <= 1) {	/* one row (the ops layer merges what it can): no padding */ \
+			row_fn(out, a, ndim ? astr[0] : 0, b, ndim ? bstr[0] : 0, ndim ? shape[0] : 1, op); \
+			break; \
+		} \
 		int64_t sh[4], as[4], bs[4]; \
 		nd_pad4(sh, shape, ndim, 1); \
 		nd_pad4(as, astr, ndim, 0); \

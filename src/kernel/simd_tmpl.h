@@ -295,7 +295,8 @@ static void TFN(softmax_row)(T *y, const T *x, int64_t n)
  * row summed in order from its first element (softmax_row's tail vector
  * sums its lanes in that order, the padding's zeros adding nothing), the
  * same division. */
-static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols)
+static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, const T *x, int64_t rows,
+									   int64_t cols)
 {
 	int64_t per = LANES / cols;
 	for (int64_t r0 = 0; r0 < rows; r0 += per) {
@@ -304,9 +305,10 @@ static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols
 		T max[LANES];
 		for (int64_t r = 0; r < nr; r++) {
 			T mx = -INFINITY;
-			for (int64_t j = r * cols; j < (r + 1) * cols; j++)
-				if (xr[j] > mx || xr[j] != xr[j])
-					mx = xr[j];
+			for (int64_t j = 0; j < cols; j++) {	/* counted from 0: unrolled when cols is a constant */
+				T v = xr[r * cols + j];
+				mx = (v > mx) | (v != v) ? v : mx;	/* no branch: a compare and a blend */
+			}
 			max[r] = mx;
 		}
 		/* the group's elements in the first lanes (the lanes after them,
@@ -328,19 +330,30 @@ static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols
 		V e = VFN(exp)(xv - vm);
 		T *yr = y + r0 * cols;
 		for (int64_t r = 0; r < nr; r++) {
-			int64_t j0 = r * cols, j1 = j0 + cols;
+			int64_t j0 = r * cols;
 			if (max[r] == -INFINITY) {
-				for (int64_t j = j0; j < j1; j++)
-					yr[j] = NAN;
+				for (int64_t j = 0; j < cols; j++)
+					yr[j0 + j] = NAN;
 				continue;
 			}
 			T sum = e[j0];
-			for (int64_t j = j0 + 1; j < j1; j++)
-				sum += e[j];
-			for (int64_t j = j0; j < j1; j++)
-				yr[j] = e[j] / sum;
+			for (int64_t j = 1; j < cols; j++)
+				sum += e[j0 + j];
+			for (int64_t j = 0; j < cols; j++)
+				yr[j0 + j] = e[j0 + j] / sum;
 		}
 	}
+}
+
+/* softmax_short_body with the column count a constant where it is the
+ * notebooks' (4 keys): the compiler then unrolls its loops over a row, the
+ * same operations in the same order. */
+static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols)
+{
+	if (cols == 4)
+		TFN(softmax_short_body)(y, x, rows, 4);
+	else
+		TFN(softmax_short_body)(y, x, rows, cols);
 }
 
 /* dst and src are (rows, cols); dst may equal src. */
