@@ -30,6 +30,13 @@ int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, s
 	 * keeping it under the limit keeps every stride and offset far from
 	 * overflowing, even for empty tensors. */
 	int64_t n = 1, max = ctx->max_elems < TENSOR_MAX_NUMEL ? ctx->max_elems : TENSOR_MAX_NUMEL;
+	if (ndim <= 2 && (ndim < 1 || (uint64_t)shape[0] <= 1u << 20) && (ndim < 2 || (uint64_t)shape[1] <= 1u << 20)) {
+		/* a small matrix or vector: no overflow, no negative size; the
+		 * limit as below (a 0 counted as 1) */
+		int64_t d0 = ndim >= 1 && shape[0] > 0 ? shape[0] : 1, d1 = ndim == 2 && shape[1] > 0 ? shape[1] : 1;
+		if (d0 * d1 <= max)
+			return 0;
+	}
 	bool over = false;
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0)
@@ -648,6 +655,10 @@ static const char *ew_name(enum ew_op op)
 struct bcast {
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS], sa[TENSOR_MAX_DIMS], sb[TENSOR_MAX_DIMS];
+	/* how the kernel walks them: the axes above with neighbours that both
+	 * operands step through as one merged (bcast_coalesce) */
+	int kn;
+	int64_t kshape[TENSOR_MAX_DIMS], ksa[TENSOR_MAX_DIMS], ksb[TENSOR_MAX_DIMS];
 	struct tensor *ta, *tb;
 	enum flavor fl;
 	struct number {	/* a Python number converted to the compute dtype, in place */
@@ -686,12 +697,36 @@ static struct tensor *convert_operand(struct operand o, enum dtype dt, struct nu
 	return &num->t;
 }
 
+/* Merges neighbouring axes that both operands step through as one (a 4x4
+ * contiguous tensor and a number: one row of 16) into bc's kernel walk, so
+ * that the kernel's loops run once over a long row instead of once per short
+ * one. The result is contiguous in the shape either way: only how the kernel
+ * walks it changes, never an element's value or place. */
+static void bcast_coalesce(struct bcast *bc)
+{
+	int n = 0;
+	for (int i = 0; i < bc->ndim; i++) {
+		if (n > 0 && bc->ksa[n - 1] == bc->sa[i] * bc->shape[i] && bc->ksb[n - 1] == bc->sb[i] * bc->shape[i]) {
+			bc->kshape[n - 1] *= bc->shape[i];	/* axis i continues the last one */
+			bc->ksa[n - 1] = bc->sa[i];
+			bc->ksb[n - 1] = bc->sb[i];
+			continue;
+		}
+		bc->kshape[n] = bc->shape[i];
+		bc->ksa[n] = bc->sa[i];
+		bc->ksb[n] = bc->sb[i];
+		n++;
+	}
+	bc->kn = n;
+}
+
 static void bcast_convert(struct bcast *bc, struct operand a, struct operand b, enum dtype cd)
 {
 	bc->ta = convert_operand(a, cd, &bc->num[0]);
 	bc->tb = convert_operand(b, cd, &bc->num[1]);
 	bcast_strides(bc->ta, bc->ndim, bc->shape, bc->sa);
 	bcast_strides(bc->tb, bc->ndim, bc->shape, bc->sb);
+	bcast_coalesce(bc);
 }
 
 static void bcast_release(struct bcast *bc)
@@ -765,14 +800,14 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 	}
 	struct tensor *out = tensor_new(cd, bc.fl, bc.ndim, bc.shape);
 	if (cd == DT_F32)
-		ew_binary_f32(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
-			      bc.ndim, op);
+		ew_binary_f32(out->storage->data, tensor_data(bc.ta), bc.ksa, tensor_data(bc.tb), bc.ksb, bc.kshape,
+			      bc.kn, op);
 	else if (cd == DT_I64)
-		ew_binary_i64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
-			      bc.ndim, op);
+		ew_binary_i64(out->storage->data, tensor_data(bc.ta), bc.ksa, tensor_data(bc.tb), bc.ksb, bc.kshape,
+			      bc.kn, op);
 	else
-		ew_binary_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
-			      bc.ndim, op);
+		ew_binary_f64(out->storage->data, tensor_data(bc.ta), bc.ksa, tensor_data(bc.tb), bc.ksb, bc.kshape,
+			      bc.kn, op);
 	bcast_release(&bc);
 	out = retype(out, rd);
 	/* x * 2, 0.5 * x, S / 2: a tensor scaled by a Python number */
@@ -808,14 +843,14 @@ struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct o
 	bcast_convert(&bc, a, b, cd);
 	struct tensor *out = tensor_new(DT_BOOL, bc.fl, bc.ndim, bc.shape);
 	if (cd == DT_F32)
-		ew_compare_f32(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
-			       bc.ndim, op);
+		ew_compare_f32(out->storage->data, tensor_data(bc.ta), bc.ksa, tensor_data(bc.tb), bc.ksb, bc.kshape,
+			       bc.kn, op);
 	else if (cd == DT_I64)
-		ew_compare_i64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
-			       bc.ndim, op);
+		ew_compare_i64(out->storage->data, tensor_data(bc.ta), bc.ksa, tensor_data(bc.tb), bc.ksb, bc.kshape,
+			       bc.kn, op);
 	else
-		ew_compare_f64(out->storage->data, tensor_data(bc.ta), bc.sa, tensor_data(bc.tb), bc.sb, bc.shape,
-			       bc.ndim, op);
+		ew_compare_f64(out->storage->data, tensor_data(bc.ta), bc.ksa, tensor_data(bc.tb), bc.ksb, bc.kshape,
+			       bc.kn, op);
 	bcast_release(&bc);
 	return out;
 }
@@ -963,16 +998,21 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
  * did, false when t needs contig_as. */
 static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 {
-	if (t->dtype != dt || tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))
+	if (t->dtype != dt)
 		return false;
 	if (t->ndim == 2 && dt == DT_F32) {	/* K.T: a plain loop beats the n-d copy at this size */
-		const float *src = tensor_data(t);
+		int64_t rows = t->shape[0], cols = t->shape[1], s0 = t->strides[0], s1 = t->strides[1];
+		if (rows * cols > MATMUL_SMALL_BYTES / 4 || s1 == 1 || cols <= 1 || rows <= 1)
+			return false;	/* big, or rows contiguous: contig_as's job */
+		const float *src = (const float *)t->storage->data + t->offset;
 		float *dst = (float *)buf;
-		for (int64_t i = 0; i < t->shape[0]; i++)
-			for (int64_t j = 0; j < t->shape[1]; j++)
-				*dst++ = src[i * t->strides[0] + j * t->strides[1]];
+		for (int64_t i = 0; i < rows; i++, src += s0)
+			for (int64_t j = 0; j < cols; j++)
+				*dst++ = src[j * s1];
 		return true;
 	}
+	if (tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))
+		return false;
 	copy_strided(buf, tensor_data(t), t->strides, t->shape, t->ndim, dtype_size(dt));
 	return true;
 }
@@ -1164,13 +1204,21 @@ struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim,
 		return ops_scalar(t->dtype, t->flavor, 1.0);
 	int last = t->ndim - 1;
 	struct tensor *moved = dim == last ? tensor_ref(t) : ops_transpose(t, dim, last, err);
-	struct tensor *c = ops_clone(moved);
-	tensor_unref(moved);
+	struct tensor *c;
+	const void *src;
+	if (tensor_is_contiguous(moved)) {	/* the kernel reads it where it is */
+		c = tensor_new(moved->dtype, moved->flavor, moved->ndim, moved->shape);
+		src = tensor_data(moved);
+	} else {	/* a copy in row order, computed in place */
+		c = ops_clone(moved);
+		src = c->storage->data;
+	}
 	int64_t cols = c->shape[last];
 	int64_t rows = cols ? tensor_numel(c) / cols : 0;
 	kernel_progress_begin(rows * cols);
 	if (rows > 0)
-		softmax_kernel(ctx, c->dtype, c->storage->data, c->storage->data, rows, cols);
+		softmax_kernel(ctx, c->dtype, c->storage->data, src, rows, cols);
+	tensor_unref(moved);
 	if (kernels_stopped(err) < 0) {
 		tensor_unref(c);
 		return NULL;

@@ -40,6 +40,13 @@ bool dtype_is_float(enum dtype dt)
 
 bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
 {
+	if (ndim <= 2 && (ndim < 1 || (uint64_t)shape[0] <= 1u << 20) && (ndim < 2 || (uint64_t)shape[1] <= 1u << 20)) {
+		/* a small matrix or vector (a notebook's 4x4): no overflow possible
+		 * (2^40 is under TENSOR_MAX_NUMEL), no negative size */
+		int64_t numel = ndim ? shape[0] * (ndim == 2 ? shape[1] : 1) : 1;
+		*out = (size_t)numel * dtype_size(dt);
+		return true;
+	}
 	int64_t span = 1, numel = 1;
 	for (int i = 0; i < ndim; i++) {
 		if (shape[i] < 0)
