@@ -383,16 +383,22 @@ char *ast_print(const struct node *n, char *buf, size_t size)
 
 #define LABEL_SIZE sizeof ((struct derivation *)0)->label_a
 
-/* n's text as print_with_suffix(n, NULL, buf, LABEL_SIZE) prints it before
- * fitting, made once per node: a loop names the same operands every time. */
-static const char *node_text(const struct node *n)
+/* n's label and text, made once per node (a loop names the same operands
+ * every time) in one block, n->text: first its label as
+ * print_with_suffix(n, NULL, buf, LABEL_SIZE) gives it (LABEL_SIZE bytes),
+ * then its text as that prints it before fitting. */
+static const char *node_label_block(const struct node *n)
 {
 	if (!n->text) {
 		struct printer p;
 		strbuf_init(&p.sb);
 		p.limit = LABEL_SIZE + 8;
 		print_at(&p, n, 0, 0);
-		((struct node *)n)->text = strbuf_detach(&p.sb);
+		char *block = xcalloc(1, LABEL_SIZE + p.sb.len + 1);
+		fit(block, LABEL_SIZE, p.sb.s);
+		memcpy(block + LABEL_SIZE, p.sb.s, p.sb.len + 1);
+		strbuf_free(&p.sb);
+		((struct node *)n)->text = block;
 	}
 	return n->text;
 }
@@ -402,11 +408,12 @@ static const char *node_text(const struct node *n)
  * keeps fewer than LABEL_SIZE of them, so the two always agree. */
 static void label_of(const struct node *n, const char *suffix, char *buf)
 {
-	const char *text = node_text(n);
+	const char *block = node_label_block(n);
 	if (!suffix) {
-		fit(buf, LABEL_SIZE, text);
+		memcpy(buf, block, LABEL_SIZE);
 		return;
 	}
+	const char *text = block + LABEL_SIZE;
 	char tmp[2 * LABEL_SIZE + 16];
 	size_t len = 0;
 	bool paren = prec(n) < P_ATOM;
@@ -450,19 +457,24 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 		return;
 	/* the result is an operand's own tensor: an in-place op (x.masked_fill_)
 	 * made d just now, unless d already has names (x returned as it was) */
-	for (int i = 0; i < n; i++)
-		if (ops[i].t == result && (d->label_a[0] || d->label_b[0] || d->label_c[0]))
-			return;
+	if (d->label_a[0] || d->label_b[0] || d->label_c[0])
+		for (int i = 0; i < n; i++)
+			if (ops[i].t == result)
+				return;
 	struct tensor *slot[3] = { d->a, d->b, d->c };
 	char *label[3] = { d->label_a, d->label_b, d->label_c };
 	int nslots = d->kind == DERIV_SCALE ? 1 : 3;	/* a scaling's b, c are its product's, named already */
-	bool used_in[16] = { false };
-	bool *used = n <= 16 ? used_in : xcalloc((size_t)n, sizeof *used);
+	while (nslots > 0 && !slot[nslots - 1])
+		nslots--;
+	bool used_in[8] = { false };
+	bool *used = n <= 8 ? used_in : xcalloc((size_t)n, sizeof *used);
 	/* first the operands that are views of an argument's tensor */
+	int left = 0;	/* slots still to name */
 	for (int s = 0; s < nslots; s++) {
 		if (!slot[s] || label[s][0])
 			continue;
-		for (int i = 0; i < n; i++) {
+		int i = 0;
+		for (; i < n; i++) {
 			if (used[i] || !ops[i].t)
 				continue;
 			bool same = same_view(slot[s], ops[i].t), tr = !same && transposed_view(slot[s], ops[i].t);
@@ -480,9 +492,10 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 			used[i] = true;
 			break;
 		}
+		left += i == n;
 	}
 	/* then the rest (converted copies: softmax(x, dtype=...)) in order */
-	for (int s = 0, i = 0; s < nslots; s++) {
+	for (int s = 0, i = 0; left > 0 && s < nslots; s++) {
 		if (!slot[s] || label[s][0])
 			continue;
 		while (i < n && (used[i] || !ops[i].t))

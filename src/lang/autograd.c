@@ -312,9 +312,16 @@ static void add_input(struct inputs *in, const struct value *v, bool lists)
 	}
 }
 
+/* Empties in (the array's slots past n are never read). */
+static void inputs_clear(struct inputs *in)
+{
+	in->n = 0;
+	in->grad = in->any_grad = false;
+}
+
 static void collect(const struct call *c, struct inputs *in)
 {
-	memset(in, 0, sizeof *in);
+	inputs_clear(in);
 	add_input(in, c->self, false);
 	for (int i = 0; i < c->nargs; i++)
 		add_input(in, c->args[i], true);
@@ -643,7 +650,7 @@ struct value *autograd_object(struct call *c, const struct value *callee, struct
 
 static void operands(struct interp *I, struct inputs *in, const struct value *a, const struct value *b)
 {
-	memset(in, 0, sizeof *in);
+	inputs_clear(in);
 	add_input(in, a, false);
 	add_input(in, b, false);
 	in->grad = in->any_grad && I->no_grad == 0;

@@ -1050,14 +1050,16 @@ static struct value *eval_binary(struct interp *I, const struct node *n, struct 
 	int len = 0;
 	for (const struct node *s = n; s->kind == N_BINARY; s = s->kids[0])
 		len++;
-	const struct node **spine = xmalloc((size_t)len * sizeof *spine);
+	const struct node *spine_in[8];	/* a short chain (A @ B.T / 2): no allocation */
+	const struct node **spine = len <= 8 ? spine_in : xmalloc((size_t)len * sizeof *spine);
 	int k = 0;
 	for (const struct node *s = n; s->kind == N_BINARY; s = s->kids[0])
 		spine[k++] = s;
 	r = eval_expr(I, spine[len - 1], err);	/* its left operand is no operator: no deeper */
 	for (k = len - 2; k >= 0 && r; k--)
 		r = binary_apply(I, spine[k], r, err);
-	free(spine);
+	if (spine != spine_in)
+		free(spine);
 	return r;
 }
 
