@@ -1078,7 +1078,21 @@ static struct value *module_attr(struct interp *I, const struct node *n, struct 
 	return r;
 }
 
+static struct value *eval_node(struct interp *I, const struct node *n, struct qkv_error *err);
+
+/* The leaves (a name, a number) here, without the frame the other kinds
+ * need: most nodes a line evaluates are leaves. */
 struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err)
+{
+	if (n->kind == N_NAME)
+		return scope_load(I, n, err);
+	if (n->kind == N_NUM)
+		return n->is_int ? value_int(n->ival) : value_float(n->num);
+	return eval_node(I, n, err);
+}
+
+static __attribute__((noinline)) struct value *eval_node(struct interp *I, const struct node *n,
+							 struct qkv_error *err)
 {
 	struct value *r = NULL;
 	/* a.b.c..., f()()..., x[0][0]...: recursion as deep as the tree (PARSE_MAX_HEIGHT), guarded
@@ -1123,7 +1137,10 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 	case N_MATRIX:
 		return eval_matrix(I, n, err);
 	case N_UNARY: {
-		struct value *a = eval_expr(I, n->kids[0], err);
+		const struct node *k = n->kids[0];
+		if (n->op == '-' && k->kind == N_NUM && (!k->is_int || k->ival != INT64_MIN))
+			return k->is_int ? value_int(-k->ival) : value_float(-k->num);	/* -1: unop's number, at once */
+		struct value *a = eval_expr(I, k, err);
 		if (!a)
 			return NULL;
 		if (interp_check_interrupt(I, n, err) < 0) {
