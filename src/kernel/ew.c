@@ -6,6 +6,8 @@
 #include "kernel/nd.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 /* ---- scalar rules shared by both widths -------------------------------------
  * pow special-cases the exponents torch special-cases (same results as torch:
@@ -131,10 +133,45 @@ static double ew_mod_f64(double x, double y)
 		} \
 	} while (0)
 
+/* The four arithmetic operators on a contiguous a and a contiguous or
+ * broadcast b, four lanes at a time (each lane the same IEEE operation as
+ * the scalar loop: the same bits); false for any other case. -O2 leaves
+ * these loops scalar, and S / 2 on a 4x4 is one of them. */
+typedef float ew_f4 __attribute__((vector_size(16)));
+
+static bool ew_row_f32_x4(float *out, const float *a, int64_t sa, const float *b, int64_t sb, int64_t n,
+			  enum ew_op op)
+{
+	if (sa != 1 || (sb != 0 && sb != 1) || op > EW_DIV || n < 4)
+		return false;
+	int64_t i = 0;
+	ew_f4 y = { b[0], b[0], b[0], b[0] };
+	for (; i + 4 <= n; i += 4) {
+		ew_f4 x, r;
+		memcpy(&x, a + i, sizeof x);
+		if (sb)
+			memcpy(&y, b + i, sizeof y);
+		switch (op) {
+		case EW_ADD: r = x + y; break;
+		case EW_SUB: r = x - y; break;
+		case EW_MUL: r = x * y; break;
+		default: r = x / y; break;
+		}
+		memcpy(out + i, &r, sizeof r);
+	}
+	for (; i < n; i++) {
+		float x = a[i], z = b[i * sb];
+		out[i] = op == EW_ADD ? x + z : op == EW_SUB ? x - z : op == EW_MUL ? x * z : x / z;
+	}
+	return true;
+}
+
 /* out is (n), a is read at stride sa, b at stride sb (0: broadcast). */
 static void ew_row_f32(float *out, const float *a, int64_t sa, const float *b, int64_t sb,
 		       int64_t n, enum ew_op op)
 {
+	if (ew_row_f32_x4(out, a, sa, b, sb, n, op))
+		return;
 	switch (op) {
 	case EW_ADD: EW_ROW(float, x + y); break;
 	case EW_SUB: EW_ROW(float, x - y); break;
