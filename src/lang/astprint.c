@@ -450,6 +450,33 @@ static bool transposed_view(const struct tensor *x, const struct tensor *t)
 	return true;
 }
 
+/* Names slot (a derivation's operand, label its name) after the first
+ * operand not used yet whose tensor it is a view of, or that tensor
+ * transposed (".T" appended); false when none is. */
+static bool label_view(const struct tensor *slot, char *label, const struct ast_operand *ops, int n, bool *used)
+{
+	for (int i = 0; i < n; i++) {
+		if (used[i] || !ops[i].t)
+			continue;
+		const char *suffix = ops[i].suffix;
+		char both[32];
+		if (same_view(slot, ops[i].t)) {
+			label_of(ops[i].node, suffix && suffix[0] ? suffix : NULL, label);
+		} else if (transposed_view(slot, ops[i].t)) {
+			if (suffix) {
+				snprintf(both, sizeof both, "%s.T", suffix);
+				suffix = both;
+			}
+			label_of(ops[i].node, suffix ? suffix : ".T", label);
+		} else {
+			continue;
+		}
+		used[i] = true;
+		return true;
+	}
+	return false;
+}
+
 void ast_label_operands(struct tensor *result, const struct ast_operand *ops, int n)
 {
 	struct derivation *d = result->from;
@@ -461,49 +488,32 @@ void ast_label_operands(struct tensor *result, const struct ast_operand *ops, in
 		for (int i = 0; i < n; i++)
 			if (ops[i].t == result)
 				return;
-	struct tensor *slot[3] = { d->a, d->b, d->c };
-	char *label[3] = { d->label_a, d->label_b, d->label_c };
-	int nslots = d->kind == DERIV_SCALE ? 1 : 3;	/* a scaling's b, c are its product's, named already */
-	while (nslots > 0 && !slot[nslots - 1])
-		nslots--;
 	bool used_in[8] = { false };
 	bool *used = n <= 8 ? used_in : xcalloc((size_t)n, sizeof *used);
-	/* first the operands that are views of an argument's tensor */
+	/* first the operands that are views of an argument's tensor (a
+	 * scaling's b, c are its product's, named already) */
+	bool scale = d->kind == DERIV_SCALE;
 	int left = 0;	/* slots still to name */
-	for (int s = 0; s < nslots; s++) {
-		if (!slot[s] || label[s][0])
-			continue;
-		int i = 0;
-		for (; i < n; i++) {
-			if (used[i] || !ops[i].t)
-				continue;
-			bool same = same_view(slot[s], ops[i].t), tr = !same && transposed_view(slot[s], ops[i].t);
-			if (!same && !tr)
-				continue;
-			const char *suffix = ops[i].suffix;
-			char both[32];
-			if (tr && suffix) {
-				snprintf(both, sizeof both, "%s.T", suffix);
-				suffix = both;
-			} else if (tr) {
-				suffix = ".T";
-			}
-			label_of(ops[i].node, suffix && suffix[0] ? suffix : NULL, label[s]);
-			used[i] = true;
-			break;
-		}
-		left += i == n;
-	}
+	if (d->a && !d->label_a[0])
+		left += !label_view(d->a, d->label_a, ops, n, used);
+	if (!scale && d->b && !d->label_b[0])
+		left += !label_view(d->b, d->label_b, ops, n, used);
+	if (!scale && d->c && !d->label_c[0])
+		left += !label_view(d->c, d->label_c, ops, n, used);
 	/* then the rest (converted copies: softmax(x, dtype=...)) in order */
-	for (int s = 0, i = 0; left > 0 && s < nslots; s++) {
-		if (!slot[s] || label[s][0])
-			continue;
-		while (i < n && (used[i] || !ops[i].t))
-			i++;
-		if (i == n)
-			break;
-		label_of(ops[i].node, ops[i].suffix, label[s]);
-		used[i] = true;
+	if (left > 0) {
+		struct tensor *slot[3] = { d->a, d->b, d->c };
+		char *label[3] = { d->label_a, d->label_b, d->label_c };
+		for (int s = 0, i = 0; s < (scale ? 1 : 3); s++) {
+			if (!slot[s] || label[s][0])
+				continue;
+			while (i < n && (used[i] || !ops[i].t))
+				i++;
+			if (i == n)
+				break;
+			label_of(ops[i].node, ops[i].suffix, label[s]);
+			used[i] = true;
+		}
 	}
 	if (used != used_in)
 		free(used);
