@@ -763,9 +763,66 @@ static int bool_refused(struct operand a, struct operand b, enum ew_op op, enum 
 	return 0;
 }
 
+/* x * 2, 0.5 * x, S / 2: records out as a tensor scaled by a Python number. */
+static void scale_derive(struct tensor *out, struct operand a, struct operand b, enum ew_op op)
+{
+	if (!((op == EW_MUL || op == EW_DIV) && a.scalar != b.scalar && !(op == EW_DIV && a.scalar)))
+		return;
+	struct operand x = a.scalar ? b : a, k = a.scalar ? a : b;
+	struct derivation *d = derive(out, DERIV_SCALE, x.t, NULL, NULL);
+	if (d) {
+		d->scalar = tensor_get(k.t, 0);
+		d->divide = op == EW_DIV;
+		/* a scaled product keeps its factors (b @ c), so that they
+		 * survive when this derivation is flattened into the inner
+		 * level of a mask or a softmax */
+		struct derivation *p = x.t->from;
+		if (p && p->kind == DERIV_MATMUL) {
+			d->b = derivation_operand(p->a);
+			d->c = derivation_operand(p->b);
+			memcpy(d->label_b, p->label_a, sizeof d->label_b);
+			memcpy(d->label_c, p->label_b, sizeof d->label_c);
+		}
+	}
+}
+
+/* S / 2, x * 0.5, 1 - x: a contiguous float32 tensor and a Python int or
+ * float under + - * /, the whole of a loop over small tensors' arithmetic.
+ * The general path's result without its steps: the number converted to
+ * float32 as convert_operand does, the result float32 (promote: the
+ * tensor's dtype wins over a number's) with the tensor's flavor, one row
+ * for the kernel. NULL when the operands are anything else (bools too:
+ * bool_refused may refuse them), the general path's to do. */
+static struct tensor *binary_f32_number(const struct ops_ctx *ctx, struct operand a, struct operand b, enum ew_op op,
+					struct qkv_error *err, bool *done)
+{
+	*done = false;
+	struct operand x = a.scalar ? b : a, k = a.scalar ? a : b;
+	if (op > EW_DIV || a.scalar == b.scalar || x.t->dtype != DT_F32 || k.t->ndim != 0 ||
+	    (k.t->dtype != DT_I64 && k.t->dtype != DT_F64) || !tensor_is_contiguous(x.t))
+		return NULL;
+	*done = true;
+	if (ops_check_shape(ctx, x.t->ndim, x.t->shape, err) < 0)
+		return NULL;
+	const void *kp = tensor_data(k.t);
+	float y = k.t->dtype == DT_I64 ? (float)(double)*(const int64_t *)kp : (float)*(const double *)kp;
+	int64_t n = tensor_numel(x.t), one = 1, zero = 0;
+	struct tensor *out = tensor_new(DT_F32, x.t->flavor, x.t->ndim, x.t->shape);
+	if (a.scalar)
+		ew_binary_f32(out->storage->data, &y, &zero, tensor_data(x.t), &one, &n, 1, op);
+	else
+		ew_binary_f32(out->storage->data, tensor_data(x.t), &one, &y, &zero, &n, 1, op);
+	scale_derive(out, a, b, op);
+	return out;
+}
+
 struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			  enum ew_op op, struct qkv_error *err)
 {
+	bool done;
+	struct tensor *fast = binary_f32_number(ctx, a, b, op, err, &done);
+	if (done)
+		return fast;
 	struct bcast bc;
 	if (bcast_shape(ctx, a, b, ew_name(op), &bc, err) < 0)
 		return NULL;
@@ -810,25 +867,7 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 			      bc.kn, op);
 	bcast_release(&bc);
 	out = retype(out, rd);
-	/* x * 2, 0.5 * x, S / 2: a tensor scaled by a Python number */
-	if ((op == EW_MUL || op == EW_DIV) && a.scalar != b.scalar && !(op == EW_DIV && a.scalar)) {
-		struct operand x = a.scalar ? b : a, k = a.scalar ? a : b;
-		struct derivation *d = derive(out, DERIV_SCALE, x.t, NULL, NULL);
-		if (d) {
-			d->scalar = tensor_get(k.t, 0);
-			d->divide = op == EW_DIV;
-			/* a scaled product keeps its factors (b @ c), so that they
-			 * survive when this derivation is flattened into the inner
-			 * level of a mask or a softmax */
-			struct derivation *p = x.t->from;
-			if (p && p->kind == DERIV_MATMUL) {
-				d->b = derivation_operand(p->a);
-				d->c = derivation_operand(p->b);
-				memcpy(d->label_b, p->label_a, sizeof d->label_b);
-				memcpy(d->label_c, p->label_b, sizeof d->label_c);
-			}
-		}
-	}
+	scale_derive(out, a, b, op);
 	return out;
 }
 
