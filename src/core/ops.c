@@ -1056,9 +1056,45 @@ static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 	return true;
 }
 
+/* Q @ K.T: two float32 matrices whose sizes agree, the general path's steps
+ * for that case alone (no batch, no promotion: the result is float32). NULL
+ * with *done false for anything else, the general path's to do. */
+static struct tensor *matmul_2d_f32(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+				    struct qkv_error *err, bool *done)
+{
+	*done = false;
+	if (a->ndim != 2 || b->ndim != 2 || a->dtype != DT_F32 || b->dtype != DT_F32 || a->shape[1] != b->shape[0])
+		return NULL;
+	*done = true;
+	int64_t m = a->shape[0], k = a->shape[1], n = b->shape[1], oshape[2] = { m, n };
+	enum flavor fl = (a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY) ? FLAVOR_NUMPY : FLAVOR_TORCH;
+	struct tensor *out = ops_new(ctx, DT_F32, fl, 2, oshape, err);
+	if (!out)
+		return NULL;
+	_Alignas(64) char small_a[MATMUL_SMALL_BYTES], small_b[MATMUL_SMALL_BYTES];
+	struct tensor *ac = small_copy(a, DT_F32, small_a) ? NULL : ops_contiguous(a);
+	struct tensor *bc = small_copy(b, DT_F32, small_b) ? NULL : ops_contiguous(b);
+	kernel_progress_begin(m * k * n);
+	mm_kernel(ctx, DT_F32, out->storage->data, ac ? tensor_data(ac) : small_a, bc ? tensor_data(bc) : small_b,
+		  m, k, n);
+	tensor_unref(ac);
+	tensor_unref(bc);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(out);
+		return NULL;
+	}
+	out->storage->version++;
+	derive(out, DERIV_MATMUL, a, b, NULL);
+	return out;
+}
+
 struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
 			  struct qkv_error *err)
 {
+	bool done;
+	struct tensor *fast = matmul_2d_f32(ctx, a, b, err, &done);
+	if (done)
+		return fast;
 	char b1[96], b2[96];
 	if (a->ndim == 0 || b->ndim == 0) {
 		error_set(err, 0, 0, "matmul needs tensors of at least 1 dimension, got shapes %s and %s",
