@@ -1045,9 +1045,11 @@ static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 			return false;	/* big, or rows contiguous: contig_as's job */
 		const float *src = (const float *)t->storage->data + t->offset;
 		float *dst = (float *)buf;
-		for (int64_t i = 0; i < rows; i++, src += s0)
-			for (int64_t j = 0; j < cols; j++)
-				*dst++ = src[j * s1];
+		for (int64_t i = 0; i < rows; i++, src += s0) {
+			const float *p = src;
+			for (int64_t j = 0; j < cols; j++, p += s1)
+				*dst++ = *p;
+		}
 		return true;
 	}
 	if (tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))

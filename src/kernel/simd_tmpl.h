@@ -186,8 +186,8 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 #define SIMD_TINY 512
 
 /* c is (m,n), a is (m,k), b is (k,n); k <= SIMD_KC. */
-static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
-			     int64_t n)
+static inline __attribute__((always_inline)) void TFN(tiny_body)(T *restrict c, const T *restrict a,
+								 const T *restrict b, int64_t m, int64_t k, int64_t n)
 {
 #ifdef TINY_V4
 	if (n % 4 == 0) {	/* four columns at once, each by the same steps as the loop below */
@@ -210,6 +210,17 @@ static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restri
 				SMAC(acc, a[i * k + p], b[p * n + j]);
 			c[i * n + j] = acc;
 		}
+}
+
+/* tiny_body with the notebooks' sizes (4x4 by 4x4) constants, its loops
+ * unrolled: the same operations in the same order. */
+static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
+			     int64_t n)
+{
+	if (m == 4 && k == 4 && n == 4)
+		TFN(tiny_body)(c, a, b, 4, 4, 4);
+	else
+		TFN(tiny_body)(c, a, b, m, k, n);
 }
 
 /* c is (m,n), a is (m,k), b is (k,n). */
