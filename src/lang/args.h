@@ -11,6 +11,7 @@
 struct args {
 	struct value *v[ARGS_MAX];       /* NULL when not given */
 	const struct node *at[ARGS_MAX]; /* where it was given (for messages) */
+	int n;                           /* the parameters: v[n..] are never set */
 };
 
 /* Binds c's positional and keyword arguments to params (NULL-terminated),

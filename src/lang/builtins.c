@@ -562,7 +562,7 @@ static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_err
 		if (e->kind == V_TENSOR) {
 			ts[made] = tensor_ref(e->t);
 		} else if (numpy) {
-			struct args one = { { e }, { a.at[0] } };
+			struct args one = { { e }, { a.at[0] }, 1 };	/* borrowed: never released */
 			ts[made] = args_to_tensor(c, &one, 0, FLAVOR_NUMPY, false, DT_F64, err);
 			if (!ts[made])
 				goto out;
