@@ -11,17 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t dtype_size(enum dtype dt)
-{
-	switch (dt) {
-	case DT_F32: return 4;
-	case DT_F64: return 8;
-	case DT_I64: return 8;
-	case DT_BOOL: return 1;
-	}
-	return 1;
-}
-
 const char *dtype_name(enum dtype dt)
 {
 	switch (dt) {
@@ -31,11 +20,6 @@ const char *dtype_name(enum dtype dt)
 	case DT_BOOL: return "bool";
 	}
 	return "?";
-}
-
-bool dtype_is_float(enum dtype dt)
-{
-	return dt == DT_F32 || dt == DT_F64;
 }
 
 bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
@@ -215,13 +199,6 @@ void derivation_unref(struct derivation *d)
 	spare_put(&spare_derivations, d, SPARE_MAX);
 }
 
-struct tensor *tensor_ref(struct tensor *t)
-{
-	if (t)
-		t->refs++;
-	return t;
-}
-
 void storage_unref(struct storage *st)
 {
 	if (!st || --st->refs > 0)
@@ -244,25 +221,6 @@ void tensor_unref(struct tensor *t)
 	spare_put(&spare_tensors, t, SPARE_MAX);
 }
 
-int64_t tensor_numel(const struct tensor *t)
-{
-	int64_t n = 1;
-	for (int i = 0; i < t->ndim; i++)
-		n *= t->shape[i];
-	return n;
-}
-
-bool tensor_is_contiguous(const struct tensor *t)
-{
-	int64_t expect = 1;
-	for (int i = t->ndim - 1; i >= 0; i--) {
-		if (t->shape[i] != 1 && t->strides[i] != expect)
-			return false;
-		expect *= t->shape[i];
-	}
-	return true;
-}
-
 bool tensor_same_shape(const struct tensor *a, const struct tensor *b)
 {
 	if (a->ndim != b->ndim)
@@ -271,11 +229,6 @@ bool tensor_same_shape(const struct tensor *a, const struct tensor *b)
 		if (a->shape[i] != b->shape[i])
 			return false;
 	return true;
-}
-
-void *tensor_data(const struct tensor *t)
-{
-	return (char *)t->storage->data + t->offset * (int64_t)dtype_size(t->dtype);
 }
 
 int64_t tensor_flat_offset(const struct tensor *t, int64_t flat)

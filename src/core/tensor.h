@@ -83,10 +83,8 @@ struct tensor {
  * overflowing int64_t or size_t. */
 #define TENSOR_MAX_NUMEL (INT64_C(1) << 48)
 
-size_t dtype_size(enum dtype dt);
 /* "float32", "float64", "int64", "bool" */
 const char *dtype_name(enum dtype dt);
-bool dtype_is_float(enum dtype dt);
 
 /* Into *out the bytes of a contiguous tensor of this shape and dtype; false
  * when a size is negative or the product of the sizes (a 0 counted as 1, as
@@ -111,15 +109,10 @@ struct tensor *derivation_operand(struct tensor *t);
  * (a view has no derivation of its own). */
 struct tensor *tensor_alias(const struct tensor *t);
 
-struct tensor *tensor_ref(struct tensor *t);
 void tensor_unref(struct tensor *t);   /* NULL is fine */
 void storage_unref(struct storage *st);
 
-int64_t tensor_numel(const struct tensor *t);
-bool tensor_is_contiguous(const struct tensor *t);
 bool tensor_same_shape(const struct tensor *a, const struct tensor *b);
-/* Address of element 0 of the view (storage data + offset). */
-void *tensor_data(const struct tensor *t);
 
 /* Offset in elements (from storage->data) of the element with the given
  * row-major logical index 0 <= flat < numel. */
@@ -135,5 +128,49 @@ const char *tensor_shape_str(char *buf, size_t size, int ndim, const int64_t *sh
 /* Writes t's shape as the views title it into buf: "2×3", "3×4×4", or "a
  * number" for a 0-d tensor. */
 const char *tensor_dims_str(char *buf, size_t size, const struct tensor *t);
+
+/* ---- the small ones, inline: every op calls them, most several times -------- */
+
+static inline size_t dtype_size(enum dtype dt)
+{
+	return dt == DT_F32 ? 4 : dt == DT_BOOL ? 1 : 8;
+}
+
+static inline bool dtype_is_float(enum dtype dt)
+{
+	return dt == DT_F32 || dt == DT_F64;
+}
+
+static inline struct tensor *tensor_ref(struct tensor *t)
+{
+	if (t)
+		t->refs++;
+	return t;
+}
+
+static inline int64_t tensor_numel(const struct tensor *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t->ndim; i++)
+		n *= t->shape[i];
+	return n;
+}
+
+static inline bool tensor_is_contiguous(const struct tensor *t)
+{
+	int64_t expect = 1;
+	for (int i = t->ndim - 1; i >= 0; i--) {
+		if (t->shape[i] != 1 && t->strides[i] != expect)
+			return false;
+		expect *= t->shape[i];
+	}
+	return true;
+}
+
+/* Address of element 0 of the view (storage data + offset). */
+static inline void *tensor_data(const struct tensor *t)
+{
+	return (char *)t->storage->data + t->offset * (int64_t)dtype_size(t->dtype);
+}
 
 #endif

@@ -599,13 +599,6 @@ struct value *value_dtype(enum dtype dt, enum flavor fl)
 	return v;
 }
 
-struct value *value_ref(struct value *v)
-{
-	if (v && v->refs >= 0)	/* an immortal value's count (-1) is never written */
-		v->refs++;
-	return v;
-}
-
 /* Calls fn on each value v holds a reference to. */
 void value_each_child(struct value *v, void (*fn)(struct value *child, void *udata), void *udata)
 {
@@ -730,10 +723,8 @@ static void value_clear(struct value *v)
 static _Thread_local struct value *free_pending;
 static _Thread_local bool freeing;
 
-void value_unref(struct value *v)
+void value_release(struct value *v)
 {
-	if (!v || v->refs < 0 || --v->refs > 0)
-		return;
 	if (v->kind <= V_FLOAT) {	/* None, bools, numbers: never tracked, holding nothing */
 		recycle(v);
 		return;

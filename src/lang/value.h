@@ -220,8 +220,24 @@ int value_to_int(const struct value *v, int64_t *out, const char *what, struct q
 /* Formats v for an f-string field or format() with spec (NULL = none). */
 int value_format_field(struct strbuf *out, const struct value *v, const char *spec, struct qkv_error *err);
 
-struct value *value_ref(struct value *v);
-void value_unref(struct value *v);
+/* value_unref's work once the last reference went (value.c). */
+void value_release(struct value *v);
+
+/* Inline: a line makes and drops several references per operation, most
+ * of them not the last. An immortal value's count (-1) is never written. */
+static inline struct value *value_ref(struct value *v)
+{
+	if (v && v->refs >= 0)
+		v->refs++;
+	return v;
+}
+
+static inline void value_unref(struct value *v)
+{
+	if (!v || v->refs < 0 || --v->refs > 0)
+		return;
+	value_release(v);
+}
 
 /* "int", "float", "Tensor", "ndarray", "list", ... as Python would name it */
 const char *value_type_name(const struct value *v);
