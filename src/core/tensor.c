@@ -188,10 +188,8 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 	return d;
 }
 
-void derivation_unref(struct derivation *d)
+void derivation_release(struct derivation *d)
 {
-	if (!d || --d->refs > 0)
-		return;
 	tensor_unref(d->a);
 	tensor_unref(d->b);
 	tensor_unref(d->c);
@@ -199,10 +197,8 @@ void derivation_unref(struct derivation *d)
 	spare_put(&spare_derivations, d, SPARE_MAX);
 }
 
-void storage_unref(struct storage *st)
+void storage_release(struct storage *st)
 {
-	if (!st || --st->refs > 0)
-		return;
 	int c = small_class(st->nbytes);	/* a size storage_new holds inline */
 	if (c >= 0) {
 		spare_put(&spare_small[c], st, SPARE_MAX);
@@ -212,10 +208,8 @@ void storage_unref(struct storage *st)
 	free(st);
 }
 
-void tensor_unref(struct tensor *t)
+void tensor_release(struct tensor *t)
 {
-	if (!t || --t->refs > 0)
-		return;
 	storage_unref(t->storage);
 	derivation_unref(t->from);
 	spare_put(&spare_tensors, t, SPARE_MAX);

@@ -99,7 +99,6 @@ struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t
  * with inner set from a->from (flattened to one level); the caller sets the
  * other fields. Attach with t->from = d when t is small enough. */
 struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct tensor *b, struct tensor *c);
-void derivation_unref(struct derivation *d);
 /* A new reference to t for a derivation to hold (NULL for NULL): t itself
  * when it has no derivation (a tensor's geometry never changes once made,
  * and a view would share its numbers anyway), else a view of it without one. */
@@ -109,8 +108,11 @@ struct tensor *derivation_operand(struct tensor *t);
  * (a view has no derivation of its own). */
 struct tensor *tensor_alias(const struct tensor *t);
 
-void tensor_unref(struct tensor *t);   /* NULL is fine */
-void storage_unref(struct storage *st);
+/* tensor_unref, storage_unref, derivation_unref (inline below) once the
+ * last reference went: free it and what it holds. */
+void tensor_release(struct tensor *t);
+void storage_release(struct storage *st);
+void derivation_release(struct derivation *d);
 
 bool tensor_same_shape(const struct tensor *a, const struct tensor *b);
 
@@ -171,6 +173,25 @@ static inline bool tensor_is_contiguous(const struct tensor *t)
 static inline void *tensor_data(const struct tensor *t)
 {
 	return (char *)t->storage->data + t->offset * (int64_t)dtype_size(t->dtype);
+}
+
+/* NULL is fine for each */
+static inline void tensor_unref(struct tensor *t)
+{
+	if (t && --t->refs <= 0)
+		tensor_release(t);
+}
+
+static inline void storage_unref(struct storage *st)
+{
+	if (st && --st->refs <= 0)
+		storage_release(st);
+}
+
+static inline void derivation_unref(struct derivation *d)
+{
+	if (d && --d->refs <= 0)
+		derivation_release(d);
 }
 
 #endif
