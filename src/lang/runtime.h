@@ -157,7 +157,13 @@ bool runtime_module_exists(const char *path);
 
 /* 0, or -1 with err "interrupted (Ctrl-C)" at n when the interrupt flag is
  * set: called before each operation that may take long. */
-int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err);
+int interp_interrupt_error(const struct node *n, struct qkv_error *err);
+static inline int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err)
+{
+	if (!I->interrupt || !*I->interrupt)	/* inline: checked several times a line */
+		return 0;
+	return interp_interrupt_error(n, err);
+}
 /* Shows the text print() left without a newline (print_pending), if any. */
 void interp_flush_print(struct interp *I);
 /* Records a storage's bytes before an in-place write in this statement. */

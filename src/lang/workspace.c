@@ -227,10 +227,8 @@ bool interp_interrupted(const struct interp *I)
 	return I->interrupt && *I->interrupt;
 }
 
-int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err)
+int interp_interrupt_error(const struct node *n, struct qkv_error *err)
 {
-	if (!interp_interrupted(I))
-		return 0;
 	return error_set(err, n ? n->line : 0, n ? n->col : 0, "interrupted (Ctrl-C)");
 }
 
