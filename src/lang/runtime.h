@@ -231,7 +231,14 @@ struct value *scope_class_body(struct interp *I, const struct node *cls, struct 
  * and another instance's would be silently wrong). */
 struct value *scope_last_local(struct value *fnv, const char *name, bool *elsewhere);
 /* Whether another call may start: -1 with err (RecursionError) when too deep. */
-int scope_check_depth(struct interp *I, const struct node *at, struct qkv_error *err);
+int scope_check_depth_slow(struct interp *I, const struct node *at, struct qkv_error *err);
+static inline int scope_check_depth(struct interp *I, const struct node *at, struct qkv_error *err)
+{
+	char here;	/* inline: every attribute, call and index checks it */
+	if (I->stack_low && I->depth < INTERP_MAX_DEPTH && &here >= I->stack_low)
+		return 0;
+	return scope_check_depth_slow(I, at, err);
+}
 
 /* ---- classes and nn.Module (class.c) ---- */
 int class_exec(struct interp *I, const struct node *n, struct qkv_error *err);

@@ -590,7 +590,7 @@ static const char *stack_low(void)
 	return (const char *)addr + margin;
 }
 
-int scope_check_depth(struct interp *I, const struct node *at, struct qkv_error *err)
+int scope_check_depth_slow(struct interp *I, const struct node *at, struct qkv_error *err)
 {
 	char here;
 	if (!I->stack_low)
