@@ -1035,6 +1035,17 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 /* Copies t, a view that is not contiguous but has dtype dt and at most
  * MATMUL_SMALL_BYTES of elements, into buf in row-major order: true when it
  * did, false when t needs contig_as. */
+/* dst is (rows, cols) contiguous; src's element (i, j) is at i*s0 + j*s1. */
+static inline __attribute__((always_inline)) void copy_rows_f32(float *dst, const float *src, int64_t s0, int64_t s1,
+								int64_t rows, int64_t cols)
+{
+#pragma GCC unroll 4
+	for (int64_t i = 0; i < rows; i++)
+#pragma GCC unroll 4
+		for (int64_t j = 0; j < cols; j++)
+			dst[i * cols + j] = src[i * s0 + j * s1];
+}
+
 static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 {
 	if (t->dtype != dt)
@@ -1044,12 +1055,10 @@ static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 		if (rows * cols > MATMUL_SMALL_BYTES / 4 || s1 == 1 || cols <= 1 || rows <= 1)
 			return false;	/* big, or rows contiguous: contig_as's job */
 		const float *src = (const float *)t->storage->data + t->offset;
-		float *dst = (float *)buf;
-		for (int64_t i = 0; i < rows; i++, src += s0) {
-			const float *p = src;
-			for (int64_t j = 0; j < cols; j++, p += s1)
-				*dst++ = *p;
-		}
+		if (rows == 4 && cols == 4)	/* K.T of a 4x4: unrolled */
+			copy_rows_f32((float *)buf, src, s0, s1, 4, 4);
+		else
+			copy_rows_f32((float *)buf, src, s0, s1, rows, cols);
 		return true;
 	}
 	if (tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))

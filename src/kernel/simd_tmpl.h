@@ -191,9 +191,11 @@ static inline __attribute__((always_inline)) void TFN(tiny_body)(T *restrict c, 
 {
 #ifdef TINY_V4
 	if (n % 4 == 0) {	/* four columns at once, each by the same steps as the loop below */
+#pragma GCC unroll 4
 		for (int64_t i = 0; i < m; i++)
 			for (int64_t j = 0; j < n; j += 4) {
 				TINY_V4 acc = { 0 }, bv;
+#pragma GCC unroll 4
 				for (int64_t p = 0; p < k; p++) {
 					memcpy(&bv, b + p * n + j, sizeof bv);
 					SMAC(acc, a[i * k + p], bv);
