@@ -320,7 +320,7 @@ static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, 
 			T mx = -INFINITY;
 			for (int64_t j = 0; j < cols; j++) {	/* counted from 0: unrolled when cols is a constant */
 				T v = xr[r * cols + j];
-				mx = (v > mx) | (v != v) ? v : mx;	/* no branch: a compare and a blend */
+				mx = ((v > mx) | (v != v)) ? v : mx;	/* no branch: a compare and a blend */
 			}
 			max[r] = mx;
 		}
