@@ -115,7 +115,9 @@ static struct tensor *tensor_blank(void)
 struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape)
 {
 	size_t nbytes;
-	if (!tensor_nbytes(dt, ndim, shape, &nbytes))
+	if (ndim == 2 && (uint64_t)shape[0] <= 1u << 20 && (uint64_t)shape[1] <= 1u << 20)
+		nbytes = (size_t)(shape[0] * shape[1]) * dtype_size(dt);	/* a small matrix: tensor_nbytes' fast case */
+	else if (!tensor_nbytes(dt, ndim, shape, &nbytes))
 		mem_die_oom(SIZE_MAX);
 	struct tensor *t = tensor_blank();
 	_Static_assert(sizeof *t % 16 == 0, "struct tensor is not whole blocks");

@@ -1080,15 +1080,23 @@ static struct value *module_attr(struct interp *I, const struct node *n, struct 
 
 static struct value *eval_node(struct interp *I, const struct node *n, struct qkv_error *err);
 
-/* The leaves (a name, a number) here, without the frame the other kinds
- * need: most nodes a line evaluates are leaves. */
+/* The leaves (a name, a number), calls and operators from here, without
+ * the frame eval_node's other kinds need: most nodes a line evaluates are
+ * these. */
 struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err)
 {
-	if (n->kind == N_NAME)
+	switch (n->kind) {
+	case N_NAME:
 		return scope_load(I, n, err);
-	if (n->kind == N_NUM)
+	case N_NUM:
 		return n->is_int ? value_int(n->ival) : value_float(n->num);
-	return eval_node(I, n, err);
+	case N_BINARY:
+		return eval_binary(I, n, err);
+	case N_CALL:	/* guarded as eval_node guards it */
+		return scope_check_depth(I, n, err) < 0 ? NULL : eval_call(I, n, err);
+	default:
+		return eval_node(I, n, err);
+	}
 }
 
 static __attribute__((noinline)) struct value *eval_node(struct interp *I, const struct node *n,
