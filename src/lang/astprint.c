@@ -461,7 +461,10 @@ static bool label_view(const struct tensor *slot, char *label, const struct ast_
 		const char *suffix = ops[i].suffix;
 		char both[32];
 		if (same_view(slot, ops[i].t)) {
-			label_of(ops[i].node, suffix && suffix[0] ? suffix : NULL, label);
+			if (suffix && suffix[0])
+				label_of(ops[i].node, suffix, label);
+			else	/* the common case: the node's own label */
+				memcpy(label, node_label_block(ops[i].node), LABEL_SIZE);
 		} else if (transposed_view(slot, ops[i].t)) {
 			if (suffix) {
 				snprintf(both, sizeof both, "%s.T", suffix);
