@@ -452,8 +452,10 @@ static bool transposed_view(const struct tensor *x, const struct tensor *t)
 
 /* Names slot (a derivation's operand, label its name) after the first
  * operand not used yet whose tensor it is a view of, or that tensor
- * transposed (".T" appended); false when none is. */
-static bool label_view(const struct tensor *slot, char *label, const struct ast_operand *ops, int n, bool *used)
+ * transposed (".T" appended); false when none is. Inline in its one caller's
+ * three places: a label is made for every product and scaling. */
+static inline __attribute__((always_inline)) bool label_view(const struct tensor *slot, char *label,
+							     const struct ast_operand *ops, int n, bool *used)
 {
 	for (int i = 0; i < n; i++) {
 		if (used[i] || !ops[i].t)
