@@ -81,7 +81,7 @@ static inline void zero_blocks(void *p, size_t n)
 		z[i] = (block){ 0, 0 };
 }
 
-static struct storage *storage_new(size_t nbytes)
+static inline __attribute__((always_inline)) struct storage *storage_new(size_t nbytes)
 {
 	_Static_assert(sizeof(struct storage) <= STORAGE_HEAD, "struct storage outgrew its head");
 	int c = small_class(nbytes);
@@ -146,14 +146,20 @@ struct tensor *tensor_alias(const struct tensor *t)
 	return v;
 }
 
-struct tensor *derivation_operand(struct tensor *t)
+/* derivation_operand, inline where a derivation is made (three a time) */
+static inline __attribute__((always_inline)) struct tensor *operand_of(struct tensor *t)
 {
 	if (!t)
 		return NULL;
 	return t->from ? tensor_alias(t) : tensor_ref(t);	/* tensor_alias drops the derivation */
 }
 
-static struct derivation *derivation_blank(void)
+struct tensor *derivation_operand(struct tensor *t)
+{
+	return operand_of(t);
+}
+
+static inline __attribute__((always_inline)) struct derivation *derivation_blank(void)
 {
 	struct derivation *d = spare_get(&spare_derivations);
 	if (!d)
@@ -169,9 +175,9 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 	struct derivation *d = derivation_blank();
 	d->refs = 1;
 	d->kind = kind;
-	d->a = derivation_operand(a);
-	d->b = derivation_operand(b);
-	d->c = derivation_operand(c);
+	d->a = operand_of(a);
+	d->b = operand_of(b);
+	d->c = operand_of(c);
 	if (a && a->from) {
 		if (!a->from->inner) {
 			d->inner = a->from;
@@ -181,9 +187,9 @@ struct derivation *derivation_new(enum deriv_kind kind, struct tensor *a, struct
 			*in = *f;
 			in->refs = 1;
 			in->inner = NULL;
-			in->a = derivation_operand(f->a);
-			in->b = derivation_operand(f->b);
-			in->c = derivation_operand(f->c);
+			in->a = operand_of(f->a);
+			in->b = operand_of(f->b);
+			in->c = operand_of(f->c);
 			d->inner = in;
 		}
 	}
