@@ -86,11 +86,11 @@ struct attn_pattern {
 /* Matches the shape of the pattern in the tree at n (an @); no evaluation. */
 static bool attn_match(const struct node *n, struct attn_pattern *p)
 {
-	memset(p, 0, sizeof *p);
 	const struct node *sm = n->kids[0], *x;
-	p->v = n->kids[1];
 	if (sm->kind != N_CALL || sm->kids[0]->kind != N_ATTR || strcmp(sm->kids[0]->str, "softmax") != 0)
-		return false;
+		return false;	/* most products: nothing to clear */
+	memset(p, 0, sizeof *p);
+	p->v = n->kids[1];
 	p->softmax = sm->kids[0];
 	int nargs = sm->nkids - 1;
 	if (p->softmax->kids[0]->kind == N_NAME && (strcmp(p->softmax->kids[0]->str, "torch") == 0 ||
