@@ -673,19 +673,10 @@ static const char *binop_fn(int op, const struct value *a, const struct value *b
 	}
 }
 
-/* Whether v is a tensor that requires grad. */
-static bool wants_grad(const struct value *v)
+/* autograd_binop (autograd.h) once some operand or r has a state: give
+ * would agree with r's when none has. */
+void autograd_binop_state(struct interp *I, int op, const struct value *a, const struct value *b, struct value *r)
 {
-	return v->kind == V_TENSOR && v->t->grad.requires_grad;
-}
-
-void autograd_binop(struct interp *I, int op, const struct value *a, const struct value *b, struct value *r)
-{
-	if (!r || r->kind != V_TENSOR)
-		return;
-	const struct grad_state *now = &r->t->grad;
-	if (!wants_grad(a) && !wants_grad(b) && !now->requires_grad && !now->fn && !now->view && !now->leaf_view)
-		return;	/* the common case: no state to give, none to take away (give would agree) */
 	struct inputs in;
 	operands(I, &in, a, b);
 	const char *fn = binop_fn(op, a, b);

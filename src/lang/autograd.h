@@ -23,7 +23,18 @@ struct value *autograd_object(struct call *c, const struct value *callee, struct
 
 /* After an operator (a op b, op a, base[...]): r (may be NULL) gets the
  * grad state torch gives it. op is the N_BINARY/N_UNARY node's op. */
-void autograd_binop(struct interp *I, int op, const struct value *a, const struct value *b, struct value *r);
+void autograd_binop_state(struct interp *I, int op, const struct value *a, const struct value *b, struct value *r);
+static inline void autograd_binop(struct interp *I, int op, const struct value *a, const struct value *b,
+				  struct value *r)
+{
+	if (!r || r->kind != V_TENSOR)
+		return;
+	const struct grad_state *now = &r->t->grad;
+	if (!(a->kind == V_TENSOR && a->t->grad.requires_grad) && !(b->kind == V_TENSOR && b->t->grad.requires_grad) &&
+	    !now->requires_grad && !now->fn && !now->view && !now->leaf_view)
+		return;	/* inline, the common case: no state to give, none to take away */
+	autograd_binop_state(I, op, a, b, r);
+}
 void autograd_unop(struct interp *I, int op, const struct value *a, struct value *r);
 void autograd_index(struct interp *I, const struct node *index, const struct value *base, bool advanced,
 		    struct value *r);
