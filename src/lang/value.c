@@ -725,6 +725,12 @@ static _Thread_local bool freeing;
 
 void value_release(struct value *v)
 {
+	if (v->kind == V_TENSOR && !v->gc_next) {	/* an untracked tensor value holds its tensor only: */
+		tensor_unref(v->t);			/* no value to release after it */
+		v->t = NULL;
+		recycle(v);
+		return;
+	}
 	if (v->kind <= V_FLOAT) {	/* None, bools, numbers: never tracked, holding nothing */
 		recycle(v);
 		return;
