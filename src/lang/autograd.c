@@ -513,6 +513,20 @@ static void record_write(const struct interp *I, struct tensor *t, const char *f
 	t->grad.fn = t->grad.view ? "AsStridedBackward0" : fn;
 }
 
+/* Whether a rule does no more than give the result a state (below): with
+ * no input that requires grad, that state is none (a view's base is its
+ * first input, which requires none either). */
+static bool gives_only(enum rule_kind k)
+{
+	switch (k) {
+	case R_NONE: case R_NUMPY: case R_FN: case R_VIEW: case R_DIM: case R_SAME: case R_RESHAPE:
+	case R_MATMUL: case R_LINEAR: case R_DROPOUT: case R_ATTENTION:
+		return true;
+	default:
+		return false;
+	}
+}
+
 struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn, struct qkv_error *err)
 {
 	char name[96];
@@ -544,6 +558,9 @@ struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn
 	c->nkw = nkw;
 	if (!r)
 		return NULL;
+	if (!in.any_grad && gives_only(rule->kind) && r->kind == V_TENSOR && !r->t->grad.requires_grad &&
+	    !r->t->grad.fn && !r->t->grad.view && !r->t->grad.leaf_view)
+		return r;	/* the common case: no input requires grad, so give leaves r as it is */
 	const struct tensor *x = in.n ? in.t[0] : NULL;
 	switch (rule->kind) {
 	case R_SELF:
