@@ -383,24 +383,28 @@ char *ast_print(const struct node *n, char *buf, size_t size)
 
 #define LABEL_SIZE sizeof ((struct derivation *)0)->label_a
 
-/* n's label and text, made once per node (a loop names the same operands
- * every time) in one block, n->text: first its label as
- * print_with_suffix(n, NULL, buf, LABEL_SIZE) gives it (LABEL_SIZE bytes),
- * then its text as that prints it before fitting. */
-static const char *node_label_block(const struct node *n)
+/* n's label and text in one block, n->text, made on first use by
+ * node_label_make (out of line) and kept (a loop names the same operands
+ * every time): first its label as print_with_suffix(n, NULL, buf,
+ * LABEL_SIZE) gives it (LABEL_SIZE bytes), then its text as that prints it
+ * before fitting. */
+static __attribute__((noinline)) const char *node_label_make(const struct node *n)
 {
-	if (!n->text) {
-		struct printer p;
-		strbuf_init(&p.sb);
-		p.limit = LABEL_SIZE + 8;
-		print_at(&p, n, 0, 0);
-		char *block = xcalloc(1, LABEL_SIZE + p.sb.len + 1);
-		fit(block, LABEL_SIZE, p.sb.s);
-		memcpy(block + LABEL_SIZE, p.sb.s, p.sb.len + 1);
-		strbuf_free(&p.sb);
-		((struct node *)n)->text = block;
-	}
-	return n->text;
+	struct printer p;
+	strbuf_init(&p.sb);
+	p.limit = LABEL_SIZE + 8;
+	print_at(&p, n, 0, 0);
+	char *block = xcalloc(1, LABEL_SIZE + p.sb.len + 1);
+	fit(block, LABEL_SIZE, p.sb.s);
+	memcpy(block + LABEL_SIZE, p.sb.s, p.sb.len + 1);
+	strbuf_free(&p.sb);
+	((struct node *)n)->text = block;
+	return block;
+}
+
+static inline const char *node_label_block(const struct node *n)
+{
+	return n->text ? n->text : node_label_make(n);
 }
 
 /* The label print_with_suffix(n, suffix, buf, LABEL_SIZE) gives, from the
@@ -425,7 +429,7 @@ static void label_of(const struct node *n, const char *suffix, char *buf)
 	fit(buf, LABEL_SIZE, tmp);
 }
 
-static bool same_view(const struct tensor *x, const struct tensor *t)
+static inline __attribute__((always_inline)) bool same_view(const struct tensor *x, const struct tensor *t)
 {
 	if (x == t)	/* a derivation holds an operand without a derivation itself */
 		return true;
