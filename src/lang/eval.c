@@ -612,7 +612,11 @@ static void call_push(struct call *c, struct argbuf *b, const struct node *at, c
 
 static void call_init(struct call *c, struct argbuf *b, struct interp *I, const struct node *n)
 {
-	memset(c, 0, sizeof *c);
+	/* field by field: namebuf is written before it is read (runtime_call) */
+	c->name = NULL;
+	c->namebuf[0] = 0;
+	c->self = NULL;
+	c->nargs = c->nkw = 0;
 	c->I = I;
 	c->node = n;
 	c->args = b->args_in;
