@@ -859,11 +859,6 @@ const char *value_type_name(const struct value *v)
 	return "?";
 }
 
-bool value_is_number(const struct value *v)
-{
-	return v->kind == V_BOOL || v->kind == V_INT || v->kind == V_FLOAT;
-}
-
 double value_as_double(const struct value *v)
 {
 	return v->kind == V_FLOAT ? v->f : v->kind == V_INT ? (double)v->i : (double)v->b;

@@ -241,7 +241,10 @@ static inline void value_unref(struct value *v)
 
 /* "int", "float", "Tensor", "ndarray", "list", ... as Python would name it */
 const char *value_type_name(const struct value *v);
-bool value_is_number(const struct value *v);   /* bool, int or float */
+static inline bool value_is_number(const struct value *v)   /* bool, int or float */
+{
+	return v->kind == V_BOOL || v->kind == V_INT || v->kind == V_FLOAT;
+}
 double value_as_double(const struct value *v); /* precondition: value_is_number */
 
 /* The list tracking the containers made on this thread from now on (an
