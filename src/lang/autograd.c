@@ -781,7 +781,9 @@ int autograd_attr(struct interp *I, struct value *self, const char *name, struct
 			return error_set(err, 0, 0, ".mT needs at least 2 dimensions"), *out = NULL, 1;
 		struct tensor *v = m ? ops_transpose(t, -2, -1, err) : ops_reverse_dims(t);
 		*out = v ? value_tensor(v) : NULL;
-		if (*out) {
+		const struct grad_state *now = v ? &v->grad : NULL;
+		if (*out && (t->grad.requires_grad || now->requires_grad || now->fn || now->view || now->leaf_view)) {
+			/* (else give would leave it as it is: K.T of a K that requires none) */
 			struct inputs in;
 			operands(I, &in, self, NULL);
 			give(*out, &in, in.grad, m ? "TransposeBackward0" : "PermuteBackward0", t);
