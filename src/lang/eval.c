@@ -566,48 +566,60 @@ struct argbuf {
 	int capa, capk;
 };
 
-static void call_push(struct call *c, struct argbuf *b, const struct node *at, const char *kw, struct value *v)
+static void call_grow(struct call *c, struct argbuf *b, bool kw);
+
+static inline void call_push(struct call *c, struct argbuf *b, const struct node *at, const char *kw,
+			     struct value *v)
 {
 	if (kw) {
-		if (c->nkw == b->capk) {
-			bool inl = c->kwargs == b->kwargs_in;
-			b->capk *= 2;
-			struct value **nv = xmalloc(sizeof *nv * (size_t)b->capk);
-			const char **nn = xmalloc(sizeof *nn * (size_t)b->capk);
-			const struct node **nd = xmalloc(sizeof *nd * (size_t)b->capk);
-			memcpy(nv, c->kwargs, sizeof *nv * (size_t)c->nkw);
-			memcpy(nn, c->kwnames, sizeof *nn * (size_t)c->nkw);
-			memcpy(nd, c->kw_nodes, sizeof *nd * (size_t)c->nkw);
-			if (!inl) {
-				free(c->kwargs);
-				free(c->kwnames);
-				free(c->kw_nodes);
-			}
-			c->kwargs = nv;
-			c->kwnames = nn;
-			c->kw_nodes = nd;
-		}
+		if (c->nkw == b->capk)
+			call_grow(c, b, true);
 		c->kwnames[c->nkw] = kw;
 		c->kw_nodes[c->nkw] = at;
 		c->kwargs[c->nkw++] = v;
 		return;
 	}
-	if (c->nargs == b->capa) {
-		bool inl = c->args == b->args_in;
-		b->capa *= 2;
-		struct value **nv = xmalloc(sizeof *nv * (size_t)b->capa);
-		const struct node **nd = xmalloc(sizeof *nd * (size_t)b->capa);
-		memcpy(nv, c->args, sizeof *nv * (size_t)c->nargs);
-		memcpy(nd, c->arg_nodes, sizeof *nd * (size_t)c->nargs);
-		if (!inl) {
-			free(c->args);
-			free(c->arg_nodes);
-		}
-		c->args = nv;
-		c->arg_nodes = nd;
-	}
+	if (c->nargs == b->capa)
+		call_grow(c, b, false);
 	c->arg_nodes[c->nargs] = at;
 	c->args[c->nargs++] = v;
+}
+
+/* Doubles the keyword (kw) or positional arrays, from the inline ones
+ * when they are still those. */
+static __attribute__((noinline)) void call_grow(struct call *c, struct argbuf *b, bool kw)
+{
+	if (kw) {
+		bool inl = c->kwargs == b->kwargs_in;
+		b->capk *= 2;
+		struct value **nv = xmalloc(sizeof *nv * (size_t)b->capk);
+		const char **nn = xmalloc(sizeof *nn * (size_t)b->capk);
+		const struct node **nd = xmalloc(sizeof *nd * (size_t)b->capk);
+		memcpy(nv, c->kwargs, sizeof *nv * (size_t)c->nkw);
+		memcpy(nn, c->kwnames, sizeof *nn * (size_t)c->nkw);
+		memcpy(nd, c->kw_nodes, sizeof *nd * (size_t)c->nkw);
+		if (!inl) {
+			free(c->kwargs);
+			free(c->kwnames);
+			free(c->kw_nodes);
+		}
+		c->kwargs = nv;
+		c->kwnames = nn;
+		c->kw_nodes = nd;
+		return;
+	}
+	bool inl = c->args == b->args_in;
+	b->capa *= 2;
+	struct value **nv = xmalloc(sizeof *nv * (size_t)b->capa);
+	const struct node **nd = xmalloc(sizeof *nd * (size_t)b->capa);
+	memcpy(nv, c->args, sizeof *nv * (size_t)c->nargs);
+	memcpy(nd, c->arg_nodes, sizeof *nd * (size_t)c->nargs);
+	if (!inl) {
+		free(c->args);
+		free(c->arg_nodes);
+	}
+	c->args = nv;
+	c->arg_nodes = nd;
 }
 
 static void call_init(struct call *c, struct argbuf *b, struct interp *I, const struct node *n)
