@@ -1067,6 +1067,21 @@ static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 	return true;
 }
 
+/* After a product's kernels: drops the operands' contiguous copies (ac, bc,
+ * either may be NULL) and returns out, written, or NULL (out freed) with
+ * err when Ctrl-C stopped them. */
+static struct tensor *matmul_done(struct tensor *out, struct tensor *ac, struct tensor *bc, struct qkv_error *err)
+{
+	tensor_unref(ac);
+	tensor_unref(bc);
+	if (kernels_stopped(err) < 0) {
+		tensor_unref(out);
+		return NULL;
+	}
+	out->storage->version++;
+	return out;
+}
+
 /* Q @ K.T: two float32 matrices whose sizes agree, the general path's steps
  * for that case alone (no batch, no promotion: the result is float32). NULL
  * with *done false for anything else, the general path's to do. */
@@ -1088,14 +1103,9 @@ static struct tensor *matmul_2d_f32(const struct ops_ctx *ctx, struct tensor *a,
 	kernel_progress_begin(m * k * n);
 	mm_kernel(ctx, DT_F32, out->storage->data, ac ? tensor_data(ac) : small_a, bc ? tensor_data(bc) : small_b,
 		  m, k, n);
-	tensor_unref(ac);
-	tensor_unref(bc);
-	if (kernels_stopped(err) < 0) {
-		tensor_unref(out);
-		return NULL;
-	}
-	out->storage->version++;
-	derive(out, DERIV_MATMUL, a, b, NULL);
+	out = matmul_done(out, ac, bc, err);
+	if (out)
+		derive(out, DERIV_MATMUL, a, b, NULL);
 	return out;
 }
 
@@ -1192,13 +1202,9 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 			mm_kernel(ctx, cd, po + i * m * n * es, pa + oa * m * k * es, pb + ob * k * n * es, m, k, n);
 		}
 	}
-	tensor_unref(ac);
-	tensor_unref(bc);
-	if (kernels_stopped(err) < 0) {
-		tensor_unref(out);
+	out = matmul_done(out, ac, bc, err);
+	if (!out)
 		return NULL;
-	}
-	out->storage->version++;
 	out = retype(out, rd);
 	derive(out, DERIV_MATMUL, a, b, NULL);
 	return out;
