@@ -45,12 +45,10 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 	for (size_t i = 0; i < offsetof(struct args, n) / sizeof *z; i++)
 		z[i] = (block){ 0, 0 };
 	int np = 0, star = -1;
-	while (params[np])
-		np++;
+	for (; params[np]; np++)	/* the count and the "*" in one pass */
+		if (params[np][0] == '*' && params[np][1] == 0)
+			star = np;
 	a->n = np < ARGS_MAX ? np : ARGS_MAX;
-	for (int i = 0; i < np; i++)
-		if (params[i][0] == '*' && params[i][1] == 0)
-			star = i;
 	int pos = 0;
 	for (int i = 0; i < c->nargs; i++) {
 		if (star >= 0 && pos == star) {
