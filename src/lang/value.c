@@ -35,7 +35,7 @@ static void value_zero(struct value *v)
 		p[i] = (block){ 0, 0 };
 }
 
-static struct value *make(enum value_kind kind)
+static inline __attribute__((always_inline)) struct value *make(enum value_kind kind)
 {
 	struct value *v = spare_get(&spare_values);
 	if (v) {
