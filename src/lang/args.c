@@ -171,6 +171,12 @@ int args_norm_dim(int64_t d, int ndim, enum flavor fl, int *out, struct qkv_erro
 
 int args_axis(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *out, struct qkv_error *err)
 {
+	const struct value *v = a->v[i];
+	int n = ndim > 0 ? ndim : 1;
+	if (v && v->kind == V_INT && v->i >= -n && v->i < n) {	/* dim=-1: what the steps below give */
+		*out = (int)(v->i < 0 ? v->i + n : v->i);
+		return 0;
+	}
 	int64_t d;
 	if (args_int(c, a, i, 0, &d, err) < 0)
 		return -1;
