@@ -1082,6 +1082,20 @@ static struct tensor *matmul_done(struct tensor *out, struct tensor *ac, struct 
 	return out;
 }
 
+/* The row-major float32 numbers of t, a matrix: t's own when it is
+ * contiguous (Q), else a copy on the stack in buf (K.T) or in a tensor
+ * *hold owns (the caller drops it; NULL otherwise). */
+static const void *mm_operand(struct tensor *t, char *buf, struct tensor **hold)
+{
+	*hold = NULL;
+	if (tensor_is_contiguous(t))
+		return tensor_data(t);
+	if (small_copy(t, DT_F32, buf))
+		return buf;
+	*hold = ops_contiguous(t);
+	return tensor_data(*hold);
+}
+
 /* Q @ K.T: two float32 matrices whose sizes agree, the general path's steps
  * for that case alone (no batch, no promotion: the result is float32). NULL
  * with *done false for anything else, the general path's to do. */
@@ -1098,11 +1112,10 @@ static struct tensor *matmul_2d_f32(const struct ops_ctx *ctx, struct tensor *a,
 	if (!out)
 		return NULL;
 	_Alignas(64) char small_a[MATMUL_SMALL_BYTES], small_b[MATMUL_SMALL_BYTES];
-	struct tensor *ac = small_copy(a, DT_F32, small_a) ? NULL : ops_contiguous(a);
-	struct tensor *bc = small_copy(b, DT_F32, small_b) ? NULL : ops_contiguous(b);
+	struct tensor *ac, *bc;
+	const void *pa = mm_operand(a, small_a, &ac), *pb = mm_operand(b, small_b, &bc);
 	kernel_progress_begin(m * k * n);
-	mm_kernel(ctx, DT_F32, out->storage->data, ac ? tensor_data(ac) : small_a, bc ? tensor_data(bc) : small_b,
-		  m, k, n);
+	mm_kernel(ctx, DT_F32, out->storage->data, pa, pb, m, k, n);
 	out = matmul_done(out, ac, bc, err);
 	if (out)
 		derive(out, DERIV_MATMUL, a, b, NULL);
