@@ -69,18 +69,6 @@ static int small_class(size_t nbytes)
 	return -1;
 }
 
-/* n bytes at p (a multiple of 16, a constant where it matters) set to zero
- * by 16-byte stores: memset's string instruction or call costs more to
- * start than a tensor's 128 bytes take. */
-static inline void zero_blocks(void *p, size_t n)
-{
-	typedef uint64_t block __attribute__((vector_size(16), may_alias, aligned(8)));
-	block *z = p;
-#pragma GCC unroll 8
-	for (size_t i = 0; i < n / sizeof *z; i++)
-		z[i] = (block){ 0, 0 };
-}
-
 static inline __attribute__((always_inline)) struct storage *storage_new(size_t nbytes)
 {
 	_Static_assert(sizeof(struct storage) <= STORAGE_HEAD, "struct storage outgrew its head");
@@ -91,7 +79,7 @@ static inline __attribute__((always_inline)) struct storage *storage_new(size_t 
 		if (!st)
 			st = xalloc_aligned(STORAGE_HEAD + small_bytes[c]);
 		if (nbytes <= 64)	/* a 4x4 of float32: a constant size, zeroed in registers */
-			zero_blocks(st, STORAGE_HEAD + 64);
+			mem_zero16(st, STORAGE_HEAD + 64);
 		else
 			memset(st, 0, STORAGE_HEAD + ((nbytes + 63) & ~(size_t)63));	/* zero-filled as xalloc_aligned */
 		st->data = (char *)st + STORAGE_HEAD;
@@ -121,7 +109,7 @@ struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t
 		mem_die_oom(SIZE_MAX);
 	struct tensor *t = tensor_blank();
 	_Static_assert(sizeof *t % 16 == 0, "struct tensor is not whole blocks");
-	zero_blocks(t, sizeof *t);
+	mem_zero16(t, sizeof *t);
 	t->refs = 1;
 	t->dtype = dt;
 	t->flavor = fl;

@@ -36,14 +36,9 @@ static bool same_name(const char *a, const char *b)
 
 int args_bind(struct call *c, const char *const *params, int nreq, struct args *a, struct qkv_error *err)
 {
-	/* every slot NULL, by 16-byte stores (memset's string instruction is
-	 * slower to start for this size, and every built-in call binds) */
-	typedef uint64_t block __attribute__((vector_size(16), may_alias, aligned(8)));
-	_Static_assert(offsetof(struct args, n) % sizeof(block) == 0, "the slots are not whole blocks");
-	block *z = (block *)a;
-#pragma GCC unroll 16
-	for (size_t i = 0; i < offsetof(struct args, n) / sizeof *z; i++)
-		z[i] = (block){ 0, 0 };
+	/* every slot NULL (mem_zero16: every built-in call binds) */
+	_Static_assert(offsetof(struct args, n) % 16 == 0, "the slots are not whole 16-byte blocks");
+	mem_zero16(a, offsetof(struct args, n));
 	int np = 0, star = -1;
 	for (; params[np]; np++)	/* the count and the "*" in one pass */
 		if (params[np][0] == '*' && params[np][1] == 0)
