@@ -10,6 +10,7 @@
 #include "core/mem.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,15 @@ struct operand eval_operand(const struct value *v, struct number_box *box)
 	if (v->kind == V_TENSOR)
 		return (struct operand){ .t = v->t, .scalar = false };
 	enum dtype dt = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
-	box->st = (struct storage){ .refs = 1, .nbytes = sizeof box->bytes, .data = box->bytes };
-	box->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = FLAVOR_TORCH, .storage = &box->st };
+	_Static_assert(offsetof(struct number_box, bytes) % 16 == 0, "the box's tensor is not whole blocks");
+	mem_zero16(box, offsetof(struct number_box, bytes));	/* (a number per operator: no memset) */
+	box->st.refs = 1;
+	box->st.nbytes = sizeof box->bytes;
+	box->st.data = box->bytes;
+	box->t.refs = 1;
+	box->t.dtype = dt;
+	box->t.flavor = FLAVOR_TORCH;
+	box->t.storage = &box->st;
 	if (dt == DT_F64)
 		memcpy(box->bytes, &v->f, sizeof v->f);
 	else if (dt == DT_I64)

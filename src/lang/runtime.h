@@ -198,7 +198,7 @@ int eval_slice_bounds(struct interp *I, const struct node *ix, bool *hs, int64_t
 struct number_box {
 	struct tensor t;
 	struct storage st;
-	_Alignas(8) unsigned char bytes[8];
+	_Alignas(16) unsigned char bytes[8];	/* (t and st: whole 16-byte blocks, for mem_zero16) */
 };
 struct operand eval_operand(const struct value *v, struct number_box *box);
 /* Orders a and b as Python's < does (numbers, strings, sequences): *out -1, 0, 1. */
