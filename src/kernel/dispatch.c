@@ -43,19 +43,25 @@ static bool dispatch_cpu_has(const struct simd_ops *ops)
 static const struct simd_ops *dispatch_best;
 static const struct simd_ops *dispatch_forced;
 
-static const struct simd_ops *dispatch_ops(void)
+/* The first call's choice of dispatch_best. */
+static __attribute__((noinline)) const struct simd_ops *dispatch_choose(void)
+{
+	const struct simd_ops *ops = NULL;
+	for (int i = 0; i < DISPATCH_NTABLES && ops == NULL; i++)
+		if (dispatch_cpu_has(dispatch_tables[i]))
+			ops = dispatch_tables[i];
+	__atomic_store_n(&dispatch_best, ops, __ATOMIC_RELEASE);
+	return ops;
+}
+
+/* Inline: every kernel call asks, a 4x4 softmax as much as a large one. */
+static inline const struct simd_ops *dispatch_ops(void)
 {
 	const struct simd_ops *ops = __atomic_load_n(&dispatch_forced, __ATOMIC_ACQUIRE);
 	if (ops != NULL)
 		return ops;
 	ops = __atomic_load_n(&dispatch_best, __ATOMIC_ACQUIRE);
-	if (ops == NULL) {
-		for (int i = 0; i < DISPATCH_NTABLES && ops == NULL; i++)
-			if (dispatch_cpu_has(dispatch_tables[i]))
-				ops = dispatch_tables[i];
-		__atomic_store_n(&dispatch_best, ops, __ATOMIC_RELEASE);
-	}
-	return ops;
+	return ops != NULL ? ops : dispatch_choose();
 }
 
 int kernel_force_simd(const char *name)
