@@ -99,13 +99,9 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 	return 0;
 }
 
-int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, struct qkv_error *err)
+int args_not_tensor(struct call *c, struct args *a, int i, struct qkv_error *err)
 {
 	struct value *v = a->v[i];
-	if (v && v->kind == V_TENSOR) {
-		*out = v->t;
-		return 0;
-	}
 	return args_error(err, c, a, i, "%s(): argument %d must be a tensor, not %s", c->name, i + 1,
 			  v ? value_type_name(v) : "nothing");
 }
@@ -185,10 +181,8 @@ int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct q
 	return args_axis(c, a, i, ndim, FLAVOR_TORCH, out, err);
 }
 
-int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err)
+int args_not_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err)
 {
-	if (dtype_is_float(t->dtype))
-		return 0;
 	return args_error(err, c, a, i, "%s() needs a floating-point tensor, got %s (write the numbers with a "
 			  "decimal point, or call .float())", c->name, dtype_name(t->dtype));
 }

@@ -22,7 +22,19 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 int args_error(struct qkv_error *err, struct call *c, struct args *a, int i, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, struct qkv_error *err);
+int args_not_tensor(struct call *c, struct args *a, int i, struct qkv_error *err);
+/* Argument i's tensor into *out, or -1 with err (args_not_tensor) when it
+ * is none. Inline: nearly every built-in asks for one. */
+static inline int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	if (v && v->kind == V_TENSOR) {
+		*out = v->t;
+		return 0;
+	}
+	args_not_tensor(c, a, i, err);	/* (-1 there too: said here, so the compiler sees *out is set on 0) */
+	return -1;
+}
 int args_int(struct call *c, struct args *a, int i, int64_t def, int64_t *out, struct qkv_error *err);
 int args_double(struct call *c, struct args *a, int i, double def, double *out, struct qkv_error *err);
 int args_bool(struct call *c, struct args *a, int i, bool def, bool *out, struct qkv_error *err);
@@ -41,8 +53,13 @@ int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct q
  * *n of them, each normalised, none twice (torch's or numpy's message). */
 int args_dims(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *n, int *dims,
 	      struct qkv_error *err);
-/* Fails at argument i unless t holds floats. */
-int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err);
+/* Fails at argument i unless t holds floats (inline; args_not_float says why). */
+int args_not_float(struct call *c, struct args *a, int i, const struct tensor *t, struct qkv_error *err);
+static inline int args_need_float(struct call *c, struct args *a, int i, const struct tensor *t,
+				  struct qkv_error *err)
+{
+	return dtype_is_float(t->dtype) ? 0 : args_not_float(c, a, i, t, err);
+}
 /* A shape from a tuple/list/Size or from the collected "*" tuple of ints. */
 int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape, bool allow_neg1,
 	       struct qkv_error *err);
