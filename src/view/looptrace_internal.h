@@ -1,5 +1,6 @@
-/* looptrace_internal.h: view-internal. The trace's state, shared by the
- * engine (looptrace.c: creation, seeking, the loops variant), the unrolled
+/* looptrace_internal.h: view-internal. The trace's state, shared by its
+ * creation (looptrace.c), seeking (looptrace_seek.c), words
+ * (looptrace_words.c), the row softmax (looptrace_softmax.c), the unrolled
  * variant (looptrace_unrolled.c), the vectorised one (looptrace_simd.c) and
  * the variant API (looptrace_variant.c). Nothing outside src/view/looptrace*
  * includes it. */
@@ -116,20 +117,54 @@ struct looptrace {
 	struct step cur;
 };
 
-/* ---- looptrace.c: shared helpers ---- */
+static inline int64_t lt_min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline int64_t lt_max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- looptrace.c ---- */
 int looptrace_add_line(struct looptrace *lt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* attention: the partial rows of row's weighted sum over its first upto
+ * values into part_rows, merged into o (unless NULL) */
+void looptrace_unrolled_out(struct looptrace *lt, int64_t row, int64_t upto, double *o);
+
+/* ---- looptrace_words.c ---- */
 /* 4 decimals, or 4 significant digits when very large or small; "nan", "inf" */
 const char *looptrace_num(char *buf, size_t size, double v);
 /* "[0.1200, -0.5300, 0.2000, …]" */
 void looptrace_vec_text(char *buf, size_t size, const double *v, int64_t count);
 /* "6,400" */
 const char *looptrace_count(char *buf, size_t size, int64_t v);
+/* The code's "scale = ..." line. */
+void looptrace_scale_line(struct looptrace *lt);
+
+/* ---- looptrace_seek.c ---- */
 /* The i with start[i] <= t < start[i + 1], for start[0..n-1] ascending. */
 int64_t looptrace_find(const int64_t *start, int64_t n, int64_t t);
-/* The code's "scale = ..." line, and the lines that make a row of -inf only
- * nan (when the softmax has one), with the matrix y and rows r. */
-void looptrace_scale_line(struct looptrace *lt);
+
+/* ---- looptrace_softmax.c ---- */
+/* The softmax passes over every row (kernel/loops.c's, or the variant's),
+ * keeping each row's max and sum; returns the steps in all. width is the
+ * entries one step takes (1, KERNEL_UNROLL, the lanes). */
+int64_t looptrace_rowsoft_init(struct rowsoft *sm, const double *x, int64_t rows, int64_t cols,
+			       enum trace_variant variant, int width);
+void looptrace_rowsoft_free(struct rowsoft *sm);
+/* The step li (0-based) of the softmax passes. */
+struct step looptrace_rowsoft_decode(const struct rowsoft *sm, int64_t li);
+/* Cell idx of the matrix after step s. */
+void looptrace_rowsoft_cell(const struct rowsoft *sm, struct step s, int64_t idx, double *v, uint8_t *st);
+/* The loops' code of the passes, over matrix y in place, rows named by r. */
+void looptrace_rowsoft_code(struct looptrace *lt, const char *y, const char *r, bool comments);
+/* The lines that make a row of -inf only nan (when the softmax has one),
+ * with the matrix y and rows r. */
 void looptrace_zero_row_lines(struct looptrace *lt, const char *y, const char *r);
+/* The explanation of a loops softmax step. */
+void looptrace_explain_softmax(const struct looptrace *lt, struct step s, char *buf, size_t size);
 double looptrace_weight(const struct rowsoft *sm, int64_t r, int64_t j);
 double looptrace_exp(const struct rowsoft *sm, int64_t r, int64_t j);
 /* The count partial maxima (ST_MAX) or exp sums (ST_EXP) of s's row over its
@@ -152,9 +187,6 @@ void looptrace_parts_text(char *buf, size_t size, const double *v, int count);
  * shorter), not counting the merge. */
 int64_t looptrace_unrolled_iters(int64_t terms);
 void looptrace_unrolled_code(struct looptrace *lt);
-/* attention (looptrace.c): the partial rows of row's weighted sum over its
- * first upto values into part_rows, merged into o (unless NULL) */
-void looptrace_unrolled_out(struct looptrace *lt, int64_t row, int64_t upto, double *o);
 struct step looptrace_unrolled_decode(const struct looptrace *lt, int64_t it);
 void looptrace_unrolled_load(struct looptrace *lt, struct step s);
 void looptrace_unrolled_lines(const struct looptrace *lt, int *stmt, int *first, int *last);

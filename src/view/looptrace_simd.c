@@ -11,11 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int64_t min64(int64_t a, int64_t b)
-{
-	return a < b ? a : b;
-}
-
 int64_t looptrace_simd_tiles(const struct looptrace *lt, int64_t *tiles_r, int64_t *tiles_c)
 {
 	*tiles_r = (lt->m + lt->tile.tile_rows - 1) / lt->tile.tile_rows;
@@ -34,7 +29,7 @@ static int64_t block_keys(const struct looptrace *lt, int64_t i0, int64_t bq)
 
 static int64_t block_rows(const struct looptrace *lt, int64_t i0)
 {
-	return min64(lt->tile.att_rows, lt->m - i0);
+	return lt_min64(lt->tile.att_rows, lt->m - i0);
 }
 
 /* Folds keys j0 .. j0+bk-1 into the running state of the block at i0: each
@@ -110,7 +105,7 @@ void looptrace_simd_attention(struct looptrace *lt)
 		int64_t i0 = b * ar, kend = block_keys(lt, i0, block_rows(lt, i0));
 		block_reset(lt, i0);
 		for (int64_t j0 = 0; j0 < kend; j0 += ak)
-			fold(lt, i0, j0, min64(ak, kend - j0));
+			fold(lt, i0, j0, lt_min64(ak, kend - j0));
 		block_finish(lt, i0, lt->res);
 		lt->blk_start[b + 1] = lt->blk_start[b] + (kend + ak - 1) / ak + 1;
 	}
@@ -144,7 +139,7 @@ struct step looptrace_simd_decode(const struct looptrace *lt, int64_t it)
 		s.merge = true;
 	} else {
 		s.c = off * ak;
-		s.w = min64(ak, kend - s.c);
+		s.w = lt_min64(ak, kend - s.c);
 	}
 	return s;
 }
@@ -157,7 +152,7 @@ void looptrace_simd_load(struct looptrace *lt, struct step s)
 	if (lt->blk_i0 != s.r || lt->blk_next > upto)
 		block_reset(lt, s.r);
 	while (lt->blk_next < upto) {
-		fold(lt, s.r, lt->blk_next, min64(ak, upto - lt->blk_next));
+		fold(lt, s.r, lt->blk_next, lt_min64(ak, upto - lt->blk_next));
 		lt->blk_next += ak;
 	}
 }
@@ -322,7 +317,7 @@ void looptrace_simd_explain(const struct looptrace *lt, char *buf, size_t size)
 		return;
 	}
 	if (s.kind == ST_TILE) {
-		int64_t rows = min64(t->tile_rows, lt->m - s.r), cols = min64(t->tile_cols, lt->n - s.c);
+		int64_t rows = lt_min64(t->tile_rows, lt->m - s.r), cols = lt_min64(t->tile_cols, lt->n - s.c);
 		int len = utf8_snprintf(buf, size, "p = %lld: %d broadcasts of %s[%lld:%lld, %lld], each times %d vectors "
 					"of %s[%lld, %lld:%lld]: %lld FMAs of %d lanes grow the tile %s[%lld:%lld, %lld:%lld] at once",
 					(long long)s.p, t->tile_rows, lt->na, (long long)s.r, (long long)(s.r + rows),
