@@ -170,41 +170,39 @@ void looptrace_unrolled_out(struct looptrace *lt, int64_t row, int64_t upto, dou
 	}
 }
 
-/* A new trace of variant v: for simd, with the shapes of the path in use. */
-static struct looptrace *variant_new(enum trace_kind kind, enum trace_variant v)
+/* The product a simd trace shows: its register tile and lanes in lt->tile. */
+void looptrace_product_shape(struct looptrace *lt, const struct kernel_gemm_shape *sh)
+{
+	lt->tile.lanes = sh->lanes < 1 ? 1 : sh->lanes;
+	lt->tile.tile_rows = sh->tile_rows < 1 ? 1 : sh->tile_rows;
+	lt->tile.tile_cols = sh->tile_cols < lt->tile.lanes ? lt->tile.lanes : sh->tile_cols;
+}
+
+/* A new trace of variant v: for simd, with the shapes of the path in use
+ * for float64 operands (f64) or float32 ones. */
+static struct looptrace *variant_new(enum trace_kind kind, enum trace_variant v, bool f64)
 {
 	struct looptrace *lt = trace_new(kind);
-	lt->variant = v;
+	lt->variant = lt->asked = v;
+	lt->f64 = f64;
 	kernel_simd_tile(&lt->tile);
-	if (lt->tile.lanes < 1)
-		lt->tile.lanes = 1;
-	if (lt->tile.tile_rows < 1)
-		lt->tile.tile_rows = 1;
-	if (lt->tile.tile_cols < lt->tile.lanes)
-		lt->tile.tile_cols = lt->tile.lanes;
+	looptrace_product_shape(lt, &lt->tile.gemm[f64]);
 	if (lt->tile.att_rows < 1)
 		lt->tile.att_rows = 1;
 	if (lt->tile.att_keys < 1)
 		lt->tile.att_keys = 1;
-	lt->sm_lanes = lt->tile.softmax_lanes > 0 ? lt->tile.softmax_lanes : lt->tile.lanes;
+	int sl = f64 ? lt->tile.softmax_lanes_f64 : lt->tile.softmax_lanes;
+	lt->sm_lanes = sl > 0 ? sl : 1;
 	lt->blk_i0 = lt->blk_next = -1;
 	return lt;
 }
 
-/* The steps of a matmul in variant v: multiply-adds, iterations and merges,
- * or one p across a register tile. */
+/* The steps of a matmul in variant v other than simd: multiply-adds, or
+ * iterations and merges. */
 static int64_t matmul_steps(const struct looptrace *lt, int64_t m, int64_t k, int64_t n)
 {
-	switch (lt->variant) {
-	case TRACE_UNROLLED:
+	if (lt->variant == TRACE_UNROLLED)
 		return product3(m, n, looptrace_unrolled_iters(k) + 1);
-	case TRACE_SIMD: {
-		int64_t tr = lt->tile.tile_rows, tc = lt->tile.tile_cols;
-		return product3((m + tr - 1) / tr, (n + tc - 1) / tc, k);
-	}
-	case TRACE_LOOPS:
-		break;
-	}
 	return product3(m, n, k);
 }
 
@@ -218,25 +216,34 @@ static struct looptrace *make_matmul(const struct tensor *ta, const struct tenso
 	if (loops <= 0 || loops > LOOPTRACE_MAX_ITERATIONS)
 		return NULL;
 
-	struct looptrace *lt = variant_new(TRACE_MATMUL, variant);
-	int64_t total = matmul_steps(lt, m, k, n);
+	struct looptrace *lt = variant_new(TRACE_MATMUL, variant, ta->dtype == DT_F64);
+	if (variant == TRACE_SIMD && lt->tile.gemm[lt->f64].loops)
+		lt->variant = TRACE_LOOPS;   /* the scalar path runs kernel/loops.c's matmul */
 	lt->m = m;
 	lt->n = n;
 	lt->k = k;
-	lt->total = total;
 	lt->a_vec = ta->ndim == 1;
 	lt->b_vec = tb->ndim == 1;
 	slice_text(lt, ta->ndim > tb->ndim ? ta->ndim : tb->ndim);
 	lt->a = copy_first(ta, m * k);
 	lt->b = copy_first(tb, k * n);
 	lt->res = xmalloc((size_t)(m * n) * sizeof *lt->res);
-	for (int64_t i = 0; i < m; i++) {
+	if (lt->variant == TRACE_SIMD) {   /* the kernel's walk, and its sums */
+		lt->total = looptrace_simd_matmul(lt);
+		if (lt->total <= 0 || lt->total > LOOPTRACE_MAX_ITERATIONS) {
+			looptrace_free(lt);
+			return NULL;
+		}
+	} else {
+		lt->total = matmul_steps(lt, m, k, n);
+	}
+	for (int64_t i = 0; i < m && lt->variant != TRACE_SIMD; i++) {
 		for (int64_t j = 0; j < n; j++) {
 			double s = 0.0, part[KERNEL_UNROLL];
-			if (variant == TRACE_UNROLLED) {
+			if (lt->variant == TRACE_UNROLLED) {
 				looptrace_unrolled_dot(part, &lt->a[i * k], 1, &lt->b[j], n, k);
 				s = looptrace_unrolled_merge(part);
-			} else {   /* the simd tile sums p in order too */
+			} else {
 				for (int64_t p = 0; p < k; p++)
 					s += lt->a[i * k + p] * lt->b[p * n + j];
 			}
@@ -249,7 +256,7 @@ static struct looptrace *make_matmul(const struct tensor *ta, const struct tenso
 	code_name(lt->na, sizeof lt->na, label_a, "a");
 	code_name(lt->nb, sizeof lt->nb, label_b, "b");
 	snprintf(lt->nc, sizeof lt->nc, "%s", strcmp(lt->na, "c") && strcmp(lt->nb, "c") ? "c" : "out");
-	if (variant != TRACE_LOOPS) {
+	if (lt->variant != TRACE_LOOPS) {
 		variant_code(lt);
 		looptrace_seek(lt, 0);
 		return lt;
@@ -275,9 +282,11 @@ static struct looptrace *make_softmax(const struct tensor *tx, const char *label
 	if (cells < 0 || cells > LOOPTRACE_MAX_ITERATIONS)
 		return NULL;
 
-	struct looptrace *lt = variant_new(TRACE_SOFTMAX, variant);
+	struct looptrace *lt = variant_new(TRACE_SOFTMAX, variant, tx->dtype == DT_F64);
+	if (variant == TRACE_SIMD && lt->sm_lanes == 1)
+		lt->variant = TRACE_LOOPS;   /* the scalar path runs kernel/loops.c's softmax */
 	lt->x = copy_first(tx, cells);
-	lt->total = looptrace_rowsoft_init(&lt->sm, lt->x, rows, cols, variant, softmax_width(lt));
+	lt->total = looptrace_rowsoft_init(&lt->sm, lt->x, rows, cols, lt->variant, softmax_width(lt));
 	if (lt->total > LOOPTRACE_MAX_ITERATIONS) {
 		looptrace_free(lt);
 		return NULL;
@@ -288,7 +297,7 @@ static struct looptrace *make_softmax(const struct tensor *tx, const char *label
 	code_name(lt->na, sizeof lt->na, label, "x");
 	snprintf(lt->ny, sizeof lt->ny, "%s", strcmp(lt->na, "y") ? "y" : "w");
 	looptrace_add_line(lt, "%s = %s.clone()", lt->ny, lt->na);
-	if (variant != TRACE_LOOPS) {
+	if (lt->variant != TRACE_LOOPS) {
 		variant_code(lt);
 		looptrace_seek(lt, 0);
 		return lt;
@@ -322,7 +331,19 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 	    out_cells > LOOPTRACE_MAX_ITERATIONS || work > LOOPTRACE_MAX_WORK)
 		return NULL;
 
-	struct looptrace *lt = variant_new(TRACE_ATTENTION, variant);
+	struct looptrace *lt = variant_new(TRACE_ATTENTION, variant, tq->dtype == DT_F64);
+	if (variant == TRACE_SIMD) {
+		/* DERIV_ATTENTION comes from ops_attention, whose callers (lang's
+		 * builtins.c, scaled_dot_product_attention, and fuse.c, a fused
+		 * softmax(Q @ K.T) @ V) never ask for the weights: dispatch.c then
+		 * runs a head through the per-head two-pass kernel exactly when
+		 * tq·tk <= att_small, fused otherwise */
+		lt->two_pass = cells <= lt->tile.att_small;
+		if (lt->two_pass && lt->tile.att_loops)
+			lt->variant = TRACE_LOOPS;   /* the scalar path: kernel/loops.c's attention */
+		else if (lt->two_pass)
+			looptrace_product_shape(lt, &lt->tile.att_gemm[lt->f64]);
+	}
 	lt->m = m;
 	lt->n = n;
 	lt->k = d;
@@ -339,27 +360,29 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 	/* 1. scores: how well does each query match each key? */
 	lt->hidden = xmalloc((size_t)cells);
 	lt->scores = xmalloc((size_t)cells * sizeof *lt->scores);
-	for (int64_t qi = 0; qi < m; qi++) {
-		for (int64_t ki = 0; ki < n; ki++) {
-			int64_t at = qi * n + ki;
-			lt->hidden[at] = (causal && ki > qi) || (mask && mask_at(mask, mq, mk, qi, ki));
-			if (lt->hidden[at]) {
-				lt->scores[at] = -INFINITY;
-				continue;
-			}
-			double similarity = 0.0, part[KERNEL_UNROLL];
-			if (variant == TRACE_UNROLLED) {
-				looptrace_unrolled_dot(part, &lt->a[qi * d], 1, &lt->b[ki * d], 1, d);
-				similarity = looptrace_unrolled_merge(part);
-			} else {
-				for (int64_t c = 0; c < d; c++)
-					similarity += lt->a[qi * d + c] * lt->b[ki * d + c];
-			}
-			lt->scores[at] = similarity * scale;
+	for (int64_t qi = 0; qi < m; qi++)
+		for (int64_t ki = 0; ki < n; ki++)
+			lt->hidden[qi * n + ki] = (causal && ki > qi) || (mask && mask_at(mask, mq, mk, qi, ki));
+	bool two_pass = lt->variant == TRACE_SIMD && lt->two_pass;
+	int64_t score_steps = two_pass ? looptrace_simd_scores(lt) : cells;   /* the tiles of q·kᵀ */
+	for (int64_t at = 0; at < cells && !two_pass; at++) {
+		int64_t qi = at / n, ki = at % n;
+		if (lt->hidden[at]) {
+			lt->scores[at] = -INFINITY;
+			continue;
 		}
+		double similarity = 0.0, part[KERNEL_UNROLL];
+		if (lt->variant == TRACE_UNROLLED) {
+			looptrace_unrolled_dot(part, &lt->a[qi * d], 1, &lt->b[ki * d], 1, d);
+			similarity = looptrace_unrolled_merge(part);
+		} else {
+			for (int64_t c = 0; c < d; c++)
+				similarity += lt->a[qi * d + c] * lt->b[ki * d + c];
+		}
+		lt->scores[at] = similarity * scale;
 	}
 	lt->res = xmalloc((size_t)out_cells * sizeof *lt->res);
-	if (variant == TRACE_SIMD) {   /* fused: blocks and an online softmax */
+	if (lt->variant == TRACE_SIMD && !two_pass) {   /* fused: blocks and an online softmax */
 		lt->prefix = xmalloc(sizeof *lt->prefix);
 		alloc_matrix(lt, out_cells);
 		looptrace_simd_attention(lt);
@@ -372,20 +395,25 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 		looptrace_seek(lt, 0);
 		return lt;
 	}
-	/* 2. softmax each row */
-	lt->sm_begin = variant == TRACE_UNROLLED ? unrolled_score_steps(lt) : cells;
-	lt->out_begin = lt->sm_begin + looptrace_rowsoft_init(&lt->sm, lt->scores, m, n, variant, softmax_width(lt));
-	lt->total = lt->out_begin + (variant == TRACE_UNROLLED ? m * (looptrace_unrolled_iters(n) + 1) : cells);
+	/* 2. softmax each row (two-pass: each row first scaled, its hidden keys -inf) */
+	lt->sm_begin = lt->variant == TRACE_UNROLLED ? unrolled_score_steps(lt) : score_steps;
+	lt->sm.pre = two_pass ? 1 : 0;
+	lt->out_begin = lt->sm_begin + looptrace_rowsoft_init(&lt->sm, lt->scores, m, n, lt->variant, softmax_width(lt));
+	/* 3. each output row is a weighted sum of all the value vectors (two-pass:
+	 * the weights times v, in tiles) */
+	int64_t out_steps = lt->variant == TRACE_UNROLLED ? m * (looptrace_unrolled_iters(n) + 1) : cells;
+	if (two_pass)
+		out_steps = looptrace_simd_out(lt);
+	lt->total = lt->out_begin + out_steps;
 	if (lt->total > LOOPTRACE_MAX_ITERATIONS) {
 		looptrace_free(lt);
 		return NULL;
 	}
-	/* 3. each output row is a weighted sum of all the value vectors */
-	if (variant == TRACE_UNROLLED)
+	if (lt->variant == TRACE_UNROLLED)
 		lt->part_rows = xmalloc((size_t)(KERNEL_UNROLL * dv) * sizeof *lt->part_rows);
-	for (int64_t row = 0; row < m && variant == TRACE_UNROLLED; row++)
+	for (int64_t row = 0; row < m && lt->variant == TRACE_UNROLLED; row++)
 		looptrace_unrolled_out(lt, row, n, &lt->res[row * dv]);
-	for (int64_t row = 0; row < m && variant == TRACE_LOOPS; row++) {
+	for (int64_t row = 0; row < m && lt->variant == TRACE_LOOPS; row++) {
 		double *o = &lt->res[row * dv];
 		for (int64_t c = 0; c < dv; c++)
 			o[c] = 0.0;
@@ -399,7 +427,7 @@ static struct looptrace *make_attention(const struct tensor *tq, const struct te
 	alloc_matrix(lt, cells > out_cells ? cells : out_cells);
 
 	attention_names(lt, labels);
-	if (variant != TRACE_LOOPS) {
+	if (lt->variant != TRACE_LOOPS) {
 		variant_code(lt);
 		looptrace_seek(lt, 0);
 		return lt;
@@ -498,6 +526,9 @@ void looptrace_free(struct looptrace *lt)
 	free(lt->blk_m);
 	free(lt->blk_l);
 	free(lt->blk_alpha);
+	looptrace_gemm_free(&lt->gw[0]);
+	looptrace_gemm_free(&lt->gw[1]);
+	free(lt->wts);
 	free(lt->values);
 	free(lt->state);
 	free(lt);

@@ -26,7 +26,7 @@ int64_t looptrace_find(const int64_t *start, int64_t n, int64_t t)
 /* The step of the iteration that brought the trace to position t. */
 static struct step decode(const struct looptrace *lt, int64_t t)
 {
-	struct step s = { ST_NONE, 0, 0, 0, 1, false };
+	struct step s = { ST_NONE, 0, 0, 0, 1, false, 0, 0 };
 	if (t <= 0)
 		return s;
 	int64_t it = t - 1;
@@ -67,18 +67,20 @@ static enum group group_of(const struct looptrace *lt, struct step s)
 {
 	switch (s.kind) {
 	case ST_NONE:
-		if (lt->kind == TRACE_ATTENTION && lt->variant == TRACE_SIMD)
+		if (lt->kind == TRACE_ATTENTION && lt->variant == TRACE_SIMD && !lt->two_pass)
 			return G_FUSED;
 		return lt->kind == TRACE_MATMUL ? G_MATMUL : lt->kind == TRACE_SOFTMAX ? G_SOFTMAX : G_SCORES;
 	case ST_MATMUL:
-	case ST_TILE:
 		return G_MATMUL;
+	case ST_TILE:
+		return lt->kind == TRACE_MATMUL ? G_MATMUL : s.gw ? G_OUT : G_SCORES;
 	case ST_BLOCK:
 		return G_FUSED;
 	case ST_SCORE:
 		return G_SCORES;
 	case ST_OUT:
 		return G_OUT;
+	case ST_SCALE:
 	case ST_MAX:
 	case ST_ZERO:
 	case ST_EXP:
@@ -141,26 +143,19 @@ static void cell_variant(const struct looptrace *lt, enum group g, struct step s
 	int64_t cur = s.kind == ST_NONE ? -1 : s.r * lt->n + s.c;
 	*v = 0.0;
 	*st = 0;
+	if (lt->variant == TRACE_SIMD && (g == G_MATMUL || g == G_SCORES || g == G_OUT)) {
+		/* the kernel's walk: its accumulator on top of the passes before */
+		const struct gemm_walk *w = &lt->gw[g == G_OUT];
+		int64_t u = s.kind == ST_TILE ? s.u : -1, done = s.kind == ST_TILE ? s.p - w->unit[s.u].p0 + 1 : 0;
+		looptrace_gemm_cell(w, u, done, idx / w->n, idx % w->n, v, st);
+		return;
+	}
+	if (lt->two_pass && g == G_SOFTMAX && (s.kind == ST_NONE || idx / lt->n > s.r)) {
+		*v = lt->gw[0].c[idx];   /* not reached: q·kᵀ as the tiles left it */
+		return;
+	}
 	switch (g) {
 	case G_MATMUL:
-		if (lt->variant == TRACE_SIMD) {
-			int64_t i = idx / lt->n, j = idx % lt->n, tr = lt->tile.tile_rows, tc = lt->tile.tile_cols;
-			int64_t tiles_r = (lt->m + tr - 1) / tr;
-			int64_t tile = j / tc * tiles_r + i / tr, ctile = s.c / tc * tiles_r + s.r / tr;
-			if (s.kind == ST_NONE || tile > ctile)
-				return;
-			if (tile < ctile || s.merge) {
-				*v = lt->res[idx];
-				*st = 2;
-				return;
-			}
-			double sum = 0.0;   /* the accumulator's lane: p = 0 .. s.p */
-			for (int64_t p = 0; p <= s.p; p++)
-				sum += lt->a[i * lt->k + p] * lt->b[p * lt->n + j];
-			*v = sum;
-			*st = 1;
-			return;
-		}
 		if (idx < cur || (idx == cur && s.merge)) {
 			*v = lt->res[idx];
 			*st = 2;
@@ -193,14 +188,14 @@ static void cell_variant(const struct looptrace *lt, enum group g, struct step s
 		return;
 	}
 	case G_FUSED: {
-		int64_t r = idx / lt->dv;
+		int64_t r = idx / lt->dv, col = idx % lt->dv;
 		if (s.kind == ST_NONE || r >= s.r + lt->tile.att_rows)
 			return;
-		if (r < s.r || s.merge) {
+		if (r < s.r || col < s.p || (s.merge && col < s.p + lt->dvc)) {
 			*v = lt->res[idx];
 			*st = 2;
-		} else {
-			*v = lt->blk_acc[(r - s.r) * lt->dv + idx % lt->dv];
+		} else if (col < s.p + lt->dvc) {   /* this pass's value columns */
+			*v = lt->blk_acc[(r - s.r) * lt->dv + col];
 			*st = 1;
 		}
 		return;
@@ -290,17 +285,23 @@ static void changed_cells(const struct looptrace *lt, enum group g, struct step 
 	}
 }
 
-/* The simd matmul's cells of the tiles between steps a and b. */
-static void seek_tiles(struct looptrace *lt, struct step a, struct step b)
+/* A simd product's cells of the units between steps a and b (all of them
+ * after a long jump). */
+static void seek_units(struct looptrace *lt, enum group g, struct step a, struct step b)
 {
-	int64_t tr = lt->tile.tile_rows, tc = lt->tile.tile_cols, tiles_r = (lt->m + tr - 1) / tr;
-	int64_t ta = a.kind == ST_NONE ? 0 : a.c / tc * tiles_r + a.r / tr;
-	int64_t tb = b.kind == ST_NONE ? 0 : b.c / tc * tiles_r + b.r / tr;
-	for (int64_t t = lt_min64(ta, tb); t <= lt_max64(ta, tb); t++) {
-		int64_t r0 = t % tiles_r * tr, c0 = t / tiles_r * tc;
-		for (int64_t i = r0; i < lt_min64(r0 + tr, lt->m); i++)
-			for (int64_t j = c0; j < lt_min64(c0 + tc, lt->n); j++)
-				cell_at(lt, G_MATMUL, b, i * lt->n + j, &lt->values[i * lt->n + j], &lt->state[i * lt->n + j]);
+	const struct gemm_walk *w = &lt->gw[g == G_OUT];
+	int64_t ua = a.kind == ST_TILE ? a.u : 0, ub = b.kind == ST_TILE ? b.u : 0;
+	int64_t lo = lt_min64(ua, ub), hi = lt_max64(ua, ub);
+	if (hi - lo > 64) {
+		for (int64_t i = 0; i < w->m * w->n; i++)
+			cell_at(lt, g, b, i, &lt->values[i], &lt->state[i]);
+		return;
+	}
+	for (int64_t u = lo; u <= hi && u < w->nunits; u++) {
+		const struct gemm_unit *x = &w->unit[u];
+		for (int64_t i = x->r; i < x->r + x->rows; i++)
+			for (int64_t j = x->c; j < x->c + x->cols; j++)
+				cell_at(lt, g, b, i * w->n + j, &lt->values[i * w->n + j], &lt->state[i * w->n + j]);
 	}
 }
 
@@ -314,8 +315,9 @@ void looptrace_seek(struct looptrace *lt, int64_t t)
 	enum group g = group_of(lt, s);
 	load_prefix(lt, s);
 	int64_t lo, hi;
-	if (lt->shown_valid && g == lt->shown && g == G_MATMUL && lt->variant == TRACE_SIMD) {
-		seek_tiles(lt, lt->cur, s);
+	if (lt->shown_valid && g == lt->shown && lt->variant == TRACE_SIMD &&
+	    (g == G_MATMUL || g == G_SCORES || g == G_OUT)) {
+		seek_units(lt, g, lt->cur, s);
 		lo = hi = 0;
 	} else if (lt->shown_valid && g == lt->shown) {
 		changed_cells(lt, g, lt->cur, s, &lo, &hi);

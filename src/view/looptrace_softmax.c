@@ -86,12 +86,12 @@ int64_t looptrace_rowsoft_init(struct rowsoft *sm, const double *x, int64_t rows
 		if (max == -INFINITY) {
 			sm->sum[r] = 0;
 			sm->any_zero_row = true;
-			sm->start[r + 1] = sm->start[r] + ch + sm->merges + 1;
+			sm->start[r + 1] = sm->start[r] + sm->pre + ch + sm->merges + 1;
 			continue;
 		}
 		/* 2. exponentiate the shifted entries and add them up; 3. divide */
 		sm->sum[r] = rowsoft_sum(sm, row, max, cols);
-		sm->start[r + 1] = sm->start[r] + 3 * ch + 2 * sm->merges;
+		sm->start[r + 1] = sm->start[r] + sm->pre + 3 * ch + 2 * sm->merges;
 	}
 	return sm->start[rows];
 }
@@ -115,9 +115,12 @@ static void rowsoft_chunk(const struct rowsoft *sm, struct step *s, enum step_ki
 struct step looptrace_rowsoft_decode(const struct rowsoft *sm, int64_t li)
 {
 	int64_t lo = looptrace_find(sm->start, sm->rows, li);
-	int64_t off = li - sm->start[lo], ch = rowsoft_chunks(sm), mg = sm->merges;
-	struct step s = { ST_MAX, lo, 0, 0, 1, false };
-	if (off < ch) {
+	int64_t off = li - sm->start[lo] - sm->pre, ch = rowsoft_chunks(sm), mg = sm->merges;
+	struct step s = { ST_MAX, lo, 0, 0, 1, false, 0, 0 };
+	if (off < 0) {
+		s.kind = ST_SCALE;
+		s.w = sm->cols;
+	} else if (off < ch) {
 		rowsoft_chunk(sm, &s, ST_MAX, off);
 	} else if (off < ch + mg) {
 		s.w = sm->cols;
@@ -163,6 +166,9 @@ void looptrace_rowsoft_cell(const struct rowsoft *sm, struct step s, int64_t idx
 	} else if (s.kind == ST_MAX) {
 		*v = x;
 		*st = reached ? 1 : 0;
+	} else if (s.kind == ST_SCALE) {
+		*v = x;
+		*st = 1;
 	} else if (s.kind == ST_ZERO) {
 		*v = NAN;
 		*st = 2;

@@ -92,23 +92,48 @@ void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size)
 {
 	/* no operand names: they may be long expressions, and the code shows them */
 	const char *what = "";
-	char tiled[96];
+	char tiled[96], full[160];
+	bool simd = lt->variant == TRACE_SIMD;
+	const struct gemm_walk *w = &lt->gw[lt->shown == G_OUT];
+	if (simd && w->tiny && w->uc > 1)
+		utf8_snprintf(tiled, sizeof tiled, "a tiny product, %d columns of a row at a time", w->uc);
+	else if (simd && w->tiny)
+		utf8_snprintf(tiled, sizeof tiled, "a tiny product, one cell at a time");
+	else
+		utf8_snprintf(tiled, sizeof tiled, "a %d\u00d7%d tile at a time", lt->tile.tile_rows, lt->tile.tile_cols);
 	switch (lt->shown) {
 	case G_MATMUL:
 		what = "sums of products, one cell at a time";
-		if (lt->variant == TRACE_SIMD) {
-			utf8_snprintf(tiled, sizeof tiled, "sums of products, a %d\u00d7%d tile at a time",
-				      lt->tile.tile_rows, lt->tile.tile_cols);
-			what = tiled;
+		if (simd) {
+			utf8_snprintf(full, sizeof full, "sums of products, %s", tiled);
+			what = full;
 		}
 		break;
-	case G_FUSED: what = "blocks of queries against blocks of keys, an online softmax"; break;
-	case G_SCORES: what = "the scores, one per query and key"; break;
+	case G_FUSED:
+		what = "blocks of queries against blocks of keys, an online softmax";
+		if (lt->chunks > 1) {
+			utf8_snprintf(full, sizeof full, "%s, %lld value columns a pass", what, (long long)lt->dvc);
+			what = full;
+		}
+		break;
+	case G_SCORES:
+		what = "the scores, one per query and key";
+		if (simd) {
+			utf8_snprintf(full, sizeof full, "the scores q\u00b7k, %s, not yet scaled", tiled);
+			what = full;
+		}
+		break;
 	case G_SOFTMAX:
 		what = lt->kind == TRACE_SOFTMAX ? "the rows turning into weights, one by one" :
-		       "the scores turning into weights, row by row";
+		       simd ? "each row scaled, then turning into weights" : "the scores turning into weights, row by row";
 		break;
-	case G_OUT: what = "each row a weighted sum of the value rows"; break;
+	case G_OUT:
+		what = "each row a weighted sum of the value rows";
+		if (simd) {
+			utf8_snprintf(full, sizeof full, "weights times values, %s", tiled);
+			what = full;
+		}
+		break;
 	}
 	utf8_snprintf(buf, size, "%s (%d\u00d7%d): %s%s%s", looptrace_matrix_name(lt), lt->rows, lt->cols, what,
 		      lt->slice[0] ? ", " : "", lt->slice);
@@ -139,6 +164,7 @@ static void current_lines(const struct looptrace *lt, int *stmt, int *first, int
 	switch (lt->variant == TRACE_LOOPS ? s.kind : ST_NONE) {
 	case ST_NONE:
 	case ST_TILE:
+	case ST_SCALE:
 	case ST_BLOCK:
 		break;
 	case ST_MATMUL:
@@ -199,7 +225,7 @@ bool looptrace_current_cell(const struct looptrace *lt, int *row, int *col)
 	if (s.kind == ST_NONE)
 		return false;
 	*row = (int)s.r;
-	*col = s.kind == ST_ZERO || s.kind == ST_OUT || s.kind == ST_BLOCK || (s.merge && s.kind != ST_MATMUL &&
+	*col = s.kind == ST_ZERO || s.kind == ST_OUT || s.kind == ST_BLOCK || s.kind == ST_SCALE || (s.merge && s.kind != ST_MATMUL &&
 	       s.kind != ST_SCORE && s.kind != ST_TILE) ? -1 : (int)s.c;
 	return true;
 }
@@ -229,11 +255,18 @@ void looptrace_indices(const struct looptrace *lt, char *buf, size_t size)
 		utf8_snprintf(buf, size, "q_idx = %lld, k_idx = %lld", r, c);
 		break;
 	case ST_TILE:
-		utf8_snprintf(buf, size, "i0 = %lld, j0 = %lld, p = %lld", r, c, (long long)s.p);
+		if (lt->gw[s.gw].tiny)
+			utf8_snprintf(buf, size, "i = %lld, j = %lld, p = %lld", r, c, (long long)s.p);
+		else
+			utf8_snprintf(buf, size, "i0 = %lld, j0 = %lld, p = %lld", r, c, (long long)s.p);
 		break;
 	case ST_BLOCK:
-		utf8_snprintf(buf, size, "i0 = %lld, j0 = %lld", r, c);
+		if (lt->chunks > 1)
+			utf8_snprintf(buf, size, "i0 = %lld, c0 = %lld, j0 = %lld", r, (long long)s.p, c);
+		else
+			utf8_snprintf(buf, size, "i0 = %lld, j0 = %lld", r, c);
 		break;
+	case ST_SCALE:
 	case ST_ZERO:
 		utf8_snprintf(buf, size, "%s = %lld", row_var(lt), r);
 		break;
@@ -353,6 +386,7 @@ void looptrace_explain(const struct looptrace *lt, char *buf, size_t size)
 		explain_out(lt, s, buf, size);
 		return;
 	case ST_TILE:
+	case ST_SCALE:
 	case ST_BLOCK:
 		utf8_snprintf(buf, size, "%s", "");
 		return;

@@ -19,17 +19,26 @@
 #pragma weak softmax_rows_f64_unrolled
 #pragma weak attention_f64_unrolled
 
+/* A (rows, cols) tensor of dtype dt of values that make no sum exact. */
+static struct tensor *matrix_of(enum dtype dt, int64_t rows, int64_t cols, unsigned seed)
+{
+	int64_t shape[2] = { rows, cols };
+	struct tensor *t = tensor_new(dt, FLAVOR_TORCH, 2, shape);
+	for (int64_t i = 0; i < rows * cols; i++) {
+		seed = seed * 1103515245u + 12345u;
+		double x = ((double)(seed >> 8 & 0xffff) / 65536.0 - 0.5) * 3.1;
+		if (dt == DT_F64)
+			((double *)tensor_data(t))[i] = x;
+		else
+			((float *)tensor_data(t))[i] = (float)x;
+	}
+	return t;
+}
+
 /* A (rows, cols) float64 tensor of values that make no sum exact. */
 static struct tensor *matrix(int64_t rows, int64_t cols, unsigned seed)
 {
-	int64_t shape[2] = { rows, cols };
-	struct tensor *t = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	double *d = tensor_data(t);
-	for (int64_t i = 0; i < rows * cols; i++) {
-		seed = seed * 1103515245u + 12345u;
-		d[i] = ((double)(seed >> 8 & 0xffff) / 65536.0 - 0.5) * 3.1;
-	}
-	return t;
+	return matrix_of(DT_F64, rows, cols, seed);
 }
 
 static void fini_simd(void)
@@ -176,17 +185,22 @@ Test(looptrace_variants, a_20x16_by_16x20_matmul_should_count_each_variants_step
 	struct kernel_tile tile;
 	kernel_simd_tile(&tile);
 	cr_assert(tile.tile_rows == 6 && tile.tile_cols == 16 && tile.lanes == 8);
-	lt = looptrace_for_variant(c, TRACE_SIMD);
-	cr_assert_eq(looptrace_total(lt), 4 * 2 * 16, "ceil(20/6)·ceil(20/16) tiles, 16 p each");
-	cr_assert_str_eq(steps(lt), "128 steps of 12 FMAs of 8 lanes");
-	cr_assert_str_eq(title(lt), "vectorised (avx2, 6\u00d716 tile)");
-	looptrace_free(lt);
-
-	if (kernel_force_simd("avx512") == 0) {
+	cr_assert(tile.gemm[0].tile_rows == 6 && tile.gemm[0].tile_cols == 16 && tile.gemm[0].lanes == 8);
+	/* float64 operands: the float64 kernel's tile, half as wide */
+	for (int path = 0; path < 2; path++) {
+		if (kernel_force_simd(path ? "avx512" : "avx2") != 0)
+			continue;
+		kernel_simd_tile(&tile);
+		const struct kernel_gemm_shape *g = &tile.gemm[1];
+		long long tiles = (20 + g->tile_rows - 1) / g->tile_rows * ((20 + g->tile_cols - 1) / g->tile_cols);
+		char want[128];
 		lt = looptrace_for_variant(c, TRACE_SIMD);
-		cr_assert_eq(looptrace_total(lt), 4 * 1 * 16, "a 6x32 tile covers the 20 columns at once");
-		cr_assert_str_eq(steps(lt), "64 steps of 12 FMAs of 16 lanes");
-		cr_assert_str_eq(title(lt), "vectorised (avx512, 6\u00d732 tile)");
+		cr_assert_eq(looptrace_total(lt), tiles * 16, "ceil(20/rows)·ceil(20/cols) tiles, 16 p each");
+		snprintf(want, sizeof want, "%lld steps of %d FMAs of %d lanes", tiles * 16,
+			 g->tile_rows * g->tile_cols / g->lanes, g->lanes);
+		cr_assert_str_eq(steps(lt), want);
+		snprintf(want, sizeof want, "vectorised (%s, %d\u00d7%d tile)", tile.path, g->tile_rows, g->tile_cols);
+		cr_assert_str_eq(title(lt), want);
 		looptrace_free(lt);
 	}
 	kernel_force_simd(NULL);
@@ -263,13 +277,17 @@ Test(looptrace_variants, a_simd_step_should_grow_the_whole_tile_and_edge_tiles_s
 {
 	if (kernel_force_simd("avx2") != 0)
 		cr_skip_test("no avx2 on this machine");
+	struct kernel_tile tile;
+	kernel_simd_tile(&tile);
+	const struct kernel_gemm_shape *g = &tile.gemm[1];   /* float64 operands */
+	int tr = g->tile_rows, tc = g->tile_cols, tiles_r = (20 + tr - 1) / tr, tiles_c = (20 + tc - 1) / tc;
 	struct tensor *a = matrix(20, 16, 7), *b = matrix(16, 20, 8);
 	struct tensor *c = product(a, b);
 	struct looptrace *lt = looptrace_for_variant(c, TRACE_SIMD);
 	int row, col, rows, cols;
 	looptrace_seek(lt, 1);
 	cr_assert(looptrace_current_rect(lt, &row, &col, &rows, &cols));
-	cr_assert(row == 0 && col == 0 && rows == 6 && cols == 16);
+	cr_assert(row == 0 && col == 0 && rows == tr && cols == tc);
 	int r, cc;
 	const double *v;
 	const uint8_t *st;
@@ -277,20 +295,25 @@ Test(looptrace_variants, a_simd_step_should_grow_the_whole_tile_and_edge_tiles_s
 	int growing = 0;
 	for (int i = 0; i < 400; i++)
 		growing += st[i] == 1;
-	cr_assert_eq(growing, 96, "one step touches all 6x16 cells");
-	looptrace_seek(lt, 3 * 16 + 1);   /* the 4th tile of the first panel: rows 18-19 */
+	cr_assert_eq(growing, tr * tc, "one step touches every cell of the tile");
+	looptrace_seek(lt, (tiles_r - 1) * 16 + 1);   /* the last tile of the first panel */
 	looptrace_current_rect(lt, &row, &col, &rows, &cols);
-	cr_assert(row == 18 && col == 0 && rows == 2 && cols == 16);
-	looptrace_seek(lt, 4 * 16 + 1);   /* the second panel: columns 16-19 */
+	cr_assert(row == (tiles_r - 1) * tr && col == 0 && rows == 20 - row && cols == tc);
+	looptrace_seek(lt, (tiles_c - 1) * tiles_r * 16 + 1);   /* the last panel: its edge columns */
 	looptrace_current_rect(lt, &row, &col, &rows, &cols);
-	cr_assert(row == 0 && col == 16 && rows == 6 && cols == 4);
-	char buf[512];
+	cr_assert(row == 0 && col == (tiles_c - 1) * tc && rows == tr && cols == 20 - col);
+	char buf[512], want[512];
 	looptrace_explain(lt, buf, sizeof buf);
-	cr_assert(strstr(buf, "12 FMAs of 8 lanes") && strstr(buf, "edge tile"), "%s", buf);
-	cr_assert(code_has(lt, "acc[r, 8:16] += x * b1"));
+	snprintf(want, sizeof want, "%d FMAs of %d lanes", tr * tc / g->lanes, g->lanes);
+	cr_assert(strstr(buf, want) && strstr(buf, "edge tile"), "%s", buf);
+	snprintf(want, sizeof want, "acc[r, %d:%d] += x * b1", g->lanes, 2 * g->lanes);
+	cr_assert(code_has(lt, want), "%s", want);
+	int c0 = 19 / tc * tc, first = (19 / tc * tiles_r) * 16 + 1;
 	looptrace_cell_story(lt, 2, 19, buf, sizeof buf);
-	cr_assert_str_eq(buf, "c[2, 19]: lane 3 of vector 0, row 2 of the 6\u00d716 tile at rows 0-5, cols 16-31, grown "
-			      "in steps 65-80 (one FMA per p)");
+	snprintf(want, sizeof want, "c[2, 19]: lane %d of vector %d, row 2 of the %d\u00d7%d tile at rows 0-%d, cols %d-%d, "
+		 "grown in steps %d-%d (one FMA per p)", (19 - c0) % g->lanes, (19 - c0) / g->lanes, tr, tc, tr - 1, c0,
+		 c0 + tc - 1, first, first + 15);
+	cr_assert_str_eq(buf, want);
 	looptrace_free(lt);
 	tensor_unref(c);
 	tensor_unref(a);
@@ -538,7 +561,16 @@ Test(looptrace_variants, the_loops_variant_should_be_the_loops_trace)
 
 Test(looptrace_variants, the_softmax_should_run_8_lanes_on_avx512_too_as_its_kernel_does)
 {
-	struct tensor *t = softmax_result();
+	struct tensor *x = matrix_of(DT_F32, 4, 11, 20);
+	float *X = tensor_data(x);
+	for (int j = 0; j < 11; j++)
+		X[11 + j] = -INFINITY;
+	struct derivation *d = derivation_new(DERIV_SOFTMAX, x, NULL, NULL);
+	tensor_unref(x);
+	d->dim = -1;
+	int64_t shape[2] = { 4, 11 };
+	struct tensor *t = tensor_new(DT_F32, FLAVOR_TORCH, 2, shape), *t64 = softmax_result();
+	t->from = d;
 	const char *want[][2] = { { "avx2", "vectorised (avx2, 8 lanes)" }, { "avx512", "vectorised (avx512, 8 lanes)" } };
 	int tried = 0;
 	for (int i = 0; i < 2; i++) {
@@ -549,10 +581,19 @@ Test(looptrace_variants, the_softmax_should_run_8_lanes_on_avx512_too_as_its_ker
 		/* 4 rows of 11: 2 vectors a pass; the all -inf row stops after its max */
 		cr_assert_eq(looptrace_total(lt), 3 * (2 + 1 + 2 + 1 + 2) + (2 + 1 + 1));
 		looptrace_free(lt);
+		/* float64: the float64 kernel's lanes, half as many */
+		struct kernel_tile tile;
+		kernel_simd_tile(&tile);
+		int L = tile.softmax_lanes_f64, ch = (11 + L - 1) / L;
+		cr_assert_eq(L * 2, tile.softmax_lanes);
+		lt = looptrace_for_variant(t64, TRACE_SIMD);
+		cr_assert_eq(looptrace_total(lt), 3 * (3 * ch + 2) + (ch + 2));
+		looptrace_free(lt);
 		tried++;
 	}
 	kernel_force_simd(NULL);
 	tensor_unref(t);
+	tensor_unref(t64);
 	if (!tried)
 		cr_skip_test("neither avx2 nor avx512 on this machine");
 }
@@ -571,10 +612,14 @@ Test(looptrace_variants, a_query_that_may_see_no_key_should_end_as_nan_in_every_
 	double want[3 * 2], w[3 * 5];
 	attention_f64_loops(want, w, tensor_data(q), tensor_data(k), tensor_data(v), M, false, 0.5, 3, 5, 4, 2);
 	cr_assert(isnan(want[2]) && isnan(want[3]) && !isnan(want[0]));
+	struct kernel_tile tile;
+	kernel_simd_tile(&tile);
 	for (int var = 0; var < TRACE_VARIANTS; var++) {
 		struct looptrace *lt = looptrace_for_variant(o, var);
 		cr_assert_not_null(lt);
-		cr_assert(code_has(lt, var == TRACE_SIMD ? "# hidden: -inf" : "mask[q_idx, k_idx]"), "variant %d", var);
+		/* a 3x5 head runs the two-pass kernel (the loops on the scalar path) */
+		cr_assert(code_has(lt, var == TRACE_SIMD && !tile.att_loops ? "att[row][mask[row]] = float('-inf')" :
+				   "mask[q_idx, k_idx]"), "variant %d", var);
 		assert_ends_with(lt, want, 3, 2, 1e-13);
 		looptrace_free(lt);
 	}
