@@ -33,6 +33,9 @@ void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size)
 		if (lt->kind == TRACE_MATMUL && w->tiny)
 			utf8_snprintf(buf, size, w->uc > 1 ? "vectorised (%s, tiny: %d columns at a time)" :
 				      "vectorised (%s, tiny: one cell at a time)", t->path, w->uc);
+		else if (t->lanes == 1 && lt->kind == TRACE_ATTENTION && !lt->two_pass)
+			utf8_snprintf(buf, size, "no vectors (the %s path, fused %d\u00d7%d blocks)", t->path, t->att_rows,
+				      t->att_keys);
 		else if (t->lanes == 1)
 			utf8_snprintf(buf, size, "no vectors (the %s path)", t->path);
 		else if (lt->kind == TRACE_MATMUL)
