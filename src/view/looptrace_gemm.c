@@ -165,11 +165,18 @@ int64_t looptrace_gemm_units_of(const struct gemm_walk *g, int64_t i, int64_t j,
 void looptrace_gemm_cell(const struct gemm_walk *g, int64_t u, int64_t done, int64_t i, int64_t j, double *v,
 			 uint8_t *st)
 {
-	int64_t slot = ((i / g->ur) * g->units_c + j / g->uc) * g->passes;
+	int64_t slot = ((i / g->ur) * g->units_c + j / g->uc) * g->passes, last = -1;
 	double c = 0.0;
 	bool any = false;
 	*v = 0.0;
 	*st = 0;
+	for (int64_t q = 0; q < g->passes; q++)
+		last = g->unit_of[slot + q] > last ? g->unit_of[slot + q] : last;
+	if (last >= 0 && (last < u || (last == u && done == g->unit[u].kc))) {
+		*v = g->c[i * g->n + j];   /* every pass stored: the result, without summing again */
+		*st = 2;
+		return;
+	}
 	for (int64_t q = 0; q < g->passes; q++) {
 		int64_t x = g->unit_of[slot + q];
 		if (x < 0)
