@@ -119,7 +119,7 @@ void looptrace_matrix_label(const struct looptrace *lt, char *buf, size_t size)
 	case G_SCORES:
 		what = "the scores, one per query and key";
 		if (simd) {
-			utf8_snprintf(full, sizeof full, "the scores q\u00b7k, %s, not yet scaled", tiled);
+			utf8_snprintf(full, sizeof full, "the scores q\u00b7k\u1d40, %s, not yet scaled", tiled);
 			what = full;
 		}
 		break;
