@@ -218,9 +218,7 @@ static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restri
 #else
 #define SIMD_TINY_COLS 1
 #endif
-static const struct kernel_gemm_shape TFN(gemm_shape) = {
-	false, LANES, SIMD_MR, NR, SIMD_KC, SIMD_MC, SIMD_NC, SIMD_TINY, SIMD_TINY_COLS,
-};
+enum { TFN(nc) = SIMD_NC, TFN(tiny_cols) = SIMD_TINY_COLS };
 #undef SIMD_TINY_COLS
 
 /* c is (m,n), a is (m,k), b is (k,n). */
