@@ -86,7 +86,8 @@ void looptrace_free(struct looptrace *lt);
  *                   and setting hidden keys to -inf, then the softmax's
  *                   vectors) and "weighted sum" (weights·v in tiles); else
  *                   the fused one: one step is one block of att_keys keys
- *                   against a block of att_rows queries for one pass of
+ *                   against a block of att_rows queries (the last block
+ *                   first, as dispatch.c takes them) for one pass of
  *                   att_dvc value columns (scores, the new running maximum
  *                   m, the rescaling alpha of l and of out so far), and a
  *                   last step per block and pass divides out by l; the

@@ -189,9 +189,9 @@ static void cell_variant(const struct looptrace *lt, enum group g, struct step s
 	}
 	case G_FUSED: {
 		int64_t r = idx / lt->dv, col = idx % lt->dv;
-		if (s.kind == ST_NONE || r >= s.r + lt->tile.att_rows)
+		if (s.kind == ST_NONE || r < s.r)   /* the blocks before run last */
 			return;
-		if (r < s.r || col < s.p || (s.merge && col < s.p + lt->dvc)) {
+		if (r >= s.r + lt->tile.att_rows || col < s.p || (s.merge && col < s.p + lt->dvc)) {
 			*v = lt->res[idx];
 			*st = 2;
 		} else if (col < s.p + lt->dvc) {   /* this pass's value columns */
@@ -278,7 +278,9 @@ static void changed_cells(const struct looptrace *lt, enum group g, struct step 
 		*lo = lt_min64(ra, rb) * lt->dv;
 		*hi = (lt_max64(ra, rb) + 1) * lt->dv;
 		return;
-	case G_FUSED:
+	case G_FUSED:   /* the blocks run last first: before any, the frontier is past the last row */
+		ra = a.kind == ST_NONE ? lt->m : a.r;
+		rb = b.kind == ST_NONE ? lt->m : b.r;
 		*lo = lt_min64(ra, rb) * lt->dv;
 		*hi = lt_min64(lt_max64(ra, rb) + lt->tile.att_rows, lt->m) * lt->dv;
 		return;

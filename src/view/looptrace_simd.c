@@ -178,8 +178,8 @@ void looptrace_simd_attention(struct looptrace *lt)
 	lt->blk_alpha = xmalloc((size_t)ar * sizeof *lt->blk_alpha);
 	lt->blk_start = xmalloc((size_t)(blocks * lt->chunks + 1) * sizeof *lt->blk_start);
 	lt->blk_start[0] = 0;
-	for (int64_t b = 0; b < blocks; b++) {
-		int64_t i0 = b * ar, kend = block_keys(lt, i0, block_rows(lt, i0));
+	for (int64_t o = 0; o < blocks; o++) {   /* dispatch.c takes a head's blocks last first */
+		int64_t b = blocks - 1 - o, i0 = b * ar, kend = block_keys(lt, i0, block_rows(lt, i0));
 		block_reset(lt, i0);
 		for (int64_t j0 = 0; j0 < kend; j0 += ak)
 			fold(lt, i0, j0, lt_min64(ak, kend - j0));
@@ -187,7 +187,7 @@ void looptrace_simd_attention(struct looptrace *lt)
 		/* a pass per block of value columns, each against every key block
 		 * (the scores recomputed), then its division */
 		for (int64_t ch = 0; ch < lt->chunks; ch++) {
-			int64_t at = b * lt->chunks + ch;
+			int64_t at = o * lt->chunks + ch;
 			lt->blk_start[at + 1] = lt->blk_start[at] + (kend + ak - 1) / ak + 1;
 		}
 	}
@@ -224,7 +224,7 @@ struct step looptrace_simd_decode(const struct looptrace *lt, int64_t it)
 	}
 	int64_t ar = lt->tile.att_rows, ak = lt->tile.att_keys;
 	int64_t lo = looptrace_find(lt->blk_start, query_blocks(lt) * lt->chunks, it);
-	int64_t b = lo / lt->chunks, off = it - lt->blk_start[lo];
+	int64_t b = query_blocks(lt) - 1 - lo / lt->chunks, off = it - lt->blk_start[lo];
 	int64_t kend = block_keys(lt, b * ar, block_rows(lt, b * ar));
 	struct step s = { ST_BLOCK, b * ar, 0, lo % lt->chunks * lt->dvc, 1, false, 0, 0 };
 	if (off == lt->blk_start[lo + 1] - lt->blk_start[lo] - 1) {
@@ -437,7 +437,8 @@ static void fused_code(struct looptrace *lt)
 	looptrace_add_line(lt, "# (a head of at most %lld scores runs the two-pass kernel instead)", (long long)t->att_small);
 	looptrace_add_line(lt, "out = torch.zeros(%lld, %lld)", (long long)lt->m, (long long)lt->dv);
 	looptrace_scale_line(lt);
-	looptrace_add_line(lt, "for i0 in range(0, %lld, %d):  # a block of queries", (long long)lt->m, ar);
+	looptrace_add_line(lt, "for i0 in reversed(range(0, %lld, %d)):  # a block of queries, the last first", (long long)lt->m,
+			   ar);
 	if (chunks)
 		looptrace_add_line(lt, "    for c0 in range(0, %lld, %lld):  # value columns, a pass each (scores again)",
 				   (long long)lt->dv, (long long)lt->dvc);
@@ -731,7 +732,7 @@ void looptrace_simd_story(const struct looptrace *lt, int row, int col, char *bu
 		return;
 	}
 	int64_t ar = t->att_rows, b = row / ar, i0 = b * ar, bq = block_rows(lt, i0), ch = col / lt->dvc;
-	int64_t at = b * lt->chunks + ch;
+	int64_t at = (query_blocks(lt) - 1 - b) * lt->chunks + ch;
 	int64_t kend = block_keys(lt, i0, bq), first = lt->blk_start[at] + 1, last = lt->blk_start[at + 1];
 	char span[80], pass[64] = "";
 	if (last - 1 > first)

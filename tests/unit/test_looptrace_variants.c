@@ -74,6 +74,17 @@ static bool code_has(const struct looptrace *lt, const char *text)
 	return false;
 }
 
+/* The state of cell (row, col) after step t. */
+static uint8_t state_at(struct looptrace *lt, int64_t t, int row, int col)
+{
+	int r, c;
+	const double *v;
+	const uint8_t *st;
+	looptrace_seek(lt, t);
+	looptrace_matrix(lt, &r, &c, &v, &st);
+	return st[row * c + col];
+}
+
 /* After the last step the matrix is want (rows x cols), every cell done,
  * within rel (0: bit for bit). */
 static void assert_ends_with(struct looptrace *lt, const double *want, int rows, int cols, double rel)
@@ -459,9 +470,15 @@ Test(looptrace_variants, a_fused_attention_should_take_one_step_per_key_block_an
 	cr_assert_str_eq(steps(lt), "12 steps: 9 key blocks against query blocks of 48 + 3 divisions");
 	cr_assert_str_eq(title(lt), "vectorised (avx2, fused 48\u00d796 blocks)");
 	int row, col, rows, cols;
-	looptrace_seek(lt, 9);   /* the last block's first key block */
+	looptrace_seek(lt, 1);   /* the last block first, as dispatch.c takes them: its first key block */
 	looptrace_current_rect(lt, &row, &col, &rows, &cols);
 	cr_assert(row == 96 && col == 0 && rows == 4 && cols == 3);
+	looptrace_seek(lt, 9);   /* the first block's first key block, last */
+	looptrace_current_rect(lt, &row, &col, &rows, &cols);
+	cr_assert(row == 0 && col == 0 && rows == 48 && cols == 3);
+	cr_assert_eq(state_at(lt, 9, 99, 0), 2, "the last block is done by then");
+	cr_assert_eq(state_at(lt, 9, 0, 0), 1);
+	cr_assert_eq(state_at(lt, 8, 0, 0), 0, "the first block has not begun");
 	cr_assert_str_eq(looptrace_phase(lt), "online softmax");
 	looptrace_free(lt);
 	tensor_unref(o);
@@ -541,6 +558,25 @@ Test(looptrace_variants, every_softmax_variant_should_show_the_same_whichever_wa
 Test(looptrace_variants, every_attention_variant_should_show_the_same_whichever_way_it_was_seeked)
 {
 	check_all_variants(causal_result);
+}
+
+/* A causal head of 20 queries and 5 keys with 70 value columns: more than
+ * one pass of att_dvc. */
+static struct tensor *wide_result(void)
+{
+	struct tensor *q = matrix(20, 3, 27), *k = matrix(5, 3, 28), *v = matrix(5, 70, 29);
+	struct tensor *o = attention_result(q, k, v, true, 0.7);
+	tensor_unref(q);
+	tensor_unref(k);
+	tensor_unref(v);
+	return o;
+}
+
+Test(looptrace_variants, every_fused_attention_should_show_the_same_whichever_way_it_was_seeked)
+{
+	kernel_set_attention_small(0);   /* the fused kernel, whatever the size */
+	check_all_variants(causal_result);
+	check_all_variants(wide_result);
 }
 
 Test(looptrace_variants, the_loops_variant_should_be_the_loops_trace)
@@ -682,16 +718,6 @@ static bool story_range(const char *text, const char *key, long *a, long *b)
 		}
 	}
 	return true;
-}
-
-static uint8_t state_at(struct looptrace *lt, int64_t t, int row, int col)
-{
-	int r, c;
-	const double *v;
-	const uint8_t *st;
-	looptrace_seek(lt, t);
-	looptrace_matrix(lt, &r, &c, &v, &st);
-	return st[row * c + col];
 }
 
 /* The cell's story names the steps that compute it: before its first the
@@ -916,11 +942,11 @@ Test(looptrace_variants, a_fused_head_with_more_value_columns_than_a_pass_should
 			struct looptrace *lt = looptrace_for_variant(o, TRACE_SIMD);
 			assert_ends_with(lt, want, (int)tq, (int)dv, 1e-13);
 			int64_t ar = tile.att_rows, ak = tile.att_keys, dvc = tile.att_dvc, chunks = (dv + dvc - 1) / dvc;
-			int64_t count = 0, first_block = 0;
+			int64_t count = 0, first_block = 0, last_i0 = (tq - 1) / ar * ar;
 			for (int64_t i0 = 0; i0 < tq; i0 += ar) {
 				int64_t bq = tq - i0 < ar ? tq - i0 : ar, kend = causal && i0 + bq < tk ? i0 + bq : tk;
 				count += chunks * ((kend + ak - 1) / ak + 1);
-				if (i0 == 0)
+				if (i0 == last_i0)   /* the block run first */
 					first_block = (kend + ak - 1) / ak + 1;
 			}
 			cr_assert_eq(looptrace_total(lt), count, "%s", steps(lt));
@@ -928,13 +954,14 @@ Test(looptrace_variants, a_fused_head_with_more_value_columns_than_a_pass_should
 			snprintf(want_text, sizeof want_text, "(%lld passes of %lld value columns)", (long long)chunks,
 				 (long long)dvc);
 			cr_assert(strstr(steps(lt), want_text), "%s", steps(lt));
-			/* the first block's second pass: the columns after the first dvc */
+			/* the block run first (the last), its second pass: the columns after the first dvc */
 			int row, col, rows, cols;
 			looptrace_seek(lt, first_block + 1);
 			looptrace_current_rect(lt, &row, &col, &rows, &cols);
-			cr_assert(row == 0 && col == dvc && cols == dv - dvc, "%d %d %d %d", row, col, rows, cols);
-			cr_assert_eq(state_at(lt, first_block + 1, 0, 0), 2, "the first pass's columns are done");
-			cr_assert_eq(state_at(lt, first_block + 1, 0, (int)dvc), 1);
+			cr_assert(row == last_i0 && col == dvc && cols == dv - dvc, "%d %d %d %d", row, col, rows, cols);
+			cr_assert_eq(state_at(lt, first_block + 1, (int)tq - 1, 0), 2, "the first pass's columns are done");
+			cr_assert_eq(state_at(lt, first_block + 1, (int)tq - 1, (int)dvc), 1);
+			cr_assert_eq(state_at(lt, first_block + 1, 0, 0), last_i0 ? 0 : 2, "the first block runs last");
 			assert_story_steps(lt, 1, 0, (int)dv - 1, "divided by its l in step ");
 			assert_story_steps(lt, 1, (int)tq - 1, 0, "divided by its l in step ");
 			looptrace_free(lt);
