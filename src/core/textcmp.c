@@ -47,7 +47,8 @@ static int line_of(const char *start, const char *at)
 	return l;
 }
 
-bool textcmp_match(const char *got_in, const char *want_in, double f32_rel, bool prefix, char *why, size_t whylen)
+bool textcmp_match(const char *got_in, const char *want_in, double f32_rel, double abs_tol, bool prefix, char *why,
+		   size_t whylen)
 {
 	char *got = xstrdup(got_in), *want = xstrdup(want_in);
 	const char *g = got, *w = want;
@@ -58,12 +59,17 @@ bool textcmp_match(const char *got_in, const char *want_in, double f32_rel, bool
 		size_t gn = (g == got || !isalnum((unsigned char)g[-1])) ? number_at(g, &gv, &gu) : 0;
 		if (wn && gn) {
 			/* one unit in the last digit (same number of characters),
-			 * or a float32 rounding difference in a 17-digit print */
+			 * a float32 rounding difference in a 17-digit print, or
+			 * within the expect's absolute tolerance */
 			bool same_text = wn == gn && strncmp(g, w, wn) == 0;
 			bool unit = gn == wn && fabs(gv - wv) <= wu * 1.000001;
 			bool f32 = fabs(gv - wv) <= f32_rel * fabs(wv);
-			if (!same_text && !unit && !f32) {
-				if (why)
+			bool near = fabs(gv - wv) <= abs_tol;
+			if (!same_text && !unit && !f32 && !near) {
+				if (why && abs_tol > 0)
+					snprintf(why, whylen, "line %d: got %.*s where %.*s was expected (tolerance %g)",
+						 line_of(want, w), (int)gn, g, (int)wn, w, abs_tol);
+				else if (why)
 					snprintf(why, whylen, "line %d: got %.*s where %.*s was expected",
 						 line_of(want, w), (int)gn, g, (int)wn, w);
 				ok = false;

@@ -12,8 +12,10 @@
  * included: qkv prints it as torch does); each number equal, or differing from
  * the expected one by one unit in its last printed digit (same length of
  * text), or by f32_rel relative (for float32 values printed with Python's 17
- * digits; 0 to disallow). When prefix is true, got may go on after want
- * ends. On a mismatch, why (may be NULL) gets the line and both texts. */
-bool textcmp_match(const char *got, const char *want, double f32_rel, bool prefix, char *why, size_t whylen);
+ * digits; 0 to disallow), or by abs_tol (a lesson expect's "tol"; 0 for
+ * none). When prefix is true, got may go on after want ends. On a mismatch,
+ * why (may be NULL) gets the line and both texts. */
+bool textcmp_match(const char *got, const char *want, double f32_rel, double abs_tol, bool prefix, char *why,
+		   size_t whylen);
 
 #endif

@@ -119,20 +119,31 @@ int kernel_variant_named(const char *name, size_t len)
 	return -1;
 }
 
+static int64_t attention_small(void);
+
 void kernel_simd_tile(struct kernel_tile *t)
 {
-	const struct simd_ops *ops = dispatch_ops();
+	const struct simd_ops *ops = dispatch_ops(), *two = ops;	/* two: the table of the two-pass attention */
+#if defined(__x86_64__)
+	if (ops->softmax_rows_f32 == simd_avx2_softmax_rows_f32)	/* AVX-512 borrows AVX2's */
+		two = &simd_ops_avx2;
+#endif
 	t->path = ops->name;
 	t->lanes = ops->fma_lanes;
 	t->tile_rows = ops->tile_rows;
 	t->tile_cols = ops->tile_cols;
 	t->att_rows = ops->att_rows;
 	t->att_keys = ops->att_keys;
-	t->softmax_lanes = ops->fma_lanes;
-#if defined(__x86_64__)
-	if (ops->softmax_rows_f32 == simd_avx2_softmax_rows_f32)	/* AVX-512 borrows AVX2's */
-		t->softmax_lanes = simd_ops_avx2.fma_lanes;
-#endif
+	t->att_dc = ops->att_dc;
+	t->att_dvc = ops->att_dvc;
+	t->softmax_lanes = two->fma_lanes;
+	t->softmax_lanes_f64 = two->lanes_f64;
+	t->gemm[0] = ops->gemm_f32;
+	t->gemm[1] = ops->gemm_f64;
+	t->att_gemm[0] = two->gemm_f32;
+	t->att_gemm[1] = two->gemm_f64;
+	t->att_loops = two->attention_f64 == attention_f64_loops;
+	t->att_small = attention_small();
 }
 
 /* ---- threads: a large product is split into bands of rows of c ---------------- */
@@ -397,6 +408,12 @@ static int64_t att_small = ATT_SMALL;	/* the test hook may lower it */
 void kernel_set_attention_small(int64_t elems)
 {
 	__atomic_store_n(&att_small, elems < 0 || elems > ATT_SMALL ? ATT_SMALL : elems, __ATOMIC_RELAXED);
+}
+
+/* The largest tq·tk that runs the two-pass kernel without weights (for kernel_simd_tile). */
+static int64_t attention_small(void)
+{
+	return __atomic_load_n(&att_small, __ATOMIC_RELAXED);
 }
 
 struct attention_job {

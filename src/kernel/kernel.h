@@ -235,26 +235,69 @@ const char *kernel_simd_name(void);
  * from QKV_SIMD (and QKV_NO_SIMD=1); the tests use it to run every path. */
 int kernel_force_simd(const char *name);
 
-/* The shapes the SIMD path in use works in (float32), from its own
- * parameters, so the views that picture it never hold a second copy:
+/* How one element type's SIMD matmul (matmul_f32_simd, matmul_f64_simd)
+ * walks a product c = a·b, (m,k)·(k,n), from its own parameters:
+ *   loops           the path runs kernel/loops.c's matmul (i, j, then p:
+ *                   one multiply-add at a time; "scalar"); the rest is 0;
+ *   lanes           elements in one vector register;
+ *   tile_rows/cols  the micro-kernel's register tile of c (MR, NR): one
+ *                   step (one p) broadcasts a[i, p] for tile_rows rows into
+ *                   tile_cols / lanes vectors of b[p, j..];
+ *   kc, mc, nc      the blocking, in GotoBLAS order: nc columns of b at a
+ *                   time, of those kc of the depth (a pass: every cell adds
+ *                   the pass's products, in order of p, to what it held),
+ *                   then mc rows of a, then panels of tile_cols columns, then
+ *                   tiles of tile_rows rows;
+ *   tiny, tiny_cols a product with k <= kc and m·n <= tiny / k skips the
+ *                   tiles: row by row, tiny_cols columns at a time (a[i, p]
+ *                   broadcast against b[p, j..j+tiny_cols-1]; 1: one cell at
+ *                   a time), p in order. */
+struct kernel_gemm_shape {
+	bool loops;
+	int lanes;
+	int tile_rows, tile_cols;
+	int kc, mc, nc;
+	int tiny, tiny_cols;
+};
+
+/* The shapes the SIMD path in use works in, from its own parameters, so the
+ * views that picture it never hold a second copy:
  *   lanes           floats in one vector register (16 on AVX-512, 8 on
  *                   AVX2, 4 on SSE2 and NEON, 1 for "scalar");
- *   tile_rows/cols  the matmul micro-kernel's register tile of c: each step
- *                   (one p) broadcasts a[i, p] for tile_rows rows and
- *                   multiply-adds it into tile_cols / lanes vectors of
+ *   tile_rows/cols  the float32 matmul micro-kernel's register tile of c:
+ *                   each step (one p) broadcasts a[i, p] for tile_rows rows
+ *                   and multiply-adds it into tile_cols / lanes vectors of
  *                   b[p, j..]: tile_rows · tile_cols / lanes FMAs (6×16 on
  *                   AVX2, 6×32 on AVX-512);
  *   att_rows/keys   the fused attention's block of queries and of keys
  *                   (online softmax: a running max and sum per query,
  *                   rescaled per key block);
- *   softmax_lanes   lanes of the row softmax in use (the AVX-512 path runs
- *                   AVX2's, 8 lanes, for torch's sums: see simd_avx512.c). */
+ *   softmax_lanes   lanes of the float32 row softmax in use (the AVX-512
+ *                   path runs AVX2's, 8 lanes, for torch's sums: see
+ *                   simd_avx512.c); softmax_lanes_f64 the float64 one's;
+ *   gemm[2]         the matmul of float32 [0] and float64 [1], as above;
+ *   att_gemm[2]     the two products of the per-head two-pass attention
+ *                   (scores = q·kᵀ, tiles wholly in the causal future
+ *                   skipped; out = weights·v): AVX-512 runs AVX2's; its row
+ *                   softmax is the softmax_lanes one;
+ *   att_loops       the two-pass attention is kernel/loops.c's (scalar);
+ *   att_small       a head whose tq·tk is at most this runs the two-pass
+ *                   kernel even when its weights are not wanted (the rest
+ *                   run fused); kernel_set_attention_small moves it;
+ *   att_dc, att_dvc the fused kernel's depth and value columns per pass (its
+ *                   scores recomputed for each pass of value columns; 0:
+ *                   the whole depth at once). */
 struct kernel_tile {
 	const char *path;
 	int lanes;
 	int tile_rows, tile_cols;
 	int att_rows, att_keys;
-	int softmax_lanes;
+	int softmax_lanes, softmax_lanes_f64;
+	struct kernel_gemm_shape gemm[2];
+	struct kernel_gemm_shape att_gemm[2];
+	bool att_loops;
+	int64_t att_small;
+	int att_dc, att_dvc;
 };
 void kernel_simd_tile(struct kernel_tile *t);
 

@@ -4,6 +4,8 @@
 #ifndef QKV_KERNEL_SIMD_H
 #define QKV_KERNEL_SIMD_H
 
+#include "kernel/kernel.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,11 +36,13 @@ struct simd_ops {
 				   const uint8_t *mask, bool causal, double scale, int64_t i0, int64_t bq,
 				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
 	int att_rows, att_keys;            /* the fused attention's blocks (float) */
+	int att_dc, att_dvc;               /* its depth and value columns a pass (0: all the depth) */
 	int tile_rows, tile_cols;          /* the matmul register tile (float) */
+	struct kernel_gemm_shape gemm_f32, gemm_f64;   /* how matmul_f32/f64 walk a product */
 	void (*exp_f32)(float *out, const float *in, int64_t n);
 	void (*exp_f64)(double *out, const double *in, int64_t n);
 	float (*fma_chains_f32)(int64_t iters, float seed);
-	int fma_lanes;
+	int fma_lanes, lanes_f64;
 	/* the fused attention's 2^x (x <= 0), for the tests */
 	void (*exp2_softmax_f32)(float *out, const float *in, int64_t n);
 };

@@ -225,6 +225,15 @@ static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restri
 		TFN(tiny_body)(c, a, b, m, k, n);
 }
 
+/* tiny_body's walk, for the ops table (kernel_simd_tile) */
+#ifdef TINY_V4
+#define SIMD_TINY_COLS (int)(sizeof(TINY_V4) / sizeof(T))
+#else
+#define SIMD_TINY_COLS 1
+#endif
+enum { TFN(nc) = SIMD_NC, TFN(tiny_cols) = SIMD_TINY_COLS };
+#undef SIMD_TINY_COLS
+
 /* c is (m,n), a is (m,k), b is (k,n). */
 static void TFN(matmul)(T *c, const T *a, const T *b, int64_t m, int64_t k, int64_t n)
 {
@@ -498,6 +507,7 @@ _Static_assert(ATT_BQ % NR == 0 && ATT_BQ % SIMD_MR == 0, "ATT_BQ must be a mult
 enum { TFN(tile_cols) = NR, TFN(att_keys) = ATT_BK };
 #define ATT_DC 128
 #define ATT_DVC 64
+enum { TFN(att_dc) = ATT_DC, TFN(att_dvc) = ATT_DVC };
 
 /* The largest of x and y, y when x is NaN (one max instruction on x86). */
 static inline V TFN(max_skip_nan)(V x, V y)

@@ -182,8 +182,12 @@ struct value *value_super(struct value *self, struct value *cls);    /* refs bot
 /* What one list, tuple, dict or set may hold, and one string's bytes: an
  * operation that would pass them fails with a MemoryError naming the limit
  * before it allocates, instead of running the machine out of memory. */
+#ifndef VALUE_MAX_ITEMS   /* the fuzz builds set smaller ones (Makefile, FUZZ_LIMITS) */
 #define VALUE_MAX_ITEMS 10000000
+#endif
+#ifndef VALUE_MAX_STR
 #define VALUE_MAX_STR (64 << 20)
+#endif
 /* 0 when a value of this kind may hold n items; else -1 with "MemoryError:
  * a list of 20000000 items is over qkv's limit of 10000000" (no place). */
 int value_check_items(enum value_kind kind, int64_t n, struct qkv_error *err);

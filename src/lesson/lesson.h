@@ -77,7 +77,9 @@ struct expect {
 	double *values;     /* EXPECT_VALUES, row-major */
 	int ndim;
 	int64_t shape[4];
-	double tol;
+	double tol;         /* EXPECT_VALUES: absolute, default 1e-4 */
+	double text_tol;    /* EXPECT_TEXT, EXPECT_OUTPUT: each printed number's absolute
+			     * tolerance beside one unit of its last digit; 0 unless "tol" is given */
 	char *why;
 };
 

@@ -500,6 +500,8 @@ static int get_expect(struct loader *ld, const cJSON *n, const char *path, struc
 		return -1;
 	if (tol && get_tol(ld, tol, path, &e->tol) < 0)
 		return -1;
+	if (tol)
+		e->text_tol = e->tol;
 	const cJSON *textual = NULL;
 	if (out) {
 		if (tensor || text || values)

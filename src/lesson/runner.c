@@ -493,7 +493,7 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 		strbuf_puts(&want, e->text);
 		if (want.len && want.s[want.len - 1] != '\n')
 			strbuf_putc(&want, '\n');
-		out->pass = textcmp_match(res->output, want.s, 0, false, why, sizeof why);
+		out->pass = textcmp_match(res->output, want.s, 0, e->text_tol, false, why, sizeof why);
 		if (!out->pass)
 			snprintf(out->detail, sizeof out->detail, "the printed output differs, %s", why);
 		strbuf_free(&want);
@@ -508,7 +508,7 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 		strbuf_init(&sb);
 		value_repr(&sb, v);
 		value_unref(v);
-		out->pass = textcmp_match(sb.s, e->text, 0, false, why, sizeof why);
+		out->pass = textcmp_match(sb.s, e->text, 0, e->text_tol, false, why, sizeof why);
 		if (!out->pass)
 			snprintf(out->detail, sizeof out->detail, "'%s' prints differently, %s", e->expr, why);
 		strbuf_free(&sb);

@@ -113,7 +113,7 @@ static bool reproduces(const struct pinned *p, const struct value *got, char *wh
 		strbuf_init(&sb);
 		value_repr(&sa, got);
 		value_repr(&sb, p->v);
-		bool ok = textcmp_match(sa.s, sb.s, 0, false, NULL, 0);
+		bool ok = textcmp_match(sa.s, sb.s, 0, 0, false, NULL, 0);
 		if (!ok)
 			snprintf(why, size, "it prints differently");
 		strbuf_free(&sa);

@@ -64,26 +64,40 @@ void looptrace_free(struct looptrace *lt);
  *                   and weighted sums (partial rows o0..o3 over v_idx) so.
  *                   Bit for bit the _unrolled kernels' float64 results;
  *   TRACE_SIMD      one step is what the SIMD kernel on this machine does in
- *                   one pass of its inner loop (kernel_simd_tile): for a
- *                   matmul one p across the register tile (tile_rows
- *                   broadcasts of a[i, p], each an FMA into tile_cols/lanes
- *                   vectors of b[p, j..]), so the whole tile grows at once;
- *                   the tiles go down a panel of tile_cols columns, then to
- *                   the next panel, and an edge tile costs a whole one (the
- *                   kernel pads it). For a softmax one vector of
- *                   softmax_lanes entries (max; exp, summed lane by lane;
- *                   division) and one step to reduce the lanes after the
- *                   max and after the sum. For an attention the fused kernel
- *                   (what a head of more than a few thousand scores runs):
- *                   one step is one block of att_keys keys against a block
- *                   of att_rows queries (scores, the new running maximum m,
- *                   the rescaling alpha of l and of out so far), and a last
- *                   step per query block divides out by l; the matrix is out
- *                   (phase "online softmax"), holding acc (not yet divided)
- *                   while its block runs. The matmul's float64 result is the
- *                   SIMD kernel's bit for bit (for k up to its depth block);
- *                   the softmax and attention within 1e-13 (its exp is not
- *                   libm's).
+ *                   one pass of its inner loop, in the shapes and order of the
+ *                   kernel that runs for the operands' element type
+ *                   (kernel_simd_tile). A matmul: one p across a register
+ *                   tile (tile_rows broadcasts of a[i, p], each an FMA into
+ *                   tile_cols/lanes vectors of b[p, j..]), so the whole tile
+ *                   grows at once, the tiles in the kernel's GotoBLAS order
+ *                   (blocks of nc columns, passes of kc of the depth, blocks
+ *                   of mc rows, panels, tiles: over several passes a cell
+ *                   adds each pass's sum to what it held); an edge tile costs
+ *                   a whole one (the kernel pads it). A product small enough
+ *                   for the tiny path: row by row, tiny_cols columns (or one
+ *                   cell) a step. A softmax: one vector of softmax_lanes
+ *                   entries (max; exp, summed lane by lane; division) and one
+ *                   step to reduce the lanes after the max and after the sum.
+ *                   An attention: the kernel dispatch runs for its head (a
+ *                   DERIV_ATTENTION never wants weights): with tq·tk <=
+ *                   att_small the two-pass one, in three phases: "scores"
+ *                   (q·kᵀ in tiles, unscaled; tiles wholly in the causal
+ *                   future skipped), "softmax" (per row one step scaling it
+ *                   and setting hidden keys to -inf, then the softmax's
+ *                   vectors) and "weighted sum" (weights·v in tiles); else
+ *                   the fused one: one step is one block of att_keys keys
+ *                   against a block of att_rows queries (the last block
+ *                   first, as dispatch.c takes them) for one pass of
+ *                   att_dvc value columns (scores, the new running maximum
+ *                   m, the rescaling alpha of l and of out so far), and a
+ *                   last step per block and pass divides out by l; the
+ *                   matrix is out (phase "online softmax"), holding acc (not
+ *                   yet divided) while its block runs. The scalar path runs
+ *                   kernel/loops.c's matmul, softmax and two-pass attention:
+ *                   their traces are the loops' (looptrace_variant still
+ *                   says TRACE_SIMD). The matmul's float64 result is the
+ *                   SIMD kernel's bit for bit; the softmax and attention
+ *                   within 1e-13 (its exp is not libm's).
  * Step counts and tile shapes come from KERNEL_UNROLL and kernel_simd_tile,
  * never from a copy of them. Every function of this header works on every
  * variant (looptrace_code gives that variant's code). */
@@ -93,7 +107,9 @@ enum trace_variant { TRACE_LOOPS, TRACE_UNROLLED, TRACE_SIMD };
 /* As looptrace_for, following variant v (TRACE_LOOPS: looptrace_for). */
 struct looptrace *looptrace_for_variant(const struct tensor *t, enum trace_variant v);
 enum trace_variant looptrace_variant(const struct looptrace *lt);
-/* "for-loops", "unrolled ×4", "vectorised (avx2, 6×16 tile)" */
+/* "for-loops", "unrolled ×4", "vectorised (avx2, 6×16 tile)", "vectorised (avx2,
+ * tiny: 4 columns at a time)", "vectorised (avx2, two-pass, 6×16 tiles)",
+ * "vectorised (avx2, fused 48×96 blocks)", "no vectors (the scalar path: for-loops)" */
 void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size);
 /* What the whole computation takes in this variant's steps, with numbers:
  * "6,400 multiply-adds", "1,600 iterations of 4 + 400 merges",

@@ -246,7 +246,7 @@ static void sum_step(struct step *s, int64_t u, int64_t terms)
 
 struct step looptrace_unrolled_decode(const struct looptrace *lt, int64_t it)
 {
-	struct step s = { ST_MATMUL, 0, 0, 0, 1, false };
+	struct step s = { ST_MATMUL, 0, 0, 0, 1, false, 0, 0 };
 	if (lt->kind == TRACE_MATMUL) {
 		int64_t per = looptrace_unrolled_iters(lt->k) + 1, cell = it / per;
 		s.r = cell / lt->n;

@@ -11,12 +11,17 @@
 
 enum trace_variant looptrace_variant(const struct looptrace *lt)
 {
-	return lt->variant;
+	return lt->asked;
 }
 
 void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size)
 {
 	const struct kernel_tile *t = &lt->tile;
+	const struct gemm_walk *w = &lt->gw[0];
+	if (lt->asked == TRACE_SIMD && lt->variant == TRACE_LOOPS) {   /* the scalar path: the loops kernels */
+		utf8_snprintf(buf, size, "no vectors (the %s path: for-loops)", t->path);
+		return;
+	}
 	switch (lt->variant) {
 	case TRACE_LOOPS:
 		utf8_snprintf(buf, size, "for-loops");
@@ -25,12 +30,21 @@ void looptrace_variant_title(const struct looptrace *lt, char *buf, size_t size)
 		utf8_snprintf(buf, size, "unrolled \u00d7%d", KERNEL_UNROLL);
 		return;
 	case TRACE_SIMD:
-		if (t->lanes == 1)
+		if (lt->kind == TRACE_MATMUL && w->tiny)
+			utf8_snprintf(buf, size, w->uc > 1 ? "vectorised (%s, tiny: %d columns at a time)" :
+				      "vectorised (%s, tiny: one cell at a time)", t->path, w->uc);
+		else if (t->lanes == 1 && lt->kind == TRACE_ATTENTION && !lt->two_pass)
+			utf8_snprintf(buf, size, "no vectors (the %s path, fused %d\u00d7%d blocks)", t->path, t->att_rows,
+				      t->att_keys);
+		else if (t->lanes == 1)
 			utf8_snprintf(buf, size, "no vectors (the %s path)", t->path);
 		else if (lt->kind == TRACE_MATMUL)
 			utf8_snprintf(buf, size, "vectorised (%s, %d\u00d7%d tile)", t->path, t->tile_rows, t->tile_cols);
 		else if (lt->kind == TRACE_SOFTMAX)
 			utf8_snprintf(buf, size, "vectorised (%s, %d lanes)", t->path, lt->sm.width);
+		else if (lt->two_pass)
+			utf8_snprintf(buf, size, "vectorised (%s, two-pass, %d\u00d7%d tiles)", t->path, t->tile_rows,
+				      t->tile_cols);
 		else
 			utf8_snprintf(buf, size, "vectorised (%s, fused %d\u00d7%d blocks)", t->path, t->att_rows, t->att_keys);
 		return;
@@ -68,6 +82,7 @@ static void attention_steps_text(const struct looptrace *lt, char *buf, size_t s
 void looptrace_steps_text(const struct looptrace *lt, char *buf, size_t size)
 {
 	const struct kernel_tile *t = &lt->tile;
+	const struct gemm_walk *w = &lt->gw[0];
 	char n1[32], n2[32], n3[32];
 	looptrace_count(n1, sizeof n1, lt->total);
 	switch (lt->variant) {
@@ -92,17 +107,36 @@ void looptrace_steps_text(const struct looptrace *lt, char *buf, size_t size)
 		}
 		return;
 	case TRACE_SIMD:
-		if (lt->kind == TRACE_MATMUL) {
-			utf8_snprintf(buf, size, "%s steps of %d FMAs of %d lanes", n1,
-				      t->tile_rows * (t->tile_cols / t->lanes), t->lanes);
+		if (lt->kind == TRACE_MATMUL && w->tiny) {
+			if (w->uc > 1)
+				utf8_snprintf(buf, size, "%s steps of one multiply-add of %d lanes", n1, w->uc);
+			else
+				utf8_snprintf(buf, size, "%s multiply-adds, one at a time", n1);
+		} else if (lt->kind == TRACE_MATMUL) {
+			int len = utf8_snprintf(buf, size, "%s steps of %d FMAs of %d lanes", n1,
+						t->tile_rows * (t->tile_cols / t->lanes), t->lanes);
+			if (w->passes > 1 && len >= 0 && (size_t)len < size)
+				utf8_snprintf(buf + len, size - (size_t)len, ", the depth in %lld passes of %lld",
+					      (long long)w->passes, (long long)w->kc);
 		} else if (lt->kind == TRACE_SOFTMAX) {
 			utf8_snprintf(buf, size, "%s steps of %d lanes (max, exp and sum, divide) and reductions across them",
 				      n1, lt->sm.width);
+		} else if (lt->two_pass) {
+			char n4[32];
+			utf8_snprintf(buf, size, "%s steps: %s of %d FMAs for the score tiles, %s for the softmax in vectors "
+				      "of %d, %s for the output tiles", n1, looptrace_count(n2, sizeof n2, lt->sm_begin),
+				      t->tile_rows * (t->tile_cols / t->lanes), looptrace_count(n3, sizeof n3,
+				      lt->out_begin - lt->sm_begin), lt->sm.width,
+				      looptrace_count(n4, sizeof n4, lt->total - lt->out_begin));
 		} else {
-			int64_t blocks = (lt->m + t->att_rows - 1) / t->att_rows;
-			utf8_snprintf(buf, size, "%s steps: %s key block%s against query blocks of %d + %s division%s", n1,
-				      looptrace_count(n2, sizeof n2, lt->total - blocks), lt->total - blocks == 1 ? "" : "s",
-				      t->att_rows, looptrace_count(n3, sizeof n3, blocks), blocks == 1 ? "" : "s");
+			int64_t blocks = (lt->m + t->att_rows - 1) / t->att_rows * lt->chunks;
+			int len = utf8_snprintf(buf, size, "%s steps: %s key block%s against query blocks of %d + %s division%s",
+						n1, looptrace_count(n2, sizeof n2, lt->total - blocks),
+						lt->total - blocks == 1 ? "" : "s", t->att_rows,
+						looptrace_count(n3, sizeof n3, blocks), blocks == 1 ? "" : "s");
+			if (lt->chunks > 1 && len >= 0 && (size_t)len < size)
+				utf8_snprintf(buf + len, size - (size_t)len, " (%lld passes of %lld value columns)",
+					      (long long)lt->chunks, (long long)lt->dvc);
 		}
 		return;
 	}
@@ -119,18 +153,19 @@ bool looptrace_current_rect(const struct looptrace *lt, int *row, int *col, int 
 	*rows = *cols = 1;
 	switch (s.kind) {
 	case ST_TILE:
-		*rows = (int)(lt->m - s.r < lt->tile.tile_rows ? lt->m - s.r : lt->tile.tile_rows);
-		*cols = (int)(lt->n - s.c < lt->tile.tile_cols ? lt->n - s.c : lt->tile.tile_cols);
+		*rows = (int)lt->gw[s.gw].unit[s.u].rows;
+		*cols = (int)lt->gw[s.gw].unit[s.u].cols;
 		break;
 	case ST_BLOCK:
 		*rows = (int)(lt->m - s.r < lt->tile.att_rows ? lt->m - s.r : lt->tile.att_rows);
-		*col = 0;
-		*cols = (int)lt->dv;
+		*col = (int)s.p;
+		*cols = (int)lt_min64(lt->dvc, lt->dv - s.p);
 		break;
 	case ST_OUT:
 		*col = 0;
 		*cols = (int)lt->dv;
 		break;
+	case ST_SCALE:
 	case ST_MAX:
 	case ST_ZERO:
 	case ST_EXP:

@@ -103,5 +103,5 @@ void dir_remove(const char *dir)
 
 bool text_matches(const char *got, const char *want, double f32_rel, bool prefix, char *why, size_t whylen)
 {
-	return textcmp_match(got, want, f32_rel, prefix, why, whylen);
+	return textcmp_match(got, want, f32_rel, 0, prefix, why, whylen);
 }

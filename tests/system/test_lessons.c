@@ -123,6 +123,40 @@ Test(lessons, a_wrong_expected_value_should_fail_with_the_largest_difference)
 	free(example);
 }
 
+/* The example with its printed 0.5761 changed to 0.5771 and a "tol" on
+ * that output expect: check's exit status and output. */
+static int check_with_tol(const char *tol, char **out)
+{
+	char *example = read_text("tests/lessons/format-example.json");
+	const char *tail = "0.5761]])\" }";
+	char *p = strstr(example, tail);
+	cr_assert(p);
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/qkv-tol-%d.json", (int)getpid());
+	FILE *f = fopen(path, "w");
+	fprintf(f, "%.*s0.5771]])\", \"tol\": %s }%s", (int)(p - example), example, tol, p + strlen(tail));
+	fclose(f);
+	char *err;
+	int rc = qkv("check", path, NULL, NULL, out, &err);
+	cr_assert_str_empty(err, "%s", err);
+	unlink(path);
+	free(err);
+	free(example);
+	return rc;
+}
+
+Test(lessons, a_tol_on_an_output_expect_should_allow_that_much_and_no_more)
+{
+	char *out;
+	cr_assert_eq(check_with_tol("0.002", &out), 0, "%s", out);
+	cr_assert_str_eq(out, "3 passed, 0 failed\n");
+	free(out);
+	cr_assert_eq(check_with_tol("0.0005", &out), 1, "%s", out);
+	cr_assert(strstr(out, "the printed output differs, line 3: got 0.5761 where 0.5771 was expected "
+			 "(tolerance 0.0005)\n") != NULL, "%s", out);
+	free(out);
+}
+
 /* display width of a UTF-8 line (tabs to 8-column stops) */
 static int width_of(const char *s, size_t n)
 {

@@ -143,7 +143,7 @@ Test(grad, results_should_print_as_torch_prints_them)
 			strbuf_init(&sb);
 			value_repr(&sb, v);
 			char why[256];
-			if (!textcmp_match(sb.s, grad_reprs[i].text, 0, false, why, sizeof why)) {
+			if (!textcmp_match(sb.s, grad_reprs[i].text, 0, 0, false, why, sizeof why)) {
 				cr_expect(false, "%s: %s\n got: %s\nwant: %s", grad_reprs[i].code, why, sb.s,
 					  grad_reprs[i].text);
 				bad++;

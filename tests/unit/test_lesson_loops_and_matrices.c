@@ -325,3 +325,56 @@ Test(lesson_loops_and_matrices, at_512_tokens_simd_should_run_the_explicit_expre
 	}
 	player_free(p);
 }
+
+/* Step 8: "On 10 tokens the SIMD kernel runs the loops' three stages, each
+ * vectorised: the scores as a matrix product in register tiles (the tiles
+ * wholly in the future skipped), the softmax of each row, the weighted sums
+ * as another product": the vectorised panel of its comparison animates
+ * those three stages (the two-pass kernel dispatch runs for a head that
+ * small), where step 11's 512-token one animates the fused blocks. */
+Test(lesson_loops_and_matrices, the_vectorised_panel_should_show_three_stages_at_10_tokens_and_blocks_at_512,
+     .timeout = 120)
+{
+	claim_says(ID, 8, "the scores as a matrix product in register tiles (the tiles wholly in the future skipped)");
+	struct kernel_tile tile;
+	kernel_simd_tile(&tile);
+	if (tile.att_loops)
+		cr_skip_test("the scalar path runs the loops");
+	struct player *p = player_new(claims_lesson(ID), KERNEL_SIMD);
+	struct qkv_error err = { 0 };
+	int at;
+	static const int steps[2] = { 8, 11 };
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(player_go(p, steps[i] - 1, &at, &err), 0, "%s", err.msg);
+		const struct step_result *r = player_result(p, steps[i] - 1);
+		struct looptrace *lt = NULL;   /* the comparison's: an attention */
+		for (int j = 0; j < r->nshown && !lt; j++) {
+			lt = r->shown[j].t ? looptrace_for_variant(r->shown[j].t, TRACE_SIMD) : NULL;
+			if (lt && looptrace_kind(lt) != TRACE_ATTENTION) {
+				looptrace_free(lt);
+				lt = NULL;
+			}
+		}
+		cr_assert(lt, "step %d: no vectorised trace of an attention", steps[i]);
+		looptrace_seek(lt, 1);
+		if (i == 0) {
+			cr_expect_str_eq(looptrace_phase(lt), "scores");
+			int64_t first, last;
+			looptrace_phase_bounds(lt, &first, &last);
+			looptrace_seek(lt, last + 1);
+			cr_expect_str_eq(looptrace_phase(lt), "softmax");
+			looptrace_seek(lt, looptrace_total(lt));
+			cr_expect_str_eq(looptrace_phase(lt), "weighted sum");
+			const char *const *lines;
+			int n = looptrace_code(lt, &lines);
+			bool skipped = false;
+			for (int l = 0; l < n; l++)
+				skipped |= strstr(lines[l], "(wholly future: skipped)") != NULL;
+			cr_expect(skipped, "the code should say the future tiles are skipped");
+		} else {
+			cr_expect_str_eq(looptrace_phase(lt), "online softmax");
+		}
+		looptrace_free(lt);
+	}
+	player_free(p);
+}

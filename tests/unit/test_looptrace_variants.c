@@ -7,6 +7,7 @@
 #include "kernel/kernel.h"
 
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +20,26 @@
 #pragma weak softmax_rows_f64_unrolled
 #pragma weak attention_f64_unrolled
 
+/* A (rows, cols) tensor of dtype dt of values that make no sum exact. */
+static struct tensor *matrix_of(enum dtype dt, int64_t rows, int64_t cols, unsigned seed)
+{
+	int64_t shape[2] = { rows, cols };
+	struct tensor *t = tensor_new(dt, FLAVOR_TORCH, 2, shape);
+	for (int64_t i = 0; i < rows * cols; i++) {
+		seed = seed * 1103515245u + 12345u;
+		double x = ((double)(seed >> 8 & 0xffff) / 65536.0 - 0.5) * 3.1;
+		if (dt == DT_F64)
+			((double *)tensor_data(t))[i] = x;
+		else
+			((float *)tensor_data(t))[i] = (float)x;
+	}
+	return t;
+}
+
 /* A (rows, cols) float64 tensor of values that make no sum exact. */
 static struct tensor *matrix(int64_t rows, int64_t cols, unsigned seed)
 {
-	int64_t shape[2] = { rows, cols };
-	struct tensor *t = tensor_new(DT_F64, FLAVOR_TORCH, 2, shape);
-	double *d = tensor_data(t);
-	for (int64_t i = 0; i < rows * cols; i++) {
-		seed = seed * 1103515245u + 12345u;
-		d[i] = ((double)(seed >> 8 & 0xffff) / 65536.0 - 0.5) * 3.1;
-	}
-	return t;
+	return matrix_of(DT_F64, rows, cols, seed);
 }
 
 static void fini_simd(void)
@@ -62,6 +72,17 @@ static bool code_has(const struct looptrace *lt, const char *text)
 		if (strstr(lines[i], text))
 			return true;
 	return false;
+}
+
+/* The state of cell (row, col) after step t. */
+static uint8_t state_at(struct looptrace *lt, int64_t t, int row, int col)
+{
+	int r, c;
+	const double *v;
+	const uint8_t *st;
+	looptrace_seek(lt, t);
+	looptrace_matrix(lt, &r, &c, &v, &st);
+	return st[row * c + col];
 }
 
 /* After the last step the matrix is want (rows x cols), every cell done,
@@ -176,17 +197,22 @@ Test(looptrace_variants, a_20x16_by_16x20_matmul_should_count_each_variants_step
 	struct kernel_tile tile;
 	kernel_simd_tile(&tile);
 	cr_assert(tile.tile_rows == 6 && tile.tile_cols == 16 && tile.lanes == 8);
-	lt = looptrace_for_variant(c, TRACE_SIMD);
-	cr_assert_eq(looptrace_total(lt), 4 * 2 * 16, "ceil(20/6)·ceil(20/16) tiles, 16 p each");
-	cr_assert_str_eq(steps(lt), "128 steps of 12 FMAs of 8 lanes");
-	cr_assert_str_eq(title(lt), "vectorised (avx2, 6\u00d716 tile)");
-	looptrace_free(lt);
-
-	if (kernel_force_simd("avx512") == 0) {
+	cr_assert(tile.gemm[0].tile_rows == 6 && tile.gemm[0].tile_cols == 16 && tile.gemm[0].lanes == 8);
+	/* float64 operands: the float64 kernel's tile, half as wide */
+	for (int path = 0; path < 2; path++) {
+		if (kernel_force_simd(path ? "avx512" : "avx2") != 0)
+			continue;
+		kernel_simd_tile(&tile);
+		const struct kernel_gemm_shape *g = &tile.gemm[1];
+		long long tiles = (20 + g->tile_rows - 1) / g->tile_rows * ((20 + g->tile_cols - 1) / g->tile_cols);
+		char want[128];
 		lt = looptrace_for_variant(c, TRACE_SIMD);
-		cr_assert_eq(looptrace_total(lt), 4 * 1 * 16, "a 6x32 tile covers the 20 columns at once");
-		cr_assert_str_eq(steps(lt), "64 steps of 12 FMAs of 16 lanes");
-		cr_assert_str_eq(title(lt), "vectorised (avx512, 6\u00d732 tile)");
+		cr_assert_eq(looptrace_total(lt), tiles * 16, "ceil(20/rows)·ceil(20/cols) tiles, 16 p each");
+		snprintf(want, sizeof want, "%lld steps of %d FMAs of %d lanes", tiles * 16,
+			 g->tile_rows * g->tile_cols / g->lanes, g->lanes);
+		cr_assert_str_eq(steps(lt), want);
+		snprintf(want, sizeof want, "vectorised (%s, %d\u00d7%d tile)", tile.path, g->tile_rows, g->tile_cols);
+		cr_assert_str_eq(title(lt), want);
 		looptrace_free(lt);
 	}
 	kernel_force_simd(NULL);
@@ -263,13 +289,17 @@ Test(looptrace_variants, a_simd_step_should_grow_the_whole_tile_and_edge_tiles_s
 {
 	if (kernel_force_simd("avx2") != 0)
 		cr_skip_test("no avx2 on this machine");
+	struct kernel_tile tile;
+	kernel_simd_tile(&tile);
+	const struct kernel_gemm_shape *g = &tile.gemm[1];   /* float64 operands */
+	int tr = g->tile_rows, tc = g->tile_cols, tiles_r = (20 + tr - 1) / tr, tiles_c = (20 + tc - 1) / tc;
 	struct tensor *a = matrix(20, 16, 7), *b = matrix(16, 20, 8);
 	struct tensor *c = product(a, b);
 	struct looptrace *lt = looptrace_for_variant(c, TRACE_SIMD);
 	int row, col, rows, cols;
 	looptrace_seek(lt, 1);
 	cr_assert(looptrace_current_rect(lt, &row, &col, &rows, &cols));
-	cr_assert(row == 0 && col == 0 && rows == 6 && cols == 16);
+	cr_assert(row == 0 && col == 0 && rows == tr && cols == tc);
 	int r, cc;
 	const double *v;
 	const uint8_t *st;
@@ -277,20 +307,25 @@ Test(looptrace_variants, a_simd_step_should_grow_the_whole_tile_and_edge_tiles_s
 	int growing = 0;
 	for (int i = 0; i < 400; i++)
 		growing += st[i] == 1;
-	cr_assert_eq(growing, 96, "one step touches all 6x16 cells");
-	looptrace_seek(lt, 3 * 16 + 1);   /* the 4th tile of the first panel: rows 18-19 */
+	cr_assert_eq(growing, tr * tc, "one step touches every cell of the tile");
+	looptrace_seek(lt, (tiles_r - 1) * 16 + 1);   /* the last tile of the first panel */
 	looptrace_current_rect(lt, &row, &col, &rows, &cols);
-	cr_assert(row == 18 && col == 0 && rows == 2 && cols == 16);
-	looptrace_seek(lt, 4 * 16 + 1);   /* the second panel: columns 16-19 */
+	cr_assert(row == (tiles_r - 1) * tr && col == 0 && rows == 20 - row && cols == tc);
+	looptrace_seek(lt, (tiles_c - 1) * tiles_r * 16 + 1);   /* the last panel: its edge columns */
 	looptrace_current_rect(lt, &row, &col, &rows, &cols);
-	cr_assert(row == 0 && col == 16 && rows == 6 && cols == 4);
-	char buf[512];
+	cr_assert(row == 0 && col == (tiles_c - 1) * tc && rows == tr && cols == 20 - col);
+	char buf[512], want[512];
 	looptrace_explain(lt, buf, sizeof buf);
-	cr_assert(strstr(buf, "12 FMAs of 8 lanes") && strstr(buf, "edge tile"), "%s", buf);
-	cr_assert(code_has(lt, "acc[r, 8:16] += x * b1"));
+	snprintf(want, sizeof want, "%d FMAs of %d lanes", tr * tc / g->lanes, g->lanes);
+	cr_assert(strstr(buf, want) && strstr(buf, "edge tile"), "%s", buf);
+	snprintf(want, sizeof want, "acc[r, %d:%d] += x * b1", g->lanes, 2 * g->lanes);
+	cr_assert(code_has(lt, want), "%s", want);
+	int c0 = 19 / tc * tc, first = (19 / tc * tiles_r) * 16 + 1;
 	looptrace_cell_story(lt, 2, 19, buf, sizeof buf);
-	cr_assert_str_eq(buf, "c[2, 19]: lane 3 of vector 0, row 2 of the 6\u00d716 tile at rows 0-5, cols 16-31, grown "
-			      "in steps 65-80 (one FMA per p)");
+	snprintf(want, sizeof want, "c[2, 19]: lane %d of vector %d, row 2 of the %d\u00d7%d tile at rows 0-%d, cols %d-%d, "
+		 "grown in steps %d-%d (one FMA per p)", (19 - c0) % g->lanes, (19 - c0) / g->lanes, tr, tc, tr - 1, c0,
+		 c0 + tc - 1, first, first + 15);
+	cr_assert_str_eq(buf, want);
 	looptrace_free(lt);
 	tensor_unref(c);
 	tensor_unref(a);
@@ -435,9 +470,15 @@ Test(looptrace_variants, a_fused_attention_should_take_one_step_per_key_block_an
 	cr_assert_str_eq(steps(lt), "12 steps: 9 key blocks against query blocks of 48 + 3 divisions");
 	cr_assert_str_eq(title(lt), "vectorised (avx2, fused 48\u00d796 blocks)");
 	int row, col, rows, cols;
-	looptrace_seek(lt, 9);   /* the last block's first key block */
+	looptrace_seek(lt, 1);   /* the last block first, as dispatch.c takes them: its first key block */
 	looptrace_current_rect(lt, &row, &col, &rows, &cols);
 	cr_assert(row == 96 && col == 0 && rows == 4 && cols == 3);
+	looptrace_seek(lt, 9);   /* the first block's first key block, last */
+	looptrace_current_rect(lt, &row, &col, &rows, &cols);
+	cr_assert(row == 0 && col == 0 && rows == 48 && cols == 3);
+	cr_assert_eq(state_at(lt, 9, 99, 0), 2, "the last block is done by then");
+	cr_assert_eq(state_at(lt, 9, 0, 0), 1);
+	cr_assert_eq(state_at(lt, 8, 0, 0), 0, "the first block has not begun");
 	cr_assert_str_eq(looptrace_phase(lt), "online softmax");
 	looptrace_free(lt);
 	tensor_unref(o);
@@ -519,6 +560,25 @@ Test(looptrace_variants, every_attention_variant_should_show_the_same_whichever_
 	check_all_variants(causal_result);
 }
 
+/* A causal head of 20 queries and 5 keys with 70 value columns: more than
+ * one pass of att_dvc. */
+static struct tensor *wide_result(void)
+{
+	struct tensor *q = matrix(20, 3, 27), *k = matrix(5, 3, 28), *v = matrix(5, 70, 29);
+	struct tensor *o = attention_result(q, k, v, true, 0.7);
+	tensor_unref(q);
+	tensor_unref(k);
+	tensor_unref(v);
+	return o;
+}
+
+Test(looptrace_variants, every_fused_attention_should_show_the_same_whichever_way_it_was_seeked)
+{
+	kernel_set_attention_small(0);   /* the fused kernel, whatever the size */
+	check_all_variants(causal_result);
+	check_all_variants(wide_result);
+}
+
 Test(looptrace_variants, the_loops_variant_should_be_the_loops_trace)
 {
 	struct tensor *t = causal_result();
@@ -538,7 +598,16 @@ Test(looptrace_variants, the_loops_variant_should_be_the_loops_trace)
 
 Test(looptrace_variants, the_softmax_should_run_8_lanes_on_avx512_too_as_its_kernel_does)
 {
-	struct tensor *t = softmax_result();
+	struct tensor *x = matrix_of(DT_F32, 4, 11, 20);
+	float *X = tensor_data(x);
+	for (int j = 0; j < 11; j++)
+		X[11 + j] = -INFINITY;
+	struct derivation *d = derivation_new(DERIV_SOFTMAX, x, NULL, NULL);
+	tensor_unref(x);
+	d->dim = -1;
+	int64_t shape[2] = { 4, 11 };
+	struct tensor *t = tensor_new(DT_F32, FLAVOR_TORCH, 2, shape), *t64 = softmax_result();
+	t->from = d;
 	const char *want[][2] = { { "avx2", "vectorised (avx2, 8 lanes)" }, { "avx512", "vectorised (avx512, 8 lanes)" } };
 	int tried = 0;
 	for (int i = 0; i < 2; i++) {
@@ -549,10 +618,19 @@ Test(looptrace_variants, the_softmax_should_run_8_lanes_on_avx512_too_as_its_ker
 		/* 4 rows of 11: 2 vectors a pass; the all -inf row stops after its max */
 		cr_assert_eq(looptrace_total(lt), 3 * (2 + 1 + 2 + 1 + 2) + (2 + 1 + 1));
 		looptrace_free(lt);
+		/* float64: the float64 kernel's lanes, half as many */
+		struct kernel_tile tile;
+		kernel_simd_tile(&tile);
+		int L = tile.softmax_lanes_f64, ch = (11 + L - 1) / L;
+		cr_assert_eq(L * 2, tile.softmax_lanes);
+		lt = looptrace_for_variant(t64, TRACE_SIMD);
+		cr_assert_eq(looptrace_total(lt), 3 * (3 * ch + 2) + (ch + 2));
+		looptrace_free(lt);
 		tried++;
 	}
 	kernel_force_simd(NULL);
 	tensor_unref(t);
+	tensor_unref(t64);
 	if (!tried)
 		cr_skip_test("neither avx2 nor avx512 on this machine");
 }
@@ -571,10 +649,14 @@ Test(looptrace_variants, a_query_that_may_see_no_key_should_end_as_nan_in_every_
 	double want[3 * 2], w[3 * 5];
 	attention_f64_loops(want, w, tensor_data(q), tensor_data(k), tensor_data(v), M, false, 0.5, 3, 5, 4, 2);
 	cr_assert(isnan(want[2]) && isnan(want[3]) && !isnan(want[0]));
+	struct kernel_tile tile;
+	kernel_simd_tile(&tile);
 	for (int var = 0; var < TRACE_VARIANTS; var++) {
 		struct looptrace *lt = looptrace_for_variant(o, var);
 		cr_assert_not_null(lt);
-		cr_assert(code_has(lt, var == TRACE_SIMD ? "# hidden: -inf" : "mask[q_idx, k_idx]"), "variant %d", var);
+		/* a 3x5 head runs the two-pass kernel (the loops on the scalar path) */
+		cr_assert(code_has(lt, var == TRACE_SIMD && !tile.att_loops ? "att[row][mask[row]] = float('-inf')" :
+				   "mask[q_idx, k_idx]"), "variant %d", var);
 		assert_ends_with(lt, want, 3, 2, 1e-13);
 		looptrace_free(lt);
 	}
@@ -583,4 +665,367 @@ Test(looptrace_variants, a_query_that_may_see_no_key_should_end_as_nan_in_every_
 	tensor_unref(q);
 	tensor_unref(k);
 	tensor_unref(v);
+}
+
+/* ---- the vectorised trace follows the kernel that runs (issue 18) ------------------------
+ * Each count below is the test's own walk of simd_tmpl.h's loops over
+ * kernel_simd_tile's fields; each last frame is the kernel's own result,
+ * through the dispatch entry, on every path this CPU runs. */
+
+/* Steps of a product (m,k)·(k,n) walked as gemm walks it with shape sh: one
+ * a p per tile and pass; with skip, the tiles wholly right of the diagonal
+ * left out. */
+static int64_t walk_steps(const struct kernel_gemm_shape *sh, int64_t m, int64_t k, int64_t n, bool skip)
+{
+	int64_t steps = 0;
+	for (int64_t jc = 0; jc < n; jc += sh->nc)
+		for (int64_t p0 = 0; p0 < k; p0 += sh->kc)
+			for (int64_t i0 = 0; i0 < m; i0 += sh->mc)
+				for (int64_t j0 = jc; j0 < jc + sh->nc && j0 < n; j0 += sh->tile_cols)
+					for (int64_t r0 = i0; r0 < i0 + sh->mc && r0 < m; r0 += sh->tile_rows) {
+						int64_t last = (r0 + sh->tile_rows < m ? r0 + sh->tile_rows : m) - 1;
+						if (!(skip && j0 > last))
+							steps += k - p0 < sh->kc ? k - p0 : sh->kc;
+					}
+	return steps;
+}
+
+/* Reads a number of text at *at (thousands commas skipped). */
+static long read_count(const char **at)
+{
+	long v = 0;
+	for (; isdigit((unsigned char)**at) || (**at == ',' && isdigit((unsigned char)(*at)[1])); (*at)++)
+		if (**at != ',')
+			v = v * 10 + (**at - '0');
+	return v;
+}
+
+/* The steps after `key` in text: "steps 1-8" gives 1 and 8, "steps 1-384,
+ * 1,537-1,552" (a cell over several passes) 1 and 1,552, "step 7" 7 and 7. */
+static bool story_range(const char *text, const char *key, long *a, long *b)
+{
+	const char *at = strstr(text, key);
+	if (!at)
+		return false;
+	at += strlen(key);
+	*a = *b = read_count(&at);
+	while (*at == '-') {
+		at++;
+		*b = read_count(&at);
+		if (at[0] == ',' && at[1] == ' ' && isdigit((unsigned char)at[2])) {
+			at += 2;
+			read_count(&at);
+		}
+	}
+	return true;
+}
+
+/* The cell's story names the steps that compute it: before its first the
+ * cell is untouched, its last finishes it (and before it, it was not). */
+static void assert_story_steps(struct looptrace *lt, int64_t in_phase, int row, int col, const char *key)
+{
+	char buf[512];
+	long a, b;
+	looptrace_seek(lt, in_phase);
+	looptrace_cell_story(lt, row, col, buf, sizeof buf);
+	cr_assert(story_range(buf, key, &a, &b), "no \"%s\" in: %s", key, buf);
+	cr_assert_eq(state_at(lt, b, row, col), 2, "step %ld should finish (%d, %d): %s", b, row, col, buf);
+	cr_assert_neq(state_at(lt, b - 1, row, col), 2, "step %ld should not have finished it: %s", b - 1, buf);
+	if (a < b)
+		cr_assert_eq(state_at(lt, a, row, col), 1, "step %ld should have begun it: %s", a, buf);
+}
+
+static struct tensor *masked_attention(struct tensor *q, struct tensor *k, struct tensor *v, struct tensor *mask,
+				       bool causal, double scale)
+{
+	struct tensor *o = attention_result(q, k, v, causal, scale);
+	if (mask) {
+		o->from->inner = derivation_new(DERIV_MASKED_FILL, NULL, mask, NULL);
+		o->from->inner->scalar = -INFINITY;
+	}
+	return o;
+}
+
+Test(looptrace_variants, a_small_head_should_run_the_two_pass_kernel_its_tiles_softmax_and_tiles)
+{
+	const int64_t t = 10, dd = 8, dv = 5;
+	struct tensor *q = matrix(t, dd, 31), *k = matrix(t, dd, 32), *v = matrix(t, dv, 33);
+	int64_t mshape[2] = { t, t };
+	struct tensor *mask = tensor_new(DT_BOOL, FLAVOR_TORCH, 2, mshape);
+	uint8_t *M = tensor_data(mask);
+	for (int i = 0; i < t * t; i++)
+		M[i] = i / t == 4 || (i % t) % 3 == 2;   /* query 4 sees nothing: a row of nan */
+	double want[10 * 5];
+	int tried = 0;
+	for (int path = 0; kernel_simd_path(path); path++) {
+		cr_assert_eq(kernel_force_simd(kernel_simd_path(path)), 0);
+		struct kernel_tile tile;
+		kernel_simd_tile(&tile);
+		cr_assert_geq(tile.att_small, t * t, "a 10-token head is a small one");
+		for (int variant = 0; variant < 3; variant++) {
+			bool causal = variant != 1;
+			struct tensor *mk = variant == 2 ? mask : NULL;
+			struct tensor *o = masked_attention(q, k, v, mk, causal, 1 / sqrt(8.0));
+			attention_f64_simd(want, NULL, tensor_data(q), tensor_data(k), tensor_data(v), mk ? M : NULL, causal,
+					   1 / sqrt(8.0), t, t, dd, dv);
+			struct looptrace *lt = looptrace_for_variant(o, TRACE_SIMD);
+			cr_assert_not_null(lt);
+			assert_ends_with(lt, want, (int)t, (int)dv, 1e-13);
+			if (tile.att_loops) {   /* the scalar path: kernel/loops.c's attention */
+				cr_assert(strstr(title(lt), "for-loops"), "%s", title(lt));
+				looptrace_free(lt);
+				tensor_unref(o);
+				continue;
+			}
+			const struct kernel_gemm_shape *g = &tile.att_gemm[1];
+			int L = tile.softmax_lanes_f64;
+			int64_t ch = (t + L - 1) / L, scores = walk_steps(g, t, dd, t, causal);
+			int64_t soft = mk ? (t - 1) * (1 + 3 * ch + 2) + (1 + ch + 1 + 1) : t * (1 + 3 * ch + 2);
+			cr_assert_eq(looptrace_total(lt), scores + soft + walk_steps(g, t, t, dv, false), "%s", steps(lt));
+			cr_assert(strstr(title(lt), "two-pass"), "%s", title(lt));
+			/* the three phases, each with its own code */
+			int64_t first, last;
+			looptrace_seek(lt, 1);
+			cr_assert_str_eq(looptrace_phase(lt), "scores");
+			looptrace_phase_bounds(lt, &first, &last);
+			cr_assert_eq(last, scores);
+			looptrace_seek(lt, scores + 1);
+			cr_assert_str_eq(looptrace_phase(lt), "softmax");
+			char buf[512];
+			looptrace_explain(lt, buf, sizeof buf);
+			cr_assert(strstr(buf, "*= ") && strstr(buf, causal ? "later keys -inf" : ""), "%s", buf);
+			int f, l;
+			const char *const *lines;
+			looptrace_code(lt, &lines);
+			looptrace_current_span(lt, &f, &l);
+			cr_assert(strstr(lines[f], "att[row, :"), "%s", lines[f]);
+			looptrace_seek(lt, scores + soft + 1);
+			cr_assert_str_eq(looptrace_phase(lt), "weighted sum");
+			looptrace_current_span(lt, &f, &l);
+			cr_assert(strstr(lines[f], "acc += att[i0:i0 + "), "%s", lines[f]);
+			/* the stories name the steps that compute each cell */
+			assert_story_steps(lt, 1, 0, 0, "steps ");
+			assert_story_steps(lt, 1, 9, 9, "steps ");
+			assert_story_steps(lt, scores + 1, 9, 3, "divided in step ");
+			assert_story_steps(lt, scores + soft + 1, 9, 4, "steps ");
+			looptrace_free(lt);
+			tensor_unref(o);
+			tried++;
+		}
+	}
+	kernel_force_simd(NULL);
+	cr_assert_gt(tried, 0, "no vector path on this machine");
+	tensor_unref(mask);
+	tensor_unref(q);
+	tensor_unref(k);
+	tensor_unref(v);
+}
+
+Test(looptrace_variants, a_head_just_over_the_threshold_should_run_fused_and_one_at_it_two_pass)
+{
+	const int64_t dd = 4, dv = 3;
+	struct tensor *k = matrix(64, dd, 41), *v = matrix(64, dv, 42);
+	double *want = malloc(65 * dv * sizeof *want);
+	for (int path = 0; kernel_simd_path(path); path++) {
+		cr_assert_eq(kernel_force_simd(kernel_simd_path(path)), 0);
+		struct kernel_tile tile;
+		kernel_simd_tile(&tile);
+		for (int64_t tq = tile.att_small / 64; tq <= tile.att_small / 64 + 1; tq++) {
+			struct tensor *q = matrix(tq, dd, 43);
+			struct tensor *o = attention_result(q, k, v, true, 0.5);
+			attention_f64_simd(want, NULL, tensor_data(q), tensor_data(k), tensor_data(v), NULL, true, 0.5, tq, 64,
+					   dd, dv);
+			struct looptrace *lt = looptrace_for_variant(o, TRACE_SIMD);
+			cr_assert_not_null(lt);
+			assert_ends_with(lt, want, (int)tq, (int)dv, 1e-13);
+			if (tq * 64 <= tile.att_small) {
+				cr_assert(strstr(title(lt), tile.att_loops ? "for-loops" : "two-pass"), "%s", title(lt));
+			} else {
+				cr_assert(strstr(title(lt), "fused"), "%s: %s", kernel_simd_path(path), title(lt));
+				int64_t ar = tile.att_rows, ak = tile.att_keys, count = 0;
+				for (int64_t i0 = 0; i0 < tq; i0 += ar) {
+					int64_t bq = tq - i0 < ar ? tq - i0 : ar, kend = i0 + bq < 64 ? i0 + bq : 64;
+					count += (kend + ak - 1) / ak + 1;
+				}
+				cr_assert_eq(looptrace_total(lt), count, "%s", steps(lt));
+				cr_assert_str_eq(looptrace_phase(lt), "online softmax");
+			}
+			looptrace_free(lt);
+			tensor_unref(o);
+			tensor_unref(q);
+		}
+	}
+	kernel_force_simd(NULL);
+	free(want);
+	tensor_unref(k);
+	tensor_unref(v);
+}
+
+Test(looptrace_variants, a_depth_over_kc_should_grow_each_tile_over_several_passes_as_the_kernel_does)
+{
+	const int64_t m = 7, k = 400, n = 9;
+	struct tensor *a = matrix(m, k, 51), *b = matrix(k, n, 52);
+	struct tensor *c = product(a, b);
+	const double *A = tensor_data(a), *B = tensor_data(b);
+	double want[7 * 9];
+	int tried = 0;
+	for (int path = 0; kernel_simd_path(path); path++) {
+		cr_assert_eq(kernel_force_simd(kernel_simd_path(path)), 0);
+		struct kernel_tile tile;
+		kernel_simd_tile(&tile);
+		const struct kernel_gemm_shape *g = &tile.gemm[1];
+		matmul_f64_simd(want, A, B, m, k, n);
+		struct looptrace *lt = looptrace_for_variant(c, TRACE_SIMD);
+		assert_ends_with(lt, want, (int)m, (int)n, 0);   /* the kernel's sums, pass by pass, bit for bit */
+		if (g->loops) {
+			cr_assert_eq(looptrace_total(lt), m * n * k);
+			looptrace_free(lt);
+			continue;
+		}
+		cr_assert_gt(k, g->kc, "the depth should take more than one pass");
+		cr_assert_eq(looptrace_total(lt), walk_steps(g, m, k, n, false));
+		/* after the first pass over every tile each cell holds the sum of
+		 * its first kc products, in order, and is not done */
+		int64_t tiles = (m + g->tile_rows - 1) / g->tile_rows * ((n + g->tile_cols - 1) / g->tile_cols);
+		int r, cc;
+		const double *v;
+		const uint8_t *st;
+		looptrace_seek(lt, tiles * g->kc);
+		looptrace_matrix(lt, &r, &cc, &v, &st);
+		for (int i = 0; i < m; i++)
+			for (int j = 0; j < n; j++) {
+				double s = 0;
+				for (int p = 0; p < g->kc; p++)
+					s += A[i * k + p] * B[p * n + j];
+				cr_assert(st[i * n + j] == 1 && v[i * n + j] == s, "(%d, %d): %.17g (%d), want %.17g", i, j,
+					  v[i * n + j], st[i * n + j], s);
+			}
+		char buf[512], want_steps[128];
+		looptrace_cell_story(lt, 0, 0, buf, sizeof buf);
+		char *w = buf;   /* the numbers without their thousands commas */
+		for (const char *x = buf; *x; x++)
+			if (!(*x == ',' && isdigit((unsigned char)x[1]) && x > buf && isdigit((unsigned char)x[-1])))
+				*w++ = *x;
+		*w = 0;
+		snprintf(want_steps, sizeof want_steps, "grown in steps 1-%d, %lld-%lld", g->kc,
+			 (long long)(tiles * g->kc + 1), (long long)(tiles * g->kc + k - g->kc));
+		cr_assert(strstr(buf, want_steps) && strstr(buf, "of the depth each, added up"), "%s", buf);
+		snprintf(want_steps, sizeof want_steps, "the depth in 2 passes of %d", g->kc);
+		cr_assert(strstr(steps(lt), want_steps), "%s", steps(lt));
+		cr_assert(code_has(lt, "for p0 in range(0, 400, "));
+		assert_story_steps(lt, 1, (int)m - 1, (int)n - 1, "grown in steps ");
+		looptrace_free(lt);
+		tried++;
+	}
+	kernel_force_simd(NULL);
+	cr_assert_gt(tried, 0);
+	tensor_unref(c);
+	tensor_unref(a);
+	tensor_unref(b);
+}
+
+Test(looptrace_variants, a_fused_head_with_more_value_columns_than_a_pass_should_take_a_pass_per_chunk)
+{
+	const int64_t tq = 50, tk = 90, dd = 4, dv = 80;
+	struct tensor *q = matrix(tq, dd, 61), *k = matrix(tk, dd, 62), *v = matrix(tk, dv, 63);
+	double *want = malloc(tq * dv * sizeof *want);
+	for (int path = 0; kernel_simd_path(path); path++) {
+		cr_assert_eq(kernel_force_simd(kernel_simd_path(path)), 0);
+		struct kernel_tile tile;
+		kernel_simd_tile(&tile);
+		cr_assert_gt(tq * tk, tile.att_small, "a fused head");
+		cr_assert_lt(tile.att_dvc, dv, "more value columns than one pass takes");
+		for (int causal = 0; causal < 2; causal++) {
+			struct tensor *o = attention_result(q, k, v, causal, 0.5);
+			attention_f64_simd(want, NULL, tensor_data(q), tensor_data(k), tensor_data(v), NULL, causal, 0.5, tq, tk,
+					   dd, dv);
+			struct looptrace *lt = looptrace_for_variant(o, TRACE_SIMD);
+			assert_ends_with(lt, want, (int)tq, (int)dv, 1e-13);
+			int64_t ar = tile.att_rows, ak = tile.att_keys, dvc = tile.att_dvc, chunks = (dv + dvc - 1) / dvc;
+			int64_t count = 0, first_block = 0, last_i0 = (tq - 1) / ar * ar;
+			for (int64_t i0 = 0; i0 < tq; i0 += ar) {
+				int64_t bq = tq - i0 < ar ? tq - i0 : ar, kend = causal && i0 + bq < tk ? i0 + bq : tk;
+				count += chunks * ((kend + ak - 1) / ak + 1);
+				if (i0 == last_i0)   /* the block run first */
+					first_block = (kend + ak - 1) / ak + 1;
+			}
+			cr_assert_eq(looptrace_total(lt), count, "%s", steps(lt));
+			char want_text[96];
+			snprintf(want_text, sizeof want_text, "(%lld passes of %lld value columns)", (long long)chunks,
+				 (long long)dvc);
+			cr_assert(strstr(steps(lt), want_text), "%s", steps(lt));
+			/* the block run first (the last), its second pass: the columns after the first dvc */
+			int row, col, rows, cols;
+			looptrace_seek(lt, first_block + 1);
+			looptrace_current_rect(lt, &row, &col, &rows, &cols);
+			cr_assert(row == last_i0 && col == dvc && cols == dv - dvc, "%d %d %d %d", row, col, rows, cols);
+			cr_assert_eq(state_at(lt, first_block + 1, (int)tq - 1, 0), 2, "the first pass's columns are done");
+			cr_assert_eq(state_at(lt, first_block + 1, (int)tq - 1, (int)dvc), 1);
+			cr_assert_eq(state_at(lt, first_block + 1, 0, 0), last_i0 ? 0 : 2, "the first block runs last");
+			assert_story_steps(lt, 1, 0, (int)dv - 1, "divided by its l in step ");
+			assert_story_steps(lt, 1, (int)tq - 1, 0, "divided by its l in step ");
+			looptrace_free(lt);
+			tensor_unref(o);
+		}
+	}
+	kernel_force_simd(NULL);
+	free(want);
+	tensor_unref(q);
+	tensor_unref(k);
+	tensor_unref(v);
+}
+
+Test(looptrace_variants, a_4x4_product_should_show_the_tiny_path_it_takes)
+{
+	for (int dt = 0; dt < 2; dt++) {
+		enum dtype type = dt ? DT_F64 : DT_F32;
+		struct tensor *a = matrix_of(type, 4, 4, 71), *b = matrix_of(type, 4, 4, 72);
+		struct derivation *d = derivation_new(DERIV_MATMUL, a, b, NULL);
+		int64_t shape[2] = { 4, 4 };
+		struct tensor *c = tensor_new(type, FLAVOR_TORCH, 2, shape);
+		c->from = d;
+		for (int path = 0; kernel_simd_path(path); path++) {
+			cr_assert_eq(kernel_force_simd(kernel_simd_path(path)), 0);
+			struct kernel_tile tile;
+			kernel_simd_tile(&tile);
+			const struct kernel_gemm_shape *g = &tile.gemm[dt];
+			double want[16];
+			if (dt) {
+				matmul_f64_simd(want, tensor_data(a), tensor_data(b), 4, 4, 4);
+			} else {
+				float w32[16];
+				matmul_f32_simd(w32, tensor_data(a), tensor_data(b), 4, 4, 4);
+				for (int i = 0; i < 16; i++)
+					want[i] = w32[i];
+			}
+			struct looptrace *lt = looptrace_for_variant(c, TRACE_SIMD);
+			/* float64: the kernel's bits; float32: within its float roundings */
+			assert_ends_with(lt, want, 4, 4, dt ? 0 : 1e-6);
+			if (g->loops) {
+				cr_assert_eq(looptrace_total(lt), 64);
+				looptrace_free(lt);
+				continue;
+			}
+			cr_assert(g->tiny > 0 && 4 <= g->kc && 16 <= g->tiny / 4, "a 4x4 product is a tiny one");
+			int uc = g->tiny_cols > 1 && 4 % g->tiny_cols == 0 ? g->tiny_cols : 1;
+			cr_assert_eq(looptrace_total(lt), 4 * (4 / uc) * 4);
+			char want_text[96];
+			if (uc > 1)
+				snprintf(want_text, sizeof want_text, "vectorised (%s, tiny: %d columns at a time)", tile.path, uc);
+			else
+				snprintf(want_text, sizeof want_text, "vectorised (%s, tiny: one cell at a time)", tile.path);
+			cr_assert_str_eq(title(lt), want_text);
+			int row, col, rows, cols;
+			looptrace_seek(lt, 4 * 1 + 1);   /* row 0's second group of columns (or cell) */
+			looptrace_current_rect(lt, &row, &col, &rows, &cols);
+			cr_assert(row == (uc == 4 ? 1 : 0) && col == (uc == 4 ? 0 : 1) && rows == 1 && cols == uc);
+			cr_assert(code_has(lt, uc > 1 ? "acc += a[i, p] * b[p, j:j + 4]" : "acc += a[i, p] * b[p, j]"));
+			assert_story_steps(lt, 1, 3, 2, "steps ");
+			looptrace_free(lt);
+		}
+		kernel_force_simd(NULL);
+		tensor_unref(c);
+		tensor_unref(a);
+		tensor_unref(b);
+	}
 }
