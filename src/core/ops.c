@@ -1055,10 +1055,7 @@ static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 		if (rows * cols > MATMUL_SMALL_BYTES / 4 || s1 == 1 || cols <= 1 || rows <= 1)
 			return false;	/* big, or rows contiguous: contig_as's job */
 		const float *src = (const float *)t->storage->data + t->offset;
-		if (rows == 4 && cols == 4)	/* K.T of a 4x4: unrolled */
-			copy_rows_f32((float *)buf, src, s0, s1, 4, 4);
-		else
-			copy_rows_f32((float *)buf, src, s0, s1, rows, cols);
+		copy_rows_f32((float *)buf, src, s0, s1, rows, cols);
 		return true;
 	}
 	if (tensor_numel(t) * (int64_t)dtype_size(dt) > MATMUL_SMALL_BYTES || tensor_is_contiguous(t))

@@ -363,9 +363,7 @@ static inline double sd_mul_add_exact(double acc, double x, double b)
 #define SMAC(acc, x, b) ((acc) += (x) * (b))
 typedef float vf4_tiny __attribute__((vector_size(16)));
 #define TINY_V4 vf4_tiny	/* tiny products 4 columns at a time: SMAC's bits, x broadcast */
-#define SHORT_ROWS4	/* softmax rows of 4 two to a vector, where a vector holds 8 (simd_tmpl.h) */
 #include "kernel/simd_tmpl.h"
-#undef SHORT_ROWS4
 #undef TINY_V4
 #undef MAC
 #undef SMAC

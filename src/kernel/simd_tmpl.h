@@ -214,15 +214,10 @@ static inline __attribute__((always_inline)) void TFN(tiny_body)(T *restrict c, 
 		}
 }
 
-/* tiny_body with the notebooks' sizes (4x4 by 4x4) constants, its loops
- * unrolled: the same operations in the same order. */
 static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
 			     int64_t n)
 {
-	if (m == 4 && k == 4 && n == 4)
-		TFN(tiny_body)(c, a, b, 4, 4, 4);
-	else
-		TFN(tiny_body)(c, a, b, m, k, n);
+	TFN(tiny_body)(c, a, b, m, k, n);
 }
 
 /* tiny_body's walk, for the ops table (kernel_simd_tile) */
@@ -327,7 +322,7 @@ static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, 
 		T max[LANES];
 		for (int64_t r = 0; r < nr; r++) {
 			T mx = -INFINITY;
-			for (int64_t j = 0; j < cols; j++) {	/* counted from 0: unrolled when cols is a constant */
+			for (int64_t j = 0; j < cols; j++) {
 				T v = xr[r * cols + j];
 				mx = ((v > mx) | (v != v)) ? v : mx;	/* no branch: a compare and a blend */
 			}
@@ -367,51 +362,9 @@ static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, 
 	}
 }
 
-#if defined(SHORT_ROWS4) && LANES == 8
-/* y and x are (rows, 4), rows even; y may equal x. softmax_short_body's
- * steps for two rows per vector, each lane of a row's first column doing
- * its scalar loops: the maximum taken over x0, x1, x2, x3 in turn by the
- * same rule (a NaN is taken), the sum e0 + e1 + e2 + e3 in that order, the
- * same exp lanes and division, NaN for a row of -inf. The same bits, in
- * registers (4 keys: the notebooks' scores, a loop of small ops). */
-static void TFN(softmax_rows4)(T *y, const T *x, int64_t rows)
-{
-	for (int64_t r = 0; r < rows; r += 2) {
-		V xv = VFN(load)(x + r * 4), m = xv;
-		V x1 = __builtin_shufflevector(xv, xv, 1, 2, 3, 0, 5, 6, 7, 4);
-		m = VFN(select)((VI)(x1 > m) | (VI)(x1 != x1), x1, m);
-		V x2 = __builtin_shufflevector(xv, xv, 2, 3, 0, 1, 6, 7, 4, 5);
-		m = VFN(select)((VI)(x2 > m) | (VI)(x2 != x2), x2, m);
-		V x3 = __builtin_shufflevector(xv, xv, 3, 0, 1, 2, 7, 4, 5, 6);
-		m = VFN(select)((VI)(x3 > m) | (VI)(x3 != x3), x3, m);
-		V vm = __builtin_shufflevector(m, m, 0, 0, 0, 0, 4, 4, 4, 4);
-		V e = VFN(exp)(xv - vm);
-		V sum = e + __builtin_shufflevector(e, e, 1, 2, 3, 0, 5, 6, 7, 4);
-		sum = sum + __builtin_shufflevector(e, e, 2, 3, 0, 1, 6, 7, 4, 5);
-		sum = sum + __builtin_shufflevector(e, e, 3, 0, 1, 2, 7, 4, 5, 6);
-		V out = e / __builtin_shufflevector(sum, sum, 0, 0, 0, 0, 4, 4, 4, 4);
-		VFN(store)(y + r * 4, VFN(select)((VI)(vm == -INFINITY), VFN(set1)(NAN), out));
-	}
-}
-#endif
-
-/* softmax_short_body with the column count a constant where it is the
- * notebooks' (4 keys): the compiler then unrolls its loops over a row, the
- * same operations in the same order. */
 static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols)
 {
-	if (cols == 4) {
-#if defined(SHORT_ROWS4) && LANES == 8
-		int64_t pairs = rows / 2 * 2;
-		TFN(softmax_rows4)(y, x, pairs);
-		y += pairs * 4;
-		x += pairs * 4;
-		rows -= pairs;
-#endif
-		TFN(softmax_short_body)(y, x, rows, 4);
-	} else {
-		TFN(softmax_short_body)(y, x, rows, cols);
-	}
+	TFN(softmax_short_body)(y, x, rows, cols);
 }
 
 /* dst and src are (rows, cols); dst may equal src. */
