@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The GPT-2-shaped attention forward in PyTorch and in qkv, side by side.
 
-    tests/torch_side_by_side.py [--qkv PATH] [--rounds N] [--repeat N] [--quick]
+    tests/torch_side_by_side.py [--qkv PATH] [--rounds N] [--repeat N] [--quick] [--case NAME[,NAME...]]
 
 It times in PyTorch the same computations `qkv bench` times
 (src/bench/bench.c), on the same shapes, runs `qkv bench --json` and prints
@@ -55,6 +55,9 @@ writes (q @ k.transpose, masked_fill_, softmax of scores / sqrt(d), @ v) and
 F.scaled_dot_product_attention where the installed torch has it (2.0 and
 later; 1.13 does not, and a line above the table then says so).
 
+--case NAME[,NAME...] times only the cases named, on both sides (qkv bench
+--case NAME): `--case small_ops` when torch's BLAS makes the large cases
+take minutes.
 --quick runs the small shapes `qkv bench --quick` uses (B 1, T 64, 2 heads
 of 32; one head at T 64, 128, 256), on both sides (small_ops and
 loop_int_200k keep their size). --repeat N (default 5): in each round each
@@ -250,14 +253,15 @@ def best_ms(fn, repeat):
     return best * 1e3
 
 
-def time_torch(shape, ts, repeat):
-    """{case: [(variant, ms)]} for every case of qkv bench."""
+def time_torch(shape, ts, repeat, wanted):
+    """{case: [(variant, ms)]} for every case of qkv bench that wanted(case)."""
     b, t, h, d = shape
     bt, dm = b * t, h * d
     res = {}
-    x2d, w = uniform(bt, dm), uniform(dm, 3 * dm)
-    res["matmul_qkv"] = [("x2d @ W", best_ms(lambda: x2d @ w, repeat))]
-    del x2d, w
+    if wanted("matmul_qkv"):
+        x2d, w = uniform(bt, dm), uniform(dm, 3 * dm)
+        res["matmul_qkv"] = [("x2d @ W", best_ms(lambda: x2d @ w, repeat))]
+        del x2d, w
 
     def attention_rows(nb, nh, tt, dd, causal):
         q, k, v = (uniform(nb, nh, tt, dd) for _ in range(3))
@@ -267,19 +271,26 @@ def time_torch(shape, ts, repeat):
             rows.append(("F.sdpa", best_ms(lambda: SDPA(q, k, v, is_causal=causal), repeat)))
         return rows
 
-    res["attn_causal"] = attention_rows(b, h, t, d, True)
-    res["attn_full"] = attention_rows(b, h, t, d, False)
+    if wanted("attn_causal"):
+        res["attn_causal"] = attention_rows(b, h, t, d, True)
+    if wanted("attn_full"):
+        res["attn_full"] = attention_rows(b, h, t, d, False)
 
-    mhsa = MultiHeadSelfAttention(dm, dm, CONTEXT_LENGTH, h, 0.1).eval()
-    x = torch.rand(size=(b, t, dm))
-    res["mha_gpt2"] = [("002 MHSA", best_ms(lambda: mhsa(x), repeat))]
-    del mhsa, x
+    if wanted("mha_gpt2"):
+        mhsa = MultiHeadSelfAttention(dm, dm, CONTEXT_LENGTH, h, 0.1).eval()
+        x = torch.rand(size=(b, t, dm))
+        res["mha_gpt2"] = [("002 MHSA", best_ms(lambda: mhsa(x), repeat))]
+        del mhsa, x
 
     for tt in ts:
-        res["attn_T%d" % tt] = attention_rows(1, 1, tt, 64, True)
-    res["small_ops"] = [("eager", time_loop(SMALL_SETUP, SMALL_LOOP, repeat))]
-    res["loop_int_200k"] = [("CPython", time_loop("", INT_LOOP, repeat))]
-    res["loops_seed003"] = [("003 loops", time_loop(*seed003_cells(), repeat, SEED003))]
+        if wanted("attn_T%d" % tt):
+            res["attn_T%d" % tt] = attention_rows(1, 1, tt, 64, True)
+    if wanted("small_ops"):
+        res["small_ops"] = [("eager", time_loop(SMALL_SETUP, SMALL_LOOP, repeat))]
+    if wanted("loop_int_200k"):
+        res["loop_int_200k"] = [("CPython", time_loop("", INT_LOOP, repeat))]
+    if wanted("loops_seed003"):
+        res["loops_seed003"] = [("003 loops", time_loop(*seed003_cells(), repeat, SEED003))]
     return res
 
 
@@ -348,8 +359,8 @@ def threads_in_use():
 
 # ---- qkv's side --------------------------------------------------------------
 
-def run_qkv_bench(qkv, quick):
-    cmd = [qkv, "bench", "--json"] + (["--quick"] if quick else [])
+def run_qkv_bench(qkv, quick, case):
+    cmd = [qkv, "bench", "--json"] + (["--quick"] if quick else []) + (["--case", case] if case else [])
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as e:
@@ -476,6 +487,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5,
                     help="torch: best of N runs after a warm-up, in each round (default 5)")
     ap.add_argument("--quick", action="store_true", help="the small shapes of qkv bench --quick")
+    ap.add_argument("--case", default="", help="only these cases, NAME[,NAME...] (default: all)")
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
@@ -487,6 +499,13 @@ def main():
 
     torch.manual_seed(0)
     shape, ts = (SHAPE_QUICK, TS_QUICK) if args.quick else (SHAPE_FULL, TS_FULL)
+    all_cases = (["matmul_qkv", "attn_causal", "attn_full", "mha_gpt2"] + ["attn_T%d" % n for n in ts]
+                 + ["small_ops", "loop_int_200k", "loops_seed003"])
+    named = [c for c in args.case.split(",") if c]
+    unknown = [c for c in named if c not in all_cases + [sc[0] for sc in SCREEN_CASES]]
+    if unknown:
+        ap.error("--case: no case %s (cases: %s)" % (", ".join(unknown), ", ".join(all_cases)))
+    wanted = (lambda c: c in named) if named else (lambda c: True)
     b, t, h, d = shape
     print("torch %s (%s), %d CPUs" % (torch.__version__, sys.executable, os.cpu_count()))
     print("torch threads: " + threads_in_use())
@@ -505,20 +524,23 @@ def main():
 
         peak = None
         for r in range(args.rounds):
-            simd, round_peak, err = run_qkv_bench(args.qkv, args.quick)
+            simd, round_peak, err = run_qkv_bench(args.qkv, args.quick, args.case)
             if err:
                 print("qkv: " + err)
                 return 1
             qkv_rounds.append(simd)
+            round_peak = round_peak or {}
             peak = peak if peak and peak.get("gflops", 0) >= round_peak.get("gflops", 0) else round_peak
             t0 = time.perf_counter()
-            torch_rounds.append(time_torch(shape, ts, args.repeat))
+            torch_rounds.append(time_torch(shape, ts, args.repeat, wanted))
             print("round %d of %d: qkv bench, then torch (%.0f s); load %.2f"
                   % (r + 1, args.rounds, time.perf_counter() - t0, os.getloadavg()[0]))
         peak = peak or {}
-        print("qkv %s: path %s, %s thread%s (QKV_THREADS sets it); peak %.1f GFLOP/s (the best round's)"
+        print("qkv %s: path %s, %s thread%s (QKV_THREADS sets it); %s"
               % (args.qkv, peak.get("path", peak.get("simd", "?")), peak.get("threads", "?"),
-                 "" if peak.get("threads") == 1 else "s", peak.get("gflops", float("nan"))))
+                 "" if peak.get("threads") == 1 else "s",
+                 "peak %.1f GFLOP/s (the best round's)" % peak["gflops"] if "gflops" in peak else
+                 "no multiply-add peak (qkv bench measures it for the kernel cases)"))
 
     print()
     print("B %d, T %d, %d heads of %d (d_model %d)%s; %d round%s, each side's best round against the other's "
@@ -532,9 +554,7 @@ def main():
                                                             "spread", "GFLOP/s", "torch/qkv", "")
     print(head)
     print("-" * (len(head) + 18))
-    cases = (["matmul_qkv", "attn_causal", "attn_full", "mha_gpt2"] + ["attn_T%d" % n for n in ts]
-             + ["small_ops", "loop_int_200k", "loops_seed003"])
-    for case in cases:
+    for case in filter(wanted, all_cases):
         q_ms, q_spread = best_and_spread([run[case]["ms"] if case in run else None for run in qkv_rounds])
         flops = torch_flops(shape, case)
         for i, (variant, _) in enumerate(torch_rounds[0][case]):
@@ -549,7 +569,7 @@ def main():
             print(line)
     print("(GFLOP/s count the flops qkv counts: 2mnk per product, 4d per unmasked (i, j) pair of attention)")
     print("qkv alone (no torch twin):")
-    for case, what, target in SCREEN_CASES:
+    for case, what, target in filter(lambda sc: wanted(sc[0]), SCREEN_CASES):
         q_ms, q_spread = best_and_spread([run[case]["ms"] if case in run else None for run in qkv_rounds])
         if q_ms:
             print("  %-13s %9s ms %6s  %s (target under %d ms: %s)" % (case, fmt_ms(q_ms), q_spread, what, target,
