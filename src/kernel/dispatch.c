@@ -130,14 +130,14 @@ void kernel_simd_tile(struct kernel_tile *t)
 #endif
 	t->path = ops->name;
 	t->lanes = ops->fma_lanes;
-	t->tile_rows = ops->tile_rows;
-	t->tile_cols = ops->tile_cols;
+	t->tile_rows = ops->gemm_f32.tile_rows;
+	t->tile_cols = ops->gemm_f32.tile_cols;
 	t->att_rows = ops->att_rows;
 	t->att_keys = ops->att_keys;
 	t->att_dc = ops->att_dc;
 	t->att_dvc = ops->att_dvc;
 	t->softmax_lanes = two->fma_lanes;
-	t->softmax_lanes_f64 = two->lanes_f64;
+	t->softmax_lanes_f64 = two->gemm_f64.lanes;
 	t->gemm[0] = ops->gemm_f32;
 	t->gemm[1] = ops->gemm_f64;
 	t->att_gemm[0] = two->gemm_f32;

@@ -37,12 +37,11 @@ struct simd_ops {
 				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
 	int att_rows, att_keys;            /* the fused attention's blocks (float) */
 	int att_dc, att_dvc;               /* its depth and value columns a pass (0: all the depth) */
-	int tile_rows, tile_cols;          /* the matmul register tile (float) */
 	struct kernel_gemm_shape gemm_f32, gemm_f64;   /* how matmul_f32/f64 walk a product */
 	void (*exp_f32)(float *out, const float *in, int64_t n);
 	void (*exp_f64)(double *out, const double *in, int64_t n);
 	float (*fma_chains_f32)(int64_t iters, float seed);
-	int fma_lanes, lanes_f64;
+	int fma_lanes;
 	/* the fused attention's 2^x (x <= 0), for the tests */
 	void (*exp2_softmax_f32)(float *out, const float *in, int64_t n);
 };

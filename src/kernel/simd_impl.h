@@ -481,8 +481,6 @@ const struct simd_ops SIMD_OPS = {
 	.att_keys = simd_att_keys_f32,
 	.att_dc = simd_att_dc_f32,
 	.att_dvc = simd_att_dvc_f32,
-	.tile_rows = SIMD_MR,
-	.tile_cols = simd_tile_cols_f32,
 	.gemm_f32 = { false, VF_LANES, SIMD_MR, simd_tile_cols_f32, SIMD_KC, SIMD_MC, simd_nc_f32, SIMD_TINY,
 		      simd_tiny_cols_f32 },
 	.gemm_f64 = { false, VD_LANES, SIMD_MR, simd_tile_cols_f64, SIMD_KC, SIMD_MC, simd_nc_f64, SIMD_TINY,
@@ -491,6 +489,5 @@ const struct simd_ops SIMD_OPS = {
 	.exp_f64 = simd_exp_f64,
 	.fma_chains_f32 = simd_fma_chains_f32,
 	.fma_lanes = SIMD_BYTES / 4,
-	.lanes_f64 = SIMD_BYTES / 8,
 	.exp2_softmax_f32 = simd_exp2_softmax_f32,
 };
