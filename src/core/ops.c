@@ -804,8 +804,8 @@ static struct tensor *binary_f32_number(const struct ops_ctx *ctx, struct operan
 	*done = true;
 	if (ops_check_shape(ctx, x.t->ndim, x.t->shape, err) < 0)
 		return NULL;
-	const void *kp = tensor_data(k.t);
-	float y = k.t->dtype == DT_I64 ? (float)(double)*(const int64_t *)kp : (float)*(const double *)kp;
+	struct number num;
+	float y = *(const float *)tensor_data(convert_operand(k, DT_F32, &num));
 	int64_t n = tensor_numel(x.t), one = 1, zero = 0;
 	struct tensor *out = tensor_new(DT_F32, x.t->flavor, x.t->ndim, x.t->shape);
 	if (a.scalar)
