@@ -186,8 +186,8 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 #define SIMD_TINY 512
 
 /* c is (m,n), a is (m,k), b is (k,n); k <= SIMD_KC. */
-static inline __attribute__((always_inline)) void TFN(tiny_body)(T *restrict c, const T *restrict a,
-								 const T *restrict b, int64_t m, int64_t k, int64_t n)
+static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
+			     int64_t n)
 {
 #ifdef TINY_V4
 	if (n % 4 == 0) {	/* four columns at once, each by the same steps as the loop below */
@@ -214,13 +214,7 @@ static inline __attribute__((always_inline)) void TFN(tiny_body)(T *restrict c, 
 		}
 }
 
-static void TFN(tiny_matmul)(T *restrict c, const T *restrict a, const T *restrict b, int64_t m, int64_t k,
-			     int64_t n)
-{
-	TFN(tiny_body)(c, a, b, m, k, n);
-}
-
-/* tiny_body's walk, for the ops table (kernel_simd_tile) */
+/* tiny_matmul's walk, for the ops table (kernel_simd_tile) */
 #ifdef TINY_V4
 #define SIMD_TINY_COLS (int)(sizeof(TINY_V4) / sizeof(T))
 #else
@@ -312,8 +306,7 @@ static void TFN(softmax_row)(T *y, const T *x, int64_t n)
  * row summed in order from its first element (softmax_row's tail vector
  * sums its lanes in that order, the padding's zeros adding nothing), the
  * same division. */
-static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, const T *x, int64_t rows,
-									   int64_t cols)
+static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols)
 {
 	int64_t per = LANES / cols;
 	for (int64_t r0 = 0; r0 < rows; r0 += per) {
@@ -322,10 +315,9 @@ static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, 
 		T max[LANES];
 		for (int64_t r = 0; r < nr; r++) {
 			T mx = -INFINITY;
-			for (int64_t j = 0; j < cols; j++) {
-				T v = xr[r * cols + j];
-				mx = ((v > mx) | (v != v)) ? v : mx;	/* no branch: a compare and a blend */
-			}
+			for (int64_t j = r * cols; j < (r + 1) * cols; j++)
+				if (xr[j] > mx || xr[j] != xr[j])
+					mx = xr[j];
 			max[r] = mx;
 		}
 		/* the group's elements in the first lanes (the lanes after them,
@@ -347,24 +339,19 @@ static inline __attribute__((always_inline)) void TFN(softmax_short_body)(T *y, 
 		V e = VFN(exp)(xv - vm);
 		T *yr = y + r0 * cols;
 		for (int64_t r = 0; r < nr; r++) {
-			int64_t j0 = r * cols;
+			int64_t j0 = r * cols, j1 = j0 + cols;
 			if (max[r] == -INFINITY) {
-				for (int64_t j = 0; j < cols; j++)
-					yr[j0 + j] = NAN;
+				for (int64_t j = j0; j < j1; j++)
+					yr[j] = NAN;
 				continue;
 			}
 			T sum = e[j0];
-			for (int64_t j = 1; j < cols; j++)
-				sum += e[j0 + j];
-			for (int64_t j = 0; j < cols; j++)
-				yr[j0 + j] = e[j0 + j] / sum;
+			for (int64_t j = j0 + 1; j < j1; j++)
+				sum += e[j];
+			for (int64_t j = j0; j < j1; j++)
+				yr[j] = e[j] / sum;
 		}
 	}
-}
-
-static void TFN(softmax_short_rows)(T *y, const T *x, int64_t rows, int64_t cols)
-{
-	TFN(softmax_short_body)(y, x, rows, cols);
 }
 
 /* dst and src are (rows, cols); dst may equal src. */
