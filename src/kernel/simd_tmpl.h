@@ -54,22 +54,16 @@ static void TFN(pack_panels)(T *restrict bp, const T *restrict b, int64_t rs, in
 		TFN(pack_b)(bp + j0 * kc, b + j0 * cs, rs, cs, kc, nb - j0 < NR ? nb - j0 : NR);
 }
 
-/* c[r][0..NR) at row stride ldc, for r < MR. c = lo|hi, or c += lo|hi. */
-static inline void TFN(store_row)(T *c, V lo, V hi, bool add)
-{
-	if (add) {
-		lo += VFN(load)(c);
-		hi += VFN(load)(c + LANES);
-	}
-	VFN(store)(c, lo);
-	VFN(store)(c + LANES, hi);
-}
-
 /* c (SIMD_MR, NR) at row stride ldc = a·b, or += when add: a's element
- * (r,p) is ar[r][p*as], b's row p is the NR values at bp + p*ldb. */
-static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int64_t ldc, const T *const *ar,
-							      int64_t as, const T *restrict bp, int64_t ldb,
-							      int64_t kc, bool add)
+ * (r,p) is ar[r][p*as], b's row p is the NR values at bp + p*ldb. The fused
+ * attention's tiles finish in registers before they are stored: with
+ * alpha, c = c·alpha[r] + a·b (its output rescaled as the maxima moved);
+ * with cmax, the scores of keys after a query are hidden (kq as for
+ * fold_tile) and the tile's maxima folded into cmax (NaN skipped). */
+static inline __attribute__((always_inline)) void TFN(micro_epi)(T *restrict c, int64_t ldc, const T *const *ar,
+								  int64_t as, const T *restrict bp, int64_t ldb,
+								  int64_t kc, bool add, const T *alpha, T *cmax,
+								  int64_t kq)
 {
 	const T *a0 = ar[0], *a1 = ar[1], *a2 = ar[2];
 	const T *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
@@ -94,12 +88,47 @@ static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int6
 		x = VFN(set1)(a4[pa]); MAC(c40, x, b0); MAC(c41, x, b1);
 		x = VFN(set1)(a5[pa]); MAC(c50, x, b0); MAC(c51, x, b1);
 	}
-	TFN(store_row)(c + 0 * ldc, c00, c01, add);
-	TFN(store_row)(c + 1 * ldc, c10, c11, add);
-	TFN(store_row)(c + 2 * ldc, c20, c21, add);
-	TFN(store_row)(c + 3 * ldc, c30, c31, add);
-	TFN(store_row)(c + 4 * ldc, c40, c41, add);
-	TFN(store_row)(c + 5 * ldc, c50, c51, add);
+	V cr[SIMD_MR][2] = { { c00, c01 }, { c10, c11 }, { c20, c21 }, { c30, c31 }, { c40, c41 }, { c50, c51 } };
+#pragma GCC unroll 6
+	for (int r = 0; r < SIMD_MR; r++)
+		for (int h = 0; h < 2; h++) {
+			if (alpha)
+				cr[r][h] += VFN(load)(c + r * ldc + h * LANES) * VFN(set1)(alpha[r]);
+			else if (add)
+				cr[r][h] += VFN(load)(c + r * ldc + h * LANES);
+		}
+	if (cmax) {
+		if (kq + SIMD_MR - 1 > 0) {	/* some key after some query */
+			V ninf = VFN(set1)(-INFINITY);
+			VI iota;
+			for (int e = 0; e < LANES; e++)
+				iota[e] = e;
+#pragma GCC unroll 6
+			for (int r = 0; r < SIMD_MR; r++)
+				for (int h = 0; h < 2; h++)	/* lanes e < kq + r - h·LANES */
+					cr[r][h] = VFN(select)(iota < (VI){ 0 } + (__typeof__(iota[0]))(kq + r - h * LANES),
+							       ninf, cr[r][h]);
+		}
+		for (int h = 0; h < 2; h++) {
+			V mx = VFN(load)(cmax + h * LANES);
+#pragma GCC unroll 6
+			for (int r = 0; r < SIMD_MR; r++)
+				mx = VFN(max_skip_nan)(cr[r][h], mx);
+			VFN(store)(cmax + h * LANES, mx);
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < SIMD_MR; r++) {
+		VFN(store)(c + r * ldc, cr[r][0]);
+		VFN(store)(c + r * ldc + LANES, cr[r][1]);
+	}
+}
+
+static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int64_t ldc, const T *const *ar,
+							      int64_t as, const T *restrict bp, int64_t ldb,
+							      int64_t kc, bool add)
+{
+	TFN(micro_epi)(c, ldc, ar, as, bp, ldb, kc, add, NULL, NULL, 0);
 }
 
 /* The micro-kernel on any a and b (element (r,p) of a at a + r*ar_step +
@@ -107,21 +136,25 @@ static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int6
  * columns: a partial tile is computed in a full stack tile (missing rows of
  * a repeat the last row) and copied back. */
 static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as, const T *bp, int64_t ldb,
-		      int64_t kc, int64_t mc, int64_t nc, bool add)
+		      int64_t kc, int64_t mc, int64_t nc, bool add, const T *alpha)
 {
 	const T *ar[SIMD_MR];
-	for (int64_t r = 0; r < SIMD_MR; r++)
+	T alpha_t[SIMD_MR];	/* alpha's mc rows, the last repeated */
+	for (int64_t r = 0; r < SIMD_MR; r++) {
 		ar[r] = a + (r < mc ? r : mc - 1) * ar_step;
+		if (alpha)
+			alpha_t[r] = alpha[r < mc ? r : mc - 1];
+	}
 	if (mc == SIMD_MR && nc == NR) {
-		TFN(micro)(c, ldc, ar, as, bp, ldb, kc, add);
+		TFN(micro_epi)(c, ldc, ar, as, bp, ldb, kc, add, alpha, NULL, 0);
 		return;
 	}
 	T ct[SIMD_MR * NR] = {0};
-	if (add)
+	if (add || alpha)
 		for (int64_t r = 0; r < mc; r++)
 			for (int64_t j = 0; j < nc; j++)
 				ct[r * NR + j] = c[r * ldc + j];
-	TFN(micro)(ct, NR, ar, as, bp, ldb, kc, add);
+	TFN(micro_epi)(ct, NR, ar, as, bp, ldb, kc, add, alpha ? alpha_t : NULL, NULL, 0);
 	for (int64_t r = 0; r < mc; r++)
 		for (int64_t j = 0; j < nc; j++)
 			c[r * ldc + j] = ct[r * NR + j];
@@ -171,7 +204,7 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 						T *ct = c + (i0 + r0) * ldc + j0;
 						if (skip_upper && j0 > i0 + r0 + mc - 1)
 							continue;
-						TFN(tile)(ct, ldc, a + (i0 + r0) * lda + p0, lda, 1, bs, NR, kc, mc, nc, p0 > 0);
+						TFN(tile)(ct, ldc, a + (i0 + r0) * lda + p0, lda, 1, bs, NR, kc, mc, nc, p0 > 0, NULL);
 					}
 				}
 			}
@@ -635,26 +668,25 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 						const T *ar[SIMD_MR];	/* the tile's rows of k */
 						for (int64_t r = 0; r < SIMD_MR; r++)
 							ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
-						if (mc == SIMD_MR)
-							TFN(micro)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0);
-						else
-							TFN(tile)(c, ATT_BQ, ar[0], ld->k, 1, qt + s0, ATT_BQ, dc, mc, NR, p0 > 0);
-						if (fold)
-							TFN(fold_tile)(c, mc, causal ? j0 + r0 - (i0 + s0) : ATT_NO_KQ, cmax);
+						int64_t kq = causal ? j0 + r0 - (i0 + s0) : ATT_NO_KQ;
+						if (mc == SIMD_MR) {
+							TFN(micro_epi)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0, NULL,
+								       fold ? cmax : NULL, kq);
+						} else {
+							TFN(tile)(c, ATT_BQ, ar[0], ld->k, 1, qt + s0, ATT_BQ, dc, mc, NR, p0 > 0,
+								  NULL);
+							if (fold)
+								TFN(fold_tile)(c, mc, kq, cmax);
+						}
 					}
 					if (last)
 						TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, s0, s0 + NR, j0, bk,
 								  fold ? cmax : NULL, r0 < bk ? r0 : bk);
 				}
 			}
-			/* acc = acc·alpha + p · v_block: row r of p is column r of sᵀ */
-			for (int64_t r = 0; r < bq; r++) {
-				if (alpha[r] == 1)	/* the maximum did not change: most rows, after a few blocks */
-					continue;
-				V va = VFN(set1)(alpha[r]);
-				for (int64_t c = 0; c < dvc; c += LANES)
-					VFN(store)(acc + r * ATT_DVC + c, VFN(load)(acc + r * ATT_DVC + c) * va);
-			}
+			/* acc = acc·alpha + p · v_block, each tile rescaled as it is read (a
+			 * tile no key of the block reaches keeps its alpha of 1, or of 0 on
+			 * an acc still 0): row r of p is column r of sᵀ */
 			int64_t full = dvc / NR * NR;	/* columns in whole tiles of v read in place */
 			if (full < dvc)	/* the last columns, padded */
 				TFN(pack_b)(vp, v + j0 * ld->v + c0 + full, ld->v, 1, bk, dvc - full);
@@ -670,12 +702,13 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
 					T *c = acc + r0 * ATT_DVC + s0;
 					if (s0 == full)
-						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, vp, NR, kc, mc, NR, true);
+						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, vp, NR, kc, mc, NR, false, alpha + r0);
 					else if (mc == SIMD_MR)
-						TFN(micro)(c, ATT_DVC, ar, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, true);
+						TFN(micro_epi)(c, ATT_DVC, ar, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, false,
+							       alpha + r0, NULL, 0);
 					else
 						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, mc,
-							  NR, true);
+							  NR, false, alpha + r0);
 				}
 			}
 		}
