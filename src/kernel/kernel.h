@@ -335,8 +335,8 @@ void exp_f32_simd(float *out, const float *in, int64_t n);
 void exp_f64_simd(double *out, const double *in, int64_t n);
 
 /* out and in are length n; every in[i] <= 0, -inf or NaN. The 2^x of the
- * fused attention's online softmax (within 1 ulp of exp2f for x in [-126, 0];
- * below -126 and at -inf exactly 0; NaN gives NaN). Exposed for the tests. */
+ * fused attention's online softmax (within 1 ulp of exp2f for x in [-125, 0];
+ * below -125 and at -inf exactly 0; NaN gives NaN). Exposed for the tests. */
 void exp2_softmax_f32_simd(float *out, const float *in, int64_t n);
 
 /* Test hook: fused attention (weights NULL) still goes through the two-pass

@@ -69,11 +69,11 @@ static void exp_f64(double *out, const double *in, int64_t n)
 		out[i] = exp(in[i]);
 }
 
-/* below -126 exactly 0, as kernel.h promises (the vector ones flush there) */
+/* below -125 exactly 0, as kernel.h promises (the vector ones flush there) */
 static void exp2_softmax_f32(float *out, const float *in, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)
-		out[i] = in[i] < -126.0f ? 0.0f : exp2f(in[i]);
+		out[i] = in[i] < -125.0f ? 0.0f : exp2f(in[i]);
 }
 
 /* 12 independent multiply-add chains, one number wide. */

@@ -251,16 +251,18 @@ static inline void vf_transpose8_scaled(float *dst, int64_t ldd, const float *sr
  * n = round(x) by the 1.5·2^23 addition (its low bits are then n), f = x - n
  * exactly, in [-1/2, 1/2], and 2^f a degree-6 polynomial (fitted for
  * relative error, 1 exactly at 0: 0.93 ulp in float arithmetic), times 2^n
- * built in the exponent bits. Below -126 the result (under 2^-126, where
- * libm would round to a subnormal) is flushed to 0 by one and-not, which also
- * sends -inf to exactly 0; a NaN goes through the polynomial as NaN. Against
- * libm's exp2f over [-126, 0]: within 1 ulp (tests/kernel/checks.c). About
+ * by adding n to its exponent bits (an integer add, not a multiply: the
+ * multiply-add units are the attention's busiest). Below -125 the result
+ * (under 2^-125, where the add would leave the normal range and libm rounds
+ * towards the subnormals) is flushed to 0 by one and-not, which also sends
+ * -inf to exactly 0; a NaN goes through the polynomial as NaN. Against
+ * libm's exp2f over [-125, 0]: within 1 ulp (tests/kernel/checks.c). About
  * half the instructions of vf_exp, which must handle every x. vd_exp2_neg is
  * vd_exp(x·ln 2): float64 attention is not the fast case. */
 static inline vf vf_exp2_neg(vf x)
 {
 	const vf magic = vf_set1(12582912.0f);   /* 1.5 * 2^23 */
-	vi32 zero = (vi32)(x < -126.0f);              /* -inf too */
+	vi32 zero = (vi32)(x < -125.0f);              /* -inf too */
 	vf t = x + magic;
 	vf f = x - (t - magic);
 	vf p = vf_set1(1.5353361959569156e-4f);
@@ -270,9 +272,8 @@ static inline vf vf_exp2_neg(vf x)
 	p = p * f + 2.4022647738456726e-1f;
 	p = p * f + 6.9314718246459961e-1f;
 	vf y = p * f + 1.0f;
-	/* 2^n from t's low bits: n + 127 lands in the exponent field */
-	y = y * (vf)(((vi32)t - ((vi32)magic - 127)) << 23);
-	return (vf)(~zero & (vi32)y);
+	/* times 2^n: t's low bits are n (magic's are 0), added to y's exponent */
+	return (vf)(~zero & ((vi32)y + ((vi32)t << 23)));
 }
 
 static inline vd vd_exp2_neg(vd x)
