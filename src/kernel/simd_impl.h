@@ -221,20 +221,24 @@ typedef float vf8 __attribute__((vector_size(32)));
 static inline void vf_transpose8_scaled(float *dst, int64_t ldd, const float *src, int64_t lds, float c)
 {
 	vf8 vc = { c, c, c, c, c, c, c, c }, r[8], t[8], u[8];
+#pragma GCC unroll 8
 	for (int i = 0; i < 8; i++) {
 		memcpy(&r[i], src + i * lds, sizeof r[i]);
 		r[i] *= vc;
 	}
+#pragma GCC unroll 8
 	for (int i = 0; i < 8; i += 2) {
 		t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
 		t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
 	}
+#pragma GCC unroll 8
 	for (int i = 0; i < 8; i += 4) {
 		u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
 		u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
 		u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
 		u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
 	}
+#pragma GCC unroll 8
 	for (int i = 0; i < 4; i++) {
 		vf8 lo = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
 		vf8 hi = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
