@@ -70,11 +70,13 @@ static inline __attribute__((always_inline)) void TFN(micro_epi)(T *restrict c, 
 	V c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
 	V c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
 
-	/* c's lines are written at the end: fetch them now, behind the work */
-	for (int r = 0; r < SIMD_MR; r++) {
-		__builtin_prefetch(c + r * ldc, 1);
-		__builtin_prefetch(c + r * ldc + NR - 1, 1);
-	}
+	/* c's lines are written at the end: fetch them now, behind the work
+	 * (the attention's tiles are on its stack, in L1 already) */
+	if (!alpha && !cmax)
+		for (int r = 0; r < SIMD_MR; r++) {
+			__builtin_prefetch(c + r * ldc, 1);
+			__builtin_prefetch(c + r * ldc + NR - 1, 1);
+		}
 #pragma GCC unroll 4
 	for (int64_t p = 0, pa = 0; p < kc; p++, pa += as) {
 		V b0 = VFN(load)(bp);
