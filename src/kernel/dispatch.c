@@ -438,19 +438,36 @@ static int64_t head_at(const struct attn_layout *l, int64_t b, int64_t h)
 	return b * l->batch + h * l->head;
 }
 
+/* Where item it starts: its head (b, h) and its first row i0 (see above). */
+static void attention_item(const struct attention_job *j, int64_t it, int64_t *b, int64_t *h, int64_t *i0)
+{
+	int64_t hh = it / j->per_head, slot = it % j->per_head;
+	*b = hh / j->nh;
+	*h = hh % j->nh;
+	*i0 = (hh + 1 < j->nb * j->nh ? slot : j->per_head - 1 - slot) * j->ops->att_rows;
+}
+
+/* The keys item (b, h, i0) reads: 0 .. the end it returns. */
+static int64_t attention_keys(const struct attention_job *j, int64_t i0)
+{
+	int64_t last = i0 + j->ops->att_rows;	/* past its last query */
+	return j->causal && last < j->tk ? last : j->tk;
+}
+
 static void attention_part(void *arg, int t, int nt)
 {
 	struct attention_job *j = arg;
 	size_t es = j->f64 ? sizeof(double) : sizeof(float);
-	int64_t rows = j->ops->att_rows;
+	int64_t rows = j->ops->att_rows, items = j->nb * j->nh * j->per_head;
 	const struct att_ld ld = { j->lay[0].row, j->lay[1].row, j->lay[2].row, j->lay[3].row };
 	(void)t, (void)nt;
-	for (;;) {
-		int64_t it = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-		if (it >= j->nb * j->nh * j->per_head || ctl_stop())
-			return;
-		int64_t hh = it / j->per_head, b = hh / j->nh, h = hh % j->nh, slot = it % j->per_head;
-		int64_t i0 = (hh + 1 < j->nb * j->nh ? slot : j->per_head - 1 - slot) * rows;
+	/* each thread takes its next item before it computes the present one,
+	 * so that the present one can fetch the next one's rows behind its work */
+	int64_t it = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+	while (it < items && !ctl_stop()) {
+		int64_t following = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+		int64_t b, h, i0, hh = it / j->per_head;
+		attention_item(j, it, &b, &h, &i0);
 		const char *q = (const char *)j->q + (size_t)head_at(&j->lay[0], b, h) * es;
 		const char *k = (const char *)j->k + (size_t)head_at(&j->lay[1], b, h) * es;
 		const char *v = (const char *)j->v + (size_t)head_at(&j->lay[2], b, h) * es;
@@ -468,17 +485,34 @@ static void attention_part(void *arg, int t, int nt)
 				j->ops->attention_f32((float *)out, (float *)w, (const float *)q, (const float *)k,
 						      (const float *)v, mask, j->causal, (float)j->scale, j->tq,
 						      j->tk, j->d, j->dv);
+			it = following;
 			continue;
+		}
+		/* the next item's rows of q, and the keys it reads that this one does not */
+		struct att_next next, *pn = NULL;
+		if (following < items) {
+			int64_t nb, nh, ni0;
+			attention_item(j, following, &nb, &nh, &ni0);
+			bool same = following / j->per_head == hh;
+			next = (struct att_next){
+				(const char *)j->q + (size_t)(head_at(&j->lay[0], nb, nh) + ni0 * ld.q) * es,
+				(const char *)j->k + (size_t)head_at(&j->lay[1], nb, nh) * es,
+				(const char *)j->v + (size_t)head_at(&j->lay[2], nb, nh) * es,
+				j->tq - ni0 < rows ? j->tq - ni0 : rows, same ? attention_keys(j, i0) : 0,
+				attention_keys(j, ni0),
+			};
+			pn = &next;
 		}
 		int64_t bq = j->tq - i0 < rows ? j->tq - i0 : rows;
 		if (j->f64)
 			j->ops->attention_rows_f64((double *)out, (const double *)q, (const double *)k,
 						   (const double *)v, mask, j->causal, j->scale, i0, bq, j->tk, j->d,
-						   j->dv, &ld);
+						   j->dv, &ld, pn);
 		else
 			j->ops->attention_rows_f32((float *)out, (const float *)q, (const float *)k,
 						   (const float *)v, mask, j->causal, (float)j->scale, i0, bq, j->tk,
-						   j->d, j->dv, &ld);
+						   j->d, j->dv, &ld, pn);
+		it = following;
 	}
 }
 

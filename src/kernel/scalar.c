@@ -17,8 +17,9 @@
 #define ROWS(T, NAME, EXP)                                                                                 \
 	static void NAME(T *out, const T *q, const T *k, const T *v, const uint8_t *mask, bool causal,    \
 			 T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d, int64_t dv,               \
-			 const struct att_ld *ld)                                                          \
+			 const struct att_ld *ld, const struct att_next *next)                             \
 	{                                                                                                  \
+		(void)next; /* one query at a time: no tiles to fetch behind */                            \
 		for (int64_t i = i0; i < i0 + bq; i++) {                                                   \
 			int64_t kend = causal && i + 1 < tk ? i + 1 : tk;                                  \
 			if (ctl_stop()) /* Ctrl-C: the rest of out is left */                              \

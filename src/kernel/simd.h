@@ -14,6 +14,16 @@ struct att_ld {
 	int64_t q, k, v, out;
 };
 
+/* The item a thread of the fused attention computes next, for the present
+ * one to fetch into the cache a few rows per tile behind its own work: q_rows
+ * rows of q (from q), and keys k0 .. k1-1 of k and v (the rows the present
+ * item does not read already), at ld's strides. The pointers are to the
+ * element type's first element of each (float or double). */
+struct att_next {
+	const void *q, *k, *v;
+	int64_t q_rows, k0, k1;
+};
+
 /* Same signatures and contracts as the *_simd functions of kernel.h. */
 struct simd_ops {
 	const char *name;
@@ -28,13 +38,16 @@ struct simd_ops {
 			      const double *v, const uint8_t *mask, bool causal, double scale,
 			      int64_t tq, int64_t tk, int64_t d, int64_t dv);
 	/* fused attention, rows i0 .. i0+bq-1 (bq <= simd_ops.att_rows) of one
-	 * head whose rows of q, k, v and out are ld's strides apart */
+	 * head whose rows of q, k, v and out are ld's strides apart; next (may
+	 * be NULL) what to fetch for the item after */
 	void (*attention_rows_f32)(float *out, const float *q, const float *k, const float *v,
 				   const uint8_t *mask, bool causal, float scale, int64_t i0, int64_t bq,
-				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
+				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld,
+				   const struct att_next *next);
 	void (*attention_rows_f64)(double *out, const double *q, const double *k, const double *v,
 				   const uint8_t *mask, bool causal, double scale, int64_t i0, int64_t bq,
-				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld);
+				   int64_t tk, int64_t d, int64_t dv, const struct att_ld *ld,
+				   const struct att_next *next);
 	int att_rows, att_keys;            /* the fused attention's blocks (float) */
 	int att_dc, att_dvc;               /* its depth and value columns a pass (0: all the depth) */
 	struct kernel_gemm_shape gemm_f32, gemm_f64;   /* how matmul_f32/f64 walk a product */

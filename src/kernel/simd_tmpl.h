@@ -609,12 +609,33 @@ static void TFN(pack_qt)(T *qt, const T *q, int64_t ldq, int64_t bq, int64_t nq,
 			qt[p * ATT_BQ + r] = 0;
 }
 
+/* Rows of the next item (struct att_next) asked into the cache, at most
+ * rows of each of q, k and v: *qr and *kr are the next rows to ask for,
+ * the first dq elements of q's and k's rows, dv of v's. */
+static inline void TFN(fetch_next)(const struct att_next *n, const struct att_ld *ld, int64_t *qr, int64_t *kr,
+				   int64_t dq, int64_t dv, int64_t rows)
+{
+	const int64_t line = 64 / (int64_t)sizeof(T);
+	for (int64_t r = 0; r < rows && *qr < n->q_rows; r++, (*qr)++)
+		for (int64_t p = 0; p < dq; p += line)
+			__builtin_prefetch((const T *)n->q + *qr * ld->q + p);
+	for (int64_t r = 0; r < rows && *kr < n->k1; r++, (*kr)++) {
+		for (int64_t p = 0; p < dq; p += line)
+			__builtin_prefetch((const T *)n->k + *kr * ld->k + p);
+		for (int64_t p = 0; p < dv; p += line)
+			__builtin_prefetch((const T *)n->v + *kr * ld->v + p);
+	}
+}
+
 /* q is (tq,d), k is (tk,d), v is (tk,dv), out is (tq,dv), their rows ld->q,
  * ld->k, ld->v and ld->out apart; mask NULL or (tq,tk) bytes. Computes out
- * rows i0 .. i0+bq-1. */
+ * rows i0 .. i0+bq-1, and fetches next's rows (if not NULL) behind the work,
+ * two rows a tile of the scores: the first item of a head, which finds
+ * them in memory, would otherwise wait for q's rows, and each item for the
+ * keys it reads first. */
 static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, const uint8_t *mask,
 				bool causal, T scale, int64_t i0, int64_t bq, int64_t tk, int64_t d,
-				int64_t dv, const struct att_ld *ld)
+				int64_t dv, const struct att_ld *ld, const struct att_next *next)
 {
 	T qt[ATT_DC * ATT_BQ] __attribute__((aligned(64)));
 	T st[ATT_BK * ATT_BQ] __attribute__((aligned(64)));
@@ -628,9 +649,11 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 	T qscale = scale * (T)1.4426950408889634074;	/* base 2: see exp2_neg */
 
 	/* q's rows are read once, by pack_qt, usually from memory: all asked for now */
+	int64_t dq = d < ATT_DC ? d : ATT_DC;	/* q's and k's columns a pass reads */
 	for (int64_t r = 0; r < bq; r++)
-		for (int64_t p = 0; p < (d < ATT_DC ? d : ATT_DC); p += 64 / (int64_t)sizeof(T))
+		for (int64_t p = 0; p < dq; p += 64 / (int64_t)sizeof(T))
 			__builtin_prefetch(q + (i0 + r) * ld->q + p);
+	int64_t next_q = 0, next_k = next ? next->k0 : 0;	/* next's rows fetched so far */
 
 	for (int64_t c0 = 0; c0 < dv; c0 += ATT_DVC) {
 		int64_t dvc = dv - c0 < ATT_DVC ? dv - c0 : ATT_DVC;
@@ -671,6 +694,8 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 						for (int64_t r = 0; r < SIMD_MR; r++)
 							ar[r] = k + (j0 + r0 + (r < mc ? r : mc - 1)) * ld->k + p0;
 						int64_t kq = causal ? j0 + r0 - (i0 + s0) : ATT_NO_KQ;
+						if (next)
+							TFN(fetch_next)(next, ld, &next_q, &next_k, dq, dv, 2);
 						if (mc == SIMD_MR) {
 							TFN(micro_epi)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0, NULL,
 								       fold ? cmax : NULL, kq);
@@ -730,6 +755,8 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				o[c] = a[c] * inv;
 		}
 	}
+	if (next)	/* what the tiles did not reach */
+		TFN(fetch_next)(next, ld, &next_q, &next_k, dq, dv, INT64_MAX);
 }
 
 /* ---- exp over an array ---------------------------------------------------------- */
