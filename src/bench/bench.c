@@ -150,7 +150,7 @@ static void run_mha(void *arg, enum kernel_variant v)
 double bench_time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum kernel_variant v)
 {
 	double best = INFINITY, spent = 0;
-	for (int r = 0; r < 10 && (r == 0 || spent < 1000); r++) {
+	for (int r = 0; r < 1000 && (r == 0 || spent < (r < 10 ? 1000 : 250)); r++) {
 		double t0 = bench_now_ms();
 		run(arg, v);
 		double dt = bench_now_ms() - t0;

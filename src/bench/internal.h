@@ -18,8 +18,9 @@ struct report {
 };
 
 double bench_now_ms(void);
-/* The best of up to 10 runs of run(arg, v) within about a second (one when
- * a run takes over a second): on a shared machine any one run may be
+/* The best of 10 runs of run(arg, v) within about a second (one when a run
+ * takes over a second), or of as many as fit in a quarter of a second (up
+ * to 1000) when runs are short: on a shared machine any one run may be
  * slowed, the best is the code's own speed. */
 double bench_time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum kernel_variant v);
 /* A case timed without a flop count (the interpreter's, the screen's):
