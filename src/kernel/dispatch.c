@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Every table this build has, best first, each named by kernel_simd_name(). */
@@ -213,7 +214,8 @@ static struct pool {
 	pthread_cond_t wake, done;
 	int workers;		/* started so far: they run parts 1 .. workers */
 	unsigned gen;		/* bumped per job */
-	int nt, pending;	/* parts of this job, and those not finished */
+	int nt;			/* parts of this job */
+	unsigned pending;	/* and those not finished */
 	struct part parts[THREADS_MAX];
 	bool taken[THREADS_MAX];	/* part t begun, by its worker or by the caller */
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -238,6 +240,43 @@ static void pool_register_fork(void)
 	pthread_atfork(NULL, NULL, pool_after_fork);
 }
 
+/* A thread that has finished its part watches for the next event (a new
+ * job, the last part done) for up to POOL_SPIN_NS before it sleeps: waking
+ * a sleeping thread took tens of microseconds, much of a one-head attention
+ * (0.3 ms), and kernels come back to back. pool.gen and pool.pending change
+ * under the lock but atomically, so that the watching needs no lock. */
+#define POOL_SPIN_NS 100000
+
+static int64_t pool_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void pool_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Whether, within POOL_SPIN_NS, *word became value (until_equal) or other
+ * than value (!until_equal). */
+static bool pool_watch(const unsigned *word, unsigned value, bool until_equal)
+{
+	int64_t end = pool_now_ns() + POOL_SPIN_NS;
+	for (unsigned i = 1;; i++) {
+		if ((__atomic_load_n(word, __ATOMIC_ACQUIRE) == value) == until_equal)
+			return true;
+		pool_relax();
+		if (i % 64 == 0 && pool_now_ns() > end)
+			return false;
+	}
+}
+
 /* Worker t: waits for a job with a part t, runs it, reports it done. */
 static void *pool_worker(void *arg)
 {
@@ -247,7 +286,11 @@ static void *pool_worker(void *arg)
 	for (;;) {
 		while (pool.gen == seen || t >= pool.nt) {
 			seen = pool.gen;
-			pthread_cond_wait(&pool.wake, &pool.lock);
+			pthread_mutex_unlock(&pool.lock);
+			bool moved = pool_watch(&pool.gen, seen, false);
+			pthread_mutex_lock(&pool.lock);
+			if (!moved && pool.gen == seen)
+				pthread_cond_wait(&pool.wake, &pool.lock);
 		}
 		seen = pool.gen;
 		if (pool.taken[t])	/* the caller ran it: this worker woke late */
@@ -257,7 +300,7 @@ static void *pool_worker(void *arg)
 		pthread_mutex_unlock(&pool.lock);
 		part_run(&p);
 		pthread_mutex_lock(&pool.lock);
-		if (--pool.pending == 0)
+		if (__atomic_sub_fetch(&pool.pending, 1, __ATOMIC_RELEASE) == 0)
 			pthread_cond_signal(&pool.done);
 	}
 	return NULL;
@@ -297,8 +340,8 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 		pool.taken[t] = false;
 	}
 	pool.nt = in_pool;
-	pool.pending = in_pool - 1;
-	pool.gen++;
+	__atomic_store_n(&pool.pending, in_pool - 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&pool.gen, pool.gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&pool.wake);
 	pthread_mutex_unlock(&pool.lock);
 
@@ -313,11 +356,16 @@ static void run_parts(int nt, void (*job)(void *arg, int t, int nt), void *arg)
 	for (int t = 1; t < in_pool; t++)
 		if (!pool.taken[t]) {
 			pool.taken[t] = true;
-			pool.pending--;
+			__atomic_sub_fetch(&pool.pending, 1, __ATOMIC_RELEASE);
 			pthread_mutex_unlock(&pool.lock);
 			part_run(&parts[t]);
 			pthread_mutex_lock(&pool.lock);
 		}
+	if (pool.pending > 0) {	/* the workers' parts: watched, then slept on */
+		pthread_mutex_unlock(&pool.lock);
+		pool_watch(&pool.pending, 0, true);
+		pthread_mutex_lock(&pool.lock);
+	}
 	while (pool.pending > 0)
 		pthread_cond_wait(&pool.done, &pool.lock);
 	pthread_mutex_unlock(&pool.lock);
