@@ -268,14 +268,16 @@ static void *chains_run(void *arg)
 }
 
 /* The multiply-add peak of the SIMD path in use on as many threads as the
- * kernels use: the best of many short runs, since on a shared machine any
- * one run may be slowed. */
+ * kernels use: the best of many short runs (of some 4 ms each) over at
+ * least 0.4 s, since on a shared machine any one run may be slowed, and a
+ * neighbour may hold a core for a tenth of a second (20 runs in a row once
+ * measured half the peak, and the kernels then 150% of it). */
 static double measure_peak(bool quick, int threads, float *sink)
 {
-	double best = 0;
+	double best = 0, start = bench_now_ms();
 	struct chains ch[64];
 	pthread_t tid[64];
-	for (int r = 0; r < (quick ? 5 : 20); r++) {
+	for (int r = 0; quick ? r < 5 : r < 20 || bench_now_ms() - start < 400; r++) {
 		double t0 = bench_now_ms();
 		int started = 1;
 		for (int i = 0; i < threads; i++)
