@@ -511,7 +511,8 @@ static void bench_one_head(struct report *r, const struct bench_options *o, uint
 		if (!wanted(o, name))
 			continue;
 		struct attn_case one = { random_f32(t * d, seed), random_f32(t * d, seed), random_f32(t * d, seed),
-					 xalloc_aligned((size_t)(t * d) * sizeof(float)), xalloc_aligned((size_t)(t * t) * sizeof(float)),
+					 xalloc_aligned((size_t)(t * d) * sizeof(float)),
+					 xalloc_aligned((size_t)(t * t) * sizeof(float)),
 					 1, t, d, true };
 		const double bytes[2] = { 4.0 * t * d * sizeof(float), (4.0 * t * d + (double)t * t) * sizeof(float) };
 		run_case(r, name, run_attention, &one, one.out, t * d, attention_flops(1, t, d, true), bytes, rate);
