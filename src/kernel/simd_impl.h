@@ -21,6 +21,7 @@
 #endif
 typedef float vf __attribute__((vector_size(SIMD_BYTES)));
 typedef int32_t vi32 __attribute__((vector_size(SIMD_BYTES)));
+typedef uint32_t vu32 __attribute__((vector_size(SIMD_BYTES)));	/* bits that wrap */
 typedef double vd __attribute__((vector_size(SIMD_BYTES)));
 typedef int64_t vi64 __attribute__((vector_size(SIMD_BYTES)));
 
@@ -276,8 +277,9 @@ static inline vf vf_exp2_neg(vf x)
 	p = p * f + 2.4022647738456726e-1f;
 	p = p * f + 6.9314718246459961e-1f;
 	vf y = p * f + 1.0f;
-	/* times 2^n: t's low bits are n (magic's are 0), added to y's exponent */
-	return (vf)(~zero & ((vi32)y + ((vi32)t << 23)));
+	/* times 2^n: t's low bits are n (magic's are 0), added to y's exponent
+	 * (unsigned: a negative n wraps, as the sum must) */
+	return (vf)(~zero & (vi32)((vu32)y + ((vu32)t << 23)));
 }
 
 static inline vd vd_exp2_neg(vd x)
