@@ -58,8 +58,12 @@ static void TFN(pack_panels)(T *restrict bp, const T *restrict b, int64_t rs, in
  * (r,p) is ar[r][p*as], b's row p is the NR values at bp + p*ldb. The fused
  * attention's tiles finish in registers before they are stored: with
  * alpha, c = c·alpha[r] + a·b (its output rescaled as the maxima moved);
- * with cmax, the scores of keys after a query are hidden (kq as for
- * fold_tile) and the tile's maxima folded into cmax (NaN skipped). */
+ * with cmax (c a tile of sᵀ: rows are keys, columns queries), each key is
+ * hidden from the queries before it (-inf; kq is the key minus the query
+ * index of row 0 and column 0, ATT_NO_KQ when nothing is hidden) and the
+ * tile is folded into cmax, the NR queries' largest scores so far (NaN
+ * skipped): the online softmax then needs no pass of its own for the
+ * maximum. */
 static inline __attribute__((always_inline)) void TFN(micro_epi)(T *restrict c, int64_t ldc, const T *const *ar,
 								  int64_t as, const T *restrict bp, int64_t ldb,
 								  int64_t kc, bool add, const T *alpha, T *cmax,
@@ -135,10 +139,12 @@ static inline __attribute__((always_inline)) void TFN(micro)(T *restrict c, int6
 
 /* The micro-kernel on any a and b (element (r,p) of a at a + r*ar_step +
  * p*as, row p of b at bp + p*ldb), for a tile of mc <= MR rows and nc <= NR
- * columns: a partial tile is computed in a full stack tile (missing rows of
- * a repeat the last row) and copied back. */
+ * columns, with micro_epi's alpha, cmax and kq: a partial tile is computed
+ * in a full stack tile (missing rows of a repeat the last row, hidden from
+ * as many queries or more, so cmax sees nothing new in them) and copied
+ * back. */
 static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as, const T *bp, int64_t ldb,
-		      int64_t kc, int64_t mc, int64_t nc, bool add, const T *alpha)
+		      int64_t kc, int64_t mc, int64_t nc, bool add, const T *alpha, T *cmax, int64_t kq)
 {
 	const T *ar[SIMD_MR];
 	T alpha_t[SIMD_MR];	/* alpha's mc rows, the last repeated */
@@ -148,7 +154,7 @@ static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as
 			alpha_t[r] = alpha[r < mc ? r : mc - 1];
 	}
 	if (mc == SIMD_MR && nc == NR) {
-		TFN(micro_epi)(c, ldc, ar, as, bp, ldb, kc, add, alpha, NULL, 0);
+		TFN(micro_epi)(c, ldc, ar, as, bp, ldb, kc, add, alpha, cmax, kq);
 		return;
 	}
 	T ct[SIMD_MR * NR] = {0};
@@ -156,7 +162,7 @@ static void TFN(tile)(T *c, int64_t ldc, const T *a, int64_t ar_step, int64_t as
 		for (int64_t r = 0; r < mc; r++)
 			for (int64_t j = 0; j < nc; j++)
 				ct[r * NR + j] = c[r * ldc + j];
-	TFN(micro_epi)(ct, NR, ar, as, bp, ldb, kc, add, alpha ? alpha_t : NULL, NULL, 0);
+	TFN(micro_epi)(ct, NR, ar, as, bp, ldb, kc, add, alpha ? alpha_t : NULL, cmax, kq);
 	for (int64_t r = 0; r < mc; r++)
 		for (int64_t j = 0; j < nc; j++)
 			c[r * ldc + j] = ct[r * NR + j];
@@ -206,7 +212,8 @@ static void TFN(gemm)(T *c, int64_t ldc, const T *a, int64_t lda, const T *b,
 						T *ct = c + (i0 + r0) * ldc + j0;
 						if (skip_upper && j0 > i0 + r0 + mc - 1)
 							continue;
-						TFN(tile)(ct, ldc, a + (i0 + r0) * lda + p0, lda, 1, bs, NR, kc, mc, nc, p0 > 0, NULL);
+						TFN(tile)(ct, ldc, a + (i0 + r0) * lda + p0, lda, 1, bs, NR, kc, mc, nc, p0 > 0, NULL, NULL,
+							  0);
 					}
 				}
 			}
@@ -507,33 +514,8 @@ static inline V TFN(col_max)(const T *col, int64_t n)
 	return TFN(max_skip_nan)(TFN(max_skip_nan)(m0, m1), TFN(max_skip_nan)(m2, m3));
 }
 
-/* c is a tile of sᵀ just computed: mc rows (keys) of NR queries, ATT_BQ
- * apart. Hides each key from the queries before it (key minus query index
- * of row 0 and lane 0 is kq; causal only, else kq is ATT_NO_KQ) and folds
- * the tile into cmax, the NR queries' largest scores so far (NaN skipped):
- * the online softmax then needs no pass of its own for the maximum, and
- * reads the scores while they are still in L1. */
+/* kq for a tile of scores that hides no key (not causal) */
 #define ATT_NO_KQ (-((int64_t)1 << 40))
-static inline void TFN(fold_tile)(T *c, int64_t mc, int64_t kq, T *cmax)
-{
-	V ninf = VFN(set1)(-INFINITY);
-	VI iota;
-	for (int e = 0; e < LANES; e++)
-		iota[e] = e;
-	for (int h = 0; h < 2; h++) {
-		V mx = VFN(load)(cmax + h * LANES);
-		for (int64_t r = 0; r < mc; r++) {
-			T *row = c + r * ATT_BQ + h * LANES;
-			V x = VFN(load)(row);
-			if (kq + r > h * LANES) {	/* lanes e < kq + r - h·LANES: queries before the key */
-				x = VFN(select)(iota < (VI){ 0 } + (__typeof__(iota[0]))(kq + r - h * LANES), ninf, x);
-				VFN(store)(row, x);
-			}
-			mx = TFN(max_skip_nan)(x, mx);
-		}
-		VFN(store)(cmax + h * LANES, mx);
-	}
-}
 
 /* The scores of keys j0 .. j0+bk-1 (rows of st, ATT_BQ wide, scaled, base 2)
  * against the block's queries qa .. qb-1 (multiples of LANES): masked (key j
@@ -541,7 +523,7 @@ static inline void TFN(fold_tile)(T *c, int64_t mc, int64_t kq, T *cmax)
  * folded into the running maxima m and sums l (ATT_BQ each); st is left
  * holding 2^(s - m), and alpha the factor 2^(m_old - m_new) by which each
  * query's output so far must be scaled. The maximum skips NaN scores: their
- * exp is NaN, which makes the row's sum NaN. With cmax (from fold_tile: the
+ * exp is NaN, which makes the row's sum NaN. With cmax (from micro_epi: the
  * scores already masked and their maxima known), only the first jend keys
  * are read: those after were not computed, being after every query of the
  * tile, and the output never reads them. */
@@ -696,15 +678,12 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 						int64_t kq = causal ? j0 + r0 - (i0 + s0) : ATT_NO_KQ;
 						if (next)
 							TFN(fetch_next)(next, ld, &next_q, &next_k, dq, dv, 2);
-						if (mc == SIMD_MR) {
+						if (mc == SIMD_MR)
 							TFN(micro_epi)(c, ATT_BQ, ar, 1, qt + s0, ATT_BQ, dc, p0 > 0, NULL,
 								       fold ? cmax : NULL, kq);
-						} else {
+						else
 							TFN(tile)(c, ATT_BQ, ar[0], ld->k, 1, qt + s0, ATT_BQ, dc, mc, NR, p0 > 0,
-								  NULL);
-							if (fold)
-								TFN(fold_tile)(c, mc, kq, cmax);
-						}
+								  NULL, fold ? cmax : NULL, kq);
 					}
 					if (last)
 						TFN(online_block)(st, alpha, m, l, mask, tk, causal, i0, bq, s0, s0 + NR, j0, bk,
@@ -729,13 +708,14 @@ static void TFN(attention_rows)(T *out, const T *q, const T *k, const T *v, cons
 				for (int64_t s0 = 0; s0 < dvc; s0 += NR) {
 					T *c = acc + r0 * ATT_DVC + s0;
 					if (s0 == full)
-						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, vp, NR, kc, mc, NR, false, alpha + r0);
+						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, vp, NR, kc, mc, NR, false, alpha + r0,
+							  NULL, 0);
 					else if (mc == SIMD_MR)
 						TFN(micro_epi)(c, ATT_DVC, ar, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, false,
 							       alpha + r0, NULL, 0);
 					else
 						TFN(tile)(c, ATT_DVC, st + r0, 1, ATT_BQ, v + j0 * ld->v + c0 + s0, ld->v, kc, mc,
-							  NR, false, alpha + r0);
+							  NR, false, alpha + r0, NULL, 0);
 				}
 			}
 		}
