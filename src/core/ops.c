@@ -1032,9 +1032,6 @@ static int matmul_dtype(struct tensor *a, struct tensor *b, const char *what, en
 
 #define MATMUL_SMALL_BYTES 1024
 
-/* Copies t, a view that is not contiguous but has dtype dt and at most
- * MATMUL_SMALL_BYTES of elements, into buf in row-major order: true when it
- * did, false when t needs contig_as. */
 /* dst is (rows, cols) contiguous; src's element (i, j) is at i*s0 + j*s1. */
 static inline __attribute__((always_inline)) void copy_rows_f32(float *dst, const float *src, int64_t s0, int64_t s1,
 								int64_t rows, int64_t cols)
@@ -1046,6 +1043,9 @@ static inline __attribute__((always_inline)) void copy_rows_f32(float *dst, cons
 			dst[i * cols + j] = src[i * s0 + j * s1];
 }
 
+/* Copies t, a view that is not contiguous but has dtype dt and at most
+ * MATMUL_SMALL_BYTES of elements, into buf in row-major order: true when it
+ * did, false when t needs contig_as. */
 static bool small_copy(const struct tensor *t, enum dtype dt, char *buf)
 {
 	if (t->dtype != dt)
@@ -1079,17 +1079,17 @@ static struct tensor *matmul_done(struct tensor *out, struct tensor *ac, struct 
 	return out;
 }
 
-/* The row-major float32 numbers of t, a matrix: t's own when it is
- * contiguous (Q), else a copy on the stack in buf (K.T) or in a tensor
- * *hold owns (the caller drops it; NULL otherwise). */
-static const void *mm_operand(struct tensor *t, char *buf, struct tensor **hold)
+/* The row-major numbers of t in dtype dt: t's own when it is contiguous in
+ * dt (Q), else a copy on the stack in buf (a small strided view: K.T) or in
+ * a tensor *hold owns (the caller drops it; NULL otherwise). */
+static const void *mm_operand(struct tensor *t, enum dtype dt, char *buf, struct tensor **hold)
 {
 	*hold = NULL;
-	if (tensor_is_contiguous(t))
+	if (t->dtype == dt && tensor_is_contiguous(t))
 		return tensor_data(t);
-	if (small_copy(t, DT_F32, buf))
+	if (small_copy(t, dt, buf))
 		return buf;
-	*hold = ops_contiguous(t);
+	*hold = contig_as(t, dt);
 	return tensor_data(*hold);
 }
 
@@ -1110,7 +1110,7 @@ static struct tensor *matmul_2d_f32(const struct ops_ctx *ctx, struct tensor *a,
 		return NULL;
 	_Alignas(64) char small_a[MATMUL_SMALL_BYTES], small_b[MATMUL_SMALL_BYTES];
 	struct tensor *ac, *bc;
-	const void *pa = mm_operand(a, small_a, &ac), *pb = mm_operand(b, small_b, &bc);
+	const void *pa = mm_operand(a, DT_F32, small_a, &ac), *pb = mm_operand(b, DT_F32, small_b, &bc);
 	kernel_progress_begin(m * k * n);
 	mm_kernel(ctx, DT_F32, out->storage->data, pa, pb, m, k, n);
 	out = matmul_done(out, ac, bc, err);
@@ -1174,14 +1174,13 @@ struct tensor *ops_matmul(const struct ops_ctx *ctx, struct tensor *a, struct te
 	/* a small operand that is a strided view of the right dtype (K.T) is
 	 * copied to the stack, not to a tensor of its own */
 	_Alignas(64) char small_a[MATMUL_SMALL_BYTES], small_b[MATMUL_SMALL_BYTES];
-	struct tensor *ac = small_copy(a, cd, small_a) ? NULL : contig_as(a, cd);
-	struct tensor *bc = small_copy(b, cd, small_b) ? NULL : contig_as(b, cd);
+	struct tensor *ac, *bc;
+	const char *pa = mm_operand(a, cd, small_a, &ac), *pb = mm_operand(b, cd, small_b, &bc);
 	int64_t batch = 1;
 	for (int i = 0; i < nbat; i++)
 		batch *= bshape[i];
 	size_t es = dtype_size(cd);
 	char *po = out->storage->data;
-	const char *pa = ac ? tensor_data(ac) : small_a, *pb = bc ? tensor_data(bc) : small_b;
 	kernel_progress_begin(batch * m * k * n);
 	if (nb == 0) {
 		/* b is one matrix: fold a's batch into its rows */
