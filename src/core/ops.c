@@ -30,9 +30,8 @@ int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, s
 	 * keeping it under the limit keeps every stride and offset far from
 	 * overflowing, even for empty tensors. */
 	int64_t n = 1, max = ctx->max_elems < TENSOR_MAX_NUMEL ? ctx->max_elems : TENSOR_MAX_NUMEL;
-	if (ndim <= 2 && (ndim < 1 || (uint64_t)shape[0] <= 1u << 20) && (ndim < 2 || (uint64_t)shape[1] <= 1u << 20)) {
-		/* a small matrix or vector: no overflow, no negative size; the
-		 * limit as below (a 0 counted as 1) */
+	if (tensor_shape_small(ndim, shape)) {
+		/* no overflow, no negative size; the limit as below (a 0 counted as 1) */
 		int64_t d0 = ndim >= 1 && shape[0] > 0 ? shape[0] : 1, d1 = ndim == 2 && shape[1] > 0 ? shape[1] : 1;
 		if (d0 * d1 <= max)
 			return 0;

@@ -24,11 +24,8 @@ const char *dtype_name(enum dtype dt)
 
 bool tensor_nbytes(enum dtype dt, int ndim, const int64_t *shape, size_t *out)
 {
-	if (ndim <= 2 && (ndim < 1 || (uint64_t)shape[0] <= 1u << 20) && (ndim < 2 || (uint64_t)shape[1] <= 1u << 20)) {
-		/* a small matrix or vector (a notebook's 4x4): no overflow possible
-		 * (2^40 is under TENSOR_MAX_NUMEL), no negative size */
-		int64_t numel = ndim ? shape[0] * (ndim == 2 ? shape[1] : 1) : 1;
-		*out = (size_t)numel * dtype_size(dt);
+	if (tensor_shape_small(ndim, shape)) {
+		*out = (size_t)tensor_small_numel(ndim, shape) * dtype_size(dt);
 		return true;
 	}
 	int64_t span = 1, numel = 1;
@@ -103,8 +100,8 @@ static struct tensor *tensor_blank(void)
 struct tensor *tensor_new(enum dtype dt, enum flavor fl, int ndim, const int64_t *shape)
 {
 	size_t nbytes;
-	if (ndim == 2 && (uint64_t)shape[0] <= 1u << 20 && (uint64_t)shape[1] <= 1u << 20)
-		nbytes = (size_t)(shape[0] * shape[1]) * dtype_size(dt);	/* a small matrix: tensor_nbytes' fast case */
+	if (tensor_shape_small(ndim, shape))	/* tensor_nbytes' first case, inline */
+		nbytes = (size_t)tensor_small_numel(ndim, shape) * dtype_size(dt);
 	else if (!tensor_nbytes(dt, ndim, shape, &nbytes))
 		mem_die_oom(SIZE_MAX);
 	struct tensor *t = tensor_blank();

@@ -133,6 +133,21 @@ const char *tensor_dims_str(char *buf, size_t size, const struct tensor *t);
 
 /* ---- the small ones, inline: every op calls them, most several times -------- */
 
+/* Whether shape is a small matrix or vector (a notebook's 4x4): at most 2
+ * dimensions of at most 2^20, none negative, so that the product of its
+ * sizes (at most 2^40, under TENSOR_MAX_NUMEL) needs no overflow checks. */
+static inline bool tensor_shape_small(int ndim, const int64_t *shape)
+{
+	return ndim <= 2 && (ndim < 1 || (uint64_t)shape[0] <= 1u << 20) &&
+	       (ndim < 2 || (uint64_t)shape[1] <= 1u << 20);
+}
+
+/* The elements of a shape tensor_shape_small accepts. */
+static inline int64_t tensor_small_numel(int ndim, const int64_t *shape)
+{
+	return ndim ? shape[0] * (ndim == 2 ? shape[1] : 1) : 1;
+}
+
 static inline size_t dtype_size(enum dtype dt)
 {
 	return dt == DT_F32 ? 4 : dt == DT_BOOL ? 1 : 8;
