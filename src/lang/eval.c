@@ -1106,7 +1106,7 @@ static struct value *eval_node(struct interp *I, const struct node *n, struct qk
 
 /* The leaves (a name, a number), calls and operators from here, without
  * the frame eval_node's other kinds need: most nodes a line evaluates are
- * these. */
+ * these, and eval_node has no case for them. */
 struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error *err)
 {
 	switch (n->kind) {
@@ -1116,7 +1116,7 @@ struct value *eval_expr(struct interp *I, const struct node *n, struct qkv_error
 		return n->is_int ? value_int(n->ival) : value_float(n->num);
 	case N_BINARY:
 		return eval_binary(I, n, err);
-	case N_CALL:	/* guarded as eval_node guards it */
+	case N_CALL:	/* guarded against deep recursion as eval_node guards . and [ ] */
 		return scope_check_depth(I, n, err) < 0 ? NULL : eval_call(I, n, err);
 	default:
 		return eval_node(I, n, err);
@@ -1129,19 +1129,15 @@ static __attribute__((noinline)) struct value *eval_node(struct interp *I, const
 	struct value *r = NULL;
 	/* a.b.c..., f()()..., x[0][0]...: recursion as deep as the tree (PARSE_MAX_HEIGHT), guarded
 	 * like a call's where the stack is short */
-	if ((n->kind == N_ATTR || n->kind == N_CALL || n->kind == N_INDEX) && scope_check_depth(I, n, err) < 0)
+	if ((n->kind == N_ATTR || n->kind == N_INDEX) && scope_check_depth(I, n, err) < 0)
 		return NULL;
 	switch (n->kind) {
-	case N_NUM:
-		return n->is_int ? value_int(n->ival) : value_float(n->num);
 	case N_STR:
 		return value_str(n->str);
 	case N_FSTR:
 		return eval_fstring(I, n, err);
 	case N_CONST:
 		return n->op == 'T' ? value_bool(true) : n->op == 'F' ? value_bool(false) : value_none();
-	case N_NAME:
-		return scope_load(I, n, err);
 	case N_LIST:
 		return eval_seq(I, n, V_LIST, err);
 	case N_TUPLE:
@@ -1184,8 +1180,6 @@ static __attribute__((noinline)) struct value *eval_node(struct interp *I, const
 		value_unref(a);
 		break;
 	}
-	case N_BINARY:
-		return eval_binary(I, n, err);
 	case N_ATTR: {
 		struct value *base = eval_expr(I, n->kids[0], err);
 		if (!base)
@@ -1194,8 +1188,6 @@ static __attribute__((noinline)) struct value *eval_node(struct interp *I, const
 		value_unref(base);
 		break;
 	}
-	case N_CALL:
-		return eval_call(I, n, err);
 	case N_INDEX:
 		return eval_index(I, n, err);
 	case N_SLICE:
