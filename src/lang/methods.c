@@ -651,26 +651,26 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 		const struct builtin *b = callee->builtin ? callee->builtin : runtime_find_function(callee->str);
 		if (!b)
 			return error_set(err, 0, 0, "'%s' is not callable", callee->str), NULL;
-		/* the name as the notebooks spell it: np.sqrt, F.softmax, nn.Linear;
-		 * torch.nn.functional. is tried only after torch.nn. (its start)
-		 * matched, so torch.softmax compares one prefix */
+		/* the name as the notebooks spell it: np.sqrt, F.softmax, nn.Linear
+		 * (torch.nn.functional. looked for after torch.nn., its start, has
+		 * matched: torch.softmax compares one prefix) */
 #define PREFIX(full, shown) { full, shown, sizeof full - 1 }
 		static const struct { const char *full, *shown; size_t len; } prefixes[] = {
 			PREFIX("builtins.", ""), PREFIX("numpy.", "np."), PREFIX("torch.nn.", "nn."),
-			PREFIX("scipy.special.", ""), PREFIX("torch.nn.functional.", "F."),
+			PREFIX("scipy.special.", ""),
 		};
 #undef PREFIX
 		const char *qual = callee->str;
 		c->name = qual;
-		for (size_t i = 0; i < 4; i++) {
-			size_t n = prefixes[i].len;
-			if (qual[0] == prefixes[i].full[0] && strncmp(qual, prefixes[i].full, n) == 0) {
-				if (i == 2 && strncmp(qual, prefixes[4].full, prefixes[4].len) == 0)
-					i = 4;
-				snprintf(c->namebuf, sizeof c->namebuf, "%s%s", prefixes[i].shown, qual + prefixes[i].len);
-				c->name = c->namebuf;
-				break;
-			}
+		for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+			const char *rest = qual + prefixes[i].len, *shown = prefixes[i].shown;
+			if (qual[0] != prefixes[i].full[0] || strncmp(qual, prefixes[i].full, prefixes[i].len) != 0)
+				continue;
+			if (strcmp(shown, "nn.") == 0 && strncmp(rest, "functional.", 11) == 0)
+				rest += 11, shown = "F.";
+			snprintf(c->namebuf, sizeof c->namebuf, "%s%s", shown, rest);
+			c->name = c->namebuf;
+			break;
 		}
 		return autograd_call(c, qual, b->fn, err);
 	}
