@@ -660,11 +660,7 @@ struct bcast {
 	int64_t kshape[TENSOR_MAX_DIMS], ksa[TENSOR_MAX_DIMS], ksb[TENSOR_MAX_DIMS];
 	struct tensor *ta, *tb;
 	enum flavor fl;
-	struct number {	/* a Python number converted to the compute dtype, in place */
-		struct tensor t;
-		struct storage st;
-		_Alignas(8) unsigned char bytes[8];
-	} num[2];
+	struct ops_number num[2];	/* a Python number converted to the compute dtype, in place */
 };
 
 static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct operand b, const char *what,
@@ -680,12 +676,11 @@ static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct opera
 /* o's tensor as dtype dt: a Python number (x / 2) is converted into *num,
  * which lives in the struct bcast and is never freed, instead of a new
  * tensor; the rest as ops_to_dtype does. */
-static struct tensor *convert_operand(struct operand o, enum dtype dt, struct number *num)
+static struct tensor *convert_operand(struct operand o, enum dtype dt, struct ops_number *num)
 {
 	if (!o.scalar || o.t->ndim != 0 || o.t->dtype == dt)
 		return ops_to_dtype(o.t, dt);
-	num->st = (struct storage){ .refs = 1, .nbytes = dtype_size(dt), .data = num->bytes };
-	num->t = (struct tensor){ .refs = 1, .dtype = dt, .flavor = o.t->flavor, .storage = &num->st };
+	ops_number_init(num, dt, o.t->flavor);
 	const void *x = tensor_data(o.t);
 	if (dt == DT_F32 && o.t->dtype == DT_I64)	/* x / 2: as copy_into converts it */
 		*(float *)num->bytes = (float)(double)*(const int64_t *)x;
@@ -803,7 +798,7 @@ static struct tensor *binary_f32_number(const struct ops_ctx *ctx, struct operan
 	*done = true;
 	if (ops_check_shape(ctx, x.t->ndim, x.t->shape, err) < 0)
 		return NULL;
-	struct number num;
+	struct ops_number num;
 	float y = *(const float *)tensor_data(convert_operand(k, DT_F32, &num));
 	int64_t n = tensor_numel(x.t), one = 1, zero = 0;
 	struct tensor *out = tensor_new(DT_F32, x.t->flavor, x.t->ndim, x.t->shape);

@@ -10,9 +10,12 @@
 #define QKV_CORE_OPS_H
 
 #include "core/error.h"
+#include "core/mem.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 #include "kernel/kernel.h"
+
+#include <stddef.h>
 
 #define OPS_DEFAULT_MAX_ELEMS (64LL * 1024 * 1024)  /* 256 MB of float32: 002's GPT-2 scores fit */
 
@@ -30,6 +33,31 @@ struct operand {
 	struct tensor *t;
 	bool scalar;
 };
+
+/* A number as a 0-d tensor on the stack, its storage and bytes inside: an
+ * operator's Python number, or one converted to the compute dtype, made per
+ * operation without an allocation. Its references never reach 0. */
+struct ops_number {
+	struct tensor t;
+	struct storage st;
+	_Alignas(16) unsigned char bytes[8];	/* (t and st: whole 16-byte blocks, for mem_zero16) */
+};
+
+/* n as a 0-d tensor of dtype dt and flavor fl whose bytes the caller then
+ * writes; returns &n->t. */
+static inline struct tensor *ops_number_init(struct ops_number *n, enum dtype dt, enum flavor fl)
+{
+	_Static_assert(offsetof(struct ops_number, bytes) % 16 == 0, "a number's tensor is not whole blocks");
+	mem_zero16(n, offsetof(struct ops_number, bytes));	/* (a number per operator: no memset) */
+	n->st.refs = 1;
+	n->st.nbytes = dtype_size(dt);
+	n->st.data = n->bytes;
+	n->t.refs = 1;
+	n->t.dtype = dt;
+	n->t.flavor = fl;
+	n->t.storage = &n->st;
+	return &n->t;
+}
 
 /* Returns 0 when a tensor of this shape is allowed, else -1 with a message. */
 int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, struct qkv_error *err);

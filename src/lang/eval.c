@@ -10,7 +10,6 @@
 #include "core/mem.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +18,12 @@ static int other_binop(int op, struct value *a, struct value *b, struct value **
 
 /* ---- arithmetic -------------------------------------------------------------- */
 
-struct operand eval_operand(const struct value *v, struct number_box *box)
+struct operand eval_operand(const struct value *v, struct ops_number *box)
 {
 	if (v->kind == V_TENSOR)
 		return (struct operand){ .t = v->t, .scalar = false };
 	enum dtype dt = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
-	_Static_assert(offsetof(struct number_box, bytes) % 16 == 0, "the box's tensor is not whole blocks");
-	mem_zero16(box, offsetof(struct number_box, bytes));	/* (a number per operator: no memset) */
-	box->st.refs = 1;
-	box->st.nbytes = sizeof box->bytes;
-	box->st.data = box->bytes;
-	box->t.refs = 1;
-	box->t.dtype = dt;
-	box->t.flavor = FLAVOR_TORCH;
-	box->t.storage = &box->st;
+	ops_number_init(box, dt, FLAVOR_TORCH);
 	if (dt == DT_F64)
 		memcpy(box->bytes, &v->f, sizeof v->f);
 	else if (dt == DT_I64)
@@ -148,7 +139,7 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 						 value_type_name(a), value_type_name(b)), NULL;
 			return value_from_result(ops_matmul(&I->ops, a->t, b->t, err));
 		}
-		struct number_box na, nb;
+		struct ops_number na, nb;
 		struct operand oa = eval_operand(a, &na), ob = eval_operand(b, &nb);
 		struct tensor *r = NULL;
 		switch (op) {

@@ -33,7 +33,7 @@ static int assign_index(struct interp *I, const struct node *target, struct valu
 			} else if (autograd_write(I, 0, base->t, v, err) < 0) {
 				error_locate(err, target->line, target->col);
 			} else {
-				struct number_box box;
+				struct ops_number box;
 				struct operand o = eval_operand(v, &box);
 				interp_will_write(I, view->storage);
 				rc = ops_assign(view, o.t, err);

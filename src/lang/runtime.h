@@ -195,12 +195,7 @@ int eval_slice_bounds(struct interp *I, const struct node *ix, bool *hs, int64_t
 /* A Python number as the 0-d tensor operand of one operation, held in a
  * box on the caller's stack, or v's tensor itself: borrowed either way (the
  * ops never keep a reference to an operand past the call). */
-struct number_box {
-	struct tensor t;
-	struct storage st;
-	_Alignas(16) unsigned char bytes[8];	/* (t and st: whole 16-byte blocks, for mem_zero16) */
-};
-struct operand eval_operand(const struct value *v, struct number_box *box);
+struct operand eval_operand(const struct value *v, struct ops_number *box);
 /* Orders a and b as Python's < does (numbers, strings, sequences): *out -1, 0, 1. */
 int runtime_compare(const struct value *a, const struct value *b, int *out, struct qkv_error *err);
 /* Adds x to a set unless there (takes x); -1 with err when x is unhashable. */
