@@ -1,0 +1,221 @@
+/* ops_reduce.c: reductions with PyTorch's rules (sum, mean, max, min,
+ * argmax, argmin over a dim or over everything, keepdim), the tests of
+ * every element (isnan, isinf, isfinite, all, any) and isclose. Like ops.c,
+ * never prints: a bad dim comes back as NULL with a message in the error
+ * record. */
+#include "core/ops_private.h"
+
+#include <math.h>
+
+/* How a reduction over dim (every element when all, or when t is 0-d) sees
+ * t: (outer, n, inner), and the shape of its result (keepdim as in torch). */
+struct reduction {
+	bool all;
+	int64_t outer, n, inner;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+};
+
+/* Fills r; -1 with err when dim is out of range. */
+static int reduction_of(const struct tensor *t, bool all, int dim, bool keepdim, struct reduction *r,
+			struct qkv_error *err)
+{
+	if (!all && (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return -1;
+	all = all || t->ndim == 0;
+	r->all = all;
+	r->outer = 1;
+	r->n = tensor_numel(t);
+	r->inner = 1;
+	r->ndim = 0;
+	if (!all) {
+		r->n = t->shape[dim];
+		for (int i = 0; i < dim; i++)
+			r->outer *= t->shape[i];
+		for (int i = dim + 1; i < t->ndim; i++)
+			r->inner *= t->shape[i];
+	}
+	for (int i = 0; i < t->ndim; i++) {
+		if (!all && i != dim)
+			r->shape[r->ndim++] = t->shape[i];
+		else if (keepdim)
+			r->shape[r->ndim++] = 1;
+	}
+	return 0;
+}
+
+/* REDUCE_ARGMAX / REDUCE_ARGMIN over rs (see enum reduce_op). */
+static struct tensor *argreduce(struct tensor *t, const struct reduction *rs, bool max)
+{
+	int64_t outer = rs->outer, n = rs->n, inner = rs->inner;
+	struct tensor *c = contig_as(t, DT_F64);
+	const double *x = tensor_data(c);
+	struct tensor *out = tensor_new(DT_I64, t->flavor, rs->ndim, rs->shape);
+	int64_t *y = out->storage->data;
+	for (int64_t o = 0; o < outer; o++) {
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t best = 0;
+			double bv = x[o * n * inner + in];
+			for (int64_t k = 1; k < n && !isnan(bv); k++) {
+				double v = x[(o * n + k) * inner + in];
+				if (isnan(v) || (max ? v > bv : v < bv)) {
+					best = k;
+					bv = v;
+				}
+			}
+			y[o * inner + in] = best;
+		}
+	}
+	tensor_unref(c);
+	return out;
+}
+
+struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
+			  bool keepdim, enum reduce_op op, struct qkv_error *err)
+{
+	static const char *names[] = { "sum", "mean", "max", "min", "argmax", "argmin" };
+	(void)ctx;
+	struct reduction rs;
+	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
+		return NULL;
+	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
+	if (n == 0 && op >= REDUCE_ARGMAX) {
+		error_set(err, 0, 0, "%s of an empty %s has no index", names[op], rs.all ? "tensor" : "dimension");
+		return NULL;
+	}
+	if (op >= REDUCE_ARGMAX)
+		return argreduce(t, &rs, op == REDUCE_ARGMAX);
+	if (n == 0 && (op == REDUCE_MAX || op == REDUCE_MIN)) {
+		error_set(err, 0, 0, "%s of an empty tensor has no value", names[op]);
+		return NULL;
+	}
+	enum dtype rd = t->dtype;
+	if (op == REDUCE_MEAN && !dtype_is_float(rd))
+		rd = default_float(t->flavor);
+	if ((op == REDUCE_SUM) && rd == DT_BOOL)
+		rd = DT_I64;
+	enum dtype cd = compute_dtype(rd);
+	if (cd == DT_I64 && op == REDUCE_MEAN)
+		cd = DT_F64;
+	struct tensor *c = contig_as(t, cd);
+	struct tensor *out = tensor_new(cd, t->flavor, rs.ndim, rs.shape);
+	void *po = out->storage->data;
+	const void *pi = tensor_data(c);
+	if (cd == DT_I64) {
+		/* int64 exactly: sums wrap like torch's, max and min compare ints */
+		const int64_t *x = pi;
+		int64_t *y = po;
+		for (int64_t o = 0; o < outer; o++) {
+			for (int64_t in = 0; in < inner; in++) {
+				int64_t acc = op == REDUCE_SUM ? 0 : x[o * n * inner + in];
+				for (int64_t k = op == REDUCE_SUM ? 0 : 1; k < n; k++) {
+					int64_t v = x[(o * n + k) * inner + in];
+					if (op == REDUCE_SUM)
+						acc = (int64_t)((uint64_t)acc + (uint64_t)v);
+					else if (op == REDUCE_MAX ? v > acc : v < acc)
+						acc = v;
+				}
+				y[o * inner + in] = acc;
+			}
+		}
+		tensor_unref(c);
+		return retype(out, rd);
+	}
+	bool is_min = op == REDUCE_MIN;
+	if (is_min) {	/* min(x) = -max(-x) */
+		struct tensor *neg = tensor_new(cd, t->flavor, c->ndim, c->shape);
+		if (cd == DT_F32)
+			ew_unary_f32(neg->storage->data, pi, tensor_numel(t), EW_NEG);
+		else
+			ew_unary_f64(neg->storage->data, pi, tensor_numel(t), EW_NEG);
+		tensor_unref(c);
+		c = neg;
+		pi = tensor_data(c);
+	}
+	if (op == REDUCE_MAX || op == REDUCE_MIN) {
+		if (cd == DT_F32)
+			max_dim_f32(po, pi, outer, n, inner);
+		else
+			max_dim_f64(po, pi, outer, n, inner);
+		if (is_min) {
+			if (cd == DT_F32)
+				ew_unary_f32(po, po, outer * inner, EW_NEG);
+			else
+				ew_unary_f64(po, po, outer * inner, EW_NEG);
+		}
+	} else {
+		if (cd == DT_F32)
+			sum_dim_f32(po, pi, outer, n, inner);
+		else
+			sum_dim_f64(po, pi, outer, n, inner);
+		if (op == REDUCE_MEAN) {
+			for (int64_t i = 0; i < outer * inner; i++) {
+				if (cd == DT_F32)
+					((float *)po)[i] /= (float)n;
+				else
+					((double *)po)[i] /= (double)n;
+			}
+		}
+	}
+	tensor_unref(c);
+	return retype(out, rd);
+}
+
+struct tensor *ops_classify(struct tensor *t, enum ops_class what)
+{
+	struct tensor *out = tensor_new(DT_BOOL, t->flavor, t->ndim, t->shape);
+	int64_t n = tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		double x = tensor_get(t, i);
+		/* isinf(-inf) may be -1: a bool is stored as 0 or 1 */
+		((uint8_t *)out->storage->data)[i] = (what == OPS_ISINF ? isinf(x) : what == OPS_ISNAN ? isnan(x) : isfinite(x)) != 0;
+	}
+	return out;
+}
+
+struct tensor *ops_all_any(struct tensor *t, bool any)
+{
+	int64_t n = tensor_numel(t);
+	bool r = !any;
+	for (int64_t i = 0; i < n; i++) {
+		bool nz = tensor_get(t, i) != 0;
+		if (any && nz) {
+			r = true;
+			break;
+		}
+		if (!any && !nz) {
+			r = false;
+			break;
+		}
+	}
+	return ops_scalar(DT_BOOL, t->flavor, r);
+}
+
+struct tensor *ops_isclose(const struct ops_ctx *ctx, struct tensor *a, struct tensor *b,
+			   double rtol, double atol, bool equal_nan, struct qkv_error *err)
+{
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	if (ops_broadcast_shape(a, b, &ndim, shape, "isclose", err) < 0)
+		return NULL;
+	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+		return NULL;
+	struct tensor *ea = ops_expand(a, ndim, shape, err), *eb = ops_expand(b, ndim, shape, err);
+	enum flavor fl = a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY ? FLAVOR_NUMPY : FLAVOR_TORCH;
+	struct tensor *out = tensor_new(DT_BOOL, fl, ndim, shape);
+	int64_t n = tensor_numel(out);
+	for (int64_t i = 0; i < n; i++) {
+		double x = tensor_get(ea, i), y = tensor_get(eb, i);
+		bool close;
+		if (isnan(x) || isnan(y))
+			close = equal_nan && isnan(x) && isnan(y);
+		else if (x == y)
+			close = true;	/* equal infinities too */
+		else
+			close = isfinite(x) && isfinite(y) && fabs(x - y) <= atol + rtol * fabs(y);
+		((uint8_t *)out->storage->data)[i] = close;
+	}
+	tensor_unref(ea);
+	tensor_unref(eb);
+	return out;
+}
