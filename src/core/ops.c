@@ -257,8 +257,8 @@ static struct derivation *derive(struct tensor *out, enum deriv_kind kind, struc
 
 /* ---- elementwise ------------------------------------------------------------ */
 
-int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndim, int64_t *shape,
-			const char *what, struct qkv_error *err)
+int ops_broadcast_shape(const struct ops_ctx *ctx, const struct tensor *a, const struct tensor *b, int *ndim,
+			int64_t *shape, const char *what, struct qkv_error *err)
 {
 	int n = a->ndim > b->ndim ? a->ndim : b->ndim;
 	for (int i = 0; i < n; i++) {
@@ -273,7 +273,7 @@ int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndi
 		shape[i] = sa == 1 ? sb : sa;
 	}
 	*ndim = n;
-	return 0;
+	return ops_check_shape(ctx, n, shape, err);
 }
 
 /* strides to read t as if it had the broadcast shape (ndim dims) */
@@ -311,8 +311,7 @@ struct bcast {
 static int bcast_shape(const struct ops_ctx *ctx, struct operand a, struct operand b, const char *what,
 		       struct bcast *bc, struct qkv_error *err)
 {
-	if (ops_broadcast_shape(a.t, b.t, &bc->ndim, bc->shape, what, err) < 0 ||
-	    ops_check_shape(ctx, bc->ndim, bc->shape, err) < 0)
+	if (ops_broadcast_shape(ctx, a.t, b.t, &bc->ndim, bc->shape, what, err) < 0)
 		return -1;
 	bc->fl = result_flavor(a, b);
 	return 0;
@@ -543,9 +542,7 @@ struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct o
 			  dtype_name(a.t->dtype), dtype_name(b.t->dtype));
 		return NULL;
 	}
-	if (ops_broadcast_shape(a.t, b.t, &ndim, shape, is_or ? "|" : "&", err) < 0)
-		return NULL;
-	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+	if (ops_broadcast_shape(ctx, a.t, b.t, &ndim, shape, is_or ? "|" : "&", err) < 0)
 		return NULL;
 	enum flavor fl = result_flavor(a, b);
 	enum dtype rd = promote(a, b, fl);
@@ -1035,9 +1032,7 @@ struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, stru
 		return NULL;
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
-	if (ops_broadcast_shape(t, mask, &ndim, shape, "masked_fill", err) < 0)
-		return NULL;
-	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+	if (ops_broadcast_shape(ctx, t, mask, &ndim, shape, "masked_fill", err) < 0)
 		return NULL;
 	struct tensor *te = ops_expand(t, ndim, shape, err);
 	struct tensor *me = ops_expand(mask, ndim, shape, err);

@@ -102,9 +102,11 @@ struct tensor *ops_unsqueeze(struct tensor *t, int dim, struct qkv_error *err);
 struct tensor *ops_expand(struct tensor *t, int ndim, const int64_t *shape, struct qkv_error *err);
 
 /* ---- elementwise ------------------------------------------------------------ */
-/* Broadcast shape of a and b into out; -1 with a message naming both shapes. */
-int ops_broadcast_shape(const struct tensor *a, const struct tensor *b, int *ndim, int64_t *shape,
-			const char *what, struct qkv_error *err);
+/* Broadcast shape of a and b into shape (ndim dims); -1 with a message
+ * naming both shapes when they do not broadcast, or as ops_check_shape when
+ * the result would be too large. */
+int ops_broadcast_shape(const struct ops_ctx *ctx, const struct tensor *a, const struct tensor *b, int *ndim,
+			int64_t *shape, const char *what, struct qkv_error *err);
 struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			  enum ew_op op, struct qkv_error *err);
 struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,

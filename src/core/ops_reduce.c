@@ -196,9 +196,7 @@ struct tensor *ops_isclose(const struct ops_ctx *ctx, struct tensor *a, struct t
 {
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
-	if (ops_broadcast_shape(a, b, &ndim, shape, "isclose", err) < 0)
-		return NULL;
-	if (ops_check_shape(ctx, ndim, shape, err) < 0)
+	if (ops_broadcast_shape(ctx, a, b, &ndim, shape, "isclose", err) < 0)
 		return NULL;
 	struct tensor *ea = ops_expand(a, ndim, shape, err), *eb = ops_expand(b, ndim, shape, err);
 	enum flavor fl = a->flavor == FLAVOR_NUMPY && b->flavor == FLAVOR_NUMPY ? FLAVOR_NUMPY : FLAVOR_TORCH;
