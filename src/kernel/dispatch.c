@@ -28,10 +28,15 @@ static bool dispatch_cpu_has(const struct simd_ops *ops)
 {
 #if defined(__x86_64__)
 	__builtin_cpu_init();
+#if defined(QKV_AVX512_ON_AVX2)	/* the checks' build of the AVX-512 path in AVX2 instructions */
+	if (ops == &simd_ops_avx512)
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
 	if (ops == &simd_ops_avx512)
 		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
 		       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
 		       __builtin_cpu_supports("fma");
+#endif
 	if (ops == &simd_ops_avx2)
 		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif

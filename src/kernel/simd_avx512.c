@@ -25,7 +25,17 @@
  * the 6-row one (176-182 against 180-196 GFLOP/s), so SIMD_MR stays 6. */
 #if defined(__x86_64__)
 
-#if !defined(__AVX512F__) || !defined(__AVX512VL__) || !defined(__AVX512DQ__) || !defined(__AVX512BW__) || \
+/* QKV_AVX512_ON_AVX2 (make test-cross's build/wide, never ./qkv): the same
+ * code built with -mavx2 -mfma, so that the kernel checks run this path's
+ * 16-lane blocking and tails, and compare its bits with AVX2's, on a CPU
+ * without AVX-512. GCC splits each 16-lane operation into two of 8 lanes,
+ * still one FMA per product: the same sums in the same order, other
+ * instructions (dispatch.c then asks the CPU for AVX2 and FMA). */
+#if defined(QKV_AVX512_ON_AVX2)
+#if !defined(__AVX2__) || !defined(__FMA__) || defined(__AVX512F__)
+#error "QKV_AVX512_ON_AVX2 builds simd_avx512.c with -mavx2 -mfma and no AVX-512 flag (see the Makefile)"
+#endif
+#elif !defined(__AVX512F__) || !defined(__AVX512VL__) || !defined(__AVX512DQ__) || !defined(__AVX512BW__) || \
 	!defined(__FMA__)
 #error "simd_avx512.c must be compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw -mfma (see the Makefile)"
 #endif

@@ -331,7 +331,9 @@ static inline vd vd_exp2_neg(vd x)
  * equals the loops one bit for bit and, on the notebooks' small products,
  * numpy's: an empty asm statement keeps the product p (a vector or one
  * double) from being fused. */
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(QKV_AVX512_ON_AVX2)	/* (simd_avx512.c's checks build: no register holds 64 bytes) */
+#define KEEP_PRODUCT(T, p) do { volatile T keep_ = (p); (p) = keep_; } while (0)
+#elif defined(__x86_64__) || defined(__i386__)
 #define KEEP_PRODUCT(T, p) __asm__("" : "+x"(p))
 #elif defined(__aarch64__)
 #define KEEP_PRODUCT(T, p) __asm__("" : "+w"(p))
