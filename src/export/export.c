@@ -160,8 +160,15 @@ int export_unused_path(char *buf, size_t size, const char *dir, const char *stem
 		if (n < 0 || (size_t)n >= size)
 			return error_set(err, 0, 0, "the export's path in %s is too long", d);
 		struct stat st;
-		if (lstat(buf, &st) != 0 && errno == ENOENT)
+		if (lstat(buf, &st) == 0)
+			continue;	/* taken */
+		if (errno == ENOENT)
 			return 0;
+		if (errno == ENOTDIR)
+			return error_set(err, 0, 0, "cannot export to %s: it is not a directory", d);
+		if (errno == EACCES)
+			return error_set(err, 0, 0, "cannot export to %s: no permission to look in it", d);
+		return error_set(err, 0, 0, "cannot export to %s: %s", d, strerror(errno));
 	}
 	return error_set(err, 0, 0, "%s%s%s.%s and the names up to -999 are all taken", d, sep, stem, ext);
 }

@@ -165,6 +165,22 @@ Test(export_cli, without_o_the_file_should_be_named_after_the_lesson_and_step_ne
 	free(names);
 }
 
+/* QKV_EXPORT_DIR naming a file, not a directory: said so, nothing written */
+Test(export_cli, an_export_dir_that_is_a_file_should_be_named_as_not_a_directory)
+{
+	char env[160], file[128], *out, *err;
+	snprintf(file, sizeof file, "%s/plain", dir);
+	FILE *f = fopen(file, "w");
+	cr_assert(f);
+	fclose(f);
+	snprintf(env, sizeof env, "QKV_EXPORT_DIR=%s", file);
+	cr_expect_eq(export_to(NULL, env, &out, &err, "1", NULL, NULL, NULL), 2, "%s", err);
+	cr_expect(strstr(err, "plain: it is not a directory"), "%s", err);
+	cr_expect(!strstr(err, "taken"), "%s", err);
+	free(out);
+	free(err);
+}
+
 struct bad_export {
 	const char *name;     /* the -o file in the test's directory, NULL for none */
 	const char *args[4];
