@@ -1035,16 +1035,25 @@ static struct value *str_replace(struct call *c, struct qkv_error *err)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_puts(&sb, "");
-	for (int64_t done = 0; *s || (ol == 0 && done == 0);) {
-		const char *p = (count < 0 || done < count) && ol ? strstr(s, old) : NULL;
+	for (int64_t done = 0;;) {
+		/* an empty old matches before each character and at the end */
+		const char *p = count >= 0 && done >= count ? NULL : ol ? strstr(s, old) : s;
 		if (!p) {
 			strbuf_puts(&sb, s);
 			break;
 		}
 		strbuf_putn(&sb, s, (size_t)(p - s));
 		strbuf_puts(&sb, new);
-		s = p + ol;
 		done++;
+		if (ol == 0) {	/* past the next character (all of its UTF-8 bytes) */
+			if (!*p)
+				break;
+			size_t n = utf8_offset(p, 1);
+			strbuf_putn(&sb, p, n);
+			s = p + n;
+		} else {
+			s = p + ol;
+		}
 		if (value_check_str((int64_t)(sb.len + strlen(s)), err) < 0) {
 			strbuf_free(&sb);
 			return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);

@@ -52,6 +52,7 @@ PROGRAMS = [
     ("sorted_min_max_keys", "w = ['bb', 'a', 'ccc']\nprint(sorted(w, key=len), sorted(w, reverse=True), min(w, key=len), max(w, key=len), max(3, 9, 2))"),
     ("sorted_stable", "p = [(1, 'b'), (0, 'a'), (1, 'a'), (0, 'b')]\nprint(sorted(p, key=lambda t: t[0]))\nprint(sorted(p, key=lambda t: t[0], reverse=True))"),
     ("sets", "s = {3, 1, 2}\ns.add(1)\ns.discard(3)\nprint(len(s), 2 in s, 3 in s, sorted(s), sorted(s | {9}), sorted(s & {1}), sorted(s - {1}))"),
+    ("replace_with_an_empty_old", "print('ab'.replace('', 'x'), 'ab'.replace('', 'x', 1), ''.replace('', '-'), 'ab'.replace('', 'x', 0), '\u65e5\u672c'.replace('', '|'), 'aaa'.replace('a', '', 2))"),
     ("strings", "s = ' Hello World '\nprint(s.strip(), s.lower(), s.upper(), s.split(), 'a,b,,c'.split(','), s.replace('o', '0'), s.strip().startswith('He'), '-'.join(['x', 'y']))"),
     ("string_formatting", "x = 3.14159\nprint(f'{x:.2f} {42:5d} {\"ab\":>4}|{7:<3}|', '{} and {:.1f}'.format('a', 2.25), format(0.5, '.3f'), str(1.0), repr('q'))"),
     ("global_statement", "c = 0\ndef inc():\n    global c\n    c += 1\ninc()\ninc()\nprint(c)"),
