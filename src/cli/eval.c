@@ -83,7 +83,9 @@ static char *read_statements(const char *file, bool named, size_t *len, int *sta
 }
 
 /* Runs the file named (standard input for NULL or "-") after the -e
- * statements, its first line numbered line. 0, or 2 with the error printed. */
+ * statements: a named file's lines numbered from 1 (its errors name it),
+ * standard input's from line, after the -e lines. 0, or 2 with the error
+ * printed. */
 static int eval_file(struct session *s, const char *file, int line)
 {
 	bool named = file && strcmp(file, "-") != 0;
@@ -93,7 +95,7 @@ static int eval_file(struct session *s, const char *file, int line)
 	if (!src)
 		return status;
 	struct qkv_error err;
-	enum session_status st = session_run(s, src, len, line, SESSION_PER_STATEMENT, &err);
+	enum session_status st = session_run(s, src, len, named ? 1 : line, SESSION_PER_STATEMENT, &err);
 	if (st != SESSION_OK) {
 		if (named)
 			cli_print_error("%s: line %d, col %d: %s", file, err.line, err.col, err.msg);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int eval1(const char *stmt, char **out, char **err)
 {
@@ -116,6 +117,26 @@ Test(cli, eval_errors_in_a_file_should_name_the_file_line_and_column)
 	cr_assert_eq(rc, 2);
 	cr_assert_str_eq(err, "qkv: line 3, col 7: matmul: shapes [2, 2] and [3] cannot be multiplied "
 			 "(2 columns on the left, 3 rows on the right)\n");
+	free(out);
+	free(err);
+}
+
+/* a named file's lines are its own, whatever -e statements ran before it */
+Test(cli, eval_errors_in_a_file_after_e_statements_should_count_the_files_lines)
+{
+	char path[] = "/tmp/qkv-eval-lines-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, "print(2)\nzz\n", 12), 12);
+	close(fd);
+	const char *argv[] = { "qkv", "eval", "-e", "x = 1", "-e", "y = 2", path, NULL };
+	char *out, *err, want[128];
+	int rc = run_qkv(argv, NULL, NULL, &out, &err);
+	unlink(path);
+	cr_assert_eq(rc, 2);
+	cr_expect_str_eq(out, "2\n");
+	snprintf(want, sizeof want, "qkv: %s: line 2, col 1: name 'zz' is not defined\n", path);
+	cr_expect_str_eq(err, want);
 	free(out);
 	free(err);
 }
