@@ -252,7 +252,12 @@ static void draw_status(struct app *a)
 	int n = a->focus == PANE_VIEW ? 4 : 3, i = 0;
 	while (i + 1 < n && term_width_of(list[i]) > a->cols)
 		i++;
-	const char *keys = list[i];
+	char keys[256];
+	snprintf(keys, sizeof keys, "%s", list[i]);
+	const struct shown *sh = current_shown(a);
+	char *e = strstr(keys, "  e export");
+	if (e && sh && sh->show->kind == SHOW_COMPARE)
+		e[2] = 'E';	/* a compare view's e runs its panels to the end (view_key) */
 	attron(A_DIM);
 	term_put(y, 0, keys, a->cols);
 	attroff(A_DIM);

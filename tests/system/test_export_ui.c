@@ -269,6 +269,18 @@ Test(export_ui, the_keys_should_name_e_in_the_help_and_the_status_line, .fini = 
 	free(open_and_press(120, 40, NULL, NULL, "e export", "?", "export the view to a new SVG file"));
 }
 
+/* in the loops beside SIMD, e runs the panels to the end: the status line
+ * names E for the export there */
+Test(export_ui, the_status_line_should_name_E_in_a_compare_view, .fini = finish, .timeout = 120)
+{
+	setup();
+	free(open_and_press(160, 40, NULL, "--step 2", "[1/2] heatmap: S", "v", "[2/2] loops, unrolled, SIMD"));
+	tmux_keys(session, "Tab");
+	char *s = tmux_see(session, "E export");
+	cr_expect(!strstr(s, " e export"), "%s", s);
+	free(s);
+}
+
 /* ---- the full screen's prompt: :export and e ------------------------------------------------- */
 
 /* The column (0-based) of the caret on the line above the one holding
