@@ -22,7 +22,7 @@ static const char *const keys[][2] = {
 	{ "Ctrl-C", "stop what runs (steps, a timing, the loop animation," },
 	{ "", "a prompt line); Enter runs it again; else as q" },
 	{ "?", "this help; Esc closes it" },
-	{ "q", "back to the menu; q again quits" },
+	{ "q", "back to the menu, q there quits (qkv LESSON: quits at once)" },
 };
 
 void help_draw(struct app *a)

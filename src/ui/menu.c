@@ -74,6 +74,8 @@ void menu_draw(struct app *a)
 
 void menu_key(struct app *a, int ch)
 {
+	a->status[0] = 0;
+	a->status_error = false;
 	switch (ch) {
 	case KEY_UP: case 'k':
 		if (a->menu_sel > 0)
@@ -83,6 +85,18 @@ void menu_key(struct app *a, int ch)
 		if (a->menu_sel + 1 < a->catalog.n)
 			a->menu_sel++;
 		break;
+	case KEY_HOME: case 'g':
+		a->menu_sel = 0;
+		break;
+	case KEY_END: case 'G':
+		a->menu_sel = a->catalog.n > 0 ? a->catalog.n - 1 : 0;
+		break;
+	case KEY_PPAGE:
+		a->menu_sel = a->menu_sel > 10 ? a->menu_sel - 10 : 0;
+		break;
+	case KEY_NPAGE:
+		a->menu_sel = a->menu_sel + 10 < a->catalog.n ? a->menu_sel + 10 : a->catalog.n > 0 ? a->catalog.n - 1 : 0;
+		break;
 	case '\n': case KEY_ENTER: case KEY_RIGHT: case ' ':
 		a->open_request = a->menu_sel + 1;	/* app.c opens it */
 		break;
@@ -91,6 +105,10 @@ void menu_key(struct app *a, int ch)
 		if (ch >= '1' && ch <= '9' && ch - '1' < a->catalog.n) {
 			a->menu_sel = ch - '1';
 			a->open_request = a->menu_sel + 1;
+		} else if (ch >= '0' && ch <= '9') {
+			snprintf(a->status, sizeof a->status, " There is no lesson %c: they are numbered 1 to %d.", ch,
+				 a->catalog.n);
+			a->status_error = true;
 		}
 		break;
 	}

@@ -364,6 +364,26 @@ static void flow_control_off(void)
 /* A terminal larger than this in either direction is not believed. */
 #define SIZE_LIMIT 2000
 
+/* Home, End, PgUp and PgDn as the common terminals send them, whatever
+ * TERM's terminfo says: over SSH or in tmux or screen, TERM often names
+ * another terminal than the one that sends the keys, and an unknown
+ * sequence would arrive as Esc and its letters (the 4 of ESC[4~ opening
+ * lesson 4 in the menu). */
+static void define_other_keys(void)
+{
+	static const struct {
+		const char *seq;
+		int key;
+	} keys[] = {
+		{ "\033[1~", KEY_HOME }, { "\033[7~", KEY_HOME }, { "\033[H", KEY_HOME }, { "\033OH", KEY_HOME },
+		{ "\033[4~", KEY_END }, { "\033[8~", KEY_END }, { "\033[F", KEY_END }, { "\033OF", KEY_END },
+		{ "\033[5~", KEY_PPAGE }, { "\033[6~", KEY_NPAGE },
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (key_defined(keys[i].seq) == 0)	/* (a sequence terminfo has keeps its key) */
+			define_key(keys[i].seq, keys[i].key);
+}
+
 /* What term_size_news says; found before newterm, which with use_tioctl
  * sets COLUMNS and LINES to the terminal's size. */
 static char size_msg[160];
@@ -426,6 +446,7 @@ int term_start(struct app *a)
 	flow_control_off();
 	noecho();
 	keypad(stdscr, TRUE);
+	define_other_keys();
 	term_cursor(false);
 	term_cursor_apply();
 	timeout(100);	/* ticks for the animation and for signals */

@@ -88,6 +88,20 @@ Test(ui, the_menu_should_list_the_lessons_and_open_one, .fini = finish)
 	free(s);
 }
 
+/* End and Home jump to the last and first lesson; a number past the last
+ * one is answered, not ignored */
+Test(ui, the_menu_should_take_home_end_and_refuse_a_missing_number, .fini = finish)
+{
+	start(100, 30, NULL, "");
+	free(tmux_see(session, "Choose a lesson"));
+	tmux_keys(session, "9");
+	free(tmux_see(session, "There is no lesson 9: they are numbered 1 to 8."));
+	tmux_keys(session, "End Home End Enter");
+	char *s = tmux_see(session, "step 1/");
+	cr_assert(strstr(s, "KV cache"), "the last lesson is not open:\n%s", s);
+	free(s);
+}
+
 Test(ui, help_should_list_every_key_and_close_with_escape, .fini = finish)
 {
 	start(100, 30, NULL, "2");
