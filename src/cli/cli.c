@@ -26,6 +26,7 @@ void cli_print_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
 	va_end(ap);
+	fflush(stdout);	/* what was printed before the error comes before it, piped too */
 	fputs("qkv: ", stderr);
 	visible_fputs(msg, stderr);
 	fputc('\n', stderr);

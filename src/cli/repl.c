@@ -375,6 +375,9 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		return 2;
 	session_set_output(r.s, print_value, NULL);
 	session_set_interrupt(r.s, cli_interrupt_flag());
+	/* each line out as it is printed, piped too: an error (on stderr)
+	 * then comes after what its statement printed before it */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (r.tty) {
 		printf("qkv %s. Type notebook lines or matrices: X = [1 2; 3 4]. quit() leaves.\n"
 		       ":help lists the commands (:ls, :show, :save, :load, ...). A line ending in ':'\n"

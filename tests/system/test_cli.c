@@ -141,6 +141,26 @@ Test(cli, eval_errors_in_a_file_after_e_statements_should_count_the_files_lines)
 	free(err);
 }
 
+/* into one pipe (2>&1), what a statement printed comes before the error
+ * after it, in eval and in repl */
+Test(cli, printed_lines_should_come_before_the_error_in_one_pipe)
+{
+	static const char *const cmds[] = { "eval -", "repl" };
+	for (int i = 0; i < 2; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "printf 'print(\"before\")\\nx = 1 / 0\\n' | %s %s 2>&1", qkv_binary(),
+			 cmds[i]);
+		FILE *p = popen(cmd, "r");
+		cr_assert(p);
+		char all[1024];
+		size_t n = fread(all, 1, sizeof all - 1, p);
+		all[n] = 0;
+		pclose(p);
+		const char *before = strstr(all, "before"), *error = strstr(all, "division by zero");
+		cr_expect(before && error && before < error, "%s:\n%s", cmds[i], all);
+	}
+}
+
 Test(cli, json_should_print_shape_dtype_and_full_precision_data)
 {
 	const char *argv[] = { "qkv", "eval", "--json", "-e",
