@@ -178,11 +178,61 @@ struct tensor *ops_to_dtype(struct tensor *t, enum dtype dt)
 	return c;
 }
 
+/* The lowest and highest element t reaches in its storage (strides >= 0). */
+static void reach(const struct tensor *t, int64_t *lo, int64_t *hi)
+{
+	*lo = *hi = t->offset;
+	for (int i = 0; i < t->ndim; i++)
+		*hi += t->strides[i] * (t->shape[i] - 1);
+}
+
+/* Whether t's elements fill a block of its storage, each once, in some
+ * order of its dimensions (torch's "non-overlapping and dense"). */
+static bool dense(const struct tensor *t)
+{
+	int64_t size[TENSOR_MAX_DIMS], stride[TENSOR_MAX_DIMS];
+	int n = 0;
+	for (int i = 0; i < t->ndim; i++)
+		if (t->shape[i] != 1) {
+			int j = n++;	/* insert by stride */
+			for (; j > 0 && stride[j - 1] > t->strides[i]; j--) {
+				size[j] = size[j - 1];
+				stride[j] = stride[j - 1];
+			}
+			size[j] = t->shape[i];
+			stride[j] = t->strides[i];
+		}
+	int64_t want = 1;
+	for (int i = 0; i < n; want *= size[i], i++)
+		if (stride[i] != want)
+			return false;
+	return true;
+}
+
 int ops_assign(struct tensor *dst, struct tensor *src, struct qkv_error *err)
 {
 	struct tensor *e = ops_expand(src, dst->ndim, dst->shape, err);
 	if (!e)
 		return -1;
+	int64_t dlo, dhi, slo, shi;
+	reach(dst, &dlo, &dhi);
+	reach(e, &slo, &shi);
+	bool same_place = e->offset == dst->offset &&
+			  memcmp(e->strides, dst->strides, sizeof(int64_t) * (size_t)dst->ndim) == 0;
+	if (e->storage == dst->storage && tensor_numel(dst) > 0 && !same_place && slo <= dhi && dlo <= shi) {
+		/* src is read where dst is written: numpy reads all of src first;
+		 * torch refuses when it can tell (both dense), else copies in order */
+		if (dst->flavor == FLAVOR_NUMPY) {
+			struct tensor *c = ops_clone(e);
+			tensor_unref(e);
+			e = c;
+		} else if (dense(dst) && dense(e)) {
+			tensor_unref(e);
+			return error_set(err, 0, 0, "unsupported operation: some elements of the input tensor and the "
+				  "written-to tensor refer to a single memory location. Please clone() the tensor before "
+				  "performing the operation.");
+		}
+	}
 	copy_into(dst, e);
 	tensor_unref(e);
 	return 0;
