@@ -1186,6 +1186,8 @@ int value_format_field(struct strbuf *out, const struct value *v, const char *sp
 	int rc = -1;
 	if (v->kind == V_INT || v->kind == V_BOOL)
 		rc = format_py_int_spec(out, v->kind == V_INT ? v->i : v->b, spec);
+	else if (v->kind == V_TENSOR && v->t->ndim == 0 && !dtype_is_float(v->t->dtype))
+		rc = format_py_int_spec(out, tensor_get_i64(v->t, 0), spec);	/* its .item(): an int (or bool) */
 	if (rc < 0 && (value_is_number(v) || (v->kind == V_TENSOR && v->t->ndim == 0)))
 		rc = format_py_float_spec(out, v->kind == V_TENSOR ? tensor_get(v->t, 0) : value_as_double(v), spec);
 	if (rc < 0 && v->kind == V_STR) {
