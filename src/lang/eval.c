@@ -308,6 +308,20 @@ static int index_list(const struct node *ix, const struct value *v, int64_t **id
 	return 1;
 }
 
+/* 0 when each of the n indices idx is in range for dimension dim of t,
+ * else -1 with err at ix naming the dimension orig of the tensor indexed
+ * (earlier integer indices have removed dimensions of t, None added some). */
+static int indices_in_range(const struct tensor *t, int dim, int orig, const int64_t *idx, int64_t n,
+			    const struct node *ix, struct qkv_error *err)
+{
+	int64_t size = dim < t->ndim ? t->shape[dim] : 0;
+	for (int64_t i = 0; i < n; i++)
+		if (idx[i] < -size || idx[i] >= size)
+			return error_set(err, ix->line, ix->col, "index %lld is out of range for dimension %d with size %lld",
+					 (long long)idx[i], orig, (long long)size);
+	return 0;
+}
+
 /* x[...] of a tensor: a view sharing x's storage when every index is an
  * integer, a slice or None; a copy when one is a list of indices (torch's
  * advanced indexing, one list per subscript, *advanced then set), which a
@@ -332,9 +346,11 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 			  t->ndim, t->ndim == 1 ? "" : "s", used);
 		return NULL;
 	}
-	for (int i = 0; i < nidx; i++) {
+	for (int i = 0, orig = 0; i < nidx; i++) {
 		const struct node *ix = n->kids[i + 1];
 		struct tensor *next = NULL;
+		if (ix->kind != N_CONST || ix->op != 'N')
+			orig++;	/* (the dimension of t this index takes is orig - 1) */
 		if (ix->kind == N_SLICE) {
 			bool hs, he, hst;
 			int64_t s = 0, e = 0, st = 1;
@@ -371,10 +387,15 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 					goto fail;
 				}
 				*advanced = true;
-				next = ops_index_select(cur, dim, idx, nl, err);
+				if (indices_in_range(cur, dim, orig - 1, idx, nl, ix, err) == 0)
+					next = ops_index_select(cur, dim, idx, nl, err);
 				free(idx);
+				if (!next)
+					goto fail;
 				dim++;
 			} else {
+				if (indices_in_range(cur, dim, orig - 1, &k, 1, ix, err) < 0)
+					goto fail;
 				next = ops_select(cur, dim, k, err);
 			}
 		}

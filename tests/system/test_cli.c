@@ -34,6 +34,8 @@ static const struct bad bad_inputs[] = {
 	{ "torch.ones(2, 3) + torch.ones(4)", 18, "shapes [2, 3] and [4] do not broadcast" },
 	{ "torch.matmul(torch.ones(2, 5), torch.ones(4, 3))", 13, "[2, 5] and [4, 3]" },
 	{ "torch.ones(3)[5]", 15, "index 5 is out of range for dimension 0 with size 3" },
+	{ "torch.ones(2, 3)[0, 5]", 21, "index 5 is out of range for dimension 1 with size 3" },
+	{ "torch.ones(2, 3)[None, 1, [0, 4]]", 27, "index 4 is out of range for dimension 1 with size 3" },
 	{ "torch.ones(2, 3)[0, 1, 2]", 17, "too many indices" },
 	{ "torch.ones(2, 3).T.view(6)", 24, "non-contiguous" },
 	{ "torch.ones(2, 3).transpose(0, 4)", 31, "Dimension out of range (expected to be in range of [-2, 1], but got 4)" },
