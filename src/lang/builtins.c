@@ -141,19 +141,29 @@ static struct value *f_full(struct call *c, struct qkv_error *err)
 static struct value *f_randint(struct call *c, struct qkv_error *err)
 {
 	struct args a;
-	if (args_bind(c, P("low", "high", "size"), 2, &a, err) < 0)
+	if (args_bind(c, P("low", "high", "size"), 0, &a, err) < 0)
 		return NULL;
 	int64_t lo = 0, hi;
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
-	int size_at = 2;
-	if (!a.v[2]) {	/* randint(high, size) */
-		if (args_int(c, &a, 0, 0, &hi, err) < 0)
-			return args_fail(&a);
+	int size_at = 2, hi_at = 1;
+	if (!a.v[2]) {	/* randint(high, size): the second is the size */
 		size_at = 1;
-	} else if (args_int(c, &a, 0, 0, &lo, err) < 0 || args_int(c, &a, 1, 0, &hi, err) < 0) {
+		hi_at = 0;
+	} else if (!a.v[1]) {	/* randint(high, size=...) */
+		hi_at = 0;
+	} else if (a.v[0] && args_int(c, &a, 0, 0, &lo, err) < 0) {	/* (randint(high=5, size=...): low 0) */
 		return args_fail(&a);
 	}
+	if (!a.v[hi_at])
+		return args_error(err, c, &a, -1, "torch.randint() missing required argument 'high'"), args_fail(&a);
+	if (args_int(c, &a, hi_at, 0, &hi, err) < 0)
+		return args_fail(&a);
+	if (!a.v[size_at])
+		return args_error(err, c, &a, -1, "torch.randint() missing required argument 'size'"), args_fail(&a);
+	if (a.v[size_at] && (a.v[size_at]->kind == V_INT || a.v[size_at]->kind == V_FLOAT))	/* randint(0, 5): no size */
+		return args_error(err, c, &a, size_at, "TypeError: randint(): argument 'size' (position %d) must be tuple "
+				  "of ints, not %s", size_at + 1, value_type_name(a.v[size_at])), args_fail(&a);
 	if (args_shape(c, &a, size_at, &ndim, shape, false, err) < 0)
 		return args_fail(&a);
 	if (hi <= lo)

@@ -57,6 +57,7 @@ PROGRAMS = [
     ("overlapping_slice_assignment_torch_in_order", "import torch\nx = torch.arange(5)\nx[::2] = x[:3]\ny = torch.arange(5)\ny[1:] = y[0]\nz = torch.arange(5)\nz[:] = z\nz[0:2] = z[3:5]\nprint(x.tolist(), y.tolist(), z.tolist())"),
     ("overlapping_slice_assignment_torch_refused", "import torch\nx = torch.arange(5)\nx[1:] = x[:-1]"),
     ("format_spec_of_an_integer_0d_tensor", "import torch\nprint(f\"{torch.tensor(3):5}|{torch.tensor(7):03}|\", '{:5}'.format(torch.tensor(3)), format(torch.tensor(3), '<4') + '|', f'{torch.tensor(3):d}', f'{torch.tensor([1, 5, 2]).argmax():d}', f'{torch.tensor(3):.2f}', f'{torch.tensor(True):5}', f'{torch.tensor(2.5):6.2f}')"),
+    ("randint_high_and_size_as_torch_takes_them", "import torch\ntorch.manual_seed(0)\nprint(torch.randint(5, size=(2,)).tolist(), torch.randint(high=5, size=(2,)).tolist(), torch.randint(5, (3,)).tolist(), torch.randint(low=1, high=5, size=(2,)).tolist(), torch.randint(1, 5, (2,)).tolist())"),
     ("strings", "s = ' Hello World '\nprint(s.strip(), s.lower(), s.upper(), s.split(), 'a,b,,c'.split(','), s.replace('o', '0'), s.strip().startswith('He'), '-'.join(['x', 'y']))"),
     ("string_formatting", "x = 3.14159\nprint(f'{x:.2f} {42:5d} {\"ab\":>4}|{7:<3}|', '{} and {:.1f}'.format('a', 2.25), format(0.5, '.3f'), str(1.0), repr('q'))"),
     ("global_statement", "c = 0\ndef inc():\n    global c\n    c += 1\ninc()\ninc()\nprint(c)"),

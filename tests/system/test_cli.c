@@ -34,6 +34,7 @@ static const struct bad bad_inputs[] = {
 	{ "torch.ones(2, 3) + torch.ones(4)", 18, "shapes [2, 3] and [4] do not broadcast" },
 	{ "torch.matmul(torch.ones(2, 5), torch.ones(4, 3))", 13, "[2, 5] and [4, 3]" },
 	{ "torch.ones(3)[5]", 15, "index 5 is out of range for dimension 0 with size 3" },
+	{ "torch.randint(0, 5)", 18, "randint(): argument 'size' (position 2) must be tuple of ints, not int" },
 	{ "torch.ones(2, 3)[0, 5]", 21, "index 5 is out of range for dimension 1 with size 3" },
 	{ "torch.ones(2, 3)[None, 1, [0, 4]]", 27, "index 4 is out of range for dimension 1 with size 3" },
 	{ "torch.ones(2, 3)[0, 1, 2]", 17, "too many indices" },
