@@ -676,7 +676,6 @@ static struct node *parse_index(struct parser *p, struct node *obj)
 static struct node *parse_atom(struct parser *p)
 {
 	struct node *n;
-	parse_skip_continuation(p);
 	switch (p->tok.kind) {
 	case T_NAME:
 		n = parse_node_new(N_NAME, p->tok.line, p->tok.col);
@@ -772,7 +771,6 @@ static struct node *parse_factor(struct parser *p)
 {
 	struct node *operand;
 	int op, line, col;
-	parse_skip_continuation(p);
 	if (p->tok.kind != T_MINUS && p->tok.kind != T_PLUS && p->tok.kind != T_TILDE)
 		return parse_power(p);
 	op = p->tok.kind == T_MINUS ? '-' : p->tok.kind == T_PLUS ? '+' : '~';
@@ -999,7 +997,6 @@ struct node *parse_exprlist(struct parser *p)
 {
 	struct node *first;
 	int line, col;
-	parse_skip_continuation(p);
 	line = p->tok.line;
 	col = p->tok.col;
 	first = parse_element(p);

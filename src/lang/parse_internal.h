@@ -58,7 +58,6 @@ struct tok_pos parse_tok_pos(const struct token *t);
 void parse_advance(struct parser *p);
 const struct token *parse_peek(struct parser *p);
 bool parse_starts_expr(const struct token *t);
-void parse_skip_continuation(struct parser *p);
 bool parse_is_kw(const struct parser *p, const struct token *t, const char *word);
 const char *parse_keyword_message(const struct parser *p, const struct token *t);
 struct node *parse_error_at(struct parser *p, int line, int col, const char *fmt, ...)

@@ -148,22 +148,6 @@ bool parse_starts_expr(const struct token *t)
 	}
 }
 
-/* After a trailing operator, a line break continues the statement (a REPL
- * sends "x = 1 +" and then "2"). prev keeps the operator, so the end of the
- * input right after it is still PARSE_INCOMPLETE. */
-void parse_skip_continuation(struct parser *p)
-{
-	struct tok_pos op = p->prev;
-	if (p->tok.kind != T_NEWLINE || !parse_prev_is_operator(p))
-		return;
-	while (p->tok.kind == T_NEWLINE) {
-		if (!p->has_ahead)
-			p->lex.atbol = false;	/* the next line's indentation means nothing */
-		parse_advance(p);
-	}
-	p->prev = op;
-}
-
 /* ---- messages ---------------------------------------------------------------------- */
 
 /* The keywords qkv does not run, with what it says about them. */
@@ -289,7 +273,8 @@ struct node *parse_error_at(struct parser *p, int line, int col, const char *fmt
 	return NULL;
 }
 
-/* The input ended where more was needed. */
+/* The input ended where more was needed: inside brackets, or on a token
+ * the lexer found unfinished (a string, a backslash continuation). */
 static struct node *parse_incomplete(struct parser *p)
 {
 	const struct token *t = &p->tok;
@@ -300,12 +285,8 @@ static struct node *parse_incomplete(struct parser *p)
 	} else if (p->lex.depth > 0 && p->lex.depth <= LEX_MAX_OPEN) {
 		const struct lex_open *o = &p->lex.open[p->lex.depth - 1];
 		error_set(&p->err, o->line, o->col, "'%c' opened at %d:%d is never closed", o->ch, o->line, o->col);
-	} else if (p->lex.depth > 0) {
-		error_set(&p->err, t->line, t->col, "a bracket is never closed");
 	} else {
-		int n = (int)(p->prev.len > 40 ? 40 : p->prev.len);
-		error_set(&p->err, p->prev.line, p->prev.col, "the input ends after '%.*s'", n,
-			  p->src + p->prev.start);
+		error_set(&p->err, t->line, t->col, "a bracket is never closed");
 	}
 	return NULL;
 }
@@ -319,8 +300,36 @@ bool parse_at_end(const struct parser *p)
 	return t->kind == T_EOF || ((t->kind == T_NEWLINE || t->kind == T_DEDENT) && t->start >= p->len);
 }
 
+/* The logical line ends (outside brackets) right after an operator or '='
+ * that needs an operand: as in Python, a line break there ends the statement
+ * (only brackets and a backslash join lines), so this is a syntax error, not
+ * unfinished input, even at the end of the input ("x = 1 -" at a REPL). */
+static bool parse_line_ends_after_operator(const struct parser *p)
+{
+	enum tok_kind k = p->tok.kind;
+	if (p->lex.sub || p->lex.depth > 0 || !parse_prev_is_operator(p))
+		return false;
+	return k == T_NEWLINE || k == T_EOF;
+}
+
+/* Whether nothing but spaces, line breaks and comments follows byte from. */
+static bool parse_only_blank_after(const struct parser *p, size_t from)
+{
+	for (size_t i = from; i < p->len; i++) {
+		char c = p->src[i];
+		if (c == '#') {
+			while (i + 1 < p->len && p->src[i + 1] != '\n')
+				i++;
+		} else if (c != ' ' && c != '\t' && c != '\f' && c != '\v' && c != '\r' && c != '\n') {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Fails on the current token: its own lexical error, PARSE_INCOMPLETE when
- * the input simply ended too soon, else fmt (or "unexpected <token>"). */
+ * the input simply ended too soon (inside brackets), a syntax error when a
+ * line ends after an operator, else fmt (or "unexpected <token>"). */
 struct node *parse_fail(struct parser *p, const char *fmt, ...)
 {
 	const struct token *t = &p->tok;
@@ -334,9 +343,14 @@ struct node *parse_fail(struct parser *p, const char *fmt, ...)
 		p->err = t->err;
 		return NULL;
 	}
-	if (t->kind == T_INCOMPLETE ||
-	    (parse_at_end(p) && (p->lex.depth > 0 || parse_prev_is_operator(p))))
+	if (t->kind == T_INCOMPLETE || (parse_at_end(p) && p->lex.depth > 0))
 		return parse_incomplete(p);
+	if (parse_line_ends_after_operator(p)) {
+		int n = (int)(p->prev.len > 40 ? 40 : p->prev.len);
+		bool last = parse_only_blank_after(p, p->prev.start + p->prev.len);
+		return parse_error_at(p, p->prev.line, p->prev.col, "the %s ends after '%.*s'",
+				      last ? "input" : "line", n, p->src + p->prev.start);
+	}
 	if (fmt) {
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof msg, fmt, ap);

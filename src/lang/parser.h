@@ -40,17 +40,18 @@ enum parse_status {
 	PARSE_OK = 1,          /* *out is a statement (caller frees with node_free) */
 	PARSE_END = 0,         /* no more statements */
 	PARSE_ERROR = -1,      /* err filled (line, col, message); the parser is done */
-	PARSE_INCOMPLETE = -2, /* input ended inside brackets, a string or after a
-	                          trailing operator/backslash: a REPL should read more */
+	PARSE_INCOMPLETE = -2, /* input ended inside brackets, a string, a block or
+	                          after a backslash: a REPL should read more */
 };
 /* out must not be NULL; err may be. On PARSE_INCOMPLETE err is filled too
  * (e.g. "'(' opened at 1:6 is never closed", at the bracket), so a file
  * runner can report it as an error. After PARSE_ERROR or PARSE_INCOMPLETE
  * every further call returns the same status and error; after PARSE_END,
  * PARSE_END. Blank lines, comments and stray ';' produce no statement;
- * `pass` produces N_PASS. A line break right after a binary operator or '='
- * continues the statement (so "x = 1 +" is PARSE_INCOMPLETE, and
- * "x = 1 +\n2" parses). */
+ * `pass` produces N_PASS. As in Python, only brackets and a backslash join
+ * lines: a line that ends right after an operator or '=' ("x = 1 +\n2") is
+ * PARSE_ERROR at the operator, "the line ends after '+'" ("the input ends
+ * after '+'" when nothing follows), never PARSE_INCOMPLETE. */
 enum parse_status parser_next(struct parser *p, struct node **out, struct qkv_error *err);
 
 /* The 1-based line the last returned statement started on and the byte range

@@ -85,10 +85,11 @@ enum session_status session_run(struct session *s, const char *src, size_t len, 
 				 enum session_mode mode, struct qkv_error *err);
 /* Whether the lines src typed at a prompt are finished, as Python's REPL
  * decides: false when src ends inside a statement (an open bracket, a
- * string, after an operator or a ':') or inside a compound statement (if,
- * for, while, def, class, with, %%time) that no empty line has ended yet;
- * a REPL then reads another line. Syntax errors count as finished, for
- * session_run to report. */
+ * string, a backslash continuation, after a ':') or inside a compound
+ * statement (if, for, while, def, class, with, %%time) that no empty line
+ * has ended yet; a REPL then reads another line. Syntax errors count as
+ * finished, for session_run to report; so does a line that ends after an
+ * operator ("x = 1 -"), which is one, as in Python. */
 bool session_is_complete(const char *src, size_t len);
 /* True once a statement called quit() or exit(). */
 bool session_quit_requested(const struct session *s);

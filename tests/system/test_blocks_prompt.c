@@ -154,6 +154,29 @@ Test(blocks_prompt, brackets_and_blocks_should_go_on_after_dots_at_120x40_withou
 	blocks_at(120, 40, "NO_COLOR=1");
 }
 
+/* A line that ends after an operator is a syntax error, as in CPython's
+ * REPL: reported at once with its caret, never continued after "... ";
+ * inside brackets the line still goes on. */
+Test(blocks_prompt, a_line_ending_after_an_operator_should_fail_at_once, .fini = finish)
+{
+	start_at(80, 24, "", "--repl");
+	free(tmux_see(session, ":help lists the commands"));
+	tmux_line(session, "x = 1 -");
+	char *s = tmux_see(session, "the input ends after '-'");
+	cr_assert(strstr(s, "\n          ^ the input ends after '-'\n"), "no caret under the '-':\n%s", s);
+	cr_assert(strstr(s, "\n>>> x = 1 -\n"), "the line is not back in the input:\n%s", s);
+	cr_assert(!strstr(s, "\n..."), "the line went on after ...:\n%s", s);
+	free(s);
+	tmux_keys(session, "C-c");
+	free(tmux_see_gone(session, "x = 1 -"));
+	tmux_line(session, "x = (1 -");
+	free(tmux_see(session, "\n..."));
+	tmux_line(session, "5)");
+	tmux_line(session, "x");
+	free(tmux_see(session, " -4\n"));
+	tmux_line(session, ":quit");
+}
+
 /* A pasted cell runs statement by statement, each echoed; the one that
  * fails goes back in the input with the lines after it, and what ran
  * before it stays done. */

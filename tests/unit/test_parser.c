@@ -584,10 +584,89 @@ Test(parser, newlines_inside_brackets_should_be_whitespace)
 	expect_parse("x = (\n\n  y\n)", "(= x y)");
 }
 
-Test(parser, a_line_break_after_a_binary_operator_should_continue_the_statement)
+/* As in CPython, only brackets and a backslash join lines: a line that ends
+ * after an operator or '=' is a syntax error at that operator, never a
+ * statement that goes on (which would silently read the next line as the
+ * operand) and never unfinished input (a REPL reports it at once). */
+Test(parser, a_line_break_after_an_operator_should_be_a_syntax_error_on_that_line)
 {
-	expect_parse("x = 1 +\n2", "(= x (+ 1 2))");
-	expect_parse("x =\n  y", "(= x y)");
+	static const struct parse_case cases[] = {
+		{"x = 1 -\n5\nprint(x)\n", "error 1:7: the line ends after '-'"},
+		{"x = not\nTrue\nx\n", "error 1:5: the line ends after 'not'"},
+		{"x =\n5\nx\n", "error 1:3: the line ends after '='"},
+		{"x =\n  y", "error 1:3: the line ends after '='"},
+		{"print(1)\nx = 1 +\nprint(2)\n", "(call print 1) ; error 2:7: the line ends after '+'"},
+		{"x = 1 +\ny = 2\n", "error 1:7: the line ends after '+'"},
+		{"x = 2 *\n3\n", "error 1:7: the line ends after '*'"},
+		{"b = x ==\n1\n", "error 1:7: the line ends after '=='"},
+		{"c = a and\nb\n", "error 1:7: the line ends after 'and'"},
+		{"y = A @\nB\n", "error 1:7: the line ends after '@'"},
+		{"x = -\n5\n", "error 1:5: the line ends after '-'"},
+		{"x = 1 + -\n5\n", "error 1:9: the line ends after '-'"},
+		{"x +=\n1\n", "error 1:3: the line ends after '+='"},
+		{"a, b =\n1, 2\n", "error 1:6: the line ends after '='"},
+		{"x = 2 **\n3\n", "error 1:7: the line ends after '**'"},
+		{"x = 1 +   # a comment\n5\n", "error 1:7: the line ends after '+'"},
+		{"x = 1 -\n\n5\n", "error 1:7: the line ends after '-'"},
+		{"x = 1 -\n    5\n", "error 1:7: the line ends after '-'"},
+		{"for i in\nrange(3): pass\n", "error 1:7: the line ends after 'in'"},
+		{"if a:\n  x = 1 -\n  5\n", "error 2:9: the line ends after '-'"},
+		{"def f(x):\n  return x *\n  2\n", "error 2:12: the line ends after '*'"},
+		/* nothing follows: the same error, worded for the end of the input */
+		{"x = 1 -", "error 1:7: the input ends after '-'"},
+		{"x = 1 -\n", "error 1:7: the input ends after '-'"},
+		{"x = 1 -  # c\n\n", "error 1:7: the input ends after '-'"},
+		{"x = 1\ny =", "(= x 1) ; error 2:3: the input ends after '='"},
+	};
+	EXPECT_CASES(cases);
+}
+
+Test(parser, a_line_ending_after_an_operator_should_fill_the_error_with_its_line_and_column)
+{
+	const char *src = "a = 1\nx = 10 -\n3\nprint(x)\n";
+	struct parser *p = parser_new(src, strlen(src), 1);
+	struct node *n = NULL;
+	struct qkv_error err;
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_OK);
+	node_free(n);
+	n = NULL;
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_ERROR);
+	cr_assert_null(n);
+	cr_expect_eq(err.line, 2);
+	cr_expect_eq(err.col, 8);
+	cr_expect_str_eq(err.msg, "the line ends after '-'");
+	cr_expect_eq(parser_next(p, &n, &err), PARSE_ERROR, "the error is sticky");
+	parser_free(p);
+	/* an interactive parser (a REPL) says the same at once, with nothing to wait for */
+	p = parser_new("x = 1 -\n", 8, 1);
+	parser_set_interactive(p, true);
+	cr_assert_eq(parser_next(p, &n, &err), PARSE_ERROR);
+	cr_expect_eq(err.line, 1);
+	cr_expect_eq(err.col, 7);
+	cr_expect_str_eq(err.msg, "the input ends after '-'");
+	parser_free(p);
+}
+
+Test(parser, brackets_backslashes_and_blocks_should_still_join_lines)
+{
+	static const struct parse_case cases[] = {
+		{"x = (1 -\n5)", "(= x (- 1 5))"},
+		{"x = (1 -\n\n    5)\ny", "(= x (- 1 5)) ; y"},
+		{"[1,\n2]", "(list 1 2)"},
+		{"x = [1 +\n2]", "(= x (list (+ 1 2)))"},
+		{"f(a,\nb)", "(call f a b)"},
+		{"f(a +\n  b)", "(call f (+ a b))"},
+		{"d = {'a':\n 1,\n 'b': 2}", "(= d (dict \"a\" 1 \"b\" 2))"},
+		{"d = {'a': 1 -\n 2}", "(= d (dict \"a\" (- 1 2)))"},
+		{"x = 1 - \\\n5", "(= x (- 1 5))"},
+		{"x = 1 -\\\n  5\ny", "(= x (- 1 5)) ; y"},
+		{"x = 1 # -\ny = 2", "(= x 1) ; (= y 2)"},
+		{"x = 1  # y =\n", "(= x 1)"},
+		{"def f(x):\n  return (x -\n    1)\n", "(def f (params x) (block (return (- x 1))))"},
+		{"for i in a:\n  s = s + \\\n    i\n", "(for i a (block (= s (+ s i))) _)"},
+		{"if a:\n  b = [1,\n2]\nelse:\n  b = 3\n", "(if a (block (= b (list 1 2))) (block (= b 3)))"},
+	};
+	EXPECT_CASES(cases);
 }
 
 Test(parser, leading_indentation_should_be_an_unexpected_indent)
@@ -982,7 +1061,7 @@ Test(parser, bad_inputs_should_report_the_exact_line_and_column)
 		{"x\xc2\xa0= 1", "error 1:2: unexpected character U+00A0: it is a non-breaking space; retype "
 				 "it as a plain space"},
 		{"\xcf\x80 = 3", "error 1:1: unexpected character '\xcf\x80' (U+03C0): names must be ASCII"},
-		{"x = 1 +", "incomplete 1:7: the input ends after '+'"},
+		{"x = 1 +", "error 1:7: the input ends after '+'"},
 		{"print \"hi\"", "error 1:7: print is a function: write print(...)"},
 	};
 	EXPECT_CASES(cases);
@@ -1003,10 +1082,9 @@ Test(parser, keywords_qkv_does_not_run_should_be_rejected_with_specific_messages
 Test(parser, unfinished_input_should_be_incomplete)
 {
 	static const char *const srcs[] = {
-		"x = (1,", "x = torch.tensor([[1, 2],\n", "print(f'{x}'", "x = 1 +", "x = 1 *\n",
-		"y = a and", "z = not", "x =", "x +=", "s = '''abc", "s = f'''{x}\n", "x = 1 + \\",
-		"x = 1 \\\n", "X = [1 2 3;", "X = [1 2", "s = 'abc\\", "s = 'abc\\\n", "f(a,\n  b", "x[1:",
-		"a, b =", "x is", "x = -",
+		"x = (1,", "x = torch.tensor([[1, 2],\n", "print(f'{x}'", "s = '''abc", "s = f'''{x}\n",
+		"x = 1 + \\", "x = 1 \\\n", "X = [1 2 3;", "X = [1 2", "s = 'abc\\", "s = 'abc\\\n", "f(a,\n  b",
+		"x[1:", "x = (1 +", "x = [1 -\n",
 	};
 	for (size_t i = 0; i < sizeof srcs / sizeof srcs[0]; i++)
 		cr_expect_eq(parse_status_of(srcs[i]), PARSE_INCOMPLETE, "source: %s -> %s", srcs[i], parse_all(srcs[i]));
@@ -1017,6 +1095,12 @@ Test(parser, unfinished_input_should_be_incomplete)
 	cr_expect_eq(parse_status_of("x = (1 2"), PARSE_ERROR);
 	cr_expect_eq(parse_status_of("s = 'abc"), PARSE_ERROR);
 	cr_expect_eq(parse_status_of("x = 1,"), PARSE_END);
+	/* a line that ends after an operator is an error, as in CPython's REPL */
+	static const char *const errors[] = {
+		"x = 1 +", "x = 1 *\n", "y = a and", "z = not", "x =", "x +=", "a, b =", "x is", "x = -",
+	};
+	for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+		cr_expect_eq(parse_status_of(errors[i]), PARSE_ERROR, "source: %s -> %s", errors[i], parse_all(errors[i]));
 }
 
 Test(parser, deep_nesting_should_be_an_error_not_a_crash)
@@ -1271,7 +1355,7 @@ Test(parser, compound_statements_should_hold_their_indented_blocks)
 		/* blank lines, comments and bracketed lines say nothing about indentation */
 		{"if x:\n\n  a = (1,\n2)\n    # note\n\n  b\n", "(if x (block (= a (tuple 1 2)) b) _)"},
 		{"if x:\n  pass\n# end\ny", "(if x (block (pass)) _) ; y"},
-		{"x = 1 +\n    2\ny", "(= x (+ 1 2)) ; y"},
+		{"x = 1 + \\\n    2\ny", "(= x (+ 1 2)) ; y"},
 	};
 	EXPECT_CASES(cases);
 }

@@ -268,7 +268,7 @@ static const char continued[] =
 	"  \"steps\": [ { \"title\": \"one\", \"text\": [\"t\"], \"code\": [\n"
 	"    \"values = [[1, 2], # one\",\n"
 	"    \"          [3, 4]] # two\",\n"
-	"    \"y = 1 +\",\n"
+	"    \"y = 1 + \\\\\",\n"
 	"    \"    2; z = (3,\",\n"
 	"    \"\",\n"
 	"    \"  4)\",\n"
@@ -305,7 +305,7 @@ Test(page, the_lines_after_the_first_of_a_statement_should_follow_dots)
 	struct page pg;
 	struct page_lines pl;
 	lay_out_step(l, 0, 80, &p, &pg, &pl);
-	const char *want[] = { ">>> values = [[1, 2], # one", "...           [3, 4]] # two", ">>> y = 1 +",
+	const char *want[] = { ">>> values = [[1, 2], # one", "...           [3, 4]] # two", ">>> y = 1 + \\",
 			       "...     2; z = (3,", "... ", "...   4)", ">>> print(len(values), y, z)", "2 3 (3, 4)" };
 	cr_assert_eq(pl.n, 2 + 8, "%d lines", pl.n);
 	for (int i = 0; i < 8; i++)

@@ -146,6 +146,45 @@ Test(session_api, unfinished_input_should_be_incomplete_and_say_where)
 	session_free(s);
 }
 
+/* As in CPython, a line that ends after an operator is a syntax error on that
+ * line: a prompt runs it at once (to report it), never waits for another
+ * line, and never takes the next line as the operand. */
+Test(session_api, a_line_that_ends_after_an_operator_should_be_finished_and_an_error)
+{
+	const char *done[] = { "x = 1 -", "x = 1 -\n", "x = not\n", "x =\n", "y = a and\n", "z = A @\n" };
+	for (size_t k = 0; k < sizeof done / sizeof *done; k++)
+		cr_assert(session_is_complete(done[k], strlen(done[k])), "%s", done[k]);
+	const char *open[] = { "x = (1 -\n", "x = [1,\n", "x = 1 - \\\n", "d = {'a':\n" };
+	for (size_t k = 0; k < sizeof open / sizeof *open; k++)
+		cr_assert_not(session_is_complete(open[k], strlen(open[k])), "%s", open[k]);
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err;
+	cr_assert_eq(run(s, "x = 1 -\n5\nprint(x)\n", &err), SESSION_ERROR);
+	cr_expect_eq(err.line, 1);
+	cr_expect_eq(err.col, 7);
+	cr_expect_str_eq(err.msg, "the line ends after '-'");
+	cr_assert_not(has_name(s, "x"), "the next line is no operand");
+	const char *cell = "a = 1\nb = a +\nc = 2\n";
+	cr_assert_eq(session_run(s, cell, strlen(cell), 1, SESSION_PER_STATEMENT, &err), SESSION_ERROR);
+	cr_expect_eq(err.line, 2);
+	cr_expect_eq(err.col, 7);
+	cr_expect_str_eq(err.msg, "the line ends after '+'");
+	cr_assert(has_name(s, "a"));
+	cr_assert_not(has_name(s, "b") || has_name(s, "c"));
+	/* brackets and a backslash still join lines */
+	static const struct { const char *src, *name, *value; } joined[] = {
+		{ "x = (1 -\n5)", "x", "-4" }, { "y = 1 - \\\n5", "y", "-4" }, { "z = max(1,\n2)", "z", "2" },
+		{ "w = [1,\n2][1]", "w", "2" }, { "v = {'a':\n 3}['a']", "v", "3" }, { "u = 7 # -\n", "u", "7" },
+	};
+	for (size_t k = 0; k < sizeof joined / sizeof *joined; k++) {
+		cr_assert_eq(run(s, joined[k].src, &err), SESSION_OK, "%s: %s", joined[k].src, err.msg);
+		char *got = shown(s, joined[k].name);
+		cr_expect_str_eq(got, joined[k].value, "%s", joined[k].src);
+		free(got);
+	}
+	session_free(s);
+}
+
 Test(session_api, the_output_callback_should_give_tensors_numbers_and_text_with_their_kinds)
 {
 	struct session *s = session_new(KERNEL_SIMD, 0);
