@@ -1,8 +1,9 @@
-/* jsonpos.c: source positions for a cJSON tree, and the pre-scans that
- * place what cJSON refuses vaguely (see jsonpos.h). The walk trusts
- * nothing: it stops at the end of the text and at any character it does not
- * expect, so a mismatch can only lose positions, never read out of bounds.
- * Never prints, never fails. */
+/* jsonpos.c: the strict check of a JSON text that names its first fault,
+ * for the lesson loader before cJSON parses, and source positions for the
+ * cJSON tree of a checked text (see jsonpos.h). The walk trusts nothing: it
+ * stops at the end of the text and at any character it does not expect, so
+ * a mismatch can only lose positions, never read out of bounds. Never
+ * prints, never allocates in the check. */
 #include "lesson/jsonpos.h"
 #include "core/mem.h"
 #include "core/utf8.h"
@@ -85,6 +86,12 @@ static size_t walk(struct jsonpos *m, size_t p, const cJSON *node, size_t key)
 	return skip_scalar(t, len, p);
 }
 
+/* a UTF-8 byte order mark at text[0] */
+static bool has_bom(const char *text, size_t len)
+{
+	return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0;
+}
+
 static int by_node(const void *a, const void *b)
 {
 	const struct jsonpos_entry *x = a, *y = b;
@@ -96,22 +103,21 @@ void jsonpos_build(struct jsonpos *m, const char *text, size_t len, const cJSON 
 	memset(m, 0, sizeof *m);
 	m->text = text;
 	m->len = len;
-	size_t p = 0;
-	if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
-	    (unsigned char)text[2] == 0xBF)
-		p = 3;	/* a UTF-8 byte order mark */
+	size_t p = text && has_bom(text, len) ? 3 : 0;
 	if (root)
 		walk(m, p, root, (size_t)-1);
 	qsort(m->entries, m->n, sizeof *m->entries, by_node);
 	size_t cap = 64;
 	m->lines = xmalloc(sizeof *m->lines * cap);
 	m->lines[m->nlines++] = 0;
-	for (const char *nl = text; text && (nl = memchr(nl, '\n', len - (size_t)(nl - text))) != NULL; nl++) {
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\n' && (text[i] != '\r' || (i + 1 < len && text[i + 1] == '\n')))
+			continue;	/* LF, CRLF (at its LF) and a lone CR end a line */
 		if (m->nlines == cap) {
 			cap *= 2;
 			m->lines = xrealloc(m->lines, sizeof *m->lines * cap);
 		}
-		m->lines[m->nlines++] = (size_t)(nl - text) + 1;
+		m->lines[m->nlines++] = i + 1;
 	}
 }
 
@@ -122,12 +128,15 @@ void jsonpos_free(struct jsonpos *m)
 	memset(m, 0, sizeof *m);
 }
 
-void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col)
+/* Lines and columns of off from text[0], at line 1 column 1; a byte order
+ * mark there takes no column when bom says so. */
+static void count(const char *text, size_t len, size_t off, bool bom, int *line, int *col)
 {
 	int l = 1, c = 1;
-	for (size_t i = 0; i < off && i < len;) {
-		if (text[i] == '\n') {
-			l++;
+	size_t i = bom && has_bom(text, len) ? 3 : 0;
+	while (i < off && i < len) {
+		if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= len || text[i + 1] != '\n'))) {
+			l++;	/* LF, CRLF (at its LF) or a lone CR */
 			c = 1;
 			i++;
 			continue;
@@ -138,6 +147,11 @@ void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *c
 	}
 	*line = l;
 	*col = c;
+}
+
+void jsonpos_linecol(const char *text, size_t len, size_t off, int *line, int *col)
+{
+	count(text, len, off, true, line, col);
 }
 
 static const struct jsonpos_entry *find(const struct jsonpos *m, const cJSON *node)
@@ -161,7 +175,7 @@ void jsonpos_of(const struct jsonpos *m, const cJSON *node, int key, int *line, 
 	size_t off = key && e->key != (size_t)-1 ? e->key : e->value;
 	/* the last line beginning at or before off, then the columns from its
 	 * start: what jsonpos_linecol counts from the top (no character it
-	 * decodes spans a newline), without a scan of the text for each node */
+	 * decodes spans a line break), without a scan of the text for each node */
 	size_t lo = 0, hi = m->nlines;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -171,7 +185,7 @@ void jsonpos_of(const struct jsonpos *m, const cJSON *node, int key, int *line, 
 			hi = mid;
 	}
 	size_t start = m->lines[lo];
-	jsonpos_linecol(m->text + start, m->len - start, off - start, line, col);
+	count(m->text + start, m->len - start, off - start, lo == 0, line, col);
 	*line += (int)lo;
 }
 
@@ -204,31 +218,39 @@ void jsonpos_string_linecol(const char *text, size_t len, size_t str_off, size_t
 	jsonpos_linecol(text, len, p < len ? p : len, line, col);
 }
 
-size_t jsonpos_too_deep(const char *text, size_t len, size_t start, int limit)
+/* ---- jsonpos_check ------------------------------------------------------ */
+
+struct scan {
+	const char *t;
+	size_t len;
+	int limit;
+	struct jsonpos_fault *f;
+};
+
+#define NONE ((size_t)-1)
+
+/* Records the fault; returns NONE, what every scan_ function returns after one. */
+static size_t fault(struct scan *s, enum jsonpos_fault_kind kind, size_t at, size_t open)
 {
-	int depth = 0;
-	for (size_t i = start; i < len; i++) {
-		char ch = text[i];
-		if (ch == '"') {
-			i = skip_string(text, len, i) - 1;
-		} else if (ch == '[' || ch == '{') {
-			if (++depth > limit)
-				return i;
-		} else if ((ch == ']' || ch == '}') && depth > 0) {
-			depth--;
-		}
-	}
-	return (size_t)-1;
+	s->f->kind = kind;
+	s->f->at = at;
+	s->f->open = open;
+	return NONE;
 }
 
-/* The UTF-16 unit of the escape \uXXXX at p, or -1 when p holds no such
- * escape (four hex digits). */
-static long unit_at(const char *t, size_t len, size_t p)
+/* The text ended inside the string, array or object at open (NONE: inside nothing). */
+static size_t ends(struct scan *s, size_t open)
 {
-	if (p + 5 >= len || t[p] != '\\' || t[p + 1] != 'u')
+	return fault(s, open == NONE ? JSONPOS_ENDS_EARLY : JSONPOS_ENDS_INSIDE, s->len, open);
+}
+
+/* The value of four hex digits at p, or -1. */
+static long hex4(const char *t, size_t len, size_t p)
+{
+	if (p > len || len - p < 4)
 		return -1;
 	long v = 0;
-	for (size_t k = p + 2; k < p + 6; k++) {
+	for (size_t k = p; k < p + 4; k++) {
 		int d = isdigit((unsigned char)t[k]) ? t[k] - '0'
 			: isxdigit((unsigned char)t[k]) ? tolower((unsigned char)t[k]) - 'a' + 10 : -1;
 		if (d < 0)
@@ -238,32 +260,210 @@ static long unit_at(const char *t, size_t len, size_t p)
 	return v;
 }
 
-size_t jsonpos_bad_escape(const char *text, size_t len, size_t start, unsigned *unit)
+/* The escape whose backslash is at i, in the string opened at open; returns
+ * the offset after it. */
+static size_t scan_escape(struct scan *s, size_t i, size_t open)
 {
-	bool in_string = false;
-	for (size_t i = start; i < len; i++) {
-		if (!in_string) {
-			in_string = text[i] == '"';
-			continue;
-		}
-		if (text[i] == '"') {
-			in_string = false;
-			continue;
-		}
-		if (text[i] != '\\')
-			continue;
-		long u = unit_at(text, len, i);
-		if (u < 0) {
-			i++;	/* \" \\ \n ...: skip the escaped character */
-			continue;
-		}
-		long low = u >= 0xD800 && u <= 0xDBFF ? unit_at(text, len, i + 6) : -1;
-		if (u == 0 || (u >= 0xDC00 && u <= 0xDFFF) ||
-		    (u >= 0xD800 && u <= 0xDBFF && !(low >= 0xDC00 && low <= 0xDFFF))) {
-			*unit = (unsigned)u;
-			return i;
-		}
-		i += low >= 0 ? 11 : 5;	/* past the escape (both of a pair) */
+	const char *t = s->t;
+	if (i + 1 >= s->len)
+		return ends(s, open);
+	if (t[i + 1] && strchr("\"\\/bfnrt", t[i + 1]))
+		return i + 2;
+	if (t[i + 1] != 'u')
+		return fault(s, JSONPOS_BAD_ESCAPE, i, open);
+	long u = hex4(t, s->len, i + 2);
+	if (u < 0)
+		return fault(s, JSONPOS_BAD_U_ESCAPE, i, open);
+	s->f->unit = (unsigned)u;
+	if (u == 0)
+		return fault(s, JSONPOS_NUL_ESCAPE, i, open);
+	if (u >= 0xDC00 && u <= 0xDFFF)
+		return fault(s, JSONPOS_LONE_LOW, i, open);
+	if (u < 0xD800 || u > 0xDBFF)
+		return i + 6;
+	if (i + 7 < s->len && t[i + 6] == '\\' && t[i + 7] == 'u') {
+		long low = hex4(t, s->len, i + 8);
+		if (low < 0)
+			return fault(s, JSONPOS_BAD_U_ESCAPE, i + 6, open);
+		if (low >= 0xDC00 && low <= 0xDFFF)
+			return i + 12;
 	}
-	return (size_t)-1;
+	return fault(s, JSONPOS_LONE_HIGH, i, open);
+}
+
+/* p at an opening quote: returns the offset after the closing one. */
+static size_t scan_string(struct scan *s, size_t p)
+{
+	for (size_t i = p + 1; i < s->len;) {
+		unsigned char c = (unsigned char)s->t[i];
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return fault(s, JSONPOS_CONTROL, i, p);
+		if (c == '\\') {
+			i = scan_escape(s, i, p);
+			if (i == NONE)
+				return NONE;
+		} else {
+			i++;
+		}
+	}
+	return ends(s, p);
+}
+
+static size_t digits(const char *t, size_t len, size_t p)
+{
+	while (p < len && isdigit((unsigned char)t[p]))
+		p++;
+	return p;
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at p, in the array or
+ * object at open. */
+static size_t scan_number(struct scan *s, size_t p, size_t open)
+{
+	const char *t = s->t;
+	size_t len = s->len, q = p + (t[p] == '-');
+	const char *why = NULL;
+	if (q < len && t[q] == '0' && q + 1 < len && isdigit((unsigned char)t[q + 1]))
+		why = "a number cannot begin with 0 followed by a digit";
+	else if (q < len && !isdigit((unsigned char)t[q]))
+		why = "a digit must follow the '-'";
+	size_t d = digits(t, len, q);
+	bool cut = d == q;	/* the text ends where a digit must come */
+	if (!why && d < len && t[d] == '.') {
+		q = d + 1;
+		d = digits(t, len, q);
+		cut = d == q;
+		if (cut && d < len)
+			why = "a digit must follow the '.'";
+	}
+	if (!why && d < len && (t[d] == 'e' || t[d] == 'E')) {
+		q = d + 1 + (d + 1 < len && (t[d + 1] == '+' || t[d + 1] == '-'));
+		d = digits(t, len, q);
+		cut = d == q;
+		if (cut && d < len)
+			why = "the exponent needs a digit";
+	}
+	if (why) {
+		s->f->word = why;
+		return fault(s, JSONPOS_BAD_NUMBER, p, open);
+	}
+	return cut ? ends(s, open) : d;
+}
+
+/* Whether a value begins at p: what makes "a ',' is missing" likely. */
+static bool starts_value(const char *t, size_t len, size_t p)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	if (strchr("\"{[-0123456789", t[p]))
+		return true;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (len - p >= strlen(words[i]) && strncmp(t + p, words[i], strlen(words[i])) == 0)
+			return true;
+	return false;
+}
+
+static size_t scan_value(struct scan *s, size_t p, int depth, size_t open);
+
+/* p at '[' or '{' at the given depth: returns the offset after its end. */
+static size_t scan_container(struct scan *s, size_t p, int depth)
+{
+	const char *t = s->t;
+	size_t len = s->len, open = p, comma = NONE;
+	bool obj = t[p] == '{';
+	char close = obj ? '}' : ']';
+	p = skip_ws(t, len, p + 1);
+	if (p < len && t[p] == close)
+		return p + 1;
+	for (;;) {
+		if (p >= len)
+			return ends(s, open);
+		if (t[p] == close && comma != NONE)
+			return fault(s, JSONPOS_TRAILING_COMMA, comma, p);
+		if (obj) {
+			if (t[p] != '"')
+				return fault(s, isalpha((unsigned char)t[p]) || t[p] == '\'' ? JSONPOS_NAME_NOT_STRING
+				                                                               : JSONPOS_UNEXPECTED, p, open);
+			p = scan_string(s, p);
+			if (p == NONE)
+				return NONE;
+			p = skip_ws(t, len, p);
+			if (p >= len)
+				return ends(s, open);
+			if (t[p] != ':')
+				return fault(s, starts_value(t, len, p) ? JSONPOS_MISSING_COLON : JSONPOS_UNEXPECTED, p,
+					     open);
+			p++;
+		}
+		p = scan_value(s, p, depth, open);
+		if (p == NONE)
+			return NONE;
+		p = skip_ws(t, len, p);
+		if (p >= len)
+			return ends(s, open);
+		if (t[p] == close)
+			return p + 1;
+		if (t[p] != ',')
+			return fault(s, starts_value(t, len, p) ? JSONPOS_MISSING_COMMA : JSONPOS_UNEXPECTED, p, open);
+		comma = p;
+		p = skip_ws(t, len, p + 1);
+	}
+}
+
+/* The value at p (after white space), inside the array or object at open
+ * (NONE at the top), itself at the given depth: returns the offset after it. */
+static size_t scan_value(struct scan *s, size_t p, int depth, size_t open)
+{
+	static const char *const nonfinite[] = { "NaN", "Infinity", "-Infinity", "nan", "inf", "-inf" };
+	static const char *const words[] = { "true", "false", "null" };
+	const char *t = s->t;
+	size_t len = s->len;
+	p = skip_ws(t, len, p);
+	if (p >= len)
+		return ends(s, open);
+	if (t[p] == '[' || t[p] == '{') {
+		if (depth + 1 > s->limit)
+			return fault(s, JSONPOS_TOO_DEEP, p, open);
+		return scan_container(s, p, depth + 1);
+	}
+	if (t[p] == '"')
+		return scan_string(s, p);
+	for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
+		size_t n = strlen(nonfinite[i]);
+		if (len - p >= n && strncmp(t + p, nonfinite[i], n) == 0 &&
+		    (len - p == n || !isalnum((unsigned char)t[p + n]))) {
+			s->f->word = nonfinite[i];
+			return fault(s, JSONPOS_NONFINITE, p, open);
+		}
+	}
+	if (t[p] == '-' || isdigit((unsigned char)t[p]))
+		return scan_number(s, p, open);
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		size_t n = strlen(words[i]), have = len - p < n ? len - p : n;
+		if (strncmp(t + p, words[i], have) != 0)
+			continue;
+		return have < n ? ends(s, open) : p + n;
+	}
+	return fault(s, JSONPOS_UNEXPECTED, p, open);
+}
+
+int jsonpos_check(const char *text, size_t len, size_t start, int limit, struct jsonpos_fault *f)
+{
+	*f = (struct jsonpos_fault){ JSONPOS_OK, NONE, NONE, 0, NULL };
+	struct scan s = { text, len, limit, f };
+	size_t p = skip_ws(text, len, start);
+	if (p >= len) {
+		fault(&s, JSONPOS_EMPTY, start, NONE);
+		return -1;
+	}
+	p = scan_value(&s, p, 0, NONE);
+	if (p == NONE)
+		return -1;
+	p = skip_ws(text, len, p);
+	if (p < len) {
+		fault(&s, JSONPOS_AFTER, p, NONE);
+		return -1;
+	}
+	return 0;
 }

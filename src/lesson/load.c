@@ -777,106 +777,92 @@ static int parse_root(struct loader *ld, const cJSON *root)
 	return 0;
 }
 
-/* Explains why cJSON refused the text: an unclosed bracket or string at the
- * end, a missing comma, or the character it stopped at. */
-static void json_syntax_error(const struct lesson *l, size_t start, size_t off, struct qkv_error *err)
+/* Sets err to the message for the first fault jsonpos_check found; returns -1. */
+static int json_error(const struct lesson *l, const struct jsonpos_fault *f, struct qkv_error *err)
 {
 	const char *t = l->source_text;
 	size_t len = l->source_len;
-	struct loc at;
-	/* scan for brackets and strings left open at the end of the file */
-	size_t stack[CJSON_NESTING_LIMIT], string_at = 0;
-	int depth = 0;
-	bool in_string = false;
-	for (size_t i = start; i < len; i++) {
-		if (in_string) {
-			if (t[i] == '\\')
-				i++;
-			else if (t[i] == '"')
-				in_string = false;
-		} else if (t[i] == '"') {
-			in_string = true;
-			string_at = i;
-		} else if (t[i] == '{' || t[i] == '[') {
-			if (depth < CJSON_NESTING_LIMIT)
-				stack[depth] = i;
-			depth++;
-		} else if ((t[i] == '}' || t[i] == ']') && depth > 0) {
-			depth--;
-		}
-	}
-	if (len - start == 0) {
-		lesson_error(l, (struct loc){ 1, 1 }, NULL, err, "the file is empty; a lesson is a JSON object");
-		return;
-	}
-	if (in_string || depth > 0) {
-		size_t open = in_string ? string_at : stack[depth <= CJSON_NESTING_LIMIT ? depth - 1 : CJSON_NESTING_LIMIT - 1];
-		jsonpos_linecol(t, len, len, &at.line, &at.col);
-		int ol, oc;
-		jsonpos_linecol(t, len, open, &ol, &oc);
-		lesson_error(l, at, NULL, err, "malformed JSON: the file ends inside the %s opened at %d:%d",
-			     in_string ? "string" : t[open] == '{' ? "object" : "array", ol, oc);
-		return;
-	}
-	jsonpos_linecol(t, len, off, &at.line, &at.col);
-	if (off >= len) {
-		lesson_error(l, at, NULL, err, "malformed JSON: the file ends before the lesson does");
-		return;
-	}
-	/* a value right after another value: a comma is missing */
-	size_t prev = off;
-	while (prev > start && strchr(" \t\r\n", t[prev - 1]))
-		prev--;
-	char before = prev > start ? t[prev - 1] : 0;
-	if ((t[off] == '"' || t[off] == '{' || t[off] == '[') && before &&
-	    (before == '"' || before == '}' || before == ']' || isdigit((unsigned char)before) || before == 'e' ||
-	     before == 'l')) {
-		lesson_error(l, at, NULL, err, "malformed JSON: a ',' is missing before this");
-		return;
-	}
-	/* NaN and Infinity, as Python's json.dump writes them, are not JSON */
-	static const char *const nonfinite[] = { "NaN", "Infinity", "-Infinity", "nan", "inf", "-inf" };
-	for (size_t i = 0; i < sizeof nonfinite / sizeof *nonfinite; i++) {
-		size_t n = strlen(nonfinite[i]);
-		if (len - off >= n && strncmp(t + off, nonfinite[i], n) == 0 &&
-		    (len - off == n || !isalnum((unsigned char)t[off + n]))) {
-			lesson_error(l, at, NULL, err, "malformed JSON: %s is not a number in JSON; "
-				     "lessons hold finite numbers only", nonfinite[i]);
-			return;
-		}
-	}
-	if (isprint((unsigned char)t[off]))
-		lesson_error(l, at, NULL, err, "malformed JSON: unexpected '%c'", t[off]);
+	struct loc at, open = { 0, 0 };
+	jsonpos_linecol(t, len, f->at, &at.line, &at.col);
+	if (f->open != (size_t)-1)
+		jsonpos_linecol(t, len, f->open, &open.line, &open.col);
+	char c = f->at < len ? t[f->at] : 0;
+	char shown[16];	/* the character at f->at, as the messages show it */
+	if (isprint((unsigned char)c))
+		snprintf(shown, sizeof shown, "'%c'", c);
 	else
-		lesson_error(l, at, NULL, err, "malformed JSON: unexpected byte 0x%02x", (unsigned char)t[off]);
-}
-
-/* What cJSON refuses without saying what, or takes in without a word, up to
- * off (where it stopped; len when it parsed the whole text): arrays and
- * objects nested deeper than it allows, a lone surrogate escape, a \u0000
- * that would cut a string short. -1 with err naming the first, else 0. */
-static int json_limit_error(const struct lesson *l, size_t start, size_t off, struct qkv_error *err)
-{
-	const char *t = l->source_text;
-	size_t len = l->source_len;
-	unsigned unit = 0;
-	size_t deep = jsonpos_too_deep(t, len, start, CJSON_NESTING_LIMIT);
-	size_t esc = jsonpos_bad_escape(t, len, start, &unit);
-	size_t at_off = deep < esc ? deep : esc;
-	if (at_off == (size_t)-1 || at_off > off)
-		return 0;
-	struct loc at;
-	jsonpos_linecol(t, len, at_off, &at.line, &at.col);
-	if (at_off == deep)
+		snprintf(shown, sizeof shown, "byte 0x%02x", (unsigned char)c);
+	/* the bad number or \u escape at f->at, as the message quotes it */
+	char token[24];
+	bool esc = f->kind == JSONPOS_BAD_U_ESCAPE;
+	size_t n = 0, most = esc ? 6 : sizeof token - 1;
+	while (n < most && f->at + n < len) {
+		char ch = t[f->at + n];
+		if (n >= (esc ? 2u : 1u) && !isalnum((unsigned char)ch) && !(f->kind == JSONPOS_BAD_NUMBER && strchr(".+-", ch)))
+			break;
+		token[n++] = ch;
+	}
+	token[n] = 0;
+	switch (f->kind) {
+	case JSONPOS_OK:
+		break;
+	case JSONPOS_EMPTY:
+		return lesson_error(l, (struct loc){ 1, 1 }, NULL, err, "the file is empty; a lesson is a JSON object");
+	case JSONPOS_ENDS_INSIDE:
+		return lesson_error(l, at, NULL, err, "malformed JSON: the file ends inside the %s opened at %d:%d",
+				    t[f->open] == '"' ? "string" : t[f->open] == '{' ? "object" : "array", open.line,
+				    open.col);
+	case JSONPOS_ENDS_EARLY:
+		return lesson_error(l, at, NULL, err, "malformed JSON: the file ends before the lesson does");
+	case JSONPOS_UNEXPECTED:
+		return lesson_error(l, at, NULL, err, "malformed JSON: unexpected %s", shown);
+	case JSONPOS_MISSING_COMMA:
+		return lesson_error(l, at, NULL, err, "malformed JSON: a ',' is missing before this");
+	case JSONPOS_MISSING_COLON:
+		return lesson_error(l, at, NULL, err, "malformed JSON: a ':' is missing before this");
+	case JSONPOS_TRAILING_COMMA:
+		return lesson_error(l, at, NULL, err, "malformed JSON: a ',' after the last %s; JSON allows none there",
+				    t[f->open] == '}' ? "member of an object" : "element of an array");
+	case JSONPOS_NAME_NOT_STRING:
+		return lesson_error(l, at, NULL, err, "malformed JSON: a member name must be a string in double quotes");
+	case JSONPOS_BAD_NUMBER:
+		return lesson_error(l, at, NULL, err, "malformed JSON: %s is not a number in JSON: %s", token, f->word);
+	case JSONPOS_NONFINITE:
+		return lesson_error(l, at, NULL, err, "malformed JSON: %s is not a number in JSON; "
+				    "lessons hold finite numbers only", f->word);
+	case JSONPOS_BAD_ESCAPE:
+		if (isprint((unsigned char)t[f->at + 1]))
+			return lesson_error(l, at, NULL, err, "malformed JSON: invalid escape \\%c in a string; the "
+					    "escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX", t[f->at + 1]);
+		return lesson_error(l, at, NULL, err, "malformed JSON: invalid escape in a string: a backslash "
+				    "before byte 0x%02x", (unsigned char)t[f->at + 1]);
+	case JSONPOS_BAD_U_ESCAPE:
+		return lesson_error(l, at, NULL, err, "malformed JSON: invalid \\u escape %s: \\u takes four hex "
+				    "digits", token);
+	case JSONPOS_NUL_ESCAPE:
+		return lesson_error(l, at, NULL, err, "a string holds \\u0000 (NUL), which lessons cannot hold");
+	case JSONPOS_LONE_LOW:
+		return lesson_error(l, at, NULL, err, "malformed JSON: lone surrogate \\u%04x: a low surrogate "
+				    "\\udc00-\\udfff must follow a high one \\ud800-\\udbff", f->unit);
+	case JSONPOS_LONE_HIGH:
+		return lesson_error(l, at, NULL, err, "malformed JSON: lone surrogate \\u%04x: a high surrogate "
+				    "\\ud800-\\udbff must be followed by a low one \\udc00-\\udfff", f->unit);
+	case JSONPOS_CONTROL:
+		if (c == '\n' || c == '\r')
+			return lesson_error(l, at, NULL, err, "malformed JSON: the string opened at %d:%d runs past "
+					    "the end of its line; close it with '\"', or write a line break in it "
+					    "as \\n", open.line, open.col);
+		if (c == '\t')
+			return lesson_error(l, at, NULL, err, "malformed JSON: a tab inside a string; write it as \\t");
+		return lesson_error(l, at, NULL, err, "malformed JSON: control character 0x%02x inside a string; "
+				    "write it as \\u%04x", (unsigned char)c, (unsigned char)c);
+	case JSONPOS_TOO_DEEP:
 		return lesson_error(l, at, NULL, err, "arrays and objects nested more than %d deep; a lesson may "
 				    "nest them at most %d deep", CJSON_NESTING_LIMIT, CJSON_NESTING_LIMIT);
-	if (unit == 0)
-		return lesson_error(l, at, NULL, err, "a string holds \\u0000 (NUL), which lessons cannot hold");
-	if (unit >= 0xDC00)
-		return lesson_error(l, at, NULL, err, "malformed JSON: lone surrogate \\u%04x: a low surrogate "
-				    "\\udc00-\\udfff must follow a high one \\ud800-\\udbff", unit);
-	return lesson_error(l, at, NULL, err, "malformed JSON: lone surrogate \\u%04x: a high surrogate "
-			    "\\ud800-\\udbff must be followed by a low one \\udc00-\\udfff", unit);
+	case JSONPOS_AFTER:
+		return lesson_error(l, at, NULL, err, "malformed JSON: text after the end of the lesson");
+	}
+	return lesson_error(l, at, NULL, err, "malformed JSON");
 }
 
 struct lesson *lesson_parse(const char *name, const char *text, size_t len, lesson_warn_fn warnfn, void *udata,
@@ -906,27 +892,19 @@ struct lesson *lesson_parse(const char *name, const char *text, size_t len, less
 			lesson_error(l, at, NULL, err, "the file holds a NUL byte");
 		goto fail;
 	}
+	/* the strict check first: cJSON takes in some wrong texts silently */
 	size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+	struct jsonpos_fault f;
+	if (jsonpos_check(l->source_text, len, skip, CJSON_NESTING_LIMIT, &f) < 0) {
+		json_error(l, &f, err);
+		goto fail;
+	}
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(l->source_text + skip, len - skip, &end, false);
-	size_t off = root ? len : end ? (size_t)(end - l->source_text) : 0;
-	if (json_limit_error(l, skip, off, err) < 0) {
-		cJSON_Delete(root);
-		goto fail;
-	}
-	if (!root) {
-		json_syntax_error(l, skip, off, err);
-		goto fail;
-	}
-	/* only whitespace may follow the lesson */
-	size_t after = end ? (size_t)(end - l->source_text) : len;
-	while (after < len && strchr(" \t\r\n", l->source_text[after]))
-		after++;
-	if (after < len) {
+	if (!root) {	/* checked, so only out of memory */
 		struct loc at;
-		jsonpos_linecol(l->source_text, len, after, &at.line, &at.col);
-		lesson_error(l, at, NULL, err, "malformed JSON: text after the end of the lesson");
-		cJSON_Delete(root);
+		jsonpos_linecol(l->source_text, len, end ? (size_t)(end - l->source_text) : 0, &at.line, &at.col);
+		lesson_error(l, at, NULL, err, "cJSON could not parse the lesson here (out of memory?)");
 		goto fail;
 	}
 	jsonpos_build(&ld.pos, l->source_text, len, root);

@@ -224,6 +224,14 @@ static int parse_progress(struct progress *p, const char *text, size_t len, char
 		cJSON_Delete(root);
 		return 2;
 	}
+	/* what cJSON takes in but JSON refuses (\uZZZZ read as a NUL, 01, a raw tab) */
+	struct jsonpos_fault f;
+	if (jsonpos_check(text, len, 0, CJSON_NESTING_LIMIT, &f) < 0) {
+		jsonpos_linecol(text, len, f.at, &line, &col);
+		snprintf(why, size, "line %d, column %d: not valid JSON", line, col);
+		cJSON_Delete(root);
+		return 2;
+	}
 	int rc = read_lessons(p, text, len, root, why, size);
 	cJSON_Delete(root);
 	return rc;

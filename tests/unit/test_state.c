@@ -223,6 +223,12 @@ Test(state, text_after_the_json_should_make_the_progress_file_bad)
 	SET_ASIDE("{\"lessons\": {}}\n}", "line 2, column 1: text after the JSON");
 }
 
+Test(state, json_that_cjson_takes_in_but_json_refuses_should_make_the_progress_file_bad)
+{
+	/* cJSON read \uZZZZ as a NUL, cutting the lesson's id short */
+	SET_ASIDE("{\"lessons\": {\"a\\uZZZZb\": {\"furthest\": 2}}}", "line 1, column 16: not valid JSON");
+}
+
 Test(state, an_empty_progress_file_should_be_kept_as_bad)
 {
 	SET_ASIDE("", "line 1, column 1: not valid JSON");
