@@ -79,6 +79,16 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
 		return NULL;
 	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
+	/* torch infers no float type for a mean, and has no argmax of bools */
+	if (t->flavor == FLAVOR_TORCH && op == REDUCE_MEAN && !dtype_is_float(t->dtype)) {
+		error_set(err, 0, 0, "mean(): could not infer output dtype. Input dtype must be either a floating point "
+			  "or complex dtype. Got: %s", t->dtype == DT_BOOL ? "Bool" : "Long");
+		return NULL;
+	}
+	if (t->flavor == FLAVOR_TORCH && op >= REDUCE_ARGMAX && t->dtype == DT_BOOL) {
+		error_set(err, 0, 0, "\"%s_cpu\" not implemented for 'Bool'", names[op]);
+		return NULL;
+	}
 	if (n == 0 && op >= REDUCE_ARGMAX) {
 		error_set(err, 0, 0, "%s of an empty %s has no index", names[op], rs.all ? "tensor" : "dimension");
 		return NULL;
