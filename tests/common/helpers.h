@@ -33,10 +33,12 @@ void dir_make_temp(char *buf, size_t size, const char *prefix);
  * dir is ""). */
 void dir_remove(const char *dir);
 
-/* Compares printed output: everything but numbers must be equal (", grad_fn=<...>"
- * included: qkv prints it as torch does); each number may differ from the
- * expected one by one unit in its last printed digit, or by f32_rel relative
- * (for float32 values printed with Python's 17 digits). On a mismatch, fills
+/* Compares printed output (textcmp_match, core/textcmp.h, with no "tol"):
+ * everything but numbers must be equal (", grad_fn=<...>" included: qkv
+ * prints it as torch does); a number with digits after the point may differ
+ * from the expected one by one unit in its last printed digit, or by f32_rel
+ * relative (for float32 values printed with Python's 17 digits); integers
+ * and whole floats (2.) are exact. On a mismatch, fills
  * why with the line and both texts. When prefix is true, got may go on after
  * want ends. */
 bool text_matches(const char *got, const char *want, double f32_rel, bool prefix, char *why, size_t whylen);

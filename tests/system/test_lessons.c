@@ -157,6 +157,29 @@ Test(lessons, a_tol_on_an_output_expect_should_allow_that_much_and_no_more)
 	free(out);
 }
 
+Test(lessons, a_value_one_unit_off_should_pass_only_in_a_decimals_last_digit)
+{
+	const char *path = "tests/lessons/compare/off-by-one.json";
+	char *out, *err;
+	cr_assert_eq(qkv("check", path, NULL, NULL, &out, &err), 1, "%s%s", out, err);
+	cr_assert_str_empty(err, "%s", err);
+	const char *want =
+		"tests/lessons/compare/off-by-one.json:17:21: steps[0].expect[0]: step 1 (Integers and whole floats): "
+		"the printed output differs, line 1: got 41 where 42 was expected\n"
+		"tests/lessons/compare/off-by-one.json:18:21: steps[0].expect[1]: step 1 (Integers and whole floats): "
+		"'n' prints differently, line 1: got 7 where 8 was expected\n"
+		"tests/lessons/compare/off-by-one.json:19:21: steps[0].expect[2]: step 1 (Integers and whole floats): "
+		"'x.shape' prints differently, line 1: got 3 where 4 was expected\n"
+		"tests/lessons/compare/off-by-one.json:20:21: steps[0].expect[3]: step 1 (Integers and whole floats): "
+		"'x.sum()' prints differently, line 1: got 3. where 2. was expected\n"
+		"tests/lessons/compare/off-by-one.json:21:21: steps[0].expect[4]: step 1 (Integers and whole floats): "
+		"'x' prints differently, line 1: got 1. where 2. was expected\n"
+		"2 passed, 5 failed\n";
+	cr_assert_str_eq(out, want);
+	free(out);
+	free(err);
+}
+
 /* display width of a UTF-8 line (tabs to 8-column stops) */
 static int width_of(const char *s, size_t n)
 {
