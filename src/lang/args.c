@@ -284,6 +284,7 @@ int args_dtype(struct call *c, struct args *a, int i, bool *given, enum dtype *o
 /* ---- nested lists to tensors ------------------------------------------------ */
 
 struct nest {
+	enum flavor fl;	/* torch reads a tensor in a list as one number, numpy as its rows */
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
 	bool any_float, any_int, any_bool;
@@ -294,7 +295,14 @@ static int nest_scan(struct call *c, struct args *a, int i, const struct value *
 		     struct qkv_error *err)
 {
 	bool seq = v->kind == V_LIST || v->kind == V_TUPLE;
-	if (seq || (v->kind == V_TENSOR && v->t->ndim > 0 && depth > 0)) {
+	bool tensor_item = v->kind == V_TENSOR && v->t->ndim > 0 && depth > 0;
+	if (tensor_item && n->fl == FLAVOR_TORCH) {	/* its .item(): one element only */
+		if (tensor_numel(v->t) != 1)
+			return args_error(err, c, a, i, "ValueError: only one element tensors can be converted to Python "
+					  "scalars");
+		tensor_item = false;
+	}
+	if (seq || tensor_item) {
 		int64_t len = seq ? v->n : v->t->shape[0];
 		if (depth >= TENSOR_MAX_DIMS)
 			return args_error(err, c, a, i, "%s(): nested more than %d deep (qkv tensors have at most %d "
@@ -341,7 +349,9 @@ static int nest_scan(struct call *c, struct args *a, int i, const struct value *
 		n->any_int = true;
 	else if (v->kind == V_BOOL)
 		n->any_bool = true;
-	else if (v->kind == V_TENSOR && v->t->ndim == 0)
+	else if (v->kind == V_TENSOR && tensor_numel(v->t) == 1 && v->t->dtype == DT_BOOL)
+		n->any_bool = true;
+	else if (v->kind == V_TENSOR && tensor_numel(v->t) == 1)
 		dtype_is_float(v->t->dtype) ? (n->any_float = true) : (n->any_int = true);
 	else
 		return args_error(err, c, a, i, "%s(): expected numbers, found %s", c->name, value_type_name(v));
@@ -390,7 +400,7 @@ struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor
 		r->flavor = fl;
 		return r;
 	}
-	struct nest n = { 0 };
+	struct nest n = { .fl = fl };
 	if (nest_scan(c, a, i, v, 0, &n, err) < 0)
 		return NULL;
 	enum dtype dt = n.any_float ? (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32) : n.any_int ? DT_I64 :

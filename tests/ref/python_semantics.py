@@ -61,6 +61,8 @@ PROGRAMS = [
     ("torch_mean_of_integers_is_refused", "import torch\nprint(torch.tensor([1.0, 2.0]).mean(), torch.tensor([True, False]).max())\nm = torch.tensor([1, 2]).mean()"),
     ("torch_argmax_of_bools_is_refused", "import torch\nm = torch.tensor([True, False]).argmax()"),
     ("numpy_mean_of_integers_is_a_float", "import numpy as np\nprint(np.array([1, 2]).mean(), np.array([True, False]).argmax())"),
+    ("torch_tensor_of_a_list_of_tensors_reads_each_as_a_number", "import torch\nprint(torch.tensor([torch.tensor(1.), torch.tensor(2.)]), torch.tensor([torch.ones(1), torch.ones(1)]).shape, torch.tensor([torch.ones(1, 1), torch.ones(1)]).shape, torch.tensor([torch.tensor(True), torch.tensor(False)]))\nt = torch.tensor([torch.ones(2), torch.ones(2)])"),
+    ("numpy_array_of_a_list_of_arrays_stacks_them", "import numpy as np\nprint(np.array([np.ones(2), np.ones(2)]).shape, np.array([np.ones(1), np.ones(1)]).shape)"),
     ("strings", "s = ' Hello World '\nprint(s.strip(), s.lower(), s.upper(), s.split(), 'a,b,,c'.split(','), s.replace('o', '0'), s.strip().startswith('He'), '-'.join(['x', 'y']))"),
     ("string_formatting", "x = 3.14159\nprint(f'{x:.2f} {42:5d} {\"ab\":>4}|{7:<3}|', '{} and {:.1f}'.format('a', 2.25), format(0.5, '.3f'), str(1.0), repr('q'))"),
     ("global_statement", "c = 0\ndef inc():\n    global c\n    c += 1\ninc()\ninc()\nprint(c)"),
