@@ -243,6 +243,20 @@ int container_contains(struct interp *I, struct value *seq, struct value *x, str
 		__int128 idx = off / seq->step;
 		return idx >= 0 && idx < len;
 	}
+	case V_TENSOR: {	/* torch and numpy: (seq == x).any() */
+		double want;
+		if (value_is_number(x))
+			want = value_as_double(x);
+		else if (x->kind == V_TENSOR && x->t->ndim == 0)
+			want = tensor_get(x->t, 0);
+		else
+			return error_set(err, 0, 0, "qkv looks for a number in a tensor, not %s", value_type_name(x));
+		int64_t n = tensor_numel(seq->t);
+		for (int64_t k = 0; k < n; k++)
+			if (tensor_get(seq->t, k) == want)
+				return 1;
+		return 0;
+	}
 	case V_ITER: {
 		struct value *it = runtime_iter(I, seq, err), *y;
 		int rc, found = 0;

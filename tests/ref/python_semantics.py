@@ -63,6 +63,7 @@ PROGRAMS = [
     ("numpy_mean_of_integers_is_a_float", "import numpy as np\nprint(np.array([1, 2]).mean(), np.array([True, False]).argmax())"),
     ("torch_tensor_of_a_list_of_tensors_reads_each_as_a_number", "import torch\nprint(torch.tensor([torch.tensor(1.), torch.tensor(2.)]), torch.tensor([torch.ones(1), torch.ones(1)]).shape, torch.tensor([torch.ones(1, 1), torch.ones(1)]).shape, torch.tensor([torch.tensor(True), torch.tensor(False)]))\nt = torch.tensor([torch.ones(2), torch.ones(2)])"),
     ("numpy_array_of_a_list_of_arrays_stacks_them", "import numpy as np\nprint(np.array([np.ones(2), np.ones(2)]).shape, np.array([np.ones(1), np.ones(1)]).shape)"),
+    ("in_a_tensor_looks_for_an_equal_element", "import torch\nimport numpy as np\nx = torch.arange(10)\nprint(3 in torch.tensor([1, 2, 3]), 4 in torch.tensor([1, 2, 3]), 2.0 in torch.tensor([[1., 2.], [3., 4.]]), torch.tensor(2) in x, True in torch.tensor([False, True]), 3 in np.array([1, 2, 3]), float('nan') in torch.tensor([float('nan')]), 9 in x[:5], 4 in x[::2], 3 in x[::2])"),
     ("strings", "s = ' Hello World '\nprint(s.strip(), s.lower(), s.upper(), s.split(), 'a,b,,c'.split(','), s.replace('o', '0'), s.strip().startswith('He'), '-'.join(['x', 'y']))"),
     ("string_formatting", "x = 3.14159\nprint(f'{x:.2f} {42:5d} {\"ab\":>4}|{7:<3}|', '{} and {:.1f}'.format('a', 2.25), format(0.5, '.3f'), str(1.0), repr('q'))"),
     ("global_statement", "c = 0\ndef inc():\n    global c\n    c += 1\ninc()\ninc()\nprint(c)"),
