@@ -144,7 +144,8 @@ SMALL_LOOP = "for i in range(10000):\n    y = torch.softmax(A @ B.T / 2, dim=-1)
 INT_LOOP = "s = 0\nfor i in range(200000):\n    s = s + i * 3 % 7\n"
 # qkv bench's cases with no torch twin, and their targets (issue 17).
 SCREEN_CASES = (("first_frame", "qkv 1 to its first frame, without a terminal", 50),
-                ("redraw_64", "a 64x64 heatmap's frame after a key, without a terminal", 10))
+                ("redraw_64", "a 64x64 heatmap's frame after a key, without a terminal", 10),
+                ("redraw_2048", "a key at the prompt with a 2048x2048 value shown, without a terminal", 10))
 
 
 # ---- flop counts, as bench.c counts them -------------------------------------

@@ -373,7 +373,7 @@ static const int64_t ts_full[] = { 128, 512, 1024, 2048, 4096 }, ts_quick[] = { 
  * which need no peak. */
 static const char *const kernel_cases[] = { "matmul_qkv", "attn_causal", "attn_full", "mha_gpt2" };
 static const char *const later_cases[] = { "loops_seed003", "loop_int_200k", "small_ops", "first_frame",
-					   "redraw_64" };
+					   "redraw_64", "redraw_2048" };
 
 #define NAME_MAX_LEN 16
 #define NCASES_MAX 16
@@ -587,6 +587,8 @@ int bench_run(FILE *out, const struct bench_options *o)
 		bench_first_frame(&r);
 	if (wanted(o, "redraw_64"))
 		bench_redraw_64(&r);
+	if (wanted(o, "redraw_2048"))
+		bench_redraw_2048(&r);
 	if (!o->json)
 		fprintf(out, "(%s)\n", o->quick ? "small shapes" : "B10, T512, 12 heads of 64, as seed 002's timing");
 	bench_sink = sink;	/* the peak loop's result is used */

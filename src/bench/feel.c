@@ -1,15 +1,18 @@
 /* feel.c: the bench's cases for what a person waits for: `qkv 1` to its
  * first frame (first_frame), a key on a 64x64 heatmap to its frame
- * (redraw_64), computed as the full screen computes them and painted by the
- * text renderer into a buffer instead of by curses. No terminal, no files. */
+ * (redraw_64), a key at the prompt with a 2048x2048 value shown
+ * (redraw_2048), computed as the full screen computes them and painted into
+ * a buffer instead of by curses. No terminal, no files. */
 #include "bench/internal.h"
 #include "core/strbuf.h"
 #include "lesson/catalog.h"
 #include "lesson/player.h"
+#include "lesson/session.h"
 #include "text/render.h"
 #include "view/heatmap.h"
 #include "view/inspect.h"
 #include "view/page.h"
+#include "view/palette.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +149,71 @@ void bench_redraw_64(struct report *r)
 	strbuf_free(&d.out);
 	player_free(d.p);
 	lesson_free(l);
+}
+
+/* ---- redraw_2048: a key at the prompt with a 2048x2048 value shown ------------------ */
+
+struct redraw_big {
+	struct tensor *t;
+	struct heatmap h;          /* its model, built once as the prompt keeps it */
+	struct strbuf out;
+	int key;
+};
+
+/* The frame after a key at `qkv --repl` on a 120x40 terminal with the value
+ * `a = torch.randn(2048, 2048)` shown, as ui/prompt_view.c's draw_tensor
+ * computes it: the model kept from the frame before (prompt.heat), laid
+ * out with the cursor where the key left it, the cells of the window shown
+ * (their text and colour), the legend and the inspector. Nothing in it may
+ * read every cell: the time is that of a small matrix's. */
+static void run_redraw_big(void *arg, enum kernel_variant v)
+{
+	(void)v;
+	struct redraw_big *d = arg;
+	const struct heatmap *h = &d->h;
+	d->key++;
+	int cur_r = (d->key * 37) % h->rows, cur_c = (d->key * 101) % h->cols;
+	strbuf_reset(&d->out);
+	struct heatmap_layout L;
+	heatmap_layout(h, 118, 30, 0, false, cur_r, cur_c, &L);
+	for (int r = L.row0; r < L.row0 + L.vis_rows; r++) {
+		for (int c = L.col0; c < L.col0 + L.vis_cols; c++) {
+			char cell[64];
+			if (L.numbers)
+				heatmap_cell_text(h, r, c, &L.fmt, L.cell_w - 1, cell, sizeof cell);
+			else
+				cell[0] = 0;
+			struct rgb rgb = palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r, c)));
+			strbuf_printf(&d->out, "%d%s", palette_index256(rgb), cell);
+		}
+		strbuf_putc(&d->out, '\n');
+	}
+	char legend[512];
+	heatmap_legend(h, L.numbers ? &L.fmt : NULL, COLOR_256, false, legend, sizeof legend, 118);
+	strbuf_puts(&d->out, legend);
+	strbuf_putc(&d->out, '\n');
+	inspect_cell(&d->out, d->t, "a", (int64_t)cur_r * h->cols + cur_c, 118);
+}
+
+void bench_redraw_2048(struct report *r)
+{
+	static const char src[] = "torch.manual_seed(0)\na = torch.randn(2048, 2048)\n";
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err;
+	struct session_value v = { 0 };
+	bool failed = session_run(s, src, sizeof src - 1, 1, SESSION_ATOMIC, &err) != SESSION_OK ||
+		      session_show(s, "a", &v, &err) != 0 || !v.t;
+	struct redraw_big d = { .t = v.t };
+	strbuf_init(&d.out);
+	double ms = 0;
+	if (!failed) {
+		heatmap_build(&d.h, d.t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
+		heatmap_set_name(&d.h, "a");
+		ms = bench_time_ms(run_redraw_big, &d, KERNEL_SIMD);
+		heatmap_free(&d.h);
+	}
+	bench_report_ms(r, "redraw_2048", "ui", ms, failed || d.out.len == 0);
+	strbuf_free(&d.out);
+	session_value_free(&v);
+	session_free(s);
 }

@@ -28,10 +28,11 @@ double bench_time_ms(void (*run)(void *, enum kernel_variant), void *arg, enum k
  * time, and failed when it could not run (then no time). */
 void bench_report_ms(struct report *r, const char *name, const char *variant, double ms, bool failed);
 
-/* feel.c: `qkv 1` to its first frame, and the redraw of a 64x64 heatmap
- * after a key, computed and painted as text the way the full screen does
- * minus curses. */
+/* feel.c: `qkv 1` to its first frame, the redraw of a 64x64 heatmap after
+ * a key, and a key at the prompt with a 2048x2048 value shown, computed
+ * and painted the way the full screen does minus curses. */
 void bench_first_frame(struct report *r);
 void bench_redraw_64(struct report *r);
+void bench_redraw_2048(struct report *r);
 
 #endif

@@ -52,6 +52,13 @@ struct prompt {
 	bool view_focus;              /* keys move the view's cursor, not the line's (Tab) */
 	int cur_r, cur_c;             /* the view's cell cursor */
 	int64_t slice[2];             /* the leading indices of a 3-D or 4-D tensor shown */
+	struct heatmap heat;          /* the model of the slice of the value shown, built when
+	                                 first drawn and kept for the frames after it (a key
+	                                 then costs the same whatever the value's size) until
+	                                 the value or the slice changes: prompt_view_forget */
+	bool heat_built;
+	const struct tensor *heat_of; /* what it was built of: the tensor and the slice */
+	int64_t heat_slice[2];
 	bool heat_drawn;              /* the last frame drew the value as a heatmap, laid out */
 	struct heatmap_layout heat_layout;  /* so (the e key exports its numbers so) */
 	char *out;                    /* what the last line printed */
@@ -323,6 +330,9 @@ char *prompt_running_output(void);
  * (Tab): false for a key that is not the view's (it goes to the line). */
 void prompt_draw_view(struct app *a, int y, int x, int w, int h);
 bool prompt_view_key(struct app *a, int ch);
+/* Drops the view's model of the value shown (prompt.heat): whenever the
+ * value shown changes, or a statement ran that may have changed it in place. */
+void prompt_view_forget(struct prompt *p);
 /* The history file (see prompt.c): saved when the prompt closes; a damaged
  * file found on loading or a failed save is news (one line, "" when none)
  * until shown; prompt_history_error is why the last save failed, or "". */

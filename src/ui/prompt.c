@@ -378,6 +378,7 @@ static int run_job(struct app *a, struct run_call *c)
 	running = true;
 	job_run(a, &j);
 	running = false;
+	prompt_view_forget(&a->prompt);	/* it may have changed the value shown in place */
 	return c->rc;
 }
 
@@ -394,6 +395,7 @@ static enum session_status run_src(struct app *a, const char *src, size_t len, s
  * cursor on the first cell of the first matrix. */
 static void show_value(struct prompt *p, struct session_value *v, const char *name)
 {
+	prompt_view_forget(p);
 	if (p->shown)
 		session_value_free(p->shown);
 	else
@@ -406,6 +408,7 @@ static void show_value(struct prompt *p, struct session_value *v, const char *na
 
 static void drop_shown(struct prompt *p)
 {
+	prompt_view_forget(p);
 	if (p->shown)
 		session_value_free(p->shown);
 	free(p->shown);
@@ -737,6 +740,7 @@ static void cmd_show(struct app *a, char *arg, int argcol)
 	showing = true;
 	job_run(a, &j);
 	showing = false;
+	prompt_view_forget(p);	/* (an expression may change a value in place) */
 	if (c.rc < 0) {
 		set_error(p, argcol + (c.err.col > 0 ? c.err.col - 1 : 0), c.err.msg);
 		return;
@@ -841,6 +845,7 @@ static void cmd_export(struct app *a, const struct command *c)
 	showing = true;
 	job_run(a, &j);
 	showing = false;
+	prompt_view_forget(p);	/* (an expression may change a value in place) */
 	if (x.rc < 0)
 		set_error(p, x.err.col, x.err.msg);
 	else

@@ -130,6 +130,31 @@ static void draw_title(struct app *a, const struct tensor *t, const char *what, 
 	}
 }
 
+void prompt_view_forget(struct prompt *p)
+{
+	if (p->heat_built)
+		heatmap_free(&p->heat);
+	p->heat_built = false;
+	p->heat_of = NULL;
+}
+
+/* The model of the slice of t shown: the one kept from the frame before
+ * while it is of the same tensor and slice (reading and copying every cell
+ * of a 2048x2048 value took 100 ms and more for each key), else built. */
+static const struct heatmap *shown_heatmap(struct prompt *p, const struct tensor *t)
+{
+	if (p->heat_built && (p->heat_of != t || p->heat_slice[0] != p->slice[0] || p->heat_slice[1] != p->slice[1]))
+		prompt_view_forget(p);
+	if (!p->heat_built) {
+		heatmap_build(&p->heat, t, p->slice, 2, NULL, 0, NULL, 0, SCALE_AUTO);
+		p->heat_built = true;
+		p->heat_of = t;
+		memcpy(p->heat_slice, p->slice, sizeof p->heat_slice);
+	}
+	heatmap_set_name(&p->heat, p->shown_name);	/* (the name may come after the value) */
+	return &p->heat;
+}
+
 /* The shown tensor as a heatmap in w x h from y: its slice when it has
  * more than 2 dims, the cursor's cell and the inspector under it. */
 static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int w, int h)
@@ -137,22 +162,19 @@ static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int
 	struct prompt *p = &a->prompt;
 	int end = y + h;
 	draw_title(a, t, "", y++, x, w);
-	struct heatmap hm;
-	heatmap_build(&hm, t, p->slice, 2, NULL, 0, NULL, 0, SCALE_AUTO);
-	heatmap_set_name(&hm, p->shown_name);
+	const struct heatmap *hm = shown_heatmap(p, t);
 	move_cursor(p, t, 0, 0);	/* within the matrix */
-	if (hm.slice_name[0] && y < end) {
+	if (hm->slice_name[0] && y < end) {
 		char sl[160];
-		snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm.slice_name, p->view_focus ? "" : ", with Tab");
+		snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm->slice_name, p->view_focus ? "" : ", with Tab");
 		term_put(y++, x, sl, w);
 	}
 	int insp = end - y >= 12 ? 4 : end - y >= 7 ? 2 : 0;
 	struct heatmap_layout L;
-	heatmap_layout(&hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
-	draw_heatmap(a, &hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
+	heatmap_layout(hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
+	draw_heatmap(a, hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
 	p->heat_drawn = true;	/* the e key exports its numbers as drawn */
 	p->heat_layout = L;
-	heatmap_free(&hm);
 	if (insp) {
 		/* the inspector right under the grid */
 		char name[sizeof p->shown_name + 2];

@@ -19,6 +19,8 @@ static char *index_label(int64_t i)
 	return xstrdup(buf);
 }
 
+static void summarize(struct heatmap *h);
+
 void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *slice, int nslice,
 		   char *const *rows, int nrows, char *const *cols, int ncols, enum scale_kind scale)
 {
@@ -79,6 +81,7 @@ void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *sli
 		scale = lo >= 0 ? SCALE_WEIGHTS : SCALE_DIVERGING;
 	h->scale = scale;
 	heatmap_set_name(h, NULL);
+	summarize(h);
 	if (scale == SCALE_WEIGHTS) {
 		h->lo = lo < 0 ? lo : 0;
 		h->hi = hi > 1 ? hi : 1;
@@ -269,25 +272,27 @@ void heatmap_cell_text(const struct heatmap *h, int r, int c, const struct heatm
  * sign), and the exponent's width is largest at the extremes, so the largest
  * and smallest nonzero magnitude of each sign, the zeros and one value that
  * is not whole decide what heatmap_number_format picks for the whole
- * matrix. Gathered in one pass so that a 512x512 layout stays cheap. */
-struct layout_values {
-	double sample[8];
-	int nsample;
-	int special_w;        /* widest of "-inf", "inf", "nan" present, or 0 */
-	int col_label_w;      /* widest column label, in characters */
-};
-
-static void layout_gather(const struct heatmap *h, struct layout_values *s)
+ * matrix. Found with the rest of what heatmap_layout and heatmap_legend
+ * need of every cell (struct heatmap's bound ... col_label_width) in one
+ * pass when the model is built, so that laying out a window of a 2048x2048
+ * matrix for every frame reads none of its cells. */
+static void summarize(struct heatmap *h)
 {
 	double max_pos = 0, min_pos = INFINITY, max_neg = -INFINITY, min_neg = 0, breaker = 0;
 	bool pos_zero = false, neg_zero = false, has_breaker = false;
-	memset(s, 0, sizeof *s);
+	h->nbound = 0;
+	h->special_w = 0;
+	h->any_masked = h->any_nan = false;
 	size_t n = (size_t)h->rows * (size_t)h->cols;
 	for (size_t i = 0; i < n; i++) {
 		double v = h->values[i];
 		if (!isfinite(v)) {
 			int w = isnan(v) ? 3 : v < 0 ? 4 : 3;
-			s->special_w = w > s->special_w ? w : s->special_w;
+			h->special_w = w > h->special_w ? w : h->special_w;
+			if (!h->blank || !h->blank[i]) {	/* (as heatmap_cell_kind) */
+				h->any_nan |= isnan(v);
+				h->any_masked |= v < 0;
+			}
 			continue;
 		}
 		if (v > 0) {
@@ -307,23 +312,41 @@ static void layout_gather(const struct heatmap *h, struct layout_values *s)
 		}
 	}
 	if (max_pos > 0) {
-		s->sample[s->nsample++] = max_pos;
-		s->sample[s->nsample++] = min_pos;
+		h->bound[h->nbound++] = max_pos;
+		h->bound[h->nbound++] = min_pos;
 	}
 	if (min_neg < 0) {
-		s->sample[s->nsample++] = min_neg;
-		s->sample[s->nsample++] = max_neg;
+		h->bound[h->nbound++] = min_neg;
+		h->bound[h->nbound++] = max_neg;
 	}
 	if (pos_zero)
-		s->sample[s->nsample++] = 0.0;
+		h->bound[h->nbound++] = 0.0;
 	if (neg_zero)
-		s->sample[s->nsample++] = -0.0;
+		h->bound[h->nbound++] = -0.0;
 	if (has_breaker)
-		s->sample[s->nsample++] = breaker;
+		h->bound[h->nbound++] = breaker;
+	h->col_label_width = 0;
 	for (int c = 0; c < h->cols; c++) {
 		int w = utf8_width(h->col_labels[c]);
-		s->col_label_w = w > s->col_label_w ? w : s->col_label_w;
+		h->col_label_width = w > h->col_label_width ? w : h->col_label_width;
 	}
+}
+
+/* What the layout needs of all the cells (summarize found it). */
+struct layout_values {
+	double sample[8];
+	int nsample;
+	int special_w;        /* widest of "-inf", "inf", "nan" present, or 0 */
+	int col_label_w;      /* widest column label, in characters */
+};
+
+static void layout_gather(const struct heatmap *h, struct layout_values *s)
+{
+	memset(s, 0, sizeof *s);
+	s->nsample = h->nbound;
+	memcpy(s->sample, h->bound, sizeof s->sample);
+	s->special_w = h->special_w;
+	s->col_label_w = h->col_label_width;
 }
 
 /* One step of the zoom ladder: half blocks, colour-only cells, then
@@ -609,13 +632,7 @@ void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enu
 	char hint[128], shade_hint[128];
 	legend_hint(h, mode, shades, hint, sizeof hint);
 	legend_hint(h, COLOR_NONE, shades, shade_hint, sizeof shade_hint);
-	bool masked = false, nan = false;
-	for (int r = 0; r < h->rows && !(masked && nan); r++)
-		for (int c = 0; c < h->cols; c++) {
-			enum cell_kind k = heatmap_cell_kind(h, r, c);
-			masked |= k == CELL_NEG_INF;
-			nan |= k == CELL_NAN;
-		}
+	bool masked = h->any_masked, nan = h->any_nan;
 	/* the longest form that fits: with the colours and shades named, then
 	 * the shades only, the mask noted; at the narrowest the ends alone
 	 * (with the unit when the cells are scaled) */
@@ -660,5 +677,6 @@ void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum sca
 	h->blank = xcalloc((size_t)rows * (size_t)cols + 1, 1);
 	for (int64_t i = 0; i < (int64_t)rows * cols; i++)
 		h->blank[i] = !state[i];
+	summarize(h);	/* a blank cell is no NaN for the legend */
 	tensor_unref(m);
 }

@@ -30,6 +30,14 @@ struct heatmap {
 	int label_width;           /* widest row label, in columns */
 	char name[64];             /* what the tensor is, for the legend ("S", "X");
 	                              "values" until heatmap_set_name */
+	/* What heatmap_layout and heatmap_legend need to know of every cell,
+	 * found once when the model is built: a frame that lays out and draws
+	 * a window of a large matrix then reads only the cells it shows. */
+	double bound[8];           /* the few values whose printed widths bound every cell's */
+	int nbound;
+	int special_w;             /* widest of "-inf", "inf", "nan" among the cells, or 0 */
+	bool any_masked, any_nan;  /* a cell is CELL_NEG_INF, CELL_NAN */
+	int col_label_width;       /* widest column label, in columns */
 };
 
 /* Builds the model of the 2-D slice of t picked by slice (nslice leading

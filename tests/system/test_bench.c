@@ -90,7 +90,7 @@ Test(bench, quick_json_should_time_every_case_on_the_three_kernels_and_they_shou
 	/* the interpreter's cases and the screen's: a time each, none failed */
 	static const char *const timed[][2] = { { "loops_seed003", "interp" }, { "loop_int_200k", "interp" },
 						{ "small_ops", "interp" }, { "first_frame", "ui" },
-						{ "redraw_64", "ui" } };
+						{ "redraw_64", "ui" }, { "redraw_2048", "ui" } };
 	for (size_t i = 0; i < sizeof timed / sizeof *timed; i++) {
 		const char *line = row(out, timed[i][0], timed[i][1]);
 		cr_assert(line, "no %s line for %s in:\n%s", timed[i][1], timed[i][0], out);
@@ -152,7 +152,7 @@ Test(bench, an_unknown_case_should_exit_2_naming_the_cases)
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 2);
 	cr_assert(strstr(err, "qkv: bench has no case 'attn_T4096' with --quick; its cases are: matmul_qkv, "
 			      "attn_causal, attn_full, mha_gpt2, attn_T64, attn_T128, attn_T256, loops_seed003, "
-			      "loop_int_200k, small_ops, first_frame, redraw_64\n"),
+			      "loop_int_200k, small_ops, first_frame, redraw_64, redraw_2048\n"),
 		  "%s", err);
 	cr_assert_str_eq(out, "");
 	free(out);

@@ -96,10 +96,39 @@ Test(prompt_view, a_3d_tensor_should_show_a_slice_that_brackets_change, .fini = 
 	s = tmux_see(session, "(batch 1, row 1, column 1)");
 	cr_assert(strstr(s, "T[1, 1, 1] = 17"), "%s", s);
 	cr_assert(strstr(s, "\n batch 1 "), "%s", s);
+	/* the cells are the new slice's (the model kept between frames is
+	 * built again for it) */
+	cr_assert(strstr(s, "\n 0 12 13 14 15\n"), "%s", s);
 	free(s);
 	tmux_keys(session, "]");	/* round to the first */
 	s = tmux_see(session, "(batch 0, row 1, column 1)");
 	cr_assert(strstr(s, "T[0, 1, 1] = 5"), "%s", s);
+	cr_assert(strstr(s, "\n 0  0  1  2  3\n"), "%s", s);
+	free(s);
+}
+
+/* The view keeps the model of the value it shows from one frame to the next
+ * (a key costs the same whatever the value's size); a line that changes
+ * that value in place, making no value of its own, is drawn changed all the
+ * same, and so is a new value of the same shape. */
+Test(prompt_view, a_value_changed_in_place_should_be_drawn_changed, .fini = finish)
+{
+	start(80, 24);
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "A = torch.zeros(2, 3)");
+	const char *zeros[] = { "A  (2\u00d73, float32)", "\n 0 0 0 0\n", "\n 1 0 0 0\n", NULL };
+	free(tmux_see_all(session, zeros));
+	tmux_keys(session, "Tab Right");	/* a frame or two drawn from the kept model */
+	free(tmux_see(session, "A[0, 1] = 0"));
+	tmux_keys(session, "Tab");
+	tmux_line(session, "if True: A[1, 2] = 7");
+	tmux_keys(session, "Enter");	/* ends the block */
+	char *s = tmux_see(session, "\n 1 0 0 7\n");
+	cr_assert(strstr(s, "A  (2\u00d73, float32)") && strstr(s, "\n 0 0 0 0\n"), "%s", s);
+	free(s);
+	tmux_line(session, "A = torch.ones(2, 3)");
+	s = tmux_see(session, "\n 1 1 1 1\n");
+	cr_assert(strstr(s, "\n 0 1 1 1\n"), "%s", s);
 	free(s);
 }
 
