@@ -761,3 +761,49 @@ Test(heatmap, a_tensor_with_an_empty_leading_dimension_should_give_an_empty_matr
 		tensor_unref(t);
 	}
 }
+
+/* heatmap_build finds once what the layout and the legend need of every
+ * cell, so that a frame of a large matrix reads only the cells it shows:
+ * the few bounding values pick the same number format as all the cells do,
+ * and the mask and NaN flags say what a scan of the cells says. */
+Test(heatmap, what_build_finds_of_all_cells_should_agree_with_the_cells)
+{
+	static const enum fill fills[] = { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL, FILL_TINY,
+					   FILL_WHOLE, FILL_LARGE, FILL_ZEROS };
+	for (size_t f = 0; f < sizeof fills / sizeof *fills; f++) {
+		struct heatmap h;
+		make_heatmap(&h, 9, 13, fills[f], NULL, 0);
+		bool masked = false, nan = false;
+		for (int r = 0; r < h.rows; r++)
+			for (int c = 0; c < h.cols; c++) {
+				masked |= heatmap_cell_kind(&h, r, c) == CELL_NEG_INF;
+				nan |= heatmap_cell_kind(&h, r, c) == CELL_NAN;
+			}
+		cr_assert_eq(h.any_masked, masked, "fill %zu", f);
+		cr_assert_eq(h.any_nan, nan, "fill %zu", f);
+		cr_assert(h.nbound >= 1 && h.nbound <= 7, "fill %zu: %d", f, h.nbound);
+		cr_assert_eq(h.col_label_width, 2, "fill %zu", f);	/* "12" */
+		struct heatmap bound = { .rows = 1, .cols = h.nbound, .values = h.bound };
+		for (int w = 1; w <= 12; w++) {
+			struct heatmap_numfmt all, few;
+			bool a = heatmap_number_format(&h, w, &all), b = heatmap_number_format(&bound, w, &few);
+			cr_assert(a == b && (!a || (all.decimals == few.decimals && all.exp == few.exp)),
+				  "fill %zu, width %d: %d %d.%d against %d %d.%d", f, w, a, all.decimals, all.exp, b,
+				  few.decimals, few.exp);
+		}
+		heatmap_free(&h);
+	}
+	/* a NaN and a mask are found wherever they are */
+	int64_t shape[2] = { 40, 50 };
+	struct tensor *t = tensor_new(DT_F32, FLAVOR_TORCH, 2, shape);
+	tensor_set(t, 39 * 50 + 49, NAN);
+	tensor_set(t, 20 * 50 + 7, -INFINITY);
+	struct heatmap h;
+	heatmap_build(&h, t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
+	cr_assert(h.any_nan && h.any_masked && h.special_w == 4);
+	char legend[512];
+	heatmap_legend(&h, NULL, COLOR_256, false, legend, sizeof legend, 200);
+	cr_assert(strstr(legend, "masked") && strstr(legend, "nan"), "%s", legend);
+	heatmap_free(&h);
+	tensor_unref(t);
+}
