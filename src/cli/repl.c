@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "core/format.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "export/command.h"
 #include "export/export.h"
 #include "lesson/commands.h"
@@ -63,8 +64,11 @@ static char *next_line(bool tty, const char *prompt)
 }
 
 /* Prints the line `line` of src (1-based, relative to first_line) with a caret
- * under column col; with echo false only the caret line (the line is on the
- * terminal right above it, after a 4-column prompt). */
+ * under column col (columns count characters, as the lexer's do); with echo
+ * false only the caret line (the line is on the terminal right above it,
+ * after a 4-column prompt). The caret stands as many terminal columns in as
+ * the characters before col take: two for a wide one (日), and a tab where
+ * the line has one, so that the terminal moves both lines alike. */
 static void show_caret(const char *src, size_t len, int first_line, int line, int col, bool echo)
 {
 	int want = line - first_line;
@@ -80,7 +84,25 @@ static void show_caret(const char *src, size_t len, int first_line, int line, in
 		e = end;
 	if (echo)
 		fprintf(stderr, "    %.*s\n", (int)(e - p), p);
-	fprintf(stderr, "    %*s^\n", col > 1 ? col - 1 : 0, "");
+	size_t k = col > 1 ? (size_t)col - 1 : 0;
+	size_t at = utf8_offset_n(p, (size_t)(e - p), k);
+	struct strbuf pad;
+	strbuf_init(&pad);
+	strbuf_puts(&pad, "    ");
+	for (size_t i = 0; i < at;) {
+		uint32_t cp;
+		int n = utf8_decode(p + i, at - i, &cp);
+		if (cp == '\t')
+			strbuf_putc(&pad, '\t');
+		else
+			for (int w = utf8_cp_width(cp); w > 0; w--)
+				strbuf_putc(&pad, ' ');
+		i += (size_t)n;
+	}
+	for (size_t rest = k - utf8_count_n(p, at); rest > 0; rest--)
+		strbuf_putc(&pad, ' ');	/* past the end of the line */
+	fprintf(stderr, "%s^\n", pad.s);
+	strbuf_free(&pad);
 }
 
 /* :show EXPR: its value as a bare expression prints it; :show EXPR loops:

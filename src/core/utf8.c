@@ -70,13 +70,18 @@ size_t utf8_count(const char *s)
 	return utf8_count_n(s, strlen(s));
 }
 
-size_t utf8_offset(const char *s, size_t k)
+size_t utf8_offset_n(const char *s, size_t n, size_t k)
 {
-	size_t i = 0, len = strlen(s);
+	size_t i = 0, len = strnlen(s, n);
 	uint32_t cp;
 	for (; k > 0 && i < len; k--)
 		i += (size_t)utf8_decode(s + i, len - i, &cp);
 	return i;
+}
+
+size_t utf8_offset(const char *s, size_t k)
+{
+	return utf8_offset_n(s, strlen(s), k);
 }
 
 void utf8_offsets(const char *s, size_t *offs, size_t count)

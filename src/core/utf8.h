@@ -21,6 +21,9 @@ size_t utf8_count(const char *s);
 size_t utf8_count_n(const char *s, size_t n);
 /* The byte offset of character k of s (the length of s when s has k characters or fewer). */
 size_t utf8_offset(const char *s, size_t k);
+/* The same within the first n bytes of s (stops at a NUL too): where character k of a line of a longer text
+ * begins, as for a caret under the 1-based column k + 1 that an error names (its columns count characters). */
+size_t utf8_offset_n(const char *s, size_t n, size_t k);
 /* The byte offset of each character of s, and the length of s after them: offs gets count + 1 entries
  * (count from utf8_count). For slicing with a step. */
 void utf8_offsets(const char *s, size_t *offs, size_t count);

@@ -64,7 +64,7 @@ bool command_parse(const char *line, struct command *c)
 	const char *a = w + wl;
 	while (*a == ' ')
 		a++;
-	c->argcol = (int)(a - line) + 1;
+	c->argcol = (int)utf8_count_n(line, (size_t)(a - line)) + 1;	/* columns count characters */
 	size_t al = strlen(a);
 	while (al > 0 && a[al - 1] == ' ')
 		al--;
@@ -103,7 +103,7 @@ bool command_export_args(const struct command *c, char *expr, size_t esize, int 
 	const char *a = c->arg, *sp = strrchr(a, ' ');
 	if (!a[0] || !sp) {
 		/* the caret where the missing name or file goes */
-		error_set(err, 1, c->argcol + (a[0] ? (int)strlen(a) + 1 : 0), ":%s needs a name and a file: :%s W "
+		error_set(err, 1, c->argcol + (a[0] ? (int)utf8_count(a) + 1 : 0), ":%s needs a name and a file: :%s W "
 			  "w.svg", c->word, c->word);
 		return false;
 	}
@@ -113,7 +113,7 @@ bool command_export_args(const struct command *c, char *expr, size_t esize, int 
 	snprintf(expr, esize, "%.*s", (int)n, a);
 	snprintf(file, fsize, "%s", sp + 1);
 	*exprcol = c->argcol;
-	*filecol = c->argcol + (int)(sp + 1 - a);
+	*filecol = c->argcol + (int)utf8_count_n(a, (size_t)(sp + 1 - a));
 	return true;
 }
 

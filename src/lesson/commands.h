@@ -44,7 +44,8 @@ struct command {
 	char word[32];    /* the command word as typed, without the ':' ("save!") */
 	int col;          /* 1-based column of the ':' in the line */
 	char arg[400];    /* what follows the word, without the spaces around it */
-	int argcol;       /* 1-based column where arg starts (after the line's end when empty) */
+	int argcol;       /* 1-based column where arg starts (after the line's end when empty);
+	                     columns count characters, as the lexer's do */
 };
 
 /* Whether line (spaces before the ':' allowed) is a ':' command: true with c

@@ -6,7 +6,9 @@
  * after "... ", indented, until an empty line; a pasted cell (bracketed
  * paste) runs statement by statement. Everything else goes through
  * lesson/session.h: this file never includes lang/ or core/ops.h. A failing
- * line or block leaves the workspace as it was and stays in the input. The
+ * line or block leaves the workspace as it was and stays in the input, a
+ * caret under its mistake as the line is drawn (a line wider than the
+ * screen scrolls sideways) while the input up to it is unchanged. The
  * view beside the input is prompt_view.c's. */
 #include "ui/internal.h"
 #include "core/mem.h"
@@ -35,6 +37,9 @@ static unsigned char queue[64];    /* bytes of the key being fed to readline */
 static int qhead, qlen;
 static struct strbuf block;        /* the lines of a block typed so far ("" at ">>> ") */
 static int error_row;              /* 0, or the line of a multi-line input the error is on */
+static char *error_input;          /* the input the error is about, as it went back into the line */
+static size_t error_at;            /* the byte of it the caret is under */
+static bool error_fresh;           /* it has just gone back (cursor_to_error) */
 static bool readline_ready;
 static char history_path[4096];
 static char history_news[512];     /* a history problem not yet shown, or "" */
@@ -202,6 +207,8 @@ static void drop_nul_bytes(void)
 		rl_mark = rl_end;
 }
 
+static void cursor_to_error(struct app *a);
+
 /* Runs readline on the bytes seq (n of them) as typed keys. */
 static void feed_bytes(struct app *a, const char *seq, size_t n)
 {
@@ -216,6 +223,7 @@ static void feed_bytes(struct app *a, const char *seq, size_t n)
 			finish_ended_line();
 		forget_undo();
 		drop_nul_bytes();
+		cursor_to_error(a);	/* a line that failed came back */
 	}
 	qhead = qlen = 0;
 }
@@ -436,6 +444,32 @@ static void set_error(struct prompt *p, int col, const char *msg)
 	p->error_col = strchr(msg, '\n') ? 0 : col > 0 ? col : 1;
 }
 
+/* Puts text, the input that failed (set_error's, its failing line
+ * error_row), back into the line for fixing, and remembers it: the caret
+ * stays under the mistake while the input up to it is unchanged. Columns
+ * count characters (the lexer's): error_at is the byte the caret is under. */
+static void put_back(const struct prompt *p, const char *text)
+{
+	lineedit_set_next(text);
+	free(error_input);
+	error_input = xstrdup(text ? text : "");
+	const char *row = error_input;
+	for (int r = 1; r < error_row && strchr(row, '\n'); r++)
+		row = strchr(row, '\n') + 1;
+	size_t k = p->error_col > 1 ? (size_t)p->error_col - 1 : 0;
+	error_at = (size_t)(row - error_input) + utf8_offset_n(row, strcspn(row, "\n"), k);
+	error_fresh = true;
+}
+
+static void clear_error(struct prompt *p)
+{
+	p->error[0] = 0;
+	error_row = 0;
+	free(error_input);
+	error_input = NULL;
+	error_fresh = false;
+}
+
 static void show_listing(struct prompt *p, const char *text)
 {
 	free(p->listing);
@@ -578,7 +612,7 @@ static void run_line(struct app *a, const char *line)
 	struct qkv_error err;
 	if (run_src(a, line, strlen(line), &err) != SESSION_OK) {
 		set_error(p, err.col, err.msg);	/* nothing of the line counts */
-		lineedit_set_next(line);	/* it stays in the input for fixing */
+		put_back(p, line);	/* it stays in the input for fixing */
 		return;
 	}
 	after_run(a);
@@ -661,7 +695,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 				n--;
 			char *back = xstrndup(src + b, n);
 			error_row = strchr(back, '\n') && p->error_col ? err.line - skipped : 0;
-			lineedit_set_next(back);
+			put_back(p, back);
 			free(back);
 			return;
 		}
@@ -960,8 +994,7 @@ static void on_line(char *line)
 			take_block(a, true);
 		return;
 	}
-	p->error[0] = 0;
-	error_row = 0;
+	clear_error(p);
 	completions[0] = 0;
 	if (!line) {	/* Ctrl-D: on an empty line it leaves; in a block, it ends the block */
 		if (!block.len) {
@@ -976,7 +1009,7 @@ static void on_line(char *line)
 		lineedit_history_add(line);
 		run_command(a, line);
 		if (a->prompt.open && a->prompt.error[0])
-			lineedit_set_next(line);	/* the line stays in the input for fixing */
+			put_back(p, line);	/* the line stays in the input for fixing */
 		free(line);
 		return;
 	}
@@ -1032,8 +1065,7 @@ static void end_paste(struct app *a)
 		strbuf_free(&text);
 		return;
 	}
-	p->error[0] = 0;
-	error_row = 0;
+	clear_error(p);
 	completions[0] = 0;
 	strbuf_putn(&block, rl_line_buffer, (size_t)rl_point);
 	strbuf_puts(&block, text.s);
@@ -1055,6 +1087,7 @@ static void end_paste(struct app *a)
 	}
 	take_block(a, true);
 	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
+	cursor_to_error(a);
 }
 
 /* ---- opening, keys, drawing ------------------------------------------------------ */
@@ -1094,7 +1127,7 @@ void prompt_close(struct app *a)
 	lineedit_set_next(NULL);
 	pasting = false;
 	esc_len = 0;
-	error_row = 0;
+	clear_error(p);
 	prompt_history_save();
 	session_free(p->session);
 	clear_view(p);
@@ -1132,8 +1165,7 @@ void prompt_interrupt(struct app *a)
 	drop_line(a);
 	pasting = false;
 	esc_len = 0;
-	p->error[0] = 0;
-	error_row = 0;
+	clear_error(p);
 	completions[0] = 0;
 	snprintf(p->message, sizeof p->message, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)",
 		 had_block ? "block" : "line", a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
@@ -1312,60 +1344,13 @@ static size_t char_bytes(const char *s)
  * after them, not n columns in. */
 static int columns_of(const char *s, size_t n)
 {
-	char part[1024];
-	if (n >= sizeof part)
-		n = sizeof part - 1;
-	memcpy(part, s, n);
-	part[n] = 0;
-	return term_width_of(part);
+	char *part = xstrndup(s, n);
+	int w = term_width_of(part);
+	free(part);
+	return w;
 }
 
-/* The error under the input: the caret's column, whether the message fits
- * beside it, and the lines the message takes below it (one blank if beside). */
-static int error_caret_col(const struct app *a)
-{
-	int col = 4 + (a->prompt.error_col > 1 ? a->prompt.error_col - 1 : 0);
-	return col < a->cols - 1 ? col : a->cols - 1;
-}
-
-static bool error_beside(const struct app *a)
-{
-	return a->prompt.error_col && error_caret_col(a) + 2 + term_width_of(a->prompt.error) <= a->cols;
-}
-
-static int error_lines(const struct app *a)
-{
-	if (error_beside(a))
-		return 1;
-	if (strchr(a->prompt.error, '\n')) {	/* a traceback: its lines */
-		int n = draw_wrapped(a->prompt.error, 0, 0, a->cols - 2, 0, 0, A_NORMAL);
-		return n < 6 ? n : 6;
-	}
-	int per = a->cols - 2 > 10 ? a->cols - 2 : 10;
-	int n = (term_width_of(a->prompt.error) + per - 1) / per + 1;	/* word wrap may take one more */
-	return n < 4 ? n : 4;
-}
-
-/* The message above the input (an exercise's question may be long): the
- * lines it takes wrapped, at most 3. */
-static const char *message_text(const struct app *a)
-{
-	static char note[160];
-	if (running || showing) {
-		char done[96];
-		job_progress_note(done, sizeof done);	/* after half a second: how far */
-		snprintf(note, sizeof note, "Running...%s%s%s (Ctrl-C stops it; nothing of it is kept then)",
-			 done[0] ? " [" : "", done, done[0] ? "]" : "");
-		return note;
-	}
-	return completions[0] ? completions : a->prompt.message;
-}
-
-static int message_lines(const struct app *a)
-{
-	int n = draw_wrapped(message_text(a), 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
-	return n < 1 ? 1 : n < 3 ? n : 3;
-}
+/* ---- where the input and its error go ------------------------------------------- */
 
 /* The lines of the input: the block typed so far (its last lines, after
  * ">>> " and "... ") above readline's line, which holds several when it
@@ -1395,11 +1380,182 @@ static int input_rows(const struct app *a)
 	return n < rows_cap(a) ? n : rows_cap(a);
 }
 
-/* The error goes under its line of a multi-line input, else above the
- * line, as for one line. */
+/* How readline's line is drawn: its rows, those shown (the cursor's among
+ * them), and how far the cursor's row is scrolled sideways to keep the
+ * cursor in view; the other rows are not scrolled. */
+struct input_view {
+	const char *buf;
+	int nrows, shown, first;   /* rows of the line, rows shown, the first shown */
+	int cur_row;               /* the cursor's */
+	int cursor_col;            /* its column in its row, the row's prompt included, unscrolled */
+	size_t skip;               /* bytes of the cursor's row (its prompt included) left of the screen */
+	int skipped;               /* the columns they take */
+};
+
+/* The prompt before row r of the line: readline's (or its search's) on
+ * the first, "... " on the others. */
+static const char *row_prompt(int r)
+{
+	return r > 0 ? "... " : rl_display_prompt ? rl_display_prompt : ">>> ";
+}
+
+/* Row r of buf (n bytes long, without its '\n'). */
+static const char *row_of(const char *buf, int r, int *n)
+{
+	for (; r > 0 && strchr(buf, '\n'); r--)
+		buf = strchr(buf, '\n') + 1;
+	*n = (int)strcspn(buf, "\n");
+	return buf;
+}
+
+/* Row r as drawn before scrolling: its prompt, then its text. */
+static void row_text(struct strbuf *sb, const char *buf, int r)
+{
+	int n;
+	const char *l = row_of(buf, r, &n);
+	strbuf_reset(sb);
+	strbuf_puts(sb, row_prompt(r));
+	strbuf_putn(sb, l, (size_t)n);
+}
+
+static void input_view(const struct app *a, struct input_view *v)
+{
+	int w = a->cols;
+	memset(v, 0, sizeof *v);
+	v->buf = rl_line_buffer ? rl_line_buffer : "";
+	v->nrows = count_lines(v->buf);
+	v->shown = input_rows(a);
+	int line_at = 0;
+	for (int i = 0; i < rl_point && v->buf[i]; i++)
+		if (v->buf[i] == '\n') {
+			v->cur_row++;
+			line_at = i + 1;
+		}
+	v->first = v->cur_row >= v->shown ? v->cur_row - v->shown + 1 : 0;
+	v->cursor_col = term_width_of(row_prompt(v->cur_row)) +
+			columns_of(v->buf + line_at, (size_t)(rl_point > line_at ? rl_point - line_at : 0));
+	int shift = v->cursor_col >= w - 1 ? v->cursor_col - (w - 2) : 0;
+	if (shift > 0) {
+		struct strbuf row;
+		strbuf_init(&row);
+		row_text(&row, v->buf, v->cur_row);
+		while (row.s[v->skip] && v->skipped < shift) {
+			size_t n1 = char_bytes(row.s + v->skip);
+			v->skipped += columns_of(row.s + v->skip, n1);
+			v->skip += n1;
+		}
+		strbuf_free(&row);
+	}
+}
+
+/* Whether the line still holds the input the error is about, up to the
+ * mistake and its first byte (or the whole input, for a mistake at its
+ * end): the caret then belongs under it. Once that changed (Ctrl-U, a
+ * line from the history, a search) the error is the last input's, shown
+ * apart from the line, without a caret. */
+static bool error_attached(void)
+{
+	const char *buf = rl_line_buffer ? rl_line_buffer : "";
+	if (!error_input || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH))
+		return false;
+	size_t len = strlen(error_input), n = error_at < len ? error_at + 1 : len;
+	return strncmp(buf, error_input, n) == 0;
+}
+
+/* The screen column of the caret under the mistake, in the line as it is
+ * drawn now (scrolled sideways, its first rows out of view), or -1 when
+ * there is none to draw: an error without a column (a traceback), the line
+ * no longer the input that failed, the mistake out of view. */
+static int error_caret_x(const struct app *a)
+{
+	if (!a->prompt.error[0] || !a->prompt.error_col || !error_attached())
+		return -1;
+	struct input_view v;
+	input_view(a, &v);
+	int er = error_row > 0 ? error_row - 1 : 0;
+	if (er >= v.nrows || er < v.first || er >= v.first + v.shown)
+		return -1;
+	int n;
+	const char *l = row_of(v.buf, er, &n);
+	size_t at = error_at - (size_t)(l - v.buf);	/* (the line is the input up to it) */
+	int x = term_width_of(row_prompt(er)) + columns_of(l, at) - (er == v.cur_row ? v.skipped : 0);
+	return x >= 0 && x < a->cols ? x : -1;
+}
+
+/* Just after the input that failed came back into the line, the cursor
+ * at its end: when the caret would be out of view there (the line from the
+ * mistake to its end is wider than the screen, or the mistake is on a row
+ * of a long block not shown), the cursor goes to the mistake instead, and
+ * the line scrolls to show it with the caret under it. */
+static void cursor_to_error(struct app *a)
+{
+	if (!error_fresh || !rl_line_buffer)
+		return;
+	error_fresh = false;
+	if (!a->prompt.error_col || !error_attached() || error_caret_x(a) >= 0)
+		return;
+	rl_point = error_at <= (size_t)rl_end ? (int)error_at : rl_end;
+}
+
+/* The error's text as drawn: the message, or, once the line is no longer
+ * the input it is about, the message as the last input's. */
+static const char *error_text(const struct app *a)
+{
+	static char detached[sizeof ((struct prompt *)0)->error + 16];
+	if (error_attached() || !a->prompt.error[0])
+		return a->prompt.error;
+	snprintf(detached, sizeof detached, "Last error: %s", a->prompt.error);
+	return detached;
+}
+
+/* The error under the input: whether the message fits beside the caret,
+ * and the lines the message takes below it (one blank if beside). */
+static bool error_beside(const struct app *a)
+{
+	int x = error_caret_x(a);
+	return x >= 0 && x + 2 + term_width_of(error_text(a)) <= a->cols;
+}
+
+static int error_lines(const struct app *a)
+{
+	if (error_beside(a))
+		return 1;
+	const char *text = error_text(a);
+	if (strchr(text, '\n')) {	/* a traceback: its lines */
+		int n = draw_wrapped(text, 0, 0, a->cols - 2, 0, 0, A_NORMAL);
+		return n < 6 ? n : 6;
+	}
+	int per = a->cols - 2 > 10 ? a->cols - 2 : 10;
+	int n = (term_width_of(text) + per - 1) / per + 1;	/* word wrap may take one more */
+	return n < 4 ? n : 4;
+}
+
+/* The message above the input (an exercise's question may be long): the
+ * lines it takes wrapped, at most 3. */
+static const char *message_text(const struct app *a)
+{
+	static char note[160];
+	if (running || showing) {
+		char done[96];
+		job_progress_note(done, sizeof done);	/* after half a second: how far */
+		snprintf(note, sizeof note, "Running...%s%s%s (Ctrl-C stops it; nothing of it is kept then)",
+			 done[0] ? " [" : "", done, done[0] ? "]" : "");
+		return note;
+	}
+	return completions[0] ? completions : a->prompt.message;
+}
+
+static int message_lines(const struct app *a)
+{
+	int n = draw_wrapped(message_text(a), 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
+	return n < 1 ? 1 : n < 3 ? n : 3;
+}
+
+/* The error goes under its line of a multi-line input when its caret is
+ * drawn, else above the line, as for one line. */
 static bool error_in_input(const struct app *a)
 {
-	return a->prompt.error[0] && error_row > 0 && input_rows(a) > 1;
+	return a->prompt.error[0] && error_row > 0 && input_rows(a) > 1 && error_caret_x(a) >= 0;
 }
 
 int prompt_lines(const struct app *a)
@@ -1416,16 +1572,16 @@ int prompt_lines(const struct app *a)
 /* The caret row at y and the message beside it or wrapped below; the rows used. */
 static int draw_error(struct app *a, int y, bool below)
 {
-	struct prompt *p = &a->prompt;
 	int w = a->cols;
-	int col = error_caret_col(a);
+	int col = error_caret_x(a);
+	const char *text = error_text(a);
 	move(y, 0);
 	clrtoeol();
 	attron(A_BOLD);
-	if (p->error_col)
+	if (col >= 0)
 		term_put(y, col, "^", 1);
 	if (error_beside(a))
-		term_put(y, col + 2, p->error, w - col - 2);
+		term_put(y, col + 2, text, w - col - 2);
 	y++;
 	int rows = 1;
 	if (!error_beside(a) || !below) {
@@ -1434,7 +1590,7 @@ static int draw_error(struct app *a, int y, bool below)
 			clrtoeol();
 		}
 		if (!error_beside(a))
-			draw_wrapped(p->error, y, 1, w - 2, error_lines(a), 0, A_BOLD);
+			draw_wrapped(text, y, 1, w - 2, error_lines(a), 0, A_BOLD);
 		rows += error_lines(a);
 	}
 	attroff(A_BOLD);
@@ -1473,47 +1629,26 @@ void prompt_draw(struct app *a, int y)
 	}
 	/* the input: readline's prompt (or its search prompt) and text, a line
 	 * of it after another, the cursor's kept in view */
-	const char *buf = rl_line_buffer ? rl_line_buffer : "";
-	const char *pr = rl_display_prompt ? rl_display_prompt : ">>> ";
-	int nrows = count_lines(buf), ir = input_rows(a);
-	int cur_row = 0, line_at = 0;
-	for (int i = 0; i < rl_point && buf[i]; i++)
-		if (buf[i] == '\n') {
-			cur_row++;
-			line_at = i + 1;
-		}
-	int first = cur_row >= ir ? cur_row - ir + 1 : 0;	/* the rows shown: the cursor's among them */
+	struct input_view v;
+	input_view(a, &v);
+	struct strbuf row;
+	strbuf_init(&row);
 	int cy = y, cx = 0;
-	l = buf;
-	for (int r = 0; r < nrows && r < first + ir; r++) {
-		const char *nl = strchr(l, '\n');
-		int n = nl ? (int)(nl - l) : (int)strlen(l);
-		if (r >= first) {
-			const char *rp = r == 0 ? pr : "... ";
-			int pw = term_width_of(rp);
-			char row[1024];
-			snprintf(row, sizeof row, "%s%.*s", rp, n, l);
-			size_t skip = 0;	/* bytes of row left of the screen */
-			if (r == cur_row) {
-				int cursor_col = pw + columns_of(buf + line_at, (size_t)(rl_point - line_at));
-				int shift = cursor_col >= w - 1 ? cursor_col - (w - 2) : 0;
-				int skipped = 0;
-				while (row[skip] && skipped < shift) {
-					size_t n1 = char_bytes(row + skip);
-					skipped += columns_of(row + skip, n1);
-					skip += n1;
-				}
-				cy = y;
-				cx = cursor_col - skipped;
-			}
-			move(y, 0);
-			clrtoeol();
-			term_put(y++, 0, row + skip, w);
-			if (error_in_input(a) && r == error_row - 1)
-				y += draw_error(a, y, true);
+	for (int r = v.first; r < v.nrows && r < v.first + v.shown; r++) {
+		row_text(&row, v.buf, r);
+		size_t skip = 0;	/* bytes of row left of the screen */
+		if (r == v.cur_row) {
+			skip = v.skip;
+			cy = y;
+			cx = v.cursor_col - v.skipped;
 		}
-		l = nl ? nl + 1 : l + n;
+		move(y, 0);
+		clrtoeol();
+		term_put(y++, 0, row.s + skip, w);
+		if (error_in_input(a) && r == error_row - 1)
+			y += draw_error(a, y, true);
 	}
+	strbuf_free(&row);
 	move(cy, cx);
 	term_cursor(!p->view_focus);
 }

@@ -255,6 +255,25 @@ Test(cli, repl_should_show_a_caret_and_keep_the_workspace_after_an_error)
 	free(err);
 }
 
+/* The caret stands as many columns in as the characters before the mistake
+ * take on a terminal: 2 for a wide one, a tab for a tab. */
+Test(cli, repl_should_put_the_caret_under_a_mistake_after_wide_characters)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	int rc = run_qkv(argv, "x = \"\u65e5\u672c\u8a9e\" + y\nprint(\"\t\", qq)\n", NULL, &out, &err);
+	cr_assert_eq(rc, 2, "%s", err);
+	cr_assert(strstr(err, "    x = \"\u65e5\u672c\u8a9e\" + y\n"
+			      "                   ^\n"	/* 4 + 15 columns: 日本語 takes 6 */
+			      "error: name 'y' is not defined\n"),
+		  "%s", err);
+	cr_assert(strstr(err, "    print(\"\t\", qq)\n"
+			      "           \t   ^\n"),	/* print(" then a tab, then ", */
+		  "%s", err);
+	free(out);
+	free(err);
+}
+
 Test(cli, repl_should_continue_a_statement_over_open_brackets)
 {
 	const char *argv[] = { "qkv", "repl", NULL };

@@ -86,6 +86,9 @@ Test(utf8, count_and_offset_should_go_by_character_as_python_str_does)
 	cr_expect_eq(utf8_offset(s, 6), 10);
 	cr_expect_eq(utf8_offset(s, 7), 11);
 	cr_expect_eq(utf8_offset(s, 99), 11);
+	cr_expect_eq(utf8_offset_n(s, 11, 6), 10);
+	cr_expect_eq(utf8_offset_n(s, 5, 99), 5);	/* "héll": no further than n */
+	cr_expect_eq(utf8_offset_n("ab\ncd", 2, 3), 2);	/* a line of a longer text */
 	size_t offs[8];
 	utf8_offsets(s, offs, 7);
 	const size_t want[8] = { 0, 1, 3, 4, 5, 6, 10, 11 };
@@ -428,4 +431,20 @@ Test(utf8, snprintf_should_drop_a_character_it_cuts_short)
 	utf8_snprintf(buf, sizeof buf, "a\U0001f600");                      /* 1 + 4 bytes fit exactly */
 	cr_expect_str_eq(buf, "a\U0001f600");
 	cr_expect_eq(utf8_snprintf(NULL, 0, "%s", "xyz"), 3);
+}
+
+/* Where a caret goes under the character an error's column names (columns
+ * count characters): its offset in the line, then the columns before it.
+ * `x = "日本語" + y`: y is character 13 (column 13), 15 columns in. */
+Test(utf8, a_caret_should_go_under_a_column_counted_in_characters_at_its_display_width)
+{
+	const char *line = "x = \"\u65e5\u672c\u8a9e\" + y\nz";
+	size_t first = strchr(line, '\n') - line;
+	size_t at = utf8_offset_n(line, first, 13 - 1);
+	cr_assert_eq(line[at], 'y');
+	cr_assert_eq(utf8_width_n(line, at), 15);
+	/* past the end of the line (a statement cut short): right after it */
+	at = utf8_offset_n(line, first, 40);
+	cr_assert_eq(at, first);
+	cr_assert_eq(utf8_width_n(line, at), 16);
 }
