@@ -332,23 +332,6 @@ static void summarize(struct heatmap *h)
 	}
 }
 
-/* What the layout needs of all the cells (summarize found it). */
-struct layout_values {
-	double sample[8];
-	int nsample;
-	int special_w;        /* widest of "-inf", "inf", "nan" present, or 0 */
-	int col_label_w;      /* widest column label, in characters */
-};
-
-static void layout_gather(const struct heatmap *h, struct layout_values *s)
-{
-	memset(s, 0, sizeof *s);
-	s->nsample = h->nbound;
-	memcpy(s->sample, h->bound, sizeof s->sample);
-	s->special_w = h->special_w;
-	s->col_label_w = h->col_label_width;
-}
-
 /* One step of the zoom ladder: half blocks, colour-only cells, then
  * numbers at growing widths and precisions. */
 struct layout_level {
@@ -359,8 +342,9 @@ struct layout_level {
 
 #define LAYOUT_MAX_LEVELS 24
 
-/* Fills lv with the ladder, narrowest first; returns its length. */
-static int layout_levels(const struct layout_values *s, struct layout_level *lv)
+/* Fills lv with the ladder for h's cells (what summarize found of them),
+ * narrowest first; returns its length. */
+static int layout_levels(const struct heatmap *h, struct layout_level *lv)
 {
 	int n = 0;
 	memset(lv, 0, 2 * sizeof *lv);
@@ -369,20 +353,20 @@ static int layout_levels(const struct layout_values *s, struct layout_level *lv)
 	struct heatmap proxy;
 	memset(&proxy, 0, sizeof proxy);
 	double sample[8];
-	memcpy(sample, s->sample, sizeof sample);
+	memcpy(sample, h->bound, sizeof sample);
 	proxy.rows = 1;
-	proxy.cols = s->nsample;
+	proxy.cols = h->nbound;
 	proxy.values = sample;
 	for (int w = 1; w <= 16 && n < LAYOUT_MAX_LEVELS - 1; w++) {
 		struct heatmap_numfmt f;
 		if (!heatmap_number_format(&proxy, w, &f))
 			continue;
 		int need = 1;
-		for (int i = 0; i < s->nsample; i++) {
-			int len = value_len(&f, s->sample[i]);
+		for (int i = 0; i < h->nbound; i++) {
+			int len = value_len(&f, h->bound[i]);
 			need = len > need ? len : need;
 		}
-		need = s->special_w > need ? s->special_w : need;
+		need = h->special_w > need ? h->special_w : need;
 		struct layout_level *last = &lv[n - 1];
 		if (!last->numbers || need > last->text_w) {
 			memset(&lv[n], 0, sizeof lv[n]);
@@ -395,7 +379,7 @@ static int layout_levels(const struct layout_values *s, struct layout_level *lv)
 		}
 	}
 	/* at the top, cells as wide as the column labels (12 at most) */
-	int label = s->col_label_w > 12 ? 12 : s->col_label_w;
+	int label = h->col_label_width > 12 ? 12 : h->col_label_width;
 	if (lv[n - 1].numbers && label > lv[n - 1].text_w) {
 		lv[n] = lv[n - 1];
 		lv[n].text_w = label;
@@ -472,10 +456,8 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 	memset(L, 0, sizeof *L);
 	width = width < 0 ? 0 : width;
 	height = height < 0 ? 0 : height;
-	struct layout_values s;
-	layout_gather(h, &s);
 	struct layout_level lv[LAYOUT_MAX_LEVELS];
-	int n = layout_levels(&s, lv);
+	int n = layout_levels(h, lv);
 	/* a pane too small for even the smallest big cell drops big */
 	struct layout_geom g;
 	layout_geometry(h, &lv[0], big, width, height, &g);
@@ -514,8 +496,8 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 	/* column labels cut in one line get two when the whole grid, both
 	 * header lines and the legend fit: each label then has its cell and
 	 * its left neighbour's, whose label is on the other line */
-	if (g.header_h == 1 && h->cols > 1 && s.col_label_w > g.cell_w - 1 && layout_fits_all(h, chosen, &g, width, height) &&
-	    g.header_h + 1 + layout_body_lines(chosen, &g, h->rows) + 1 <= height)
+	if (g.header_h == 1 && h->cols > 1 && h->col_label_width > g.cell_w - 1 &&
+	    layout_fits_all(h, chosen, &g, width, height) && g.header_h + 1 + layout_body_lines(chosen, &g, h->rows) + 1 <= height)
 		g.header_h = 2;
 	L->header_h = g.header_h;
 	/* the legend goes under the grid when a line is left; a grid that must
