@@ -189,12 +189,28 @@ void jsonpos_of(const struct jsonpos *m, const cJSON *node, int key, int *line, 
 	*line += (int)lo;
 }
 
+/* The value of four hex digits at p, or -1. */
+static long hex4(const char *t, size_t len, size_t p)
+{
+	if (p > len || len - p < 4)
+		return -1;
+	long v = 0;
+	for (size_t k = p; k < p + 4; k++) {
+		int d = isdigit((unsigned char)t[k]) ? t[k] - '0'
+			: isxdigit((unsigned char)t[k]) ? tolower((unsigned char)t[k]) - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
 /* bytes an escape sequence decodes to: \uXXXX may be 1-4 UTF-8 bytes */
 static size_t escape_decoded_len(const char *t, size_t len, size_t p)
 {
-	if (p + 1 >= len || t[p + 1] != 'u' || p + 5 >= len)
+	long v = p + 1 < len && t[p + 1] == 'u' ? hex4(t, len, p + 2) : -1;
+	if (v < 0)
 		return 1;
-	unsigned v = (unsigned)strtoul((char[]){ t[p + 2], t[p + 3], t[p + 4], t[p + 5], 0 }, NULL, 16);
 	if (v >= 0xD800 && v <= 0xDBFF)
 		return 4;	/* a surrogate pair: 4 bytes for both escapes */
 	if (v >= 0xDC00 && v <= 0xDFFF)
@@ -242,22 +258,6 @@ static size_t fault(struct scan *s, enum jsonpos_fault_kind kind, size_t at, siz
 static size_t ends(struct scan *s, size_t open)
 {
 	return fault(s, open == NONE ? JSONPOS_ENDS_EARLY : JSONPOS_ENDS_INSIDE, s->len, open);
-}
-
-/* The value of four hex digits at p, or -1. */
-static long hex4(const char *t, size_t len, size_t p)
-{
-	if (p > len || len - p < 4)
-		return -1;
-	long v = 0;
-	for (size_t k = p; k < p + 4; k++) {
-		int d = isdigit((unsigned char)t[k]) ? t[k] - '0'
-			: isxdigit((unsigned char)t[k]) ? tolower((unsigned char)t[k]) - 'a' + 10 : -1;
-		if (d < 0)
-			return -1;
-		v = v * 16 + d;
-	}
-	return v;
 }
 
 /* The escape whose backslash is at i, in the string opened at open; returns
