@@ -72,31 +72,25 @@ void menu_draw(struct app *a)
 		term_put(a->rows - 1, 0, a->status, a->cols);
 }
 
+/* Selects lesson i of the menu, held within the list. */
+static void menu_select(struct app *a, int i)
+{
+	a->menu_sel = i >= a->catalog.n ? a->catalog.n - 1 : i;
+	if (a->menu_sel < 0)
+		a->menu_sel = 0;
+}
+
 void menu_key(struct app *a, int ch)
 {
 	a->status[0] = 0;
 	a->status_error = false;
 	switch (ch) {
-	case KEY_UP: case 'k':
-		if (a->menu_sel > 0)
-			a->menu_sel--;
-		break;
-	case KEY_DOWN: case 'j':
-		if (a->menu_sel + 1 < a->catalog.n)
-			a->menu_sel++;
-		break;
-	case KEY_HOME: case 'g':
-		a->menu_sel = 0;
-		break;
-	case KEY_END: case 'G':
-		a->menu_sel = a->catalog.n > 0 ? a->catalog.n - 1 : 0;
-		break;
-	case KEY_PPAGE:
-		a->menu_sel = a->menu_sel > 10 ? a->menu_sel - 10 : 0;
-		break;
-	case KEY_NPAGE:
-		a->menu_sel = a->menu_sel + 10 < a->catalog.n ? a->menu_sel + 10 : a->catalog.n > 0 ? a->catalog.n - 1 : 0;
-		break;
+	case KEY_UP: case 'k': menu_select(a, a->menu_sel - 1); break;
+	case KEY_DOWN: case 'j': menu_select(a, a->menu_sel + 1); break;
+	case KEY_HOME: case 'g': menu_select(a, 0); break;
+	case KEY_END: case 'G': menu_select(a, a->catalog.n - 1); break;
+	case KEY_PPAGE: menu_select(a, a->menu_sel - 10); break;
+	case KEY_NPAGE: menu_select(a, a->menu_sel + 10); break;
 	case '\n': case KEY_ENTER: case KEY_RIGHT: case ' ':
 		a->open_request = a->menu_sel + 1;	/* app.c opens it */
 		break;
