@@ -3,6 +3,7 @@
  * (build/qkv-unit) cannot start qkv. Every wait polls for its condition up
  * to system_wait_ms(); none sleeps for a fixed time in place of a check. */
 #include "system.h"
+#include "core/utf8.h"
 
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -541,4 +542,42 @@ char *tmux_see_gone(const char *session, const char *gone)
 	char *s = tmux_wait_without(session, gone);
 	cr_assert(!strstr(s, gone), "still shown: %s\n%s", gone, s);
 	return s;
+}
+
+/* ---- columns on a captured screen --------------------------------------------- */
+
+/* The terminal column where want begins on the first line of screen s that
+ * holds it (a wide character takes two), or -1. */
+int screen_column(const char *s, const char *want)
+{
+	const char *at = strstr(s, want);
+	if (!at)
+		return -1;
+	const char *l = at;
+	while (l > s && l[-1] != '\n')
+		l--;
+	return utf8_width_n(l, (size_t)(at - l));
+}
+
+/* The column of the caret of error msg: beside it, or on the line above
+ * it; -1 when neither has one. */
+int screen_caret_column(const char *s, const char *msg)
+{
+	char beside[256];
+	snprintf(beside, sizeof beside, "^ %s", msg);
+	if (strstr(s, beside))
+		return screen_column(s, beside);
+	const char *m = strstr(s, msg);
+	if (!m)
+		return -1;
+	const char *line = m;
+	while (line > s && line[-1] != '\n')
+		line--;
+	if (line == s)
+		return -1;
+	const char *prev = line - 1;
+	while (prev > s && prev[-1] != '\n')
+		prev--;
+	const char *caret = memchr(prev, '^', (size_t)(line - prev));
+	return caret ? utf8_width_n(prev, (size_t)(caret - prev)) : -1;
 }

@@ -97,6 +97,13 @@ char *tmux_wait_without(const char *session, const char *gone);
  * asserts only on what it waited for. Returns that screen or the last one. */
 char *tmux_wait_moving(const char *session, const char *const *want);
 
+/* The terminal column (0-based) where want begins on the first line of a
+ * captured screen s that holds it (a wide character takes two), or -1. */
+int screen_column(const char *s, const char *want);
+/* The column of the caret of error msg on screen s: beside it ("^ msg"),
+ * or on the line above it; -1 when neither has one. */
+int screen_caret_column(const char *s, const char *msg);
+
 /* The pid of qkv (the program qkv_binary() names) running in the session's
  * pane, as a child of its shell or of strace; waits for it to start;
  * -1 when it never does. */

@@ -283,35 +283,13 @@ Test(export_ui, the_status_line_should_name_E_in_a_compare_view, .fini = finish,
 
 /* ---- the full screen's prompt: :export and e ------------------------------------------------- */
 
-/* The column (0-based) of the caret on the line above the one holding
- * msg in screen s, or -1. */
-static int caret_col_above(const char *s, const char *msg)
-{
-	const char *m = strstr(s, msg);
-	if (!m)
-		return -1;
-	/* the caret is on msg's line (beside it) or on the line before */
-	const char *line = m;
-	while (line > s && line[-1] != '\n')
-		line--;
-	const char *caret = memchr(line, '^', (size_t)(m - line));
-	if (!caret && line > s) {
-		const char *prev = line - 1;
-		while (prev > s && prev[-1] != '\n')
-			prev--;
-		caret = memchr(prev, '^', (size_t)(line - prev));
-		line = prev;
-	}
-	return caret ? (int)(caret - line) : -1;
-}
-
 /* At the prompt: types line, which fails with msg and a caret under its
  * column col (1-based), then clears the line (it stays in the input). */
 static void prompt_error(const char *line, const char *msg, int col)
 {
 	tmux_line(session, line);
 	char *s = tmux_see(session, msg);
-	cr_assert_eq(caret_col_above(s, msg), 4 + col - 1, "the caret of %s:\n%s", line, s);
+	cr_assert_eq(screen_caret_column(s, msg), 4 + col - 1, "the caret of %s:\n%s", line, s);
 	free(s);
 	tmux_keys(session, "C-u");
 }

@@ -4,7 +4,6 @@
  * :save writes a lesson that check and run reproduce; a killed save leaves
  * the old file whole; an exercise answered wrong, then right, is marked. */
 #include "system.h"
-#include "core/utf8.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -89,42 +88,6 @@ Test(prompt, a_bad_line_should_show_a_caret_and_keep_the_workspace, .fini = fini
 	free(s);
 }
 
-/* The terminal column where want begins on the first line of screen s that
- * holds it (a wide character takes two), or -1. */
-static int screen_col(const char *s, const char *want)
-{
-	const char *at = strstr(s, want);
-	if (!at)
-		return -1;
-	const char *l = at;
-	while (l > s && l[-1] != '\n')
-		l--;
-	return utf8_width_n(l, (size_t)(at - l));
-}
-
-/* The column of the caret of error msg: beside it, or on the line above
- * it; -1 when neither has one. */
-static int caret_col(const char *s, const char *msg)
-{
-	char beside[256];
-	snprintf(beside, sizeof beside, "^ %s", msg);
-	if (strstr(s, beside))
-		return screen_col(s, beside);
-	const char *m = strstr(s, msg);
-	if (!m)
-		return -1;
-	const char *line = m;
-	while (line > s && line[-1] != '\n')
-		line--;
-	if (line == s)
-		return -1;
-	const char *prev = line - 1;
-	while (prev > s && prev[-1] != '\n')
-		prev--;
-	const char *caret = memchr(prev, '^', (size_t)(line - prev));
-	return caret ? utf8_width_n(prev, (size_t)(caret - prev)) : -1;
-}
-
 /* A line wider than the screen scrolls sideways to keep the cursor in
  * view; after Enter the caret stands under the mistake as the line is
  * shown. Where the mistake would be scrolled out of view with the cursor
@@ -146,9 +109,9 @@ Test(prompt, a_long_line_should_put_the_caret_under_its_mistake_as_shown, .fini 
 	tmux_line(session, line);
 	const char *msg = "name 'qq' is not defined";
 	char *s = tmux_see(session, msg);
-	int qq = screen_col(s, "qq + 26 + 27");
+	int qq = screen_column(s, "qq + 26 + 27");
 	cr_assert(qq >= 0 && qq < 80 && !strstr(s, ">>> w = 1 + 1"), "scrolled to the end: %s", s);
-	cr_assert_eq(caret_col(s, msg), qq, "the caret not under qq (column %d):\n%s", qq, s);
+	cr_assert_eq(screen_caret_column(s, msg), qq, "the caret not under qq (column %d):\n%s", qq, s);
 	free(s);
 	/* Ctrl-U: no caret under the empty line; the message as the last one's */
 	tmux_keys(session, "C-u");
@@ -165,8 +128,8 @@ Test(prompt, a_long_line_should_put_the_caret_under_its_mistake_as_shown, .fini 
 	tmux_keys(session, "Enter");
 	s = tmux_see(session, msg);
 	cr_assert(!strstr(s, "Last error"), "%s", s);
-	cr_assert_eq(screen_col(s, ">>> w = 1 + qq + 2"), 0, "%s", s);
-	cr_assert_eq(caret_col(s, msg), 12, "%s", s);
+	cr_assert_eq(screen_column(s, ">>> w = 1 + qq + 2"), 0, "%s", s);
+	cr_assert_eq(screen_caret_column(s, msg), 12, "%s", s);
 	free(s);
 	tmux_type(session, "x");	/* typed at the cursor: before the mistake */
 	s = tmux_see(session, ">>> w = 1 + xqq");
@@ -174,7 +137,7 @@ Test(prompt, a_long_line_should_put_the_caret_under_its_mistake_as_shown, .fini 
 	free(s);
 	tmux_keys(session, "BSpace");	/* the input as it failed again: its caret */
 	s = tmux_see_gone(session, "Last error");
-	cr_assert_eq(caret_col(s, msg), 12, "%s", s);
+	cr_assert_eq(screen_caret_column(s, msg), 12, "%s", s);
 	free(s);
 	/* Ctrl-E (end of line) scrolls the mistake out of view: no caret where it is not */
 	tmux_keys(session, "C-e");
@@ -183,7 +146,7 @@ Test(prompt, a_long_line_should_put_the_caret_under_its_mistake_as_shown, .fini 
 	free(s);
 	tmux_keys(session, "C-a");
 	s = tmux_see(session, ">>> w = 1 + qq");
-	cr_assert_eq(caret_col(s, msg), 12, "%s", s);
+	cr_assert_eq(screen_caret_column(s, msg), 12, "%s", s);
 	free(s);
 	/* the next statement ends the error */
 	tmux_keys(session, "C-e C-u");
@@ -201,9 +164,9 @@ Test(prompt, the_caret_should_stand_under_a_mistake_after_wide_characters, .fini
 	free(tmux_see(session, ">>>"));
 	tmux_line(session, "x = \"\u65e5\u672c\u8a9e\" + qq");
 	char *s = tmux_see(session, "name 'qq' is not defined");
-	int qq = screen_col(s, "qq\n");
+	int qq = screen_column(s, "qq\n");
 	cr_assert_eq(qq, 19, "%s", s);
-	cr_assert_eq(caret_col(s, "name 'qq' is not defined"), qq, "%s", s);
+	cr_assert_eq(screen_caret_column(s, "name 'qq' is not defined"), qq, "%s", s);
 	free(s);
 }
 
