@@ -890,13 +890,10 @@ static struct value *py_print(struct call *c, struct qkv_error *err)
 	for (int i = 0; i < c->nargs; i++) {
 		if (i)
 			strbuf_puts(&sb, sep);
-		int rc = class_text(c->I, c->arg_nodes[i], c->args[i], false, &sb, err);
-		if (rc < 0) {
+		if (runtime_text(c->I, c->arg_nodes[i], c->args[i], false, &sb, err) < 0) {
 			strbuf_free(&sb);
 			return NULL;
 		}
-		if (rc == 0)
-			value_str_of(&sb, c->args[i]);
 	}
 	strbuf_puts(&sb, end);
 	/* the lines up to the last newline are shown now (without it); what
@@ -1076,13 +1073,10 @@ static struct value *py_str(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	int rc = a.v[0] ? class_text(c->I, c->node, a.v[0], false, &sb, err) : 0;
-	if (rc < 0) {
+	if (a.v[0] && runtime_text(c->I, c->node, a.v[0], false, &sb, err) < 0) {
 		strbuf_free(&sb);
 		return args_fail(&a);
 	}
-	if (a.v[0] && rc == 0)
-		value_str_of(&sb, a.v[0]);
 	return text_result(c, &a, &sb, err);
 }
 
@@ -1093,13 +1087,10 @@ static struct value *py_repr(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	int rc = class_text(c->I, c->node, a.v[0], true, &sb, err);
-	if (rc < 0) {
+	if (runtime_text(c->I, c->node, a.v[0], true, &sb, err) < 0) {
 		strbuf_free(&sb);
 		return args_fail(&a);
 	}
-	if (rc == 0)
-		value_repr(&sb, a.v[0]);
 	return text_result(c, &a, &sb, err);
 }
 

@@ -1171,13 +1171,7 @@ static struct value *str_format(struct call *c, struct qkv_error *err)
 					 "KeyError: '%s'" : "IndexError: Replacement index %s out of range for positional "
 					 "args tuple", field[0] ? field : "0"), NULL;
 		}
-		int rc = 0;
-		if (conv == 'r')
-			value_repr(&sb, v);
-		else if (conv == 's')
-			value_str_of(&sb, v);
-		else
-			rc = value_format_field(&sb, v, spec, err);
+		int rc = runtime_format_field(c->I, c->node, &sb, v, conv == 'r' || conv == 's' ? conv : 0, spec, err);
 		if (rc == 0)
 			rc = value_check_str((int64_t)sb.len, err);
 		if (rc < 0) {

@@ -129,6 +129,8 @@ overflow:
 
 struct value *eval_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err)
 {
+	if (op == OP_MOD && a->kind == V_STR)
+		return runtime_percent(I, a->str, b, err);
 	bool ta = a->kind == V_TENSOR, tb = b->kind == V_TENSOR;
 	if (ta || tb) {
 		if ((!ta && !value_is_number(a)) || (!tb && !value_is_number(b)))
@@ -523,18 +525,9 @@ static struct value *eval_fstring(struct interp *I, const struct node *n, struct
 		struct value *v = eval_expr(I, k->kids[0], err);
 		if (!v)
 			goto fail;
-		int rc = 0;
-		if (k->op == 'r' || k->op == 's') {	/* the conversion, then the spec on its text: {x!r:>8} */
-			struct strbuf conv;
-			strbuf_init(&conv);
-			if (k->op == 'r')
-				value_repr(&conv, v);
-			else
-				value_str_of(&conv, v);
-			value_unref(v);
-			v = value_str_take(strbuf_detach(&conv));
-		}
-		rc = value_format_field(&sb, v, k->str, err);
+		/* the conversion, then the spec on its text: {x!r:>8} */
+		int rc = runtime_format_field(I, k->kids[0], &sb, v, k->op == 'r' || k->op == 's' ? (char)k->op : 0, k->str,
+					      err);
 		value_unref(v);
 		if (rc < 0) {
 			error_locate(err, k->line, k->col);

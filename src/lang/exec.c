@@ -425,32 +425,35 @@ static int exec_assert(struct interp *I, const struct node *n, struct qkv_error 
 		return -1;
 	struct strbuf sb;
 	strbuf_init(&sb);
-	value_str_of(&sb, m);
+	int rc = runtime_text(I, n->kids[1], m, false, &sb, err);
 	value_unref(m);
-	error_set(err, n->line, n->col, "AssertionError: %s", sb.s);
+	if (rc == 0)
+		error_set(err, n->line, n->col, "AssertionError: %s", sb.s);
 	strbuf_free(&sb);
 	return -1;
 }
 
-/* Shows a top-level expression's value (as a notebook cell does). */
-static void echo(struct interp *I, struct value *v)
+/* Shows a top-level expression's value (as a notebook cell does): 0, or -1
+ * with err when a __repr__ fails. */
+static int echo(struct interp *I, const struct node *at, struct value *v, struct qkv_error *err)
 {
 	if (v->kind == V_NONE)
-		return;
+		return 0;
 	interp_flush_print(I);
 	if (I->emit) {
 		struct strbuf sb;
 		strbuf_init(&sb);
-		struct qkv_error e;
-		if (class_text(I, NULL, v, true, &sb, &e) <= 0) {
-			strbuf_reset(&sb);
-			value_repr(&sb, v);
+		if (runtime_text(I, at, v, true, &sb, err) < 0) {
+			strbuf_free(&sb);
+			error_locate(err, at->line, at->col);
+			return -1;
 		}
 		I->emit(I->udata, v, sb.s);
 		strbuf_free(&sb);
 	}
 	if (I->observe)
 		I->observe(I->observe_udata, v);
+	return 0;
 }
 
 static int exec_augassign(struct interp *I, const struct node *n, struct qkv_error *err)
@@ -527,10 +530,9 @@ int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *err)
 		v = eval_expr(I, n->kids[0], err);
 		if (!v)
 			return -1;
-		if (top)
-			echo(I, v);
+		rc = top ? echo(I, n->kids[0], v, err) : 0;
 		value_unref(v);
-		return 0;
+		return rc;
 	case N_ASSIGN:
 		v = eval_expr(I, n->kids[1], err);
 		if (!v)

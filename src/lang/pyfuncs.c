@@ -549,7 +549,7 @@ static struct value *py_format(struct call *c, struct qkv_error *err)
 	struct strbuf sb;
 	strbuf_init(&sb);
 	strbuf_puts(&sb, "");
-	if (value_format_field(&sb, a.v[0], a.v[1] ? a.v[1]->str : NULL, err) < 0) {
+	if (runtime_format_field(c->I, c->node, &sb, a.v[0], 0, a.v[1] ? a.v[1]->str : NULL, err) < 0) {
 		strbuf_free(&sb);
 		return args_error(err, c, &a, 1, "%s", err->msg), args_fail(&a);
 	}

@@ -254,6 +254,20 @@ int class_call_dunder(struct interp *I, const struct node *at, struct value *sel
 /* str()/repr() through __str__/__repr__: 1 written to out, 0 not defined, -1 with err. */
 int class_text(struct interp *I, const struct node *at, struct value *v, bool repr, struct strbuf *out,
 	       struct qkv_error *err);
+/* str(v) (repr false) or repr(v) written to out, through the __str__ and
+ * __repr__ of user classes, v's own and those of the instances inside it
+ * (a list's items show their __repr__): 0, or -1 with err and out as it was. */
+int runtime_text(struct interp *I, const struct node *at, struct value *v, bool repr, struct strbuf *out,
+		 struct qkv_error *err);
+/* One field of an f-string or str.format: conversion conv ('r', 's' or 0)
+ * then format spec (NULL or "" for none) applied to v, written to out: 0, or
+ * -1 with err. An empty spec gives str(v), through user classes' __str__. */
+int runtime_format_field(struct interp *I, const struct node *at, struct strbuf *out, struct value *v, char conv,
+			 const char *spec, struct qkv_error *err);
+/* fmt % args, printf-style, as CPython 3.11 (%s %r %a %d %i %u %o %x %X %e
+ * %E %f %F %g %G %c %%, flags, * widths, %(key)s from a mapping): a new str,
+ * or NULL with err (no place). */
+struct value *runtime_percent(struct interp *I, const char *fmt, struct value *args, struct qkv_error *err);
 /* isinstance(v, cls) for classes (user and nn) */
 bool class_isinstance(const struct value *v, const struct value *cls);
 /* Whether an attribute name may be read or set at all (the sandbox). */

@@ -987,8 +987,20 @@ static void module_repr(struct strbuf *out, const struct value *v)
 	strbuf_putc(out, ')');
 }
 
+/* The hook of the value_text call under way (NULL: none), and whether it
+ * has failed: from then on the text is thrown away, so it is not asked again. */
+static _Thread_local const struct value_text_hook *text_hook;
+static _Thread_local bool text_hook_failed;
+
 static void repr_nested(struct strbuf *out, const struct value *v)
 {
+	if (v->kind == V_INSTANCE && text_hook && !text_hook_failed) {
+		int rc = text_hook->fn(text_hook->ctx, out, v);
+		if (rc != 0) {
+			text_hook_failed = rc < 0;
+			return;
+		}
+	}
 	bool container = v->kind == V_LIST || v->kind == V_DICT || v->kind == V_SET || v->kind == V_TUPLE ||
 			 v->kind == V_INSTANCE;
 	if (container) {
@@ -1100,6 +1112,22 @@ static void repr_plain(struct strbuf *out, const struct value *v)
 	case V_SUPER: strbuf_printf(out, "<super: <class '%s'>>", v->cls->name); break;
 	case V_GRADFN: strbuf_printf(out, "<%s object>", v->str); break;	/* torch adds " at 0x..." */
 	}
+}
+
+int value_text(struct strbuf *out, const struct value *v, bool repr, const struct value_text_hook *hook)
+{
+	const struct value_text_hook *saved = text_hook;
+	bool saved_failed = text_hook_failed;
+	text_hook = hook;
+	text_hook_failed = false;
+	if (repr)
+		value_repr(out, v);
+	else
+		value_str_of(out, v);
+	bool failed = text_hook_failed;
+	text_hook = saved;
+	text_hook_failed = saved_failed;
+	return failed ? -1 : 0;
 }
 
 void value_str_of(struct strbuf *out, const struct value *v)
@@ -1217,7 +1245,10 @@ int value_format_field(struct strbuf *out, const struct value *v, const char *sp
 			rc = 0;
 		}
 	}
-	if (rc < 0)
+	if (rc < 0 && (value_is_number(v) || v->kind == V_STR || (v->kind == V_TENSOR && v->t->ndim == 0)))
 		return error_set(err, 0, 0, "format spec '%s' is not supported for %s", spec, value_type_name(v));
+	if (rc < 0)	/* object.__format__ takes no spec */
+		return error_set(err, 0, 0, "TypeError: unsupported format string passed to %s.__format__",
+				 v->kind == V_TENSOR && v->t->flavor == FLAVOR_NUMPY ? "numpy.ndarray" : value_type_name(v));
 	return 0;
 }

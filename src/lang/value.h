@@ -266,5 +266,16 @@ void value_each_child(struct value *v, void (*fn)(struct value *child, void *uda
 void value_repr(struct strbuf *out, const struct value *v);
 /* str(v) as print(v) shows it */
 void value_str_of(struct strbuf *out, const struct value *v);
+/* How the text of a value reaches the __repr__ and __str__ of user classes
+ * (lang/class.c), which value.c cannot call: fn writes the text of instance v
+ * and returns 1, returns 0 for value.c's own, or -1 on an error it keeps. */
+struct value_text_hook {
+	int (*fn)(void *ctx, struct strbuf *out, const struct value *v);
+	void *ctx;
+};
+/* repr(v) (repr) or str(v), hook asked for v when it is an instance and for
+ * each instance inside it (a list's items are their repr); -1 when the hook
+ * failed (out then holds part of the text, to be thrown away). */
+int value_text(struct strbuf *out, const struct value *v, bool repr, const struct value_text_hook *hook);
 
 #endif
