@@ -407,15 +407,41 @@ static void append_lesson_code(const struct lesson *l, struct strbuf *code)
 	}
 }
 
-int save_load_code(const char *path, struct strbuf *code, struct qkv_error *err)
+bool save_code_origin(const struct lesson *l, int line, int *step, int *k)
+{
+	for (int i = 0; i < l->nsteps && line >= 1; i++) {
+		if (!*l->steps[i].code)
+			continue;
+		if (line <= l->steps[i].nlines) {
+			*step = i;
+			*k = line - 1;
+			return true;
+		}
+		line -= l->steps[i].nlines;
+	}
+	return false;
+}
+
+/* The lesson to *lesson when the caller wants it, else freed. */
+static void keep_or_free(struct lesson *l, struct lesson **lesson)
+{
+	if (lesson)
+		*lesson = l;
+	else
+		lesson_free(l);
+}
+
+int save_load_code(const char *path, struct strbuf *code, struct lesson **lesson, struct qkv_error *err)
 {
 	struct lesson *l = NULL;
+	if (lesson)
+		*lesson = NULL;
 	if (ends_with_json(path)) {
 		l = lesson_load_file(path, NULL, NULL, err);
 		if (!l)
 			return -1;
 		append_lesson_code(l, code);
-		lesson_free(l);
+		keep_or_free(l, lesson);
 		return 0;
 	}
 	size_t len;
@@ -429,7 +455,7 @@ int save_load_code(const char *path, struct strbuf *code, struct qkv_error *err)
 		if (!l)
 			return -1;
 		append_lesson_code(l, code);
-		lesson_free(l);
+		keep_or_free(l, lesson);
 		return 0;
 	}
 	if (memchr(text, 0, len)) {

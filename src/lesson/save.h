@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 struct interp;
+struct lesson;
 
 /* At most this many heatmaps in a saved lesson, and the largest tensor whose
  * values are written out element by element (larger ones, and any beyond
@@ -47,7 +48,11 @@ int save_write_lesson(const char *path, bool overwrite, const char *title, const
  * any other file is taken as statements, as it is. Returns 0, or -1 with
  * err->msg when the file cannot be read, is not text, or is not a valid
  * lesson (the loader's "FILE:LINE:COL: PATH: message"); code is then
- * unchanged. */
-int save_load_code(const char *path, struct strbuf *code, struct qkv_error *err);
+ * unchanged. With lesson not NULL, *lesson is the lesson loaded (the
+ * caller frees it), or NULL for a file of statements or a failure. */
+int save_load_code(const char *path, struct strbuf *code, struct lesson **lesson, struct qkv_error *err);
+/* Where line `line` (from 1) of save_load_code's text of lesson l comes
+ * from: true with the step's index and the line's index in its code. */
+bool save_code_origin(const struct lesson *l, int line, int *step, int *k);
 
 #endif

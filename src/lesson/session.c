@@ -401,17 +401,28 @@ int session_save(struct session *s, const char *path, bool overwrite, const char
 int session_load(struct session *s, const char *path, struct qkv_error *err)
 {
 	struct strbuf code;
+	struct lesson *l;
 	strbuf_init(&code);
-	if (save_load_code(path, &code, err) < 0) {
+	if (save_load_code(path, &code, &l, err) < 0) {
 		strbuf_free(&code);
 		return -1;
 	}
 	struct qkv_error e;
 	enum session_status st = session_run(s, code.s ? code.s : "", code.len, 1, SESSION_ATOMIC, &e);
 	strbuf_free(&code);
-	if (st == SESSION_OK)
-		return 0;
-	return error_set(err, e.line, e.col, "%.150s:%d:%d: %s", path, e.line, e.col, e.msg);
+	int rc = 0, step, k;
+	if (st != SESSION_OK && l && save_code_origin(l, e.line, &step, &k)) {
+		/* a lesson's statement: its place in the JSON file, named as qkv check does */
+		const struct step *sp = &l->steps[step];
+		struct loc at = lesson_code_loc(l, sp->lines, sp->nlines, k, e.col);
+		rc = error_set(err, at.line, at.col, "%.150s:%d:%d: %s.code[%d]: %s", l->name, at.line, at.col, sp->path,
+			       k, e.msg);
+	} else if (st != SESSION_OK) {
+		rc = error_set(err, e.line, e.col, "%.150s:%d:%d: %s", path, e.line, e.col, e.msg);
+	}
+	if (l)
+		lesson_free(l);
+	return rc;
 }
 
 /* ---- exercises -------------------------------------------------------------------------- */

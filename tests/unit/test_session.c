@@ -408,7 +408,7 @@ Test(session, loading_a_saved_session_should_recreate_its_tensors_in_a_fresh_wor
 	struct qkv_error err;
 	struct strbuf code;
 	strbuf_init(&code);
-	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, NULL, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "torch.manual_seed(0); X = [1 2; 3 4]\nW = torch.softmax(X @ X.T, dim=-1)\n"
 			 "R = torch.randn(3, 3)\nW\nR");
 	struct interp *fresh = interp_new(KERNEL_SIMD);
@@ -433,13 +433,13 @@ Test(session, loading_a_lesson_of_several_steps_should_give_their_code_in_order)
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, NULL, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "X = [1 0; 0 1; 1 1]\nS = X @ X.T\nW = torch.softmax(S, dim=-1)");
 	/* the same lesson under another name is recognised by its '{' */
 	char *other = fixture_in_dir("two-steps.txt");
 	cr_assert_eq(rename(path, other), 0);
 	strbuf_reset(&code);
-	cr_assert_eq(save_load_code(other, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(other, &code, NULL, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, "X = [1 0; 0 1; 1 1]\nS = X @ X.T\nW = torch.softmax(S, dim=-1)");
 	strbuf_free(&code);
 	free(other);
@@ -454,7 +454,7 @@ Test(session, loading_a_statement_file_should_give_its_text_as_it_is)
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, NULL, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(code.s, text);
 	strbuf_free(&code);
 	free(path);
@@ -477,7 +477,7 @@ Test(session, loading_a_broken_lesson_should_give_the_loaders_file_line_and_colu
 	struct strbuf code;
 	strbuf_init(&code);
 	struct qkv_error err;
-	cr_assert_eq(save_load_code(path, &code, &err), -1);
+	cr_assert_eq(save_load_code(path, &code, NULL, &err), -1);
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(code.len, 0);
 	strbuf_free(&code);
@@ -490,17 +490,17 @@ Test(session, loading_a_missing_file_a_directory_or_a_binary_file_should_say_whi
 	strbuf_init(&code);
 	struct qkv_error err;
 	char *missing = fixture_in_dir("missing.qkv"), want[256];
-	cr_assert_eq(save_load_code(missing, &code, &err), -1);
+	cr_assert_eq(save_load_code(missing, &code, NULL, &err), -1);
 	snprintf(want, sizeof want, "%s: No such file or directory", missing);
 	cr_assert_str_eq(err.msg, want);
-	cr_assert_eq(save_load_code(fixture_dir, &code, &err), -1);
+	cr_assert_eq(save_load_code(fixture_dir, &code, NULL, &err), -1);
 	snprintf(want, sizeof want, "%s: is a directory, not a file to load", fixture_dir);
 	cr_assert_str_eq(err.msg, want);
 	char *binary = fixture_in_dir("data.bin");
 	FILE *f = fopen(binary, "wb");
 	fwrite("X = 1\0\x01\x02", 1, 8, f);
 	fclose(f);
-	cr_assert_eq(save_load_code(binary, &code, &err), -1);
+	cr_assert_eq(save_load_code(binary, &code, NULL, &err), -1);
 	snprintf(want, sizeof want, "%s: holds a NUL byte; only text files of statements can be loaded", binary);
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(code.len, 0);
@@ -529,7 +529,7 @@ Test(session, blocks_typed_should_save_whole_and_load_to_the_same_tensors)
 	lesson_free(l);
 	struct strbuf code;
 	strbuf_init(&code);
-	cr_assert_eq(save_load_code(path, &code, &err), 0, "%s", err.msg);
+	cr_assert_eq(save_load_code(path, &code, NULL, &err), 0, "%s", err.msg);
 	struct interp *fresh = interp_new(KERNEL_SIMD);
 	cr_assert_eq(interp_run(fresh, code.s, code.len, 1, INTERP_PER_STATEMENT, &err), INTERP_OK, "%s", err.msg);
 	assert_same_tensor(I, fresh, "acc");

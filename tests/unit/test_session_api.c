@@ -613,6 +613,20 @@ Test(session_api, save_should_write_the_code_before_then_the_statements_typed_an
 	cr_assert_eq(err.line, 2);
 	cr_assert_eq(err.col, 9);
 	cr_assert_not(has_name(t, "a"), ":load is atomic");
+
+	/* in a lesson, the statement's place in the JSON file, named as qkv check names it */
+	f = fopen(bad, "w");
+	fputs("{\"format\": 1, \"id\": \"l\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+	      "  {\"title\": \"a\", \"text\": \"x\", \"code\": [\"a = 1\"]},\n"
+	      "  {\"title\": \"b\", \"text\": \"x\", \"code\": [\"b = 2\",\n"
+	      "                                         \"c = '\\u00e9' + nope\"]}]}\n", f);
+	fclose(f);
+	cr_assert_eq(session_load(t, bad, &err), -1);
+	snprintf(want, sizeof want, "%s:4:58: steps[1].code[1]: name 'nope' is not defined", bad);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(err.line, 4);
+	cr_assert_eq(err.col, 58);
+	cr_assert_not(has_name(t, "b"), ":load is atomic");
 	snprintf(want, sizeof want, "%s/missing.qkv", dir);
 	cr_assert_eq(session_load(t, want, &err), -1);
 	cr_assert(strstr(err.msg, "missing.qkv"), "%s", err.msg);
