@@ -6,11 +6,13 @@
 #include "core/ops_private.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* How a reduction over dim (every element when all, or when t is 0-d) sees
  * t: (outer, n, inner), and the shape of its result (keepdim as in torch). */
 struct reduction {
 	bool all;
+	int dim;	/* (not all) the dim reduced, from 0 */
 	int64_t outer, n, inner;
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
@@ -24,6 +26,7 @@ static int reduction_of(const struct tensor *t, bool all, int dim, bool keepdim,
 		return -1;
 	all = all || t->ndim == 0;
 	r->all = all;
+	r->dim = all ? 0 : dim;
 	r->outer = 1;
 	r->n = tensor_numel(t);
 	r->inner = 1;
@@ -42,6 +45,32 @@ static int reduction_of(const struct tensor *t, bool all, int dim, bool keepdim,
 			r->shape[r->ndim++] = 1;
 	}
 	return 0;
+}
+
+/* torch and numpy sum in memory order: the order of t's dims by stride,
+ * largest first (perm[i]: the dim of t at place i; stable). Whether it is
+ * t's own order. */
+static bool memory_order(const struct tensor *t, int *perm)
+{
+	bool same = true;
+	for (int i = 0; i < t->ndim; i++) {
+		int j = i;
+		for (; j > 0 && llabs(t->strides[perm[j - 1]]) < llabs(t->strides[i]); j--)
+			perm[j] = perm[j - 1];
+		perm[j] = i;
+		same = same && j == i;
+	}
+	return same;
+}
+
+/* Whether NumPy's sum along dim is pairwise: dim is t's innermost in
+ * memory (no other dim of more than one element has a smaller stride). */
+static bool numpy_innermost(const struct tensor *t, int dim)
+{
+	for (int i = 0; i < t->ndim; i++)
+		if (i != dim && t->shape[i] > 1 && llabs(t->strides[i]) < llabs(t->strides[dim]))
+			return false;
+	return true;
 }
 
 /* REDUCE_ARGMAX / REDUCE_ARGMIN over rs (see enum reduce_op). */
@@ -66,6 +95,32 @@ static struct tensor *argreduce(struct tensor *t, const struct reduction *rs, bo
 			y[o * inner + in] = best;
 		}
 	}
+	tensor_unref(c);
+	return out;
+}
+
+/* A float sum or mean of a t whose dims are not in memory order (a
+ * transpose: perm from memory_order): computed on the view in memory order,
+ * so that its additions come in the order torch's and numpy's do, then put
+ * back in t's order. */
+static struct tensor *reduce_in_memory_order(const struct ops_ctx *ctx, struct tensor *t,
+					     const struct reduction *rs, const int *perm, enum reduce_op op,
+					     struct qkv_error *err)
+{
+	int inv[TENSOR_MAX_DIMS], vdim = 0;
+	for (int i = 0; i < t->ndim; i++) {
+		inv[perm[i]] = i;
+		if (perm[i] == rs->dim)
+			vdim = i;
+	}
+	struct tensor *v = ops_permute(t, perm, t->ndim, err);
+	struct tensor *r = v ? ops_reduce(ctx, v, rs->all, vdim, true, op, err) : NULL;	/* v's dims, vdim kept as 1 */
+	struct tensor *back = r ? ops_permute(r, inv, r->ndim, err) : NULL;
+	struct tensor *c = back ? ops_contiguous(back) : NULL;
+	struct tensor *out = c ? ops_reshape(ctx, c, rs->ndim, rs->shape, err) : NULL;
+	tensor_unref(v);
+	tensor_unref(r);
+	tensor_unref(back);
 	tensor_unref(c);
 	return out;
 }
@@ -107,6 +162,9 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	enum dtype cd = compute_dtype(rd);
 	if (cd == DT_I64 && op == REDUCE_MEAN)
 		cd = DT_F64;
+	int perm[TENSOR_MAX_DIMS];
+	if (op <= REDUCE_MEAN && cd != DT_I64 && !memory_order(t, perm))
+		return reduce_in_memory_order(ctx, t, &rs, perm, op, err);
 	struct tensor *c = contig_as(t, cd);
 	struct tensor *out = tensor_new(cd, t->flavor, rs.ndim, rs.shape);
 	void *po = out->storage->data;
@@ -154,8 +212,13 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 				ew_unary_f64(po, po, outer * inner, EW_NEG);
 		}
 	} else {
-		if (cd == DT_F32)
+		bool numpy = t->flavor == FLAVOR_NUMPY, pairwise = rs.all || numpy_innermost(t, rs.dim);
+		if (cd == DT_F32 && numpy)
+			sum_dim_numpy_f32(po, pi, outer, n, inner, pairwise);
+		else if (cd == DT_F32)
 			sum_dim_f32(po, pi, outer, n, inner);
+		else if (numpy)
+			sum_dim_numpy_f64(po, pi, outer, n, inner, pairwise);
 		else
 			sum_dim_f64(po, pi, outer, n, inner);
 		if (op == REDUCE_MEAN) {

@@ -211,9 +211,14 @@ void tri_zero(void *x, size_t elsize, int64_t batch, int64_t rows, int64_t cols,
 
 /* ---- reductions ---------------------------------------------------------
  * in is (outer, n, inner) contiguous, out is (outer, inner): out = sum over n
- * (float32 in float, in PyTorch 1.13's cascade order, bit for bit: see reduce.c). */
+ * in the element type, in PyTorch 1.13's cascade order (sum_dim) or in NumPy
+ * 1.24's pairwise order (sum_dim_numpy), bit for bit: see sum_tmpl.h. */
 void sum_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner);
 void sum_dim_f64(double *out, const double *in, int64_t outer, int64_t n, int64_t inner);
+/* pairwise: the axis summed is the array's innermost in memory (numpy's
+ * order depends on it) */
+void sum_dim_numpy_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner, bool pairwise);
+void sum_dim_numpy_f64(double *out, const double *in, int64_t outer, int64_t n, int64_t inner, bool pairwise);
 void max_dim_f32(float *out, const float *in, int64_t outer, int64_t n, int64_t inner);
 void max_dim_f64(double *out, const double *in, int64_t outer, int64_t n, int64_t inner);
 

@@ -2008,6 +2008,37 @@ static void kcheck_sum_dim_should_sum_along_each_axis(void)
 	sum_dim_f32(out, in, 2, 0, 3);
 	for (int r = 0; r < 6; r++)
 		check(out[r] == 0, "empty [%d] = %g", r, out[r]);
+	/* numpy's order, pairwise down a strided axis or in order: the same whole sums */
+	for (int pairwise = 0; pairwise < 2; pairwise++) {
+		sum_dim_numpy_f32(out, in, 2, 3, 4, pairwise);
+		sum_dim_numpy_f64(outd, ind, 2, 3, 4, pairwise);
+		for (int i = 0; i < 2; i++)
+			for (int k = 0; k < 4; k++) {
+				double want = 3 * (100 * i + k) + 30;
+				check(out[i * 4 + k] == want && outd[i * 4 + k] == want, "numpy middle [%d][%d] = %g / %g, want %g",
+				      i, k, out[i * 4 + k], outd[i * 4 + k], want);
+			}
+	}
+	sum_dim_numpy_f32(out, in, 6, 4, 1, true);
+	for (int r = 0; r < 6; r++)
+		check(out[r] == 4 * in[r * 4] + 6, "numpy last [%d] = %g", r, out[r]);
+	sum_dim_numpy_f64(outd, ind, 1, 24, 1, true);
+	check(outd[0] == 3 * 4 * 100 + 2 * 4 * 30 + 2 * 3 * 6, "numpy all = %g", outd[0]);
+}
+
+/* numpy's pairwise order is not the order of the values: after 2^24 in
+ * float32 a 1 added alone is lost, ones added to each other first are not */
+static void kcheck_sum_dim_numpy_should_add_as_numpys_pairwise_sum(void)
+{
+	float x[16], out[1];
+	x[0] = 16777216.0f;	/* 2^24: adding 1 to it alone is lost */
+	for (int i = 1; i < 16; i++)
+		x[i] = 1.0f;
+	/* eight running sums: r0 = 2^24 (its 1 lost), r1..r7 = 2; ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)) */
+	sum_dim_numpy_f32(out, x, 1, 16, 1, true);
+	check(out[0] == 16777230.0f, "pairwise 16 = %.1f, want 16777230", out[0]);
+	sum_dim_numpy_f32(out, x, 1, 16, 1, false);
+	check(out[0] == 16777216.0f, "in order 16 = %.1f, want 16777216", out[0]);
 }
 
 static void kcheck_sum_dim_f32_should_round_in_float_like_torch(void)

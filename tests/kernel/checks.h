@@ -65,6 +65,7 @@
 	X(tri_zero_should_match_tril_and_triu, true) \
 	X(sum_dim_should_sum_along_each_axis, true) \
 	X(sum_dim_f32_should_round_in_float_like_torch, true) \
+	X(sum_dim_numpy_should_add_as_numpys_pairwise_sum, true) \
 	X(max_dim_should_find_the_maximum_and_propagate_nan, true) \
 	X(dot_should_follow_strides, true) \
 	X(dropout_should_scale_kept_and_zero_dropped, true)
