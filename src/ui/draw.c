@@ -258,33 +258,81 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 }
 
 /* Where draw_wrapped's lines go: line numbers skip .. skip + max_lines - 1
- * are drawn from y down, the others only counted. */
+ * are drawn from y down, the others only counted; the last of them is held
+ * (last, last_n) until it is known whether a line follows it. */
 struct wrapped {
 	int y, x, w, max_lines, skip;
 	int line;
+	const char *last;
+	size_t last_n;
 };
 
 static void put_wrapped_line(void *udata, const char *start, size_t n)
 {
 	struct wrapped *d = udata;
-	if (d->line >= d->skip && d->line - d->skip < d->max_lines)
-		term_put_n(d->y + d->line - d->skip, d->x, start, n, d->w);
+	int row = d->line - d->skip;
+	if (row == d->max_lines - 1) {
+		d->last = start;
+		d->last_n = n;
+	} else if (row >= 0 && row < d->max_lines) {
+		term_put_n(d->y + row, d->x, start, n, d->w);
+	}
 	d->line++;
 }
 
 /* Draws text word-wrapped to w columns (core/utf8's utf8_wrap: '\n' kept,
  * indents and the spaces between words kept, a word wider than w cut across
  * lines), its lines from skip on, at most max_lines of them (0: draws
- * nothing, only counts). Returns the number of lines the whole text takes. */
+ * nothing, only counts); the last one drawn ends in "…" when lines follow
+ * it that are not drawn. Returns the number of lines the whole text takes. */
 int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr)
 {
-	struct wrapped d = { y, x, w, max_lines, skip, 0 };
+	struct wrapped d = { y, x, w, max_lines, skip, 0, NULL, 0 };
 	char *drawn = term_text(text);	/* wrapped as drawn: ASCII twins may be wider */
 	attron(attr);
 	int n = utf8_wrap(drawn ? drawn : text, w, put_wrapped_line, &d);
+	if (d.last && n > skip + max_lines) {
+		/* cut here: the line's words that fit before "…" */
+		struct strbuf cut;
+		strbuf_init(&cut);
+		strbuf_putn(&cut, d.last, utf8_cut_n(d.last, d.last_n, w - 1, NULL));
+		strbuf_puts(&cut, "\u2026");
+		term_put(y + max_lines - 1, x, cut.s, w);
+		strbuf_free(&cut);
+	} else if (d.last) {
+		term_put_n(y + max_lines - 1, x, d.last, d.last_n, w);
+	}
 	attroff(attr);
 	free(drawn);
 	return n;
+}
+
+void draw_fit(int y, int x, const char *s, int w)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	term_fit(&b, s, w, 0);
+	if (b.s)
+		term_put(y, x, b.s, w);
+	strbuf_free(&b);
+}
+
+void draw_fit_parts(int y, int x, int w, const char *head, const char *mid, const char *tail)
+{
+	struct strbuf b;
+	strbuf_init(&b);
+	strbuf_printf(&b, "%s%s%s", head, mid, tail);
+	int room = w - term_width_of(head) - term_width_of(tail);
+	if (term_width_of(b.s) <= w || room < 8) {
+		draw_fit(y, x, b.s, w);
+	} else {
+		strbuf_reset(&b);
+		term_fit(&b, mid, room, 0);
+		term_put(y, x, head, w);
+		term_put(y, x + term_width_of(head), b.s, room);
+		term_put(y, x + term_width_of(head) + term_width_of(b.s), tail, w - term_width_of(head) - room);
+	}
+	strbuf_free(&b);
 }
 
 /* Draws text laid out by its writer (printed tensors, tables): its lines as

@@ -196,6 +196,12 @@ void term_box(int y, int x, int h, int w);
 void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int h_lines, int w, int cur_r,
 		  int cur_c, bool cursor, int zoom, bool big);
 int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr);
+/* Puts s at y, x: whole when it fits w columns, else cut with "…". */
+void draw_fit(int y, int x, const char *s, int w);
+/* Puts head, mid and tail one after the other at y, x in w columns: whole
+ * when they fit, else mid cut with "…" so that head and tail stay whole,
+ * while mid keeps 8 columns (else the three as one line, cut with "…"). */
+void draw_fit_parts(int y, int x, int w, const char *head, const char *mid, const char *tail);
 int draw_lines(const char *text, int y, int x, int w, int max_lines, int skip);
 
 /* menu.c */

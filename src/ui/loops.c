@@ -134,7 +134,7 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 	int under = h >= 20 ? 3 : 2;
 	draw_keys(a, an, !three, y + h - under, x, w);
 	if (under == 3)
-		term_put(y + h - 2, x, times, w);
+		draw_fit(y + h - 2, x, times, w);
 	draw_verdicts(v, under == 3 ? NULL : times, y + h - 1, x, w);
 	struct heatmap hv;	/* the scale of the result, for the matrices that hold it */
 	heatmap_build(&hv, v->t, NULL, 0, NULL, 0, NULL, 0, v->scale);

@@ -16,7 +16,7 @@ const char *loops_put_fitting(int y, int x, int w, const char *const *forms)
 	int i = 0;
 	while (forms[i + 1] && term_width_of(forms[i]) > w)
 		i++;
-	term_put(y, x, forms[i], w);
+	draw_fit(y, x, forms[i], w);
 	return forms[i];
 }
 

@@ -52,7 +52,7 @@ void menu_draw(struct app *a)
 		if (i == a->menu_sel)
 			attron(A_REVERSE);
 		mvhline(y, 1, ' ', a->cols - 2);
-		term_put(y, 1, line, a->cols - 2);
+		draw_fit(y, 1, line, a->cols - 2);
 		if (i == a->menu_sel)
 			attroff(A_REVERSE);
 	}

@@ -206,7 +206,7 @@ static void draw_header(struct app *a)
 	mvhline(0, 0, ' ', a->cols);
 	int bar = a->cols >= 100 ? 20 : 10;
 	int rw = term_width_of(right) + bar + 2;
-	term_put(0, 0, left, a->cols - rw - 1);
+	draw_fit(0, 0, left, a->cols - rw - 1);
 	term_put(0, a->cols - rw, right, rw);
 	/* the progress bar */
 	int filled = (k + 1) * bar / a->lesson->nsteps;
@@ -232,7 +232,7 @@ static void draw_status(struct app *a)
 	}
 	if (a->status[0]) {
 		attron(a->status_error ? A_BOLD : A_NORMAL);
-		term_put(y, 0, a->status, a->cols);
+		draw_fit(y, 0, a->status, a->cols);
 		attroff(A_BOLD);
 		return;
 	}
@@ -294,13 +294,13 @@ static void draw_text(struct app *a, const char *title, const struct page_lines 
 		int li = a->text_scroll + i;
 		if (li == 0) {
 			attron(A_BOLD);
-			term_put(y + i, x, title, w);
+			draw_fit(y + i, x, title, w);
 			attroff(A_BOLD);
 		} else if (li >= 2 && li - 2 < pl->n) {
 			const struct page_line *ln = &pl->lines[li - 2];
 			attr_t at = ln->style == PAGE_STATUS || ln->style == PAGE_EXERCISE ? A_BOLD : A_NORMAL;
 			attron(at);
-			term_put(y + i, x, ln->text, w);
+			draw_fit(y + i, x, ln->text, w);
 			attroff(at);
 		}
 	}
@@ -341,7 +341,7 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 	char buf[256];
 	snprintf(buf, sizeof buf, "query token: %s%s   (\u2191/\u2193 choose)", tv.query_label,
 		 tv.query_named ? "" : " (counting from 0)");
-	term_put(y, x, buf, w);
+	draw_fit(y, x, buf, w);
 	int lw = 10, colw = (w - lw - 1) / (int)tv.nheads;
 	int shown_heads = (int)tv.nheads;
 	if (colw < 10) {
@@ -350,7 +350,7 @@ static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int
 	}
 	for (int hd = 0; hd < shown_heads; hd++) {
 		attron(A_BOLD);
-		term_put(y + 1, x + lw + 1 + hd * colw, tv.heads[hd], colw - 1);
+		draw_fit(y + 1, x + lw + 1 + hd * colw, tv.heads[hd], colw - 1);
 		attroff(A_BOLD);
 	}
 	for (int64_t k = 0; k < tv.ntok && k + 2 < hh; k++) {
@@ -437,7 +437,7 @@ static void draw_timing(const struct show *s, const double *ms, const struct run
 	for (int i = 0; i < s->ntimings && y + 1 < end; i++, y += 2) {
 		char label[TIMING_LABEL_MAX];
 		timing_label_text(label, sizeof label, &s->timings[i]);
-		term_put(y, x, label, lw);
+		draw_fit(y, x, label, lw);
 		if (i < ndone && isnan(ms[i])) {
 			attron(A_DIM);
 			term_put(y, x + lw + 1, "   cancelled", w - lw - 1);
@@ -462,7 +462,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 {
 	if (a->prompt.open) {
 		attron(A_BOLD);
-		term_put(y, x, "prompt: your own statements on a copy of this step's workspace (:help)", w);
+		draw_fit(y, x, "prompt: your own statements on a copy of this step's workspace (:help)", w);
 		attroff(A_BOLD);
 		prompt_draw_view(a, y + 1, x, w, hh - 1);
 		return;
@@ -473,7 +473,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		char title[400];
 		snprintf(title, sizeof title, "timing: %s", s->title ? s->title : "how long each takes");
 		attron(A_BOLD);
-		term_put(y, x, title, w);
+		draw_fit(y, x, title, w);
 		attroff(A_BOLD);
 		draw_timing(s, a->timing->done_ms, a->timing, y + 1, x, w, hh - 1);
 		return;
@@ -509,21 +509,21 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	}
 	const struct show *s = sh->show;
 	static const char *kinds[] = { "heatmap", "loops, unrolled, SIMD", "token view", "timing" };
-	char title[400];
+	/* the title: the knob first, so a narrow view still shows it; what the
+	 * view shows cut with "…" before the key to the next view is */
+	char head[128] = "", knob[64] = "";
 	const char *what = s->title ? s->title : s->expr ? s->expr : s->kind == SHOW_TIMING ? "how long each takes" : "";
-	if (r->nshown > 1)
-		snprintf(title, sizeof title, "[%d/%d] %s: %s  (v: next)", a->show + 1, r->nshown, kinds[s->kind], what);
-	else
-		snprintf(title, sizeof title, "%s: %s", kinds[s->kind], what);
 	if (a->temper) {
-		/* the knob first, so a narrow view still shows it */
-		char f[16], both[sizeof title];
+		char f[16];
 		temper_label(f, sizeof f, a->temper);
-		snprintf(both, sizeof both, "[scores %s: t T 0] %.360s", f, title);
-		memcpy(title, both, sizeof title);
+		snprintf(knob, sizeof knob, "[scores %s: t T 0] ", f);
 	}
+	if (r->nshown > 1)
+		snprintf(head, sizeof head, "%s[%d/%d] %s: ", knob, a->show + 1, r->nshown, kinds[s->kind]);
+	else
+		snprintf(head, sizeof head, "%s%s: ", knob, kinds[s->kind]);
 	attron(a->focus == PANE_VIEW ? A_BOLD | A_UNDERLINE : A_BOLD);
-	term_put(y, x, title, w);
+	draw_fit_parts(y, x, w, head, what, r->nshown > 1 ? "  (v: next)" : "");
 	attroff(A_BOLD | A_UNDERLINE);
 	y++;
 	hh--;
