@@ -271,10 +271,25 @@ struct loops_panel {
  * loops_panels_free drops them. */
 void loops_panels_build(struct loops_panel *p, int n);
 void loops_panels_free(struct loops_panel *p, int n);
-void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
-		      int h);
+/* The lines each part of a panel takes, the same in every panel of a view,
+ * so that side by side each part starts on the same line: the status (its
+ * steps text on steps lines), the code, the indices, the explanation (the
+ * cell's story in its place when the story is not below), the partial sums,
+ * then the matrix, which takes what is left but the story's lines under it. */
+struct loops_rows {
+	int status, steps, code, idx, expl, parts, story;
+	bool story_below;
+};
+/* Lays out the n panels p, each w x h: the explanation whole before the
+ * matrix grows beyond its label and the code beyond its first 3 lines
+ * (a fourth, the partial sums and the indices come after the matrix at its
+ * least). */
+void loops_panels_layout(const struct loops_panel *p, int n, const struct loops_view *v, int w, int h,
+			 struct loops_rows *rows);
+void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v,
+		      const struct loops_rows *rows, int y, int x, int w, int h);
 /* Puts the first of forms (NULL-terminated) that fits w columns whole; the
- * last one cut when none does. Returns the form put. */
+ * last one cut with "…" when none does. Returns the form put. */
 const char *loops_put_fitting(int y, int x, int w, const char *const *forms);
 
 /* export_key.c: the e key. exportkey_view writes the lesson step's view as

@@ -155,8 +155,10 @@ void loops_draw(struct app *a, struct loops_anim *an, const struct loops_view *v
 					     .ms = ms[tv], .result = result, .inspecting = an->inspecting };
 	}
 	loops_panels_build(p, n);	/* a colour is the same number in every panel */
+	struct loops_rows rows;	/* each part on the same line in every panel */
+	loops_panels_layout(p, n, v, pw, h - under, &rows);
 	for (int i = 0; i < n; i++)
-		loops_panel_draw(a, &p[i], v, y, x + i * (pw + 1), pw, h - under);
+		loops_panel_draw(a, &p[i], v, &rows, y, x + i * (pw + 1), pw, h - under);
 	loops_panels_free(p, n);
 }
 

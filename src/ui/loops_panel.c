@@ -1,8 +1,9 @@
-/* loops_panel.c: one panel of the compare view (loops.c lays them out): a
- * variant's status, step count and time, its code scrolled to the line being
- * run, the step explained with its numbers, the unrolled partial sums, the
- * matrix it fills with the cells of the current step marked, and under the
- * cell cursor the story of that cell. Paints view/looptrace's model. */
+/* loops_panel.c: one panel of the compare view (loops.c puts them side by
+ * side): a variant's status, step count and time, its code scrolled to the
+ * line being run, the step explained with its numbers, the unrolled partial
+ * sums, the matrix it fills with the cells of the current step marked, and
+ * under the cell cursor the story of that cell; each part on the same lines
+ * in every panel (loops_panels_layout). Paints view/looptrace's model. */
 #include "ui/internal.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
@@ -46,13 +47,16 @@ static void draw_code(const char *const *lines, int n, int top, int first, int l
 }
 
 /* The first line of the code window of h lines: unchanged while the current
- * span stays in it, else the span a third of the way down. */
+ * span stays in it, else the span a third of the way down, and never on
+ * the first line while the window has room for one above it (the first
+ * line of a window that has more above it is narrower: its end holds ↑). */
 static int code_window(int *code_top, int n, int first, int last, int h)
 {
 	int top = *code_top;
 	if (first >= 0 && (first < top || last >= top + h)) {
-		int span = last - first + 1;
-		top = span >= h ? first : first - (h - span) / 3;
+		int span = last - first + 1, above = (h - span) / 3;
+		above = above < 1 && h - span >= 1 ? 1 : above;
+		top = span >= h ? first : first - above;
 	}
 	top = top > n - h ? n - h : top;
 	*code_top = top < 0 ? 0 : top;
@@ -163,12 +167,19 @@ void loops_panels_free(struct loops_panel *p, int n)
 			heatmap_free(&p[i].map);
 }
 
-/* The first lines (up to lines of them): where the animation is
+/* The status's lines in a panel of h lines: its title and count, then its
+ * steps and its time (on one line below 24, beside each other below 12). */
+static int status_lines(int h)
+{
+	return h >= 30 ? 4 : h >= 24 ? 3 : h >= 12 ? 2 : 1;
+}
+
+/* The first lines (lines of them, from status_lines): where the animation is
  * ("for-loops: 75 of 320", the title shortened to its first word, then
- * without it when narrow), what the whole takes in its steps (on two lines
- * when lines allows 4), the measured time. Returns the lines used. */
-static int draw_status(struct looptrace *lt, enum trace_variant variant, const struct loops_view *v, double ms,
-		       int y, int x, int w, int lines)
+ * without it when narrow), what the whole takes in its steps (on steps
+ * lines, 1 or 2, from 3 lines on), the measured time. */
+static void draw_status(struct looptrace *lt, enum trace_variant variant, const struct loops_view *v, double ms,
+			int y, int x, int w, int lines, int steps_lines)
 {
 	long long pos = looptrace_pos(lt), total = looptrace_total(lt);
 	char title[160], word[160], full[256], brief[256], count[64], steps[256], time[256];
@@ -182,7 +193,7 @@ static int draw_status(struct looptrace *lt, enum trace_variant variant, const s
 	loops_put_fitting(y, x, w, forms);
 	attroff(A_BOLD);
 	if (lines < 2)
-		return 1;
+		return;
 	looptrace_steps_text(lt, steps, sizeof steps);
 	static const enum kernel_variant kernel_of[TRACE_VARIANTS] = { KERNEL_LOOPS, KERNEL_UNROLLED, KERNEL_SIMD };
 	timing_variant_text(time, sizeof time, kernel_of[variant], ms, v->loops_ms);
@@ -191,14 +202,12 @@ static int draw_status(struct looptrace *lt, enum trace_variant variant, const s
 		snprintf(both, sizeof both, "%s; %s", steps, time);
 		const char *f[] = { both, steps, NULL };
 		loops_put_fitting(y + 1, x, w, f);
-		return 2;
+		return;
 	}
-	int sl = draw_wrapped(steps, 0, 0, w, 0, 0, A_NORMAL) > 1 && lines >= 4 ? 2 : 1;
-	draw_wrapped(steps, y + 1, x, w, sl, 0, A_NORMAL);
+	draw_wrapped(steps, y + 1, x, w, steps_lines, 0, A_NORMAL);
 	attron(A_DIM);
-	term_put(y + 1 + sl, x, time, w);
+	draw_fit(y + 1 + steps_lines, x, time, w);
 	attroff(A_DIM);
-	return 2 + sl;
 }
 
 /* A panel with no trace: SIMD's result at once, or why there is none. */
@@ -226,95 +235,150 @@ static void draw_untraced(struct app *a, enum trace_variant variant, const struc
 	heatmap_free(&hv);
 }
 
-void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v, int y, int x, int w,
-		      int h)
+/* What a panel says in words about its step: the step explained, its
+ * indices, the unrolled partial sums, and under the cell cursor (when the
+ * panel is inspecting) the story of that cell. */
+struct panel_words {
+	char expl[1024], idx[160], parts[512], story[1024];
+};
+
+static void panel_words(const struct loops_panel *p, const struct loops_view *v, struct panel_words *pw)
 {
 	struct looptrace *lt = p->lt;
-	if (!lt) {
-		draw_untraced(a, p->variant, v, y, x, w, h);
-		return;
+	looptrace_explain(lt, pw->expl, sizeof pw->expl);
+	looptrace_indices(lt, pw->idx, sizeof pw->idx);
+	pw->parts[0] = pw->story[0] = 0;
+	const double *sums;
+	int np = looptrace_partials(lt, &sums);
+	for (int i = 0; i < np; i++) {
+		size_t n = strlen(pw->parts);
+		snprintf(pw->parts + n, sizeof pw->parts - n, "%ss%d=%.3g", i ? " " : "", i, sums[i]);
 	}
-	int end = y + h;
-	/* the cell's story under the cursor: under the matrix, or in a low
-	 * panel in the place of the step's explanation */
-	char story[1024] = "";
-	int sl = 0;
 	if (p->inspecting) {
 		int rows, cols;
 		const double *vals;
 		const uint8_t *state;
 		looptrace_matrix(lt, &rows, &cols, &vals, &state);
 		looptrace_cell_story(lt, v->cur_r < rows ? v->cur_r : rows - 1, v->cur_c < cols ? v->cur_c : cols - 1,
-				     story, sizeof story);
-		sl = draw_wrapped(story, 0, 0, w, 0, 0, A_NORMAL);
-		sl = sl > 3 ? 3 : sl;
-		end -= sl;
+				     pw->story, sizeof pw->story);
 	}
-	bool story_below = sl && h >= 20;
-	if (sl && !story_below) {
-		end += sl;
-		sl = 0;
+}
+
+/* Lines text takes wrapped to w columns (0 for ""). */
+static int wrapped_lines(const char *text, int w)
+{
+	return text[0] ? draw_wrapped(text, 0, 0, w, 0, 0, A_NORMAL) : 0;
+}
+
+static int at_most(int n, int most)
+{
+	return n < most ? n : most;
+}
+
+static int at_least(int n, int least)
+{
+	return n > least ? n : least;
+}
+
+void loops_panels_layout(const struct loops_panel *p, int n, const struct loops_view *v, int w, int h,
+			 struct loops_rows *rows)
+{
+	memset(rows, 0, sizeof *rows);
+	int lines = status_lines(h), ncode = 0, expl = 0, story_expl = 0, parts = 0, story = 0;
+	int map_min = 0, map_want = 0;
+	bool idx = false;
+	for (int i = 0; i < n; i++) {
+		if (!p[i].lt)
+			continue;
+		struct looptrace *lt = p[i].lt;
+		struct panel_words pw;
+		panel_words(&p[i], v, &pw);
+		if (lines >= 4) {
+			char steps[256];
+			looptrace_steps_text(lt, steps, sizeof steps);
+			rows->steps = at_least(rows->steps, at_most(wrapped_lines(steps, w), 2));
+		}
+		const char *const *code;
+		ncode = at_least(ncode, looptrace_code(lt, &code));
+		expl = at_least(expl, wrapped_lines(pw.expl, w));
+		story_expl = at_least(story_expl, wrapped_lines(pw.story[0] ? pw.story : pw.expl, w));
+		parts = at_least(parts, at_most(wrapped_lines(pw.parts, w), h >= 30 ? 2 : 1));
+		story = at_least(story, at_most(wrapped_lines(pw.story, w), 3));
+		idx |= pw.idx[0] != 0;
+		/* the matrix wants a label, a legend and between them a header and
+		 * a line a row (numbers, for up to 12 rows), else at least half
+		 * blocks (6 lines at most; numbers up to 6 rows) */
+		int mr, mc;
+		const double *vals;
+		const uint8_t *state;
+		looptrace_matrix(lt, &mr, &mc, &vals, &state);
+		int half = (mr + 1) / 2, least = mr <= 6 ? mr + 3 : 2 + at_most(half, 6);
+		map_min = at_least(map_min, least);
+		map_want = at_least(map_want, mr <= 12 ? mr + 3 : least);
 	}
-	y += draw_status(lt, p->variant, v, p->ms, y, x, w, h >= 30 ? 4 : h >= 24 ? 3 : h >= 12 ? 2 : 1);
-	char expl[1024], idx[160], parts[512] = "";
-	if (story[0] && !story_below)
-		snprintf(expl, sizeof expl, "%s", story);
-	else
-		looptrace_explain(lt, expl, sizeof expl);
-	looptrace_indices(lt, idx, sizeof idx);
-	const double *sums;
-	int np = looptrace_partials(lt, &sums);
-	for (int i = 0; i < np; i++) {
-		size_t n = strlen(parts);
-		snprintf(parts + n, sizeof parts - n, "%ss%d=%.3g", i ? " " : "", i, sums[i]);
+	if (lines >= 3)
+		rows->steps = at_least(rows->steps, 1);
+	rows->status = lines < 3 ? lines : 2 + rows->steps;
+	rows->story_below = story && h >= 20;
+	if (story && !rows->story_below)
+		expl = story_expl;	/* the story takes the explanation's place */
+	rows->story = rows->story_below ? story : 0;
+	/* what is left under the status (and above the story), given out in
+	 * order: the code's first 3 lines (or all of it), the matrix's label,
+	 * the whole explanation, the matrix at its least, a fourth line of
+	 * code, the partial sums, the indices; then the matrix up to what it
+	 * wants, the rest of the code, and what is still left to the matrix */
+	int left = at_least(h - rows->status - rows->story, 0);
+	rows->code = at_most(at_most(ncode, 3), left);
+	left -= rows->code;
+	int label = at_most(1, left);
+	left -= label;
+	rows->expl = at_most(expl, left);
+	left -= rows->expl;
+	int map_more = label && map_min - 1 <= left ? map_min - 1 : 0;
+	left -= map_more;
+	int fourth = at_most(at_most(ncode, 4) - rows->code, left);
+	rows->code += fourth;
+	left -= fourth;
+	rows->parts = at_most(parts, left);
+	left -= rows->parts;
+	rows->idx = idx && left >= 1 && h - rows->status >= 10 ? 1 : 0;
+	left -= rows->idx;
+	if (map_more)
+		left -= at_most(map_want - map_min, left);
+	rows->code += at_most(ncode - rows->code, left);
+}
+
+void loops_panel_draw(struct app *a, const struct loops_panel *p, const struct loops_view *v,
+		      const struct loops_rows *rows, int y, int x, int w, int h)
+{
+	struct looptrace *lt = p->lt;
+	if (!lt) {
+		draw_untraced(a, p->variant, v, y, x, w, h);
+		return;
 	}
-	int ex = draw_wrapped(expl, 0, 0, w, 0, 0, A_NORMAL);	/* counts only */
-	ex = ex > 3 ? 3 : ex;
-	int px = parts[0] ? draw_wrapped(parts, 0, 0, w, 0, 0, A_NORMAL) : 0;
-	px = px > (h >= 30 ? 2 : 1) ? (h >= 30 ? 2 : 1) : px;
-	int ix = idx[0] && end - y >= 10 ? 1 : 0;
+	int end = y + h - rows->story;
+	struct panel_words pw;
+	panel_words(p, v, &pw);
+	draw_status(lt, p->variant, v, p->ms, y, x, w, status_lines(h), rows->steps);
+	y += rows->status;
 	const char *const *lines;
 	int n = looptrace_code(lt, &lines), first, last;
 	looptrace_current_span(lt, &first, &last);
-	/* the matrix wants a label, a legend and between them a header and a
-	 * line a row (numbers, for up to 12 rows), else at least half blocks
-	 * (6 lines at most; numbers up to 6 rows); the code keeps at least 4
-	 * lines (or all of it) before it, and before the label alone when the
-	 * matrix does not fit */
-	int rows, cols;
-	const double *vals;
-	const uint8_t *state;
-	looptrace_matrix(lt, &rows, &cols, &vals, &state);
-	int half = (rows + 1) / 2, map_min = rows <= 6 ? rows + 3 : 2 + (half < 6 ? half : 6);
-	int map_want = rows <= 12 ? rows + 3 : map_min;	/* with numbers */
-	int code_min = n < 4 ? n : 4;
-	/* short of room, the indices go first, then the partial sums (the
-	 * explanation names them too), then the explanation's third line */
-	while (end - y - ex - ix - px - map_min < code_min && (ix || px || ex > 2)) {
-		if (ix)
-			ix = 0;
-		else if (px)
-			px = 0;
-		else
-			ex--;
-	}
-	int rest = end - y - ex - ix - px;
-	int room = rest - map_want >= code_min ? rest - map_want : rest - map_min >= code_min ? rest - map_min :
-		   rest - 1 >= code_min ? rest - 1 : rest;
-	int code_h = n < room ? n : room;
-	code_h = code_h < 0 ? 0 : code_h;
-	draw_code(lines, n, code_window(p->code_top, n, first, last, code_h), first, last, y, x, w, code_h);
-	y += code_h;
-	if (ix)
-		term_put(y++, x, idx, w);
-	draw_wrapped(expl, y, x, w, ex, 0, A_NORMAL);
-	y += ex;
-	if (px && end - y > px) {
-		draw_wrapped(parts, y, x, w, px, 0, A_BOLD);
-		y += px;
-	}
+	draw_code(lines, n, code_window(p->code_top, n, first, last, rows->code), first, last, y, x, w, rows->code);
+	y += rows->code;
+	if (rows->idx)
+		draw_fit(y, x, pw.idx, w);
+	y += rows->idx;
+	/* the cell's story under the cursor: under the matrix, or in a low
+	 * panel in the place of the step's explanation */
+	draw_wrapped(pw.story[0] && !rows->story_below ? pw.story : pw.expl, y, x, w, rows->expl, 0, A_NORMAL);
+	y += rows->expl;
+	if (rows->parts && pw.parts[0])
+		draw_wrapped(pw.parts, y, x, w, rows->parts, 0, A_BOLD);
+	y += rows->parts;
 	if (end - y >= 1)
 		y = draw_matrix(a, p, v->cursor && p->inspecting, v, y, x, w, end);
-	if (sl)
-		draw_wrapped(story, y < end ? y : end, x, w, sl, 0, A_DIM);
+	if (rows->story)
+		draw_wrapped(pw.story, y < end ? y : end, x, w, rows->story, 0, A_DIM);
 }

@@ -1,6 +1,8 @@
 /* test_layout.c: what the lesson screen lays out at 80x24, 100x30 and 120x40
- * in a real terminal (tmux), as testers found it cut or out of line: titles
- * cut to the screen end in "…". */
+ * in a real terminal (tmux), as testers found it cut or out of line: the
+ * compare view's panels (lesson 4 step 4) start each part on the same line
+ * and wrap their explanations (with "…" only where no room is left); and
+ * titles cut to the screen end in "…". */
 #include "system.h"
 #include "core/utf8.h"
 
@@ -37,6 +39,19 @@ static void line_n(const char *s, int n, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)(len < size ? len : size - 1), s ? s : "");
 }
 
+/* The columns [col, col + width) of line (its characters one column each,
+ * as every one of these screens has them) into out, trailing spaces off. */
+static void columns(const char *line, int col, int width, char *out, size_t size)
+{
+	size_t n = strlen(line);
+	size_t from = utf8_offset(line, (size_t)col), to = utf8_offset(line, (size_t)(col + width));
+	from = from > n ? n : from;
+	to = to < from ? from : to;
+	while (to > from && line[to - 1] == ' ')
+		to--;
+	snprintf(out, size, "%.*s", (int)(to - from), line + from);
+}
+
 /* The line of s that holds text into out ("" when none). */
 static void line_of(const char *s, const char *text, char *out, size_t size)
 {
@@ -47,6 +62,104 @@ static void line_of(const char *s, const char *text, char *out, size_t size)
 	while (p > s && p[-1] != '\n')
 		p--;
 	snprintf(out, size, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* The first line of s (0-based) on which text begins in column col, or -1. */
+static int line_where(const char *s, const char *text, int col)
+{
+	int n = 0;
+	for (const char *l = s; l; n++) {
+		size_t len = strcspn(l, "\n");
+		for (const char *p = strstr(l, text); p && p < l + len; p = strstr(p + 1, text))
+			if (utf8_count_n(l, (size_t)(p - l)) == (size_t)col)
+				return n;
+		l = l[len] ? l + len + 1 : NULL;
+	}
+	return -1;
+}
+
+/* ---- the compare view's panels ------------------------------------------------------- */
+
+/* One panel of lesson 4 step 4's compare view after 7 steps: where its
+ * status begins, the first words of its explanation, and its last ones
+ * (the explanation is whole when they are on screen). */
+struct panel {
+	const char *status, *begins, *ends;
+};
+
+static const struct panel loops = { "for-loops: 7 of 6400", "s += queries[0, 6]", "s = 0.5324" };
+static const struct panel unrolled = { "unrolled \u00d74: 7 of 1700", "p = 24..27:", "-0.3860]" };
+static const struct panel simd = { "vectorised (avx2, 6\u00d716 tile): 7 of 128", "p = 6: 6 broadcasts",
+				   "padding)" };
+
+/* Checks the panels of screen s (the first n of ps), each pw columns wide:
+ * their explanations and their matrices' labels begin on one line, and each
+ * explanation, read down its panel to the label, is whole or ends in "…". */
+static void check_panels(const char *s, const struct panel *const *ps, int n, int pw)
+{
+	int expl = -1, label = -1;
+	for (int i = 0; i < n; i++) {
+		int col = screen_column(s, ps[i]->status);
+		cr_assert(col >= 0, "no panel %s:\n%s", ps[i]->status, s);
+		int e = line_where(s, ps[i]->begins, col), l = line_where(s, "c (10\u00d710)", col);
+		cr_assert(e >= 0 && l > e, "panel %s: explanation on line %d, label on %d:\n%s", ps[i]->status, e, l, s);
+		if (i == 0) {
+			expl = e;
+			label = l;
+		}
+		cr_assert_eq(e, expl, "the explanation of %s begins on line %d, the first panel's on %d:\n%s",
+			     ps[i]->status, e, expl, s);
+		cr_assert_eq(l, label, "the matrix of %s begins on line %d, the first panel's on %d:\n%s", ps[i]->status,
+			     l, label, s);
+		/* the explanation, down to the label (a line of partial sums, s0=..., aside) */
+		char text[4096] = "", last[256] = "";
+		for (int k = e; k < l; k++) {
+			char line[1024], part[256];
+			line_n(s, k, line, sizeof line);
+			columns(line, col, pw, part, sizeof part);
+			if (!part[0] || strncmp(part, "s0=", 3) == 0)
+				continue;
+			size_t len = strlen(text);
+			snprintf(text + len, sizeof text - len, "%s%s", len ? " " : "", part);
+			snprintf(last, sizeof last, "%s", part);
+		}
+		size_t ll = strlen(last), el = strlen("\u2026");
+		bool cut = ll >= el && strcmp(last + ll - el, "\u2026") == 0;
+		cr_assert(strstr(text, ps[i]->ends) || cut, "the explanation of %s is cut without \u2026: %s\n%s",
+			  ps[i]->status, text, s);
+	}
+}
+
+static void panels_in_line(int w, int h, const struct panel *const *ps, int n, bool whole)
+{
+	start(w, h, "QKV_SIMD=avx2", "4 --step 4");
+	free(tmux_see(session, "for-loops: 0 of 6400"));
+	tmux_keys(session, "s s s s s s s");
+	char *s = tmux_see_all(session, (const char *const[]){ ps[0]->status, ps[n - 1]->status, NULL });
+	int pw = (w - 2 - (n - 1)) / n;
+	check_panels(s, ps, n, pw);
+	if (whole) {
+		/* where the room allows, every explanation whole */
+		for (int i = 0; i < n; i++)
+			cr_assert(strstr(s, ps[i]->ends), "%s: %s not whole\n%s", ps[i]->status, ps[i]->ends, s);
+	}
+	cr_assert(strstr(s, loops.ends), "the for-loops' explanation should be whole:\n%s", s);
+	free(s);
+}
+
+Test(layout, two_panels_should_start_their_parts_on_one_line_at_80x24, .fini = finish, .timeout = 120)
+{
+	panels_in_line(80, 24, (const struct panel *const[]){ &loops, &simd }, 2, false);
+}
+
+Test(layout, two_panels_should_start_their_parts_on_one_line_at_100x30, .fini = finish, .timeout = 120)
+{
+	panels_in_line(100, 30, (const struct panel *const[]){ &loops, &simd }, 2, true);
+}
+
+Test(layout, three_panels_should_start_their_parts_on_one_line_at_120x40, .fini = finish, .timeout = 120)
+{
+	panels_in_line(120, 40, (const struct panel *const[]){ &loops, &unrolled, &simd }, 3, true);
 }
 
 /* ---- titles ---------------------------------------------------------------------------- */
