@@ -311,12 +311,12 @@ static void draw_text(struct app *a, const char *title, const struct page_lines 
 	}
 }
 
-static void draw_inspector(struct app *a, const struct shown *sh, int y, int x, int w, int lines)
+/* The inspector of the cursor's cell into sb: the arithmetic behind it
+ * (view/inspect.h) wrapped to w columns, or with the temperature knob
+ * turned the tempered value beside the lesson's. Returns the lines it
+ * takes as drawn. */
+static int inspector_text(struct app *a, const struct shown *sh, int w, struct strbuf *sb)
 {
-	if (lines <= 0)
-		return;
-	struct strbuf sb;
-	strbuf_init(&sb);
 	char name[160];
 	/* named as the legend names it: EXPR:NAME by its NAME */
 	const struct show *s = sh->show;
@@ -324,12 +324,20 @@ static void draw_inspector(struct app *a, const struct shown *sh, int y, int x, 
 	int64_t flat = cursor_flat(a, sh);
 	struct tensor *t = view_tensor(a, sh);
 	if (t != sh->t)
-		temper_inspect(&sb, sh->t, t, name, flat, a->temper);	/* the knob turned */
+		temper_inspect(sb, sh->t, t, name, flat, a->temper);	/* the knob turned */
 	else
-		inspect_cell(&sb, sh->t, name, flat, w);
+		inspect_cell(sb, sh->t, name, flat, w);
 	tensor_unref(t);
-	draw_wrapped(sb.s, y, x, w, lines, 0, A_BOLD);
-	strbuf_free(&sb);
+	return sb->s ? draw_wrapped(sb->s, 0, 0, w, 0, 0, A_NORMAL) : 0;
+}
+
+/* The lines the inspector gets in a heatmap view of hh lines (after its
+ * title and slice) that needs need: all of them while the heatmap keeps 4
+ * (a header, two rows, the legend), and at least one. */
+static int inspector_room(int need, int hh)
+{
+	int most = hh - 4 > 1 ? hh - 4 : 1;
+	return need < most ? need : most;
 }
 
 static void draw_tokens(struct app *a, const struct shown *sh, int y, int x, int w, int hh)
@@ -530,14 +538,17 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 	switch (s->kind) {
 	case SHOW_HEATMAP: {
 		struct heatmap h;
-		build_heatmap(a, sh, &h);
-		int insp = a->focus == PANE_VIEW ? (hh >= 16 ? 4 : 2) : 0;
+		build_heatmap(a, sh, &h);	/* (it keeps the cursor in the matrix) */
 		if (h.slice_name[0]) {
 			char sl[128];
 			snprintf(sl, sizeof sl, "%s   ([ ] to change)", h.slice_name);
-			term_put(y++, x, sl, w);
+			draw_fit(y++, x, sl, w);
 			hh--;
 		}
+		/* the inspector, whole under the heatmap while the heatmap keeps its least */
+		struct strbuf isb;
+		strbuf_init(&isb);
+		int insp = a->focus == PANE_VIEW ? inspector_room(inspector_text(a, sh, w, &isb), hh) : 0;
 		/* where the cells go, for a click on them (screen_mouse) */
 		heatmap_layout(&h, w, hh - insp, a->zoom, a->big, a->cur_r, a->cur_c, &a->heat_layout);
 		a->heat_drawn = true;
@@ -545,7 +556,8 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		a->heat_x = x;
 		draw_heatmap(a, &h, y, x, hh - insp, w, a->cur_r, a->cur_c, a->focus == PANE_VIEW, a->zoom, a->big);
 		if (insp)	/* right under the heatmap */
-			draw_inspector(a, sh, y + a->heat_layout.height, x, w, insp);
+			draw_wrapped(isb.s, y + a->heat_layout.height, x, w, insp, 0, A_BOLD);
+		strbuf_free(&isb);
 		heatmap_free(&h);
 		break;
 	}
@@ -584,7 +596,13 @@ static int view_height(struct app *a, int w, int max)
 	case SHOW_HEATMAP: {
 		struct heatmap h;
 		build_heatmap(a, sh, &h);
-		int extra = 1 + (h.slice_name[0] ? 1 : 0) + (a->focus == PANE_VIEW ? 4 : 0);
+		int extra = 1 + (h.slice_name[0] ? 1 : 0);
+		if (a->focus == PANE_VIEW) {
+			struct strbuf isb;
+			strbuf_init(&isb);
+			extra += inspector_room(inspector_text(a, sh, w, &isb), max - extra);
+			strbuf_free(&isb);
+		}
 		struct heatmap_layout L;
 		heatmap_layout(&h, w, max - extra, a->zoom, a->big, a->cur_r, a->cur_c, &L);
 		need = L.height + extra;

@@ -1,8 +1,9 @@
 /* test_layout.c: what the lesson screen lays out at 80x24, 100x30 and 120x40
  * in a real terminal (tmux), as testers found it cut or out of line: the
  * compare view's panels (lesson 4 step 4) start each part on the same line
- * and wrap their explanations (with "…" only where no room is left); and
- * titles cut to the screen end in "…". */
+ * and wrap their explanations (with "…" only where no room is left); the
+ * cell inspector wraps its formula whole under the heatmap; and titles cut
+ * to the screen end in "…". */
 #include "system.h"
 #include "core/utf8.h"
 
@@ -160,6 +161,30 @@ Test(layout, two_panels_should_start_their_parts_on_one_line_at_100x30, .fini = 
 Test(layout, three_panels_should_start_their_parts_on_one_line_at_120x40, .fini = finish, .timeout = 120)
 {
 	panels_in_line(120, 40, (const struct panel *const[]){ &loops, &unrolled, &simd }, 3, true);
+}
+
+/* ---- the cell inspector ---------------------------------------------------------------- */
+
+/* Lesson 1 step 9's weights, the cursor on lizard's own weight: the
+ * inspector's formula, wrapped, down to its result. */
+static void inspector_whole(int w, int h)
+{
+	start(w, h, NULL, "1 --step 9");
+	free(tmux_see(session, "step 9/14"));
+	tmux_keys(session, "Tab Right Down");
+	char *s = tmux_see(session, "weights[1, 1] = exp(");
+	cr_assert(strstr(s, "9.660e-12) = 0.2514"), "the formula is cut:\n%s", s);
+	free(s);
+}
+
+Test(layout, the_inspector_should_wrap_its_formula_whole_at_80x24, .fini = finish)
+{
+	inspector_whole(80, 24);
+}
+
+Test(layout, the_inspector_should_show_its_formula_whole_at_100x30, .fini = finish)
+{
+	inspector_whole(100, 30);
 }
 
 /* ---- titles ---------------------------------------------------------------------------- */
