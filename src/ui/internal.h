@@ -65,7 +65,8 @@ struct prompt {
 	char error[600];              /* the last error, with its column */
 	int error_col;
 	char *listing;                /* :ls / :help text */
-	char message[400];            /* one line of news (saved, solved...) */
+	char message[800];            /* news (saved, solved...), or a verdict and the
+	                                 exercise's question */
 	/* the exercises of the step the prompt was opened on */
 	const struct step *step;
 	int step_index;

@@ -1530,8 +1530,9 @@ static int error_lines(const struct app *a)
 	return n < 4 ? n : 4;
 }
 
-/* The message above the input (an exercise's question may be long): the
- * lines it takes wrapped, at most 3. */
+/* The message above the input (an exercise's question may be long, and a
+ * verdict comes before it): the lines it takes wrapped, all of them up to a
+ * third of the screen (3 at least). */
 static const char *message_text(const struct app *a)
 {
 	static char note[160];
@@ -1548,7 +1549,8 @@ static const char *message_text(const struct app *a)
 static int message_lines(const struct app *a)
 {
 	int n = draw_wrapped(message_text(a), 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
-	return n < 1 ? 1 : n < 3 ? n : 3;
+	int most = a->rows / 3 > 3 ? a->rows / 3 : 3;
+	return n < 1 ? 1 : n < most ? n : most;
 }
 
 /* The error goes under its line of a multi-line input when its caret is

@@ -2,8 +2,9 @@
  * in a real terminal (tmux), as testers found it cut or out of line: the
  * compare view's panels (lesson 4 step 4) start each part on the same line
  * and wrap their explanations (with "…" only where no room is left); the
- * cell inspector wraps its formula whole under the heatmap; and titles cut
- * to the screen end in "…". */
+ * cell inspector wraps its formula whole under the heatmap; titles cut to
+ * the screen end in "…"; and an exercise's question stays whole under a "Not
+ * yet". */
 #include "system.h"
 #include "core/utf8.h"
 
@@ -208,4 +209,29 @@ Test(layout, titles_cut_at_80x24_should_end_in_an_ellipsis, .fini = finish)
 	cr_assert(strstr(s, "6 target queries \u00d7 5 sourc\u2026  (v: next)") ||
 		  strstr(s, "\u2026  (v: next)"), "view title:\n%s", s);
 	free(s);
+}
+
+/* ---- an exercise's question under "Not yet" ---------------------------------------------- */
+
+static void question_whole(int w, int h)
+{
+	start(w, h, NULL, "1 --step 1");
+	free(tmux_see(session, "step 1/14"));
+	tmux_keys(session, ":");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "mammal");
+	char *s = tmux_see(session, "Not yet");
+	cr_assert(strstr(s, "Exercise: The dot product"), "%s", s);
+	cr_assert(strstr(s, "the first cell of the picture."), "the question lost its end:\n%s", s);
+	free(s);
+}
+
+Test(layout, a_question_should_stay_whole_under_not_yet_at_80x24, .fini = finish)
+{
+	question_whole(80, 24);
+}
+
+Test(layout, a_question_should_stay_whole_under_not_yet_at_100x30, .fini = finish)
+{
+	question_whole(100, 30);
 }
