@@ -450,6 +450,20 @@ static int layout_scroll(int cur, int n, int total)
 	return first < 0 ? 0 : first;
 }
 
+/* The most detailed of the n levels lv that shows the whole matrix in a
+ * width x height pane, else 0 (the most compact). */
+static int layout_default(const struct heatmap *h, const struct layout_level *lv, int n, bool big, int width,
+			  int height)
+{
+	struct layout_geom g;
+	for (int i = n - 1; i > 0; i--) {
+		layout_geometry(h, &lv[i], big, width, height, &g);
+		if (layout_fits_all(h, &lv[i], &g, width, height))
+			return i;
+	}
+	return 0;
+}
+
 void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c,
 		    struct heatmap_layout *L)
 {
@@ -466,12 +480,14 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 		return;
 	}
 	/* zoom 0: the most detailed level that shows the whole matrix, else
-	 * the most compact; zoom steps along the ladder from there */
-	int def = 0;
-	for (int i = n - 1; i > 0 && !def; i--) {
-		layout_geometry(h, &lv[i], big, width, height, &g);
-		if (layout_fits_all(h, &lv[i], &g, width, height))
-			def = i;
+	 * the most compact; zoom steps along the ladder from there. Big cells
+	 * never hide the numbers that cells of the normal size show: where
+	 * none with numbers fits the whole matrix, they show those numbers and
+	 * scroll */
+	int def = layout_default(h, lv, n, big, width, height);
+	if (big && !lv[def].numbers) {
+		int normal = layout_default(h, lv, n, false, width, height);
+		def = lv[normal].numbers ? normal : def;
 	}
 	long long want = (long long)def + zoom;
 	int level = want < 0 ? 0 : want > n - 1 ? n - 1 : (int)want;

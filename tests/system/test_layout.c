@@ -1,10 +1,10 @@
-/* test_layout.c: what the lesson screen lays out at 80x24, 100x30 and 120x40
- * in a real terminal (tmux), as testers found it cut or out of line: the
- * compare view's panels (lesson 4 step 4) start each part on the same line
- * and wrap their explanations (with "…" only where no room is left); the
- * cell inspector wraps its formula whole under the heatmap; titles cut to
- * the screen end in "…"; and an exercise's question stays whole under a "Not
- * yet". */
+/* test_layout.c: what the lesson screen lays out at 80x24, 100x30 and
+ * 120x40 in a real terminal (tmux), as testers found it cut or out of line:
+ * the compare view's panels (lesson 4 step 4) start each part on the same
+ * line and wrap their explanations (with "…" only where no room is left);
+ * the cell inspector wraps its formula whole under the heatmap; titles cut
+ * to the screen end in "…"; an exercise's question stays whole under a
+ * "Not yet"; and b keeps the numbers at 80x24. */
 #include "system.h"
 #include "core/utf8.h"
 
@@ -234,4 +234,19 @@ Test(layout, a_question_should_stay_whole_under_not_yet_at_80x24, .fini = finish
 Test(layout, a_question_should_stay_whole_under_not_yet_at_100x30, .fini = finish)
 {
 	question_whole(100, 30);
+}
+
+/* ---- b, big cells, at 80x24 ---------------------------------------------------------------- */
+
+Test(layout, big_cells_should_keep_the_numbers_at_80x24, .fini = finish)
+{
+	/* lesson 4's 10x10 scores, with numbers in normal cells at 80x24 */
+	start(80, 24, "NO_COLOR=1", "4 --step 3");
+	char *s = tmux_see(session, " 0  1.808  1.535 -5.444");
+	free(s);
+	tmux_keys(session, "b");
+	s = tmux_see_gone(session, " 0  1.808  1.535 -5.444");
+	cr_assert(strstr(s, "1.808") && strstr(s, "-5.444"), "b hid the numbers:\n%s", s);
+	cr_assert(!strstr(s, "\u2580"), "b drew half blocks:\n%s", s);
+	free(s);
 }
