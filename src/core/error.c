@@ -2,9 +2,21 @@
  * Used by every layer to report recoverable errors upward; never prints and
  * never exits. */
 #include "core/error.h"
+#include "core/utf8.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* msg (size bytes, full) was cut: its last characters make way for "…". */
+static void mark_cut(char *msg, size_t size)
+{
+	static const char more[] = "\u2026";
+	size_t n = strlen(msg);
+	while (n > 0 && n + sizeof more > size)
+		while (n > 0 && (msg[--n] & 0xC0) == 0x80)
+			;	/* back over a whole character */
+	memcpy(msg + n, more, sizeof more);
+}
 
 int error_vset(struct qkv_error *err, int line, int col, const char *fmt, va_list ap)
 {
@@ -12,7 +24,8 @@ int error_vset(struct qkv_error *err, int line, int col, const char *fmt, va_lis
 		return -1;
 	err->line = line;
 	err->col = col;
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	if (utf8_vsnprintf(err->msg, sizeof err->msg, fmt, ap) >= (int)sizeof err->msg)
+		mark_cut(err->msg, sizeof err->msg);
 	return -1;
 }
 
@@ -35,6 +48,8 @@ void error_locate(struct qkv_error *err, int line, int col)
 
 void error_clear(struct qkv_error *err)
 {
-	if (err)
-		memset(err, 0, sizeof *err);
+	if (err) {
+		err->line = err->col = 0;
+		err->msg[0] = 0;
+	}
 }

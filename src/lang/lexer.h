@@ -59,7 +59,7 @@ struct token {
 	char *str;              /* T_STRING (owned) */
 	struct fstr_part *parts;/* T_FSTRING (owned) */
 	int nparts;
-	struct qkv_error err;   /* T_ERROR, T_INCOMPLETE */
+	struct qkv_error err;   /* T_ERROR, T_INCOMPLETE; last (lexer_next clears what is before it) */
 };
 
 #define LEX_MAX_OPEN 128        /* open brackets remembered for messages */

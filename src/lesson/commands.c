@@ -68,7 +68,8 @@ bool command_parse(const char *line, struct command *c)
 	size_t al = strlen(a);
 	while (al > 0 && a[al - 1] == ' ')
 		al--;
-	if (al >= sizeof c->arg) {
+	c->arg_cut = al >= sizeof c->arg;
+	if (c->arg_cut) {
 		al = sizeof c->arg - 1;
 		while (al > 0 && (a[al] & 0xC0) == 0x80)
 			al--;	/* not inside a character */
@@ -87,6 +88,11 @@ bool command_check(const struct command *c, enum command_front front, struct qkv
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(c->word, commands[i].word) != 0)
 			continue;
+		if (c->arg_cut && (front == COMMAND_SCREEN ? commands[i].screen : commands[i].line)) {
+			error_set(err, 1, c->argcol, "what follows :%s is longer than the %zu bytes a command takes",
+				  c->word, sizeof c->arg - 1);
+			return false;
+		}
 		if (front == COMMAND_SCREEN ? commands[i].screen : commands[i].line)
 			return true;
 		error_set(err, 1, c->col, "':%s' works only in the full screen's prompt (qkv --repl, or ':' in a "

@@ -43,7 +43,9 @@ struct command {
 	enum command_id id;
 	char word[32];    /* the command word as typed, without the ':' ("save!") */
 	int col;          /* 1-based column of the ':' in the line */
-	char arg[400];    /* what follows the word, without the spaces around it */
+	char arg[4096 + 256];  /* what follows the word, without the spaces around it: a path as
+	                          long as the system takes (PATH_MAX) */
+	bool arg_cut;     /* it was longer: command_check refuses it, never a shorter file name */
 	int argcol;       /* 1-based column where arg starts (after the line's end when empty);
 	                     columns count characters, as the lexer's do */
 };
@@ -65,9 +67,10 @@ bool command_export_args(const struct command *c, char *expr, size_t esize, int 
  * "q" is not listed), or NULL after the last: for completing ':' words. */
 const char *command_word(enum command_front front, int k);
 
-/* Whether front's prompt can run c; when not (an unknown command, or one the
- * other prompt alone has), false with err->msg saying so and err->col the
- * ':' column, for a caret there. */
+/* Whether front's prompt can run c; when not (an unknown command, one the
+ * other prompt alone has, or an argument too long to hold whole), false
+ * with err->msg saying so and err->col the ':' column (the argument's), for
+ * a caret there. */
 bool command_check(const struct command *c, enum command_front front, struct qkv_error *err);
 
 /* `:help` (topic "") and `:help TOPIC` as front shows them: a topic's text,

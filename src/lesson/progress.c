@@ -7,6 +7,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -524,7 +525,7 @@ static bool read_history(struct progress_history *h, const char *path, int max, 
 	if (!text && (errno == ENOENT || errno == ENOTDIR))
 		return true;	/* no history yet */
 	if (!text)
-		snprintf(why, size, "%s", err.msg);
+		utf8_snprintf(why, size, "%s", err.msg);
 	bool ok = text && !bad_text(text, len, why, size) && split_history(h, text, len, max, why, size);
 	free(text);
 	if (!ok)

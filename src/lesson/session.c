@@ -415,10 +415,10 @@ int session_load(struct session *s, const char *path, struct qkv_error *err)
 		/* a lesson's statement: its place in the JSON file, named as qkv check does */
 		const struct step *sp = &l->steps[step];
 		struct loc at = lesson_code_loc(l, sp->lines, sp->nlines, k, e.col);
-		rc = error_set(err, at.line, at.col, "%.150s:%d:%d: %s.code[%d]: %s", l->name, at.line, at.col, sp->path,
+		rc = error_set(err, at.line, at.col, "%s:%d:%d: %s.code[%d]: %s", l->name, at.line, at.col, sp->path,
 			       k, e.msg);
 	} else if (st != SESSION_OK) {
-		rc = error_set(err, e.line, e.col, "%.150s:%d:%d: %s", path, e.line, e.col, e.msg);
+		rc = error_set(err, e.line, e.col, "%s:%d:%d: %s", path, e.line, e.col, e.msg);
 	}
 	if (l)
 		lesson_free(l);

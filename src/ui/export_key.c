@@ -6,6 +6,7 @@
  * replaces a file, and says on the status line where it wrote, or why not. */
 #include "ui/internal.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "export/export.h"
 #include "lesson/compare.h"
 #include "lesson/session.h"
@@ -48,7 +49,7 @@ static int save_new(const struct strbuf *out, const char *stem, char *msg, size_
 	struct qkv_error err;
 	if (export_unused_path(path, sizeof path, dir, stem, "svg", &err) < 0 ||
 	    export_save(path, out->s, out->len, false, &err) < 0) {
-		snprintf(msg, size, "Not exported: %s", err.msg);
+		utf8_snprintf(msg, size, "Not exported: %s", err.msg);
 		return -1;
 	}
 	const char *shown = path, *cut = path;
@@ -123,7 +124,7 @@ void exportkey_view(struct app *a)
 	strbuf_init(&out);
 	struct qkv_error err;
 	if (export_view(&out, EXPORT_SVG, &v, &o, &err) < 0) {
-		snprintf(a->status, sizeof a->status, " Not exported: %s", err.msg);
+		utf8_snprintf(a->status, sizeof a->status, " Not exported: %s", err.msg);
 		a->status_error = true;
 	} else {
 		char stem[200];
@@ -169,7 +170,7 @@ void exportkey_value(struct app *a)
 		heatmap_free(&h);
 	}
 	if (rc < 0) {
-		snprintf(p->message, sizeof p->message, "Not exported: %s", err.msg);
+		utf8_snprintf(p->message, sizeof p->message, "Not exported: %s", err.msg);
 	} else {
 		char name[64], stem[200];
 		file_part(name, sizeof name, p->shown_name);

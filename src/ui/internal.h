@@ -62,7 +62,7 @@ struct prompt {
 	bool heat_drawn;              /* the last frame drew the value as a heatmap, laid out */
 	struct heatmap_layout heat_layout;  /* so (the e key exports its numbers so) */
 	char *out;                    /* what the last line printed */
-	char error[600];              /* the last error, with its column */
+	char error[ERROR_MSG_MAX];    /* the last error, with its column */
 	int error_col;
 	char *listing;                /* :ls / :help text */
 	char message[800];            /* news (saved, solved...), or a verdict and the

@@ -1516,18 +1516,19 @@ static bool error_beside(const struct app *a)
 	return x >= 0 && x + 2 + term_width_of(error_text(a)) <= a->cols;
 }
 
+/* The lines the error may take: up to half the screen, less the input's
+ * (a message naming a long path keeps its end), 4 at least (6 for a
+ * traceback). */
 static int error_lines(const struct app *a)
 {
 	if (error_beside(a))
 		return 1;
 	const char *text = error_text(a);
-	if (strchr(text, '\n')) {	/* a traceback: its lines */
-		int n = draw_wrapped(text, 0, 0, a->cols - 2, 0, 0, A_NORMAL);
-		return n < 6 ? n : 6;
-	}
-	int per = a->cols - 2 > 10 ? a->cols - 2 : 10;
-	int n = (term_width_of(text) + per - 1) / per + 1;	/* word wrap may take one more */
-	return n < 4 ? n : 4;
+	bool traceback = strchr(text, '\n') != NULL;
+	int room = a->rows / 2 - block_rows(a) - input_rows(a), least = traceback ? 6 : 4;
+	int cap = room > least ? room : least;
+	int n = draw_wrapped(text, 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
+	return n < cap ? n : cap;
 }
 
 /* The message above the input (an exercise's question may be long, and a

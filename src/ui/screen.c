@@ -34,7 +34,7 @@ static void show_again(struct app *a)
 		snprintf(a->status, sizeof a->status, " Cancelled (Ctrl-C) again: Enter computes it again.");
 		a->status_error = true;
 	} else if (j.rc < 0) {
-		snprintf(a->status, sizeof a->status, "%s", j.err.msg);
+		utf8_snprintf(a->status, sizeof a->status, "%s", j.err.msg);
 		a->status_error = true;
 	}
 }
@@ -79,7 +79,7 @@ void screen_go_to(struct app *a, int k)
 			 "computes it again.");
 		a->status_error = true;
 	} else if (rc < 0) {
-		snprintf(a->status, sizeof a->status, "%s", err.msg);
+		utf8_snprintf(a->status, sizeof a->status, "%s", err.msg);
 		a->status_error = true;
 	}
 	if (at != a->step) {
@@ -94,7 +94,7 @@ int screen_open(struct app *a, const char *arg, int step)
 	struct qkv_error err;
 	struct lesson *l = catalog_resolve(&a->catalog, arg, NULL, NULL, &err);
 	if (!l) {
-		snprintf(a->status, sizeof a->status, "%s", err.msg);
+		utf8_snprintf(a->status, sizeof a->status, "%s", err.msg);
 		a->status_error = true;
 		return -1;
 	}

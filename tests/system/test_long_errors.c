@@ -1,0 +1,131 @@
+/* test_long_errors.c: an error naming a path of hundreds of characters
+ * keeps its end, the reason, wherever it is told: qkv repl's :load (a file
+ * missing, a file with a syntax error), qkv check and qkv run of a missing
+ * lesson, and the full screen's prompt (tmux). A :load argument too long to
+ * hold whole is refused, never cut to a shorter file name. */
+#include "system.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* dir/ddd.../ddd.../NAME, each directory 100 'd's, about len bytes in all;
+ * the directories are made. */
+static void deep_path(char *buf, size_t size, size_t len, const char *name)
+{
+	dir_make_temp(dir, sizeof dir, "qkv-long");
+	size_t n = (size_t)snprintf(buf, size, "%s", dir);
+	while (n + 101 + strlen(name) + 1 < len && n + 102 < size) {
+		buf[n++] = '/';
+		memset(buf + n, 'd', 100);
+		n += 100;
+		buf[n] = 0;
+		mkdir(buf, 0700);
+	}
+	snprintf(buf + n, size - n, "/%s", name);
+}
+
+static void finish(void)
+{
+	if (dir[0])
+		dir_remove(dir);
+	dir[0] = 0;
+}
+
+/* qkv ARGS (argv, NULL-terminated) with input on stdin: its stderr must
+ * hold path, whole, followed by reason. */
+static void expect_whole(const char *const *argv, const char *input, const char *path, const char *reason)
+{
+	char *out, *err, want[2048];
+	run_qkv(argv, input, NULL, &out, &err);
+	snprintf(want, sizeof want, "%s%s", path, reason);
+	cr_expect(strstr(err, want) != NULL, "%s: the message lost its end:\n%s", argv[1], err);
+	free(out);
+	free(err);
+}
+
+Test(long_errors, load_of_a_missing_file_with_a_long_path_should_say_why, .fini = finish)
+{
+	char path[1024], input[1100];
+	deep_path(path, sizeof path, 700, "nowhere.py");
+	snprintf(input, sizeof input, ":load %s\n", path);
+	const char *argv[] = { "qkv", "repl", NULL };
+	expect_whole(argv, input, path, ": No such file or directory");
+}
+
+Test(long_errors, load_of_a_long_path_with_a_syntax_error_should_name_its_line, .fini = finish)
+{
+	char path[1024], input[1100];
+	deep_path(path, sizeof path, 700, "cell.py");
+	const char cell[] = "x = 1\ny = x +* 2\n";
+	file_put(path, cell, sizeof cell - 1);
+	snprintf(input, sizeof input, ":load %s\nx\n", path);
+	const char *argv[] = { "qkv", "repl", NULL };
+	expect_whole(argv, input, path, ":2:8: unexpected '*'");
+	/* and nothing of it ran */
+	char *out, *err;
+	run_qkv(argv, input, NULL, &out, &err);
+	cr_expect(strstr(err, "name 'x' is not defined"), "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(long_errors, check_and_run_of_a_missing_lesson_with_a_long_path_should_say_why, .fini = finish)
+{
+	char path[1024];
+	deep_path(path, sizeof path, 600, "lesson.json");
+	const char *check[] = { "qkv", "check", path, NULL };
+	expect_whole(check, NULL, path, ": No such file or directory");
+	const char *run[] = { "qkv", "run", path, NULL };
+	expect_whole(run, NULL, path, ": No such file or directory");
+}
+
+/* past what a command holds: refused, never a shorter name loaded */
+Test(long_errors, a_load_argument_too_long_to_hold_should_be_refused)
+{
+	size_t n = 5000;
+	char *input = malloc(n + 16);
+	memcpy(input, ":load /tmp/", 11);
+	memset(input + 11, 'x', n);
+	strcpy(input + 11 + n, "\n");
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	cr_expect_eq(run_qkv(argv, input, NULL, &out, &err), 2);
+	cr_expect(strstr(err, "error: what follows :load is longer than the 4351 bytes a command takes"), "%s",
+		  err + (strlen(err) > 200 ? strlen(err) - 200 : 0));
+	free(out);
+	free(err);
+	free(input);
+}
+
+/* the full screen's prompt at w x h (NO_COLOR at 80x24): the reason is on
+ * the screen, after the path */
+static void load_on_screen(int w, int h, const char *env)
+{
+	char path[1024], line[1100];
+	deep_path(path, sizeof path, 420, "nowhere.py");
+	char state[128];
+	snprintf(state, sizeof state, "/tmp/qkv-long-state-%d", (int)getpid());
+	const char *session = tmux_start_qkv(w, h, state, env, "--repl", "sleep 30");
+	free(tmux_see(session, ">>>"));
+	snprintf(line, sizeof line, ":load %s", path);
+	tmux_line(session, line);
+	char *s = tmux_see(session, "directory");
+	/* the message wrapped on the screen: its words in order */
+	cr_expect(strstr(s, "nowhere.py: No such file or") || strstr(s, "nowhere.py: No such file\n"), "%s", s);
+	free(s);
+	tmux_private_server_end();
+	dir_remove(state);
+	finish();
+}
+
+Test(long_errors, load_in_the_full_screen_should_show_the_reason, .fini = finish)
+{
+	load_on_screen(80, 24, "NO_COLOR=1");
+	load_on_screen(120, 40, NULL);
+}
