@@ -100,13 +100,23 @@ static char **complete(const char *text, int start, int end)
 }
 
 /* Tab: spaces to the next multiple of 4 columns when only spaces are
- * before the cursor on its line, else completion */
+ * before the cursor on its line, else completion. rl_complete lists the
+ * matches when the command before it was rl_complete too (a second Tab),
+ * but readline names the command a key ran after its function, tab here:
+ * without saying so, Tab never listed them. */
+static bool tab_completed;	/* the last Tab completed (it did not indent) */
+
 static int tab(int count, int key)
 {
 	int ls = line_start(rl_point);
 	for (int i = ls; i < rl_point; i++)
-		if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t')
+		if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t') {
+			if (rl_last_func == tab && tab_completed)
+				rl_last_func = rl_complete;
+			tab_completed = true;
 			return rl_complete(count, key);
+		}
+	tab_completed = false;
 	int col = rl_point - ls;
 	char spaces[5] = "    ";
 	spaces[4 - col % 4] = 0;
@@ -159,6 +169,9 @@ void lineedit_setup(enum command_front f, struct session *s)
 	 * full screen's callback mode keeps no undo lists at all (ui/prompt.c) */
 	if (f != COMMAND_SCREEN)
 		rl_variable_bind("revert-all-at-newline", "on");
+	/* the matches are listed at once when Tab can add nothing to the word
+	 * (else on a second Tab), unless ~/.inputrc, read after, says otherwise */
+	rl_variable_bind("show-all-if-unmodified", "on");
 	rl_bind_key('\t', tab);
 	rl_bind_key(127, backspace);
 	rl_bind_key(8, backspace);

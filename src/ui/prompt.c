@@ -45,7 +45,8 @@ static char history_path[4096];
 static char history_news[512];     /* a history problem not yet shown, or "" */
 static char history_error[512];    /* why the last history save failed, or "" */
 static bool history_keep_out;      /* damaged, and could not be set aside: never written */
-static char completions[400];      /* the matches readline would list */
+static char **listed;              /* the matches Tab listed (readline's), until the next key */
+static int nlisted;
 static bool pasting;               /* between the brackets of a bracketed paste */
 static struct strbuf paste;        /* what was pasted so far */
 static char esc_seq[32];           /* the start of an escape sequence held back */
@@ -83,14 +84,26 @@ static void deprep_nothing(void)
 {
 }
 
+static void forget_matches(void)
+{
+	for (int i = 0; i < nlisted; i++)
+		free(listed[i]);
+	free(listed);
+	listed = NULL;
+	nlisted = 0;
+}
+
+/* readline's listing of the matches (a second Tab, or the first when it
+ * can add nothing to the word): kept to be drawn under the input until the
+ * next key (prompt_draw_matches). matches[1..n] are sorted. */
 static void show_matches(char **matches, int n, int longest)
 {
-	(void)longest;
-	size_t len = 0;
-	completions[0] = 0;
-	for (int i = 1; i <= n && len + 2 < sizeof completions; i++)
-		len += (size_t)snprintf(completions + len, sizeof completions - len, "%s%s", i > 1 ? "  " : "",
-					matches[i]);
+	(void)longest;	/* bytes: the columns are measured as drawn */
+	forget_matches();
+	listed = xmalloc(sizeof *listed * (size_t)(n > 0 ? n : 1));
+	for (int i = 0; i < n; i++)
+		listed[i] = xstrdup(matches[i + 1]);
+	nlisted = n;
 }
 
 static void on_line(char *line);
@@ -995,7 +1008,7 @@ static void on_line(char *line)
 		return;
 	}
 	clear_error(p);
-	completions[0] = 0;
+	forget_matches();
 	if (!line) {	/* Ctrl-D: on an empty line it leaves; in a block, it ends the block */
 		if (!block.len) {
 			prompt_close(a);
@@ -1066,7 +1079,7 @@ static void end_paste(struct app *a)
 		return;
 	}
 	clear_error(p);
-	completions[0] = 0;
+	forget_matches();
 	strbuf_putn(&block, rl_line_buffer, (size_t)rl_point);
 	strbuf_puts(&block, text.s);
 	strbuf_puts(&block, rl_line_buffer + rl_point);
@@ -1128,6 +1141,7 @@ void prompt_close(struct app *a)
 	pasting = false;
 	esc_len = 0;
 	clear_error(p);
+	forget_matches();
 	prompt_history_save();
 	session_free(p->session);
 	clear_view(p);
@@ -1166,7 +1180,7 @@ void prompt_interrupt(struct app *a)
 	pasting = false;
 	esc_len = 0;
 	clear_error(p);
-	completions[0] = 0;
+	forget_matches();
 	snprintf(p->message, sizeof p->message, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)",
 		 had_block ? "block" : "line", a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
 }
@@ -1179,6 +1193,7 @@ static void feed_key(struct app *a, int ch);
  * clear whether they begin one. */
 void prompt_key(struct app *a, int ch)
 {
+	forget_matches();	/* listed until the next key (a Tab lists them again) */
 	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
 		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
 	ctrl_c_note = false;
@@ -1544,7 +1559,7 @@ static const char *message_text(const struct app *a)
 			 done[0] ? " [" : "", done, done[0] ? "]" : "");
 		return note;
 	}
-	return completions[0] ? completions : a->prompt.message;
+	return a->prompt.message;
 }
 
 static int message_lines(const struct app *a)
@@ -1552,6 +1567,75 @@ static int message_lines(const struct app *a)
 	int n = draw_wrapped(message_text(a), 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
 	int most = a->rows / 3 > 3 ? a->rows / 3 : 3;
 	return n < 1 ? 1 : n < most ? n : most;
+}
+
+/* The matches Tab listed, under the input as readline lists them: sorted
+ * down the columns, each column as wide as the widest match and 2 more,
+ * as many columns as the width takes; at most rows_cap rows, the last of
+ * them then saying how many more there are. */
+struct match_grid {
+	int rows, cols, colw;      /* rows of matches */
+	int shown;                 /* the matches shown (the first ones) */
+	bool more;                 /* a row saying how many are not */
+};
+
+static void match_grid(const struct app *a, struct match_grid *g)
+{
+	memset(g, 0, sizeof *g);
+	if (!nlisted)
+		return;
+	int widest = 0;
+	for (int i = 0; i < nlisted; i++) {
+		int w = term_width_of(listed[i]);
+		widest = w > widest ? w : widest;
+	}
+	int room = a->cols - 2;	/* a column of margin each side, as the other lines */
+	g->colw = widest + 2;
+	g->cols = room / g->colw > 0 ? room / g->colw : 1;
+	g->rows = (nlisted + g->cols - 1) / g->cols;
+	int cap = rows_cap(a);
+	if (g->rows > cap) {
+		g->rows = cap - 1;
+		g->more = true;
+	}
+	g->shown = g->rows * g->cols < nlisted ? g->rows * g->cols : nlisted;
+	if (g->more) {	/* the columns only as many as the matches shown fill */
+		g->cols = (g->shown + g->rows - 1) / g->rows;
+	}
+}
+
+static int match_lines(const struct app *a)
+{
+	struct match_grid g;
+	match_grid(a, &g);
+	return g.rows + g.more;
+}
+
+/* Draws the listing from row y; the rows used. */
+static int draw_matches(const struct app *a, int y)
+{
+	struct match_grid g;
+	match_grid(a, &g);
+	for (int r = 0; r < g.rows; r++) {
+		move(y + r, 0);
+		clrtoeol();
+		for (int c = 0; c < g.cols; c++) {
+			int i = c * g.rows + r;	/* down the columns */
+			int x = 1 + c * g.colw;
+			if (i < g.shown && x < a->cols - 1)
+				term_put(y + r, x, listed[i], a->cols - 1 - x);
+		}
+	}
+	if (g.more) {
+		char more[96];
+		snprintf(more, sizeof more, "\u2026 and %d more: type more of the name", nlisted - g.shown);
+		move(y + g.rows, 0);
+		clrtoeol();
+		attron(A_DIM);
+		term_put(y + g.rows, 1, more, a->cols - 2);
+		attroff(A_DIM);
+	}
+	return g.rows + g.more;
 }
 
 /* The error goes under its line of a multi-line input when its caret is
@@ -1566,7 +1650,7 @@ int prompt_lines(const struct app *a)
 	const struct prompt *p = &a->prompt;
 	if (!p->open)
 		return 0;
-	int n = message_lines(a) + block_rows(a) + input_rows(a);
+	int n = message_lines(a) + block_rows(a) + input_rows(a) + match_lines(a);
 	if (error_in_input(a))
 		return n + 1 + (error_beside(a) ? 0 : error_lines(a));
 	return n + (p->error[0] ? 1 + error_lines(a) : 0);
@@ -1604,7 +1688,7 @@ void prompt_draw(struct app *a, int y)
 {
 	struct prompt *p = &a->prompt;
 	int w = a->cols;
-	/* the message (exercise, news, completions) */
+	/* the message (exercise, news) */
 	int ml = message_lines(a);
 	for (int i = 0; i < ml; i++) {
 		move(y + i, 0);
@@ -1652,6 +1736,7 @@ void prompt_draw(struct app *a, int y)
 			y += draw_error(a, y, true);
 	}
 	strbuf_free(&row);
+	y += draw_matches(a, y);
 	move(cy, cx);
 	term_cursor(!p->view_focus);
 }
