@@ -317,17 +317,6 @@ static int tty_getc(FILE *f)
 	}
 }
 
-/* The indentation the next line of r's pending block starts with. */
-static void offer_indent(struct repl *r)
-{
-	char ind[81];
-	int n = statements_indent(r->pending.s, r->pending.len);
-	n = n < 80 ? n : 80;
-	memset(ind, ' ', (size_t)n);
-	ind[n] = 0;
-	lineedit_set_next(ind);
-}
-
 /* One line l typed on a terminal (taken): runs the statement or block once
  * it is whole. */
 static void tty_line(struct repl *r, char *l)
@@ -350,7 +339,7 @@ static void tty_line(struct repl *r, char *l)
 		return;
 	}
 	if (!session_is_complete(r->pending.s, r->pending.len)) {
-		offer_indent(r);
+		lineedit_offer_indent(r->pending.s, r->pending.len);
 		return;
 	}
 	lineedit_history_add(r->pending.s);	/* a block is one entry: Up brings it back whole */

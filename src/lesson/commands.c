@@ -161,17 +161,20 @@ static const struct {
 	  "only spaces, ends the block and runs it whole. A bracket left open goes on\n"
 	  "after ... too. A pasted cell runs at once, one statement after another, as\n"
 	  "a notebook runs it; one that fails stays in the input with the lines after\n"
-	  "it, a caret under its column. Up brings a block back whole. Ctrl-C drops\n"
-	  "the block being typed, or stops the one that runs (a while loop): nothing\n"
-	  "of it is kept.",
+	  "it, a caret under its column. Lines pasted where the terminal does not mark\n"
+	  "a paste come faster than typed: no indentation is offered to them, they\n"
+	  "keep their own. Up brings a block back whole. Ctrl-C drops the block being\n"
+	  "typed, or stops the one that runs (a while loop): nothing of it is kept.",
 	  "A line ending in ':' (if, for, while, def, class, with) opens a block: the\n"
 	  "prompt becomes ... and the next line starts 4 spaces deeper (Tab at the\n"
 	  "start of a line indents, Backspace there dedents). An empty line, or one of\n"
 	  "only spaces, ends the block and runs it whole. A bracket left open goes on\n"
 	  "after ... too. A pasted cell, or lines from a pipe (qkv repl < cell.py), run\n"
-	  "one statement after another, as a notebook runs a cell. Up brings a block\n"
-	  "back whole. Ctrl-C drops the block being typed, or stops the one that runs\n"
-	  "(a while loop): nothing of it is kept." },
+	  "one statement after another, as a notebook runs a cell. Lines pasted where\n"
+	  "the terminal does not mark a paste come faster than typed: no indentation\n"
+	  "is offered to them, they keep their own. Up brings a block back whole.\n"
+	  "Ctrl-C drops the block being typed, or stops the one that runs (a while\n"
+	  "loop): nothing of it is kept." },
 	{ "show",
 	  ":show NAME shows a tensor of the workspace (or any expression) as a heatmap.\n"
 	  ":show EXPR loops runs a matmul, softmax or attention expression twice, once\n"

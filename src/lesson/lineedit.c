@@ -6,12 +6,15 @@
 #include "lesson/lineedit.h"
 #include "core/mem.h"
 #include "lesson/session.h"
+#include "lesson/statements.h"
 
 #include <readline/history.h>
 #include <readline/readline.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static enum command_front front;
 static struct session *session;
@@ -154,6 +157,29 @@ static int startup(void)
 void lineedit_take_next(void)
 {
 	startup();
+}
+
+/* Whether bytes are already waiting on the terminal (both prompts read it
+ * as standard input, a byte at a time): keys that came in one burst with
+ * the one being handled, as a paste does. */
+static bool input_waiting(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+void lineedit_offer_indent(const char *block, size_t len)
+{
+	if (input_waiting()) {
+		lineedit_set_next(NULL);
+		return;
+	}
+	char ind[81];
+	int n = statements_indent(block, len);
+	n = n < 80 ? n : 80;
+	memset(ind, ' ', (size_t)n);
+	ind[n] = 0;
+	lineedit_set_next(ind);
 }
 
 void lineedit_setup(enum command_front f, struct session *s)

@@ -12,6 +12,8 @@
 #include "core/strbuf.h"
 #include "lesson/commands.h"
 
+#include <stddef.h>
+
 struct session;
 
 /* Sets readline's completion, Tab and startup hook for front's prompt, which
@@ -33,6 +35,12 @@ void lineedit_callback_keymaps(void);
  * a continuation line's indentation, or a failing line put back to fix.
  * Copied; NULL or "" for none. */
 void lineedit_set_next(const char *text);
+/* The next line of block (len bytes, a block left open) starts at the
+ * indentation it calls for (lesson/statements), as a person typing it
+ * wants; not when keys are already waiting, as the rest of a paste without
+ * bracketed paste does: its lines bring their own indentation, which the
+ * offered one would double. */
+void lineedit_offer_indent(const char *block, size_t len);
 /* Inserts that text into the line begun already (readline in callback
  * mode, after a paste ran), instead of waiting for the next line. */
 void lineedit_take_next(void);

@@ -975,12 +975,7 @@ static void take_block(struct app *a, bool cell)
 	}
 	if (!done) {
 		rl_set_prompt("... ");
-		char ind[81];
-		int n = statements_indent(block.s, block.len);
-		n = n < 80 ? n : 80;
-		memset(ind, ' ', (size_t)n);
-		ind[n] = 0;
-		lineedit_set_next(ind);
+		lineedit_offer_indent(block.s, block.len);
 		return;
 	}
 	rl_set_prompt(">>> ");
