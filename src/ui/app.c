@@ -155,7 +155,8 @@ static bool ctrl_c_quits(struct app *a)
 	return true;
 }
 
-/* The prompt's keys: a lone Esc closes it (Esc then a key is Alt+key). */
+/* The prompt's keys: a lone Esc closes it in a lesson, clears what is
+ * typed in qkv --repl (prompt_escape); Esc then a key is Alt+key. */
 static void prompt_state_key(struct app *a, int ch)
 {
 	if (ch == 27) {
@@ -163,8 +164,7 @@ static void prompt_state_key(struct app *a, int ch)
 		int next = getch();
 		timeout(100);
 		if (next == ERR) {
-			if (a->screen != SCREEN_REPL)	/* the repl screen is only the prompt */
-				prompt_close(a);
+			prompt_escape(a);
 			return;
 		}
 		prompt_feed(a, 27);

@@ -18,7 +18,7 @@ static const char *const keys[][2] = {
 	{ "t  T  0", "temperature: scores \u00d72, \u00f72, as the lesson has them" },
 	{ "b", "big cells for a projector" },
 	{ "e  E", "export the view to a new SVG file (E in the loops view)" },
-	{ ":", "the prompt: your own statements (:help there)" },
+	{ ":", "the prompt: your statements (:help there; Esc closes it)" },
 	{ "Ctrl-C", "stop what runs (steps, a timing, the loop animation," },
 	{ "", "a prompt line); Enter runs it again; else as q" },
 	{ "?", "this help; Esc closes it" },

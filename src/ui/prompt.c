@@ -23,6 +23,7 @@
 #include "lesson/session.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <readline/history.h>
 #include <readline/readline.h>
 #include <stdio.h>
@@ -50,6 +51,8 @@ static int nlisted;
 static bool pasting;               /* between the brackets of a bracketed paste */
 static struct strbuf paste;        /* what was pasted so far */
 static char esc_seq[32];           /* the start of an escape sequence held back */
+static char key_note[sizeof ((struct prompt *)0)->message];	/* Ctrl-C's or Esc's, until the next key */
+static char before_note[sizeof key_note];	/* the message it hides */
 static int esc_len;
 
 /* ---- readline plumbing --------------------------------------------------------- */
@@ -1137,6 +1140,7 @@ void prompt_close(struct app *a)
 	esc_len = 0;
 	clear_error(p);
 	forget_matches();
+	key_note[0] = 0;
 	prompt_history_save();
 	session_free(p->session);
 	clear_view(p);
@@ -1146,38 +1150,81 @@ void prompt_close(struct app *a)
 		a->quit = true;
 }
 
-/* Ctrl-C while no line runs (a running one is stopped by the interpreter
- * and fails with "interrupted (Ctrl-C)"): the line being typed is dropped,
- * whatever readline was in the middle of (a search, an argument), as a shell
- * or Python does; while the loop animation of :show EXPR loops runs, it stops
- * that instead. It never closes the prompt. */
-static char before_ctrl_c[sizeof ((struct prompt *)0)->message];	/* the message the note hides */
-static bool ctrl_c_note;
-
-void prompt_interrupt(struct app *a)
+/* A note for a key that acts on the prompt as a whole (Ctrl-C, Esc), shown
+ * in the message line until the next key, which brings back what it hid
+ * (key_note, before_note). */
+static void show_note(struct prompt *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void show_note(struct prompt *p, const char *fmt, ...)
 {
-	struct prompt *p = &a->prompt;
-	cur = a;
-	if (!ctrl_c_note)
-		memcpy(before_ctrl_c, p->message, sizeof before_ctrl_c);
-	ctrl_c_note = true;	/* until the next key */
-	if (p->anim.running) {
-		/* the loop animation of :show EXPR loops stops; the line stays */
-		p->anim.running = false;
-		snprintf(p->message, sizeof p->message, "Ctrl-C: the animation stopped. (%s)",
-			 p->view_focus ? "r runs it on" : "Tab, then r, runs it on");
-		return;
-	}
-	bool had_block = block.len > 0;
-	strbuf_reset(&block);	/* as Python's KeyboardInterrupt at the prompt */
+	if (!key_note[0])
+		memcpy(before_note, p->message, sizeof before_note);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(key_note, sizeof key_note, fmt, ap);
+	va_end(ap);
+	memcpy(p->message, key_note, sizeof key_note);
+}
+
+/* The next key: the message the note hid comes back (unless something
+ * else was said since). */
+static void end_note(struct prompt *p)
+{
+	if (key_note[0] && strcmp(p->message, key_note) == 0)
+		memcpy(p->message, before_note, sizeof before_note);
+	key_note[0] = 0;
+}
+
+/* Drops the line and the block being typed, whatever readline was in the
+ * middle of (a search, an argument), as Python's KeyboardInterrupt at the
+ * prompt does, and the error shown; "block", "line", or NULL when nothing
+ * was typed. */
+static const char *drop_input(struct app *a)
+{
+	const char *what = block.len ? "block" : rl_end > 0 || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH) ?
+			   "line" : NULL;
+	strbuf_reset(&block);
 	lineedit_set_next(NULL);	/* (before the new line takes it) */
 	drop_line(a);
 	pasting = false;
 	esc_len = 0;
-	clear_error(p);
+	clear_error(&a->prompt);
 	forget_matches();
-	snprintf(p->message, sizeof p->message, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)",
-		 had_block ? "block" : "line", a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
+	return what;
+}
+
+/* Ctrl-C while no line runs (a running one is stopped by the interpreter
+ * and fails with "interrupted (Ctrl-C)"): the line being typed is dropped,
+ * as a shell or Python does; while the loop animation of :show EXPR loops
+ * runs, it stops that instead. It never closes the prompt. */
+void prompt_interrupt(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	cur = a;
+	if (p->anim.running) {
+		/* the loop animation of :show EXPR loops stops; the line stays */
+		p->anim.running = false;
+		show_note(p, "Ctrl-C: the animation stopped. (%s)", p->view_focus ? "r runs it on" : "Tab, then r, runs it on");
+		return;
+	}
+	const char *what = drop_input(a);
+	show_note(p, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)", what ? what : "line",
+		  a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
+}
+
+void prompt_escape(struct app *a)
+{
+	struct prompt *p = &a->prompt;
+	cur = a;
+	if (a->screen != SCREEN_REPL) {
+		prompt_close(a);
+		return;
+	}
+	p->view_focus = false;	/* the keys go back to the line */
+	const char *what = drop_input(a);
+	if (what)
+		show_note(p, "Esc: %s cleared. (:quit or Ctrl-D on an empty line leaves qkv.)", what);
+	else
+		show_note(p, "Nothing to clear: :quit or Ctrl-D leaves qkv.");
 }
 
 static void feed_key(struct app *a, int ch);
@@ -1189,9 +1236,7 @@ static void feed_key(struct app *a, int ch);
 void prompt_key(struct app *a, int ch)
 {
 	forget_matches();	/* listed until the next key (a Tab lists them again) */
-	if (ctrl_c_note && strncmp(a->prompt.message, "Ctrl-C: ", 8) == 0)	/* (not a later prompt's) */
-		memcpy(a->prompt.message, before_ctrl_c, sizeof before_ctrl_c);
-	ctrl_c_note = false;
+	end_note(&a->prompt);
 	const char *want = pasting ? paste_end : paste_begin;
 	if (ch == 27 || esc_len) {
 		if (ch >= 0 && ch < 256 && (size_t)esc_len < strlen(want) && want[esc_len] == (char)ch) {

@@ -99,7 +99,8 @@ Test(tty, the_full_screen_help_keys_should_fit_80_columns, .fini = stop)
 	const char *lines[] = {
 		"Ctrl-K cuts to the end, Ctrl-U to the start, Ctrl-W the word before;\n",
 		"Up/Down walk the history (kept in $XDG_STATE_HOME/qkv/history);\n",
-		"Esc closes the prompt in a lesson; Ctrl-D on an empty line or :quit leaves.\n",
+		"Esc closes the prompt in a lesson, and clears the line or block typed in\n",
+		"qkv --repl; Ctrl-D on an empty line or :quit leaves.\n",
 		"Ctrl-C stops a line that runs (nothing of it is kept), else clears the line\n",
 	};
 	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
