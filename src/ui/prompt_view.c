@@ -166,7 +166,10 @@ static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int
 	move_cursor(p, t, 0, 0);	/* within the matrix */
 	if (hm->slice_name[0] && y < end) {
 		char sl[160];
-		snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm->slice_name, p->view_focus ? "" : ", with Tab");
+		if (heatmap_slice_count(t) > 1)
+			snprintf(sl, sizeof sl, "%s   ([ ] to change%s)", hm->slice_name, p->view_focus ? "" : ", with Tab");
+		else
+			snprintf(sl, sizeof sl, "%s", hm->slice_name);	/* the only one */
 		term_put(y++, x, sl, w);
 	}
 	int insp = end - y >= 12 ? 4 : end - y >= 7 ? 2 : 0;

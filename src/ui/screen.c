@@ -249,12 +249,18 @@ static void draw_status(struct app *a)
 		" \u2190/\u2192 step  g go to  Tab view  \u2191/\u2193 scroll  v view  : prompt  ? help  q quit",
 	};
 	const char *const *list = a->focus == PANE_VIEW ? view_keys : text_keys;
-	int n = a->focus == PANE_VIEW ? 4 : 3, i = 0;
-	while (i + 1 < n && term_width_of(list[i]) > a->cols)
-		i++;
-	char keys[256];
-	snprintf(keys, sizeof keys, "%s", list[i]);
+	int n = a->focus == PANE_VIEW ? 4 : 3;
 	const struct shown *sh = current_shown(a);
+	bool slices = sh && sh->t && heatmap_slice_count(sh->t) > 1;	/* [ ] where there is one to go to */
+	char keys[256];
+	for (int i = 0; i < n; i++) {
+		snprintf(keys, sizeof keys, "%s", list[i]);
+		char *sl = slices ? NULL : strstr(keys, "  [ ] slice");
+		if (sl)
+			memmove(sl, sl + 11, strlen(sl + 11) + 1);
+		if (term_width_of(keys) <= a->cols)
+			break;
+	}
 	char *e = strstr(keys, "  e export");
 	if (e && sh && sh->show->kind == SHOW_COMPARE)
 		e[2] = 'E';	/* a compare view's e runs its panels to the end (view_key) */
@@ -541,7 +547,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		build_heatmap(a, sh, &h);	/* (it keeps the cursor in the matrix) */
 		if (h.slice_name[0]) {
 			char sl[128];
-			snprintf(sl, sizeof sl, "%s   ([ ] to change)", h.slice_name);
+			snprintf(sl, sizeof sl, heatmap_slice_count(sh->t) > 1 ? "%s   ([ ] to change)" : "%s", h.slice_name);
 			draw_fit(y++, x, sl, w);
 			hh--;
 		}

@@ -678,3 +678,11 @@ void heatmap_build_trace(struct heatmap *h, const struct looptrace *lt, enum sca
 	summarize(h);	/* a blank cell is no NaN for the legend */
 	tensor_unref(m);
 }
+
+int64_t heatmap_slice_count(const struct tensor *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i + 2 < t->ndim; i++)
+		n *= t->shape[i];
+	return n;
+}

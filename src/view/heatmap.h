@@ -47,6 +47,11 @@ struct heatmap {
 void heatmap_build(struct heatmap *h, const struct tensor *t, const int64_t *slice, int nslice,
 		   char *const *rows, int nrows, char *const *cols, int ncols, enum scale_kind scale);
 void heatmap_free(struct heatmap *h);
+/* The 2-D slices of t heatmap_build can pick: the product of its leading
+ * dimensions (1 with 2 or fewer, 0 when one is empty). [ ] moves through
+ * them, offered only when there is more than one (a batch of one has none
+ * to move to). */
+int64_t heatmap_slice_count(const struct tensor *t);
 /* Names what the heatmap shows, for its legend ("X", "S", "W"): copied, cut
  * to fit name[] at a character boundary; NULL or "" gives "values". */
 void heatmap_set_name(struct heatmap *h, const char *name);
