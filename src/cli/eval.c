@@ -2,8 +2,10 @@
  * -e, a FILE or standard input in one session (lesson/session.h) and prints
  * each value shown, as text or (--json) one JSON object per line written by
  * text/json.c. Called by main.c; reaches the interpreter only through the
- * session. The first failing statement ends it with status 2; Ctrl-C stops
- * the statement that runs (undone) and ends it with status 130. */
+ * session. The first failing statement ends it with status 2, its place
+ * named on one line (an error inside a function: its traceback, then the
+ * function's line with a caret, cli/caret.c); Ctrl-C stops the statement
+ * that runs (undone) and ends it with status 130. */
 #include "cli/cli.h"
 #include "core/file.h"
 #include "core/strbuf.h"
@@ -82,11 +84,21 @@ static char *read_statements(const char *file, bool named, size_t *len, int *sta
 	return NULL;
 }
 
+/* An error raised inside a function: under its traceback, the function's
+ * line with a caret, from the -e statements ran (typed, numbered from 1)
+ * or the file (src, len, numbered from first), whichever defines it. */
+static void show_function_line(const struct strbuf *typed, const char *src, size_t len, int first,
+			       const struct qkv_error *err)
+{
+	struct cli_source sources[2] = { { typed->s ? typed->s : "", typed->len, 1 }, { src, len, first } };
+	cli_show_function_line(sources, src ? 2 : 1, err);
+}
+
 /* Runs the file named (standard input for NULL or "-") after the -e
- * statements: a named file's lines numbered from 1 (its errors name it),
- * standard input's from line, after the -e lines. 0, or 2 with the error
- * printed. */
-static int eval_file(struct session *s, const char *file, int line)
+ * statements (typed, their lines): a named file's lines numbered from 1
+ * (its errors name it), standard input's from line, after the -e lines. 0,
+ * or 2 with the error printed. */
+static int eval_file(struct session *s, const char *file, int line, const struct strbuf *typed)
 {
 	bool named = file && strcmp(file, "-") != 0;
 	size_t len;
@@ -101,6 +113,7 @@ static int eval_file(struct session *s, const char *file, int line)
 			cli_print_error("%s: line %d, col %d: %s", file, err.line, err.col, err.msg);
 		else
 			cli_print_error("line %d, col %d: %s", err.line, err.col, err.msg);
+		show_function_line(typed, src, len, named ? 1 : line, &err);
 		status = st == SESSION_INTERRUPTED ? 130 : 2;
 	}
 	free(src);
@@ -136,15 +149,20 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 	session_set_output(s, emit, &json);
 	session_set_interrupt(s, cli_interrupt_flag());
 	int status = 0, line = 1;
+	struct strbuf typed;	/* the -e statements, line k the k-th */
+	strbuf_init(&typed);
 	/* -e statements first, in order, then the file (or stdin when nothing given) */
 	for (int i = 0; i < argc && status == 0; i++) {
 		const char *src = inline_statement(argv, &i);
 		if (!src)
 			continue;
+		strbuf_puts(&typed, src);
+		strbuf_putc(&typed, '\n');
 		struct qkv_error err;
 		enum session_status st = session_run(s, src, strlen(src), line, SESSION_PER_STATEMENT, &err);
 		if (st != SESSION_OK) {
 			cli_print_error("line %d, col %d: %s", err.line, err.col, err.msg);
+			show_function_line(&typed, NULL, 0, 0, &err);
 			status = st == SESSION_INTERRUPTED ? 130 : 2;
 		}
 		for (const char *p = src; *p; p++)
@@ -154,8 +172,9 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 			goto out;
 	}
 	if (status == 0 && (file || nexpr == 0))
-		status = eval_file(s, file, line);
+		status = eval_file(s, file, line, &typed);
 out:
+	strbuf_free(&typed);
 	if (status == 0 && session_quit_requested(s))
 		status = session_quit_status(s);	/* exit(3) exits 3, as Python */
 	fflush(stdout);

@@ -10,10 +10,13 @@
  * lesson/commands as the full screen's prompt does, its results printed as
  * text (:export writes a figure, through export/command.h). Ctrl-C stops a
  * statement that runs, or drops the line or block being typed; it never
- * ends the loop. Called by main.c; errors show a caret on stderr and never
- * end the loop; a pipe with errors exits 2. */
+ * ends the loop. Called by main.c; errors show a caret on stderr (cli/caret:
+ * under the statement, or under the function's line an error inside a
+ * function was raised on, among the lines typed and :load's) and never end
+ * the loop; a pipe with errors exits 2. */
 #include "cli/cli.h"
 #include "core/format.h"
+#include "core/mem.h"
 #include "core/strbuf.h"
 #include "core/utf8.h"
 #include "export/command.h"
@@ -21,6 +24,7 @@
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/lineedit.h"
+#include "lesson/save.h"
 #include "lesson/session.h"
 #include "lesson/statements.h"
 #include "view/timing.h"
@@ -61,48 +65,6 @@ static char *next_line(bool tty, const char *prompt)
 		return NULL;
 	}
 	return strbuf_detach(&sb);
-}
-
-/* Prints the line `line` of src (1-based, relative to first_line) with a caret
- * under column col (columns count characters, as the lexer's do); with echo
- * false only the caret line (the line is on the terminal right above it,
- * after a 4-column prompt). The caret stands as many terminal columns in as
- * the characters before col take: two for a wide one (日), and a tab where
- * the line has one, so that the terminal moves both lines alike. */
-static void show_caret(const char *src, size_t len, int first_line, int line, int col, bool echo)
-{
-	int want = line - first_line;
-	const char *p = src, *end = src + len;
-	for (int l = 0; l < want && p < end; l++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			return;
-		p = nl + 1;
-	}
-	const char *e = memchr(p, '\n', (size_t)(end - p));
-	if (!e)
-		e = end;
-	if (echo)
-		fprintf(stderr, "    %.*s\n", (int)(e - p), p);
-	size_t k = col > 1 ? (size_t)col - 1 : 0;
-	size_t at = utf8_offset_n(p, (size_t)(e - p), k);
-	struct strbuf pad;
-	strbuf_init(&pad);
-	strbuf_puts(&pad, "    ");
-	for (size_t i = 0; i < at;) {
-		uint32_t cp;
-		int n = utf8_decode(p + i, at - i, &cp);
-		if (cp == '\t')
-			strbuf_putc(&pad, '\t');
-		else
-			for (int w = utf8_cp_width(cp); w > 0; w--)
-				strbuf_putc(&pad, ' ');
-		i += (size_t)n;
-	}
-	for (size_t rest = k - utf8_count_n(p, at); rest > 0; rest--)
-		strbuf_putc(&pad, ' ');	/* past the end of the line */
-	fprintf(stderr, "%s^\n", pad.s);
-	strbuf_free(&pad);
 }
 
 /* :show EXPR: its value as a bare expression prints it; :show EXPR loops:
@@ -223,6 +185,13 @@ struct repl {
 	struct session *s;
 	bool tty;
 	struct strbuf pending;
+	struct strbuf typed;  /* every line numbered so far, in order: line k is the
+	                         k-th (for the line of a function an error is in) */
+	struct cli_source *sources;	/* typed's, then each :load's code (its lines
+	                           numbered from 1 too: cli_show_function_line
+	                           tells which defines a function), nsources */
+	char **loaded;
+	int nsources;
 	int line_no;        /* the number of the next line read */
 	int start_line;     /* the number of pending's first line */
 	int errors;
@@ -246,15 +215,48 @@ static bool run_statement(struct repl *r, const char *src, size_t n, int first, 
 	if (st != SESSION_OK) {
 		int last = first + count_newlines(src, n) - (n && src[n - 1] == '\n');
 		/* an error inside a function the statement called names its place in
-		 * a traceback; a caret under the statement would point nowhere */
-		if (err.line >= first && err.line <= last && !strchr(err.msg, '\n'))
-			show_caret(src, n, first, err.line, err.col, echo || err.line != last);
+		 * a traceback: the caret goes under that line of the function, which
+		 * an earlier statement typed (a caret under this one would point
+		 * nowhere) */
+		bool here = err.line >= first && err.line <= last && !strchr(err.msg, '\n');
+		if (here)
+			cli_show_caret(src, n, first, err.line, err.col, echo || err.line != last);
 		fprintf(stderr, "error: %s\n", err.msg);
+		if (!here) {	/* under its traceback, the function's line that raised it */
+			r->sources[0] = (struct cli_source){ r->typed.s ? r->typed.s : "", r->typed.len, 1 };
+			cli_show_function_line(r->sources, r->nsources, &err);
+		}
 		r->errors++;
 	}
 	fflush(stdout);
 	cli_interrupt_clear();	/* a Ctrl-C stopped this one, and no other */
 	return st == SESSION_OK;
+}
+
+/* Numbers the line (or lines) l read, the next ones, and keeps them. */
+static void number_lines(struct repl *r, const char *l)
+{
+	strbuf_puts(&r->typed, l);
+	strbuf_putc(&r->typed, '\n');
+	r->line_no += count_newlines(l, strlen(l)) + 1;
+}
+
+/* Keeps the code :load ran from path (read again as session_load read it),
+ * for the lines of the functions it defined. */
+static void keep_loaded(struct repl *r, const char *path)
+{
+	struct strbuf code;
+	struct qkv_error err;
+	strbuf_init(&code);
+	if (save_load_code(path, &code, NULL, &err) == 0) {
+		r->loaded = xrealloc(r->loaded, sizeof *r->loaded * (size_t)r->nsources);
+		r->sources = xrealloc(r->sources, sizeof *r->sources * (size_t)(r->nsources + 1));
+		r->loaded[r->nsources - 1] = strbuf_detach(&code);
+		r->sources[r->nsources] = (struct cli_source){ r->loaded[r->nsources - 1],
+							      strlen(r->loaded[r->nsources - 1]), 1 };
+		r->nsources++;
+	}
+	strbuf_free(&code);
 }
 
 /* Drops the first n bytes of pending (the lines that ran). */
@@ -331,7 +333,7 @@ static void tty_line(struct repl *r, char *l)
 		r->start_line = r->line_no;
 	strbuf_puts(&r->pending, *t ? l : "");	/* a line of only indentation is empty */
 	strbuf_putc(&r->pending, '\n');
-	r->line_no += count_newlines(l, strlen(l)) + 1;
+	number_lines(r, l);
 	free(l);
 	if (several) {
 		lineedit_history_add(r->pending.s);
@@ -352,7 +354,8 @@ static void tty_line(struct repl *r, char *l)
  * between, indented, blank or comments, belong to it, as in a file. */
 static void pipe_line(struct repl *r, char *l)
 {
-	int no = r->line_no++;
+	int no = r->line_no;
+	number_lines(r, l);
 	size_t end;
 	if (r->pending.len && starts_statement(l) &&
 	    statements_first(r->pending.s, r->pending.len, &end) != STATEMENTS_INCOMPLETE)
@@ -398,6 +401,9 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		rl_getc_function = tty_getc;
 	}
 	strbuf_init(&r.pending);
+	strbuf_init(&r.typed);
+	r.sources = xcalloc(1, sizeof *r.sources);
+	r.nsources = 1;
 	for (;;) {
 		if (r.tty)
 			cli_interrupt_clear();
@@ -415,18 +421,24 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 		if (!l)
 			break;
 		struct command cmd;
+		size_t end;
+		if (!r.tty && r.pending.len && l[0] == ':' && command_parse(l, &cmd) &&
+		    statements_first(r.pending.s, r.pending.len, &end) != STATEMENTS_INCOMPLETE)
+			run_cell(&r, false);	/* a command in column 0 ends a block, as a statement does */
 		if (r.pending.len == 0 && !strchr(l, '\n') && command_parse(l, &cmd)) {
 			if (r.tty)
 				lineedit_history_add(l);
 			struct qkv_error err;
 			int rc = run_command(r.s, &cmd, &err);
 			if (rc < 0) {
-				show_caret(l, strlen(l), r.line_no, r.line_no, err.col, !r.tty);
+				cli_show_caret(l, strlen(l), r.line_no, r.line_no, err.col, !r.tty);
 				fprintf(stderr, "error: %s\n", err.msg);
 				r.errors++;
 			}
+			if (rc == 0 && cmd.id == CMD_LOAD)
+				keep_loaded(&r, cmd.arg);
+			number_lines(&r, l);
 			free(l);
-			r.line_no++;
 			fflush(stdout);
 			if (rc > 0)
 				break;
@@ -446,6 +458,11 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 	if (r.tty)
 		putchar('\n');
 	strbuf_free(&r.pending);
+	strbuf_free(&r.typed);
+	for (int i = 0; i + 1 < r.nsources; i++)
+		free(r.loaded[i]);
+	free(r.loaded);
+	free(r.sources);
 	int status = (!r.tty && r.errors) ? 2 : 0;
 	if (session_quit_requested(r.s) && session_quit_status(r.s))
 		status = session_quit_status(r.s);	/* exit(3) exits 3, as Python */

@@ -1,0 +1,167 @@
+/* test_function_caret.c: an error raised inside a function shows, under its
+ * traceback, the function's line that raised it with a caret under the
+ * column, in qkv repl (from a pipe and on a terminal, tmux) and in qkv eval
+ * (a file, standard input, -e statements), by the code that puts the caret
+ * under a statement's own mistake (cli/caret.c). A line is shown only from
+ * the one source that defines the function there: a file's lines and the
+ * -e statements' (or a :load's and the typed ones) are numbered alike. */
+#include "system.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* the error of f, raised on its line 2, column 16 */
+static const char f_def[] = "def f(x):\n"
+			    "    return x + undefined_name\n";
+static const char f_caret[] = "error: name 'undefined_name' is not defined\n"
+			      "  line 2, in f\n"
+			      "    return x + undefined_name\n"
+			      "               ^\n";
+
+static char *repl_err(const char *input)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	run_qkv(argv, input, NULL, &out, &err);
+	free(out);
+	return err;
+}
+
+Test(function_caret, repl_should_show_the_functions_line_and_a_caret)
+{
+	char input[256];
+	snprintf(input, sizeof input, "%s\nf(1)\n", f_def);
+	char *err = repl_err(input);
+	cr_expect_str_eq(err, f_caret);
+	free(err);
+}
+
+/* a method, in an if, two calls deep, and a lambda; wide characters before
+ * the column take two columns each */
+Test(function_caret, repl_should_show_the_line_of_the_innermost_call)
+{
+	char *err = repl_err("class A:\n"
+			     "    def __init__(self):\n"
+			     "        self.v = 4\n"
+			     "    def g(self):\n"
+			     "        if self.v:\n"
+			     "            return self.v / 0\n"
+			     "\n"
+			     "def outer():\n"
+			     "    return A().g()\n"
+			     "\n"
+			     "outer()\n"
+			     "h = lambda t: '\u65e5\u672c' + t + nope\n"
+			     "h('x')\n");
+	cr_expect(strstr(err, "error: ZeroDivisionError: division by zero\n"
+			      "  line 9, in outer\n"
+			      "  line 6, in g\n"
+			      "    return self.v / 0\n"
+			      "                  ^\n"), "%s", err);
+	cr_expect(strstr(err, "error: name 'nope' is not defined\n"
+			      "  line 12, in <lambda>\n"
+			      "    h = lambda t: '\u65e5\u672c' + t + nope\n"
+			      "                               ^\n"), "%s", err);	/* 日本 take 4 */
+	free(err);
+}
+
+/* a function :load defined and one typed, on lines numbered alike: the
+ * line shown is the one of the source that defines the function there */
+Test(function_caret, repl_should_take_the_line_from_the_source_that_defines_the_function)
+{
+	char path[] = "/tmp/qkv-fcaret-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	const char code[] = "def g(x):\n    return x - nope\n";
+	cr_assert_eq(write(fd, code, sizeof code - 1), (ssize_t)(sizeof code - 1));
+	close(fd);
+	char input[512];
+	/* lines 1-2 typed define f, lines 1-2 of the file g */
+	snprintf(input, sizeof input, "%s\n:load %s\ng(1)\nf(1)\n", f_def, path);
+	char *err = repl_err(input);
+	cr_expect(strstr(err, "error: name 'nope' is not defined\n  line 2, in g\n    return x - nope\n"
+			      "               ^\n"), "%s", err);
+	cr_expect(strstr(err, f_caret), "%s", err);
+	free(err);
+	/* both define g at line 2: which one raised it, nothing tells: no line */
+	snprintf(input, sizeof input, "def g(x):\n    return x * 2 + nope\n\n:load %s\ng(1)\n", path);
+	err = repl_err(input);
+	cr_expect(strstr(err, "error: name 'nope' is not defined\n  line 2, in g\n") &&
+		  !strstr(err, "    return x"), "%s", err);
+	free(err);
+	unlink(path);
+}
+
+Test(function_caret, eval_should_show_the_functions_line_under_its_traceback)
+{
+	char path[] = "/tmp/qkv-fcaret-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, f_def, sizeof f_def - 1), (ssize_t)(sizeof f_def - 1));
+	cr_assert_eq(write(fd, "\nf(1)\n", 6), 6);
+	close(fd);
+	const char *argv[] = { "qkv", "eval", path, NULL };
+	char *out, *err, want[512];
+	cr_expect_eq(run_qkv(argv, NULL, NULL, &out, &err), 2);
+	snprintf(want, sizeof want, "qkv: %s: line 2, col 16: %s", path, f_caret + strlen("error: "));
+	cr_expect_str_eq(err, want);
+	free(out);
+	free(err);
+	/* g of -e (its line 1) called from the file, whose line 1 is f's def:
+	 * the line is -e's */
+	const char *argv2[] = { "qkv", "eval", "-e", "def g(x): return x / 0", "-e", "y = 1", path, NULL };
+	FILE *f = fopen(path, "w");
+	cr_assert(f);
+	fputs("y = 2\ng(y)\n", f);
+	fclose(f);
+	cr_expect_eq(run_qkv(argv2, NULL, NULL, &out, &err), 2);
+	cr_expect(strstr(err, "  line 1, in g\n    def g(x): return x / 0\n                       ^\n"), "%s", err);
+	free(out);
+	free(err);
+	unlink(path);
+	/* standard input after -e statements */
+	const char *argv3[] = { "qkv", "eval", "-e", "a = 1", "-", NULL };
+	cr_expect_eq(run_qkv(argv3, "def k(x):\n    return x[5]\nk([1])\n", NULL, &out, &err), 2);
+	cr_expect(strstr(err, "  line 3, in k\n    return x[5]\n             ^\n"), "%s", err);
+	free(out);
+	free(err);
+}
+
+/* on a terminal: the same lines under the call */
+Test(function_caret, repl_on_a_terminal_should_show_the_functions_line)
+{
+	char state[64];
+	snprintf(state, sizeof state, "/tmp/qkv-fcaret-state-%d", (int)getpid());
+	const char *session = tmux_start_qkv(100, 30, state, NULL, "repl", "sleep 30");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "def f(x):");
+	free(tmux_see(session, ">>> def f(x):\n..."));
+	tmux_line(session, "return x + undefined_name");
+	free(tmux_see(session, "undefined_name\n..."));
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "...\n>>>"));
+	tmux_line(session, "f(1)");
+	char *s = tmux_see(session, "               ^");
+	cr_expect(strstr(s, ">>> f(1)\n" "error: name 'undefined_name' is not defined\n  line 2, in f\n"
+			    "    return x + undefined_name\n               ^\n>>>"), "%s", s);
+	free(s);
+	tmux_private_server_end();
+	dir_remove(state);
+}
+
+/* from a pipe, a ':' command in column 0 after a block ends the block, as
+ * a statement there does (it was read as a line of the block: "unexpected
+ * ':'") */
+Test(function_caret, a_command_after_a_block_in_a_pipe_should_end_the_block)
+{
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	cr_expect_eq(run_qkv(argv, "def f(x):\n    return x + 1\n\n:ls\nf(2)\n", NULL, &out, &err), 0, "%s", err);
+	cr_expect(strstr(out, "f                function") && strstr(out, "\n3\n"), "%s", out);
+	cr_expect_str_empty(err);
+	free(out);
+	free(err);
+}
