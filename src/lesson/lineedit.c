@@ -199,6 +199,10 @@ void lineedit_setup(enum command_front f, struct session *s)
 	 * (else on a second Tab), unless ~/.inputrc, read after, says otherwise */
 	rl_variable_bind("show-all-if-unmodified", "on");
 	rl_bind_key('\t', tab);
+	/* readline binds the terminal's erase key (stty erase: DEL or Ctrl-H) to
+	 * its own rubout when it starts, over this Backspace, which never
+	 * dedented: its Ctrl-U, Ctrl-W and Ctrl-V are bound alike anyway */
+	rl_variable_bind("bind-tty-special-chars", "off");
 	rl_bind_key(127, backspace);
 	rl_bind_key(8, backspace);
 }

@@ -4,7 +4,8 @@
  * is offered an indentation only when nothing more is waiting, so the
  * pasted lines keep their own and it is not doubled; in the full screen
  * (qkv --repl at 80x24 without colour, at 120x40) and in qkv repl. Typed
- * line by line, the next line still starts indented. */
+ * line by line, the next line still starts indented, and Backspace there
+ * goes back a level. */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -89,4 +90,28 @@ Test(unbracketed_paste, lines_typed_one_by_one_should_still_start_indented, .fin
 	free(tmux_see(session, "\n>>>"));
 	tmux_line(session, "print(f(-3), f(5))");
 	free(tmux_see(session, "-1 1"));
+}
+
+/* Backspace in the indentation offered goes back a level (4 columns), as
+ * :help blocks says, in both prompts: readline had bound the terminal's
+ * erase key to its one-character rubout over it */
+static void backspace_dedents(const char *args)
+{
+	start(100, 30, NULL, args);
+	tmux_line(session, "def f(x):");
+	free(tmux_see(session, "def f(x):\n..."));
+	tmux_line(session, "if x > 0:");
+	free(tmux_see(session, "...     if x > 0:\n..."));
+	tmux_keys(session, "BSpace");
+	tmux_type(session, "y = x");
+	char *s = tmux_see(session, "y = x");
+	cr_assert(strstr(s, "...     if x > 0:\n...     y = x"), "%s: Backspace did not go back 4 columns:\n%s", args, s);
+	free(s);
+	finish();
+}
+
+Test(unbracketed_paste, backspace_in_the_offered_indentation_should_go_back_a_level, .fini = finish)
+{
+	backspace_dedents("repl");
+	backspace_dedents("--repl");
 }
