@@ -102,6 +102,18 @@ static char **complete(const char *text, int start, int end)
 	return ncands ? rl_completion_matches(text, next_cand) : NULL;
 }
 
+/* After :load and :save the word completed is a file name, slashes and
+ * all (readline's own word breaks would leave only what is after the last
+ * '/'); NULL elsewhere: rl_completer_word_break_characters. */
+static char *word_breaks(void)
+{
+	int ls = line_start(rl_point);
+	if (strncmp(rl_line_buffer + ls, ":load ", 6) == 0 || strncmp(rl_line_buffer + ls, ":save ", 6) == 0 ||
+	    strncmp(rl_line_buffer + ls, ":save! ", 7) == 0)
+		return " \t\n";
+	return NULL;
+}
+
 /* Tab: spaces to the next multiple of 4 columns when only spaces are
  * before the cursor on its line, else completion. rl_complete lists the
  * matches when the command before it was rl_complete too (a second Tab),
@@ -188,6 +200,7 @@ void lineedit_setup(enum command_front f, struct session *s)
 	session = s;
 	rl_attempted_completion_function = complete;
 	rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{(,[+-*/%";
+	rl_completion_word_break_hook = word_breaks;
 	rl_startup_hook = startup;
 	/* a history line changed and left stays changed in readline, its undo
 	 * list kept with it across lines, where a later line's undo met a list

@@ -98,14 +98,20 @@ static void forget_matches(void)
 
 /* readline's listing of the matches (a second Tab, or the first when it
  * can add nothing to the word): kept to be drawn under the input until the
- * next key (prompt_draw_matches). matches[1..n] are sorted. */
+ * next key (draw_matches). matches[1..n] are sorted; file names are listed
+ * without their directory, as readline lists them. */
 static void show_matches(char **matches, int n, int longest)
 {
 	(void)longest;	/* bytes: the columns are measured as drawn */
 	forget_matches();
 	listed = xmalloc(sizeof *listed * (size_t)(n > 0 ? n : 1));
-	for (int i = 0; i < n; i++)
-		listed[i] = xstrdup(matches[i + 1]);
+	for (int i = 0; i < n; i++) {
+		const char *m = matches[i + 1], *slash = NULL;
+		for (const char *c = m; rl_filename_completion_desired && *c; c++)
+			if (*c == '/' && c[1])
+				slash = c;
+		listed[i] = xstrdup(slash ? slash + 1 : m);
+	}
 	nlisted = n;
 }
 

@@ -181,3 +181,37 @@ Test(completion, tab_twice_in_qkv_repl_should_list_the_names, .fini = finish)
 	cr_assert(strstr(s, "torch.sin") && strstr(s, "torch.sum\n>>> torch.s"), "%s", s);
 	free(s);
 }
+
+/* the file names after :load, slashes and all (readline's word breaks left
+ * only what was after the last '/'): completed, then listed without their
+ * directory, as readline lists them; in both prompts */
+static void load_file_names(const char *args, const char *dir)
+{
+	char line[128], shared[128];
+	start(120, 30, NULL, args);
+	free(tmux_see(session, ">>>"));
+	snprintf(line, sizeof line, ":load %s/al", dir);
+	tmux_type(session, line);
+	tmux_keys(session, "Tab");
+	snprintf(shared, sizeof shared, ">>> :load %s/alp\n", dir);
+	free(tmux_see(session, shared));
+	tmux_keys(session, "Tab");
+	char *s = tmux_see(session, "alpha.qkv");
+	cr_assert(strstr(s, "alpha.qkv  alps.qkv") && !strstr(s, "beta.qkv"), "%s:\n%s", args, s);
+	free(s);
+	finish();
+}
+
+Test(completion, file_names_after_load_should_complete_and_list, .fini = finish)
+{
+	char dir[64], path[128];
+	dir_make_temp(dir, sizeof dir, "qkv-files");
+	static const char *const names[] = { "alpha.qkv", "alps.qkv", "beta.qkv" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		file_put(path, "x = 1\n", 6);
+	}
+	load_file_names("--repl", dir);
+	load_file_names("repl", dir);
+	dir_remove(dir);
+}
