@@ -162,7 +162,7 @@ static int run_command(struct session *s, const struct command *c, struct qkv_er
 		break;
 	case CMD_EXPORT:
 	case CMD_EXPORT_FORCE: {
-		char done[600];
+		char done[sizeof c->arg + 256];	/* "Exported EXPR (SHAPE) to FILE." whole */
 		rc = export_command(s, c, NULL, done, sizeof done, err);	/* err->col: the name's or the file's */
 		if (rc == 0)
 			strbuf_puts(&sb, done);

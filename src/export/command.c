@@ -28,7 +28,7 @@ static int file_format(const char *file, const char *word, bool force, int col, 
 		return error_set(err, 1, col, dot ? "unknown extension '%.20s': :%s writes .svg, .pdf or .png" :
 				 "'%.60s' has no extension: :%s writes .svg, .pdf or .png", dot ? dot : file, word);
 	if (!force && access(file, F_OK) == 0)	/* export_save checks again, as it writes */
-		return error_set(err, 1, col, "%.200s exists (:export! replaces it)", file);
+		return error_set(err, 1, col, "%s exists (:export! replaces it)", file);
 	return 0;
 }
 

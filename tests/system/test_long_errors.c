@@ -129,3 +129,21 @@ Test(long_errors, load_in_the_full_screen_should_show_the_reason, .fini = finish
 	load_on_screen(80, 24, "NO_COLOR=1");
 	load_on_screen(120, 40, NULL);
 }
+
+/* :export to a long path: what it says it wrote, and that it will not
+ * write over it, name the whole path */
+Test(long_errors, export_to_a_long_path_should_name_it_whole, .fini = finish)
+{
+	char path[1024], input[2300];
+	deep_path(path, sizeof path, 650, "x.svg");
+	snprintf(input, sizeof input, "X = [1 2; 3 4]\n:export X %s\n:export X %s\n", path, path);
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err, want[1200];
+	run_qkv(argv, input, NULL, &out, &err);
+	snprintf(want, sizeof want, "to %s.\n", path);
+	cr_expect(strstr(out, want), "%s", out);
+	snprintf(want, sizeof want, "error: %s exists (:export! replaces it)\n", path);
+	cr_expect(strstr(err, want), "%s", err);
+	free(out);
+	free(err);
+}
