@@ -1617,8 +1617,9 @@ static int message_lines(const struct app *a)
 
 /* The matches Tab listed, under the input as readline lists them: sorted
  * down the columns, each column as wide as the widest match and 2 more,
- * as many columns as the width takes; at most rows_cap rows, the last of
- * them then saying how many more there are. */
+ * as many columns as the width takes; at most rows_cap rows (fewer when
+ * the rest of the prompt takes the screen), the last of them then saying
+ * how many more there are. */
 struct match_grid {
 	int rows, cols, colw;      /* rows of matches */
 	int shown;                 /* the matches shown (the first ones) */
@@ -1639,7 +1640,10 @@ static void match_grid(const struct app *a, struct match_grid *g)
 	g->colw = widest + 2;
 	g->cols = room / g->colw > 0 ? room / g->colw : 1;
 	g->rows = (nlisted + g->cols - 1) / g->cols;
-	int cap = rows_cap(a);
+	/* a third of the screen, less when a long error takes the room */
+	int others = message_lines(a) + block_rows(a) + input_rows(a) + (a->prompt.error[0] ? 1 + error_lines(a) : 0);
+	int cap = rows_cap(a) < a->rows - 4 - others ? rows_cap(a) : a->rows - 4 - others;
+	cap = cap > 2 ? cap : 2;
 	if (g->rows > cap) {
 		g->rows = cap - 1;
 		g->more = true;
