@@ -49,10 +49,10 @@ static void feel_frame(struct strbuf *out, struct player *p, int k, int cols, in
 		struct heatmap_layout L;
 		cur_r = cur_r < h.rows ? cur_r : h.rows - 1;
 		cur_c = cur_c < h.cols ? cur_c : h.cols - 1;
-		heatmap_layout(&h, vw, vh - 5, 0, false, cur_r, cur_c, &L);
+		heatmap_layout(&h, (struct heatmap_ink){ COLOR_256, true }, vw, vh - 5, 0, false, cur_r, cur_c, &L);
 		render_heatmap(out, &h, 0, &ro);
 		char legend[512];
-		heatmap_legend(&h, &L.fmt, COLOR_256, false, legend, sizeof legend, vw);
+		heatmap_legend(&h, L.numbers ? &L.fmt : NULL, COLOR_256, heatmap_legend_marks(&L), legend, sizeof legend, vw);
 		strbuf_puts(out, legend);
 		strbuf_putc(out, '\n');
 		int64_t flat = sh->t->ndim <= 2 ? (int64_t)cur_r * h.cols + cur_c : 0;
@@ -175,7 +175,7 @@ static void run_redraw_big(void *arg, enum kernel_variant v)
 	int cur_r = (d->key * 37) % h->rows, cur_c = (d->key * 101) % h->cols;
 	strbuf_reset(&d->out);
 	struct heatmap_layout L;
-	heatmap_layout(h, 118, 30, 0, false, cur_r, cur_c, &L);
+	heatmap_layout(h, (struct heatmap_ink){ COLOR_256, true }, 118, 30, 0, false, cur_r, cur_c, &L);
 	for (int r = L.row0; r < L.row0 + L.vis_rows; r++) {
 		for (int c = L.col0; c < L.col0 + L.vis_cols; c++) {
 			char cell[64];
@@ -189,7 +189,7 @@ static void run_redraw_big(void *arg, enum kernel_variant v)
 		strbuf_putc(&d->out, '\n');
 	}
 	char legend[512];
-	heatmap_legend(h, L.numbers ? &L.fmt : NULL, COLOR_256, false, legend, sizeof legend, 118);
+	heatmap_legend(h, L.numbers ? &L.fmt : NULL, COLOR_256, heatmap_legend_marks(&L), legend, sizeof legend, 118);
 	strbuf_puts(&d->out, legend);
 	strbuf_putc(&d->out, '\n');
 	inspect_cell(&d->out, d->t, "a", (int64_t)cur_r * h->cols + cur_c, 118);

@@ -144,26 +144,55 @@ static struct rgb cell_rgb(const struct figure *f, const struct heatmap *h, int 
 	enum cell_kind k = heatmap_cell_kind(h, r, c);
 	if (k == CELL_NAN)
 		return palette_nan_rgb_in(f->palette);
-	if (k == CELL_NEG_INF || k == CELL_BLANK)
+	if (k == CELL_NEG_INF || k == CELL_POS_INF || k == CELL_BLANK)
 		return (struct rgb){ 255, 255, 255 };
 	return palette_rgb_in(f->palette, h->scale, heatmap_position(h, heatmap_value(h, r, c)));
 }
 
-/* A masked cell: white with grey diagonal hatching, as a mask is usually
- * drawn on paper. */
-static void hatch(cairo_t *cr, double x, double y, double w, double hgt)
+/* The cells off the scale that are not NaN (whose colour is its own), on
+ * white: a masked cell (-inf) with grey diagonal hatching, as a mask is
+ * usually drawn on paper; a +inf cell crossed both ways, in a darker grey,
+ * so that neither passes for a value in colour or in gray. */
+static void hatch(cairo_t *cr, enum cell_kind k, double x, double y, double w, double hgt)
 {
 	cairo_save(cr);
 	cairo_rectangle(cr, x, y, w, hgt);
 	cairo_clip(cr);
-	set_grey(cr, 0.78);
+	set_grey(cr, k == CELL_POS_INF ? 0.6 : 0.78);
 	cairo_set_line_width(cr, 0.8);
 	for (double d = -hgt; d < w; d += 5) {
 		cairo_move_to(cr, x + d, y + hgt);
 		cairo_line_to(cr, x + d + hgt, y);
+		if (k == CELL_POS_INF) {
+			cairo_move_to(cr, x + d, y);
+			cairo_line_to(cr, x + d + hgt, y + hgt);
+		}
 	}
 	cairo_stroke(cr);
 	cairo_restore(cr);
+}
+
+/* A key to a kind of cell off the scale at (x, y): its swatch (side bh)
+ * and what it is; returns the x after it. */
+static double put_special_key(struct figure *f, enum cell_kind k, double x, double y, double bh, const char *what)
+{
+	cairo_t *cr = f->cr;
+	if (k == CELL_NAN) {
+		set_rgb(cr, palette_nan_rgb_in(f->palette));
+		cairo_rectangle(cr, x, y, bh, bh);
+		cairo_fill(cr);
+	} else {
+		set_grey(cr, 1);
+		cairo_rectangle(cr, x, y, bh, bh);
+		cairo_fill(cr);
+		hatch(cr, k, x, y, bh, bh);
+		set_grey(cr, 0.35);
+		cairo_rectangle(cr, x, y, bh, bh);
+		cairo_stroke(cr);
+	}
+	set_grey(cr, 0.15);
+	put_text(f, x + bh + 4, y + bh - 1, -1, what);
+	return x + bh + 8 + text_width(cr, what) + 10;
 }
 
 /* What the cells of h show: their size and whether numbers fit. */
@@ -223,43 +252,19 @@ static double put_legend(struct figure *f, const struct heatmap *h, const struct
 		cairo_stroke(cr);
 		put_text(f, px, ty, 0, "0");
 	}
+	/* the scale in the legend's words; the cells off it keyed by swatches
+	 * (the screen's and the text's marks stand for them there) */
 	char text[512];
-	heatmap_legend(h, fmt, COLOR_NONE, false, text, sizeof text, 200);
-	/* the masked cells' and NaN's marks are the screen's; here they are
-	 * a hatched and a coloured swatch */
-	char *mark = strstr(text, "   \u00b7 = masked");
-	if (!mark)
-		mark = strstr(text, "   ? = nan");
-	if (mark)
-		*mark = 0;
+	heatmap_legend(h, fmt, COLOR_NONE, LEGEND_SCALE, text, sizeof text, 200);
 	double lx = x + bw + 14;
 	put_text(f, lx, y + bh - 1, -1, text);
 	lx += text_width(cr, text) + 14;
-	bool masked = false, nan = false;
-	for (int r = 0; r < h->rows; r++)
-		for (int c = 0; c < h->cols; c++) {
-			masked |= heatmap_cell_kind(h, r, c) == CELL_NEG_INF;
-			nan |= heatmap_cell_kind(h, r, c) == CELL_NAN;
-		}
-	if (masked) {
-		set_grey(cr, 1);
-		cairo_rectangle(cr, lx, y, bh, bh);
-		cairo_fill(cr);
-		hatch(cr, lx, y, bh, bh);
-		set_grey(cr, 0.35);
-		cairo_rectangle(cr, lx, y, bh, bh);
-		cairo_stroke(cr);
-		set_grey(cr, 0.15);
-		put_text(f, lx + bh + 4, y + bh - 1, -1, "masked (-inf)");
-		lx += bh + 8 + text_width(cr, "masked (-inf)") + 10;
-	}
-	if (nan) {
-		set_rgb(cr, palette_nan_rgb_in(f->palette));
-		cairo_rectangle(cr, lx, y, bh, bh);
-		cairo_fill(cr);
-		set_grey(cr, 0.15);
-		put_text(f, lx + bh + 4, y + bh - 1, -1, "nan (not a number)");
-	}
+	if (h->any_masked)
+		lx = put_special_key(f, CELL_NEG_INF, lx, y, bh, "masked (-inf)");
+	if (h->any_posinf)
+		lx = put_special_key(f, CELL_POS_INF, lx, y, bh, "+inf");
+	if (h->any_nan)
+		put_special_key(f, CELL_NAN, lx, y, bh, "nan (not a number)");
 	grow(f, x + bw, ty);
 	return ty + 6;
 }
@@ -334,8 +339,9 @@ static double draw_heatmap_at(struct figure *f, const struct heatmap *h, const s
 			set_rgb(cr, cell_rgb(f, h, r, c));
 			cairo_rectangle(cr, cx, cy, cw, ch);
 			cairo_fill(cr);
-			if (heatmap_cell_kind(h, r, c) == CELL_NEG_INF)
-				hatch(cr, cx, cy, cw, ch);
+			enum cell_kind k = heatmap_cell_kind(h, r, c);
+			if (k == CELL_NEG_INF || k == CELL_POS_INF)
+				hatch(cr, k, cx, cy, cw, ch);
 		}
 	if (cw >= 8) {	/* thin white lines between the cells */
 		cairo_set_line_width(cr, 1);
@@ -356,8 +362,8 @@ static double draw_heatmap_at(struct figure *f, const struct heatmap *h, const s
 			for (int c = 0; c < cols; c++) {
 				heatmap_cell_text(h, r, c, fmt, 1, t, sizeof t);
 				enum cell_kind k = heatmap_cell_kind(h, r, c);
-				if (k == CELL_NEG_INF)
-					set_grey(cr, 0.35);
+				if (k == CELL_NEG_INF || k == CELL_POS_INF)
+					set_grey(cr, k == CELL_POS_INF ? 0.1 : 0.35);
 				else
 					set_rgb(cr, palette_text_on(cell_rgb(f, h, r, c)));
 				put_text(f, gx + c * cw + cw / 2, gy + r * ch + ch / 2 + CELL_SIZE / 2 - 1.5, 0, t);

@@ -53,7 +53,8 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 {
 	int lw = h->label_width > 12 ? 12 : h->label_width;
 	/* each cell: a number right-aligned in cw (the formats of the screen,
-	 * view/heatmap), its shade, a space */
+	 * view/heatmap), a space, its mark (heatmap_cell_mark), a space: a mark
+	 * never touches a digit */
 	struct heatmap_numfmt fmt;
 	int cw = 7;
 	for (int c = 0; c < h->cols; c++) {
@@ -62,11 +63,13 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 	}
 	int avail = o->width - indent - lw - 1;
 	int ncols = h->cols;
-	while (cw > 4 && (cw + 2) * ncols > avail)
+	while (cw > 4 && (cw + 3) * ncols > avail)
 		cw--;
 	bool numbers = heatmap_number_format(h, cw, &fmt);
+	/* marks alone: after their sign without colour (heatmap_signs) */
+	bool signs = heatmap_signs(h, o->color ? COLOR_256 : COLOR_NONE, numbers);
 	if (!numbers) {
-		cw = 0;	/* shade only */
+		cw = 0;	/* marks only */
 	} else {
 		/* no wider than the widest number or column label needs */
 		int need = 1;
@@ -84,7 +87,7 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 		}
 		cw = need < cw ? need : cw;
 	}
-	int per = cw + (numbers ? 2 : 1);
+	int per = numbers ? cw + 3 : signs ? 3 : 1;
 	int shown_cols = avail / per < ncols ? (avail / per > 0 ? avail / per : 1) : ncols;
 	/* row labels longer than 12 take what the cells leave */
 	int spare = o->width - indent - 1 - shown_cols * per;
@@ -128,21 +131,23 @@ void render_heatmap(struct strbuf *out, const struct heatmap *h, int indent, con
 			if (numbers) {
 				char cell[400];
 				heatmap_cell_text(h, r, c, &fmt, cw, cell, sizeof cell);
-				strbuf_puts(out, cell);
+				strbuf_printf(out, "%s ", cell);
+			} else if (signs) {
+				strbuf_puts(out, heatmap_cell_sign(h, r, c));
 			}
-			/* masked (-inf) cells get a dot, not a shade of the scale */
-			strbuf_puts(out, k == CELL_NEG_INF ? "\u00b7" : k == CELL_VALUE ? palette_shade(heatmap_shade(h, v)) : "?");
+			/* the shade of a value; masked (-inf), +inf and nan cells their own marks */
+			strbuf_puts(out, heatmap_cell_mark(h, r, c));
 			if (o->color && (k == CELL_VALUE || k == CELL_NAN))
 				strbuf_puts(out, "\x1b[0m");
-			if (numbers && c + 1 < shown_cols)
+			if ((numbers || signs) && c + 1 < shown_cols)
 				strbuf_putc(out, ' ');
 		}
 		strbuf_putc(out, '\n');
 	}
 	/* the legend the screen draws, the shades named: they are always drawn */
 	char legend[512];
-	heatmap_legend(h, numbers ? &fmt : NULL, o->color ? COLOR_256 : COLOR_NONE, true, legend, sizeof legend,
-		       o->width - indent);
+	heatmap_legend(h, numbers ? &fmt : NULL, o->color ? COLOR_256 : COLOR_NONE, LEGEND_SHADES, legend,
+		       sizeof legend, o->width - indent);
 	strbuf_pad(out, ' ', (size_t)indent);
 	strbuf_printf(out, "%s\n", legend);
 }

@@ -111,12 +111,13 @@ static const struct twin twins[] = {
 	{ 0x253C, "+", PLAIN },
 	{ 0x2550, "=", PLAIN },
 	{ 0x2551, "|", PLAIN },
-	{ 0x2580, "\"", PLAIN },     /* half blocks (draw.c draws shades instead) */
+	{ 0x2580, "\"", PLAIN },     /* half blocks (never drawn in ASCII: heatmap_layout) */
 	{ 0x2584, ",", PLAIN },
-	{ 0x2588, "#", PLAIN },      /* the shades, palette_shade's, lightest first */
-	{ 0x2591, ".", PLAIN },
-	{ 0x2592, ":", PLAIN },
-	{ 0x2593, "+", PLAIN },
+	{ 0x2588, "#", PLAIN },      /* the shades, palette_shade's, lightest first: */
+	{ 0x2591, ":", PLAIN },      /* apart from the other marks of cells (".", "^", */
+	{ 0x2592, "=", PLAIN },      /* "?") and from the sign before them ("-") */
+	{ 0x2593, "*", PLAIN },
+	{ 0x25B2, "^", PLAIN },      /* a +inf cell */
 	{ 0x25B6, ">", PLAIN },
 	{ 0x25C0, "<", PLAIN },
 	{ 0x25CF, "*", PLAIN },

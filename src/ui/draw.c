@@ -13,20 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether shade characters go beside the colours: on 8-colour terminals,
- * whose few colours lose the magnitude (every negative score the same
- * cyan). Without colour the numbers carry it, or the shades when there are
- * no numbers. */
-static bool few_colours(const struct app *a)
+struct heatmap_ink draw_heatmap_ink(const struct app *a)
 {
-	return a->cmode == COLOR_8;
-}
-
-/* Whether the half-block grid draws shades: without colour, with 8 colours,
- * and without half blocks (ASCII in a locale that is not UTF-8). */
-static bool half_shades(const struct app *a)
-{
-	return a->cmode == COLOR_NONE || few_colours(a) || !term_utf8();
+	return (struct heatmap_ink){ a->cmode, term_utf8() };
 }
 
 /* The attributes and colour pair of cell (r, c): its colour on the scale,
@@ -48,18 +37,6 @@ static attr_t cell_attr(struct app *a, const struct heatmap *h, int r, int c, bo
 	return at;
 }
 
-/* A cell's mark: its shade (░▒▓█ or blank), a dot when masked, blank with
- * no value yet, "?" for the rest (NaN, +inf). */
-static const char *cell_mark(const struct heatmap *h, int r, int c)
-{
-	enum cell_kind k = heatmap_cell_kind(h, r, c);
-	if (k == CELL_NEG_INF)
-		return "\u00b7";
-	if (k == CELL_BLANK)
-		return " ";
-	return k == CELL_VALUE ? palette_shade(heatmap_shade(h, heatmap_value(h, r, c))) : "?";
-}
-
 static void put_attr(int y, int x, const char *s, int w, attr_t at, short pair)
 {
 	attr_set(at, pair, NULL);
@@ -78,19 +55,20 @@ static void repeat_char(char *out, size_t size, const char *s, int n)
 
 /* Draws cell (r, c) of a grid laid out by L at y, x: L->cell_h lines of
  * L->cell_w columns. A number is right-aligned before the gap column, which
- * takes the cell's colour, or on 8 colours its shade in the terminal's own
- * colours (a separator that keeps the magnitude). Without numbers the shade
- * fills the cell (over its colour when there is colour), so magnitude never
- * rests on colour alone; masked cells are dots. Big cells are solid blocks
- * with the number centred on their first line. */
+ * takes the cell's colour; with L->marks (8 colours) a space, its mark
+ * (heatmap_cell_mark) in the terminal's own colours and the gap follow it.
+ * Without numbers the mark fills the cell (over its colour when there is
+ * colour), after its sign with L->signs, so magnitude never rests on colour
+ * alone; masked cells are dots. Big cells are solid blocks with the number
+ * centred on their first line. */
 static void draw_cell(struct app *a, const struct heatmap *h, const struct heatmap_layout *L, int r, int c, int y,
 		      int x, bool cursor)
 {
 	short pair;
 	attr_t at = cell_attr(a, h, r, c, cursor, &pair);
 	enum cell_kind k = heatmap_cell_kind(h, r, c);
-	const char *mark = cell_mark(h, r, c);
-	bool big = L->cell_h > 1, few = few_colours(a);
+	const char *mark = heatmap_cell_mark(h, r, c);
+	bool big = L->cell_h > 1, beside = L->marks;
 	int w = L->cell_w;
 	char line[512], body[160];
 	if (k == CELL_BLANK) {
@@ -102,11 +80,10 @@ static void draw_cell(struct app *a, const struct heatmap *h, const struct heatm
 	}
 	if (!L->numbers) {
 		int n = big ? w : w - 1;
-		if (k == CELL_VALUE || k == CELL_NEG_INF || k == CELL_NAN)
-			repeat_char(body, sizeof body, mark, n);
-		else
-			snprintf(body, sizeof body, "%*s", n, "");
-		snprintf(line, sizeof line, "%s%*s", body, w - n, "");
+		const char *sign = L->signs ? heatmap_cell_sign(h, r, c) : "";
+		int sw = L->signs ? 1 : 0;
+		repeat_char(body, sizeof body, mark, n - sw);
+		snprintf(line, sizeof line, "%s%s%*s", sign, body, w - n, "");
 		for (int i = 0; i < L->cell_h; i++)
 			put_attr(y + i, x, line, w, at, pair);
 		return;
@@ -114,8 +91,7 @@ static void draw_cell(struct app *a, const struct heatmap *h, const struct heatm
 	char num[128];
 	heatmap_cell_text(h, r, c, &L->fmt, 0, num, sizeof num);
 	if (big) {
-		snprintf(body, sizeof body, "%s%s%s", num, few && k == CELL_VALUE ? " " : "",
-			 few && k == CELL_VALUE ? mark : "");
+		snprintf(body, sizeof body, "%s%s%s", num, beside ? " " : "", beside ? mark : "");
 		int bw = term_width_of(body), left = (w - bw) / 2;
 		left = left < 0 ? 0 : left;
 		snprintf(line, sizeof line, "%*s%s%*s", left, "", body, w - left - bw > 0 ? w - left - bw : 0, "");
@@ -125,18 +101,23 @@ static void draw_cell(struct app *a, const struct heatmap *h, const struct heatm
 			put_attr(y + i, x, line, w, at, pair);
 		return;
 	}
+	if (beside) {
+		/* the number, a space, its mark in the terminal's colours, the gap */
+		snprintf(line, sizeof line, "%*s ", w - 3, num);
+		put_attr(y, x, line, w - 2, at, pair);
+		put_attr(y, x + w - 2, mark, 1, cursor ? A_REVERSE : A_NORMAL, 0);
+		put_attr(y, x + w - 1, " ", 1, A_NORMAL, 0);
+		return;
+	}
 	snprintf(line, sizeof line, "%*s", w - 1, num);
 	put_attr(y, x, line, w - 1, at, pair);
-	if (few && k == CELL_VALUE)
-		put_attr(y, x + w - 1, mark, 1, cursor ? A_REVERSE : A_NORMAL, 0);
-	else
-		put_attr(y, x + w - 1, " ", 1, at, pair);
+	put_attr(y, x + w - 1, " ", 1, at, pair);
 }
 
 /* The column labels of a grid laid out by L, from line y; cells from gx.
  * Each is cut with "…" to its room: its cell's text columns, or with two
  * header lines (alternate columns on each) also its left neighbour's cell;
- * right-aligned to its numbers, centred over big cells. */
+ * right-aligned to its numbers (not their marks), centred over big cells. */
 static void draw_col_labels(const struct heatmap *h, const struct heatmap_layout *L, int y, int x, int gx,
 			    int cur_c, bool cursor)
 {
@@ -146,7 +127,8 @@ static void draw_col_labels(const struct heatmap *h, const struct heatmap_layout
 	for (int c = 0; c < L->vis_cols; c++) {
 		int cx = gx + c * L->cell_w;
 		int line = L->header_h > 1 ? c % 2 : 0;
-		int end = big ? cx + L->cell_w : cx + L->cell_w - 1;	/* the column after the label */
+		/* the column after the label: after the number, before its mark */
+		int end = big ? cx + L->cell_w : cx + L->cell_w - (L->marks ? 3 : 1);
 		int room = L->header_h > 1 ? L->cell_w + (end - cx) : end - cx;
 		room = room > end - x ? end - x : room;
 		strbuf_reset(&b);
@@ -159,10 +141,21 @@ static void draw_col_labels(const struct heatmap *h, const struct heatmap_layout
 	strbuf_free(&b);
 }
 
+/* The colour of cell (r, c) in a half block: on the scale, or its own off
+ * it (palette_masked_rgb, palette_posinf_rgb, palette_nan_rgb). */
+static struct rgb half_rgb(const struct heatmap *h, int r, int c)
+{
+	switch (heatmap_cell_kind(h, r, c)) {
+	case CELL_NEG_INF: return palette_masked_rgb();
+	case CELL_POS_INF: return palette_posinf_rgb();
+	case CELL_NAN: return palette_nan_rgb();
+	default: return palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r, c)));
+	}
+}
+
 /* The half-block grid: two matrix rows per line, the upper half block's
- * foreground the upper row, its background the lower row. Without colour,
- * with 8 colours and in ASCII, the stronger shade of the two instead
- * (coloured as the stronger cell when there is colour). */
+ * foreground the upper row, its background the lower row (the layout
+ * gives half blocks only to terminals that draw them in colour). */
 static void draw_half_blocks(struct app *a, const struct heatmap *h, const struct heatmap_layout *L, int gy, int gx,
 			     int cur_r, int cur_c, bool cursor)
 {
@@ -172,37 +165,8 @@ static void draw_half_blocks(struct app *a, const struct heatmap *h, const struc
 		for (int c = 0; c < L->vis_cols; c++) {
 			int cc = L->col0 + c;
 			bool cur = cursor && cc == cur_c && (cur_r == r0 || (has1 && cur_r == r1));
-			bool nan0 = heatmap_cell_kind(h, r0, cc) == CELL_NAN;
-			bool nan1 = has1 && heatmap_cell_kind(h, r1, cc) == CELL_NAN;
-			if (half_shades(a) && (nan0 || nan1)) {
-				/* a NaN among the two rows: its mark, in its colour when there is colour */
-				short pair = a->cmode != COLOR_NONE ? term_pair(a, palette_nan_rgb(), NULL) : 0;
-				put_attr(gy + line, gx + c, "?", 1, cur ? A_REVERSE : A_NORMAL, pair);
-				continue;
-			}
-			if (half_shades(a)) {
-				int s0 = heatmap_shade(h, heatmap_value(h, r0, cc));
-				int s1 = has1 ? heatmap_shade(h, heatmap_value(h, r1, cc)) : 0;
-				int rs = s1 > s0 ? r1 : r0;
-				short pair = 0;
-				if (a->cmode != COLOR_NONE && heatmap_cell_kind(h, rs, cc) == CELL_VALUE)
-					pair = term_pair(a, palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, rs, cc))),
-							 NULL);
-				put_attr(gy + line, gx + c, palette_shade(s0 > s1 ? s0 : s1), 1, cur ? A_REVERSE : A_NORMAL,
-					 pair);
-				continue;
-			}
-			struct rgb up = palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r0, cc)));
-			struct rgb lo = has1 ? palette_rgb(h->scale, heatmap_position(h, heatmap_value(h, r1, cc)))
-					     : (struct rgb){ 0, 0, 0 };
-			if (heatmap_cell_kind(h, r0, cc) == CELL_NEG_INF)
-				up = (struct rgb){ 40, 40, 40 };
-			if (has1 && heatmap_cell_kind(h, r1, cc) == CELL_NEG_INF)
-				lo = (struct rgb){ 40, 40, 40 };
-			if (nan0)
-				up = palette_nan_rgb();
-			if (nan1)
-				lo = palette_nan_rgb();
+			struct rgb up = half_rgb(h, r0, cc);
+			struct rgb lo = has1 ? half_rgb(h, r1, cc) : (struct rgb){ 0, 0, 0 };
 			/* cells with no value yet (a loop trace's): the terminal's background */
 			bool blank0 = heatmap_cell_kind(h, r0, cc) == CELL_BLANK;
 			bool blank1 = !has1 || heatmap_cell_kind(h, r1, cc) == CELL_BLANK;
@@ -218,7 +182,7 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 		  bool cursor, int zoom, bool big)
 {
 	struct heatmap_layout L;
-	heatmap_layout(h, w, lines, zoom, big, cur_r, cur_c, &L);
+	heatmap_layout(h, draw_heatmap_ink(a), w, lines, zoom, big, cur_r, cur_c, &L);
 	if (L.vis_rows <= 0 || L.vis_cols <= 0) {
 		term_put(y, x, "(no room to draw this matrix: enlarge the terminal)", w);
 		return;
@@ -248,11 +212,8 @@ void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int line
 		strbuf_free(&lab);
 	}
 	if (L.legend) {
-		/* shades are drawn without numbers, and beside them on 8 colours;
-		 * half blocks are colours, or shades without enough of them */
-		bool shades = L.half_blocks ? half_shades(a) : !L.numbers || few_colours(a);
 		char leg[512];
-		heatmap_legend(h, L.numbers ? &L.fmt : NULL, a->cmode, shades, leg, sizeof leg, w);
+		heatmap_legend(h, L.numbers ? &L.fmt : NULL, a->cmode, heatmap_legend_marks(&L), leg, sizeof leg, w);
 		put_attr(y + L.height - 1, x, leg, w, A_DIM, 0);
 	}
 }

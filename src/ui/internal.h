@@ -196,6 +196,9 @@ void term_box(int y, int x, int h, int w);
 /* draw.c */
 void draw_heatmap(struct app *a, const struct heatmap *h, int y, int x, int h_lines, int w, int cur_r,
 		  int cur_c, bool cursor, int zoom, bool big);
+/* What this terminal draws heatmaps with, for heatmap_layout: every layout
+ * of a heatmap draw_heatmap draws must be made with it. */
+struct heatmap_ink draw_heatmap_ink(const struct app *a);
 int draw_wrapped(const char *text, int y, int x, int w, int max_lines, int skip, attr_t attr);
 /* Puts s at y, x: whole when it fits w columns, else cut with "…". */
 void draw_fit(int y, int x, const char *s, int w);

@@ -127,7 +127,7 @@ static int draw_matrix(struct app *a, const struct loops_panel *p, bool cursor, 
 	int cc = cursor ? (v->cur_c < cols ? v->cur_c : cols - 1) : step ? rc : 0;
 	draw_heatmap(a, hm, y + 1, x, end - y - 1, w, cr, cc, cursor, a->zoom, false);
 	struct heatmap_layout L;
-	heatmap_layout(hm, w, end - y - 1, a->zoom, false, cr, cc, &L);
+	heatmap_layout(hm, draw_heatmap_ink(a), w, end - y - 1, a->zoom, false, cr, cc, &L);
 	if (step && L.vis_rows > 0 && L.vis_cols > 0)
 		mark_cells(&L, y + 1, x, rr, rn, rc, cn, cursor ? A_UNDERLINE : A_REVERSE);
 	return y + 1 + (L.vis_rows > 0 && L.vis_cols > 0 ? L.height : 1);

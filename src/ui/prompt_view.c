@@ -174,7 +174,7 @@ static void draw_tensor(struct app *a, const struct tensor *t, int y, int x, int
 	}
 	int insp = end - y >= 12 ? 4 : end - y >= 7 ? 2 : 0;
 	struct heatmap_layout L;
-	heatmap_layout(hm, w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
+	heatmap_layout(hm, draw_heatmap_ink(a), w, end - y - insp, a->zoom, a->big, p->cur_r, p->cur_c, &L);
 	draw_heatmap(a, hm, y, x, end - y - insp, w, p->cur_r, p->cur_c, true, a->zoom, a->big);
 	p->heat_drawn = true;	/* the e key exports its numbers as drawn */
 	p->heat_layout = L;

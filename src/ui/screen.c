@@ -556,7 +556,7 @@ static void draw_view(struct app *a, int y, int x, int w, int hh)
 		strbuf_init(&isb);
 		int insp = a->focus == PANE_VIEW ? inspector_room(inspector_text(a, sh, w, &isb), hh) : 0;
 		/* where the cells go, for a click on them (screen_mouse) */
-		heatmap_layout(&h, w, hh - insp, a->zoom, a->big, a->cur_r, a->cur_c, &a->heat_layout);
+		heatmap_layout(&h, draw_heatmap_ink(a), w, hh - insp, a->zoom, a->big, a->cur_r, a->cur_c, &a->heat_layout);
 		a->heat_drawn = true;
 		a->heat_y = y;
 		a->heat_x = x;
@@ -610,7 +610,7 @@ static int view_height(struct app *a, int w, int max)
 			strbuf_free(&isb);
 		}
 		struct heatmap_layout L;
-		heatmap_layout(&h, w, max - extra, a->zoom, a->big, a->cur_r, a->cur_c, &L);
+		heatmap_layout(&h, draw_heatmap_ink(a), w, max - extra, a->zoom, a->big, a->cur_r, a->cur_c, &L);
 		need = L.height + extra;
 		heatmap_free(&h);
 		break;

@@ -167,6 +167,34 @@ int heatmap_shade(const struct heatmap *h, double v)
 	return s < 0 ? 0 : s > 4 ? 4 : s;
 }
 
+/* The marks of the cells that are off the scale: one column each, none a
+ * shade nor a sign, and their ASCII twins (ui/ascii.c) apart too. */
+#define MARK_MASKED "\u00b7"
+#define MARK_POSINF "\u25b2"
+#define MARK_NAN "?"
+
+const char *heatmap_cell_mark(const struct heatmap *h, int r, int c)
+{
+	switch (heatmap_cell_kind(h, r, c)) {
+	case CELL_NEG_INF: return MARK_MASKED;
+	case CELL_POS_INF: return MARK_POSINF;
+	case CELL_NAN: return MARK_NAN;
+	case CELL_BLANK: return " ";
+	default: return palette_shade(heatmap_shade(h, heatmap_value(h, r, c)));
+	}
+}
+
+bool heatmap_signs(const struct heatmap *h, enum color_mode mode, bool numbers)
+{
+	return mode == COLOR_NONE && !numbers && h->any_negative;
+}
+
+const char *heatmap_cell_sign(const struct heatmap *h, int r, int c)
+{
+	double v = heatmap_value(h, r, c);
+	return heatmap_cell_kind(h, r, c) == CELL_VALUE && v < 0 ? "-" : " ";
+}
+
 /* A value that prints without decimals: a mask's 0 and 1, a count. */
 static bool is_whole(double v)
 {
@@ -282,7 +310,7 @@ static void summarize(struct heatmap *h)
 	bool pos_zero = false, neg_zero = false, has_breaker = false;
 	h->nbound = 0;
 	h->special_w = 0;
-	h->any_masked = h->any_nan = false;
+	h->any_masked = h->any_posinf = h->any_nan = h->any_negative = false;
 	size_t n = (size_t)h->rows * (size_t)h->cols;
 	for (size_t i = 0; i < n; i++) {
 		double v = h->values[i];
@@ -292,9 +320,11 @@ static void summarize(struct heatmap *h)
 			if (!h->blank || !h->blank[i]) {	/* (as heatmap_cell_kind) */
 				h->any_nan |= isnan(v);
 				h->any_masked |= v < 0;
+				h->any_posinf |= v > 0;
 			}
 			continue;
 		}
+		h->any_negative |= v < 0 && (!h->blank || !h->blank[i]);
 		if (v > 0) {
 			max_pos = v > max_pos ? v : max_pos;
 			min_pos = v < min_pos ? v : min_pos;
@@ -342,14 +372,22 @@ struct layout_level {
 
 #define LAYOUT_MAX_LEVELS 24
 
+/* Whether ink draws half blocks (see struct heatmap_ink). */
+static bool ink_half_blocks(struct heatmap_ink ink)
+{
+	return ink.utf8 && ink.mode >= COLOR_16;
+}
+
 /* Fills lv with the ladder for h's cells (what summarize found of them),
- * narrowest first; returns its length. */
-static int layout_levels(const struct heatmap *h, struct layout_level *lv)
+ * narrowest first: half blocks when half, then colour cells, then numbers;
+ * returns its length. */
+static int layout_levels(const struct heatmap *h, bool half, struct layout_level *lv)
 {
 	int n = 0;
 	memset(lv, 0, 2 * sizeof *lv);
-	lv[n++].half = true;
-	n++;	/* lv[1]: colour only, 2-column cells */
+	if (half)
+		lv[n++].half = true;
+	n++;	/* colour only, 2-column cells */
 	struct heatmap proxy;
 	memset(&proxy, 0, sizeof proxy);
 	double sample[8];
@@ -389,20 +427,26 @@ static int layout_levels(const struct heatmap *h, struct layout_level *lv)
 }
 
 /* A level's geometry in a width x height pane; label_cols is label_w plus
- * the space between the labels and the cells (0 without labels). */
+ * the space between the labels and the cells (0 without labels); marks and
+ * signs as struct heatmap_layout's. */
 struct layout_geom {
 	int label_w, label_cols, cell_w, cell_h, header_h;
+	bool marks, signs;
 };
 
-static void layout_geometry(const struct heatmap *h, const struct layout_level *lv, bool big, int width,
-			    int height, struct layout_geom *g)
+static void layout_geometry(const struct heatmap *h, struct heatmap_ink ink, const struct layout_level *lv,
+			    bool big, int width, int height, struct layout_geom *g)
 {
+	g->marks = lv->numbers && ink.mode == COLOR_8;
+	g->signs = !lv->half && heatmap_signs(h, ink.mode, lv->numbers);
 	if (lv->half)
 		g->cell_w = big ? 2 : 1;
 	else if (!lv->numbers)
-		g->cell_w = big ? 4 : 2;
+		g->cell_w = big ? 4 : g->signs ? 3 : 2;
+	else if (big)
+		g->cell_w = (lv->text_w + 1) * 2;	/* room for " ▓" and a column to spare */
 	else
-		g->cell_w = (lv->text_w + 1) * (big ? 2 : 1);
+		g->cell_w = lv->text_w + (g->marks ? 3 : 1);
 	g->cell_h = big && !lv->half ? 2 : 1;
 	/* row labels: 12 columns, more (up to 32) when all the cells leave
 	 * room for them, then a space; never more than half the pane, nor so
@@ -451,32 +495,32 @@ static int layout_scroll(int cur, int n, int total)
 }
 
 /* The most detailed of the n levels lv that shows the whole matrix in a
- * width x height pane, else 0 (the most compact). */
-static int layout_default(const struct heatmap *h, const struct layout_level *lv, int n, bool big, int width,
-			  int height)
+ * width x height pane for ink, else 0 (the most compact). */
+static int layout_default(const struct heatmap *h, struct heatmap_ink ink, const struct layout_level *lv, int n,
+			  bool big, int width, int height)
 {
 	struct layout_geom g;
 	for (int i = n - 1; i > 0; i--) {
-		layout_geometry(h, &lv[i], big, width, height, &g);
+		layout_geometry(h, ink, &lv[i], big, width, height, &g);
 		if (layout_fits_all(h, &lv[i], &g, width, height))
 			return i;
 	}
 	return 0;
 }
 
-void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c,
-		    struct heatmap_layout *L)
+void heatmap_layout(const struct heatmap *h, struct heatmap_ink ink, int width, int height, int zoom, bool big,
+		    int cur_r, int cur_c, struct heatmap_layout *L)
 {
 	memset(L, 0, sizeof *L);
 	width = width < 0 ? 0 : width;
 	height = height < 0 ? 0 : height;
 	struct layout_level lv[LAYOUT_MAX_LEVELS];
-	int n = layout_levels(h, lv);
+	int n = layout_levels(h, ink_half_blocks(ink), lv);
 	/* a pane too small for even the smallest big cell drops big */
 	struct layout_geom g;
-	layout_geometry(h, &lv[0], big, width, height, &g);
+	layout_geometry(h, ink, &lv[0], big, width, height, &g);
 	if (big && !layout_fits_one(&g, width, height)) {
-		heatmap_layout(h, width, height, zoom, false, cur_r, cur_c, L);
+		heatmap_layout(h, ink, width, height, zoom, false, cur_r, cur_c, L);
 		return;
 	}
 	/* zoom 0: the most detailed level that shows the whole matrix, else
@@ -484,17 +528,17 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 	 * never hide the numbers that cells of the normal size show: where
 	 * none with numbers fits the whole matrix, they show those numbers and
 	 * scroll */
-	int def = layout_default(h, lv, n, big, width, height);
+	int def = layout_default(h, ink, lv, n, big, width, height);
 	if (big && !lv[def].numbers) {
-		int normal = layout_default(h, lv, n, false, width, height);
+		int normal = layout_default(h, ink, lv, n, false, width, height);
 		def = lv[normal].numbers ? normal : def;
 	}
 	long long want = (long long)def + zoom;
 	int level = want < 0 ? 0 : want > n - 1 ? n - 1 : (int)want;
-	layout_geometry(h, &lv[level], big, width, height, &g);
+	layout_geometry(h, ink, &lv[level], big, width, height, &g);
 	while (level > 0 && !layout_fits_one(&g, width, height)) {
 		level--;
-		layout_geometry(h, &lv[level], big, width, height, &g);
+		layout_geometry(h, ink, &lv[level], big, width, height, &g);
 	}
 	const struct layout_level *chosen = &lv[level];
 	L->label_w = g.label_w;
@@ -502,6 +546,8 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 	L->cell_h = g.cell_h;
 	L->numbers = chosen->numbers;
 	L->fmt = chosen->fmt;
+	L->marks = g.marks;
+	L->signs = g.signs;
 	L->half_blocks = chosen->half;
 	L->header_h = g.header_h;
 	if (!layout_fits_one(&g, width, height) || h->rows <= 0 || h->cols <= 0) {
@@ -512,7 +558,8 @@ void heatmap_layout(const struct heatmap *h, int width, int height, int zoom, bo
 	/* column labels cut in one line get two when the whole grid, both
 	 * header lines and the legend fit: each label then has its cell and
 	 * its left neighbour's, whose label is on the other line */
-	if (g.header_h == 1 && h->cols > 1 && h->col_label_width > g.cell_w - 1 &&
+	int label_room = g.cell_w - (g.marks && !big ? 3 : 1);	/* a number's columns */
+	if (g.header_h == 1 && h->cols > 1 && h->col_label_width > label_room &&
 	    layout_fits_all(h, chosen, &g, width, height) && g.header_h + 1 + layout_body_lines(chosen, &g, h->rows) + 1 <= height)
 		g.header_h = 2;
 	L->header_h = g.header_h;
@@ -592,8 +639,10 @@ static void legend_copy_fitted(char *out, size_t size, const char *s, int width)
 
 /* What the colours and shades mean, in parentheses (or ""): the colours
  * as mode draws them (8 colours turn the blues cyan and the oranges
- * yellow), the shades when they are drawn. */
-static void legend_hint(const struct heatmap *h, enum color_mode mode, bool shades, char *out, size_t size)
+ * yellow), the shades when they are drawn, and the sign drawn before them
+ * when signs. */
+static void legend_hint(const struct heatmap *h, enum color_mode mode, bool shades, bool signs, char *out,
+			size_t size)
 {
 	bool div = h->scale == SCALE_DIVERGING;
 	const char *colours = "";
@@ -601,7 +650,10 @@ static void legend_hint(const struct heatmap *h, enum color_mode mode, bool shad
 		colours = div ? "cyan negative, yellow positive" : "";
 	else if (mode != COLOR_NONE)
 		colours = div ? "blue negative, orange positive" : "pale to deep blue";
-	const char *shade = !shades ? "" : div ? "\u2591\u2592\u2593\u2588 = size" : "\u2591 low \u2026 \u2588 high";
+	char shade[64] = "";
+	if (shades)
+		snprintf(shade, sizeof shade, "%s%s", div ? "\u2591\u2592\u2593\u2588 = size" : "\u2591 low \u2026 \u2588 high",
+			 signs ? ", -\u2591 = negative" : "");
 	if (*colours && *shade)
 		snprintf(out, size, " (%s; %s)", colours, shade);
 	else if (*colours || *shade)
@@ -610,8 +662,64 @@ static void legend_hint(const struct heatmap *h, enum color_mode mode, bool shad
 		snprintf(out, size, "%s", "");
 }
 
-void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enum color_mode mode, bool shades,
-		    char *out, size_t size, int width)
+/* What stands for a cell of kind k (CELL_NEG_INF, CELL_POS_INF, CELL_NAN)
+ * as marks draws it: its mark, its colour, the word "-inf" (whose meaning
+ * needs saying, where "inf" and "nan" say what they are), or "" for
+ * nothing to key; NaN's colour named where mode has colour (after its mark
+ * only when full). */
+static void legend_special_sign(enum cell_kind k, enum color_mode mode, enum legend_marks marks, bool full,
+				char *out, size_t size)
+{
+	static const char *const mark[] = { [CELL_NEG_INF] = MARK_MASKED, [CELL_POS_INF] = MARK_POSINF,
+					    [CELL_NAN] = MARK_NAN };
+	static const char *const colour[] = { [CELL_NEG_INF] = "dark grey", [CELL_POS_INF] = "white",
+					      [CELL_NAN] = "magenta" };
+	const char *what = "";
+	if (marks == LEGEND_SHADES)
+		what = mark[k];
+	else if (marks == LEGEND_BLOCKS)
+		what = colour[k];
+	else if (marks == LEGEND_WORDS && k == CELL_NEG_INF)
+		what = "-inf";
+	bool magenta = k == CELL_NAN && mode != COLOR_NONE && marks != LEGEND_BLOCKS && marks != LEGEND_SCALE &&
+		       (full || !*what);
+	snprintf(out, size, "%s%s%s", what, magenta && *what ? " " : "", magenta ? "magenta" : "");
+}
+
+/* The key to the cells off the scale that h has (-inf, +inf, nan), each by
+ * what stands for it as the painter draws it: full ("   · = masked (-inf)")
+ * or short ("  · masked"). */
+static void legend_specials(const struct heatmap *h, enum color_mode mode, enum legend_marks marks, bool full,
+			    char *out, size_t size)
+{
+	static const enum cell_kind kinds[] = { CELL_NEG_INF, CELL_POS_INF, CELL_NAN };
+	bool present[] = { h->any_masked, h->any_posinf, h->any_nan };
+	static const char *const meaning[] = { "masked (-inf)", "+inf", "nan" };
+	static const char *const short_meaning[] = { "masked", "+inf", "nan" };
+	struct strbuf b;
+	strbuf_init(&b);
+	for (int i = 0; i < 3; i++) {
+		char what[32];
+		legend_special_sign(kinds[i], mode, marks, full, what, sizeof what);
+		if (!present[i] || !*what)
+			continue;
+		/* the word -inf is keyed by what it means alone */
+		const char *m = full && strcmp(what, "-inf") ? meaning[i] : short_meaning[i];
+		strbuf_printf(&b, "%s%s%s%s", full ? "   " : "  ", what, full ? " = " : " ", m);
+	}
+	snprintf(out, size, "%s", b.len ? b.s : "");
+	strbuf_free(&b);
+}
+
+enum legend_marks heatmap_legend_marks(const struct heatmap_layout *L)
+{
+	if (L->half_blocks)
+		return LEGEND_BLOCKS;
+	return !L->numbers || L->marks ? LEGEND_SHADES : LEGEND_WORDS;
+}
+
+void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enum color_mode mode,
+		    enum legend_marks marks, char *out, size_t size, int width)
 {
 	/* the ends in the cells' unit */
 	int exp = f ? f->exp : 0;
@@ -627,32 +735,30 @@ void heatmap_legend(const struct heatmap *h, const struct heatmap_numfmt *f, enu
 		snprintf(base, sizeof base, "%s: %s \u2026 %s", name, lo, hi);
 	else
 		snprintf(base, sizeof base, "%s: %s \u2026 0 \u2026 %s", name, lo, hi);
-	char hint[128], shade_hint[128];
-	legend_hint(h, mode, shades, hint, sizeof hint);
-	legend_hint(h, COLOR_NONE, shades, shade_hint, sizeof shade_hint);
-	bool masked = h->any_masked, nan = h->any_nan;
+	bool shades = marks == LEGEND_SHADES, signs = shades && heatmap_signs(h, mode, f != NULL);
+	char hint[160], shade_hint[160];
+	legend_hint(h, mode, shades, signs, hint, sizeof hint);
+	legend_hint(h, COLOR_NONE, shades, signs, shade_hint, sizeof shade_hint);
 	/* the longest form that fits: with the colours and shades named, then
-	 * the shades only, the mask noted; at the narrowest the ends alone
-	 * (with the unit when the cells are scaled) */
-	/* NaN (a fully masked row's 0/0): its mark, and its colour when drawn */
-	const char *nan_full = !nan ? "" : mode == COLOR_NONE ? "   ? = nan" : "   ? magenta = nan";
-	char mask[96], short_mask[64];
-	snprintf(mask, sizeof mask, "%s%s", masked ? "   \u00b7 = masked (-inf)" : "", nan_full);
-	snprintf(short_mask, sizeof short_mask, "%s%s", masked ? "  \u00b7 masked" : "", nan ? "  ? nan" : "");
+	 * the shades only, the special cells keyed; at the narrowest the ends
+	 * alone (with the unit when the cells are scaled) */
+	char special[160], short_special[96];
+	legend_specials(h, mode, marks, true, special, sizeof special);
+	legend_specials(h, mode, marks, false, short_special, sizeof short_special);
 	char ends[96];
 	if (exp)
 		snprintf(ends, sizeof ends, "\u00d71e%d: %s \u2026 %s", exp, lo, hi);
 	else
 		snprintf(ends, sizeof ends, "%s \u2026 %s", lo, hi);
 	const char *forms[6][3] = {
-		{ base, hint, mask },
-		{ base, shade_hint, mask },
-		{ base, "", mask },
-		{ base, "", short_mask },
+		{ base, hint, special },
+		{ base, shade_hint, special },
+		{ base, "", special },
+		{ base, "", short_special },
 		{ base, "", "" },
 		{ ends, "", "" },
 	};
-	char text[512];
+	char text[640];
 	for (int i = 0; i < 6; i++) {
 		snprintf(text, sizeof text, "%s%s%s", forms[i][0], forms[i][1], forms[i][2]);
 		if (utf8_width(text) <= width)

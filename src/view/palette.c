@@ -122,6 +122,16 @@ struct rgb palette_nan_rgb(void)
 	return (struct rgb){ 200, 40, 200 };
 }
 
+struct rgb palette_masked_rgb(void)
+{
+	return (struct rgb){ 40, 40, 40 };
+}
+
+struct rgb palette_posinf_rgb(void)
+{
+	return (struct rgb){ 255, 255, 255 };
+}
+
 /* An sRGB channel (0..255) in linear light, 0..1. */
 static double linear_channel(uint8_t v)
 {

@@ -34,6 +34,11 @@ int palette_parse(const char *name, enum palette_kind *k);
 /* The colour of a NaN cell (a fully masked row's 0/0): magenta, on neither
  * scale, and its own colour among the 8 ANSI ones too. */
 struct rgb palette_nan_rgb(void);
+/* The colours of the cells off the scale where colour is all there is to
+ * draw (half blocks, two rows a character): masked (-inf) a dark grey,
+ * +inf white; NaN is palette_nan_rgb. heatmap_legend names them so. */
+struct rgb palette_masked_rgb(void);
+struct rgb palette_posinf_rgb(void);
 /* Black or white, whichever reads better on bg. */
 struct rgb palette_text_on(struct rgb bg);
 /* The nearest colour of the xterm 256-colour cube/grey ramp (16..255). */

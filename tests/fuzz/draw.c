@@ -5,6 +5,7 @@
  * terminal; linked into every target, never into qkv. */
 #include "fuzz.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 #include "view/heatmap.h"
 #include "view/inspect.h"
 #include "view/looptrace.h"
@@ -14,8 +15,13 @@
 /* Lays h out and writes each visible cell's text, as ui/draw.c does. */
 static void draw_heatmap(const struct heatmap *h, int width, int height, int zoom, bool big, int cur_r, int cur_c)
 {
+	/* the inks the zoom and size pick: none, 8 colours, 256 in ASCII or UTF-8 */
+	static const struct heatmap_ink inks[] = { { COLOR_NONE, true }, { COLOR_8, true }, { COLOR_256, false },
+						   { COLOR_256, true } };
+	struct heatmap_ink ink = inks[(unsigned)(zoom + width) % 4];
 	struct heatmap_layout L;
-	heatmap_layout(h, width, height, zoom, big, cur_r, cur_c, &L);
+	heatmap_layout(h, ink, width, height, zoom, big, cur_r, cur_c, &L);
+	FUZZ_CHECK(!L.half_blocks || (ink.mode >= COLOR_16 && ink.utf8));
 	FUZZ_CHECK(L.width <= width && L.height <= height);
 	FUZZ_CHECK(L.row0 >= 0 && L.col0 >= 0 && L.row0 + L.vis_rows <= h->rows && L.col0 + L.vis_cols <= h->cols);
 	char text[64];
@@ -24,6 +30,7 @@ static void draw_heatmap(const struct heatmap *h, int width, int height, int zoo
 			heatmap_position(h, heatmap_value(h, r, c));
 			heatmap_shade(h, heatmap_value(h, r, c));
 			heatmap_cell_kind(h, r, c);
+			FUZZ_CHECK(utf8_width(heatmap_cell_mark(h, r, c)) == 1);
 			if (L.numbers) {
 				heatmap_cell_text(h, r, c, &L.fmt, L.cell_w - 1, text, sizeof text);
 				if (L.cell_w - 1 < (int)sizeof text)
@@ -32,7 +39,7 @@ static void draw_heatmap(const struct heatmap *h, int width, int height, int zoo
 		}
 	}
 	char legend[256];
-	heatmap_legend(h, L.numbers ? &L.fmt : NULL, zoom > 0 ? COLOR_8 : COLOR_NONE, big, legend, sizeof legend, width);
+	heatmap_legend(h, L.numbers ? &L.fmt : NULL, ink.mode, heatmap_legend_marks(&L), legend, sizeof legend, width);
 	FUZZ_CHECK(strlen(legend) < sizeof legend);
 }
 

@@ -2,7 +2,8 @@
  * (tmux), as a class sees them: numbers in fixed point in columns of one
  * width, column labels whole or cut with "…", legends that name the scale
  * and only the colours there are, shades beside the colours on 8-colour
- * terminals, numbers apart from shades without colour, and --big cells as
+ * terminals, numbers apart from shades without colour (more in
+ * test_heatmap_marks.c), and --big cells as
  * a solid grid. At 80x24 and 120x40, with NO_COLOR and TERM=xterm. */
 #include "system.h"
 
@@ -136,7 +137,7 @@ Test(heatmap_screen, eight_colours_should_draw_shades_beside_signed_values, .fin
 	/* X's row "example" holds 2.2082, the largest magnitude: a full shade */
 	char line[512];
 	cr_assert(row_line(r, "example", line, sizeof line), "%s", r);
-	cr_assert(strstr(line, "2.2082\u2588"), "no shade beside the largest value: %s", line);
+	cr_assert(strstr(line, "2.2082 \u2588"), "no shade beside the largest value: %s", line);
 	cr_assert(row_line(r, "sequence", line, sizeof line), "%s", r);
 	cr_assert(has_shade(line), "no shades in a row of signed values: %s", line);
 	cr_assert(strstr(r, "\u2591\u2592\u2593\u2588 = size"), "the legend does not name the shades:\n%s", r);
@@ -210,7 +211,7 @@ Test(heatmap_screen, no_color_cells_without_numbers_should_show_shades, .fini = 
 	start(80, 24, "NO_COLOR=1", "--repl");
 	free(tmux_see(session, ">>>"));
 	tmux_keys(session, "'X = torch.randn(30, 30)' Enter");
-	char *s = tmux_see(session, "= size)");
+	char *s = tmux_see(session, "= size, -\u2591 = negative)");
 	cr_assert(has_shade(s), "no shades for colour-only cells without colour:\n%s", s);
 	free(s);
 }

@@ -37,8 +37,9 @@ static int count_of(const char *s, const char *text)
 	return n;
 }
 
-/* s with the shades ░▒▓█ drawn beside numbers on 8 colours made spaces
- * (each shade is 3 bytes of UTF-8: the line's later text stays in place). */
+/* s with the shades ░▒▓█ drawn beside numbers on 8 colours made spaces,
+ * and every run of spaces one space: the numbers of a row as they read
+ * with shades or without (" 0 5 14"). */
 static void blank_shades(char *s)
 {
 	static const char *const shades[] = { "\u2591", "\u2592", "\u2593", "\u2588" };
@@ -47,7 +48,7 @@ static void blank_shades(char *s)
 			memcpy(p, " \x01\x01", 3);
 	char *w = s;
 	for (const char *r = s; *r; r++)
-		if (*r != 1)
+		if (*r != 1 && !(*r == ' ' && w > s && w[-1] == ' '))
 			*w++ = *r;
 	*w = 0;
 }
@@ -174,7 +175,7 @@ static void same_end(int w, int h, const char *env, int panels)
 	cr_assert(strstr(s, "for-loops: 12 of 12"), "%s", s);
 	cr_assert_eq(count_of(s, "c (2\u00d72)"), panels, "%s", s);
 	blank_shades(s);
-	cr_assert_eq(count_of(s, " 0  5 14"), panels, "a panel ends on other numbers:\n%s", s);
+	cr_assert_eq(count_of(s, " 0 5 14"), panels, "a panel ends on other numbers:\n%s", s);
 	cr_assert_eq(count_of(s, " 1 14 50"), panels, "a panel ends on other numbers:\n%s", s);
 	free(s);
 }
@@ -196,7 +197,7 @@ Test(panels, e_should_end_on_the_same_numbers_in_8_colours_at_80x24, .fini = fin
 	tmux_keys(session, "x");
 	char *s = tmux_see(session, "x: unrolled + vectorised");
 	blank_shades(s);
-	cr_assert_eq(count_of(s, " 0  5 14"), 2, "%s", s);
+	cr_assert_eq(count_of(s, " 0 5 14"), 2, "%s", s);
 	cr_assert_eq(count_of(s, " 1 14 50"), 2, "%s", s);
 	free(s);
 }

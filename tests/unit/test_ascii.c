@@ -34,12 +34,28 @@ static void expect_ascii(const char *s, const char *want)
 Test(ascii, the_glyphs_the_screens_draw_should_have_their_twins)
 {
 	expect_ascii("\u2500\u2502\u250c\u2510\u2514\u2518", "-|++++");
-	expect_ascii(" \u2591\u2592\u2593\u2588", " .:+#");
+	expect_ascii(" \u2591\u2592\u2593\u2588", " :=*#");
 	expect_ascii("\u2190/\u2192 step  \u2191/\u2193 scroll", "<-/-> step  ^/v scroll");
 	expect_ascii("\u25d0 7/14   \u2713 done   \u270e 3/11", "o 7/14   + done   * 3/11");
 	expect_ascii("-94 \u2026 0 \u2026 94", "-94 ~ 0 ~ 94");
 	expect_ascii("3\u00d75, \u00f72, q\u00b7k, qkv \u2014 workspace", "3x5, /2, q.k, qkv -- workspace");
 	expect_ascii("x \u2264 max, \u221a3, \u2248, \u221e, \u03b1\u03b8", "x <= max, sqrt3, ~=, inf, alphatheta");
+}
+
+Test(ascii, the_marks_of_heatmap_cells_should_stay_apart_in_ascii)
+{
+	/* the shades, the marks of a masked, a +inf and a nan cell, and the
+	 * sign before a negative mark: each its own ASCII character */
+	static const char *const marks[] = { "\u2591", "\u2592", "\u2593", "\u2588", "\u00b7", "\u25b2", "?", "-", " " };
+	char *got[9];
+	for (int i = 0; i < 9; i++) {
+		got[i] = ascii(marks[i]);
+		cr_expect_eq(strlen(got[i]), 1, "\"%s\" is \"%s\"", marks[i], got[i]);
+		for (int j = 0; j < i; j++)
+			cr_expect_str_neq(got[i], got[j], "\"%s\" and \"%s\" both read \"%s\"", marks[i], marks[j], got[i]);
+	}
+	for (int i = 0; i < 9; i++)
+		free(got[i]);
 }
 
 Test(ascii, superscripts_and_subscripts_should_join_as_caret_and_underscore)

@@ -287,6 +287,51 @@ Test(export, nan_cells_and_bad_text_should_draw_without_stopping_cairo)
 	tensor_unref(t);
 }
 
+/* The figure of a 2x2 matrix with a +inf (0, 1), its largest value 1 at
+ * (1, 0), drawn in palette k with numbers or without: the +inf cell's
+ * corner, the largest value's and the cell grid. */
+static void inf_pixels(enum palette_kind k, bool numbers, struct rgb *inf, struct rgb *top)
+{
+	struct tensor *t = matrix(2, 2);
+	tensor_set(t, 0, 0.5);
+	tensor_set(t, 1, INFINITY);
+	tensor_set(t, 2, 1.0);
+	tensor_set(t, 3, -0.25);
+	struct heatmap h;
+	heatmap_build(&h, t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
+	struct heatmap_numfmt fmt = { 2, 0 };
+	struct figure f;
+	struct figure_grid g;
+	figure_begin(&f, k);
+	figure_heatmap(&f, &h, "inf", numbers ? &fmt : NULL, &g);
+	figure_end(&f);
+	struct strbuf png;
+	strbuf_init(&png);
+	struct qkv_error err;
+	struct export_opts o = { k, numbers ? &fmt : NULL };
+	cr_assert_eq(export_heatmap(&png, EXPORT_PNG, &h, "inf", &o, &err), 0, "%s", err.msg);
+	cairo_surface_t *s = png_decode(&png);
+	*inf = pixel(s, g.x + g.cw + 3, g.y + 3);
+	*top = pixel(s, g.x + 3, g.y + g.ch + 3);
+	cairo_surface_destroy(s);
+	strbuf_free(&png);
+	heatmap_free(&h);
+	tensor_unref(t);
+}
+
+Test(export, a_pos_inf_cell_should_be_drawn_off_the_scale_not_as_its_largest_value)
+{
+	for (int k = 0; k < 2; k++)
+		for (int numbers = 0; numbers < 2; numbers++) {
+			struct rgb inf, top;
+			inf_pixels(k ? PALETTE_GRAY : PALETTE_COLOR, numbers, &inf, &top);
+			cr_expect(!near(inf, top), "palette %d: +inf drawn as the largest value (%d,%d,%d)", k, top.r,
+				  top.g, top.b);
+			cr_expect(inf.r == inf.g && inf.g == inf.b, "palette %d: +inf is white with grey lines, is %d,%d,%d",
+				  k, inf.r, inf.g, inf.b);
+		}
+}
+
 Test(export, save_should_replace_a_file_only_when_forced_and_leave_no_half_file)
 {
 	char dir[64], path[128];

@@ -66,14 +66,18 @@ static int utf8_chars(const char *s)
 	return n;
 }
 
-/* Every promise of heatmap_layout for one call: sizes, scrolling, cursor. */
-static void check_layout(const struct heatmap *h, int w, int ht, int zoom, bool big, int cur_r, int cur_c,
-			 struct heatmap_layout *L)
+/* A painter with every colour, in UTF-8: half blocks and all. */
+static const struct heatmap_ink colour_ink = { COLOR_256, true };
+
+/* Every promise of heatmap_layout for one call with ink: sizes, scrolling,
+ * cursor, marks and signs. */
+static void check_layout_in(const struct heatmap *h, struct heatmap_ink ink, int w, int ht, int zoom, bool big,
+			    int cur_r, int cur_c, struct heatmap_layout *L)
 {
-	heatmap_layout(h, w, ht, zoom, big, cur_r, cur_c, L);
+	heatmap_layout(h, ink, w, ht, zoom, big, cur_r, cur_c, L);
 	char what[160];
-	snprintf(what, sizeof what, "%dx%d matrix in %dx%d, zoom %d%s, cursor %d,%d", h->rows, h->cols, w, ht, zoom,
-		 big ? " big" : "", cur_r, cur_c);
+	snprintf(what, sizeof what, "%dx%d matrix in %dx%d, zoom %d%s, cursor %d,%d, colours %d%s", h->rows, h->cols, w,
+		 ht, zoom, big ? " big" : "", cur_r, cur_c, (int)ink.mode, ink.utf8 ? "" : " ascii");
 	int fields[] = { L->label_w, L->cell_w, L->cell_h, L->header_h, L->row0, L->col0,
 			 L->vis_rows, L->vis_cols, L->width, L->height };
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
@@ -105,17 +109,38 @@ static void check_layout(const struct heatmap *h, int w, int ht, int zoom, bool 
 		  L->row0, L->vis_rows);
 	cr_assert(cc >= L->col0 && cc < L->col0 + L->vis_cols, "%s: cursor column off screen (cols %d+%d)", what,
 		  L->col0, L->vis_cols);
-	/* every visible number fits its cell, the last column left as a gap */
+	/* half blocks only where the ink draws them: elsewhere every row is a
+	 * line of its own; marks beside numbers on 8 colours only; signs
+	 * without colour, for cells without numbers */
+	if (ink.mode < COLOR_16 || !ink.utf8)
+		cr_assert(!L->half_blocks, "%s: half blocks, two rows a line", what);
+	cr_assert_eq(L->marks, L->numbers && ink.mode == COLOR_8, "%s", what);
+	cr_assert_eq(L->signs, !L->numbers && !L->half_blocks && heatmap_signs(h, ink.mode, false), "%s", what);
+	/* every visible number fits its cell, the last column left as a gap,
+	 * and with marks a space before the mark too */
+	int room = L->marks && L->cell_h == 1 ? L->cell_w - 3 : L->cell_w - 1;
 	if (L->numbers) {
 		for (int r = L->row0; r < L->row0 + L->vis_rows; r++) {
 			for (int c = L->col0; c < L->col0 + L->vis_cols; c++) {
 				char text[64];
-				heatmap_cell_text(h, r, c, &L->fmt, L->cell_w - 1, text, sizeof text);
-				cr_assert((int)strlen(text) <= L->cell_w - 1, "%s: \"%s\" in %d columns", what, text,
-					  L->cell_w - 1);
+				heatmap_cell_text(h, r, c, &L->fmt, room, text, sizeof text);
+				cr_assert((int)strlen(text) <= room, "%s: \"%s\" in %d columns", what, text, room);
+				heatmap_cell_text(h, r, c, &L->fmt, 0, text, sizeof text);
+				if (L->marks && L->cell_h > 1)	/* big: the number, a space, its mark, a column to spare */
+					cr_assert((int)strlen(text) + 3 <= L->cell_w, "%s: \"%s\" in %d", what, text,
+						  L->cell_w);
 			}
 		}
 	}
+	/* without numbers: the sign, the mark and a gap; or a solid big cell */
+	if (!L->numbers && !L->half_blocks)
+		cr_assert_eq(L->cell_w, L->cell_h > 1 ? 4 : L->signs ? 3 : 2, "%s", what);
+}
+
+static void check_layout(const struct heatmap *h, int w, int ht, int zoom, bool big, int cur_r, int cur_c,
+			 struct heatmap_layout *L)
+{
+	check_layout_in(h, colour_ink, w, ht, zoom, big, cur_r, cur_c, L);
 }
 
 Test(heatmap, layout_should_stay_inside_every_pane_for_every_matrix_zoom_and_cursor)
@@ -125,6 +150,9 @@ Test(heatmap, layout_should_stay_inside_every_pane_for_every_matrix_zoom_and_cur
 	static const int sizes[][2] = { { 1, 1 }, { 3, 3 }, { 8, 8 }, { 64, 64 }, { 512, 512 }, { 3, 100 },
 					{ 100, 3 }, { 1, 7 }, { 7, 1 }, { 5, 6 } };
 	static const enum fill fills[] = { FILL_SCORES, FILL_WEIGHTS, FILL_CAUSAL };
+	/* no colour, 8 colours, 256 in ASCII and in UTF-8, in turn */
+	static const struct heatmap_ink inks[] = { { COLOR_NONE, true }, { COLOR_8, true }, { COLOR_256, false },
+						   { COLOR_256, true } };
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
 		for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
 			if (sizes[s][0] == 512 && f > 0)
@@ -138,11 +166,16 @@ Test(heatmap, layout_should_stay_inside_every_pane_for_every_matrix_zoom_and_cur
 					for (int big = 0; big < 2; big++) {
 						for (size_t k = 0; k < sizeof curs / sizeof curs[0]; k++) {
 							struct heatmap_layout L;
-							check_layout(&h, panes[p][0], panes[p][1], zoom, big, curs[k][0],
-								     curs[k][1], &L);
-							/* any pane of a line and a column shows a cell */
-							cr_assert(L.vis_rows > 0 && L.vis_cols > 0, "%dx%d in %dx%d zoom %d",
-								  h.rows, h.cols, panes[p][0], panes[p][1], zoom);
+							struct heatmap_ink ink = inks[(p + k + (size_t)zoom + 3) % 4];
+							check_layout_in(&h, ink, panes[p][0], panes[p][1], zoom, big,
+									curs[k][0], curs[k][1], &L);
+							/* any pane of a line and a column shows a cell (a half
+							 * block); of 3 columns without half blocks (a sign, a
+							 * mark, the gap) */
+							if (panes[p][0] >= 3 || (ink.mode >= COLOR_16 && ink.utf8))
+								cr_assert(L.vis_rows > 0 && L.vis_cols > 0,
+									  "%dx%d in %dx%d zoom %d", h.rows, h.cols,
+									  panes[p][0], panes[p][1], zoom);
 						}
 					}
 				}
@@ -378,7 +411,7 @@ Test(heatmap, layout_of_a_512x512_matrix_should_be_cheap_enough_for_every_keypre
 	clock_t start = clock();
 	for (int i = 0; i < 100; i++) {
 		struct heatmap_layout L;
-		heatmap_layout(&h, 200, 60, i % 5, i % 2, i, 511 - i, &L);
+		heatmap_layout(&h, colour_ink, 200, 60, i % 5, i % 2, i, 511 - i, &L);
 	}
 	double secs = (double)(clock() - start) / CLOCKS_PER_SEC;
 	cr_assert(secs < 5, "100 layouts took %.2f s", secs);
@@ -392,7 +425,7 @@ Test(heatmap, layout_should_handle_empty_panes)
 	make_heatmap(&h, 8, 8, FILL_SCORES, NULL, 0);
 	int sizes[][2] = { { 0, 0 }, { 0, 10 }, { 10, 0 }, { -5, -5 } };
 	for (int i = 0; i < 4; i++) {
-		heatmap_layout(&h, sizes[i][0], sizes[i][1], 0, false, 3, 3, &L);
+		heatmap_layout(&h, colour_ink, sizes[i][0], sizes[i][1], 0, false, 3, 3, &L);
 		cr_assert(L.vis_rows == 0 && L.vis_cols == 0 && L.width == 0 && L.height == 0);
 		cr_assert(!L.legend);
 	}
@@ -498,10 +531,10 @@ Test(heatmap, number_format_should_scale_only_what_cannot_fit_and_the_legend_sho
 	cr_assert_str_eq(cell_at(&h, 1, 5), "-2100");
 	cr_assert_str_eq(cell_at(&h, 2, 5), "0");
 	char out[256];
-	heatmap_legend(&h, &f, COLOR_256, false, out, sizeof out, 200);
+	heatmap_legend(&h, &f, COLOR_256, LEGEND_WORDS, out, sizeof out, 200);
 	cr_assert(strncmp(out, "Y \u00d71e3: -2100 \u2026 0 \u2026 2100", strlen("Y \u00d71e3: -2100 \u2026 0 \u2026 2100")) == 0,
 		  "got \"%s\"", out);
-	heatmap_legend(&h, &f, COLOR_256, false, out, sizeof out, 16);
+	heatmap_legend(&h, &f, COLOR_256, LEGEND_WORDS, out, sizeof out, 16);
 	cr_assert(strstr(out, "\u00d71e3"), "the unit stays at 16 columns: \"%s\"", out);
 	heatmap_free(&h);
 	/* a matrix too small for 0.0000: in millionths */
@@ -511,7 +544,7 @@ Test(heatmap, number_format_should_scale_only_what_cannot_fit_and_the_legend_sho
 	cr_assert_eq(f.exp, -6);
 	cr_assert_str_eq(cell_at(&h, 0, 5), "2.50");
 	cr_assert_str_eq(cell_at(&h, 1, 5), "-1.25");
-	heatmap_legend(&h, &f, COLOR_NONE, false, out, sizeof out, 200);
+	heatmap_legend(&h, &f, COLOR_NONE, LEGEND_WORDS, out, sizeof out, 200);
 	cr_assert(strncmp(out, "values \u00d71e-6: -2.5 \u2026 0 \u2026 2.5", strlen("values \u00d71e-6: -2.5 \u2026 0 \u2026 2.5")) == 0,
 		  "got \"%s\"", out);
 	heatmap_free(&h);
@@ -637,20 +670,20 @@ Test(heatmap, legend_should_name_the_tensor_its_scale_and_its_ends)
 	double x[] = { -2.1, 0.5, 3.6 };
 	make_row(&h, x, 3, SCALE_AUTO);
 	heatmap_set_name(&h, "X");
-	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 200);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, out, sizeof out, 200);
 	cr_assert_str_eq(out, "X: -3.6 \u2026 0 \u2026 3.6 (blue negative, orange positive)");
 	heatmap_free(&h);
 	double w[] = { 0.2, 0.8 };
 	make_row(&h, w, 2, SCALE_AUTO);
 	heatmap_set_name(&h, "W");
-	heatmap_legend(&h, NULL, COLOR_TRUE, false, out, sizeof out, 200);
+	heatmap_legend(&h, NULL, COLOR_TRUE, LEGEND_WORDS, out, sizeof out, 200);
 	cr_assert_str_eq(out, "W: 0 \u2026 1 (pale to deep blue)");
 	heatmap_free(&h);
 	/* the scores of lesson 2 at 4.37 */
 	make_heatmap(&h, 4, 4, FILL_SCORES, NULL, 0);
 	h.lo = -4.37;
 	h.hi = 4.37;
-	heatmap_legend(&h, NULL, COLOR_16, false, out, sizeof out, 200);
+	heatmap_legend(&h, NULL, COLOR_16, LEGEND_WORDS, out, sizeof out, 200);
 	cr_assert(strncmp(out, "values: -4.4 \u2026 0 \u2026 4.4", strlen("values: -4.4 \u2026 0 \u2026 4.4")) == 0,
 		  "got \"%s\"", out);
 	cr_assert(!strstr(out, "masked"));
@@ -658,7 +691,7 @@ Test(heatmap, legend_should_name_the_tensor_its_scale_and_its_ends)
 	/* small ends in fixed point */
 	double s[] = { 0.0034, -0.001 };
 	make_row(&h, s, 2, SCALE_AUTO);
-	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 200);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, out, sizeof out, 200);
 	cr_assert(strncmp(out, "values: -0.0034 \u2026 0 \u2026 0.0034", strlen("values: -0.0034 \u2026 0 \u2026 0.0034")) == 0,
 		  "got \"%s\"", out);
 	heatmap_free(&h);
@@ -673,7 +706,7 @@ Test(heatmap, legend_without_colour_should_name_no_colours)
 	for (int f = 0; f < 3; f++) {
 		make_heatmap(&h, 4, 4, fills[f], NULL, 0);
 		for (int shades = 0; shades < 2; shades++) {
-			heatmap_legend(&h, NULL, COLOR_NONE, shades, out, sizeof out, 200);
+			heatmap_legend(&h, NULL, COLOR_NONE, shades ? LEGEND_SHADES : LEGEND_WORDS, out, sizeof out, 200);
 			for (int i = 0; colour_words[i]; i++)
 				cr_assert(!strstr(out, colour_words[i]), "\"%s\" in \"%s\"", colour_words[i], out);
 			/* the shades, when drawn, say what they mean */
@@ -683,10 +716,10 @@ Test(heatmap, legend_without_colour_should_name_no_colours)
 	}
 	/* with 8 colours: the colours it shows, and the shades beside them */
 	make_heatmap(&h, 4, 4, FILL_SCORES, NULL, 0);
-	heatmap_legend(&h, NULL, COLOR_8, true, out, sizeof out, 200);
+	heatmap_legend(&h, NULL, COLOR_8, LEGEND_SHADES, out, sizeof out, 200);
 	cr_assert(strstr(out, "cyan negative") && strstr(out, "\u2591\u2592\u2593\u2588 = size"), "\"%s\"", out);
 	/* narrower, the shades outlast the colour words */
-	heatmap_legend(&h, NULL, COLOR_8, true, out, sizeof out, 48);
+	heatmap_legend(&h, NULL, COLOR_8, LEGEND_SHADES, out, sizeof out, 48);
 	cr_assert(!strstr(out, "cyan") && strstr(out, "= size"), "\"%s\"", out);
 	heatmap_free(&h);
 }
@@ -697,12 +730,15 @@ Test(heatmap, legend_should_note_masked_cells)
 	char out[256];
 	make_heatmap(&h, 5, 5, FILL_CAUSAL, NULL, 0);
 	heatmap_set_name(&h, "masked_S");
-	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 200);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_SHADES, out, sizeof out, 200);
 	cr_assert(strstr(out, "\u00b7 = masked (-inf)"), "got \"%s\"", out);
 	cr_assert(strncmp(out, "masked_S:", 9) == 0);
 	/* narrower: the colour words go first, the mask note stays */
-	heatmap_legend(&h, NULL, COLOR_256, false, out, sizeof out, 50);
-	cr_assert(strstr(out, "masked (") && !strstr(out, "orange"), "got \"%s\"", out);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_SHADES, out, sizeof out, 50);
+	cr_assert(strstr(out, "masked") && !strstr(out, "orange"), "got \"%s\"", out);
+	/* numbers without marks: the cells read -inf, the legend says what it is */
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, out, sizeof out, 200);
+	cr_assert(strstr(out, "   -inf = masked") && !strstr(out, "\u00b7"), "got \"%s\"", out);
 	heatmap_free(&h);
 }
 
@@ -713,20 +749,20 @@ Test(heatmap, legend_should_fit_any_width_and_buffer)
 	heatmap_set_name(&h, "scores");
 	for (int w = -1; w <= 90; w++) {
 		char out[256];
-		heatmap_legend(&h, NULL, COLOR_8, true, out, sizeof out, w);
+		heatmap_legend(&h, NULL, COLOR_8, LEGEND_SHADES, out, sizeof out, w);
 		cr_assert(utf8_chars(out) <= (w > 0 ? w : 0), "width %d: \"%s\"", w, out);
 		if (w >= 30)
 			cr_assert(strncmp(out, "scores", 6) == 0, "width %d: \"%s\"", w, out);
 	}
 	/* narrow: the two ends without the name rather than a cut name */
 	char narrow[64];
-	heatmap_legend(&h, NULL, COLOR_256, false, narrow, sizeof narrow, 12);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, narrow, sizeof narrow, 12);
 	cr_assert(strstr(narrow, "\u2026") && !strstr(narrow, "scores"), "got \"%s\"", narrow);
-	heatmap_legend(&h, NULL, COLOR_256, false, (char[1]){ 'x' }, 1, 80);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, (char[1]){ 'x' }, 1, 80);
 	for (size_t size = 1; size < 40; size++) {
 		char out[64];
 		memset(out, 'x', sizeof out);
-		heatmap_legend(&h, NULL, COLOR_256, false, out, size, 80);
+		heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, out, size, 80);
 		cr_assert(strlen(out) < size, "size %zu", size);
 		cr_assert_eq(out[size], 'x', "size %zu: wrote past the buffer", size);
 		/* never a cut UTF-8 sequence */
@@ -755,7 +791,7 @@ Test(heatmap, a_tensor_with_an_empty_leading_dimension_should_give_an_empty_matr
 		cr_assert_eq(h.rows, 0, "shape %d: %d rows", i, h.rows);
 		cr_assert_eq(h.cols, shapes[i][ndims[i] - 1]);
 		struct heatmap_layout L;
-		heatmap_layout(&h, 80, 24, 0, false, 0, 0, &L);
+		heatmap_layout(&h, colour_ink, 80, 24, 0, false, 0, 0, &L);
 		cr_assert(L.vis_rows == 0 && L.width <= 80 && L.height <= 24);
 		heatmap_free(&h);
 		tensor_unref(t);
@@ -802,7 +838,7 @@ Test(heatmap, what_build_finds_of_all_cells_should_agree_with_the_cells)
 	heatmap_build(&h, t, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
 	cr_assert(h.any_nan && h.any_masked && h.special_w == 4);
 	char legend[512];
-	heatmap_legend(&h, NULL, COLOR_256, false, legend, sizeof legend, 200);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, legend, sizeof legend, 200);
 	cr_assert(strstr(legend, "masked") && strstr(legend, "nan"), "%s", legend);
 	heatmap_free(&h);
 	tensor_unref(t);

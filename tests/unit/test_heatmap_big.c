@@ -22,6 +22,9 @@ static void make_scores(struct heatmap *h, int64_t rows, int64_t cols)
 	tensor_unref(t);
 }
 
+/* A terminal of 256 colours in UTF-8, which draws half blocks. */
+static const struct heatmap_ink ink = { COLOR_256, true };
+
 Test(heatmap_big, big_cells_should_keep_the_numbers_the_normal_cells_show)
 {
 	/* the view's room for a heatmap at 80x24, 100x30 and a little less */
@@ -33,8 +36,8 @@ Test(heatmap_big, big_cells_should_keep_the_numbers_the_normal_cells_show)
 		for (size_t k = 0; k < sizeof curs / sizeof curs[0]; k++) {
 			int w = panes[p][0], ht = panes[p][1], r = curs[k][0], c = curs[k][1];
 			struct heatmap_layout N, B;
-			heatmap_layout(&h, w, ht, 0, false, r, c, &N);
-			heatmap_layout(&h, w, ht, 0, true, r, c, &B);
+			heatmap_layout(&h, ink, w, ht, 0, false, r, c, &N);
+			heatmap_layout(&h, ink, w, ht, 0, true, r, c, &B);
 			cr_assert(N.numbers, "%dx%d: the normal cells should have numbers here", w, ht);
 			cr_assert(B.numbers && !B.half_blocks, "%dx%d: b hid the numbers", w, ht);
 			cr_assert_eq(B.cell_h, 2, "%dx%d", w, ht);
@@ -47,7 +50,7 @@ Test(heatmap_big, big_cells_should_keep_the_numbers_the_normal_cells_show)
 			cr_assert(B.width <= w && B.height <= ht, "%dx%d: uses %dx%d", w, ht, B.width, B.height);
 			/* zooming out from there still reaches half blocks */
 			struct heatmap_layout Z;
-			heatmap_layout(&h, w, ht, -20, true, r, c, &Z);
+			heatmap_layout(&h, ink, w, ht, -20, true, r, c, &Z);
 			cr_assert(Z.half_blocks, "%dx%d: big, zoomed all the way out", w, ht);
 		}
 	}
@@ -61,13 +64,13 @@ Test(heatmap_big, big_cells_should_show_the_whole_matrix_where_numbers_never_fit
 	struct heatmap h;
 	make_scores(&h, 64, 64);
 	struct heatmap_layout N, B;
-	heatmap_layout(&h, 78, 40, 0, false, 0, 0, &N);
-	heatmap_layout(&h, 78, 40, 0, true, 0, 0, &B);
+	heatmap_layout(&h, ink, 78, 40, 0, false, 0, 0, &N);
+	heatmap_layout(&h, ink, 78, 40, 0, true, 0, 0, &B);
 	cr_assert(!N.numbers && !B.numbers);
 	heatmap_free(&h);
 	/* and a matrix whose big numbers fit whole keeps them unscrolled */
 	make_scores(&h, 3, 3);
-	heatmap_layout(&h, 78, 12, 0, true, 2, 2, &B);
+	heatmap_layout(&h, ink, 78, 12, 0, true, 2, 2, &B);
 	cr_assert(B.numbers && B.cell_h == 2 && B.vis_rows == 3 && B.vis_cols == 3 && B.row0 == 0);
 	heatmap_free(&h);
 }

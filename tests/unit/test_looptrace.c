@@ -970,7 +970,7 @@ Test(looptrace, the_heatmap_of_a_trace_should_leave_cells_not_reached_blank)
 	/* nor does the legend call the blank cells NaN */
 	cr_assert(!h.any_nan);
 	char legend[512];
-	heatmap_legend(&h, NULL, COLOR_256, false, legend, sizeof legend, 200);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_WORDS, legend, sizeof legend, 200);
 	cr_assert(!strstr(legend, "nan"), "%s", legend);
 	heatmap_free(&h);
 	/* a tensor's own NaN is a value to show */

@@ -199,14 +199,20 @@ Test(softmax_nan, a_nan_cell_should_be_drawn_as_such_with_a_legend_entry_in_ever
 	char cell[64], legend[512];
 	heatmap_cell_text(&h, 1, 2, &f, 6, cell, sizeof cell);
 	cr_expect_str_eq(cell, "   nan");
-	heatmap_legend(&h, &f, COLOR_NONE, false, legend, sizeof legend, 200);
+	/* its mark where marks are drawn, its colour where there is colour;
+	 * numbers alone without colour: the cell's word says it */
+	heatmap_legend(&h, &f, COLOR_NONE, LEGEND_SHADES, legend, sizeof legend, 200);
 	cr_expect(strstr(legend, "? = nan"), "no colour: %s", legend);
-	heatmap_legend(&h, &f, COLOR_8, true, legend, sizeof legend, 200);
+	heatmap_legend(&h, &f, COLOR_NONE, LEGEND_WORDS, legend, sizeof legend, 200);
+	cr_expect(!strstr(legend, "?") && !strstr(legend, "magenta"), "no colour, numbers alone: %s", legend);
+	heatmap_legend(&h, &f, COLOR_8, LEGEND_SHADES, legend, sizeof legend, 200);
 	cr_expect(strstr(legend, "? magenta = nan"), "8 colours: %s", legend);
-	heatmap_legend(&h, &f, COLOR_256, false, legend, sizeof legend, 200);
-	cr_expect(strstr(legend, "? magenta = nan"), "256 colours: %s", legend);
-	heatmap_legend(&h, &f, COLOR_256, false, legend, sizeof legend, 20);
-	cr_expect(strstr(legend, "? nan"), "narrow: %s", legend);
+	heatmap_legend(&h, &f, COLOR_256, LEGEND_WORDS, legend, sizeof legend, 200);
+	cr_expect(strstr(legend, "   magenta = nan") && !strstr(legend, "?"), "256 colours: %s", legend);
+	heatmap_legend(&h, NULL, COLOR_256, LEGEND_BLOCKS, legend, sizeof legend, 200);
+	cr_expect(strstr(legend, "   magenta = nan") && !strstr(legend, "?"), "half blocks: %s", legend);
+	heatmap_legend(&h, &f, COLOR_256, LEGEND_SHADES, legend, sizeof legend, 20);
+	cr_expect(strstr(legend, "? magenta nan") || strstr(legend, "? nan"), "narrow: %s", legend);
 	/* magenta is on neither scale, and its own colour of the 8 */
 	struct rgb nan = palette_nan_rgb();
 	cr_expect_eq(palette_index16(nan, true), 5, "magenta among the 8 ANSI colours");
@@ -219,7 +225,7 @@ Test(softmax_nan, a_nan_cell_should_be_drawn_as_such_with_a_legend_entry_in_ever
 	/* a heatmap without NaN has no such entry */
 	struct tensor *s = eval(I, "S");
 	heatmap_build(&h, s, NULL, 0, NULL, 0, NULL, 0, SCALE_AUTO);
-	heatmap_legend(&h, NULL, COLOR_NONE, false, legend, sizeof legend, 200);
+	heatmap_legend(&h, NULL, COLOR_NONE, LEGEND_WORDS, legend, sizeof legend, 200);
 	cr_expect_null(strstr(legend, "nan"), "%s", legend);
 	heatmap_free(&h);
 	tensor_unref(s);
@@ -238,7 +244,7 @@ Test(softmax_nan, run_plain_should_print_a_nan_cell_with_its_mark_and_colour)
 	strbuf_init(&out);
 	struct render_opts plain = { 80, false }, colour = { 80, true };
 	render_heatmap(&out, &h, 2, &plain);
-	cr_expect(strstr(out.s, "nan?"), "%s", out.s);
+	cr_expect(strstr(out.s, "nan ?"), "%s", out.s);
 	cr_expect(strstr(out.s, "? = nan"), "%s", out.s);
 	strbuf_reset(&out);
 	render_heatmap(&out, &h, 2, &colour);
