@@ -98,7 +98,7 @@ static char *tall_matrix(int w, int h, const char *env)
 	char *s = tmux_see(session, "X: -60 \u2026 0 \u2026 60");
 	char *grid = block(s, "(60\u00d72, float32)", "X: -60 \u2026 0 \u2026 60");
 	for (int r = 0; r < 5; r++) {
-		char label[8], line[512];
+		char label[16], line[512];
 		snprintf(label, sizeof label, "%d", r);
 		cr_assert(line_of(grid, label, line, sizeof line), "%dx%d, %s: row %d has no line of its own:\n%s", w,
 			  h, env, r, s);
