@@ -10,6 +10,30 @@
 
 #define REPLACEMENT 0xFFFDu
 
+int utf8_encode(char buf[4], uint32_t cp)
+{
+	if (cp < 0x80) {
+		buf[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		buf[0] = (char)(0xC0 | cp >> 6);
+		buf[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		buf[0] = (char)(0xE0 | cp >> 12);
+		buf[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		buf[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	buf[0] = (char)(0xF0 | cp >> 18);
+	buf[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	buf[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	buf[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
 int utf8_decode(const char *s, size_t n, uint32_t *cp)
 {
 	const unsigned char *u = (const unsigned char *)s;

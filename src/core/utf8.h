@@ -13,6 +13,8 @@
  * an invalid or truncated sequence takes 1 byte and gives U+FFFD. n must be >= 1. Overlong forms,
  * surrogates (U+D800..U+DFFF) and code points beyond U+10FFFF are invalid. */
 int utf8_decode(const char *s, size_t n, uint32_t *cp);
+/* Writes code point cp (below 0x110000, not a surrogate) to buf as UTF-8: returns its bytes (1..4). */
+int utf8_encode(char buf[4], uint32_t cp);
 
 /* Characters of the NUL-terminated s, as utf8_decode reads them (an invalid byte is one character):
  * Python's len() of a str. */

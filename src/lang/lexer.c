@@ -6,6 +6,7 @@
 #include "lang/ast.h"
 #include "core/mem.h"
 #include "core/strbuf.h"
+#include "core/utf8.h"
 
 #include <locale.h>
 #include <math.h>
@@ -128,21 +129,8 @@ static void lex_fail(struct lexer *lx, struct token *t, enum tok_kind kind, int 
 /* Appends the code point cp to b as UTF-8. */
 static void lex_put_utf8(struct strbuf *b, uint32_t cp)
 {
-	if (cp < 0x80) {
-		strbuf_putc(b, (char)cp);
-	} else if (cp < 0x800) {
-		strbuf_putc(b, (char)(0xC0 | (cp >> 6)));
-		strbuf_putc(b, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		strbuf_putc(b, (char)(0xE0 | (cp >> 12)));
-		strbuf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		strbuf_putc(b, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		strbuf_putc(b, (char)(0xF0 | (cp >> 18)));
-		strbuf_putc(b, (char)(0x80 | ((cp >> 12) & 0x3F)));
-		strbuf_putc(b, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		strbuf_putc(b, (char)(0x80 | (cp & 0x3F)));
-	}
+	char buf[4];
+	strbuf_putn(b, buf, (size_t)utf8_encode(buf, cp));
 }
 
 /* Decodes the UTF-8 sequence at pos; returns its length (0 when invalid). */

@@ -214,31 +214,6 @@ static int put_float_conv(struct strbuf *out, const struct conv *c, const struct
 	return 0;
 }
 
-/* UTF-8 of code point cp (below 0x110000) into buf: its length. */
-static size_t utf8_put(char *buf, uint32_t cp)
-{
-	if (cp < 0x80) {
-		buf[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		buf[0] = (char)(0xC0 | cp >> 6);
-		buf[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		buf[0] = (char)(0xE0 | cp >> 12);
-		buf[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		buf[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	buf[0] = (char)(0xF0 | cp >> 18);
-	buf[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-	buf[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-	buf[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* %c: a code point (an int, or a whole-number tensor of one element) or a
  * string of one character. */
 static int put_char_conv(struct strbuf *out, const struct conv *c, const struct value *v, struct qkv_error *err)
@@ -260,7 +235,7 @@ static int put_char_conv(struct strbuf *out, const struct conv *c, const struct 
 			return error_set(err, 0, 0, "TypeError: %%c requires int or char");
 		if (cp < 0 || cp >= 0x110000)
 			return error_set(err, 0, 0, "OverflowError: %%c arg not in range(0x110000)");
-		n = utf8_put(buf, (uint32_t)cp);
+		n = (size_t)utf8_encode(buf, (uint32_t)cp);
 	}
 	put_padded(out, c, buf, n, 1, 0);
 	return 0;
