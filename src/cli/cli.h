@@ -7,6 +7,7 @@
 #define QKV_CLI_CLI_H
 
 #include "kernel/kernel.h"
+#include "view/errline.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -42,7 +43,8 @@ void cli_interrupt_clear(void);
 /* A lesson loader's warning, on stderr (a lesson_warn_fn), made visible. */
 void cli_print_warning(void *udata, const char *message);
 
-/* caret.c: where an error is, on stderr. */
+/* caret.c: where an error is, on stderr (which line, and where the caret
+ * goes under it, is view/errline's). */
 struct qkv_error;
 /* Line `line` of src (len bytes, its first line numbered first_line) with a
  * caret under column col (columns count characters, as the lexer's do);
@@ -52,19 +54,13 @@ struct qkv_error;
  * and a tab where the line has one, so that the terminal moves both lines
  * alike. Nothing for a line src does not hold. */
 void cli_show_caret(const char *src, size_t len, int first_line, int line, int col, bool echo);
-/* Text a command ran, its first line numbered first_line. */
-struct cli_source {
-	const char *text;
-	size_t len;
-	int first_line;
-};
 /* For an error raised inside a function (err->msg ends in its traceback,
  * "\n  line L, in NAME", L being err->line): the function's line L with a
- * caret under err->col, from the one source of the n given whose line L
- * is in a function NAME (a def of it above, or a lambda on it): sources may
- * number their lines alike (a file after -e statements, a :load), and
+ * caret under err->col, from the one source of the n given (text a command
+ * ran) whose line L is in a function NAME (errline_in_function): sources
+ * may number their lines alike (a file after -e statements, a :load), and
  * then that tells which. False, printing nothing, when no source, or more
  * than one, can be that. */
-bool cli_show_function_line(const struct cli_source *sources, int n, const struct qkv_error *err);
+bool cli_show_function_line(const struct errline_source *sources, int n, const struct qkv_error *err);
 
 #endif

@@ -90,7 +90,7 @@ static char *read_statements(const char *file, bool named, size_t *len, int *sta
 static void show_function_line(const struct strbuf *typed, const char *src, size_t len, int first,
 			       const struct qkv_error *err)
 {
-	struct cli_source sources[2] = { { typed->s ? typed->s : "", typed->len, 1 }, { src, len, first } };
+	struct errline_source sources[2] = { { typed->s ? typed->s : "", typed->len, 1 }, { src, len, first } };
 	cli_show_function_line(sources, src ? 2 : 1, err);
 }
 

@@ -187,7 +187,7 @@ struct repl {
 	struct strbuf pending;
 	struct strbuf typed;  /* every line numbered so far, in order: line k is the
 	                         k-th (for the line of a function an error is in) */
-	struct cli_source *sources;	/* typed's, then each :load's code (its lines
+	struct errline_source *sources;	/* typed's, then each :load's code (its lines
 	                           numbered from 1 too: cli_show_function_line
 	                           tells which defines a function), nsources */
 	char **loaded;
@@ -223,7 +223,7 @@ static bool run_statement(struct repl *r, const char *src, size_t n, int first, 
 			cli_show_caret(src, n, first, err.line, err.col, echo || err.line != last);
 		fprintf(stderr, "error: %s\n", err.msg);
 		if (!here) {	/* under its traceback, the function's line that raised it */
-			r->sources[0] = (struct cli_source){ r->typed.s ? r->typed.s : "", r->typed.len, 1 };
+			r->sources[0] = (struct errline_source){ r->typed.s ? r->typed.s : "", r->typed.len, 1 };
 			cli_show_function_line(r->sources, r->nsources, &err);
 		}
 		r->errors++;
@@ -252,7 +252,7 @@ static void keep_loaded(struct repl *r, const char *path)
 		r->loaded = xrealloc(r->loaded, sizeof *r->loaded * (size_t)r->nsources);
 		r->sources = xrealloc(r->sources, sizeof *r->sources * (size_t)(r->nsources + 1));
 		r->loaded[r->nsources - 1] = strbuf_detach(&code);
-		r->sources[r->nsources] = (struct cli_source){ r->loaded[r->nsources - 1],
+		r->sources[r->nsources] = (struct errline_source){ r->loaded[r->nsources - 1],
 							      strlen(r->loaded[r->nsources - 1]), 1 };
 		r->nsources++;
 	}

@@ -8,7 +8,9 @@
  * lesson/session.h: this file never includes lang/ or core/ops.h. A failing
  * line or block leaves the workspace as it was and stays in the input, a
  * caret under its mistake as the line is drawn (a line wider than the
- * screen scrolls sideways) while the input up to it is unchanged. The
+ * screen scrolls sideways) while the input up to it is unchanged; an
+ * error raised inside a function typed earlier shows, under its traceback,
+ * the function's line with the caret (view/errline, as qkv repl). The
  * view beside the input is prompt_view.c's. */
 #include "ui/internal.h"
 #include "core/mem.h"
@@ -21,6 +23,7 @@
 #include "lesson/statements.h"
 #include "lesson/progress.h"
 #include "lesson/session.h"
+#include "view/errline.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -41,6 +44,9 @@ static int error_row;              /* 0, or the line of a multi-line input the e
 static char *error_input;          /* the input the error is about, as it went back into the line */
 static size_t error_at;            /* the byte of it the caret is under */
 static bool error_fresh;           /* it has just gone back (cursor_to_error) */
+static struct errline error_fn;    /* for an error raised inside a function: its line
+                                      (text owned, error_fn_text) with the caret, or none */
+static char *error_fn_text;
 static bool readline_ready;
 static char history_path[4096];
 static char history_news[512];     /* a history problem not yet shown, or "" */
@@ -459,11 +465,37 @@ static void drop_loops(struct prompt *p)
 /* An error for the line just entered, with the caret at column col of it
  * (1-based); the line goes back into the input when it is shown. An error
  * inside a function the line called carries its traceback ("\n  line 3, in
- * f") and its place is in the function, not the line: no caret then. */
+ * f") and its place is in the function, not the line: no caret under the
+ * input then (set_run_error finds the function's line). */
 static void set_error(struct prompt *p, int col, const char *msg)
 {
 	snprintf(p->error, sizeof p->error, "%s", msg);
 	p->error_col = strchr(msg, '\n') ? 0 : col > 0 ? col : 1;
+	free(error_fn_text);
+	error_fn_text = NULL;
+}
+
+/* set_error of a statement that failed; an error raised inside a function
+ * the student typed earlier gets that function's line, with the caret
+ * under its column, as qkv repl shows it (view/errline): from the last of
+ * the statements run so far (each numbered from 1, as run_src runs them)
+ * whose line it can be, a def typed later replacing one before it. */
+static void set_run_error(struct prompt *p, const struct qkv_error *err)
+{
+	set_error(p, err->col, err->msg);
+	if (p->error_col)
+		return;	/* the statement's own mistake: the caret goes under the input */
+	int n;
+	const char *const *typed = session_statements(p->session, &n);
+	struct errline_source *sources = xcalloc((size_t)n + 1, sizeof *sources);
+	for (int i = 0; i < n; i++)
+		sources[i] = (struct errline_source){ typed[i], strlen(typed[i]), 1 };
+	struct errline e;
+	if (errline_in_function(&e, sources, n, ERRLINE_LAST, err)) {
+		error_fn_text = xstrndup(e.text, e.len);
+		error_fn = (struct errline){ error_fn_text, e.len, e.col };
+	}
+	free(sources);
 }
 
 /* Puts text, the input that failed (set_error's, its failing line
@@ -490,6 +522,8 @@ static void clear_error(struct prompt *p)
 	free(error_input);
 	error_input = NULL;
 	error_fresh = false;
+	free(error_fn_text);
+	error_fn_text = NULL;
 }
 
 static void show_listing(struct prompt *p, const char *text)
@@ -633,7 +667,7 @@ static void run_line(struct app *a, const char *line)
 	strbuf_reset(&printed);
 	struct qkv_error err;
 	if (run_src(a, line, strlen(line), &err) != SESSION_OK) {
-		set_error(p, err.col, err.msg);	/* nothing of the line counts */
+		set_run_error(p, &err);	/* nothing of the line counts */
 		put_back(p, line);	/* it stays in the input for fixing */
 		return;
 	}
@@ -711,7 +745,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 					break;
 				}
 			}
-			set_error(p, err.col, err.msg);
+			set_run_error(p, &err);
 			size_t n = len - b;
 			while (n > 0 && blank(src[b + n - 1]))
 				n--;
@@ -1577,19 +1611,26 @@ static bool error_beside(const struct app *a)
 	return x >= 0 && x + 2 + term_width_of(error_text(a)) <= a->cols;
 }
 
-/* The lines the error may take: up to half the screen, less the input's
- * (a message naming a long path keeps its end), 4 at least (6 for a
- * traceback). */
+/* The rows of the function's line an error was raised on and of its
+ * caret, under the message (2), or 0 when there is none. */
+static int error_fn_lines(void)
+{
+	return error_fn_text ? 2 : 0;
+}
+
+/* The lines the error may take: the message's, up to half the screen, less
+ * the input's (a message naming a long path keeps its end), 4 at least (6
+ * for a traceback), and the function's line with its caret. */
 static int error_lines(const struct app *a)
 {
 	if (error_beside(a))
 		return 1;
 	const char *text = error_text(a);
 	bool traceback = strchr(text, '\n') != NULL;
-	int room = a->rows / 2 - block_rows(a) - input_rows(a), least = traceback ? 6 : 4;
+	int room = a->rows / 2 - block_rows(a) - input_rows(a) - error_fn_lines(), least = traceback ? 6 : 4;
 	int cap = room > least ? room : least;
 	int n = draw_wrapped(text, 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
-	return n < cap ? n : cap;
+	return (n < cap ? n : cap) + error_fn_lines();
 }
 
 /* The message above the input (an exercise's question may be long, and a
@@ -1706,6 +1747,23 @@ int prompt_lines(const struct app *a)
 	return n + (p->error[0] ? 1 + error_lines(a) : 0);
 }
 
+/* Under the message of an error raised inside a function, at y: the
+ * function's line and the caret under its column (view/errline), fitted
+ * to the width w less a column of margin each side. */
+static void draw_fn_line(int y, int w)
+{
+	struct strbuf row, caret;
+	strbuf_init(&row);
+	strbuf_init(&caret);
+	errline_fit(&error_fn, w - 2, &row, &caret);
+	attroff(A_BOLD);
+	term_put(y, 1, row.s, w - 2);
+	attron(A_BOLD);
+	term_put(y + 1, 1, caret.s, w - 2);
+	strbuf_free(&row);
+	strbuf_free(&caret);
+}
+
 /* The caret row at y and the message beside it or wrapped below; the rows used. */
 static int draw_error(struct app *a, int y, bool below)
 {
@@ -1726,8 +1784,12 @@ static int draw_error(struct app *a, int y, bool below)
 			move(y + i, 0);
 			clrtoeol();
 		}
-		if (!error_beside(a))
-			draw_wrapped(text, y, 1, w - 2, error_lines(a), 0, A_BOLD);
+		if (!error_beside(a)) {
+			int ml = error_lines(a) - error_fn_lines();
+			draw_wrapped(text, y, 1, w - 2, ml, 0, A_BOLD);
+			if (error_fn_text)
+				draw_fn_line(y + ml, w);
+		}
 		rows += error_lines(a);
 	}
 	attroff(A_BOLD);

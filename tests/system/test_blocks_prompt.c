@@ -244,8 +244,8 @@ Test(blocks_prompt, up_should_bring_a_block_back_whole_after_a_restart, .fini = 
 }
 
 /* A pasted class cell with blank lines in its body runs whole; an error
- * inside a method shows its traceback, and the statements after it wait
- * in the input. */
+ * inside a method shows its traceback and the method's line, and the
+ * statements after it wait in the input. */
 Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name_its_line, .fini = finish)
 {
 	start_at(80, 24, "", "--repl");
@@ -254,7 +254,9 @@ Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name
 	      "a = A()\na.v\na.f()\na.v = 5");
 	char *s = tmux_see(session, "division by zero");
 	cr_assert(strstr(s, " >>> a = A()\n >>> a.v\n 4\n"), "%s", s);
-	cr_assert(strstr(s, "ZeroDivisionError: division by zero\n   line 6, in f\n>>> a.f()\n... a.v = 5"), "%s", s);
+	/* under the traceback, the method's line with a caret under the '/' */
+	cr_assert(strstr(s, "ZeroDivisionError: division by zero\n   line 6, in f\n     return self.v / 0\n"
+			    "                   ^\n>>> a.f()\n... a.v = 5"), "%s", s);
 	free(s);
 	tmux_keys(session, "C-c");
 	free(tmux_see_gone(session, "... a.v = 5"));

@@ -4,7 +4,9 @@
  * (a file, standard input, -e statements), by the code that puts the caret
  * under a statement's own mistake (cli/caret.c). A line is shown only from
  * the one source that defines the function there: a file's lines and the
- * -e statements' (or a :load's and the typed ones) are numbered alike. */
+ * -e statements' (or a :load's and the typed ones) are numbered alike.
+ * The full screen's prompt shows the same line under the error, cut to the
+ * screen around the caret (view/errline.c), at 80x24 and 120x40. */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -164,4 +166,99 @@ Test(function_caret, a_command_after_a_block_in_a_pipe_should_end_the_block)
 	cr_expect_str_empty(err);
 	free(out);
 	free(err);
+}
+
+/* ---- the full screen's prompt ---------------------------------------------------------- */
+
+/* Pastes text into session as a terminal does with bracketed paste. */
+static void paste_into(const char *session, const char *text)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %s",
+		 text, session);
+	if (system(cmd) != 0) {
+		/* shows up in what the screen lacks */
+	}
+}
+
+/* In a lesson's prompt (':'), 80x24: f typed as a block, g calling it on
+ * a line, then g(1): under the traceback, f's line and the caret under
+ * the name, as qkv repl shows them (the statements there are numbered
+ * from 1 each, as Python's REPL numbers them). */
+Test(function_caret, the_lessons_prompt_should_show_the_functions_line_of_a_nested_call)
+{
+	char state[64];
+	snprintf(state, sizeof state, "/tmp/qkv-fcaret-state-%d", (int)getpid());
+	dir_remove(state);
+	const char *session = tmux_start_qkv(80, 24, state, NULL, "1", "sleep 30");
+	free(tmux_see(session, "step 1/"));
+	tmux_keys(session, ":");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "def f(x):");
+	free(tmux_see(session, ">>> def f(x):"));
+	tmux_line(session, "return x + undefined_name");
+	free(tmux_see(session, "...     return x + undefined_name"));
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "\n ...     return x + undefined_name\n"));
+	tmux_line(session, "def g(y): return 2 * f(y)");
+	free(tmux_see(session, ">>> def g(y): return 2 * f(y)"));
+	tmux_line(session, "g(1)");
+	char *s = tmux_see(session, "    return x + undefined_name\n");
+	cr_expect(strstr(s, "\n name 'undefined_name' is not defined\n"
+			    "   line 1, in g\n"
+			    "   line 2, in f\n"
+			    "     return x + undefined_name\n"
+			    "                ^\n"
+			    ">>> g(1)"), "%s", s);
+	free(s);
+	/* an error with no function of the prompt's: no line, as before */
+	tmux_keys(session, "C-u");
+	tmux_line(session, "1 / 0");
+	s = tmux_see(session, "division by zero");
+	cr_expect(!strstr(s, "return x"), "%s", s);
+	free(s);
+	tmux_private_server_end();
+	dir_remove(state);
+}
+
+/* qkv --repl, 120x40 and 80x24: a line wider than the screen is cut around
+ * the caret, "…" where it goes on; a def typed later replaces an earlier
+ * one of the same name (its line is the one shown) */
+Test(function_caret, the_full_screen_should_cut_a_long_line_around_the_caret)
+{
+	char state[64];
+	snprintf(state, sizeof state, "/tmp/qkv-fcaret-state-%d", (int)getpid());
+	dir_remove(state);
+	static const int size[][2] = { { 120, 40 }, { 80, 24 } };
+	for (int k = 0; k < 2; k++) {
+		const char *session = tmux_start_qkv(size[k][0], size[k][1], state, NULL, "--repl", "sleep 30");
+		free(tmux_see(session, ">>>"));
+		paste_into(session, "def h(x):\n    y = x * 2\n    return y + "
+				    "10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + "
+				    "25 + 26 + 27 + 28 + 29 + 30 + 31 + 32 + 33 + 34 + 35 + 36 + 37 + 38 + 39 + "
+				    "nope + 40 + 41 + 42 + 43 + 44 + 45 + 46 + 47 + 48 + 49 + 50 + 51 + 52 + 53 + "
+				    "54 + 55 + 56 + 57 + 58 + 59 + 60 + 61 + 62 + 63 + 64 + 65 + 66 + 67 + 68 + 69\n\n");
+		free(tmux_see(session, "...     return y + 10"));
+		tmux_line(session, "h(1)");
+		char *s = tmux_see(session, "\n   line 3, in h\n");
+		/* the caret under "nope", the end of the line cut off, its start too */
+		const char *row = strstr(s, "   line 3, in h\n     \u2026");
+		cr_assert(row, "%s", s);
+		row = strchr(row, '\n') + 1;
+		const char *caret = strchr(row, '\n') + 1;
+		int at = screen_column(row, "nope + 40");
+		cr_expect(at > 5 && screen_column(caret, "^") == at, "%s", s);
+		cr_expect(strstr(row, "\u2026\n") && !strstr(row, "69\n"), "%s", s);
+		free(s);
+		/* a def of h typed after it: its line 2 is shown, not the first's */
+		tmux_keys(session, "C-u");
+		paste_into(session, "def h(x):\n    return x - never\n\n");
+		free(tmux_see(session, "...     return x - never"));
+		tmux_line(session, "h(1)");
+		s = tmux_see(session, "\n   line 2, in h\n");
+		cr_expect(strstr(s, "\n   line 2, in h\n     return x - never\n                ^\n"), "%s", s);
+		free(s);
+		tmux_private_server_end();
+	}
+	dir_remove(state);
 }
