@@ -91,45 +91,52 @@ static void add_file(struct catalog *c, const char *path, lesson_warn_fn warn, v
 	ce->lesson = l;
 }
 
+/* QKV_LESSONS=DIR: its lessons, in file name order; a note (whole, however
+ * long DIR is) when it cannot be read or holds too many. */
 static void load_dir(struct catalog *c, const char *dir, lesson_warn_fn warn, void *udata)
 {
-	char msg[1024];
+	struct strbuf msg;
+	strbuf_init(&msg);
 	int n;
 	char **names = dir_lessons(dir, &n);
 	if (n < 0) {
-		snprintf(msg, sizeof msg, "QKV_LESSONS=%s: cannot read the directory: %s", dir, strerror(errno));
-		c->note = xstrdup(msg);
+		strbuf_printf(&msg, "QKV_LESSONS=%s: cannot read the directory: %s", dir, strerror(errno));
+		c->note = strbuf_detach(&msg);
 	} else if (n > CATALOG_MAX_LESSONS) {
-		snprintf(msg, sizeof msg,
-			 "QKV_LESSONS=%s: %d lessons, more than %d: the first %d by file name are loaded, "
-			 "the %d from %s on are skipped",
-			 dir, n, CATALOG_MAX_LESSONS, CATALOG_MAX_LESSONS, n - CATALOG_MAX_LESSONS,
-			 names[CATALOG_MAX_LESSONS]);
-		c->note = xstrdup(msg);
+		strbuf_printf(&msg,
+			      "QKV_LESSONS=%s: %d lessons, more than %d: the first %d by file name are loaded, "
+			      "the %d from %s on are skipped",
+			      dir, n, CATALOG_MAX_LESSONS, CATALOG_MAX_LESSONS, n - CATALOG_MAX_LESSONS,
+			      names[CATALOG_MAX_LESSONS]);
+		c->note = strbuf_detach(&msg);
 	}
 	if (c->note && warn)
 		warn(udata, c->note);
 	for (int i = 0; i < n; i++) {
 		if (i < CATALOG_MAX_LESSONS) {
-			char path[4096];
-			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-			add_file(c, path, warn, udata);
+			strbuf_reset(&msg);
+			strbuf_printf(&msg, "%s/%s", dir, names[i]);
+			add_file(c, msg.s, warn, udata);
 		}
 		free(names[i]);
 	}
 	free(names);
+	strbuf_free(&msg);
 }
 
 void catalog_load(struct catalog *c, lesson_warn_fn warn, void *udata)
 {
 	memset(c, 0, sizeof *c);
+	struct strbuf origin;
+	strbuf_init(&origin);
 	for (const struct builtin_lesson *b = builtin_lessons; b->name; b++) {
-		char origin[256];
-		snprintf(origin, sizeof origin, "built-in:%s", b->name);
+		strbuf_reset(&origin);
+		strbuf_printf(&origin, "built-in:%s", b->name);
 		struct qkv_error err;
-		struct lesson *l = lesson_parse(origin, b->text, b->len, warn, udata, &err);
-		add(c, origin, l, l ? NULL : err.msg);
+		struct lesson *l = lesson_parse(origin.s, b->text, b->len, warn, udata, &err);
+		add(c, origin.s, l, l ? NULL : err.msg);
 	}
+	strbuf_free(&origin);
 	const char *dir = getenv("QKV_LESSONS");
 	if (dir && *dir)
 		load_dir(c, dir, warn, udata);

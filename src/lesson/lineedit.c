@@ -5,6 +5,7 @@
  * never prints, never reaches the interpreter but through the session. */
 #include "lesson/lineedit.h"
 #include "core/mem.h"
+#include "core/strbuf.h"
 #include "lesson/session.h"
 #include "lesson/statements.h"
 
@@ -29,19 +30,21 @@ static const char *cand_prefix;	/* "torch" while completing "torch.sof" */
 static void add_cand(void *udata, const char *name)
 {
 	(void)udata;
-	char whole[256];
-	if (cand_prefix) {
-		snprintf(whole, sizeof whole, "%s.%s", cand_prefix, name);
-		name = whole;
-	}
+	struct strbuf whole;	/* the prefix, however long, and the name */
+	strbuf_init(&whole);
+	if (cand_prefix)
+		strbuf_printf(&whole, "%s.", cand_prefix);
+	strbuf_puts(&whole, name);
 	for (int i = 0; i < ncands; i++)
-		if (strcmp(cands[i], name) == 0)
+		if (strcmp(cands[i], whole.s) == 0) {
+			strbuf_free(&whole);
 			return;
+		}
 	if (ncands == capcands) {
 		capcands = capcands ? 2 * capcands : 32;
 		cands = xrealloc(cands, sizeof *cands * (size_t)capcands);
 	}
-	cands[ncands++] = xstrdup(name);
+	cands[ncands++] = strbuf_detach(&whole);
 }
 
 static char *next_cand(const char *text, int state)
@@ -91,11 +94,11 @@ static char **complete(const char *text, int start, int end)
 	} else if (!session) {
 		return NULL;
 	} else if (dot) {
-		char ctx[160];
-		snprintf(ctx, sizeof ctx, "%.*s", (int)(dot - text), text);
+		char *ctx = xstrndup(text, (size_t)(dot - text));
 		cand_prefix = ctx;
 		session_complete(session, ctx, dot + 1, add_cand, NULL);
 		cand_prefix = NULL;
+		free(ctx);
 	} else {
 		session_complete(session, NULL, text, add_cand, NULL);
 	}

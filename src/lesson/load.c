@@ -31,10 +31,10 @@ struct loader {
 int lesson_error(const struct lesson *l, struct loc at, const char *path, struct qkv_error *err, const char *fmt,
 		 ...)
 {
-	char msg[256];
+	char msg[ERROR_MSG_MAX];	/* as much as the record holds: a message keeps its end */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	utf8_vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (at.line > 0 && path)
 		return error_set(err, at.line, at.col, "%s:%d:%d: %s: %s", l->name, at.line, at.col, path, msg);
@@ -54,28 +54,40 @@ static int fail(struct loader *ld, const cJSON *node, const char *path, const ch
 	__attribute__((format(printf, 4, 5)));
 static int fail(struct loader *ld, const cJSON *node, const char *path, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[ERROR_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	utf8_vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return lesson_error(ld->l, loc_of(ld, node, 0), path, ld->err, "%s", msg);
 }
 
+/* A warning, whole however long its path or message: "FILE:LINE:COL:
+ * PATH: warning: message" to the caller's callback. */
 static void warn(struct loader *ld, const cJSON *node, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void warn(struct loader *ld, const cJSON *node, const char *path, const char *fmt, ...)
 {
 	if (!ld->warn)
 		return;
-	char msg[256], line[512];
+	struct loc at = loc_of(ld, node, 1);
+	struct strbuf line;
+	strbuf_init(&line);
+	strbuf_printf(&line, "%s:%d:%d: %s: warning: ", ld->l->name, at.line, at.col, path);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	struct loc at = loc_of(ld, node, 1);
-	snprintf(line, sizeof line, "%s:%d:%d: %s: warning: %s", ld->l->name, at.line, at.col, path, msg);
-	ld->warn(ld->udata, line);
+	if (n > 0) {
+		char *msg = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		strbuf_puts(&line, msg);
+		free(msg);
+	}
+	ld->warn(ld->udata, line.s);
+	strbuf_free(&line);
 }
 
 static const char *type_name(const cJSON *n)

@@ -9,9 +9,11 @@
 #include "core/mem.h"
 #include "core/ops.h"
 #include "core/textcmp.h"
+#include "core/utf8.h"
 #include "lang/parser.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,39 @@ struct runner {
 	runner_progress_fn progress;  /* told while a timing runs */
 	void *progress_ctx;
 };
+
+/* A path into the lesson file made of fmt (a step's, a show's...): whole,
+ * however long; malloc'd, freed by the caller. */
+static char *subpath(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *subpath(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	p[0] = 0;
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* lesson_error at path p (taken: freed here); -1. */
+static int fail_at(const struct lesson *l, struct loc at, char *p, struct qkv_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int fail_at(const struct lesson *l, struct loc at, char *p, struct qkv_error *err, const char *fmt, ...)
+{
+	char msg[ERROR_MSG_MAX];	/* as much as the record holds */
+	va_list ap;
+	va_start(ap, fmt);
+	utf8_vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lesson_error(l, at, p, err, "%s", msg);
+	free(p);
+	return -1;
+}
 
 static void capture(void *udata, const struct value *v, const char *text)
 {
@@ -120,16 +155,17 @@ static int run_code(struct runner *r, const char *code, const struct code_line *
 	int rc = st == INTERP_INTERRUPTED ? RUNNER_INTERRUPTED : -1;
 	int k = e.line - 1;
 	struct loc at = lesson_code_loc(r->l, lines, nlines, k, e.col);
-	char p[128];
+	char *p;
 	/* code given as an array names the element; one string with several
 	 * lines names the line */
 	if (nlines > 1 && lines[0].str_off != lines[nlines - 1].str_off)
-		snprintf(p, sizeof p, "%s[%d]", path, k < 0 ? 0 : k);
+		p = subpath("%s[%d]", path, k < 0 ? 0 : k);
 	else if (nlines > 1)
-		snprintf(p, sizeof p, "%s (line %d)", path, k < 0 ? 1 : k + 1);
+		p = subpath("%s (line %d)", path, k < 0 ? 1 : k + 1);
 	else
-		snprintf(p, sizeof p, "%s", path);
+		p = xstrdup(path);
 	lesson_error(r->l, at, p, err, "%s", e.msg);
+	free(p);
 	return rc;
 }
 
@@ -166,50 +202,40 @@ static int check_labels(struct runner *r, const struct show *s, const struct ten
 {
 	int nd = t->ndim;
 	int64_t rows = nd >= 2 ? t->shape[nd - 2] : 1, cols = nd >= 1 ? t->shape[nd - 1] : 1;
-	char p[160];
-	if (s->nslice > (nd > 2 ? nd - 2 : 0)) {
-		snprintf(p, sizeof p, "%s.slice", s->path);
-		return lesson_error(r->l, s->slice_at, p, err, "'%s' has %d dimension%s: a slice of %d index%s is too "
-				    "many", s->expr, nd, nd == 1 ? "" : "s", s->nslice, s->nslice == 1 ? "" : "es");
-	}
-	for (int i = 0; i < s->nslice; i++) {
-		if (s->slice[i] >= t->shape[i]) {
-			snprintf(p, sizeof p, "%s.slice[%d]", s->path, i);
-			return lesson_error(r->l, s->slice_at, p, err, "index %lld is out of range: dimension %d of '%s' "
-					    "has size %lld", (long long)s->slice[i], i, s->expr, (long long)t->shape[i]);
-		}
-	}
+	char dims[160];
+	if (s->nslice > (nd > 2 ? nd - 2 : 0))
+		return fail_at(r->l, s->slice_at, subpath("%s.slice", s->path), err,
+			       "'%s' has %d dimension%s: a slice of %d index%s is too many", s->expr, nd,
+			       nd == 1 ? "" : "s", s->nslice, s->nslice == 1 ? "" : "es");
+	for (int i = 0; i < s->nslice; i++)
+		if (s->slice[i] >= t->shape[i])
+			return fail_at(r->l, s->slice_at, subpath("%s.slice[%d]", s->path, i), err,
+				       "index %lld is out of range: dimension %d of '%s' has size %lld",
+				       (long long)s->slice[i], i, s->expr, (long long)t->shape[i]);
 	if (s->kind == SHOW_HEATMAP || s->kind == SHOW_COMPARE) {
-		if (s->nrows && s->nrows != rows) {
-			snprintf(p, sizeof p, "%s.rows", s->path);
-			return lesson_error(r->l, s->rows_at, p, err, "%d labels for %lld rows of '%s'", s->nrows,
-					    (long long)rows, s->expr);
-		}
-		if (s->ncols && s->ncols != cols) {
-			snprintf(p, sizeof p, "%s.cols", s->path);
-			return lesson_error(r->l, s->cols_at, p, err, "%d labels for %lld columns of '%s'", s->ncols,
-					    (long long)cols, s->expr);
-		}
+		if (s->nrows && s->nrows != rows)
+			return fail_at(r->l, s->rows_at, subpath("%s.rows", s->path), err,
+				       "%d labels for %lld rows of '%s'", s->nrows, (long long)rows, s->expr);
+		if (s->ncols && s->ncols != cols)
+			return fail_at(r->l, s->cols_at, subpath("%s.cols", s->path), err,
+				       "%d labels for %lld columns of '%s'", s->ncols, (long long)cols, s->expr);
 		return 0;
 	}
 	/* tokens: weights (T, T), (H, T, T) or (B, H, T, T) */
 	if (nd < 2 || nd > 4 || t->shape[nd - 1] != t->shape[nd - 2] || !dtype_is_float(t->dtype))
 		return lesson_error(r->l, s->at, s->path, err, "a token view needs square weights of shape (T, T), "
 				    "(heads, T, T) or (batch, heads, T, T); '%s' has shape %s", s->expr,
-				    tensor_shape_str(p, sizeof p, nd, t->shape));
+				    tensor_shape_str(dims, sizeof dims, nd, t->shape));
 	/* no heads or no batch (shape [0, 3, 3]): the views would divide by 0 */
 	if (tensor_numel(t) == 0)
 		return lesson_error(r->l, s->at, s->path, err, "a token view needs weights to show; '%s' has shape %s, "
-				    "with no elements", s->expr, tensor_shape_str(p, sizeof p, nd, t->shape));
-	if (s->ncols && s->ncols != cols) {
-		snprintf(p, sizeof p, "%s.labels", s->path);
-		return lesson_error(r->l, s->cols_at, p, err, "%d labels for %lld tokens", s->ncols, (long long)cols);
-	}
-	if (s->query >= cols) {
-		snprintf(p, sizeof p, "%s.query", s->path);
-		return lesson_error(r->l, s->query_at, p, err, "query %lld is out of range: there are %lld tokens",
-				    (long long)s->query, (long long)cols);
-	}
+				    "with no elements", s->expr, tensor_shape_str(dims, sizeof dims, nd, t->shape));
+	if (s->ncols && s->ncols != cols)
+		return fail_at(r->l, s->cols_at, subpath("%s.labels", s->path), err, "%d labels for %lld tokens",
+			       s->ncols, (long long)cols);
+	if (s->query >= cols)
+		return fail_at(r->l, s->query_at, subpath("%s.query", s->path), err,
+			       "query %lld is out of range: there are %lld tokens", (long long)s->query, (long long)cols);
 	return 0;
 }
 
@@ -312,8 +338,7 @@ static int eval_timing(struct runner *r, const struct show *s, struct shown *sh,
 	const struct step *st = r->done > 0 ? &r->l->steps[r->done - 1] : NULL;
 	for (int i = 0; i < s->ntimings; i++) {
 		const struct timing_entry *t = &s->timings[i];
-		char p[160];
-		snprintf(p, sizeof p, "%s.timing[%d].code", s->path, i);
+		char *p = subpath("%s.timing[%d].code", s->path, i);
 		struct timing_watch w = { .r = r };
 		if (r->progress) {
 			w.p = (struct runner_progress){ st, s, t->label, i, s->ntimings, 0, 0, 0, t->repeat, 0, sh->timing_ms,
@@ -347,6 +372,7 @@ static int eval_timing(struct runner *r, const struct show *s, struct shown *sh,
 			}
 			free(w.first_line);
 		}
+		free(p);
 		if (rc < 0)
 			return rc;
 	}
@@ -445,11 +471,11 @@ int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err
 	const struct step *st = &r->l->steps[r->done];
 	strbuf_reset(&r->out);
 	drop_pieces(r);	/* printed by an exercise check since the last step */
-	char p[96];
-	snprintf(p, sizeof p, "%s.code", st->path);
+	char *p = subpath("%s.code", st->path);
 	/* cancelled (Ctrl-C) part way, the step is undone whole, to run again */
 	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT | INTERP_UNDO_ALL_ON_INTERRUPT,
 			  err);
+	free(p);
 	if (rc == RUNNER_INTERRUPTED) {
 		strbuf_reset(&r->out);
 		drop_pieces(r);
@@ -485,7 +511,7 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 {
 	const struct expect *e = &st->expects[k];
 	memset(out, 0, sizeof *out);
-	char why[256];
+	char why[sizeof out->detail / 2];	/* (the detail quotes it after the expression) */
 	if (e->kind == EXPECT_OUTPUT) {
 		/* the output ends with a newline the expected text need not have */
 		struct strbuf want;
@@ -495,7 +521,7 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 			strbuf_putc(&want, '\n');
 		out->pass = textcmp_match(res->output, want.s, 0, e->text_tol, false, why, sizeof why);
 		if (!out->pass)
-			snprintf(out->detail, sizeof out->detail, "the printed output differs, %s", why);
+			utf8_snprintf(out->detail, sizeof out->detail, "the printed output differs, %s", why);
 		strbuf_free(&want);
 		return 0;
 	}
@@ -510,7 +536,7 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 		value_unref(v);
 		out->pass = textcmp_match(sb.s, e->text, 0, e->text_tol, false, why, sizeof why);
 		if (!out->pass)
-			snprintf(out->detail, sizeof out->detail, "'%s' prints differently, %s", e->expr, why);
+			utf8_snprintf(out->detail, sizeof out->detail, "'%s' prints differently, %s", e->expr, why);
 		strbuf_free(&sb);
 		return 0;
 	}
@@ -523,8 +549,8 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 	if (!shape_ok) {
 		char have[128], want[96];
 		describe_tensor(have, sizeof have, t);
-		snprintf(out->detail, sizeof out->detail, "'%s' has %s, the expected values have shape %s", e->expr,
-			 have, tensor_shape_str(want, sizeof want, e->ndim, e->shape));
+		utf8_snprintf(out->detail, sizeof out->detail, "'%s' has %s, the expected values have shape %s",
+			      e->expr, have, tensor_shape_str(want, sizeof want, e->ndim, e->shape));
 		tensor_unref(t);
 		return 0;
 	}
@@ -542,9 +568,9 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 			out->pass = false;
 	}
 	if (!out->pass)
-		snprintf(out->detail, sizeof out->detail, "'%s': largest difference %.3g at element %lld (got %.6g, "
-			 "want %.6g, tolerance %g)", e->expr, out->max_diff, (long long)worst, tensor_get(t, worst),
-			 e->values[worst], e->tol);
+		utf8_snprintf(out->detail, sizeof out->detail,
+			      "'%s': largest difference %.3g at element %lld (got %.6g, want %.6g, tolerance %g)", e->expr,
+			      out->max_diff, (long long)worst, tensor_get(t, worst), e->values[worst], e->tol);
 	tensor_unref(t);
 	return 0;
 }
@@ -554,9 +580,10 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 struct tensor *runner_exercise_expected(struct runner *r, const struct step *st, int k, struct qkv_error *err)
 {
 	const struct exercise *x = &st->exercises[k];
-	char p[160];
-	snprintf(p, sizeof p, "%s.answer", x->path);
-	return eval_tensor(r, x->answer, x->answer_at, p, "an exercise's answer", err);
+	char *p = subpath("%s.answer", x->path);
+	struct tensor *t = eval_tensor(r, x->answer, x->answer_at, p, "an exercise's answer", err);
+	free(p);
+	return t;
 }
 
 struct solution_watch {
@@ -588,9 +615,9 @@ int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *
 		return -1;
 	struct solution_watch w = { want, x->tol, false };
 	interp_set_observer(r->I, watch_solution, &w);
-	char p[160];
-	snprintf(p, sizeof p, "%s.solution", x->path);
+	char *p = subpath("%s.solution", x->path);
 	int rc = run_code(r, x->solution, x->solution_lines, x->nsolution, p, INTERP_DRY_RUN, err);
+	free(p);
 	interp_set_observer(r->I, NULL, NULL);
 	tensor_unref(want);
 	if (rc < 0)

@@ -102,7 +102,7 @@ void step_result_free(struct step_result *s);
 struct expect_result {
 	bool pass;
 	double max_diff;           /* values, text: largest difference found */
-	char detail[400];          /* why it failed */
+	char detail[ERROR_MSG_MAX]; /* why it failed (whole, as an error record holds it) */
 };
 
 /* Verifies the expects of the step just run (its result holds its output). */
