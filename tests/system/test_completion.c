@@ -215,3 +215,22 @@ Test(completion, file_names_after_load_should_complete_and_list, .fini = finish)
 	load_file_names("repl", dir);
 	dir_remove(dir);
 }
+
+/* a name of 170 characters before the dot: its attributes complete (the
+ * name was cut at 160 bytes, and then nothing completed) */
+Test(completion, tab_should_complete_after_a_long_name_and_a_dot, .fini = finish)
+{
+	char name[171], line[200];
+	memset(name, 'v', 170);
+	name[170] = 0;
+	start(200, 30, NULL, "repl");
+	free(tmux_see(session, ">>>"));
+	snprintf(line, sizeof line, "%s = torch.ones(2)", name);
+	tmux_line(session, line);
+	snprintf(line, sizeof line, "%s.softm", name);
+	tmux_type(session, line);
+	free(tmux_see(session, ".softm"));
+	tmux_keys(session, "Tab");
+	snprintf(line, sizeof line, ">>> %s.softmax", name);
+	free(tmux_see(session, line));
+}
