@@ -234,6 +234,7 @@ static const struct {
 	  "empty line runs the block.\n"
 	  "Esc closes the prompt in a lesson, and clears the line or block typed in\n"
 	  "qkv --repl; Ctrl-D on an empty line or :quit leaves.\n"
+	  "In vi editing mode (set editing-mode vi in ~/.inputrc) Esc is vi's own.\n"
 	  "Ctrl-C stops a line that runs (nothing of it is kept), else clears the line\n"
 	  "or the block typed.\n"
 	  "Tab on an empty >>> line gives the keys to the view: arrows or hjkl move the\n"

@@ -345,7 +345,8 @@ void prompt_key(struct app *a, int ch);
 /* Ctrl-C with no line running: forgets the line being typed. */
 void prompt_interrupt(struct app *a);
 /* A lone Esc: in a lesson, closes the prompt; in qkv --repl (the prompt is
- * all there is) drops the line or block typed, or says how to leave. */
+ * all there is) drops the line or block typed, or says how to leave; in
+ * readline's vi editing mode, goes to readline (vi's command mode). */
 void prompt_escape(struct app *a);
 /* Draws the prompt's lines at the bottom (the caller leaves them free) and
  * returns how many lines it uses; prompt_draw_view draws its result. */

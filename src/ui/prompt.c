@@ -1190,6 +1190,15 @@ void prompt_close(struct app *a)
 		a->quit = true;
 }
 
+/* Whether readline edits in vi mode (`set editing-mode vi` in ~/.inputrc or
+ * $INPUTRC, or M-C-j since): rl_editing_mode is 1 in emacs mode, 0 in vi. */
+static bool vi_editing(void)
+{
+	return readline_ready && rl_editing_mode == 0;
+}
+
+static void feed_key(struct app *a, int ch);
+
 /* A note for a key that acts on the prompt as a whole (Ctrl-C, Esc), shown
  * in the message line until the next key, which brings back what it hid
  * (key_note, before_note). */
@@ -1248,13 +1257,23 @@ void prompt_interrupt(struct app *a)
 	}
 	const char *what = drop_input(a);
 	show_note(p, "Ctrl-C: %s cleared. (Ctrl-C stops a line that runs; %s.)", what ? what : "line",
-		  a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves" : "Esc closes the prompt");
+		  a->screen == SCREEN_REPL ? ":quit or Ctrl-D leaves"
+		  : vi_editing()           ? ":quit or Ctrl-D closes the prompt"	/* Esc is vi's */
+					   : "Esc closes the prompt");
 }
 
 void prompt_escape(struct app *a)
 {
 	struct prompt *p = &a->prompt;
 	cur = a;
+	if (vi_editing()) {
+		/* Esc is vi's own: from insert to command mode (0, i, ...); the
+		 * prompt closes with :quit or Ctrl-D, Ctrl-C clears the line */
+		forget_matches();
+		end_note(p);
+		feed_key(a, 27);
+		return;
+	}
 	if (a->screen != SCREEN_REPL) {
 		prompt_close(a);
 		return;
@@ -1266,8 +1285,6 @@ void prompt_escape(struct app *a)
 	else
 		show_note(p, "Nothing to clear: :quit or Ctrl-D leaves qkv.");
 }
-
-static void feed_key(struct app *a, int ch);
 
 /* Feeds one curses key to readline as the bytes a terminal would send; with
  * the view's focus (Tab on an empty line), to the view first. The brackets

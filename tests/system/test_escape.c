@@ -2,7 +2,9 @@
  * real terminal (tmux): it clears the line, or the block being typed (a
  * note says which, until the next key), and on an empty line says how to
  * leave; it never ends qkv. :help says what Esc does in each prompt. In a
- * lesson it still closes the prompt. At 80x24 without colour, at 120x40. */
+ * lesson it still closes the prompt. At 80x24 without colour, at 120x40.
+ * In vi editing mode ($INPUTRC) Esc is readline's, to vi's command mode, in
+ * the full screen (qkv --repl, a lesson's prompt) and in qkv repl. */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -94,4 +96,82 @@ Test(escape, esc_should_still_close_the_prompt_of_a_lesson, .fini = finish)
 	char *s = tmux_see_gone(session, ">>>");
 	cr_assert(strstr(s, "step 1/") && !strstr(s, "QKV-EXIT"), "%s", s);
 	free(s);
+}
+
+/* ---- vi editing mode ($INPUTRC says `set editing-mode vi`) --------------------------- */
+
+/* The cursor's column in the pane now, or -1. */
+static int cursor_x(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
+	FILE *f = popen(cmd, "r");
+	int x = -1;
+	if (!f || fscanf(f, "%d", &x) != 1)
+		x = -1;
+	if (f)
+		pclose(f);
+	return x;
+}
+
+/* Waits until the cursor is in column x; false after system_wait_ms(). */
+static bool cursor_wait(int x)
+{
+	for (int waited = 0; waited < system_wait_ms(); waited += 20) {
+		if (cursor_x() == x)
+			return true;
+		usleep(20 * 1000);
+	}
+	return false;
+}
+
+/* qkv ARGS in vi mode at w x h (open: the keys that open the prompt, or
+ * NULL): "12)" typed, Esc goes to vi's command mode (the cursor steps back
+ * onto the ')', nothing is cleared), 0 to the line's start, i inserts
+ * "print(" there, Enter runs "print(12)"; printed is what shows it ran. */
+static void vi_escape(int w, int h, const char *args, const char *open, const char *printed)
+{
+	char inputrc[128], env[160];
+	snprintf(inputrc, sizeof inputrc, "/tmp/qkv-esc-inputrc-%d", (int)getpid());
+	file_put(inputrc, "set editing-mode vi\n", 20);
+	snprintf(env, sizeof env, "INPUTRC=%s", inputrc);
+	start(w, h, env, args);
+	if (open) {
+		free(tmux_see(session, "step 1/"));
+		tmux_keys(session, open);
+	}
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "12)");
+	free(tmux_see(session, ">>> 12)"));
+	cr_assert(cursor_wait(7), "the cursor is at %d, not after 12)", cursor_x());
+	tmux_keys(session, "Escape");
+	cr_assert(cursor_wait(6), "Esc did not go to vi's command mode: the cursor is at %d", cursor_x());
+	char *s = tmux_screen(session, false);
+	cr_expect(strstr(s, ">>> 12)") && !strstr(s, "Esc:") && !strstr(s, "QKV-EXIT"), "%s", s);
+	free(s);
+	tmux_type(session, "0");
+	cr_assert(cursor_wait(4), "0 did not go to the line's start: the cursor is at %d", cursor_x());
+	tmux_type(session, "i");
+	tmux_type(session, "print(");
+	free(tmux_see(session, ">>> print(12)"));
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, printed));
+	finish();
+	unlink(inputrc);
+}
+
+Test(escape, esc_in_vi_mode_should_be_readlines_in_the_full_screen_at_80x24, .fini = finish)
+{
+	vi_escape(80, 24, "--repl", NULL, "\n 12\n");
+}
+
+Test(escape, esc_in_vi_mode_should_be_readlines_in_a_lessons_prompt_at_120x40, .fini = finish)
+{
+	vi_escape(120, 40, "1", ":", "\n 12\n");
+}
+
+/* qkv repl: readline's own Esc (qkv never took it there) */
+Test(escape, esc_in_vi_mode_should_be_readlines_in_qkv_repl, .fini = finish)
+{
+	vi_escape(80, 24, "repl", NULL, ">>> print(12)\n12\n>>>");
 }
