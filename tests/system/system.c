@@ -425,6 +425,39 @@ void tmux_line(const char *session, const char *text)
 	tmux_keys(session, "Enter");
 }
 
+void tmux_paste(const char *session, const char *text)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %s",
+		 text, session);
+	if (system(cmd) != 0) {
+		/* shows up in what the screen lacks */
+	}
+}
+
+int tmux_cursor_x(const char *session)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
+	FILE *f = popen(cmd, "r");
+	int x = -1;
+	if (!f || fscanf(f, "%d", &x) != 1)
+		x = -1;
+	if (f)
+		pclose(f);
+	return x;
+}
+
+int tmux_cursor_x_at(const char *session, int want)
+{
+	int x = tmux_cursor_x(session);
+	for (int waited = 0; x != want && waited < system_wait_ms(); waited += 100) {
+		usleep(100000);
+		x = tmux_cursor_x(session);
+	}
+	return x;
+}
+
 char *tmux_screen(const char *session, bool escapes)
 {
 	char cmd[256];

@@ -66,6 +66,15 @@ void tmux_type(const char *session, const char *text);
 /* Types text and Enter. */
 void tmux_line(const char *session, const char *text);
 
+/* Pastes text (it holds no single quote) as a terminal does with bracketed
+ * paste (tmux paste-buffer -p). */
+void tmux_paste(const char *session, const char *text);
+
+/* The cursor's column in the session's pane now, or -1; and once it is
+ * want (the column it is at after system_wait_ms() when it never is). */
+int tmux_cursor_x(const char *session);
+int tmux_cursor_x_at(const char *session, int want);
+
 /* tmux_wait_for, and the test fails with the screen when want never shows;
  * returns the screen (malloc'd). */
 char *tmux_see(const char *session, const char *want);

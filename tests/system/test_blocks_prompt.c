@@ -38,42 +38,6 @@ static void finish(void)
 	state[0] = 0;
 }
 
-/* Pastes text as a terminal does with bracketed paste (tmux paste-buffer -p). */
-static void paste(const char *text)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %s",
-		 text, session);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
-/* The cursor's column in the pane now, or -1. */
-static int cursor_x(void)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
-	FILE *f = popen(cmd, "r");
-	int x = -1;
-	if (!f || fscanf(f, "%d", &x) != 1)
-		x = -1;
-	if (f)
-		pclose(f);
-	return x;
-}
-
-/* The cursor's column once it is want (or after system_wait_ms()). */
-static int cursor_x_at(int want)
-{
-	int x = cursor_x();
-	for (int waited = 0; x != want && waited < system_wait_ms(); waited += 100) {
-		usleep(100000);
-		x = cursor_x();
-	}
-	return x;
-}
-
 /* Types text and Enter; the next line then starts at column x (the
  * prompt's 4 columns and the indentation offered). */
 static void line_to(const char *text, int x)
@@ -81,7 +45,8 @@ static void line_to(const char *text, int x)
 	tmux_type(session, text);
 	free(tmux_see(session, text));	/* the cursor after it, not yet at x */
 	tmux_keys(session, "Enter");
-	cr_assert_eq(cursor_x_at(x), x, "after '%s' the line starts at column %d:\n%s", text, cursor_x(),
+	cr_assert_eq(tmux_cursor_x_at(session, x), x, "after '%s' the line starts at column %d:\n%s", text,
+		     tmux_cursor_x(session),
 		     tmux_screen(session, false));
 }
 
@@ -99,7 +64,7 @@ static void blocks_at(int w, int h, const char *env)
 	cr_assert(strstr(s, "\n>>> x = [1,\n..."), "the bracket goes on after ...:\n%s", s);
 	free(s);
 	tmux_keys(session, "Tab");	/* at the start of the line: 4 spaces */
-	cr_assert_eq(cursor_x_at(8), 8, "Tab did not indent");
+	cr_assert_eq(tmux_cursor_x_at(session, 8), 8, "Tab did not indent");
 	tmux_line(session, "2]");
 	s = tmux_see(session, "...     2]");
 	cr_assert(strstr(s, " >>> x = [1,\n ...     2]\n"), "the block as typed above its output:\n%s", s);
@@ -188,11 +153,13 @@ Test(blocks_prompt, the_cursor_should_count_characters_not_bytes, .fini = finish
 	free(tmux_see(session, ":help lists the commands"));
 	tmux_type(session, "s = \"h\xc3\xa9llo\xe2\x86\x92\"");
 	free(tmux_see(session, "llo"));
-	cr_assert_eq(cursor_x_at(16), 16, "after '>>> s = \"héllo→\"' the cursor is at column %d:\n%s", cursor_x(),
+	cr_assert_eq(tmux_cursor_x_at(session, 16), 16, "after '>>> s = \"héllo→\"' the cursor is at column %d:\n%s",
+		     tmux_cursor_x(session),
 		     tmux_screen(session, false));
 	tmux_keys(session, "Left");
 	tmux_keys(session, "Left");
-	cr_assert_eq(cursor_x_at(14), 14, "two Lefts back the cursor is at column %d", cursor_x());
+	cr_assert_eq(tmux_cursor_x_at(session, 14), 14, "two Lefts back the cursor is at column %d",
+		     tmux_cursor_x(session));
 	tmux_keys(session, "C-c");
 	tmux_line(session, ":quit");
 }
@@ -201,7 +168,7 @@ Test(blocks_prompt, a_pasted_cell_should_run_statement_by_statement, .fini = fin
 {
 	start_at(80, 24, "", "--repl");
 	free(tmux_see(session, ":help lists the commands"));
-	paste("a = 3\nb = [a,\n 4]\nb\nzz\nc = 1");
+	tmux_paste(session, "a = 3\nb = [a,\n 4]\nb\nzz\nc = 1");
 	char *s = tmux_see(session, "not defined");
 	cr_assert(strstr(s, " >>> a = 3\n >>> b = [a,\n ...  4]\n >>> b\n [3, 4]\n"), "%s", s);
 	cr_assert(strstr(s, ">>> zz\n    ^ name 'zz' is not defined\n... c = 1"), "%s", s);
@@ -250,8 +217,8 @@ Test(blocks_prompt, a_pasted_class_cell_should_run_and_an_error_in_a_method_name
 {
 	start_at(80, 24, "", "--repl");
 	free(tmux_see(session, ":help lists the commands"));
-	paste("class A:\n    def __init__(self):\n        self.v = 4\n\n    def f(self):\n        return self.v / 0\n\n"
-	      "a = A()\na.v\na.f()\na.v = 5");
+	tmux_paste(session, "class A:\n    def __init__(self):\n        self.v = 4\n\n    def f(self):\n"
+			   "        return self.v / 0\n\na = A()\na.v\na.f()\na.v = 5");
 	char *s = tmux_see(session, "division by zero");
 	cr_assert(strstr(s, " >>> a = A()\n >>> a.v\n 4\n"), "%s", s);
 	/* under the traceback, the method's line with a caret under the '/' */

@@ -100,31 +100,6 @@ Test(escape, esc_should_still_close_the_prompt_of_a_lesson, .fini = finish)
 
 /* ---- vi editing mode ($INPUTRC says `set editing-mode vi`) --------------------------- */
 
-/* The cursor's column in the pane now, or -1. */
-static int cursor_x(void)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "tmux display -p -t %s '#{cursor_x}'", session);
-	FILE *f = popen(cmd, "r");
-	int x = -1;
-	if (!f || fscanf(f, "%d", &x) != 1)
-		x = -1;
-	if (f)
-		pclose(f);
-	return x;
-}
-
-/* Waits until the cursor is in column x; false after system_wait_ms(). */
-static bool cursor_wait(int x)
-{
-	for (int waited = 0; waited < system_wait_ms(); waited += 20) {
-		if (cursor_x() == x)
-			return true;
-		usleep(20 * 1000);
-	}
-	return false;
-}
-
 /* qkv ARGS in vi mode at w x h (open: the keys that open the prompt, or
  * NULL): "12)" typed, Esc goes to vi's command mode (the cursor steps back
  * onto the ')', nothing is cleared), 0 to the line's start, i inserts
@@ -143,14 +118,16 @@ static void vi_escape(int w, int h, const char *args, const char *open, const ch
 	free(tmux_see(session, ">>>"));
 	tmux_type(session, "12)");
 	free(tmux_see(session, ">>> 12)"));
-	cr_assert(cursor_wait(7), "the cursor is at %d, not after 12)", cursor_x());
+	cr_assert_eq(tmux_cursor_x_at(session, 7), 7, "the cursor is at %d, not after 12)", tmux_cursor_x(session));
 	tmux_keys(session, "Escape");
-	cr_assert(cursor_wait(6), "Esc did not go to vi's command mode: the cursor is at %d", cursor_x());
+	cr_assert_eq(tmux_cursor_x_at(session, 6), 6, "Esc did not go to vi's command mode: the cursor is at %d",
+		     tmux_cursor_x(session));
 	char *s = tmux_screen(session, false);
 	cr_expect(strstr(s, ">>> 12)") && !strstr(s, "Esc:") && !strstr(s, "QKV-EXIT"), "%s", s);
 	free(s);
 	tmux_type(session, "0");
-	cr_assert(cursor_wait(4), "0 did not go to the line's start: the cursor is at %d", cursor_x());
+	cr_assert_eq(tmux_cursor_x_at(session, 4), 4, "0 did not go to the line's start: the cursor is at %d",
+		     tmux_cursor_x(session));
 	tmux_type(session, "i");
 	tmux_type(session, "print(");
 	free(tmux_see(session, ">>> print(12)"));

@@ -170,17 +170,6 @@ Test(function_caret, a_command_after_a_block_in_a_pipe_should_end_the_block)
 
 /* ---- the full screen's prompt ---------------------------------------------------------- */
 
-/* Pastes text into session as a terminal does with bracketed paste. */
-static void paste_into(const char *session, const char *text)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "tmux set-buffer -b qkvpaste -- '%s' && tmux paste-buffer -p -d -b qkvpaste -t %s",
-		 text, session);
-	if (system(cmd) != 0) {
-		/* shows up in what the screen lacks */
-	}
-}
-
 /* In a lesson's prompt (':'), 80x24: f typed as a block, g calling it on
  * a line, then g(1): under the traceback, f's line and the caret under
  * the name, as qkv repl shows them (the statements there are numbered
@@ -233,7 +222,7 @@ Test(function_caret, the_full_screen_should_cut_a_long_line_around_the_caret)
 	for (int k = 0; k < 2; k++) {
 		const char *session = tmux_start_qkv(size[k][0], size[k][1], state, NULL, "--repl", "sleep 30");
 		free(tmux_see(session, ">>>"));
-		paste_into(session, "def h(x):\n    y = x * 2\n    return y + "
+		tmux_paste(session, "def h(x):\n    y = x * 2\n    return y + "
 				    "10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + "
 				    "25 + 26 + 27 + 28 + 29 + 30 + 31 + 32 + 33 + 34 + 35 + 36 + 37 + 38 + 39 + "
 				    "nope + 40 + 41 + 42 + 43 + 44 + 45 + 46 + 47 + 48 + 49 + 50 + 51 + 52 + 53 + "
@@ -252,7 +241,7 @@ Test(function_caret, the_full_screen_should_cut_a_long_line_around_the_caret)
 		free(s);
 		/* a def of h typed after it: its line 2 is shown, not the first's */
 		tmux_keys(session, "C-u");
-		paste_into(session, "def h(x):\n    return x - never\n\n");
+		tmux_paste(session, "def h(x):\n    return x - never\n\n");
 		free(tmux_see(session, "...     return x - never"));
 		tmux_line(session, "h(1)");
 		s = tmux_see(session, "\n   line 2, in h\n");
