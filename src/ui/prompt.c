@@ -475,14 +475,15 @@ static void set_error(struct prompt *p, int col, const char *msg)
 	error_fn_text = NULL;
 }
 
-/* set_error of a statement that failed; an error raised inside a function
- * the student typed earlier gets that function's line, with the caret
- * under its column, as qkv repl shows it (view/errline): from the last of
- * the statements run so far (each numbered from 1, as run_src runs them)
- * whose line it can be, a def typed later replacing one before it. */
-static void set_run_error(struct prompt *p, const struct qkv_error *err)
+/* set_error of a statement that failed (col: its column in the input, as
+ * set_error's); an error raised inside a function the student typed
+ * earlier gets that function's line, with the caret under its column, as
+ * qkv repl shows it (view/errline): from the last of the statements run so
+ * far (each numbered from 1, as run_src runs them) whose line it can be, a
+ * def typed later replacing one before it. */
+static void set_run_error(struct prompt *p, int col, const struct qkv_error *err)
 {
-	set_error(p, err->col, err->msg);
+	set_error(p, col, err->msg);
 	if (p->error_col)
 		return;	/* the statement's own mistake: the caret goes under the input */
 	int n;
@@ -667,7 +668,7 @@ static void run_line(struct app *a, const char *line)
 	strbuf_reset(&printed);
 	struct qkv_error err;
 	if (run_src(a, line, strlen(line), &err) != SESSION_OK) {
-		set_run_error(p, &err);	/* nothing of the line counts */
+		set_run_error(p, err.col, &err);	/* nothing of the line counts */
 		put_back(p, line);	/* it stays in the input for fixing */
 		return;
 	}
@@ -745,7 +746,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 					break;
 				}
 			}
-			set_run_error(p, &err);
+			set_run_error(p, err.col, &err);
 			size_t n = len - b;
 			while (n > 0 && blank(src[b + n - 1]))
 				n--;
@@ -832,7 +833,7 @@ static void cmd_show(struct app *a, char *arg, int argcol)
 	showing = false;
 	prompt_view_forget(p);	/* (an expression may change a value in place) */
 	if (c.rc < 0) {
-		set_error(p, argcol + (c.err.col > 0 ? c.err.col - 1 : 0), c.err.msg);
+		set_run_error(p, argcol + (c.err.col > 0 ? c.err.col - 1 : 0), &c.err);
 		return;
 	}
 	if (loops) {

@@ -200,6 +200,11 @@ Test(function_caret, the_lessons_prompt_should_show_the_functions_line_of_a_nest
 			    "                ^\n"
 			    ">>> g(1)"), "%s", s);
 	free(s);
+	/* :show of a call: the same */
+	tmux_keys(session, "C-u");
+	tmux_line(session, ":show g(2)");
+	s = tmux_see(session, "   line 2, in f\n     return x + undefined_name\n                ^\n>>> :show g(2)");
+	free(s);
 	/* an error with no function of the prompt's: no line, as before */
 	tmux_keys(session, "C-u");
 	tmux_line(session, "1 / 0");
