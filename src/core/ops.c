@@ -1386,3 +1386,106 @@ done:
 	free(us);
 	return out;
 }
+
+/* torch's linspace_kernel on a contiguous result: runs of 2 * V elements
+ * (V the AVX2 vector's lanes) each start at a base computed with a fused
+ * multiply-add and step by base + j * step; the rest one at a time (fused),
+ * from start below the halfway point, back from end after it. */
+static void linspace_torch_f32(float *y, float start, float end, int64_t steps)
+{
+	const int64_t V = 8, half = steps / 2;
+	float step = (end - start) / (float)(steps - 1);
+	int64_t i = 0;
+	for (; i <= steps - 2 * V; i += 2 * V) {
+		for (int64_t b = i; b < i + 2 * V; b += V) {
+			float base = b < half ? fmaf(step, (float)b, start) : fmaf(-step, (float)(steps - b - 1), end);
+			for (int64_t j = 0; j < V; j++)
+				y[b + j] = j ? base + (float)j * step : base;
+		}
+	}
+	for (; i < steps; i++)
+		y[i] = i < half ? fmaf(step, (float)i, start) : fmaf(-step, (float)(steps - i - 1), end);
+}
+
+static void linspace_torch_f64(double *y, double start, double end, int64_t steps)
+{
+	const int64_t V = 4, half = steps / 2;
+	double step = (end - start) / (double)(steps - 1);
+	int64_t i = 0;
+	for (; i <= steps - 2 * V; i += 2 * V) {
+		for (int64_t b = i; b < i + 2 * V; b += V) {
+			double base = b < half ? fma(step, (double)b, start) : fma(-step, (double)(steps - b - 1), end);
+			for (int64_t j = 0; j < V; j++)
+				y[b + j] = j ? base + (double)j * step : base;
+		}
+	}
+	for (; i < steps; i++)
+		y[i] = i < half ? fma(step, (double)i, start) : fma(-step, (double)(steps - i - 1), end);
+}
+
+/* int64: the step in double, each value cut toward zero */
+static void linspace_torch_i64(int64_t *y, int64_t start, int64_t end, int64_t steps)
+{
+	const int64_t V = 4, half = steps / 2;
+	double step = ((double)end - (double)start) / (double)(steps - 1);
+	int64_t i = 0;
+	for (; i <= steps - 2 * V; i += 2 * V) {
+		for (int64_t b = i; b < i + 2 * V; b += V) {
+			int64_t base = (int64_t)(b < half ? fma(step, (double)b, (double)start)
+						 : fma(-step, (double)(steps - b - 1), (double)end));
+			for (int64_t j = 0; j < V; j++)
+				y[b + j] = j ? (int64_t)((double)base + (double)j * step) : base;
+		}
+	}
+	for (; i < steps; i++)
+		y[i] = (int64_t)(i < half ? fma(step, (double)i, (double)start)
+				 : fma(-step, (double)(steps - i - 1), (double)end));
+}
+
+struct tensor *ops_linspace(const struct ops_ctx *ctx, enum flavor fl, double start, double end, int64_t steps,
+			    bool endpoint, enum dtype dt, struct qkv_error *err)
+{
+	if (steps < 0) {
+		if (fl == FLAVOR_NUMPY)
+			error_set(err, 0, 0, "ValueError: Number of samples, %lld, must be non-negative.", (long long)steps);
+		else
+			error_set(err, 0, 0, "number of steps must be non-negative");
+		return NULL;
+	}
+	if (dt == DT_BOOL) {
+		error_set(err, 0, 0, "linspace() makes numbers; dtype bool is not supported in qkv");
+		return NULL;
+	}
+	struct tensor *t = ops_new(ctx, dt, fl, 1, &steps, err);
+	if (!t || steps == 0)
+		return t;
+	void *y = t->storage->data;
+	if (fl == FLAVOR_TORCH) {
+		if (steps == 1)
+			tensor_set(t, 0, dt == DT_I64 ? (double)(int64_t)start : dt == DT_F32 ? (float)start : start);
+		else if (dt == DT_F32)
+			linspace_torch_f32(y, (float)start, (float)end, steps);
+		else if (dt == DT_F64)
+			linspace_torch_f64(y, start, end, steps);
+		else
+			linspace_torch_i64(y, (int64_t)start, (int64_t)end, steps);
+		return t;
+	}
+	/* numpy's function_base.linspace, in float64, then converted to dt */
+	int64_t div = endpoint ? steps - 1 : steps;
+	double delta = end - start, step = div > 0 ? delta / (double)div : NAN;
+	for (int64_t i = 0; i < steps; i++) {
+		double v = (double)i;
+		if (div > 0 && step == 0)
+			v = v / (double)div * delta;
+		else if (div > 0)
+			v = v * step;
+		else
+			v = v * delta;
+		v += start;
+		if (endpoint && steps > 1 && i == steps - 1)
+			v = end;
+		tensor_set(t, i, dt == DT_I64 ? floor(v) : v);
+	}
+	return t;
+}

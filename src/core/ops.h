@@ -162,6 +162,19 @@ enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_ARGMAX,
 /* Over dim (all dims when all is true); keepdim as in torch. */
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err);
+/* torch.max / torch.min over dim: the values and the int64 indices of the
+ * first largest (smallest) element of each line, the first NaN winning, as
+ * torch's kernel picks them; keepdim as in torch. -1 with err for a bad dim
+ * or an empty dim that has lines. */
+int ops_max_dim(const struct ops_ctx *ctx, struct tensor *t, int dim, bool keepdim, bool min,
+		struct tensor **values, struct tensor **indices, struct qkv_error *err);
+/* var (std when take_sqrt) over dim or everything, divided by n - correction
+ * (numpy's ddof), in each library's order of operations: torch's two passes
+ * in double when one number results, else its Welford updates in double;
+ * numpy's mean, deviations and pairwise sums in the array's dtype (float64
+ * for integers). torch refuses integers. */
+struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim, bool keepdim,
+		       double correction, bool take_sqrt, struct qkv_error *err);
 /* isinf / isnan / isfinite elementwise: a bool tensor of t's shape. */
 enum ops_class { OPS_ISINF, OPS_ISNAN, OPS_ISFINITE };
 struct tensor *ops_classify(struct tensor *t, enum ops_class what);
@@ -175,6 +188,31 @@ struct tensor *ops_cat(const struct ops_ctx *ctx, struct tensor **ts, int n, int
 		       struct qkv_error *err);
 struct tensor *ops_stack(const struct ops_ctx *ctx, struct tensor **ts, int n, int dim,
 			 struct qkv_error *err);
+
+/* ---- sorting (ops_sort.c) ---------------------------------------------------- */
+/* Which order equal elements come in: torch's sort (libstdc++'s std::sort),
+ * a stable sort (torch stable=True, numpy kind='stable'/'mergesort'), numpy's
+ * quicksort (its default introsort) or heapsort. */
+enum sort_kind { SORT_TORCH, SORT_STABLE, SORT_NUMPY_QUICK, SORT_NUMPY_HEAP };
+/* Sorts every line along dim: values (t's dtype) and int64 indices, t's
+ * shape. NaN is the largest. -1 with err for a bad dim. */
+int ops_sort(const struct ops_ctx *ctx, struct tensor *t, int dim, bool descending, enum sort_kind kind,
+	     struct tensor **values, struct tensor **indices, struct qkv_error *err);
+/* torch.topk: the k largest (smallest) of each line along dim as torch's
+ * CPU kernel orders them; "selected index k out of range" unless 0 <= k <= n. */
+int ops_topk(const struct ops_ctx *ctx, struct tensor *t, int64_t k, int dim, bool largest, bool sorted,
+	     struct tensor **values, struct tensor **indices, struct qkv_error *err);
+
+/* ---- ranges and shapes --------------------------------------------------------- */
+/* torch.linspace (torch: its CPU kernel's arithmetic, bit for bit) or
+ * np.linspace (numpy: i * step + start, the last one end when endpoint) of
+ * dtype dt. */
+struct tensor *ops_linspace(const struct ops_ctx *ctx, enum flavor fl, double start, double end, int64_t steps,
+			    bool endpoint, enum dtype dt, struct qkv_error *err);
+/* x.flatten(start_dim, end_dim): dims start..end made one (a view when
+ * possible, as reshape); a 0-d t becomes 1-d. */
+struct tensor *ops_flatten(const struct ops_ctx *ctx, struct tensor *t, int64_t start, int64_t end,
+			   struct qkv_error *err);
 
 /* Copies src (broadcast to dst's shape) into dst's elements, converting dtype. */
 int ops_assign(struct tensor *dst, struct tensor *src, struct qkv_error *err);

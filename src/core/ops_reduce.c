@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* How a reduction over dim (every element when all, or when t is 0-d) sees
  * t: (outer, n, inner), and the shape of its result (keepdim as in torch). */
@@ -288,5 +289,132 @@ struct tensor *ops_isclose(const struct ops_ctx *ctx, struct tensor *a, struct t
 	}
 	tensor_unref(ea);
 	tensor_unref(eb);
+	return out;
+}
+
+int ops_max_dim(const struct ops_ctx *ctx, struct tensor *t, int dim, bool keepdim, bool min,
+		struct tensor **values, struct tensor **indices, struct qkv_error *err)
+{
+	(void)ctx;
+	struct reduction rs;
+	if (reduction_of(t, false, dim, keepdim, &rs, err) < 0)
+		return -1;
+	if (rs.n == 0 && rs.outer * rs.inner > 0) {
+		error_set(err, 0, 0, "IndexError: %s(): Expected reduction dim %d to have non-zero size.",
+			  min ? "min" : "max", rs.dim);
+		return -1;
+	}
+	struct tensor *idx = argreduce(t, &rs, !min);
+	struct tensor *c = ops_contiguous(t);
+	struct tensor *vals = tensor_new(t->dtype, t->flavor, rs.ndim, rs.shape);
+	size_t esz = dtype_size(t->dtype);
+	const unsigned char *src = tensor_data(c);
+	unsigned char *dst = vals->storage->data;
+	const int64_t *best = idx->storage->data;
+	for (int64_t o = 0; o < rs.outer; o++)
+		for (int64_t in = 0; in < rs.inner; in++)
+			memcpy(dst + (size_t)(o * rs.inner + in) * esz,
+			       src + (size_t)((o * rs.n + best[o * rs.inner + in]) * rs.inner + in) * esz, esz);
+	tensor_unref(c);
+	*values = vals;
+	*indices = idx;
+	return 0;
+}
+
+/* torch's var of everything (std_var_all_cpu): the float mean torch's mean
+ * gives, then the squared deviations summed in double in memory order. */
+static double var_two_pass(const struct ops_ctx *ctx, struct tensor *t, double correction, struct qkv_error *err)
+{
+	struct tensor *m = ops_reduce(ctx, t, true, 0, false, REDUCE_MEAN, err);
+	double mean = tensor_get(m, 0), sum = 0;
+	tensor_unref(m);
+	int perm[TENSOR_MAX_DIMS];
+	memory_order(t, perm);
+	struct tensor *v = ops_permute(t, perm, t->ndim, err);
+	struct tensor *c = ops_contiguous(v);
+	int64_t n = tensor_numel(c);
+	for (int64_t i = 0; i < n; i++) {
+		double dx = tensor_get(c, i) - mean;
+		sum += dx * dx;
+	}
+	tensor_unref(v);
+	tensor_unref(c);
+	double div = (double)n - correction;
+	return sum / (div > 0 ? div : 0);
+}
+
+/* numpy's _var: mean (keepdims), deviations, their squares summed; then
+ * divided by max(n - ddof, 0) in the array's dtype. */
+static struct tensor *var_numpy(const struct ops_ctx *ctx, struct tensor *t, const struct reduction *rs, bool keepdim,
+				double ddof, bool take_sqrt, struct qkv_error *err)
+{
+	struct tensor *x = dtype_is_float(t->dtype) ? tensor_ref(t) : ops_to_dtype(t, DT_F64);
+	struct tensor *mean = ops_reduce(ctx, x, rs->all, rs->dim, true, REDUCE_MEAN, err);
+	struct operand a = { x, false }, b = { mean, false };
+	struct tensor *dev = mean ? ops_binary(ctx, a, b, EW_SUB, err) : NULL;
+	struct operand d = { dev, false };
+	struct tensor *sq = dev ? ops_binary(ctx, d, d, EW_MUL, err) : NULL;
+	struct tensor *s = sq ? ops_reduce(ctx, sq, rs->all, rs->dim, keepdim, REDUCE_SUM, err) : NULL;
+	tensor_unref(x);
+	tensor_unref(mean);
+	tensor_unref(dev);
+	tensor_unref(sq);
+	if (!s)
+		return NULL;
+	double rc = (double)rs->n - ddof;
+	rc = rc > 0 ? rc : 0;
+	int64_t n = tensor_numel(s);
+	for (int64_t i = 0; i < n; i++) {
+		if (s->dtype == DT_F32) {
+			float *p = (float *)s->storage->data + i;
+			*p = *p / (float)rc;
+			if (take_sqrt)
+				*p = sqrtf(*p);
+		} else {
+			double *p = (double *)s->storage->data + i;
+			*p = *p / rc;
+			if (take_sqrt)
+				*p = sqrt(*p);
+		}
+	}
+	return s;
+}
+
+struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim, bool keepdim,
+		       double correction, bool take_sqrt, struct qkv_error *err)
+{
+	struct reduction rs;
+	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
+		return NULL;
+	if (t->flavor == FLAVOR_NUMPY)
+		return var_numpy(ctx, t, &rs, keepdim, correction, take_sqrt, err);
+	if (!dtype_is_float(t->dtype)) {
+		error_set(err, 0, 0, "std and var only support floating point and complex dtypes");
+		return NULL;
+	}
+	struct tensor *out = tensor_new(t->dtype, t->flavor, rs.ndim, rs.shape);
+	int64_t nout = rs.outer * rs.inner;
+	if (nout == 1 && rs.n > 0) {
+		double var = var_two_pass(ctx, t, correction, err);
+		tensor_set(out, 0, take_sqrt ? sqrt(var) : var);
+		return out;
+	}
+	/* torch's WelfordOps, one line at a time, in double */
+	struct tensor *c = ops_contiguous(t);
+	for (int64_t o = 0; o < rs.outer; o++) {
+		for (int64_t in = 0; in < rs.inner; in++) {
+			double mean = 0, m2 = 0;
+			for (int64_t k = 0; k < rs.n; k++) {
+				double x = tensor_get(c, (o * rs.n + k) * rs.inner + in);
+				double nf = (double)(k + 1), delta = x - mean, new_mean = mean + delta / nf;
+				m2 += delta * (x - new_mean);
+				mean = new_mean;
+			}
+			double nf = (double)rs.n, div = nf > correction ? nf - correction : 0;
+			double var = rs.n == 0 ? NAN : m2 / div;
+			tensor_set(out, o * rs.inner + in, take_sqrt ? sqrt(var) : var);
+		}
+	}
+	tensor_unref(c);
 	return out;
 }

@@ -325,3 +325,30 @@ bad:
 		  tensor_shape_str(b2, sizeof b2, ndim, shape));
 	return NULL;
 }
+
+struct tensor *ops_flatten(const struct ops_ctx *ctx, struct tensor *t, int64_t start, int64_t end,
+			   struct qkv_error *err)
+{
+	int s = ops_norm_dim(start, t->ndim, err), e = s < 0 ? -1 : ops_norm_dim(end, t->ndim, err);
+	if (s < 0 || e < 0)
+		return NULL;
+	if (s > e) {
+		error_set(err, 0, 0, "flatten() has invalid args: start_dim cannot come after end_dim");
+		return NULL;
+	}
+	if (t->ndim == 0) {
+		int64_t one = 1;
+		return ops_reshape(ctx, t, 1, &one, err);
+	}
+	if (s == e)
+		return tensor_ref(t);	/* torch gives the tensor itself */
+	int64_t shape[TENSOR_MAX_DIMS];
+	int n = 0;
+	for (int i = 0; i < t->ndim; i++) {
+		if (i <= s || i > e)
+			shape[n++] = t->shape[i];
+		else
+			shape[n - 1] *= t->shape[i];
+	}
+	return ops_reshape(ctx, t, n, shape, err);
+}
