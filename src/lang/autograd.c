@@ -58,6 +58,7 @@ static const struct rule rules[] = {
 	{ "Tensor.any", R_NONE, NULL, NULL },
 	{ "Tensor.argmax", R_NONE, NULL, NULL },
 	{ "Tensor.argmin", R_NONE, NULL, NULL },
+	{ "Tensor.argsort", R_NONE, NULL, NULL },
 	{ "Tensor.astype", R_NUMPY, NULL, NULL },
 	{ "Tensor.bool", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.clone", R_FN, "CloneBackward0", NULL },
@@ -73,6 +74,7 @@ static const struct rule rules[] = {
 	{ "Tensor.dtype", R_NONE, NULL, NULL },
 	{ "Tensor.exp", R_FN, "ExpBackward0", NULL },
 	{ "Tensor.fill_", R_INPLACE, "FillBackward2", NULL },
+	{ "Tensor.flatten", R_RESHAPE, NULL, NULL },
 	{ "Tensor.float", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.grad", R_NONE, NULL, NULL },
 	{ "Tensor.grad_fn", R_NONE, NULL, NULL },
@@ -88,9 +90,10 @@ static const struct rule rules[] = {
 	{ "Tensor.masked_fill", R_FN, "MaskedFillBackward0", NULL },
 	{ "Tensor.masked_fill_", R_INPLACE, "MaskedFillBackward0", NULL },
 	{ "Tensor.matmul", R_MATMUL, NULL, NULL },
-	{ "Tensor.max", R_FN, "MaxBackward1", NULL },
+	{ "Tensor.max", R_DIM, "MaxBackward1", "MaxBackward0" },
 	{ "Tensor.mean", R_DIM, "MeanBackward0", "MeanBackward1" },
-	{ "Tensor.min", R_FN, "MinBackward1", NULL },
+	{ "Tensor.min", R_DIM, "MinBackward1", "MinBackward0" },
+	{ "Tensor.mm", R_MATMUL, NULL, NULL },
 	{ "Tensor.ndim", R_NONE, NULL, NULL },
 	{ "Tensor.numel", R_NONE, NULL, NULL },
 	{ "Tensor.numpy", R_NUMPY, NULL, NULL },
@@ -103,18 +106,22 @@ static const struct rule rules[] = {
 	{ "Tensor.sin", R_FN, "SinBackward0", NULL },
 	{ "Tensor.size", R_NONE, NULL, NULL },
 	{ "Tensor.softmax", R_FN, "SoftmaxBackward0", NULL },
+	{ "Tensor.sort", R_FN, "SortBackward0", NULL },
 	{ "Tensor.sqrt", R_FN, "SqrtBackward0", NULL },
 	{ "Tensor.squeeze", R_DIM, "SqueezeBackward0", "SqueezeBackward1" },
+	{ "Tensor.std", R_FN, "StdBackward0", NULL },
 	{ "Tensor.stride", R_NONE, NULL, NULL },
 	{ "Tensor.sum", R_DIM, "SumBackward0", "SumBackward1" },
 	{ "Tensor.t", R_VIEW, "TBackward0", NULL },
 	{ "Tensor.tanh", R_FN, "TanhBackward0", NULL },
 	{ "Tensor.to", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.tolist", R_NONE, NULL, NULL },
+	{ "Tensor.topk", R_FN, "TopkBackward0", NULL },
 	{ "Tensor.transpose", R_VIEW, "TransposeBackward0", NULL },
 	{ "Tensor.tril", R_FN, "TrilBackward0", NULL },
 	{ "Tensor.triu", R_FN, "TriuBackward0", NULL },
 	{ "Tensor.unsqueeze", R_VIEW, "UnsqueezeBackward0", NULL },
+	{ "Tensor.var", R_FN, "VarBackward0", NULL },
 	{ "Tensor.view", R_VIEW, "ViewBackward0", NULL },
 	{ "Tensor.zero_", R_INPLACE, "ZeroBackward0", NULL },
 	{ "builtins.abs", R_FN, "AbsBackward0", NULL },
@@ -168,6 +175,7 @@ static const struct rule rules[] = {
 	{ "numpy.arange", R_NUMPY, NULL, NULL },
 	{ "numpy.argmax", R_NUMPY, NULL, NULL },
 	{ "numpy.argmin", R_NUMPY, NULL, NULL },
+	{ "numpy.argsort", R_NUMPY, NULL, NULL },
 	{ "numpy.array", R_NUMPY, NULL, NULL },
 	{ "numpy.concatenate", R_NUMPY, NULL, NULL },
 	{ "numpy.cos", R_NUMPY, NULL, NULL },
@@ -178,6 +186,7 @@ static const struct rule rules[] = {
 	{ "numpy.isfinite", R_NUMPY, NULL, NULL },
 	{ "numpy.isinf", R_NUMPY, NULL, NULL },
 	{ "numpy.isnan", R_NUMPY, NULL, NULL },
+	{ "numpy.linspace", R_NUMPY, NULL, NULL },
 	{ "numpy.log", R_NUMPY, NULL, NULL },
 	{ "numpy.matmul", R_NUMPY, NULL, NULL },
 	{ "numpy.max", R_NUMPY, NULL, NULL },
@@ -188,13 +197,16 @@ static const struct rule rules[] = {
 	{ "numpy.random.randn", R_NUMPY, NULL, NULL },
 	{ "numpy.random.seed", R_NUMPY, NULL, NULL },
 	{ "numpy.sin", R_NUMPY, NULL, NULL },
+	{ "numpy.sort", R_NUMPY, NULL, NULL },
 	{ "numpy.sqrt", R_NUMPY, NULL, NULL },
 	{ "numpy.stack", R_NUMPY, NULL, NULL },
+	{ "numpy.std", R_NUMPY, NULL, NULL },
 	{ "numpy.sum", R_NUMPY, NULL, NULL },
 	{ "numpy.tanh", R_NUMPY, NULL, NULL },
 	{ "numpy.transpose", R_NUMPY, NULL, NULL },
 	{ "numpy.tril", R_NUMPY, NULL, NULL },
 	{ "numpy.triu", R_NUMPY, NULL, NULL },
+	{ "numpy.var", R_NUMPY, NULL, NULL },
 	{ "numpy.zeros", R_NUMPY, NULL, NULL },
 	{ "scipy.special.softmax", R_NUMPY, NULL, NULL },
 	{ "torch.Tensor", R_SELF, NULL, NULL },
@@ -203,6 +215,7 @@ static const struct rule rules[] = {
 	{ "torch.arange", R_CREATE, NULL, NULL },
 	{ "torch.argmax", R_NONE, NULL, NULL },
 	{ "torch.argmin", R_NONE, NULL, NULL },
+	{ "torch.argsort", R_NONE, NULL, NULL },
 	{ "torch.bmm", R_FN, "BmmBackward0", NULL },
 	{ "torch.cat", R_FN, "CatBackward0", NULL },
 	{ "torch.cos", R_FN, "CosBackward0", NULL },
@@ -211,6 +224,7 @@ static const struct rule rules[] = {
 	{ "torch.equal", R_NONE, NULL, NULL },
 	{ "torch.exp", R_FN, "ExpBackward0", NULL },
 	{ "torch.eye", R_CREATE, NULL, NULL },
+	{ "torch.flatten", R_RESHAPE, NULL, NULL },
 	{ "torch.from_numpy", R_NONE, NULL, NULL },
 	{ "torch.full", R_CREATE, NULL, NULL },
 	{ "torch.inference_mode", R_SELF, NULL, NULL },
@@ -219,13 +233,14 @@ static const struct rule rules[] = {
 	{ "torch.isfinite", R_NONE, NULL, NULL },
 	{ "torch.isinf", R_NONE, NULL, NULL },
 	{ "torch.isnan", R_NONE, NULL, NULL },
+	{ "torch.linspace", R_CREATE, NULL, NULL },
 	{ "torch.log", R_FN, "LogBackward0", NULL },
 	{ "torch.manual_seed", R_NONE, NULL, NULL },
 	{ "torch.masked_fill", R_FN, "MaskedFillBackward0", NULL },
 	{ "torch.matmul", R_MATMUL, NULL, NULL },
-	{ "torch.max", R_FN, "MaxBackward1", NULL },
+	{ "torch.max", R_DIM, "MaxBackward1", "MaxBackward0" },
 	{ "torch.mean", R_DIM, "MeanBackward0", "MeanBackward1" },
-	{ "torch.min", R_FN, "MinBackward1", NULL },
+	{ "torch.min", R_DIM, "MinBackward1", "MinBackward0" },
 	{ "torch.mm", R_FN, "MmBackward0", NULL },
 	{ "torch.nn.Dropout", R_NONE, NULL, NULL },
 	{ "torch.nn.Linear", R_NONE, NULL, NULL },
@@ -247,14 +262,18 @@ static const struct rule rules[] = {
 	{ "torch.relu", R_FN, "ReluBackward0", NULL },
 	{ "torch.sin", R_FN, "SinBackward0", NULL },
 	{ "torch.softmax", R_FN, "SoftmaxBackward0", NULL },
+	{ "torch.sort", R_FN, "SortBackward0", NULL },
 	{ "torch.sqrt", R_FN, "SqrtBackward0", NULL },
 	{ "torch.stack", R_FN, "StackBackward0", NULL },
+	{ "torch.std", R_FN, "StdBackward0", NULL },
 	{ "torch.sum", R_DIM, "SumBackward0", "SumBackward1" },
 	{ "torch.tanh", R_FN, "TanhBackward0", NULL },
 	{ "torch.tensor", R_CREATE, NULL, NULL },
+	{ "torch.topk", R_FN, "TopkBackward0", NULL },
 	{ "torch.transpose", R_VIEW, "TransposeBackward0", NULL },
 	{ "torch.tril", R_FN, "TrilBackward0", NULL },
 	{ "torch.triu", R_FN, "TriuBackward0", NULL },
+	{ "torch.var", R_FN, "VarBackward0", NULL },
 	{ "torch.zeros", R_CREATE, NULL, NULL },
 	{ "torch.zeros_like", R_CREATE, NULL, NULL },
 };
@@ -361,6 +380,10 @@ static struct tensor *own(struct value *r, const struct inputs *in)
  * base: for a view, the tensor it views. */
 static void give(struct value *r, const struct inputs *in, bool grad, const char *fn, const struct tensor *base)
 {
+	if (r && r->kind == V_TUPLE && r->str && r->n == 2) {	/* torch.return_types.max & co: the values */
+		give(r->items[0], in, grad, fn, base);
+		return;
+	}
 	if (!r || r->kind != V_TENSOR || r->t->flavor != FLAVOR_TORCH)
 		return;
 	struct grad_state g = { 0 };
@@ -600,7 +623,7 @@ struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn
 			give(r, &in, in.grad, rule->fn, NULL);
 		break;
 	case R_RESHAPE:
-		if (r->kind == V_TENSOR && x)
+		if (r->kind == V_TENSOR && x && r->t != x)	/* (flatten gives a 1-d tensor itself) */
 			give(r, &in, in.grad, r->t->storage == x->storage ? "ReshapeAliasBackward0" : "UnsafeViewBackward0",
 			     r->t->storage == x->storage ? x : NULL);
 		break;

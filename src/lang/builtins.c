@@ -389,15 +389,6 @@ static struct value *two_tensors(struct call *c, const char *const *params,
 }
 
 static struct value *f_matmul(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "other"), ops_matmul, false, err); }
-static struct value *f_mm(struct call *c, struct qkv_error *err)
-{
-	for (int i = 0; i < c->nargs; i++)
-		if (c->args[i]->kind == V_TENSOR && c->args[i]->t->ndim != 2)
-			return error_set(err, c->arg_nodes[i]->line, c->arg_nodes[i]->col,
-					 "mm() needs 2-D tensors, argument %d is %d-D (torch.matmul takes any)", i + 1,
-					 c->args[i]->t->ndim), NULL;
-	return two_tensors(c, P("input", "mat2"), ops_matmul, false, err);
-}
 static struct value *f_bmm(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "mat2"), ops_bmm, false, err); }
 static struct value *f_dot(struct call *c, struct qkv_error *err) { return two_tensors(c, P("input", "other"), ops_dot, false, err); }
 static struct value *np_matmul(struct call *c, struct qkv_error *err) { return two_tensors(c, P("a", "b"), ops_matmul, true, err); }
@@ -501,14 +492,9 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 	struct tensor *r = NULL;
 	if ((all || args_axis(c, &a, 1, x->ndim, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) == 0) &&
 	    args_bool(c, &a, 2, false, &keep, err) == 0) {
-		if (!all && (op == REDUCE_MAX || op == REDUCE_MIN) && !numpy) {
-			args_error(err, c, &a, 1, "%s(dim=...) returns values and indices in torch; qkv supports "
-				   "only the whole-tensor form, or x.amax(dim)", c->name);
-		} else {
-			r = ops_reduce(OPS(c), x, all, dim, keep, op, err);
-			if (!r)
-				args_error(err, c, &a, 1, "%s", err->msg);
-		}
+		r = ops_reduce(OPS(c), x, all, dim, keep, op, err);
+		if (!r)
+			args_error(err, c, &a, 1, "%s", err->msg);
 	}
 	if (owned)
 		tensor_unref(x);
@@ -517,8 +503,6 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 
 static struct value *f_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, false, err); }
 static struct value *f_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, false, err); }
-static struct value *f_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, false, err); }
-static struct value *f_min(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MIN, false, err); }
 static struct value *np_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, true, err); }
 static struct value *np_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, true, err); }
 static struct value *np_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, true, err); }
@@ -1224,11 +1208,11 @@ static const struct builtin functions[] = {
 	{ "torch.arange", f_arange }, { "torch.eye", f_eye },
 	{ "torch.tensor", f_tensor }, { "torch.from_numpy", f_from_numpy },
 	{ "torch.tril", f_tril }, { "torch.triu", f_triu },
-	{ "torch.matmul", f_matmul }, { "torch.mm", f_mm }, { "torch.bmm", f_bmm }, { "torch.dot", f_dot },
+	{ "torch.matmul", f_matmul }, { "torch.bmm", f_bmm }, { "torch.dot", f_dot },
 	{ "torch.softmax", f_softmax }, { "torch.exp", f_exp }, { "torch.sqrt", f_sqrt }, { "torch.log", f_log },
 	{ "torch.abs", f_abs }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
 	{ "torch.sin", f_sin }, { "torch.cos", f_cos },
-	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.max", f_max }, { "torch.min", f_min },
+	{ "torch.sum", f_sum }, { "torch.mean", f_mean },
 	{ "torch.argmax", f_argmax }, { "torch.argmin", f_argmin },
 	{ "torch.isinf", f_isinf }, { "torch.isnan", f_isnan }, { "torch.isfinite", f_isfinite },
 	{ "torch.cat", f_cat }, { "torch.stack", f_stack },
@@ -1327,6 +1311,8 @@ static void name_index_build(void)
 		name_index_add(functions[i].name, &functions[i]);
 	for (const struct builtin *b = py_functions; b->name; b++)
 		name_index_add(b->name, b);
+	for (const struct builtin *b = rank_functions; b->name; b++)
+		name_index_add(b->name, b);
 }
 
 static const struct named *name_find(const char *qualified)
@@ -1407,6 +1393,8 @@ void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *uda
 	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
 		fn(udata, functions[i].name);
 	for (const struct builtin *b = py_functions; b->name; b++)
+		fn(udata, b->name);
+	for (const struct builtin *b = rank_functions; b->name; b++)
 		fn(udata, b->name);
 	static const char *const classes[] = { "torch.nn.Module", "torch.nn.ModuleList", "torch.nn.Sequential" };
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)

@@ -232,9 +232,6 @@ static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_erro
 	if ((!all && args_axis(c, &a, 0, SELF(c)->ndim, SELF(c)->flavor, &dim, err) < 0) ||
 	    args_bool(c, &a, 1, false, &keep, err) < 0)
 		return args_fail(&a);
-	if (!all && !numpy && (op == REDUCE_MAX || op == REDUCE_MIN))
-		return args_error(err, c, &a, 0, "%s(dim) returns values and indices in torch; use amax/amin(dim) "
-				  "for the values", c->name), args_fail(&a);
 	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, dim, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
@@ -243,8 +240,16 @@ static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_erro
 
 static struct value *m_sum(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_SUM, err); }
 static struct value *m_mean(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MEAN, err); }
-static struct value *m_max(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MAX, err); }
-static struct value *m_min(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_MIN, err); }
+/* torch's x.max(dim) gives values and indices (rank.c), numpy's a.max(axis) the values */
+static struct value *m_max(struct call *c, struct qkv_error *err)
+{
+	return is_numpy(c) ? m_reduce(c, REDUCE_MAX, err) : rank_max(c, err);
+}
+
+static struct value *m_min(struct call *c, struct qkv_error *err)
+{
+	return is_numpy(c) ? m_reduce(c, REDUCE_MIN, err) : rank_min(c, err);
+}
 static struct value *m_argmax(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_ARGMAX, err); }
 static struct value *m_argmin(struct call *c, struct qkv_error *err) { return m_reduce(c, REDUCE_ARGMIN, err); }
 
@@ -509,6 +514,8 @@ static const struct builtin tensor_methods[] = {
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
 	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
+	{ "sort", rank_sort }, { "argsort", rank_argsort }, { "topk", rank_topk }, { "std", rank_std },
+	{ "var", rank_var }, { "flatten", rank_flatten }, { "mm", rank_mm },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 
@@ -636,6 +643,8 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 		const char *dot = self->kind == V_FUNC ? strrchr(self->str, '.') : NULL;
 		return value_str(self->kind == V_FUNCTION ? self->fn->name : dot ? dot + 1 : self->str);
 	}
+	if (self->kind == V_TUPLE && self->str && (strcmp(name, "values") == 0 || strcmp(name, "indices") == 0))
+		return value_ref(self->items[name[0] == 'i']);	/* torch.return_types.max & co */
 	if (!class_name_allowed(name))
 		return error_set(err, 0, 0, "AttributeError: qkv does not give access to '%s'", name), NULL;
 	struct value *m = container_attr(self, name);
@@ -704,6 +713,8 @@ struct value *runtime_call(struct call *c, struct value *callee, struct qkv_erro
 		return class_call_instance(c, callee, err);
 	if (callee->kind == V_OBJECT)
 		return autograd_object(c, callee, call_object(c, callee, err));
+	if (callee->kind == V_DTYPE && callee->flavor == FLAVOR_NUMPY)
+		return rank_np_scalar(c, callee->dtype, err);
 	if (callee->kind == V_DTYPE)
 		return error_set(err, 0, 0, "dtypes are not callable in qkv; use x.float() or .astype(...)"), NULL;
 	error_set(err, 0, 0, "TypeError: '%s' object is not callable", value_type_name(callee));

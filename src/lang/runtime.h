@@ -136,6 +136,22 @@ struct builtin {
 	builtin_fn fn;
 };
 
+/* rank.c: ordering, picking and spreading (sort, topk, max/min with a dim,
+ * std, var), flatten, mm, linspace: functions and tensor methods alike (a
+ * method call has c->self). rank_functions ends with a NULL name. */
+extern const struct builtin rank_functions[];
+struct value *rank_max(struct call *c, struct qkv_error *err);
+struct value *rank_min(struct call *c, struct qkv_error *err);
+struct value *rank_sort(struct call *c, struct qkv_error *err);
+struct value *rank_argsort(struct call *c, struct qkv_error *err);
+struct value *rank_topk(struct call *c, struct qkv_error *err);
+struct value *rank_std(struct call *c, struct qkv_error *err);
+struct value *rank_var(struct call *c, struct qkv_error *err);
+struct value *rank_flatten(struct call *c, struct qkv_error *err);
+struct value *rank_mm(struct call *c, struct qkv_error *err);
+/* np.float32(x) & co (a call of numpy's dtype dt) */
+struct value *rank_np_scalar(struct call *c, enum dtype dt, struct qkv_error *err);
+
 /* A function or constant of a module ("torch", "randn"), a submodule, or NULL. */
 struct value *runtime_module_attr(const char *module, const char *name);
 /* What a bare name means when the workspace does not define it, or NULL. */

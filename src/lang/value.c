@@ -888,6 +888,14 @@ static void repr_plain(struct strbuf *out, const struct value *v);
 
 static void seq_repr(struct strbuf *out, const struct value *v)
 {
+	if (v->kind == V_TUPLE && v->str) {	/* torch.return_types.max & co (rank.c) */
+		strbuf_printf(out, "%s(\nvalues=", v->str);
+		repr_nested(out, v->items[0]);
+		strbuf_puts(out, ",\nindices=");
+		repr_nested(out, v->items[1]);
+		strbuf_putc(out, ')');
+		return;
+	}
 	const char *open = v->kind == V_LIST ? "[" : v->kind == V_SIZE ? "torch.Size([" : "(";
 	const char *close = v->kind == V_LIST ? "]" : v->kind == V_SIZE ? "])" : ")";
 	strbuf_puts(out, open);
