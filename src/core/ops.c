@@ -1391,37 +1391,25 @@ done:
  * (V the AVX2 vector's lanes) each start at a base computed with a fused
  * multiply-add and step by base + j * step; the rest one at a time (fused),
  * from start below the halfway point, back from end after it. */
-static void linspace_torch_f32(float *y, float start, float end, int64_t steps)
-{
-	const int64_t V = 8, half = steps / 2;
-	float step = (end - start) / (float)(steps - 1);
-	int64_t i = 0;
-	for (; i <= steps - 2 * V; i += 2 * V) {
-		for (int64_t b = i; b < i + 2 * V; b += V) {
-			float base = b < half ? fmaf(step, (float)b, start) : fmaf(-step, (float)(steps - b - 1), end);
-			for (int64_t j = 0; j < V; j++)
-				y[b + j] = j ? base + (float)j * step : base;
-		}
+#define LINSPACE_TORCH(NAME, T, FMA, V)                                                          \
+	static void NAME(T *y, T start, T end, int64_t steps)                                       \
+	{                                                                                           \
+		const int64_t half = steps / 2;                                                     \
+		T step = (end - start) / (T)(steps - 1);                                            \
+		int64_t i = 0;                                                                      \
+		for (; i <= steps - 2 * V; i += 2 * V) {                                            \
+			for (int64_t b = i; b < i + 2 * V; b += V) {                                \
+				T base = b < half ? FMA(step, (T)b, start) : FMA(-step, (T)(steps - b - 1), end); \
+				for (int64_t j = 0; j < V; j++)                                     \
+					y[b + j] = j ? base + (T)j * step : base;                   \
+			}                                                                           \
+		}                                                                                   \
+		for (; i < steps; i++)                                                              \
+			y[i] = i < half ? FMA(step, (T)i, start) : FMA(-step, (T)(steps - i - 1), end);  \
 	}
-	for (; i < steps; i++)
-		y[i] = i < half ? fmaf(step, (float)i, start) : fmaf(-step, (float)(steps - i - 1), end);
-}
-
-static void linspace_torch_f64(double *y, double start, double end, int64_t steps)
-{
-	const int64_t V = 4, half = steps / 2;
-	double step = (end - start) / (double)(steps - 1);
-	int64_t i = 0;
-	for (; i <= steps - 2 * V; i += 2 * V) {
-		for (int64_t b = i; b < i + 2 * V; b += V) {
-			double base = b < half ? fma(step, (double)b, start) : fma(-step, (double)(steps - b - 1), end);
-			for (int64_t j = 0; j < V; j++)
-				y[b + j] = j ? base + (double)j * step : base;
-		}
-	}
-	for (; i < steps; i++)
-		y[i] = i < half ? fma(step, (double)i, start) : fma(-step, (double)(steps - i - 1), end);
-}
+LINSPACE_TORCH(linspace_torch_f32, float, fmaf, 8)
+LINSPACE_TORCH(linspace_torch_f64, double, fma, 4)
+#undef LINSPACE_TORCH
 
 /* int64: the step in double, each value cut toward zero */
 static void linspace_torch_i64(int64_t *y, int64_t start, int64_t end, int64_t steps)

@@ -399,7 +399,7 @@ struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, in
 		tensor_set(out, 0, take_sqrt ? sqrt(var) : var);
 		return out;
 	}
-	/* torch's WelfordOps, one line at a time, in double */
+	/* torch's WelfordOps, one line at a time, in double, its m2 update fused */
 	struct tensor *c = ops_contiguous(t);
 	for (int64_t o = 0; o < rs.outer; o++) {
 		for (int64_t in = 0; in < rs.inner; in++) {
@@ -407,7 +407,7 @@ struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, in
 			for (int64_t k = 0; k < rs.n; k++) {
 				double x = tensor_get(c, (o * rs.n + k) * rs.inner + in);
 				double nf = (double)(k + 1), delta = x - mean, new_mean = mean + delta / nf;
-				m2 += delta * (x - new_mean);
+				m2 = fma(delta, x - new_mean, m2);	/* torch's kernel is built with FMA contraction */
 				mean = new_mean;
 			}
 			double nf = (double)rs.n, div = nf > correction ? nf - correction : 0;

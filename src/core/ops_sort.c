@@ -255,42 +255,32 @@ static void merge_sort(struct key *a, struct key *tmp, int64_t n, const struct o
 
 /* ---- numpy's argsort kinds ---------------------------------------------------------- */
 
-/* numpy's aheapsort_ on idx (1-based inside, as numpy writes it) */
+/* numpy's heap sift: tmp down from a[i] in the heap a[1..n] */
+static void np_sift(struct key *a, struct key tmp, int64_t i, int64_t n, const struct order *o)
+{
+	for (int64_t j = i << 1; j <= n;) {
+		if (j < n && key_less(&a[j], &a[j + 1], o))
+			j += 1;
+		if (!key_less(&tmp, &a[j], o))
+			break;
+		a[i] = a[j];
+		i = j;
+		j += j;
+	}
+	a[i] = tmp;
+}
+
+/* numpy's aheapsort_ (1-based inside, as numpy writes it) */
 static void np_heapsort(struct key *a0, int64_t n, const struct order *o)
 {
-	struct key *a = a0 - 1, tmp;
-	int64_t i, j, l;
-	for (l = n >> 1; l > 0; --l) {
-		tmp = a[l];
-		for (i = l, j = l << 1; j <= n;) {
-			if (j < n && key_less(&a[j], &a[j + 1], o))
-				j += 1;
-			if (key_less(&tmp, &a[j], o)) {
-				a[i] = a[j];
-				i = j;
-				j += j;
-			} else {
-				break;
-			}
-		}
-		a[i] = tmp;
-	}
+	struct key *a = a0 - 1;
+	for (int64_t l = n >> 1; l > 0; --l)
+		np_sift(a, a[l], l, n, o);
 	for (; n > 1;) {
-		tmp = a[n];
+		struct key tmp = a[n];
 		a[n] = a[1];
 		n -= 1;
-		for (i = 1, j = 2; j <= n;) {
-			if (j < n && key_less(&a[j], &a[j + 1], o))
-				j++;
-			if (key_less(&tmp, &a[j], o)) {
-				a[i] = a[j];
-				i = j;
-				j += j;
-			} else {
-				break;
-			}
-		}
-		a[i] = tmp;
+		np_sift(a, tmp, 1, n, o);
 	}
 }
 

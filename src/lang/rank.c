@@ -212,11 +212,12 @@ static struct value *np_sort_common(struct call *c, bool want_indices, struct qk
 	return bound_done(c, &b, want_indices ? i : v, err);
 }
 
-/* torch.sort(input, dim=-1, descending=False, stable=False) */
-struct value *rank_sort(struct call *c, struct qkv_error *err)
+/* torch.sort(input, dim=-1, descending=False, stable=False) (the named
+ * tuple) and torch.argsort (its indices); numpy's arrays sort as numpy */
+static struct value *torch_sort_common(struct call *c, bool want_indices, struct qkv_error *err)
 {
 	if ((c->self ? c->self->t->flavor : FLAVOR_TORCH) == FLAVOR_NUMPY)
-		return np_sort_common(c, false, err);
+		return np_sort_common(c, want_indices, err);
 	struct bound b;
 	if (bind(c, P("input", "dim", "descending", "stable"), 1, &b, err) < 0)
 		return NULL;
@@ -227,29 +228,14 @@ struct value *rank_sort(struct call *c, struct qkv_error *err)
 		return bound_fail(&b);
 	struct tensor *v = NULL, *i = NULL;
 	int rc = ops_sort(OPS(c), b.x, dim, desc, stable ? SORT_STABLE : SORT_TORCH, &v, &i, err);
-	return bound_pair(c, &b, "sort", rc, v, i, err);
-}
-
-/* torch.argsort(input, dim=-1, descending=False, stable=False): sort's indices */
-struct value *rank_argsort(struct call *c, struct qkv_error *err)
-{
-	if ((c->self ? c->self->t->flavor : FLAVOR_TORCH) == FLAVOR_NUMPY)
-		return np_sort_common(c, true, err);
-	struct bound b;
-	if (bind(c, P("input", "dim", "descending", "stable"), 1, &b, err) < 0)
-		return NULL;
-	int dim = -1;
-	bool desc, stable;
-	if ((given(&b, 1) && dim_of(c, &b, 1, &dim, err) < 0) || args_bool(c, &b.a, 2 - b.off, false, &desc, err) < 0 ||
-	    args_bool(c, &b.a, 3 - b.off, false, &stable, err) < 0)
-		return bound_fail(&b);
-	struct tensor *v = NULL, *i = NULL;
-	if (ops_sort(OPS(c), b.x, dim, desc, stable ? SORT_STABLE : SORT_TORCH, &v, &i, err) < 0)
-		return bound_done(c, &b, NULL, err);
+	if (!want_indices)
+		return bound_pair(c, &b, "sort", rc, v, i, err);
 	tensor_unref(v);
-	return bound_done(c, &b, i, err);
+	return bound_done(c, &b, rc < 0 ? NULL : i, err);
 }
 
+struct value *rank_sort(struct call *c, struct qkv_error *err) { return torch_sort_common(c, false, err); }
+struct value *rank_argsort(struct call *c, struct qkv_error *err) { return torch_sort_common(c, true, err); }
 static struct value *rank_np_sort(struct call *c, struct qkv_error *err) { return np_sort_common(c, false, err); }
 static struct value *rank_np_argsort(struct call *c, struct qkv_error *err) { return np_sort_common(c, true, err); }
 
