@@ -451,8 +451,8 @@ static int echo(struct interp *I, const struct node *at, struct value *v, struct
 		I->emit(I->udata, v, sb.s);
 		strbuf_free(&sb);
 	}
-	if (I->observe)
-		I->observe(I->observe_udata, v);
+	if (I->observe)	/* torch.return_types.max & co: their values are the tensor made */
+		I->observe(I->observe_udata, v->kind == V_TUPLE && v->str ? v->items[0] : v);
 	return 0;
 }
 
@@ -539,7 +539,7 @@ int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *err)
 			return -1;
 		rc = exec_assign(I, n->kids[0], v, err);
 		if (rc == 0 && top && I->observe)
-			I->observe(I->observe_udata, v);
+			I->observe(I->observe_udata, v->kind == V_TUPLE && v->str ? v->items[0] : v);
 		value_unref(v);
 		return rc;
 	case N_AUGASSIGN:
