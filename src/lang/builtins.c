@@ -8,6 +8,7 @@
 #include "lang/runtime.h"
 #include "core/format.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1078,6 +1079,73 @@ static struct value *py_repr(struct call *c, struct qkv_error *err)
 	return text_result(c, &a, &sb, err);
 }
 
+/* chr() and ord() take one positional argument, as CPython's do. */
+static int one_positional(struct call *c, struct qkv_error *err)
+{
+	if (c->nkw > 0)
+		return args_error(err, c, NULL, -1, "TypeError: %s() takes no keyword arguments", c->name);
+	if (c->nargs != 1)
+		return args_error(err, c, NULL, -1, "TypeError: %s() takes exactly one argument (%d given)", c->name,
+				  c->nargs);
+	return 0;
+}
+
+/* chr(i): the one-character string of code point i, with CPython's errors.
+ * qkv's strings are UTF-8 without NUL and hold no lone surrogate, so chr(0)
+ * and chr(0xD800..0xDFFF) are refused by name (CPython makes them). */
+static struct value *py_chr(struct call *c, struct qkv_error *err)
+{
+	if (one_positional(c, err) < 0)
+		return NULL;
+	struct value *v = c->args[0];
+	struct args a = { 0 };
+	a.at[0] = c->arg_nodes[0];
+	int64_t cp;
+	if (v->kind == V_INT || v->kind == V_BOOL)
+		cp = v->kind == V_INT ? v->i : v->b;
+	else if (v->kind == V_TENSOR && !dtype_is_float(v->t->dtype) && tensor_numel(v->t) == 1)
+		cp = tensor_get_i64(v->t, 0);
+	else if (v->kind == V_TENSOR)
+		return args_error(err, c, &a, 0, "TypeError: only integer tensors of a single element can be "
+				  "converted to an index"), NULL;
+	else
+		return args_error(err, c, &a, 0, "TypeError: '%s' object cannot be interpreted as an integer",
+				  value_type_name(v)), NULL;
+	if (cp < INT32_MIN || cp > INT32_MAX)
+		return args_error(err, c, &a, 0, "OverflowError: Python int too large to convert to C int"), NULL;
+	if (cp < 0 || cp >= 0x110000)
+		return args_error(err, c, &a, 0, "ValueError: chr() arg not in range(0x110000)"), NULL;
+	if (cp == 0)
+		return args_error(err, c, &a, 0, "ValueError: chr(0): qkv's strings cannot contain NUL "
+				  "characters"), NULL;
+	if (cp >= 0xD800 && cp <= 0xDFFF)
+		return args_error(err, c, &a, 0, "ValueError: chr(0x%llx): U+%llX is a lone surrogate, which "
+				  "qkv's UTF-8 strings cannot hold", (long long)cp, (long long)cp), NULL;
+	char buf[5];
+	buf[utf8_encode(buf, (uint32_t)cp)] = '\0';
+	return value_str(buf);
+}
+
+/* ord(c): the code point of a one-character string. */
+static struct value *py_ord(struct call *c, struct qkv_error *err)
+{
+	if (one_positional(c, err) < 0)
+		return NULL;
+	struct value *v = c->args[0];
+	struct args a = { 0 };
+	a.at[0] = c->arg_nodes[0];
+	if (v->kind != V_STR)
+		return args_error(err, c, &a, 0, "TypeError: ord() expected string of length 1, but %s found",
+				  value_type_name(v)), NULL;
+	size_t len = strlen(v->str), n = utf8_count(v->str);
+	if (n != 1)
+		return args_error(err, c, &a, 0, "TypeError: ord() expected a character, but string of length %zu "
+				  "found", n), NULL;
+	uint32_t cp;
+	utf8_decode(v->str, len, &cp);
+	return value_int(cp);
+}
+
 static struct value *py_abs(struct call *c, struct qkv_error *err)
 {
 	if (c->nargs == 1 && c->args[0]->kind == V_TENSOR)
@@ -1241,6 +1309,7 @@ static const struct builtin functions[] = {
 	{ "builtins.int", py_int }, { "builtins.bool", py_bool }, { "builtins.str", py_str },
 	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", py_round },
 	{ "builtins.quit", py_quit }, { "builtins.exit", py_quit },
+	{ "builtins.chr", py_chr }, { "builtins.ord", py_ord },
 };
 
 static const char *const modules[] = {
