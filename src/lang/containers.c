@@ -622,10 +622,13 @@ static struct value *l_remove(struct call *c, struct qkv_error *err)
 			i = k;
 	if (i >= 0) {
 		interp_will_change(c->I, l);
+		if (l->kind == V_SET) {
+			value_set_remove_at(l, i);	/* a dummy in its slot, as CPython's */
+			return args_return(&a, value_none());
+		}
 		value_unref(l->items[i]);
 		memmove(l->items + i, l->items + i + 1, sizeof *l->items * (size_t)(l->n - i - 1));
 		l->n--;
-		value_index_drop(l);
 		return args_return(&a, value_none());
 	}
 	if (l->kind == V_SET) {
@@ -707,6 +710,10 @@ static struct value *l_clear(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct value *l = SELF(c);
 	interp_will_change(c->I, l);
+	if (l->kind == V_SET) {
+		value_set_clear(l);
+		return value_none();
+	}
 	while (l->n > 0) {
 		if (l->kind == V_DICT)
 			value_dict_remove(l, l->n - 1);
@@ -728,7 +735,9 @@ static struct value *l_copy(struct call *c, struct qkv_error *err)
 			value_dict_set(d, l->keys[i], value_ref(l->items[i]));
 		return d;
 	}
-	struct value *r = l->kind == V_SET ? value_set() : value_seq(V_LIST, 0);
+	if (l->kind == V_SET)
+		return value_set_copy(l);
+	struct value *r = value_seq(V_LIST, 0);
 	for (int i = 0; i < l->n; i++)
 		value_list_push(r, value_ref(l->items[i]));
 	return r;
@@ -903,12 +912,168 @@ static struct value *s_discard(struct call *c, struct qkv_error *err)
 	int i = value_set_find(s, a.v[0]);
 	if (i >= 0) {
 		interp_will_change(c->I, s);
-		value_unref(s->items[i]);
-		memmove(s->items + i, s->items + i + 1, sizeof *s->items * (size_t)(s->n - i - 1));
-		s->n--;
-		value_index_drop(s);
+		value_set_remove_at(s, i);
 	}
 	return args_return(&a, value_none());
+}
+
+static struct value *s_pop(struct call *c, struct qkv_error *err)
+{
+	if (no_args(c, err) < 0)
+		return NULL;
+	if (SELF(c)->n == 0)
+		return error_set(err, c->node->line, c->node->col, "KeyError: 'pop from an empty set'"), NULL;
+	interp_will_change(c->I, SELF(c));
+	return value_set_pop(SELF(c));
+}
+
+/* CPython's set_update_internal: a set merged (one resize first), a dict's
+ * keys likewise, any other iterable's items added one by one. */
+int runtime_set_update(struct interp *I, struct value *set, struct value *from, struct qkv_error *err)
+{
+	if (from->kind == V_SET || from->kind == V_DICT) {
+		if (value_check_items(V_SET, (int64_t)set->n + from->n, err) < 0)
+			return -1;
+		if (from->kind == V_SET)
+			value_set_merge(set, from);
+		else
+			value_set_merge_keys(set, from);
+		return 0;
+	}
+	struct value *items = runtime_to_list(I, from, err);
+	if (!items)
+		return -1;
+	int rc = value_check_items(V_SET, (int64_t)set->n + items->n, err);
+	for (int i = 0; rc == 0 && i < items->n; i++)
+		rc = runtime_set_add(set, value_ref(items->items[i]), err);
+	value_unref(items);
+	return rc;
+}
+
+/* The methods that take other iterables: set.union(*others) and the rest,
+ * each built as CPython builds it (the order of the result depends on it). */
+enum set_method { SM_UPDATE, SM_UNION, SM_INTERSECTION, SM_DIFFERENCE, SM_SYMMETRIC };
+
+/* A set of v's items: v itself (a new reference) when it is a set. */
+static struct value *set_of(struct interp *I, struct value *v, struct qkv_error *err)
+{
+	if (v->kind == V_SET)
+		return value_ref(v);
+	struct value *s = value_set();
+	if (runtime_set_update(I, s, v, err) < 0) {
+		value_unref(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* One step of an operation: r (a new set, or self for the updates) with other. */
+static struct value *set_step(struct interp *I, enum set_method m, bool in_place, struct value *r,
+			      struct value *other, struct qkv_error *err)
+{
+	if (m == SM_UPDATE || m == SM_UNION)
+		return runtime_set_update(I, r, other, err) < 0 ? NULL : r;
+	if (m == SM_INTERSECTION && other->kind != V_SET) {
+		/* the other's items in its own order, those r has */
+		struct value *items = runtime_to_list(I, other, err), *out = value_set();
+		if (!items) {
+			value_unref(out);
+			return NULL;
+		}
+		for (int i = 0; i < items->n; i++)
+			if (value_check_hashable(items->items[i], err) < 0) {
+				value_unref(items);
+				value_unref(out);
+				return NULL;
+			} else if (value_set_find(r, items->items[i]) >= 0) {
+				value_set_add(out, value_ref(items->items[i]));
+			}
+		value_unref(items);
+		return out;
+	}
+	struct value *o = set_of(I, other, err);
+	if (!o)
+		return NULL;
+	struct value *out = r;
+	if (m == SM_INTERSECTION) {
+		out = value_set_intersection(r, o);
+	} else if (m == SM_DIFFERENCE && !in_place && other->kind == V_SET) {
+		out = value_set_difference(r, o);
+	} else if (m == SM_DIFFERENCE) {
+		if (!in_place)	/* a copy of r, less the other's items */
+			out = value_set_copy(r);
+		value_set_difference_update(out, o);
+	} else if (in_place) {
+		value_set_symmetric_difference_update(r, o);
+	} else {
+		/* a set of the other's items, then r's removed or added */
+		out = other->kind == V_SET ? value_set_copy(o) : value_ref(o);
+		value_set_symmetric_difference_update(out, r);
+	}
+	value_unref(o);
+	return out;
+}
+
+static struct value *set_method(struct call *c, enum set_method m, bool in_place, struct qkv_error *err)
+{
+	if (c->nkw)
+		return error_set(err, c->node->line, c->node->col, "TypeError: %s() takes no keyword arguments",
+				 c->name), NULL;
+	if (m == SM_SYMMETRIC && c->nargs != 1)
+		return error_set(err, c->node->line, c->node->col, "TypeError: %s() takes exactly one argument "
+				 "(%d given)", c->name, c->nargs), NULL;
+	struct value *self = SELF(c), *r;
+	if (in_place)
+		interp_will_change(c->I, self);
+	/* union copies self first; the others start from self, their first step makes the new set */
+	r = !in_place && (m == SM_UNION || c->nargs == 0) ? value_set_copy(self) : value_ref(self);
+	for (int i = 0; i < c->nargs; i++) {
+		if (m == SM_UNION && c->args[i] == self)
+			continue;	/* as CPython's set_union */
+		bool step_in_place = in_place || i > 0 || m == SM_UNION;
+		struct value *next = set_step(c->I, m, step_in_place, r, c->args[i], err);
+		if (!next) {
+			value_unref(r);
+			return error_locate(err, c->arg_nodes[i]->line, c->arg_nodes[i]->col), NULL;
+		}
+		if (next != r) {
+			value_unref(r);
+			r = next;
+		}
+	}
+	if (!in_place)
+		return r;
+	if (r != self)	/* intersection_update: self takes the result's body */
+		value_set_take_body(self, r);
+	value_unref(r);
+	return value_none();
+}
+
+static struct value *s_update(struct call *c, struct qkv_error *err) { return set_method(c, SM_UPDATE, true, err); }
+static struct value *s_union(struct call *c, struct qkv_error *err) { return set_method(c, SM_UNION, false, err); }
+static struct value *s_intersection(struct call *c, struct qkv_error *err)
+{
+	return set_method(c, SM_INTERSECTION, false, err);
+}
+static struct value *s_intersection_update(struct call *c, struct qkv_error *err)
+{
+	return set_method(c, SM_INTERSECTION, true, err);
+}
+static struct value *s_difference(struct call *c, struct qkv_error *err)
+{
+	return set_method(c, SM_DIFFERENCE, false, err);
+}
+static struct value *s_difference_update(struct call *c, struct qkv_error *err)
+{
+	return set_method(c, SM_DIFFERENCE, true, err);
+}
+static struct value *s_symmetric_difference(struct call *c, struct qkv_error *err)
+{
+	return set_method(c, SM_SYMMETRIC, false, err);
+}
+static struct value *s_symmetric_difference_update(struct call *c, struct qkv_error *err)
+{
+	return set_method(c, SM_SYMMETRIC, true, err);
 }
 
 /* str methods */
@@ -1198,7 +1363,11 @@ static const struct builtin dict_methods[] = {
 };
 static const struct builtin set_methods[] = {
 	{ "add", s_add }, { "discard", s_discard }, { "remove", l_remove }, { "clear", l_clear },
-	{ "copy", l_copy }, { NULL, NULL },
+	{ "copy", l_copy }, { "pop", s_pop }, { "update", s_update }, { "union", s_union },
+	{ "intersection", s_intersection }, { "intersection_update", s_intersection_update },
+	{ "difference", s_difference }, { "difference_update", s_difference_update },
+	{ "symmetric_difference", s_symmetric_difference },
+	{ "symmetric_difference_update", s_symmetric_difference_update }, { NULL, NULL },
 };
 static const struct builtin str_methods[] = {
 	{ "join", str_join }, { "upper", str_upper }, { "lower", str_lower }, { "strip", str_strip },

@@ -866,16 +866,14 @@ static int other_binop(int op, struct value *a, struct value *b, struct value **
 			*r = value_bool(sub && (!strict || small->n < big->n));
 			return 1;
 		}
-		if (op != OP_BITOR && op != OP_BITAND && op != OP_SUB)
-			return 0;
-		*r = value_set();
-		for (int i = 0; i < a->n; i++)
-			if (op == OP_BITOR || (op == OP_BITAND) == set_has(b, a->items[i]))
-				value_list_push(*r, value_ref(a->items[i]));
-		for (int i = 0; op == OP_BITOR && i < b->n; i++)
-			if (!set_has(a, b->items[i]))
-				value_list_push(*r, value_ref(b->items[i]));
-		return 1;
+		/* built as CPython builds them: their order depends on it (value.c) */
+		if (op == OP_BITOR)
+			*r = value_set_union(a, b);
+		else if (op == OP_BITAND)
+			*r = value_set_intersection(a, b);
+		else if (op == OP_SUB)
+			*r = value_set_difference(a, b);
+		return *r != NULL;
 	}
 	if (order) {
 		int c;
@@ -973,30 +971,87 @@ int runtime_set_add(struct value *set, struct value *x, struct qkv_error *err)
 		value_unref(x);
 		return -1;
 	}
-	if (value_set_find(set, x) >= 0) {
-		value_unref(x);
-		return 0;
-	}
-	value_list_push(set, x);
+	value_set_add(set, x);
 	return 0;
 }
 
+/* Whether CPython's compiler folds a display's item to a constant: a number,
+ * a string, True, False, None, a sign or operator on constants, a tuple of
+ * them. Three or more such items make a frozenset constant that the new set
+ * is merged from, which gives another order than adding them one by one
+ * (compile.c, starunpack_helper). */
+static bool set_item_folds(const struct node *k)
+{
+	switch (k->kind) {
+	case N_NUM: case N_STR: case N_CONST:
+		return true;
+	case N_UNARY:
+		return set_item_folds(k->kids[0]);
+	case N_BINARY:
+		return k->op < OP_EQ && set_item_folds(k->kids[0]) && set_item_folds(k->kids[1]);
+	case N_TUPLE:
+		for (int i = 0; i < k->nkids; i++)
+			if (!set_item_folds(k->kids[i]))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* {a, *b, c}: items added in order, a starred set or dict merged (CPython's SET_UPDATE). */
 static struct value *eval_set(struct interp *I, const struct node *n, struct qkv_error *err)
 {
-	struct value *items = eval_seq(I, n, V_LIST, err);
-	if (!items)
-		return NULL;
+	bool folds = n->nkids > 2;
+	for (int i = 0; folds && i < n->nkids; i++)
+		folds = set_item_folds(n->kids[i]);
 	struct value *s = value_set();
-	for (int i = 0; i < items->n; i++) {
-		if (runtime_set_add(s, value_ref(items->items[i]), err) < 0) {
-			error_locate(err, n->line, n->col);
-			value_unref(s);
-			s = NULL;
-			break;
+	for (int i = 0; i < n->nkids; i++) {
+		const struct node *k = n->kids[i];
+		bool star = k->kind == N_STARRED;
+		struct value *v = eval_expr(I, star ? k->kids[0] : k, err);
+		if (!v)
+			goto fail;
+		if (!star) {
+			if (runtime_set_add(s, v, err) < 0)
+				goto fail_here;
+			continue;
 		}
+		if (v->kind == V_SET || v->kind == V_DICT) {
+			int rc = runtime_set_update(I, s, v, err);
+			value_unref(v);
+			if (rc < 0)
+				goto fail_here;
+			continue;
+		}
+		struct value *items = runtime_to_list(I, v, err);
+		value_unref(v);
+		if (!items) {
+			error_locate(err, k->line, k->col);
+			goto fail;
+		}
+		int rc = runtime_set_update(I, s, items, err);
+		value_unref(items);
+		if (rc < 0)
+			goto fail_here;
 	}
-	value_unref(items);
+	if (folds) {
+		/* the compiler's frozenset, made again from its own order when the
+		 * constants are merged (merge_consts_recursive), then merged in */
+		struct value *made = s, *constant = value_set();
+		for (int i = 0; i < made->n; i++)
+			value_set_add(constant, value_ref(made->items[i]));
+		value_unref(made);
+		s = value_set();
+		value_set_merge(s, constant);
+		value_unref(constant);
+	}
 	return s;
+fail_here:
+	error_locate(err, n->line, n->col);
+fail:
+	value_unref(s);
+	return NULL;
 }
 
 /* ---- the walker ------------------------------------------------------------------ */

@@ -485,6 +485,20 @@ static int exec_augassign(struct interp *I, const struct node *n, struct qkv_err
 			value_unref(items);
 			v = value_ref(old);
 		}
+	} else if (old->kind == V_SET && rhs->kind == V_SET && (n->op == OP_BITOR || n->op == OP_BITAND ||
+								 n->op == OP_SUB)) {
+		/* s |= t, s &= t, s -= t change the set itself, as CPython's (its order depends on it) */
+		interp_will_change(I, old);
+		if (n->op == OP_BITOR) {
+			value_set_merge(old, rhs);
+		} else if (n->op == OP_SUB) {
+			value_set_difference_update(old, rhs);
+		} else {
+			struct value *both = value_set_intersection(old, rhs);
+			value_set_take_body(old, both);
+			value_unref(both);
+		}
+		v = value_ref(old);
 	} else {
 		v = interp_check_interrupt(I, n, err) < 0 ? NULL : eval_binop(I, n->op, old, rhs, err);
 		rc = v ? 0 : -1;

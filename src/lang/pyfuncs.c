@@ -292,23 +292,22 @@ static struct value *to_seq(struct call *c, enum value_kind kind, struct qkv_err
 		return NULL;
 	if (!a.v[0])
 		return args_return(&a, kind == V_SET ? value_set() : value_seq(kind, 0));
+	if (kind == V_SET) {	/* CPython's order: a set or dict merged, else item by item */
+		struct value *s = value_set();
+		if (runtime_set_update(c->I, s, a.v[0], err) < 0) {
+			value_unref(s);
+			return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+		}
+		return args_return(&a, s);
+	}
 	struct value *l = runtime_to_list(c->I, a.v[0], err);
 	if (!l)
 		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
 	if (kind == V_LIST)
 		return args_return(&a, l);
-	struct value *r = kind == V_SET ? value_set() : value_seq(kind, 0);
-	for (int i = 0; i < l->n; i++) {
-		if (kind == V_SET) {
-			if (runtime_set_add(r, value_ref(l->items[i]), err) < 0) {
-				value_unref(r);
-				value_unref(l);
-				return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
-			}
-		} else {
-			value_list_push(r, value_ref(l->items[i]));
-		}
-	}
+	struct value *r = value_seq(kind, 0);
+	for (int i = 0; i < l->n; i++)
+		value_list_push(r, value_ref(l->items[i]));
 	value_unref(l);
 	return args_return(&a, r);
 }

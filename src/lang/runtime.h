@@ -17,6 +17,7 @@ struct undo {
 	struct value *cont;     /* or a list, dict, set or cell changed, and what it held: */
 	struct value **saved;   /* its items (a dict: n keys after them), or a cell's value */
 	int nsaved;
+	struct pyset *layout;   /* a set's hash table (value_set_layout_save), or NULL */
 };
 
 /* Where a name lives, resolved once per tree before it runs (scope.c) and
@@ -216,6 +217,8 @@ struct operand eval_operand(const struct value *v, struct ops_number *box);
 int runtime_compare(const struct value *a, const struct value *b, int *out, struct qkv_error *err);
 /* Adds x to a set unless there (takes x); -1 with err when x is unhashable. */
 int runtime_set_add(struct value *set, struct value *x, struct qkv_error *err);
+/* set.update(from): CPython's set_update_internal (a set or dict merged, else item by item). */
+int runtime_set_update(struct interp *I, struct value *set, struct value *from, struct qkv_error *err);
 /* The fused attention (fuse.c): 1 with *out, or 0 to evaluate as written. */
 int fuse_attention(struct interp *I, const struct node *n, struct value **out);
 

@@ -6,6 +6,7 @@
 #include "core/mem.h"
 #include "core/spare.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,11 +220,14 @@ struct value *value_dict(void)
 	return v;
 }
 
+static struct pyset *table_new(size_t size, int cap);
+
 struct value *value_set(void)
 {
 	struct value *v = make(V_SET);
 	v->cap = 4;
 	v->items = xcalloc(4, sizeof *v->items);
+	v->pyset = table_new(8, v->cap);	/* SET_MINSIZE */
 	track(v);
 	return v;
 }
@@ -318,13 +322,15 @@ int value_check_str(int64_t n, struct qkv_error *err)
 
 void value_list_push(struct value *list, struct value *v)
 {
+	if (list->kind == V_SET) {
+		value_set_add(list, v);
+		return;
+	}
 	if (list->n == list->cap) {
 		list->cap = list->cap ? 2 * list->cap : 4;
 		list->items = xrealloc(list->items, sizeof *list->items * (size_t)list->cap);
 	}
 	list->items[list->n++] = v;
-	if (list->kind == V_SET)
-		index_appended(list);
 }
 
 static bool key_equal(const struct value *a, const struct value *b)
@@ -453,10 +459,6 @@ int value_dict_find(const struct value *d, const struct value *key)
 	return index_find(d, key);
 }
 
-int value_set_find(const struct value *set, const struct value *x)
-{
-	return index_find(set, x);
-}
 
 int value_dict_find_str(const struct value *d, const char *key)
 {
@@ -509,6 +511,561 @@ void value_dict_remove(struct value *d, int i)
 	memmove(d->keys + i, d->keys + i + 1, sizeof *d->keys * (size_t)(d->n - i - 1));
 	memmove(d->items + i, d->items + i + 1, sizeof *d->items * (size_t)(d->n - i - 1));
 	d->n--;
+}
+
+/* ---- sets in CPython's order ----------------------------------------------------
+ * CPython 3.11 keeps a set in an open-addressing table (Objects/setobject.c)
+ * and iterates it slot by slot. A set here keeps the same table, probe for
+ * probe (LINEAR_PROBES, the perturbation, fill and used, the resizes, the
+ * dummies left by removals, pop's finger), and its items[] in slot order, so
+ * print, for, list() and every operation see CPython's order. That holds
+ * while every item's hash is one CPython fixes (set_hash); the first other
+ * item drops the table and the set keeps its items in the order they came
+ * (a str's hash is salted per process: CPython's own order is not
+ * reproducible then). slot_of[k] is the slot of items[k], so the rank a
+ * slot takes is a binary search. */
+#define SET_MINSIZE 8
+#define SET_LINEAR_PROBES 9
+#define SET_PERTURB_SHIFT 5
+#define HASH_BITS 61
+#define HASH_MODULUS (((uint64_t)1 << HASH_BITS) - 1)
+
+struct set_slot {
+	int64_t hash;
+	struct value *key;      /* NULL: never used; SET_DUMMY: removed (hash -1) */
+};
+
+struct pyset {
+	size_t mask, fill, finger;      /* fill: slots used or dummy; finger: where pop looks first */
+	struct set_slot *table;
+	uint32_t *slot_of;              /* room for the set's cap items */
+};
+
+static struct value set_dummy;
+#define SET_DUMMY (&set_dummy)
+
+/* CPython's hash of an int: its value modulo 2**61 - 1, with its sign; -1 is -2. */
+static int64_t hash_int(int64_t i)
+{
+	uint64_t a = i < 0 ? -(uint64_t)i : (uint64_t)i;
+	a %= HASH_MODULUS;
+	int64_t h = i < 0 ? -(int64_t)a : (int64_t)a;
+	return h == -1 ? -2 : h;
+}
+
+/* CPython's _Py_HashDouble: a float equal to an int hashes as that int;
+ * false for nan (hashed by address since 3.10). */
+static bool hash_double(double v, int64_t *out)
+{
+	if (isnan(v))
+		return false;
+	if (isinf(v)) {
+		*out = v > 0 ? 314159 : -314159;
+		return true;
+	}
+	int e;
+	double m = frexp(v, &e);
+	uint64_t sign = 1;
+	if (m < 0) {
+		sign = (uint64_t)-1;
+		m = -m;
+	}
+	uint64_t x = 0;
+	while (m != 0) {
+		x = ((x << 28) & HASH_MODULUS) | x >> (HASH_BITS - 28);
+		m *= 268435456.0;	/* 2**28 */
+		e -= 28;
+		uint64_t y = (uint64_t)m;
+		m -= (double)y;
+		x += y;
+		if (x >= HASH_MODULUS)
+			x -= HASH_MODULUS;
+	}
+	e = e >= 0 ? e % HASH_BITS : HASH_BITS - 1 - ((-1 - e) % HASH_BITS);
+	x = ((x << e) & HASH_MODULUS) | x >> (HASH_BITS - e);
+	x *= sign;
+	if (x == (uint64_t)-1)
+		x = (uint64_t)-2;
+	*out = (int64_t)x;
+	return true;
+}
+
+/* CPython's hash of v when it fixes one (not per process, not by address):
+ * false for anything else. Tuples as 3.11's xxHash-based tuplehash. */
+static bool set_hash(const struct value *v, int64_t *out)
+{
+	switch (v->kind) {
+	case V_BOOL: *out = v->b; return true;
+	case V_INT: *out = hash_int(v->i); return true;
+	case V_FLOAT: return hash_double(v->f, out);
+	case V_TUPLE: case V_SIZE: {
+		const uint64_t p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL,
+			       p5 = 2870177450012600261ULL;
+		uint64_t acc = p5;
+		for (int i = 0; i < v->n; i++) {
+			int64_t lane;
+			if (!set_hash(v->items[i], &lane))
+				return false;
+			acc += (uint64_t)lane * p2;
+			acc = acc << 31 | acc >> 33;
+			acc *= p1;
+		}
+		acc += (uint64_t)v->n ^ (p5 ^ 3527539UL);
+		*out = acc == (uint64_t)-1 ? 1546275796 : (int64_t)acc;
+		return true;
+	}
+	default: return false;
+	}
+}
+
+static struct pyset *table_new(size_t size, int cap)
+{
+	struct pyset *t = xcalloc(1, sizeof *t);
+	t->mask = size - 1;
+	t->table = xcalloc(size, sizeof *t->table);
+	t->slot_of = xmalloc(sizeof *t->slot_of * (size_t)(cap > 0 ? cap : 1));
+	return t;
+}
+
+static void table_free(struct pyset *t)
+{
+	if (!t)
+		return;
+	free(t->table);
+	free(t->slot_of);
+	free(t);
+}
+
+/* The set goes on in insertion order (an item CPython hashes by address or per process). */
+static void table_drop(struct value *s)
+{
+	table_free(s->pyset);
+	s->pyset = NULL;
+	value_index_drop(s);
+}
+
+static void set_reserve(struct value *s, int need)
+{
+	if (need <= s->cap)
+		return;
+	int cap = s->cap > 0 ? s->cap : 4;
+	while (cap < need)
+		cap *= 2;
+	s->items = xrealloc(s->items, sizeof *s->items * (size_t)cap);
+	if (s->pyset)
+		s->pyset->slot_of = xrealloc(s->pyset->slot_of, sizeof *s->pyset->slot_of * (size_t)cap);
+	s->cap = cap;
+}
+
+/* The rank of slot among the items: how many sit in slots before it. */
+static int rank_of(const struct value *s, size_t slot)
+{
+	const uint32_t *so = s->pyset->slot_of;
+	int lo = 0, hi = s->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (so[mid] < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* items[] and slot_of[] again from the table, in slot order. */
+static void table_relist(struct value *s)
+{
+	struct pyset *t = s->pyset;
+	int k = 0;
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->table[i].key && t->table[i].key != SET_DUMMY) {
+			s->items[k] = t->table[i].key;
+			t->slot_of[k++] = (uint32_t)i;
+		}
+	s->n = k;
+}
+
+/* key into slot (unused or dummy), and into items[] at its rank. */
+static void table_place(struct value *s, size_t slot, struct value *key, int64_t hash)
+{
+	set_reserve(s, s->n + 1);
+	struct pyset *t = s->pyset;
+	t->table[slot] = (struct set_slot){ hash, key };
+	int r = rank_of(s, slot);
+	memmove(s->items + r + 1, s->items + r, sizeof *s->items * (size_t)(s->n - r));
+	memmove(t->slot_of + r + 1, t->slot_of + r, sizeof *t->slot_of * (size_t)(s->n - r));
+	s->items[r] = key;
+	t->slot_of[r] = (uint32_t)slot;
+	s->n++;
+}
+
+/* set_insert_clean's slot: the first never-used one on hash's probe sequence. */
+static size_t table_probe_clean(const struct pyset *t, int64_t hash)
+{
+	size_t mask = t->mask, perturb = (size_t)hash, i = (size_t)hash & mask;
+	for (;;) {
+		if (!t->table[i].key)
+			return i;
+		if (i + SET_LINEAR_PROBES <= mask)
+			for (size_t j = i + 1; j <= i + SET_LINEAR_PROBES; j++)
+				if (!t->table[j].key)
+					return j;
+		perturb >>= SET_PERTURB_SHIFT;
+		i = (i * 5 + 1 + perturb) & mask;
+	}
+}
+
+/* set_table_resize: the smallest power of two above minused, at least 8;
+ * the items go in again in slot order and the dummies go. */
+static void table_resize(struct value *s, size_t minused)
+{
+	struct pyset *t = s->pyset;
+	size_t size = SET_MINSIZE;
+	while (size <= minused)
+		size <<= 1;
+	if (size == SET_MINSIZE && t->mask + 1 == SET_MINSIZE && t->fill == (size_t)s->n)
+		return;	/* the small table without dummies: nothing to do */
+	struct set_slot *old = t->table;
+	size_t oldmask = t->mask;
+	t->table = xcalloc(size, sizeof *t->table);
+	t->mask = size - 1;
+	for (size_t i = 0; i <= oldmask; i++)
+		if (old[i].key && old[i].key != SET_DUMMY)
+			t->table[table_probe_clean(t, old[i].hash)] = old[i];
+	free(old);
+	t->fill = (size_t)s->n;
+	table_relist(s);
+}
+
+/* set_lookkey: the slot of the item equal to key, or -1. */
+static int64_t table_find(const struct pyset *t, const struct value *key, int64_t hash)
+{
+	size_t mask = t->mask, perturb = (size_t)hash, i = (size_t)hash & mask;
+	for (;;) {
+		size_t last = i + SET_LINEAR_PROBES <= mask ? i + SET_LINEAR_PROBES : i;
+		for (size_t j = i; j <= last; j++) {
+			const struct set_slot *e = &t->table[j];
+			if (!e->key)
+				return -1;
+			if (e->hash == hash && key_equal(e->key, key))
+				return (int64_t)j;
+		}
+		perturb >>= SET_PERTURB_SHIFT;
+		i = (i * 5 + 1 + perturb) & mask;
+	}
+}
+
+/* set_add_entry: key into the first dummy on its probe sequence, else the
+ * never-used slot that ends it, then a resize when fill reaches 3/5 of the
+ * table. False (key not taken) when an equal item is there. */
+static bool table_add(struct value *s, struct value *key, int64_t hash)
+{
+	struct pyset *t = s->pyset;
+	size_t mask = t->mask, perturb = (size_t)hash, i = (size_t)hash & mask, at;
+	int64_t freeslot = -1;
+	for (;;) {
+		size_t last = i + SET_LINEAR_PROBES <= mask ? i + SET_LINEAR_PROBES : i;
+		for (size_t j = i; j <= last; j++) {
+			const struct set_slot *e = &t->table[j];
+			if (!e->key) {
+				at = j;
+				goto unused;
+			}
+			if (e->hash == hash && key_equal(e->key, key))
+				return false;
+			if (e->key == SET_DUMMY)
+				freeslot = (int64_t)j;
+		}
+		perturb >>= SET_PERTURB_SHIFT;
+		i = (i * 5 + 1 + perturb) & mask;
+	}
+unused:
+	if (freeslot >= 0) {
+		table_place(s, (size_t)freeslot, key, hash);
+		return true;
+	}
+	t->fill++;
+	table_place(s, at, key, hash);
+	if (t->fill * 5 >= mask * 3)
+		table_resize(s, (size_t)s->n * (s->n > 50000 ? 2 : 4));
+	return true;
+}
+
+bool value_set_add(struct value *s, struct value *x)
+{
+	int64_t hash;
+	if (s->pyset && !set_hash(x, &hash))
+		table_drop(s);
+	if (s->pyset) {
+		if (table_add(s, x, hash))
+			return true;
+		value_unref(x);
+		return false;
+	}
+	if (index_find(s, x) >= 0) {
+		value_unref(x);
+		return false;
+	}
+	set_reserve(s, s->n + 1);
+	s->items[s->n++] = x;
+	index_appended(s);
+	return true;
+}
+
+int value_set_find(const struct value *set, const struct value *x)
+{
+	if (!set->pyset)
+		return index_find(set, x);
+	int64_t hash;
+	if (!set_hash(x, &hash))	/* never equal to an item CPython hashes by value */
+		return -1;
+	int64_t slot = table_find(set->pyset, x, hash);
+	return slot < 0 ? -1 : rank_of(set, (size_t)slot);
+}
+
+/* Takes item i out of items[] (not released); its slot becomes a dummy. */
+static struct value *set_take(struct value *s, int i)
+{
+	struct value *x = s->items[i];
+	if (s->pyset) {
+		struct pyset *t = s->pyset;
+		t->table[t->slot_of[i]] = (struct set_slot){ -1, SET_DUMMY };
+		memmove(t->slot_of + i, t->slot_of + i + 1, sizeof *t->slot_of * (size_t)(s->n - i - 1));
+	}
+	memmove(s->items + i, s->items + i + 1, sizeof *s->items * (size_t)(s->n - i - 1));
+	s->n--;
+	if (!s->pyset)
+		value_index_drop(s);
+	return x;
+}
+
+void value_set_remove_at(struct value *s, int i)
+{
+	value_unref(set_take(s, i));
+}
+
+/* set_pop: the first item at or after the finger, wrapping around. */
+struct value *value_set_pop(struct value *s)
+{
+	if (!s->pyset)
+		return set_take(s, 0);
+	struct pyset *t = s->pyset;
+	size_t i = t->finger & t->mask;
+	while (!t->table[i].key || t->table[i].key == SET_DUMMY)
+		i = i == t->mask ? 0 : i + 1;
+	t->finger = i + 1;
+	return set_take(s, rank_of(s, i));
+}
+
+void value_set_clear(struct value *s)
+{
+	struct value **items = s->items;
+	int n = s->n;
+	size_t finger = s->pyset ? s->pyset->finger : 0;
+	table_free(s->pyset);
+	value_index_drop(s);
+	s->items = xcalloc(4, sizeof *s->items);
+	s->cap = 4;
+	s->n = 0;
+	s->pyset = table_new(SET_MINSIZE, s->cap);	/* empty: CPython's order again */
+	s->pyset->finger = finger;
+	for (int i = 0; i < n; i++)
+		value_unref(items[i]);
+	free(items);
+}
+
+void value_set_merge(struct value *s, const struct value *other)
+{
+	if (other == s || other->n == 0)
+		return;
+	if (!s->pyset || !other->pyset) {
+		for (int i = 0; i < other->n; i++)
+			value_set_add(s, value_ref(other->items[i]));
+		return;
+	}
+	struct pyset *t = s->pyset;
+	const struct pyset *o = other->pyset;
+	/* one resize first, for the items to come */
+	if ((t->fill + (size_t)other->n) * 5 >= t->mask * 3)
+		table_resize(s, (size_t)(s->n + other->n) * 2);
+	t = s->pyset;
+	if (t->fill == 0) {
+		set_reserve(s, other->n);
+		t = s->pyset;
+		bool same = t->mask == o->mask && o->fill == (size_t)other->n;	/* then copy slot for slot */
+		for (size_t i = 0; i <= o->mask; i++)
+			if (o->table[i].key && o->table[i].key != SET_DUMMY)
+				t->table[same ? i : table_probe_clean(t, o->table[i].hash)] =
+					(struct set_slot){ o->table[i].hash, value_ref(o->table[i].key) };
+		t->fill = (size_t)other->n;
+		table_relist(s);
+		return;
+	}
+	for (size_t i = 0; i <= o->mask; i++)
+		if (o->table[i].key && o->table[i].key != SET_DUMMY && !table_add(s, value_ref(o->table[i].key),
+										   o->table[i].hash))
+			value_unref(o->table[i].key);
+}
+
+void value_set_merge_keys(struct value *s, const struct value *d)
+{
+	if (s->pyset && (s->pyset->fill + (size_t)d->n) * 5 >= s->pyset->mask * 3)
+		table_resize(s, (size_t)(s->n + d->n) * 2);
+	for (int i = 0; i < d->n; i++)
+		value_set_add(s, value_ref(d->keys[i]));
+}
+
+struct value *value_set_copy(const struct value *set)
+{
+	struct value *r = value_set();
+	value_set_merge(r, set);
+	return r;
+}
+
+struct value *value_set_union(const struct value *a, const struct value *b)
+{
+	struct value *r = value_set_copy(a);
+	if (b != a)	/* a | a is the copy: no merge, no resize */
+		value_set_merge(r, b);
+	return r;
+}
+
+/* set_intersection: the smaller set's items (b's when the sizes are equal) that the other has. */
+struct value *value_set_intersection(const struct value *a, const struct value *b)
+{
+	if (a == b)
+		return value_set_copy(a);
+	if (b->n > a->n) {
+		const struct value *tmp = a;
+		a = b;
+		b = tmp;
+	}
+	struct value *r = value_set();
+	for (int i = 0; i < b->n; i++)
+		if (value_set_find(a, b->items[i]) >= 0)
+			value_set_add(r, value_ref(b->items[i]));
+	return r;
+}
+
+void value_set_difference_update(struct value *a, const struct value *b)
+{
+	if (a == b) {
+		value_set_clear(a);
+		return;
+	}
+	struct value *small = NULL;
+	if ((b->n >> 3) > a->n)	/* b much larger: a & b instead */
+		b = small = value_set_intersection(a, b);
+	for (int i = 0; i < b->n; i++) {
+		int k = value_set_find(a, b->items[i]);
+		if (k >= 0)
+			value_set_remove_at(a, k);
+	}
+	value_unref(small);
+	/* more than a quarter of the table dummies: resize them away */
+	struct pyset *t = a->pyset;
+	if (t && t->fill - (size_t)a->n > t->mask / 4)
+		table_resize(a, (size_t)a->n * (a->n > 50000 ? 2 : 4));
+}
+
+/* set_difference: a copy of a less b's items when a is over four times b's
+ * size, else a's items that b lacks, added in a's order to a new set. */
+struct value *value_set_difference(const struct value *a, const struct value *b)
+{
+	if ((a->n >> 2) > b->n) {
+		struct value *r = value_set_copy(a);
+		value_set_difference_update(r, b);
+		return r;
+	}
+	struct value *r = value_set();
+	for (int i = 0; i < a->n; i++)
+		if (value_set_find(b, a->items[i]) < 0)
+			value_set_add(r, value_ref(a->items[i]));
+	return r;
+}
+
+void value_set_symmetric_difference_update(struct value *a, const struct value *b)
+{
+	if (a == b) {
+		value_set_clear(a);
+		return;
+	}
+	for (int i = 0; i < b->n; i++) {
+		int k = value_set_find(a, b->items[i]);
+		if (k >= 0)
+			value_set_remove_at(a, k);
+		else
+			value_set_add(a, value_ref(b->items[i]));
+	}
+}
+
+/* set_symmetric_difference: a copy of b, then a's items removed or added. */
+struct value *value_set_symmetric_difference(const struct value *a, const struct value *b)
+{
+	struct value *r = value_set_copy(b);
+	value_set_symmetric_difference_update(r, a);
+	return r;
+}
+
+void value_set_take_body(struct value *a, struct value *r)
+{
+	struct value **items = a->items;
+	int n = a->n, cap = a->cap;
+	struct pyset *t = a->pyset;
+	value_index_drop(a);
+	value_index_drop(r);
+	a->items = r->items;
+	a->n = r->n;
+	a->cap = r->cap;
+	a->pyset = r->pyset;
+	r->items = items;
+	r->n = n;
+	r->cap = cap;
+	r->pyset = t;
+}
+
+static struct pyset *table_clone(const struct pyset *t, int cap)
+{
+	struct pyset *c = table_new(t->mask + 1, cap);
+	c->fill = t->fill;
+	c->finger = t->finger;
+	memcpy(c->table, t->table, sizeof *t->table * (t->mask + 1));
+	return c;
+}
+
+struct pyset *value_set_layout_save(const struct value *set)
+{
+	return set->pyset ? table_clone(set->pyset, set->n) : NULL;
+}
+
+void value_set_layout_restore(struct value *set, struct pyset *saved)
+{
+	table_free(set->pyset);
+	set->pyset = NULL;
+	value_index_drop(set);
+	if (!saved)
+		return;
+	saved->slot_of = xrealloc(saved->slot_of, sizeof *saved->slot_of * (size_t)(set->cap > 0 ? set->cap : 1));
+	set->pyset = saved;
+	table_relist(set);	/* the same items, so the same order */
+}
+
+void value_set_layout_free(struct pyset *saved)
+{
+	table_free(saved);
+}
+
+void value_set_layout_copy(struct value *dst, const struct value *src)
+{
+	if (!src->pyset || dst->n != src->n)
+		return;
+	struct pyset *c = table_clone(src->pyset, dst->cap);
+	for (int k = 0; k < src->n; k++)
+		c->table[src->pyset->slot_of[k]].key = dst->items[k];
+	table_free(dst->pyset);
+	value_index_drop(dst);
+	dst->pyset = c;
+	table_relist(dst);
 }
 
 int value_check_hashable(const struct value *v, struct qkv_error *err)
@@ -650,6 +1207,8 @@ static void value_clear(struct value *v)
 	free(items);
 	free(keys);
 	value_index_drop(v);
+	value_set_layout_free(v->pyset);
+	v->pyset = NULL;
 	struct value *self = v->self;
 	v->self = NULL;
 	value_unref(self);

@@ -56,6 +56,7 @@ struct func;
 struct klass;
 struct inst;
 struct iter;
+struct pyset;
 
 struct value {
 	int refs;
@@ -78,6 +79,7 @@ struct value {
 	enum dtype dtype;       /* V_DTYPE */
 	enum flavor flavor;     /* V_DTYPE */
 	int cap;                /* V_LIST/V_DICT/V_SET: slots allocated */
+	int hcap;               /* hidx's slots */
 	struct value **keys;    /* V_DICT */
 	int64_t stop, step;     /* V_RANGE: start is i */
 	struct iter *it;        /* V_ITER */
@@ -85,7 +87,8 @@ struct value {
 	struct klass *cls;      /* V_CLASS, V_SUPER */
 	struct inst *inst;      /* V_INSTANCE */
 	int *hidx;              /* V_DICT/V_SET of 16 or more: a hash index of the entries, or NULL */
-	int hcap;
+	struct pyset *pyset;    /* V_SET: CPython's hash table of it, items[] in its slot order, or NULL
+	                           (an item whose hash CPython does not fix: insertion order) */
 };
 
 /* The tree a function's code lives in: shared by every function made from
@@ -206,6 +209,40 @@ void value_dict_set_str(struct value *d, const char *key, struct value *v);
 void value_index_drop(struct value *v);
 /* The set's item equal to x, or -1. */
 int value_set_find(const struct value *set, const struct value *x);
+/* Sets iterate in CPython 3.11's order (the slots of its hash table) while
+ * every item has a hash CPython fixes: ints, bools, floats but nan, tuples of
+ * these. A str (CPython salts its hash per process), None or any other item
+ * makes the set keep the order its items came in. No undo: callers log first. */
+/* Adds x unless an equal item is there (takes x): whether it went in. */
+bool value_set_add(struct value *set, struct value *x);
+/* Removes item i (released). */
+void value_set_remove_at(struct value *set, int i);
+/* Removes and returns the item set.pop() gives; the set is not empty. */
+struct value *value_set_pop(struct value *set);
+/* Empties the set (set.clear()). */
+void value_set_clear(struct value *set);
+/* Adds other's items as CPython's set_merge does (set.update(a_set), |=). */
+void value_set_merge(struct value *set, const struct value *other);
+/* Adds a dict's keys as set.update(a_dict) does. */
+void value_set_merge_keys(struct value *set, const struct value *dict);
+/* A new set: a copy, a | b, a & b, a - b, a ^ b, as CPython builds each. */
+struct value *value_set_copy(const struct value *set);
+struct value *value_set_union(const struct value *a, const struct value *b);
+struct value *value_set_intersection(const struct value *a, const struct value *b);
+struct value *value_set_difference(const struct value *a, const struct value *b);
+struct value *value_set_symmetric_difference(const struct value *a, const struct value *b);
+/* In place: a -= b, a ^= b. */
+void value_set_difference_update(struct value *a, const struct value *b);
+void value_set_symmetric_difference_update(struct value *a, const struct value *b);
+/* a and r swap their items and tables (a &= b: a takes the body of a & b). */
+void value_set_take_body(struct value *a, struct value *r);
+/* The table of a set, saved for an undo and put back after its items were
+ * (the same items, in the same order); NULL for a set without one. */
+struct pyset *value_set_layout_save(const struct value *set);
+void value_set_layout_restore(struct value *set, struct pyset *saved);
+void value_set_layout_free(struct pyset *saved);
+/* dst, a copy of src item for item (equal items, same order), gets src's table. */
+void value_set_layout_copy(struct value *dst, const struct value *src);
 /* Removes entry i (its key and value released). */
 void value_dict_remove(struct value *d, int i);
 /* Whether a value can be a dict key or set item (hashable): -1 with err if not. */

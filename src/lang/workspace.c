@@ -101,6 +101,8 @@ static struct value *deep_copy(struct value *v, struct memo *m, int depth)
 		struct value *n = memo_add(m, v, v->kind == V_SET ? value_set() : value_seq(v->kind, 0));
 		for (int i = 0; i < v->n; i++)
 			value_list_push(n, deep_copy(v->items[i], m, depth + 1));
+		if (v->kind == V_SET)
+			value_set_layout_copy(n, v);	/* CPython's table too, dummies and all */
 		return n;
 	}
 	case V_DICT: {
@@ -395,6 +397,7 @@ void interp_will_change(struct interp *I, struct value *cont)
 	for (int i = 0; cont->kind == V_DICT && i < n; i++)
 		u->saved[n + i] = value_ref(cont->keys[i]);
 	u->nsaved = n;
+	u->layout = cont->kind == V_SET ? value_set_layout_save(cont) : NULL;
 }
 
 /* Puts a container's saved contents back (takes the saved references). */
@@ -418,6 +421,10 @@ static void restore_container(struct undo *u)
 		c->items[i] = u->saved[i];
 		if (c->keys)
 			c->keys[i] = u->saved[u->nsaved + i];
+	}
+	if (c->kind == V_SET) {
+		value_set_layout_restore(c, u->layout);	/* its table as it was: CPython's order goes on */
+		u->layout = NULL;
 	}
 	for (int i = 0; i < n; i++) {
 		value_unref(items[i]);
@@ -461,6 +468,7 @@ void interp_undo_unwind(struct interp *I, int from, bool restore)
 					value_unref(u->saved[k]);
 			}
 			u->cont->txn = 0;
+			value_set_layout_free(u->layout);
 			free(u->saved);
 			value_unref(u->cont);
 		} else if (restore) {

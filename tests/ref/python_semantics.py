@@ -192,6 +192,14 @@ CHAR_AND_SET_PROGRAMS = [
     ("ord_of_an_empty_string", "ord('')"),
     ("ord_of_an_int", "ord(65)"),
     ("ord_of_four_byte_characters", "ord('\U0001F600\U0001F600')"),
+    ("set_display_order", "print({3, 1, 2, 10, 100}, {5, 13, 21, 2}, {1, 9}, {-1, -2, 5}, {(1, 2), (3, 4), 5}, {0.5, 1.5, -0.25, 3.0, 1e10})\nx = 40\nprint({x, 8, 0}, {1, x + 1, 9, 17}, {1, 1.0, True}, {True, False, 2, 0.0}, set(), {7})"),
+    ("set_hashes_of_large_ints_and_floats", "print({2 ** 61 - 1, 2 ** 61, 2 ** 62, -2 ** 61 + 1, 2 ** 40 + 3, -(2 ** 62), -2 ** 62 * 2, -1, -2})\nprint({float('inf'), -float('inf'), 1e300, 1e-300, 2.5, -7.75, 123.456, 0.1})\nprint({(1, 2), (2, 1), (0,), (), (1, (2, 3)), (1.5, -2), (True, 0.0)})"),
+    ("set_grows_past_resizes", "s = set()\nfor i in range(40):\n    s.add(i * 7 % 23 - 11)\n    if i in (4, 5, 19, 20, 39):\n        print(s)\nt = {i * 37 % 101 for i in range(30)}\nprint(t, list(t)[:5], len(t))\nprint(set(range(0, 60, 7)), set([10, 9, 8, 7, 100, 1000, 33]), set(range(50000, 50100, 13)))"),
+    ("set_after_removals", "s = {1, 9}\ns.remove(1)\ns.add(17)\nprint(s)\nu = set(range(40))\nfor i in range(10):\n    u.discard(i)\nu.add(0)\nu.add(4)\nprint(u)\nv = set(range(100))\nv -= set(range(80))\nv.update([3, 1, 2])\nprint(v)\nw = set(range(100))\nw.difference_update(range(5, 30))\nw.add(6)\nprint(w)"),
+    ("set_pop_order", "s = set(range(5))\nprint(s.pop(), s.pop(), s)\nt = {100, 3, 64, 7, 9, 1}\nprint([t.pop() for _ in range(3)], t)\nt.add(64)\nt.add(0)\nprint(t.pop(), t)\ne = set()\ne.pop()"),
+    ("set_operators", "a = {5, 13, 21, 2}\nb = {13, 40, 7}\nprint(a | b, a & b, a - b, b - a, a | a, b & a)\nbig = set(range(0, 2000, 7))\nsmall = {0, 7, 700, 3, 1}\nprint(big & small, small & big, list(big - small)[:12], small - big, list(big | small)[:12])\nprint(a.union(b, [99, 5]), a.intersection([2, 13, 100]), a.difference(b, [2]), a.symmetric_difference(b), b.symmetric_difference(a))"),
+    ("set_in_place_operators", "a = {1, 2, 3}\nalias = a\na |= {40, 50}\nprint(a, alias is a)\na -= {1}\nprint(a)\na &= {2, 3, 40, 99}\nprint(a, alias)\nc = set(range(-30, 352))\nc = c.difference({x * 9 % 95 for x in range(58)})\nc.symmetric_difference_update({x * 9 % 95 for x in range(58)})\nprint(list(c)[:30])\nd = {1, 2}\nd.update([9, 8], {100, 3})\nd.intersection_update({1, 2, 3, 8, 100})\nprint(d)"),
+    ("set_from_iterables_and_stars", "d = {5: 'a', 77: 'b', 3: 'c'}\nprint(set(d), set(d.keys()), set((3, 1, 2, 10, 100)), set({3, 1, 2, 10, 100}))\nx = {1, 2, 3, 40}\nprint({*x, *range(10), 77}, {*[9, 17, 1]}, sorted({3, 2, 1}), list({64, 1, 32}))\nfor v in {8, 16, 1, 4}:\n    print(v, end=' ')\nprint()"),
 ]
 
 
