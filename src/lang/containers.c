@@ -944,8 +944,10 @@ int runtime_set_update(struct interp *I, struct value *set, struct value *from, 
 	if (!items)
 		return -1;
 	int rc = value_check_items(V_SET, (int64_t)set->n + items->n, err);
+	value_set_batch(set, true);
 	for (int i = 0; rc == 0 && i < items->n; i++)
 		rc = runtime_set_add(set, value_ref(items->items[i]), err);
+	value_set_batch(set, false);
 	value_unref(items);
 	return rc;
 }

@@ -1006,6 +1006,7 @@ static struct value *eval_set(struct interp *I, const struct node *n, struct qkv
 	for (int i = 0; folds && i < n->nkids; i++)
 		folds = set_item_folds(n->kids[i]);
 	struct value *s = value_set();
+	value_set_batch(s, true);
 	for (int i = 0; i < n->nkids; i++) {
 		const struct node *k = n->kids[i];
 		bool star = k->kind == N_STARRED;
@@ -1035,6 +1036,7 @@ static struct value *eval_set(struct interp *I, const struct node *n, struct qkv
 		if (rc < 0)
 			goto fail_here;
 	}
+	value_set_batch(s, false);
 	if (folds) {
 		/* the compiler's frozenset, made again from its own order when the
 		 * constants are merged (merge_consts_recursive), then merged in */

@@ -539,6 +539,8 @@ struct pyset {
 	size_t mask, fill, finger;      /* fill: slots used or dummy; finger: where pop looks first */
 	struct set_slot *table;
 	uint32_t *slot_of;              /* room for the set's cap items */
+	bool batch;                     /* being built (value_set_batch): items may come out of order, */
+	bool unsorted;                  /* and some did: items[] is put in slot order when it ends */
 };
 
 static struct value set_dummy;
@@ -683,15 +685,35 @@ static void table_relist(struct value *s)
 			t->slot_of[k++] = (uint32_t)i;
 		}
 	s->n = k;
+	t->unsorted = false;
 }
 
-/* key into slot (unused or dummy), and into items[] at its rank. */
+/* items[] in slot order again after a batch's appends. */
+static void set_settle(struct value *s)
+{
+	if (s->pyset && s->pyset->unsorted)
+		table_relist(s);
+}
+
+void value_set_batch(struct value *s, bool on)
+{
+	if (!s->pyset)
+		return;
+	if (!on)
+		set_settle(s);
+	s->pyset->batch = on;
+}
+
+/* key into slot (unused or dummy), and into items[] at its rank (at the
+ * end while the set is built: sorted once when that ends). */
 static void table_place(struct value *s, size_t slot, struct value *key, int64_t hash)
 {
 	set_reserve(s, s->n + 1);
 	struct pyset *t = s->pyset;
 	t->table[slot] = (struct set_slot){ hash, key };
-	int r = rank_of(s, slot);
+	if (t->batch && s->n > 0 && t->slot_of[s->n - 1] > slot)
+		t->unsorted = true;
+	int r = t->unsorted ? s->n : rank_of(s, slot);
 	memmove(s->items + r + 1, s->items + r, sizeof *s->items * (size_t)(s->n - r));
 	memmove(t->slot_of + r + 1, t->slot_of + r, sizeof *t->slot_of * (size_t)(s->n - r));
 	s->items[r] = key;
@@ -794,8 +816,10 @@ unused:
 bool value_set_add(struct value *s, struct value *x)
 {
 	int64_t hash;
-	if (s->pyset && !set_hash(x, &hash))
+	if (s->pyset && !set_hash(x, &hash)) {
+		set_settle(s);
 		table_drop(s);
+	}
 	if (s->pyset) {
 		if (table_add(s, x, hash))
 			return true;
@@ -816,6 +840,7 @@ int value_set_find(const struct value *set, const struct value *x)
 {
 	if (!set->pyset)
 		return index_find(set, x);
+	set_settle((struct value *)set);	/* the rank of a slot needs items[] in order */
 	int64_t hash;
 	if (!set_hash(x, &hash))	/* never equal to an item CPython hashes by value */
 		return -1;
@@ -826,6 +851,7 @@ int value_set_find(const struct value *set, const struct value *x)
 /* Takes item i out of items[] (not released); its slot becomes a dummy. */
 static struct value *set_take(struct value *s, int i)
 {
+	set_settle(s);
 	struct value *x = s->items[i];
 	if (s->pyset) {
 		struct pyset *t = s->pyset;
@@ -849,6 +875,7 @@ struct value *value_set_pop(struct value *s)
 {
 	if (!s->pyset)
 		return set_take(s, 0);
+	set_settle(s);
 	struct pyset *t = s->pyset;
 	size_t i = t->finger & t->mask;
 	while (!t->table[i].key || t->table[i].key == SET_DUMMY)
@@ -1035,6 +1062,7 @@ static struct pyset *table_clone(const struct pyset *t, int cap)
 
 struct pyset *value_set_layout_save(const struct value *set)
 {
+	set_settle((struct value *)set);
 	return set->pyset ? table_clone(set->pyset, set->n) : NULL;
 }
 

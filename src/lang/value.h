@@ -215,6 +215,11 @@ int value_set_find(const struct value *set, const struct value *x);
  * makes the set keep the order its items came in. No undo: callers log first. */
 /* Adds x unless an equal item is there (takes x): whether it went in. */
 bool value_set_add(struct value *set, struct value *x);
+/* While a set is being built (on) adds go to the end of items[], put in
+ * CPython's order when it ends (off): a display, set(), a comprehension, an
+ * update, without an insertion in the middle of items[] for each item.
+ * Nothing may read the set's items in between. */
+void value_set_batch(struct value *set, bool on);
 /* Removes item i (released). */
 void value_set_remove_at(struct value *set, int i);
 /* Removes and returns the item set.pop() gives; the set is not empty. */
