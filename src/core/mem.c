@@ -1,9 +1,12 @@
 /* mem.c: the one place that handles running out of memory.
  * Every allocation in qkv goes through here; callers never check for NULL.
- * On failure the registered hook restores the terminal before exit(2), the
- * status of every failed command (qkv exits 0, 1, 2 or 128+signal only). */
+ * A large block that cannot be had goes back to the thread's trap (a
+ * statement's MemoryError); otherwise the registered hook restores the
+ * terminal before exit(2), the status of every failed command (qkv exits 0,
+ * 1, 2 or 128+signal only). */
 #include "core/mem.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +15,64 @@
 #include <sys/mman.h>
 
 static void (*oom_hook)(void);
+static _Thread_local struct mem_trap *trap;
+
+/* Kept while traps are set, for the small blocks a statement still needs
+ * after memory ran out: spent at the first small one that fails (then
+ * mem_pressure is set), made again at the next trap. */
+#define RESERVE_BYTES ((size_t)16 << 20)
+static void *reserve;
+static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
+volatile int mem_pressure;
+
+void mem_trap_push(struct mem_trap *t)
+{
+	t->asked = 0;
+	t->prev = trap;
+	trap = t;
+	if (!reserve) {
+		pthread_mutex_lock(&reserve_lock);
+		if (!reserve && !mem_pressure)
+			reserve = malloc(RESERVE_BYTES);	/* none when even this fails: small failures end qkv */
+		pthread_mutex_unlock(&reserve_lock);
+	}
+}
+
+void mem_pressure_clear(void)
+{
+	mem_pressure = 0;
+}
+
+void mem_trap_pop(struct mem_trap *t)
+{
+	trap = t->prev;
+}
+
+/* A failed allocation of n bytes: back to the thread's trap when the block
+ * was a large one; a small one under a trap spends the reserve (returns: the
+ * caller asks again) and sets mem_pressure; else the end (mem_die_oom). */
+static void mem_fail(size_t n)
+{
+	struct mem_trap *t = trap;
+	if (t && n >= MEM_TRAP_MIN) {
+		trap = t->prev;
+		t->asked = n;
+		longjmp(t->env, 1);
+	}
+	if (t) {
+		pthread_mutex_lock(&reserve_lock);
+		void *r = reserve;
+		reserve = NULL;
+		if (r)
+			mem_pressure = 1;
+		pthread_mutex_unlock(&reserve_lock);
+		if (r) {
+			free(r);
+			return;
+		}
+	}
+	mem_die_oom(n);
+}
 
 void mem_set_oom_hook(void (*hook)(void))
 {
@@ -31,9 +92,9 @@ void mem_die_oom(size_t n)
 
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		mem_die_oom(n);
+	void *p;
+	while (!(p = malloc(n ? n : 1)))
+		mem_fail(n);
 	return p;
 }
 
@@ -41,18 +102,18 @@ void *xcalloc(size_t count, size_t size)
 {
 	size_t bytes;
 	if (__builtin_mul_overflow(count, size, &bytes))
-		mem_die_oom(SIZE_MAX);
-	void *p = calloc(count ? count : 1, size ? size : 1);
-	if (!p)
-		mem_die_oom(bytes);
+		mem_fail(SIZE_MAX);	/* a large block: does not return */
+	void *p;
+	while (!(p = calloc(count ? count : 1, size ? size : 1)))
+		mem_fail(bytes);
 	return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q)
-		mem_die_oom(n);
+	void *q;
+	while (!(q = realloc(p, n ? n : 1)))	/* p stays as it was */
+		mem_fail(n);
 	return q;
 }
 
@@ -83,14 +144,14 @@ char *xstrdup(const char *s)
 void *xalloc_aligned(size_t n)
 {
 	if (n > SIZE_MAX - HUGE_LINE)
-		mem_die_oom(n);
+		mem_fail(SIZE_MAX);	/* a large block: does not return */
 	size_t rounded = n ? (n + 63) / 64 * 64 : 64;
 	bool huge = rounded >= HUGE_MIN;
 	if (huge)
 		rounded = (rounded + HUGE_LINE - 1) / HUGE_LINE * HUGE_LINE;
-	void *p = aligned_alloc(huge ? HUGE_LINE : 64, rounded);
-	if (!p)
-		mem_die_oom(n);
+	void *p;
+	while (!(p = aligned_alloc(huge ? HUGE_LINE : 64, rounded)))
+		mem_fail(n);
 #ifdef MADV_HUGEPAGE
 	if (huge)
 		(void)madvise(p, rounded, MADV_HUGEPAGE);

@@ -36,9 +36,11 @@ static void grow(struct strbuf *b, size_t extra)
 		strbuf_init(b);
 	if (b->len + extra + 1 <= b->cap)
 		return;
-	while (b->len + extra + 1 > b->cap)
-		b->cap *= 2;
-	b->s = xrealloc(b->s, b->cap);
+	size_t cap = b->cap;
+	while (b->len + extra + 1 > cap)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;	/* after: a MemoryError (core/mem.h) leaves b as it was */
 }
 
 void strbuf_putn(struct strbuf *b, const char *s, size_t n)

@@ -613,6 +613,51 @@ int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *err)
 /* ---- running source ---------------------------------------------------------------- */
 
 /* Runs one top-level statement with its names resolved. */
+/* exec_stmt, where a large block that cannot be had (a tensor, a long list
+ * or string past the memory left: core/mem.h's trap) ends the statement with
+ * a MemoryError instead of the session: the interpreter's own state is put
+ * back as it was, and interp_run undoes the statement as any failed one.
+ * What its calls held on the C stack is not freed (a leak of the statement's
+ * temporaries, each at most what the memory held). */
+static int exec_trapped(struct interp *I, const struct node *stmt, struct qkv_error *err)
+{
+	const struct {
+		struct frame *frame;
+		int depth, block_depth, no_grad, tb_line, running;
+		const char *stack_base;
+		interp_emit_fn emit;
+		void *udata;
+		struct value *gc;
+	} saved = { I->frame, I->depth, I->block_depth, I->no_grad, I->tb_line, I->running, I->stack_base,
+		    I->emit, I->udata, value_gc_use(NULL) };
+	value_gc_use(saved.gc);
+	struct mem_trap trap;
+	mem_trap_push(&trap);
+	if (setjmp(trap.env) == 0) {
+		int rc = exec_stmt(I, stmt, err);
+		mem_trap_pop(&trap);
+		mem_pressure_clear();	/* the statement is over (its MemoryError, if any, given) */
+		return rc;
+	}
+	mem_pressure_clear();
+	value_gc_use(saved.gc);
+	I->frame = saved.frame;
+	I->depth = saved.depth;
+	I->block_depth = saved.block_depth;
+	I->no_grad = saved.no_grad;
+	I->tb_line = saved.tb_line;
+	I->running = saved.running;
+	I->stack_base = saved.stack_base;
+	I->emit = saved.emit;
+	I->udata = saved.udata;
+	/* at the statement's start: which of its operations asked is not known */
+	if (trap.asked == SIZE_MAX)
+		return error_set(err, I->stmt_first, 1, "MemoryError: out of memory (asked for more bytes than a "
+				 "64-bit count holds); the statement was undone");
+	return error_set(err, I->stmt_first, 1, "MemoryError: out of memory (asked for %zu bytes); the "
+			 "statement was undone", trap.asked);
+}
+
 static int exec_top(struct interp *I, struct node *stmt, struct qkv_error *err)
 {
 	struct code_tree *ct = scope_resolve(stmt, err);
@@ -622,7 +667,7 @@ static int exec_top(struct interp *I, struct node *stmt, struct qkv_error *err)
 	}
 	struct code_tree *saved = I->code;
 	I->code = ct;
-	int rc = exec_stmt(I, stmt, err);
+	int rc = exec_trapped(I, stmt, err);
 	I->code = saved;
 	code_tree_unref(ct);
 	if (rc > 0) {

@@ -3,6 +3,7 @@
 #ifndef QKV_LANG_RUNTIME_H
 #define QKV_LANG_RUNTIME_H
 
+#include "core/mem.h"
 #include "core/rng.h"
 #include "kernel/kernel.h"
 #include "lang/ast.h"
@@ -173,11 +174,12 @@ void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *uda
 bool runtime_module_exists(const char *path);
 
 /* 0, or -1 with err "interrupted (Ctrl-C)" at n when the interrupt flag is
- * set: called before each operation that may take long. */
+ * set, or a MemoryError when memory ran out (core/mem.h's mem_pressure):
+ * called before each operation that may take long. */
 int interp_interrupt_error(const struct node *n, struct qkv_error *err);
 static inline int interp_check_interrupt(struct interp *I, const struct node *n, struct qkv_error *err)
 {
-	if (!I->interrupt || !*I->interrupt)	/* inline: checked several times a line */
+	if ((!I->interrupt || !*I->interrupt) && !mem_pressure)	/* inline: checked several times a line */
 		return 0;
 	return interp_interrupt_error(n, err);
 }

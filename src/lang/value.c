@@ -326,9 +326,10 @@ void value_list_push(struct value *list, struct value *v)
 		value_set_add(list, v);
 		return;
 	}
-	if (list->n == list->cap) {
-		list->cap = list->cap ? 2 * list->cap : 4;
-		list->items = xrealloc(list->items, sizeof *list->items * (size_t)list->cap);
+	if (list->n == list->cap) {	/* cap after the block: a MemoryError (mem.h) leaves it right */
+		int cap = list->cap ? 2 * list->cap : 4;
+		list->items = xrealloc(list->items, sizeof *list->items * (size_t)cap);
+		list->cap = cap;
 	}
 	list->items[list->n++] = v;
 }
@@ -481,9 +482,10 @@ void value_dict_set(struct value *d, struct value *key, struct value *v)
 		return;
 	}
 	if (d->n == d->cap) {
-		d->cap = 2 * d->cap;
-		d->items = xrealloc(d->items, sizeof *d->items * (size_t)d->cap);
-		d->keys = xrealloc(d->keys, sizeof *d->keys * (size_t)d->cap);
+		int cap = 2 * d->cap;
+		d->items = xrealloc(d->items, sizeof *d->items * (size_t)cap);
+		d->keys = xrealloc(d->keys, sizeof *d->keys * (size_t)cap);
+		d->cap = cap;
 	}
 	d->keys[d->n] = value_ref(key);
 	d->items[d->n++] = v;
@@ -1348,8 +1350,9 @@ struct gc_stack {
 static void gc_push(struct gc_stack *s, struct value *v)
 {
 	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->v = xrealloc(s->v, sizeof *s->v * s->cap);
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		s->v = xrealloc(s->v, sizeof *s->v * cap);
+		s->cap = cap;
 	}
 	s->v[s->n++] = v;
 }

@@ -231,6 +231,9 @@ bool interp_interrupted(const struct interp *I)
 
 int interp_interrupt_error(const struct node *n, struct qkv_error *err)
 {
+	if (mem_pressure)
+		return error_set(err, n ? n->line : 0, n ? n->col : 0, "MemoryError: out of memory; the statement "
+				 "was undone");
 	return error_set(err, n ? n->line : 0, n ? n->col : 0, "interrupted (Ctrl-C)");
 }
 
@@ -323,10 +326,11 @@ void interp_set(struct interp *I, const char *name, struct value *v)
 		return;
 	}
 	if (I->nvars == I->capvars) {
-		I->capvars = I->capvars ? 2 * I->capvars : 16;
-		I->names = xrealloc(I->names, sizeof *I->names * (size_t)I->capvars);
-		I->vals = xrealloc(I->vals, sizeof *I->vals * (size_t)I->capvars);
-		I->var_txn = xrealloc(I->var_txn, sizeof *I->var_txn * (size_t)I->capvars);
+		int cap = I->capvars ? 2 * I->capvars : 16;
+		I->names = xrealloc(I->names, sizeof *I->names * (size_t)cap);
+		I->vals = xrealloc(I->vals, sizeof *I->vals * (size_t)cap);
+		I->var_txn = xrealloc(I->var_txn, sizeof *I->var_txn * (size_t)cap);
+		I->capvars = cap;
 	}
 	I->names[I->nvars] = xstrdup(name);
 	I->vals[I->nvars] = v;
@@ -348,9 +352,10 @@ bool interp_unset(struct interp *I, const char *name)
 
 static struct undo *undo_push(struct interp *I)
 {
-	if (I->nundo == I->capundo) {
-		I->capundo = I->capundo ? 2 * I->capundo : 8;
-		I->undo = xrealloc(I->undo, sizeof *I->undo * (size_t)I->capundo);
+	if (I->nundo == I->capundo) {	/* the count after the block: a MemoryError leaves it right */
+		int cap = I->capundo ? 2 * I->capundo : 8;
+		I->undo = xrealloc(I->undo, sizeof *I->undo * (size_t)cap);
+		I->capundo = cap;
 	}
 	struct undo *u = &I->undo[I->nundo++];
 	memset(u, 0, sizeof *u);
@@ -363,11 +368,12 @@ void interp_will_write(struct interp *I, struct storage *st)
 	for (int i = I->undo_mark; i < I->nundo; i++)
 		if (I->undo[i].st == st)
 			return;
+	void *bytes = xmalloc(st->nbytes ? st->nbytes : 1);	/* before the entry: a MemoryError leaves none */
+	memcpy(bytes, st->data, st->nbytes);
 	struct undo *u = undo_push(I);
 	u->st = st;
 	st->refs++;
-	u->bytes = xmalloc(st->nbytes ? st->nbytes : 1);
-	memcpy(u->bytes, st->data, st->nbytes);
+	u->bytes = bytes;
 }
 
 void interp_will_replace(struct interp *I, struct value **slot)
@@ -381,23 +387,29 @@ void interp_will_change(struct interp *I, struct value *cont)
 {
 	if (!I->running || cont->txn == I->txn)
 		return;
-	cont->txn = I->txn;
-	struct undo *u = undo_push(I);
-	u->cont = value_ref(cont);
 	if (cont->kind == V_CELL) {
+		struct undo *u = undo_push(I);
+		cont->txn = I->txn;
+		u->cont = value_ref(cont);
 		u->saved = xmalloc(sizeof *u->saved);
 		u->saved[0] = value_ref(cont->self);
 		u->nsaved = 1;
 		return;
 	}
+	/* the copy first: a MemoryError (core/mem.h) leaves no half-made entry */
 	int n = cont->n, total = cont->kind == V_DICT ? 2 * n : n;
-	u->saved = xmalloc(sizeof *u->saved * (size_t)(total ? total : 1));
+	struct value **saved = xmalloc(sizeof *saved * (size_t)(total ? total : 1));
+	struct pyset *layout = cont->kind == V_SET ? value_set_layout_save(cont) : NULL;
+	struct undo *u = undo_push(I);
+	cont->txn = I->txn;
+	u->cont = value_ref(cont);
+	u->saved = saved;
 	for (int i = 0; i < n; i++)
 		u->saved[i] = value_ref(cont->items[i]);
 	for (int i = 0; cont->kind == V_DICT && i < n; i++)
 		u->saved[n + i] = value_ref(cont->keys[i]);
 	u->nsaved = n;
-	u->layout = cont->kind == V_SET ? value_set_layout_save(cont) : NULL;
+	u->layout = layout;
 }
 
 /* Puts a container's saved contents back (takes the saved references). */
