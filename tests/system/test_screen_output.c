@@ -93,6 +93,11 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
+/* XDG_STATE_HOME of the test, its own and empty (a progress file left by
+ * another run would resume the lesson where that one stopped); removed once
+ * the tmux server and qkv, which saves its progress as it ends, are gone */
+static char state[64];
+
 static void check_lesson(int num)
 {
 	char arg[8];
@@ -100,8 +105,7 @@ static void check_lesson(int num)
 	const char *argv[] = { "qkv", "run", "--json", arg, NULL };
 	char *out, *err;
 	cr_assert_eq(run_qkv(argv, NULL, NULL, &out, &err), 0, "%s", err);
-	char state[64];
-	snprintf(state, sizeof state, "/tmp/qkv-pages-%d", (int)getpid());
+	dir_make_temp(state, sizeof state, "qkv-pages");
 	session = tmux_start_qkv(120, 40, state, NULL, arg, "sleep 600");
 	int steps = 0;
 	for (const char *line = out; *line; steps++) {
@@ -162,6 +166,7 @@ static void setup(void)
 static void teardown(void)
 {
 	tmux_private_server_end();
+	dir_remove(state);
 }
 
 TestSuite(screen_output, .init = setup, .fini = teardown, .timeout = 1500);
