@@ -149,10 +149,7 @@ static void check_lesson(int num)
 		tmux_keys(session, "n");
 		line = nl ? nl + 1 : line + strlen(line);
 	}
-	cr_expect_gt(steps, 0);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "tmux kill-session -t %s", session);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_expect_gt(steps, 0);	/* teardown ends qkv, and waits for it */
 	free(out);
 	free(err);
 }
