@@ -612,7 +612,6 @@ int exec_stmt(struct interp *I, const struct node *n, struct qkv_error *err)
 
 /* ---- running source ---------------------------------------------------------------- */
 
-/* Runs one top-level statement with its names resolved. */
 /* exec_stmt, where a large block that cannot be had (a tensor, a long list
  * or string past the memory left: core/mem.h's trap) ends the statement with
  * a MemoryError instead of the session: the interpreter's own state is put
@@ -658,6 +657,7 @@ static int exec_trapped(struct interp *I, const struct node *stmt, struct qkv_er
 			 "statement was undone", trap.asked);
 }
 
+/* Runs one top-level statement with its names resolved. */
 static int exec_top(struct interp *I, struct node *stmt, struct qkv_error *err)
 {
 	struct code_tree *ct = scope_resolve(stmt, err);
