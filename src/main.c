@@ -1,5 +1,5 @@
 /* main.c: the command line. Parses the options every mode shares, reads
- * QKV_THREADS, QKV_SIMD and QKV_NO_SIMD, and dispatches to one mode: the full-screen
+ * QKV_THREADS, QKV_SIMD, QKV_NO_SIMD and QKV_MAX_ELEMS, and dispatches to one mode: the full-screen
  * program (ui/) or a command (cli/, one per file). The commands and ui_run
  * return the exit status: 0 success, 1 a wrong value found by check, 2 bad
  * input (usage, a statement that fails, out of memory: core/mem), n after a
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	enum kernel_variant kv = KERNEL_SIMD;
 	const char *kernel_before = NULL;	/* a --kernel before the command */
 	int i = 1;
-	if (set_threads() < 0 || set_simd() < 0)
+	if (set_threads() < 0 || set_simd() < 0 || cli_read_max_elems() < 0)
 		return 2;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

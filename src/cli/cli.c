@@ -1,12 +1,12 @@
-/* cli.c: what the commands of cli/ share (see cli.h): the usage error, a
- * session with QKV_MAX_ELEMS's limit, the flag Ctrl-C raises, warnings on
+/* cli.c: what the commands of cli/ share (see cli.h): the usage error,
+ * QKV_MAX_ELEMS's limit, the flag Ctrl-C raises, warnings on
  * stderr. Prints only to stderr; exits never (the commands return their
  * status to main.c). */
 #include "cli/cli.h"
 #include "core/mem.h"
 #include "core/tensor.h"
-#include "lesson/session.h"
 #include "core/visible.h"
+#include "lesson/player.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,25 +40,25 @@ int cli_usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-struct session *cli_session_new(enum kernel_variant kv)
+int cli_read_max_elems(void)
 {
-	long long max = 0;
 	const char *lim = getenv("QKV_MAX_ELEMS");
-	if (lim && *lim) {
-		char *endp;
-		errno = 0;
-		max = strtoll(lim, &endp, 10);
-		if (*endp || endp == lim || max <= 0 || (errno && max != LLONG_MAX)) {
-			cli_print_error("QKV_MAX_ELEMS must be a positive whole number, got '%s'", lim);
-			return NULL;
-		}
-		if (max > TENSOR_MAX_NUMEL) {
-			cli_print_error("QKV_MAX_ELEMS=%s is more than one tensor can hold; using %lld (2^48)", lim,
-					(long long)TENSOR_MAX_NUMEL);
-			max = TENSOR_MAX_NUMEL;
-		}
+	if (!lim || !*lim)
+		return 0;
+	char *endp;
+	errno = 0;
+	long long max = strtoll(lim, &endp, 10);
+	if (*endp || endp == lim || max <= 0 || (errno && max != LLONG_MAX)) {
+		cli_print_error("QKV_MAX_ELEMS must be a positive whole number, got '%s'", lim);
+		return -1;
 	}
-	return session_new(kv, max);
+	if (max > TENSOR_MAX_NUMEL) {
+		cli_print_error("QKV_MAX_ELEMS=%s is more than one tensor can hold; using %lld (2^48)", lim,
+				(long long)TENSOR_MAX_NUMEL);
+		max = TENSOR_MAX_NUMEL;
+	}
+	player_set_default_max_elems(max);
+	return 0;
 }
 
 static volatile sig_atomic_t interrupted;

@@ -30,9 +30,11 @@ int cli_export(int argc, char **argv, enum kernel_variant kv, int step);
 void cli_print_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "qkv: MESSAGE" and "Try 'qkv --help'." on stderr; returns 2. */
 int cli_usage_error(const char *fmt, const char *arg);
-/* An empty session on kernels kv, with QKV_MAX_ELEMS's limit; NULL (the
- * reason printed) when QKV_MAX_ELEMS is not a positive whole number. */
-struct session *cli_session_new(enum kernel_variant kv);
+/* QKV_MAX_ELEMS, if set, made the limit of every tensor from now on (the
+ * full screen's, the commands' and their lessons'): 0, or -1 (the reason
+ * printed) when it is not a positive whole number; a value past what one
+ * tensor can hold is lowered to that with a warning. */
+int cli_read_max_elems(void);
 /* The flag Ctrl-C raises, for session_set_interrupt: the first call
  * installs the SIGINT handler that sets it (a statement that runs then
  * stops at its next check, undone). The commands clear it once they have

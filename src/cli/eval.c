@@ -143,9 +143,7 @@ int cli_eval(int argc, char **argv, enum kernel_variant kv)
 			return cli_usage_error("eval: unknown option %s", argv[i]);
 		}
 	}
-	struct session *s = cli_session_new(kv);
-	if (!s)
-		return 2;
+	struct session *s = session_new(kv, 0);
 	session_set_output(s, emit, &json);
 	session_set_interrupt(s, cli_interrupt_flag());
 	int status = 0, line = 1;

@@ -384,9 +384,7 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 	if (argc > 0)
 		return cli_usage_error("repl takes no arguments, got %s", argv[0]);
 	struct repl r = { .tty = isatty(STDIN_FILENO), .line_no = 1, .start_line = 1 };
-	r.s = cli_session_new(kv);
-	if (!r.s)
-		return 2;
+	r.s = session_new(kv, 0);
 	session_set_output(r.s, print_value, NULL);
 	session_set_interrupt(r.s, cli_interrupt_flag());
 	/* each line out as it is printed, piped too: an error (on stderr)

@@ -11,10 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int64_t max_elems = OPS_DEFAULT_MAX_ELEMS;	/* ops_set_max_elems */
+
+void ops_set_max_elems(int64_t n)
+{
+	max_elems = n > 0 && n <= TENSOR_MAX_NUMEL ? n : OPS_DEFAULT_MAX_ELEMS;
+}
+
 void ops_ctx_init(struct ops_ctx *ctx, enum kernel_variant variant)
 {
 	ctx->variant = variant;
-	ctx->max_elems = OPS_DEFAULT_MAX_ELEMS;
+	ctx->max_elems = max_elems;
 }
 
 int ops_check_shape(const struct ops_ctx *ctx, int ndim, const int64_t *shape, struct qkv_error *err)

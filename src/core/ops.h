@@ -24,7 +24,11 @@ struct ops_ctx {
 	int64_t max_elems;          /* elements allowed in one tensor */
 };
 
+/* ctx on variant, its limit the process's (OPS_DEFAULT_MAX_ELEMS unless set). */
 void ops_ctx_init(struct ops_ctx *ctx, enum kernel_variant variant);
+/* The limit every ops_ctx made from now on starts with (QKV_MAX_ELEMS, read
+ * once by main.c before anything runs): n > 0, at most TENSOR_MAX_NUMEL. */
+void ops_set_max_elems(int64_t n);
 
 /* An operand of a binary op: a tensor, or a Python number wrapped as a 0-d
  * tensor (scalar = true), which takes part in dtype promotion the way torch's

@@ -115,6 +115,11 @@ void player_set_max_elems(struct player *p, int64_t n)
 	interp_ops(runner_interp(p->live))->max_elems = n;
 }
 
+void player_set_default_max_elems(int64_t n)
+{
+	ops_set_max_elems(n);
+}
+
 void player_set_progress(struct player *p, runner_progress_fn fn, void *ctx)
 {
 	p->progress = fn;

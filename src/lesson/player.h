@@ -38,8 +38,12 @@ void player_set_interrupt(struct player *p, const volatile sig_atomic_t *flag);
  * exercise check of it) then fails with err "FILE: step N: ran past S s":
  * player_go returns -1 and the step is STEP_FAILED. Call before any step runs. */
 void player_set_timeout(struct player *p, int seconds);
-/* At most n elements in one tensor (QKV_MAX_ELEMS), before any step runs. */
+/* At most n elements in one tensor, before any step runs. */
 void player_set_max_elems(struct player *p, int64_t n);
+/* The limit of one tensor in every workspace made from now on, lessons'
+ * players and prompts' sessions alike (QKV_MAX_ELEMS, read once by cli/
+ * before anything runs): n > 0, at most TENSOR_MAX_NUMEL. */
+void player_set_default_max_elems(int64_t n);
 /* Told while a timing show runs (see runner_set_progress); NULL stops it. */
 void player_set_progress(struct player *p, runner_progress_fn fn, void *ctx);
 

@@ -1,6 +1,7 @@
 /* test_limits.c: qkv eval at the limits of issue 15: exit(n) exits n as
  * Python does; a tensor, list or string too large is one message and exit 2
- * (QKV_MAX_ELEMS is capped at what a byte count holds); running out of memory
+ * (QKV_MAX_ELEMS is capped at what a byte count holds, and holds for every
+ * command, a lesson's steps and the full screen's prompt); running out of memory
  * under a lower address-space limit (ulimit -v) is a MemoryError and exit 2,
  * never 3 or a signal. */
 #include "system.h"
@@ -112,6 +113,44 @@ Test(limits, a_bad_qkv_max_elems_should_give_one_message_and_exit_2)
 		free(out);
 		free(err);
 	}
+}
+
+/* the limit is the process's: a lesson's step over it names its place in
+ * the lesson, and a bad value stops any command before it starts */
+Test(limits, qkv_max_elems_should_hold_for_a_lessons_steps_too)
+{
+	const char *argv[] = { "qkv", "run", "3", NULL };
+	char *out, *err;
+	cr_expect_eq(run_qkv(argv, NULL, "QKV_MAX_ELEMS=1000", &out, &err), 2, "%s", err);
+	expect_one_line(err, ".json:", "run 3");
+	cr_expect(strstr(err, "is over the limit of 1000 elements (set QKV_MAX_ELEMS to raise it)"), "%s", err);
+	free(out);
+	free(err);
+	cr_expect_eq(run_qkv(argv, NULL, "QKV_MAX_ELEMS=many", &out, &err), 2, "%s", err);
+	expect_one_line(err, "QKV_MAX_ELEMS must be a positive whole number, got 'many'", "run 3");
+	cr_expect_str_empty(out);
+	free(out);
+	free(err);
+}
+
+/* the full screen's prompt, in a lesson whose own steps fit the limit */
+Test(limits, qkv_max_elems_should_hold_at_the_full_screens_prompt)
+{
+	char state[] = "/tmp/qkv-limits-state-XXXXXX";
+	cr_assert(mkdtemp(state) != NULL);
+	const char *session = tmux_start_qkv(80, 24, state, "QKV_MAX_ELEMS=50", "1", "sleep 30");
+	free(tmux_see(session, "step 1/"));
+	tmux_keys(session, ":");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "x = torch.ones(10, 10)");
+	char *s = tmux_see(session, "over the limit of 50 elements");
+	cr_expect(strstr(s, "a tensor of shape [10, 10] is over the limit of 50 elements"), "%s", s);
+	free(s);
+	tmux_keys(session, "C-u");	/* the line failed: it stays, to be mended */
+	tmux_line(session, "y = torch.ones(5, 10)");
+	free(tmux_see(session, "y  (5\u00d710, float32)"));	/* 50 elements: made */
+	tmux_private_server_end();
+	dir_remove(state);
 }
 
 Test(limits, arange_over_the_limit_should_name_its_real_shape)
