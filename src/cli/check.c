@@ -53,7 +53,7 @@ static int check_lesson(const struct lesson *l, enum kernel_variant kv, int *pas
 		}
 		for (int e = 0; status == 0 && e < st->nexercises; e++) {
 			bool solved;
-			char detail[256];
+			char detail[1024];	/* quotes the answer: cut at a character if longer */
 			if (player_check_exercise(p, k, e, &solved, detail, sizeof detail, &err) < 0) {
 				cli_print_error("%s", err.msg);
 				status = 2;

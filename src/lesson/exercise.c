@@ -4,6 +4,7 @@
  * was, and never prints. */
 #include "lesson/exercise.h"
 #include "core/ops.h"
+#include "core/utf8.h"
 #include "lang/interp.h"
 #include "lesson/compare.h"
 
@@ -127,7 +128,7 @@ enum verdict exercise_judge(struct interp *ws, const struct exercise *x, const s
 	struct answer_check ac;
 	answer_compare(g, want, x->tol, &ac);
 	if (ac.pass) {
-		snprintf(msg, size, "\u2713 %s: %s", x->predict ? "Predicted right" : "Exercise solved", x->ask);
+		utf8_snprintf(msg, size, "\u2713 %s: %s", x->predict ? "Predicted right" : "Exercise solved", x->ask);
 	} else if (ac.shape_ok && tensor_numel(want) == 1) {
 		if (ac.max_diff == floor(ac.max_diff) && ac.max_diff < 1e15)
 			snprintf(msg, size, "Not yet: off by %.0f", ac.max_diff);	/* a count or an index */

@@ -624,6 +624,6 @@ int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *
 		return -1;
 	*solved = w.solved;
 	if (!w.solved)
-		snprintf(detail, size, "its solution does not produce the answer '%s'", x->answer);
+		utf8_snprintf(detail, size, "its solution does not produce the answer '%s'", x->answer);
 	return 0;
 }
