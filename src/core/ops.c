@@ -589,26 +589,32 @@ struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct o
 	return out;
 }
 
-struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b,
-			   bool is_or, struct qkv_error *err)
+struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b, char op,
+			   struct qkv_error *err)
 {
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
-	if (dtype_is_float(a.t->dtype) || dtype_is_float(b.t->dtype)) {
-		error_set(err, 0, 0, "%s needs bool or integer tensors, got %s and %s", is_or ? "|" : "&",
-			  dtype_name(a.t->dtype), dtype_name(b.t->dtype));
-		return NULL;
-	}
-	if (ops_broadcast_shape(ctx, a.t, b.t, &ndim, shape, is_or ? "|" : "&", err) < 0)
-		return NULL;
+	const char *name = op == '|' ? "bitwise_or" : op == '^' ? "bitwise_xor" : "bitwise_and";
+	const char sym[] = { op, 0 };
 	enum flavor fl = result_flavor(a, b);
 	enum dtype rd = promote(a, b, fl);
+	if (dtype_is_float(rd)) {	/* each library's own words */
+		if (fl == FLAVOR_NUMPY)
+			error_set(err, 0, 0, "ufunc '%s' not supported for the input types, and the inputs could not be "
+				  "safely coerced to any supported types according to the casting rule ''safe''", name);
+		else
+			error_set(err, 0, 0, "\"%s_cpu\" not implemented for '%s'", name,
+				  rd == DT_F32 ? "Float" : "Double");
+		return NULL;
+	}
+	if (ops_broadcast_shape(ctx, a.t, b.t, &ndim, shape, sym, err) < 0)
+		return NULL;
 	struct tensor *ea = ops_expand(a.t, ndim, shape, err), *eb = ops_expand(b.t, ndim, shape, err);
 	struct tensor *out = tensor_new(rd, fl, ndim, shape);
 	int64_t n = tensor_numel(out);
 	for (int64_t i = 0; i < n; i++) {
 		int64_t x = tensor_get_i64(ea, i), y = tensor_get_i64(eb, i);
-		int64_t r = is_or ? (x | y) : (x & y);
+		int64_t r = op == '|' ? (x | y) : op == '^' ? (x ^ y) : (x & y);
 		if (rd == DT_I64)
 			((int64_t *)out->storage->data)[i] = r;
 		else

@@ -115,9 +115,10 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 			  enum ew_op op, struct qkv_error *err);
 struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			   enum cmp_op op, struct qkv_error *err);
-/* Elementwise & and | of bool (or integer) tensors */
-struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b,
-			   bool is_or, struct qkv_error *err);
+/* Elementwise &, | or ^ (op) of bool or integer tensors, as torch.bitwise_and,
+ * _or, _xor and numpy's ufuncs: float operands are refused in their words. */
+struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b, char op,
+			   struct qkv_error *err);
 struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
 			 struct qkv_error *err);
 struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err);

@@ -88,6 +88,9 @@ const char *op_name(int op)
 	case OP_OR: return "or";
 	case OP_BITAND: return "&";
 	case OP_BITOR: return "|";
+	case OP_BITXOR: return "^";
+	case OP_LSHIFT: return "<<";
+	case OP_RSHIFT: return ">>";
 	case OP_IN: return "in";
 	case OP_NOTIN: return "not in";
 	case OP_IS: return "is";

@@ -81,7 +81,8 @@ enum tok_op {
 	OP_ADD = 1, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL,
 	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
 	OP_AND, OP_OR,          /* `and`, `or` (short-circuit) */
-	OP_BITAND, OP_BITOR,    /* `&`, `|` (elementwise on bool tensors) */
+	OP_BITAND, OP_BITOR, OP_BITXOR, /* `&`, `|`, `^` (elementwise on bool and integer tensors) */
+	OP_LSHIFT, OP_RSHIFT,   /* `<<`, `>>` (Python ints and bools) */
 	OP_IN, OP_NOTIN, OP_IS, OP_ISNOT,
 };
 

@@ -23,8 +23,8 @@ struct printer {
 };
 
 /* Binding strength, loosest first, as the parser (parser.c) nests them. */
-enum { P_LAMBDA = 1, P_IFEXP, P_OR, P_AND, P_NOT, P_CMP, P_BITOR, P_BITAND, P_ARITH, P_TERM, P_UNARY, P_POW,
-       P_ATOM };
+enum { P_LAMBDA = 1, P_IFEXP, P_OR, P_AND, P_NOT, P_CMP, P_BITOR, P_BITXOR, P_BITAND, P_SHIFT,
+       P_ARITH, P_TERM, P_UNARY, P_POW, P_ATOM };
 
 static int binary_prec(int op)
 {
@@ -32,7 +32,9 @@ static int binary_prec(int op)
 	case OP_OR: return P_OR;
 	case OP_AND: return P_AND;
 	case OP_BITOR: return P_BITOR;
+	case OP_BITXOR: return P_BITXOR;
 	case OP_BITAND: return P_BITAND;
+	case OP_LSHIFT: case OP_RSHIFT: return P_SHIFT;
 	case OP_ADD: case OP_SUB: return P_ARITH;
 	case OP_MUL: case OP_DIV: case OP_FLOORDIV: case OP_MOD: case OP_MATMUL: return P_TERM;
 	case OP_POW: return P_POW;

@@ -711,7 +711,7 @@ static const char *binop_fn(int op, const struct value *a, const struct value *b
 	case OP_MOD: return ta && tb ? "RemainderBackward1" : ta ? "RemainderBackward0" : "NotImplemented";
 	case OP_FLOORDIV: return "NotImplemented";	/* torch 1.13's floor_divide has no derivative */
 	case OP_MATMUL: return ta && tb ? matmul_fn(a->t->ndim, b->t->ndim) : NULL;
-	default: return NULL;	/* comparisons, & and |: bool results */
+	default: return NULL;	/* comparisons, &, | and ^: bool or integer results */
 	}
 }
 

@@ -127,6 +127,33 @@ overflow:
 	return NULL;
 }
 
+/* &, |, ^, <<, >> of Python ints and bools: a bool for two bools (but not
+ * for a shift), else an int; a shift past int64 is qkv's overflow error. */
+static struct value *int_bitop(int op, const struct value *a, const struct value *b, struct qkv_error *err)
+{
+	int64_t x = a->kind == V_INT ? a->i : a->b, y = b->kind == V_INT ? b->i : b->b;
+	int64_t r;
+	switch (op) {
+	case OP_BITAND: r = x & y; break;
+	case OP_BITOR: r = x | y; break;
+	case OP_BITXOR: r = x ^ y; break;
+	default:
+		if (y < 0)
+			return error_set(err, 0, 0, "ValueError: negative shift count"), NULL;
+		if (op == OP_RSHIFT)	/* floor division by 2**y: -1 or 0 once every bit is out */
+			return value_int(y >= 63 ? (x < 0 ? -1 : 0) : x >> y);
+		if (x == 0)
+			return value_int(0);
+		/* x << y fits when x has y spare bits above its sign */
+		if (y >= 64 || x > (INT64_MAX >> y) || x < (INT64_MIN >> y))
+			return error_set(err, 0, 0, "integer overflow in <<"), NULL;
+		return value_int((int64_t)((uint64_t)x << y));
+	}
+	if (a->kind == V_BOOL && b->kind == V_BOOL)
+		return value_bool(r != 0);
+	return value_int(r);
+}
+
 struct value *eval_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err)
 {
 	if (op == OP_MOD && a->kind == V_STR)
@@ -158,8 +185,12 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 		case OP_LE: r = ops_compare(&I->ops, oa, ob, CMP_LE, err); break;
 		case OP_GT: r = ops_compare(&I->ops, oa, ob, CMP_GT, err); break;
 		case OP_GE: r = ops_compare(&I->ops, oa, ob, CMP_GE, err); break;
-		case OP_BITAND: r = ops_logical(&I->ops, oa, ob, false, err); break;
-		case OP_BITOR: r = ops_logical(&I->ops, oa, ob, true, err); break;
+		case OP_BITAND: r = ops_logical(&I->ops, oa, ob, '&', err); break;
+		case OP_BITOR: r = ops_logical(&I->ops, oa, ob, '|', err); break;
+		case OP_BITXOR: r = ops_logical(&I->ops, oa, ob, '^', err); break;
+		case OP_LSHIFT: case OP_RSHIFT:
+			return error_set(err, 0, 0, "qkv does not shift tensors with %s (only Python ints)",
+					 op_name(op)), NULL;
 		default:
 			goto unsupported;
 		}
@@ -169,14 +200,10 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 	if (value_is_number(a) && value_is_number(b)) {
 		if (op == OP_MATMUL)
 			goto unsupported;
-		if (op == OP_BITAND || op == OP_BITOR) {
+		if (op == OP_BITAND || op == OP_BITOR || op == OP_BITXOR || op == OP_LSHIFT || op == OP_RSHIFT) {
 			if (a->kind == V_FLOAT || b->kind == V_FLOAT)
 				goto unsupported;
-			int64_t x = a->kind == V_INT ? a->i : a->b, y = b->kind == V_INT ? b->i : b->b;
-			int64_t r = op == OP_BITAND ? (x & y) : (x | y);
-			if (a->kind == V_BOOL && b->kind == V_BOOL)
-				return value_bool(r != 0);
-			return value_int(r);
+			return int_bitop(op, a, b, err);
 		}
 		return number_binop(op, a, b, err);
 	}
@@ -873,6 +900,8 @@ static int other_binop(int op, struct value *a, struct value *b, struct value **
 			*r = value_set_intersection(a, b);
 		else if (op == OP_SUB)
 			*r = value_set_difference(a, b);
+		else if (op == OP_BITXOR)
+			*r = value_set_symmetric_difference(a, b);
 		return *r != NULL;
 	}
 	if (order) {

@@ -873,20 +873,20 @@ static const struct {
 } lex_ops[] = {
 	/* longest first */
 	{"**=", T_AUGASSIGN, OP_POW}, {"//=", T_AUGASSIGN, OP_FLOORDIV},
-	{">>=", T_UNSUPPORTED, 0}, {"<<=", T_UNSUPPORTED, 0}, {"...", T_UNSUPPORTED, 0},
+	{">>=", T_AUGASSIGN, OP_RSHIFT}, {"<<=", T_AUGASSIGN, OP_LSHIFT}, {"...", T_UNSUPPORTED, 0},
 	{"**", T_DSTAR, OP_POW}, {"//", T_DSLASH, OP_FLOORDIV}, {"==", T_EQ, OP_EQ}, {"!=", T_NE, OP_NE},
 	{"<=", T_LE, OP_LE}, {">=", T_GE, OP_GE}, {"+=", T_AUGASSIGN, OP_ADD}, {"-=", T_AUGASSIGN, OP_SUB},
 	{"*=", T_AUGASSIGN, OP_MUL}, {"/=", T_AUGASSIGN, OP_DIV}, {"@=", T_AUGASSIGN, OP_MATMUL},
 	{"%=", T_AUGASSIGN, OP_MOD}, {"&=", T_AUGASSIGN, OP_BITAND}, {"|=", T_AUGASSIGN, OP_BITOR},
-	{"^=", T_UNSUPPORTED, 0}, {"->", T_UNSUPPORTED, 0}, {":=", T_UNSUPPORTED, 0},
-	{"<<", T_UNSUPPORTED, 0}, {">>", T_UNSUPPORTED, 0},
+	{"^=", T_AUGASSIGN, OP_BITXOR}, {"->", T_UNSUPPORTED, 0}, {":=", T_UNSUPPORTED, 0},
+	{"<<", T_LSHIFT, OP_LSHIFT}, {">>", T_RSHIFT, OP_RSHIFT},
 	{"(", T_LPAR, 0}, {")", T_RPAR, 0}, {"[", T_LBRACK, 0}, {"]", T_RBRACK, 0},
 	{"{", T_LBRACE, 0}, {"}", T_RBRACE, 0}, {",", T_COMMA, 0}, {":", T_COLON, 0},
 	{";", T_SEMI, 0}, {".", T_DOT, 0}, {"=", T_ASSIGN, 0},
 	{"+", T_PLUS, OP_ADD}, {"-", T_MINUS, OP_SUB}, {"*", T_STAR, OP_MUL}, {"/", T_SLASH, OP_DIV},
 	{"%", T_PERCENT, OP_MOD}, {"@", T_AT, OP_MATMUL}, {"&", T_AMP, OP_BITAND}, {"|", T_PIPE, OP_BITOR},
 	{"<", T_LT, OP_LT}, {">", T_GT, OP_GT}, {"~", T_TILDE, 0},
-	{"^", T_UNSUPPORTED, 0}, {"!", T_UNSUPPORTED, 0},
+	{"^", T_CARET, OP_BITXOR}, {"!", T_UNSUPPORTED, 0},
 };
 
 /* Keeps track of open brackets so newlines inside them are spaces. */

@@ -25,9 +25,9 @@ enum tok_kind {
 	T_AUGASSIGN,    /* op: the binary operator of +=, -=, ... */
 	/* binary operators: op holds the enum tok_op code */
 	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_DSLASH, T_PERCENT, T_DSTAR, T_AT,
-	T_AMP, T_PIPE, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
+	T_AMP, T_PIPE, T_CARET, T_LSHIFT, T_RSHIFT, T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
 	T_TILDE,
-	T_UNSUPPORTED,  /* ^ << >> -> := ! ... and ^= <<= >>=: the parser explains */
+	T_UNSUPPORTED,  /* -> := ! ...: the parser explains */
 	/* keywords */
 	T_TRUE, T_FALSE, T_NONE, T_AND, T_OR, T_NOT, T_IN, T_IS,
 	T_IMPORT, T_FROM, T_AS, T_PASS, T_LAMBDA,

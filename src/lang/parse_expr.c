@@ -826,16 +826,29 @@ static struct node *parse_arith(struct parser *p)
 	return parse_chain(p, parse_term, k);
 }
 
+/* Python's order, tightest first: shifts, &, ^, | */
+static struct node *parse_shift(struct parser *p)
+{
+	static const enum tok_kind k[] = {T_LSHIFT, T_RSHIFT, T_EOF};
+	return parse_chain(p, parse_arith, k);
+}
+
 static struct node *parse_bitand(struct parser *p)
 {
 	static const enum tok_kind k[] = {T_AMP, T_EOF};
-	return parse_chain(p, parse_arith, k);
+	return parse_chain(p, parse_shift, k);
+}
+
+static struct node *parse_bitxor(struct parser *p)
+{
+	static const enum tok_kind k[] = {T_CARET, T_EOF};
+	return parse_chain(p, parse_bitand, k);
 }
 
 struct node *parse_bitor(struct parser *p)
 {
 	static const enum tok_kind k[] = {T_PIPE, T_EOF};
-	return parse_chain(p, parse_bitand, k);
+	return parse_chain(p, parse_bitxor, k);
 }
 
 /* The comparison operator at the current token (peeking for "not in"), or 0. */

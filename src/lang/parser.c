@@ -125,7 +125,7 @@ static bool parse_prev_is_operator(const struct parser *p)
 	switch (p->prev.kind) {
 	case T_ASSIGN: case T_AUGASSIGN:
 	case T_PLUS: case T_MINUS: case T_STAR: case T_SLASH: case T_DSLASH: case T_PERCENT:
-	case T_DSTAR: case T_AT: case T_AMP: case T_PIPE: case T_TILDE:
+	case T_DSTAR: case T_AT: case T_AMP: case T_PIPE: case T_CARET: case T_LSHIFT: case T_RSHIFT: case T_TILDE:
 	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE:
 	case T_AND: case T_OR: case T_NOT: case T_IN: case T_IS:
 		return true;
@@ -184,10 +184,6 @@ static const char *parse_unsupported_message(const struct parser *p, const struc
 		const char *text;
 		const char *msg;
 	} hints[] = {
-		{"^", "'^' (xor) is not supported; for powers use **"},
-		{"^=", "'^=' (xor) is not supported; for powers use **="},
-		{"<<", "shift operators are not supported"}, {">>", "shift operators are not supported"},
-		{"<<=", "shift operators are not supported"}, {">>=", "shift operators are not supported"},
 		{"!", "unexpected '!'; write 'not x' or 'a != b'"},
 		{":=", "qkv does not run ':=' (assignment expressions); assign in a statement of its own"},
 		{"->", "unexpected '->': function annotations are not supported"},

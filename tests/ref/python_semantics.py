@@ -172,6 +172,23 @@ PROGRAMS = [
     ("numpy_linspace_negative_num", "import numpy as np\nnp.linspace(0, 1, -1)"),
     ("numpy_scalar_types", "import numpy as np\nprint(np.float32(0.1), repr(np.float32(0.1)), np.float64(0.1), np.int64(3.7), np.int64(-2.7), np.float32(1) / 3, np.float32(1e10), np.float32(1e16), np.float32(1e-5))\nprint(np.float32(np.array([1.5, 0.1])), np.float64(np.array([1, 2])), np.int64(np.array([1.5, 2.7])), np.float32([1, 2]), np.float32(np.array(0.25)), np.float32(), np.bool_(2), np.float32('1.5'), np.int64('12'))\nprint(type(np.float32(2)).__name__ != '', np.float32(2) == 2.0, np.int64(5) + 1, np.float64(2.5) * 2)"),
     ("numpy_int64_of_nan", "import numpy as np\nnp.int64(float('nan'))"),
+    ("bitwise_operators_on_ints_and_bools", "print(5 ^ 3, True ^ False, True ^ True, True ^ 3, False ^ 0, -6 ^ 3, 5 & 3, True & 3, True | False, 5 | 3, ~5, ~True, ~-1)\nprint(1 << 3, True << 2, -8 >> 1, -7 >> 1, 1 << 62, -1 << 63, 7 >> 100, -7 >> 100, 0 << 1000, 3 >> 0, False >> 1)\nprint(1 | 2 ^ 3 & 4 << 1, (1 | 2) ^ 3, 6 ^ 3 & 5, 2 + 3 << 1, 1 < 2 ^ 3, 1 ^ 2 == 3, -2 ** 2 ^ 1)\nx = 5\nx ^= 3\nx <<= 2\nx >>= 1\nx &= 7\nx |= 8\nb = True\nb ^= True\nprint(x, b, type(b).__name__, type(True ^ 1).__name__, type(True << 0).__name__)"),
+    ("xor_of_a_float", "print(5 ^ 3)\nx = 1.5 ^ 2"),
+    ("xor_with_a_float_right", "x = 2 ^ 1.5"),
+    ("xor_of_lists", "x = [1] ^ [2]"),
+    ("xor_of_a_set_and_a_list", "x = {1} ^ [1]"),
+    ("shift_by_a_negative_count", "x = 1 << -1"),
+    ("shift_of_a_float", "x = 1.0 << 2"),
+    ("torch_xor_of_bool_and_integer_tensors", "import torch\nprint(torch.tensor([5, 3]) ^ torch.tensor([1, 1]), torch.tensor([True, False]) ^ torch.tensor([True, True]), torch.tensor([True, False]) ^ torch.tensor([1, 2]))\nprint(torch.tensor([5, 3]) ^ 1, torch.tensor([5, 3]) ^ True, torch.tensor([True, False]) ^ True, torch.tensor([True, False]) ^ 1, 3 ^ torch.tensor([5, 3]), torch.tensor(5) ^ torch.tensor(3))\nprint(torch.tensor([[1], [2]]) ^ torch.tensor([1, 2, 3]), torch.tensor([[True], [False]]) ^ torch.tensor([True, False]))\nm = torch.tensor([True, False, True])\nm ^= torch.tensor([True, True, False])\nk = torch.arange(4)\nk ^= 2\nprint(m, k, (torch.tensor([6, 5]) & 3) | torch.tensor([8, 0]))"),
+    ("torch_xor_of_float_tensors", "import torch\nx = torch.ones(2) ^ torch.ones(2)"),
+    ("torch_xor_of_an_integer_tensor_and_a_float", "import torch\nx = torch.tensor([5, 3]) ^ 1.5"),
+    ("torch_xor_of_integer_and_double_tensors", "import torch\nx = torch.tensor([5, 3]) ^ torch.tensor([1.0, 2.0], dtype=torch.float64)"),
+    ("torch_and_of_float_tensors", "import torch\nx = torch.ones(2) & torch.ones(2)"),
+    ("torch_or_of_float_tensors", "import torch\nx = torch.ones(2) | torch.ones(2).bool()"),
+    ("numpy_xor_of_bool_and_integer_arrays", "import numpy as np\nprint(np.array([5, 3]) ^ np.array([1, 1]), np.array([True, False]) ^ True, np.array([True, False]) ^ 1, np.array([5, 3]) ^ True, np.array(5) ^ np.array(3), np.array([[1], [2]]) ^ np.array([1, 2, 3]))\na = np.array([True, False])\na ^= np.array([True, True])\nprint(a, 7 ^ np.array([1, 2]))"),
+    ("numpy_xor_of_float_arrays", "import numpy as np\nx = np.ones(2) ^ np.ones(2)"),
+    ("numpy_xor_of_an_integer_array_and_a_float", "import numpy as np\nx = np.array([5, 3]) ^ 1.5"),
+    ("numpy_and_of_float_arrays", "import numpy as np\nx = np.ones(2) & np.ones(2)"),
 ]
 
 
@@ -199,6 +216,8 @@ CHAR_AND_SET_PROGRAMS = [
     ("set_pop_order", "s = set(range(5))\nprint(s.pop(), s.pop(), s)\nt = {100, 3, 64, 7, 9, 1}\nprint([t.pop() for _ in range(3)], t)\nt.add(64)\nt.add(0)\nprint(t.pop(), t)\ne = set()\ne.pop()"),
     ("set_operators", "a = {5, 13, 21, 2}\nb = {13, 40, 7}\nprint(a | b, a & b, a - b, b - a, a | a, b & a)\nbig = set(range(0, 2000, 7))\nsmall = {0, 7, 700, 3, 1}\nprint(big & small, small & big, list(big - small)[:12], small - big, list(big | small)[:12])\nprint(a.union(b, [99, 5]), a.intersection([2, 13, 100]), a.difference(b, [2]), a.symmetric_difference(b), b.symmetric_difference(a))"),
     ("set_in_place_operators", "a = {1, 2, 3}\nalias = a\na |= {40, 50}\nprint(a, alias is a)\na -= {1}\nprint(a)\na &= {2, 3, 40, 99}\nprint(a, alias)\nc = set(range(-30, 352))\nc = c.difference({x * 9 % 95 for x in range(58)})\nc.symmetric_difference_update({x * 9 % 95 for x in range(58)})\nprint(list(c)[:30])\nd = {1, 2}\nd.update([9, 8], {100, 3})\nd.intersection_update({1, 2, 3, 8, 100})\nprint(d)"),
+    ("set_xor_operator", "a = {5, 13, 21, 2}\nb = {13, 40, 7}\nprint(a ^ b, b ^ a, a ^ a, a ^ set(), set() ^ b, {1, 2, 3} ^ {2, 3, 4})\nbig = set(range(0, 2000, 7))\nsmall = {0, 7, 700, 3, 1, 2001}\nprint(big ^ small == small ^ big, list(big ^ small)[:12], list(small ^ big)[:12])\nc = {x * 9 % 95 for x in range(58)}\nd = set(range(-30, 60))\nprint(list(c ^ d)[:30], list(d ^ c)[:30])\nalias = a\na ^= b\nprint(a, alias is a)\na ^= a\nprint(a, alias)\ne = set(range(40))\ne ^= set(range(0, 80, 3))\ne.add(1)\nprint(e)"),
+    ("set_xor_with_a_list", "x = {1, 2} ^ [2]"),
     ("set_from_iterables_and_stars", "d = {5: 'a', 77: 'b', 3: 'c'}\nprint(set(d), set(d.keys()), set((3, 1, 2, 10, 100)), set({3, 1, 2, 10, 100}))\nx = {1, 2, 3, 40}\nprint({*x, *range(10), 77}, {*[9, 17, 1]}, sorted({3, 2, 1}), list({64, 1, 32}))\nfor v in {8, 16, 1, 4}:\n    print(v, end=' ')\nprint()"),
 ]
 

@@ -379,6 +379,7 @@ Test(parser, augmented_assignment_should_keep_its_operator)
 	expect_parse("x @= W", "(@= x W)");
 	expect_parse("x[0] += 1", "(+= (index x 0) 1)");
 	expect_parse("x //= 2; x %= 3; x **= 2", "(//= x 2) ; (%= x 3) ; (**= x 2)");
+	expect_parse("x ^= m; x <<= 2; x >>= 1", "(^= x m) ; (<<= x 2) ; (>>= x 1)");
 }
 
 Test(parser, a_bare_expression_should_become_an_expression_statement)
@@ -693,6 +694,16 @@ Test(parser, precedence_should_follow_python)
 		{"a @ b / c", "(/ (@ a b) c)"},
 		{"a // b % c", "(% (// a b) c)"},
 		{"a | b & c", "(| a (& b c))"},
+		{"a | b ^ c", "(| a (^ b c))"},
+		{"a ^ b | c", "(| (^ a b) c)"},
+		{"a ^ b & c", "(^ a (& b c))"},
+		{"a & b ^ c", "(^ (& a b) c)"},
+		{"a ^ b ^ c", "(^ (^ a b) c)"},
+		{"a & b << c", "(& a (<< b c))"},
+		{"a << b + c", "(<< a (+ b c))"},
+		{"a >> b << c", "(<< (>> a b) c)"},
+		{"a ^ b == c", "(== (^ a b) c)"},
+		{"~a ^ b", "(^ (~ a) b)"},
 		{"a & b == c", "(== (& a b) c)"},
 		{"a == b | c", "(== a (| b c))"},
 		{"a + b < c * d", "(< (+ a b) (* c d))"},
@@ -1040,8 +1051,8 @@ Test(parser, bad_inputs_should_report_the_exact_line_and_column)
 		{"x = a.", "error 1:7: expected a name after '.'"},
 		{"x = a.1", "error 1:6: unexpected number '.1'"},
 		{"x = {1: 2, 3}", "error 1:12: ':' expected after dictionary key"},
-		{"x = a ^ b", "error 1:7: '^' (xor) is not supported; for powers use **"},
-		{"x = a << 1", "error 1:7: shift operators are not supported"},
+		{"x = a ^", "error 1:7: the input ends after '^'"},
+		{"x = a << >> 1", "error 1:10: unexpected '>>'"},
 		{"x = !a", "error 1:5: unexpected '!'; write 'not x' or 'a != b'"},
 		{"x[...]", "error 1:3: '...' (Ellipsis) is not supported; write ':' for each dimension"},
 		{"(x := 1)", "error 1:4: qkv does not run ':=' (assignment expressions); assign in a statement of its own"},
