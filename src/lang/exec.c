@@ -486,11 +486,13 @@ static int exec_augassign(struct interp *I, const struct node *n, struct qkv_err
 			v = value_ref(old);
 		}
 	} else if (old->kind == V_SET && rhs->kind == V_SET && (n->op == OP_BITOR || n->op == OP_BITAND ||
-								 n->op == OP_SUB)) {
-		/* s |= t, s &= t, s -= t change the set itself, as CPython's (its order depends on it) */
+								 n->op == OP_SUB || n->op == OP_BITXOR)) {
+		/* s |= t, s &= t, s -= t, s ^= t change the set itself, as CPython's (its order depends on it) */
 		interp_will_change(I, old);
 		if (n->op == OP_BITOR) {
 			value_set_merge(old, rhs);
+		} else if (n->op == OP_BITXOR) {
+			value_set_symmetric_difference_update(old, rhs);
 		} else if (n->op == OP_SUB) {
 			value_set_difference_update(old, rhs);
 		} else {
