@@ -90,16 +90,17 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 		for (int i = 0; i < I->nvars; i++)
 			if (strncmp(I->names[i], prefix, pl) == 0)
 				fn(udata, I->names[i]);
-		static const char *const globals[] = { "torch", "nn", "F", "np", "math", "softmax", "print", "len",
-						       "float", "int", "abs", "round", "min", "max", "sum", "range",
-						       "list", "tuple", "str", "True", "False", "None", "dict", "set",
-						       "enumerate", "zip", "map", "filter", "sorted", "reversed", "any",
-						       "all", "isinstance", "type", "getattr", "hasattr", "setattr",
-						       "super", "lambda", "def", "class", "for", "while", "return",
-						       NULL };
+		/* the modules qkv knows without an import, the constants and the keywords
+		 * that start a statement; then every builtin, from the table the
+		 * interpreter runs them from (so a new one is offered as it comes) */
+		static const char *const globals[] = { "torch", "nn", "F", "np", "math", "softmax", "True",
+						       "False", "None", "lambda", "def", "class", "for", "while",
+						       "return", NULL };
 		for (int i = 0; globals[i]; i++)
 			if (strncmp(globals[i], prefix, pl) == 0)
 				fn(udata, globals[i]);
+		struct completion c = { "builtins.", prefix, fn, udata };
+		runtime_each_name(complete_qualified, &c);
 		return;
 	}
 	/* what the context names: a module alias, a module path, or a value */

@@ -4,6 +4,7 @@
  * recursion limit (on a small thread stack too), tracebacks, the sandbox,
  * EXPR:NAME and the freeing of reference cycles. */
 #include "lang/interp.h"
+#include "lang/runtime.h"
 #include "core/strbuf.h"
 
 #include <criterion/criterion.h>
@@ -392,6 +393,57 @@ Test(lang_blocks, completion_should_offer_an_instances_attributes_and_methods)
 	interp_complete(I, "l", "ap", collect_name, &names);
 	cr_assert_str_eq(names.s, "append ");
 	strbuf_free(&names);
+	done(I);
+}
+
+static void collect_builtin(void *udata, const char *qualified)
+{
+	if (strncmp(qualified, "builtins.", 9) == 0)
+		collect_name(udata, qualified + 9);
+}
+
+/* every builtin the interpreter runs is offered (chr and ord were not, as
+ * the list of them was kept apart from the table), and each name offered
+ * is one the interpreter knows */
+Test(lang_blocks, completion_should_offer_every_builtin)
+{
+	struct interp *I = fresh();
+	out(I, "chunk = 1");
+	struct strbuf names, builtins;
+	strbuf_init(&names);
+	strbuf_puts(&names, "");
+	interp_complete(I, NULL, "ch", collect_name, &names);
+	cr_assert_str_eq(names.s, "chunk chr ");
+	strbuf_reset(&names);
+	interp_complete(I, NULL, "or", collect_name, &names);
+	cr_assert_str_eq(names.s, "ord ");
+	strbuf_reset(&names);
+	strbuf_puts(&names, " ");	/* each name between spaces */
+	interp_complete(I, NULL, "", collect_name, &names);
+	strbuf_init(&builtins);
+	strbuf_puts(&builtins, "");
+	runtime_each_name(collect_builtin, &builtins);
+	cr_assert(strstr(builtins.s, "divmod ") && strstr(builtins.s, "callable "), "%s", builtins.s);
+	for (char *b = builtins.s, *end; (end = strchr(b, ' ')); b = end + 1) {
+		*end = 0;
+		char word[64];
+		snprintf(word, sizeof word, " %s ", b);
+		cr_expect(strstr(names.s, word), "%s is not offered: %s", b, names.s);
+	}
+	for (char *n = names.s + 1, *end; (end = strchr(n, ' ')); n = end + 1) {
+		*end = 0;
+		static const char *const keywords[] = { "lambda", "def", "class", "for", "while", "return" };
+		bool keyword = false;
+		for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
+			keyword = keyword || strcmp(n, keywords[k]) == 0;
+		struct value *v = interp_get(I, n);
+		struct value *g = v || keyword ? NULL : runtime_global(n);
+		cr_expect(v || g || keyword || strcmp(n, "True") == 0 || strcmp(n, "False") == 0 ||
+			  strcmp(n, "None") == 0, "%s is offered but names nothing", n);
+		value_unref(g);
+	}
+	strbuf_free(&names);
+	strbuf_free(&builtins);
 	done(I);
 }
 
