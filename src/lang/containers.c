@@ -68,6 +68,8 @@ int runtime_next(struct interp *I, struct value *itv, struct value **out, struct
 	case IT_SEQ:
 		if (it->i >= src->n)
 			return 0;
+		if (it->i == 0)
+			value_set_order(src);	/* a set's items in CPython's order, after any adds */
 		*out = value_ref(src->items[it->i++]);
 		return 1;
 	case IT_STR: {
@@ -217,7 +219,7 @@ int container_contains(struct interp *I, struct value *seq, struct value *x, str
 {
 	switch (seq->kind) {
 	case V_SET:
-		return value_set_find(seq, x) >= 0;
+		return value_set_has(seq, x);
 	case V_LIST: case V_TUPLE: case V_SIZE:
 		for (int i = 0; i < seq->n; i++)
 			if (value_equal(x, seq->items[i]))
@@ -616,14 +618,14 @@ static struct value *l_remove(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("value"), 1, &a, err) < 0)
 		return NULL;
 	struct value *l = SELF(c);
-	int i = l->kind == V_SET ? value_set_find(l, a.v[0]) : -1;
+	int i = l->kind == V_SET && value_set_has(l, a.v[0]) ? 0 : -1;
 	for (int k = 0; l->kind != V_SET && i < 0 && k < l->n; k++)
 		if (value_equal(l->items[k], a.v[0]))
 			i = k;
 	if (i >= 0) {
 		interp_will_change(c->I, l);
 		if (l->kind == V_SET) {
-			value_set_remove_at(l, i);	/* a dummy in its slot, as CPython's */
+			value_set_discard(l, a.v[0]);	/* a dummy in its slot, as CPython's */
 			return args_return(&a, value_none());
 		}
 		value_unref(l->items[i]);
@@ -895,7 +897,7 @@ static struct value *s_add(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("elem"), 1, &a, err) < 0)
 		return NULL;
-	if (value_set_find(SELF(c), a.v[0]) < 0 && value_check_items(V_SET, (int64_t)SELF(c)->n + 1, err) < 0)
+	if (!value_set_has(SELF(c), a.v[0]) && value_check_items(V_SET, (int64_t)SELF(c)->n + 1, err) < 0)
 		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
 	interp_will_change(c->I, SELF(c));
 	if (runtime_set_add(SELF(c), value_ref(a.v[0]), err) < 0)
@@ -909,10 +911,9 @@ static struct value *s_discard(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("elem"), 1, &a, err) < 0)
 		return NULL;
 	struct value *s = SELF(c);
-	int i = value_set_find(s, a.v[0]);
-	if (i >= 0) {
+	if (value_set_has(s, a.v[0])) {
 		interp_will_change(c->I, s);
-		value_set_remove_at(s, i);
+		value_set_discard(s, a.v[0]);
 	}
 	return args_return(&a, value_none());
 }
@@ -944,10 +945,8 @@ int runtime_set_update(struct interp *I, struct value *set, struct value *from, 
 	if (!items)
 		return -1;
 	int rc = value_check_items(V_SET, (int64_t)set->n + items->n, err);
-	value_set_batch(set, true);
 	for (int i = 0; rc == 0 && i < items->n; i++)
 		rc = runtime_set_add(set, value_ref(items->items[i]), err);
-	value_set_batch(set, false);
 	value_unref(items);
 	return rc;
 }
@@ -987,7 +986,7 @@ static struct value *set_step(struct interp *I, enum set_method m, bool in_place
 				value_unref(items);
 				value_unref(out);
 				return NULL;
-			} else if (value_set_find(r, items->items[i]) >= 0) {
+			} else if (value_set_has(r, items->items[i])) {
 				value_set_add(out, value_ref(items->items[i]));
 			}
 		value_unref(items);

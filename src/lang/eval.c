@@ -857,11 +857,6 @@ static struct value *repeat(struct value *s, int64_t k)
 	return r;
 }
 
-static bool set_has(const struct value *set, const struct value *x)
-{
-	return value_set_find(set, x) >= 0;
-}
-
 /* Operators on values that are not tensors or numbers: 1 when one applies
  * (*r the result, or NULL with err), 0 when none does. */
 static int other_binop(int op, struct value *a, struct value *b, struct value **r, struct qkv_error *err)
@@ -888,7 +883,7 @@ static int other_binop(int op, struct value *a, struct value *b, struct value **
 			const struct value *small = op <= OP_LE ? a : b, *big = op <= OP_LE ? b : a;
 			bool sub = true;
 			for (int i = 0; i < small->n && sub; i++)
-				sub = set_has(big, small->items[i]);
+				sub = value_set_has(big, small->items[i]);
 			bool strict = op == OP_LT || op == OP_GT;
 			*r = value_bool(sub && (!strict || small->n < big->n));
 			return 1;
@@ -1035,7 +1030,6 @@ static struct value *eval_set(struct interp *I, const struct node *n, struct qkv
 	for (int i = 0; folds && i < n->nkids; i++)
 		folds = set_item_folds(n->kids[i]);
 	struct value *s = value_set();
-	value_set_batch(s, true);
 	for (int i = 0; i < n->nkids; i++) {
 		const struct node *k = n->kids[i];
 		bool star = k->kind == N_STARRED;
@@ -1065,11 +1059,11 @@ static struct value *eval_set(struct interp *I, const struct node *n, struct qkv
 		if (rc < 0)
 			goto fail_here;
 	}
-	value_set_batch(s, false);
 	if (folds) {
 		/* the compiler's frozenset, made again from its own order when the
 		 * constants are merged (merge_consts_recursive), then merged in */
 		struct value *made = s, *constant = value_set();
+		value_set_order(made);
 		for (int i = 0; i < made->n; i++)
 			value_set_add(constant, value_ref(made->items[i]));
 		value_unref(made);

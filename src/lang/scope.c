@@ -876,11 +876,7 @@ struct value *scope_comprehension(struct interp *I, const struct node *n, struct
 	struct frame fr = { slots, cells, s, NULL, NULL, current_code(I), I->frame, n, NULL };
 	struct value *out = n->op == 'd' ? value_dict() : n->op == '{' ? value_set() : value_seq(V_LIST, 0);
 	I->frame = &fr;
-	if (out->kind == V_SET)
-		value_set_batch(out, true);	/* put in CPython's order once, at the end */
 	int rc = comp_loop(I, n, 2, seq, out, err);
-	if (out->kind == V_SET)
-		value_set_batch(out, false);
 	I->frame = fr.back;
 	value_unref(seq);
 	for (int i = 0; i < s->nlocals; i++)

@@ -525,7 +525,10 @@ void value_dict_remove(struct value *d, int i)
  * item drops the table and the set keeps its items in the order they came
  * (a str's hash is salted per process: CPython's own order is not
  * reproducible then). slot_of[k] is the slot of items[k], so the rank a
- * slot takes is a binary search. */
+ * slot takes is a binary search. An add puts its item at the end of items[]
+ * (an insertion at its rank moved half the set each time: 100,000 adds took
+ * a second); items[] is put in slot order again when something reads it in
+ * order (value_set_order), once after any number of adds. */
 #define SET_MINSIZE 8
 #define SET_LINEAR_PROBES 9
 #define SET_PERTURB_SHIFT 5
@@ -541,8 +544,7 @@ struct pyset {
 	size_t mask, fill, finger;      /* fill: slots used or dummy; finger: where pop looks first */
 	struct set_slot *table;
 	uint32_t *slot_of;              /* room for the set's cap items */
-	bool batch;                     /* being built (value_set_batch): items may come out of order, */
-	bool unsorted;                  /* and some did: items[] is put in slot order when it ends */
+	bool unsorted;                  /* items[] (and slot_of[] with it) out of slot order after adds */
 };
 
 static struct value set_dummy;
@@ -690,36 +692,36 @@ static void table_relist(struct value *s)
 	t->unsorted = false;
 }
 
-/* items[] in slot order again after a batch's appends. */
-static void set_settle(struct value *s)
+void value_set_order(const struct value *set)
 {
-	if (s->pyset && s->pyset->unsorted)
-		table_relist(s);
+	if (set->kind == V_SET && set->pyset && set->pyset->unsorted)
+		table_relist((struct value *)set);	/* the same items: only their order changes */
 }
 
-void value_set_batch(struct value *s, bool on)
+/* Where items[] holds the item in slot: a binary search when items[] is in
+ * slot order, else a walk. */
+static int index_of_slot(const struct value *s, size_t slot)
 {
-	if (!s->pyset)
-		return;
-	if (!on)
-		set_settle(s);
-	s->pyset->batch = on;
+	if (!s->pyset->unsorted)
+		return rank_of(s, slot);
+	const uint32_t *so = s->pyset->slot_of;
+	int i = 0;
+	while (so[i] != slot)
+		i++;
+	return i;
 }
 
-/* key into slot (unused or dummy), and into items[] at its rank (at the
- * end while the set is built: sorted once when that ends). */
+/* key into slot (unused or dummy), and at the end of items[] (put in slot
+ * order when read: value_set_order). */
 static void table_place(struct value *s, size_t slot, struct value *key, int64_t hash)
 {
 	set_reserve(s, s->n + 1);
 	struct pyset *t = s->pyset;
 	t->table[slot] = (struct set_slot){ hash, key };
-	if (t->batch && s->n > 0 && t->slot_of[s->n - 1] > slot)
+	if (s->n > 0 && t->slot_of[s->n - 1] > slot)
 		t->unsorted = true;
-	int r = t->unsorted ? s->n : rank_of(s, slot);
-	memmove(s->items + r + 1, s->items + r, sizeof *s->items * (size_t)(s->n - r));
-	memmove(t->slot_of + r + 1, t->slot_of + r, sizeof *t->slot_of * (size_t)(s->n - r));
-	s->items[r] = key;
-	t->slot_of[r] = (uint32_t)slot;
+	s->items[s->n] = key;
+	t->slot_of[s->n] = (uint32_t)slot;
 	s->n++;
 }
 
@@ -819,7 +821,7 @@ bool value_set_add(struct value *s, struct value *x)
 {
 	int64_t hash;
 	if (s->pyset && !set_hash(x, &hash)) {
-		set_settle(s);
+		value_set_order(s);	/* the order so far is kept from here on */
 		table_drop(s);
 	}
 	if (s->pyset) {
@@ -838,22 +840,32 @@ bool value_set_add(struct value *s, struct value *x)
 	return true;
 }
 
-int value_set_find(const struct value *set, const struct value *x)
+/* The slot of the item equal to x in a set with a table, or -1. */
+static int64_t set_slot_of(const struct value *set, const struct value *x)
 {
-	if (!set->pyset)
-		return index_find(set, x);
-	set_settle((struct value *)set);	/* the rank of a slot needs items[] in order */
 	int64_t hash;
 	if (!set_hash(x, &hash))	/* never equal to an item CPython hashes by value */
 		return -1;
-	int64_t slot = table_find(set->pyset, x, hash);
-	return slot < 0 ? -1 : rank_of(set, (size_t)slot);
+	return table_find(set->pyset, x, hash);
+}
+
+/* The index in items[] (as they are now) of the item equal to x, or -1. */
+static int set_find(const struct value *set, const struct value *x)
+{
+	if (!set->pyset)
+		return index_find(set, x);
+	int64_t slot = set_slot_of(set, x);
+	return slot < 0 ? -1 : index_of_slot(set, (size_t)slot);
+}
+
+bool value_set_has(const struct value *set, const struct value *x)
+{
+	return set->pyset ? set_slot_of(set, x) >= 0 : index_find(set, x) >= 0;
 }
 
 /* Takes item i out of items[] (not released); its slot becomes a dummy. */
 static struct value *set_take(struct value *s, int i)
 {
-	set_settle(s);
 	struct value *x = s->items[i];
 	if (s->pyset) {
 		struct pyset *t = s->pyset;
@@ -867,9 +879,12 @@ static struct value *set_take(struct value *s, int i)
 	return x;
 }
 
-void value_set_remove_at(struct value *s, int i)
+bool value_set_discard(struct value *s, const struct value *x)
 {
-	value_unref(set_take(s, i));
+	int i = set_find(s, x);
+	if (i >= 0)
+		value_unref(set_take(s, i));
+	return i >= 0;
 }
 
 /* set_pop: the first item at or after the finger, wrapping around. */
@@ -877,13 +892,12 @@ struct value *value_set_pop(struct value *s)
 {
 	if (!s->pyset)
 		return set_take(s, 0);
-	set_settle(s);
 	struct pyset *t = s->pyset;
 	size_t i = t->finger & t->mask;
 	while (!t->table[i].key || t->table[i].key == SET_DUMMY)
 		i = i == t->mask ? 0 : i + 1;
 	t->finger = i + 1;
-	return set_take(s, rank_of(s, i));
+	return set_take(s, index_of_slot(s, i));
 }
 
 void value_set_clear(struct value *s)
@@ -969,9 +983,10 @@ struct value *value_set_intersection(const struct value *a, const struct value *
 		a = b;
 		b = tmp;
 	}
+	value_set_order(b);
 	struct value *r = value_set();
 	for (int i = 0; i < b->n; i++)
-		if (value_set_find(a, b->items[i]) >= 0)
+		if (value_set_has(a, b->items[i]))
 			value_set_add(r, value_ref(b->items[i]));
 	return r;
 }
@@ -985,10 +1000,9 @@ void value_set_difference_update(struct value *a, const struct value *b)
 	struct value *small = NULL;
 	if ((b->n >> 3) > a->n)	/* b much larger: a & b instead */
 		b = small = value_set_intersection(a, b);
+	value_set_order(a);	/* a binary search for each removal (b's order does not matter) */
 	for (int i = 0; i < b->n; i++) {
-		int k = value_set_find(a, b->items[i]);
-		if (k >= 0)
-			value_set_remove_at(a, k);
+		value_set_discard(a, b->items[i]);
 	}
 	value_unref(small);
 	/* more than a quarter of the table dummies: resize them away */
@@ -1006,9 +1020,10 @@ struct value *value_set_difference(const struct value *a, const struct value *b)
 		value_set_difference_update(r, b);
 		return r;
 	}
+	value_set_order(a);
 	struct value *r = value_set();
 	for (int i = 0; i < a->n; i++)
-		if (value_set_find(b, a->items[i]) < 0)
+		if (!value_set_has(b, a->items[i]))
 			value_set_add(r, value_ref(a->items[i]));
 	return r;
 }
@@ -1019,11 +1034,10 @@ void value_set_symmetric_difference_update(struct value *a, const struct value *
 		value_set_clear(a);
 		return;
 	}
+	value_set_order(a);	/* a binary search for each removal */
+	value_set_order(b);
 	for (int i = 0; i < b->n; i++) {
-		int k = value_set_find(a, b->items[i]);
-		if (k >= 0)
-			value_set_remove_at(a, k);
-		else
+		if (!value_set_discard(a, b->items[i]))
 			value_set_add(a, value_ref(b->items[i]));
 	}
 }
@@ -1064,7 +1078,7 @@ static struct pyset *table_clone(const struct pyset *t, int cap)
 
 struct pyset *value_set_layout_save(const struct value *set)
 {
-	set_settle((struct value *)set);
+	value_set_order(set);
 	return set->pyset ? table_clone(set->pyset, set->n) : NULL;
 }
 
@@ -1087,11 +1101,19 @@ void value_set_layout_free(struct pyset *saved)
 
 void value_set_layout_copy(struct value *dst, const struct value *src)
 {
-	if (!src->pyset || dst->n != src->n)
+	if (!src->pyset || !dst->pyset || dst->n != src->n)
 		return;
 	struct pyset *c = table_clone(src->pyset, dst->cap);
-	for (int k = 0; k < src->n; k++)
-		c->table[src->pyset->slot_of[k]].key = dst->items[k];
+	/* each copy where src has the item it equals (dst's own adds may have
+	 * put its items[] in another order than src's) */
+	for (int k = 0; k < dst->n; k++) {
+		int64_t slot = set_slot_of(src, dst->items[k]);
+		if (slot < 0) {	/* not a copy after all: dst keeps its own table */
+			table_free(c);
+			return;
+		}
+		c->table[slot].key = dst->items[k];
+	}
 	table_free(dst->pyset);
 	value_index_drop(dst);
 	dst->pyset = c;
@@ -1151,7 +1173,7 @@ bool value_equal(const struct value *a, const struct value *b)
 		if (a->n != b->n)
 			return false;
 		for (int i = 0; i < a->n; i++)
-			if (value_set_find(b, a->items[i]) < 0)
+			if (!value_set_has(b, a->items[i]))
 				return false;
 		return true;
 	case V_BOUND: return a->self == b->self && a->fn == b->fn;
@@ -1518,6 +1540,7 @@ static void set_repr(struct strbuf *out, const struct value *v)
 		strbuf_puts(out, "set()");
 		return;
 	}
+	value_set_order(v);
 	strbuf_putc(out, '{');
 	for (int i = 0; i < v->n && out->len <= VALUE_MAX_STR; i++) {
 		if (i)

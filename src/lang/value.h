@@ -207,21 +207,22 @@ void value_dict_set_str(struct value *d, const char *key, struct value *v);
 /* Forgets a dict's or set's hash index after its entries were moved (it is
  * rebuilt when next needed). */
 void value_index_drop(struct value *v);
-/* The set's item equal to x, or -1. */
-int value_set_find(const struct value *set, const struct value *x);
+/* Whether the set has an item equal to x (items[] may stay out of order). */
+bool value_set_has(const struct value *set, const struct value *x);
 /* Sets iterate in CPython 3.11's order (the slots of its hash table) while
  * every item has a hash CPython fixes: ints, bools, floats but nan, tuples of
  * these. A str (CPython salts its hash per process), None or any other item
  * makes the set keep the order its items came in. No undo: callers log first. */
 /* Adds x unless an equal item is there (takes x): whether it went in. */
 bool value_set_add(struct value *set, struct value *x);
-/* While a set is being built (on) adds go to the end of items[], put in
- * CPython's order when it ends (off): a display, set(), a comprehension, an
- * update, without an insertion in the middle of items[] for each item.
- * Nothing may read the set's items in between. */
-void value_set_batch(struct value *set, bool on);
-/* Removes item i (released). */
-void value_set_remove_at(struct value *set, int i);
+/* An add puts its item at the end of items[] (with no move of the others):
+ * whatever reads a set's items in order calls this first, which puts them in
+ * CPython's order once after any number of adds (iteration, repr, the set
+ * operations do). value_set_has, _discard and len need no order. */
+void value_set_order(const struct value *set);
+/* Removes the item equal to x (released), leaving a dummy in its slot as
+ * CPython does: whether there was one. */
+bool value_set_discard(struct value *set, const struct value *x);
 /* Removes and returns the item set.pop() gives; the set is not empty. */
 struct value *value_set_pop(struct value *set);
 /* Empties the set (set.clear()). */
