@@ -1012,7 +1012,8 @@ static bool set_item_folds(const struct node *k)
 	case N_UNARY:
 		return set_item_folds(k->kids[0]);
 	case N_BINARY:
-		return k->op < OP_EQ && set_item_folds(k->kids[0]) && set_item_folds(k->kids[1]);
+		return (k->op < OP_EQ || (k->op >= OP_BITAND && k->op <= OP_RSHIFT)) && set_item_folds(k->kids[0]) &&
+		       set_item_folds(k->kids[1]);
 	case N_TUPLE:
 		for (int i = 0; i < k->nkids; i++)
 			if (!set_item_folds(k->kids[i]))
