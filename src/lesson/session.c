@@ -36,11 +36,20 @@ struct session {
 
 	/* what the run going on made, kept when it succeeds whole */
 	struct value *made;           /* the last tensor or number (a reference) */
+	struct value *made_other;     /* the last value of another kind (`x.shape`, a list,
+	                                 a string): what the run made when it made no
+	                                 tensor or number, for the view to show as text */
 	char verdict_now[VERDICT_MAX];
 	enum verdict best_now;        /* what verdict_now is */
 	/* what the last run made */
 	struct value *last;
 	char verdict[VERDICT_MAX];
+
+	/* the last session_load that failed in a statement: its code and that
+	 * run's error (its place in the code, not in the file), or NULL */
+	char *load_code;
+	size_t load_len;
+	struct qkv_error load_err;
 
 	const struct exercise *ex;    /* borrowed */
 	int nex;
@@ -68,8 +77,10 @@ static void emit(void *udata, const struct value *v, const char *text)
 	s->output(s->output_udata, &o);
 }
 
-/* Every value a statement makes: the last tensor or number is kept; a
- * tensor is judged against each exercise not solved yet, and a number or a
+/* Every value a statement makes: the last tensor or number is kept, and
+ * the last value of any other kind but None (shown as text when the run
+ * made neither: a view that went on drawing an older tensor under `x.shape`
+ * would pass it off as the value just typed); a tensor is judged against each exercise not solved yet, and a number or a
  * list of numbers against each prediction (typing `d_k = 4` on the way to a
  * tensor is not a wrong answer). */
 static void observe(void *udata, const struct value *v)
@@ -79,6 +90,9 @@ static void observe(void *udata, const struct value *v)
 	if (tensor || value_is_number(v)) {
 		value_unref(s->made);
 		s->made = value_ref((struct value *)v);
+	} else if (v->kind != V_NONE) {
+		value_unref(s->made_other);
+		s->made_other = value_ref((struct value *)v);
 	}
 	if (!s->base || (!tensor && !value_is_number(v) && v->kind != V_LIST && v->kind != V_TUPLE))
 		return;
@@ -175,7 +189,9 @@ void session_free(struct session *s)
 	interp_free(s->base);
 	forget_typed(s);
 	value_unref(s->made);
+	value_unref(s->made_other);
 	value_unref(s->last);
+	free(s->load_code);
 	free(s->solved);
 	free(s->solved_now);
 	free(s);
@@ -228,7 +244,8 @@ enum session_status session_run(struct session *s, const char *src, size_t len, 
 				 enum session_mode mode, struct qkv_error *err)
 {
 	value_unref(s->made);
-	s->made = NULL;
+	value_unref(s->made_other);
+	s->made = s->made_other = NULL;
 	s->verdict_now[0] = 0;
 	s->best_now = VERDICT_NONE;
 	forget_last(s);
@@ -240,12 +257,18 @@ enum session_status session_run(struct session *s, const char *src, size_t len, 
 	if (st != INTERP_OK) {
 		/* nothing of a failing run counts: not even an exercise it answered */
 		value_unref(s->made);
-		s->made = NULL;
+		value_unref(s->made_other);
+		s->made = s->made_other = NULL;
 		memset(s->solved_now, 0, (size_t)s->nex + 1);
 		return status_of(st);
 	}
-	s->last = s->made;
-	s->made = NULL;
+	if (s->made) {
+		s->last = s->made;
+		value_unref(s->made_other);
+	} else {
+		s->last = s->made_other;
+	}
+	s->made = s->made_other = NULL;
 	memcpy(s->verdict, s->verdict_now, sizeof s->verdict);
 	for (int k = 0; k < s->nex; k++)
 		s->solved[k] = s->solved[k] || s->solved_now[k];
@@ -402,6 +425,8 @@ int session_load(struct session *s, const char *path, struct qkv_error *err)
 {
 	struct strbuf code;
 	struct lesson *l;
+	free(s->load_code);
+	s->load_code = NULL;
 	strbuf_init(&code);
 	if (save_load_code(path, &code, &l, err) < 0) {
 		strbuf_free(&code);
@@ -409,6 +434,12 @@ int session_load(struct session *s, const char *path, struct qkv_error *err)
 	}
 	struct qkv_error e;
 	enum session_status st = session_run(s, code.s ? code.s : "", code.len, 1, SESSION_ATOMIC, &e);
+	if (st != SESSION_OK) {
+		/* kept for session_load_failure: the line of a function it raised in */
+		s->load_len = code.len;
+		s->load_code = code.s ? strbuf_detach(&code) : xstrdup("");
+		s->load_err = e;
+	}
 	strbuf_free(&code);
 	int rc = 0, step, k;
 	if (st != SESSION_OK && l && save_code_origin(l, e.line, &step, &k)) {
@@ -423,6 +454,15 @@ int session_load(struct session *s, const char *path, struct qkv_error *err)
 	if (l)
 		lesson_free(l);
 	return rc;
+}
+
+const char *session_load_failure(const struct session *s, size_t *len, struct qkv_error *err)
+{
+	if (!s->load_code)
+		return NULL;
+	*len = s->load_len;
+	*err = s->load_err;
+	return s->load_code;
 }
 
 /* ---- exercises -------------------------------------------------------------------------- */

@@ -106,8 +106,11 @@ struct session_value {
 void session_value_free(struct session_value *v);   /* and zeroes it */
 
 /* The last tensor or number the last session_run made (a bare expression's
- * value or the value just assigned), into out. False, with out zeroed, when
- * that run made none or failed. */
+ * value or the value just assigned), into out; when it made neither, the
+ * last value of another kind it made (`x.shape`, a list, a string: out->t
+ * NULL, out->text its repr), so that a view never goes on showing an older
+ * tensor as what a line just made. False, with out zeroed, when that run
+ * made no value (print(), def, import, a value None) or failed. */
 bool session_last_value(const struct session *s, struct session_value *out);
 /* Evaluates the expression expr (`:show EXPR`) without changing the
  * workspace or the random streams: 0 with out filled, or -1 with err (col
@@ -154,6 +157,14 @@ int session_save(struct session *s, const char *path, bool overwrite, const char
  * loaded, or "FILE:LINE:COL: message" for the statement that failed (err's
  * line and col are then that place in the file). */
 int session_load(struct session *s, const char *path, struct qkv_error *err);
+/* After a session_load that failed in a statement: the code it ran (*len
+ * bytes, its lines numbered from 1, as the traceback in err->msg numbers
+ * them; borrowed until the next session_load) and the error as that run
+ * gave it, err->line and err->col its place in that code (for a lesson, not
+ * in its JSON file), for the line of a function it was raised in
+ * (view/errline). NULL when the last session_load did not fail in a
+ * statement. */
+const char *session_load_failure(const struct session *s, size_t *len, struct qkv_error *err);
 
 /* ---- exercises -------------------------------------------------------------------------- */
 

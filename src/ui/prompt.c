@@ -477,26 +477,36 @@ static void set_error(struct prompt *p, int col, const char *msg)
 
 /* set_error of a statement that failed (col: its column in the input, as
  * set_error's); an error raised inside a function the student typed
- * earlier gets that function's line, with the caret under its column, as
- * qkv repl shows it (view/errline): from the last of the statements run so
- * far (each numbered from 1, as run_src runs them) whose line it can be, a
- * def typed later replacing one before it. */
-static void set_run_error(struct prompt *p, int col, const struct qkv_error *err)
+ * earlier gets that function's line (find_function_line). */
+/* For an error raised inside a function (err's traceback; its line and
+ * column in the source that defines it): the function's line, with the
+ * caret under its column, as qkv repl shows it (view/errline), into
+ * error_fn. It is looked for in the statements run so far (each numbered
+ * from 1, as run_src runs them) and last in extra (the code :load ran, its
+ * lines numbered from 1 too) when not NULL: the last of them whose line it
+ * can be, a def run later replacing one before it. */
+static void find_function_line(struct prompt *p, const struct errline_source *extra, const struct qkv_error *err)
 {
-	set_error(p, col, err->msg);
-	if (p->error_col)
-		return;	/* the statement's own mistake: the caret goes under the input */
 	int n;
 	const char *const *typed = session_statements(p->session, &n);
-	struct errline_source *sources = xcalloc((size_t)n + 1, sizeof *sources);
+	struct errline_source *sources = xcalloc((size_t)n + 2, sizeof *sources);
 	for (int i = 0; i < n; i++)
 		sources[i] = (struct errline_source){ typed[i], strlen(typed[i]), 1 };
+	if (extra)
+		sources[n++] = *extra;
 	struct errline e;
 	if (errline_in_function(&e, sources, n, ERRLINE_LAST, err)) {
 		error_fn_text = xstrndup(e.text, e.len);
 		error_fn = (struct errline){ error_fn_text, e.len, e.col };
 	}
 	free(sources);
+}
+
+static void set_run_error(struct prompt *p, int col, const struct qkv_error *err)
+{
+	set_error(p, col, err->msg);
+	if (!p->error_col)	/* else the statement's own mistake: the caret goes under the input */
+		find_function_line(p, NULL, err);
 }
 
 /* Puts text, the input that failed (set_error's, its failing line
@@ -557,16 +567,13 @@ static void cmd_help(struct app *a, const char *topic, int argcol)
 }
 
 /* What a line (or :load's code) that ran whole changes: the printed text,
- * the value it made last, an exercise's verdict, the exercises it solved
+ * an exercise's verdict, the exercises it solved
  * (kept in progress.json). */
 static void after_run(struct app *a)
 {
 	struct prompt *p = &a->prompt;
 	free(p->out);
 	p->out = xstrdup(printed.s ? printed.s : "");
-	struct session_value v;
-	if (session_last_value(p->session, &v))
-		show_value(p, &v, "");
 	const char *verdict = session_exercise_verdict(p->session);
 	/* not yet: the question stays in view under the verdict */
 	int open = -1;
@@ -623,13 +630,21 @@ static void last_statement(const char *line, char *buf, size_t size)
 	snprintf(buf, size, "%.*s", (int)(end - start), start);
 }
 
+/* Whether a and b are the same value shown: the very tensor, or text alike. */
+static bool same_value(const struct session_value *a, const struct session_value *b)
+{
+	if (a->t || b->t)
+		return a->t == b->t;
+	return a->text && b->text && strcmp(a->text, b->text) == 0;
+}
+
 /* The name the value a line made goes by: the variable its last statement
  * assigns ("X = [1 2; 3 4]", "X += 1"), when the workspace holds that very
- * tensor under it; else the statement itself when it is an expression
- * ("Q @ K.T"); else "". */
+ * value under it; else the statement itself when it is an expression
+ * ("Q @ K.T", "X.shape"); else "". */
 static void name_value(struct prompt *p, const char *line)
 {
-	if (!p->shown || !p->shown->t)
+	if (!p->shown)
 		return;
 	char st[sizeof p->shown_name];
 	last_statement(line, st, sizeof st);
@@ -642,7 +657,7 @@ static void name_value(struct prompt *p, const char *line)
 		struct session_value v;
 		struct qkv_error err;
 		if (session_show(p->session, st, &v, &err) == 0) {
-			if (v.t == p->shown->t)
+			if (same_value(&v, p->shown))
 				snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
 			session_value_free(&v);
 		}
@@ -661,6 +676,23 @@ static void name_value(struct prompt *p, const char *line)
 	snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
 }
 
+/* The view shows the value the statements just run (stmt, or NULL for
+ * :load's code) made, named after stmt when it is one line: a tensor as a
+ * heatmap, anything else (`X.shape`, a list, a number) as its text. True
+ * when they made one; else the view keeps the value it shows, under the
+ * name of the statement that made it (never stmt's, which made nothing:
+ * `print(X)` or `def f` is no title for an older tensor). */
+static bool take_value(struct prompt *p, const char *stmt)
+{
+	struct session_value v;
+	if (!session_last_value(p->session, &v))
+		return false;
+	show_value(p, &v, "");
+	if (stmt && !strchr(stmt, '\n'))
+		name_value(p, stmt);
+	return true;
+}
+
 /* Runs a typed line, all or nothing. */
 static void run_line(struct app *a, const char *line)
 {
@@ -673,7 +705,7 @@ static void run_line(struct app *a, const char *line)
 		return;
 	}
 	after_run(a);
-	name_value(p, line);
+	take_value(p, line);
 }
 
 static bool blank(char c)
@@ -713,7 +745,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 {
 	struct prompt *p = &a->prompt;
 	strbuf_reset(&printed);
-	size_t off = 0, last = 0, last_end = 0;
+	size_t off = 0;
 	bool ran = false;
 	while (off < len) {
 		size_t end;
@@ -757,19 +789,19 @@ static void run_cell(struct app *a, const char *src, size_t len)
 			return;
 		}
 		ran = true;
-		last = off;
-		last_end = off + end;
+		/* the value it made, by its name when it is one line: the last
+		 * statement that made one is the one shown */
+		size_t b = 0, n = end;
+		while (b < n && blank(src[off + b]))
+			b++;
+		while (n > b && blank(src[off + n - 1]))
+			n--;
+		char *one = xstrndup(src + off + b, n - b);
+		take_value(p, one);
+		free(one);
 		off += end;
 	}
 	after_run(a);
-	/* the value a last one-line statement made goes by its name */
-	char *one = xstrndup(src + last, last_end - last);
-	size_t n = strlen(one);
-	while (n > 0 && blank(one[n - 1]))
-		one[--n] = 0;
-	if (ran && !strchr(one, '\n'))
-		name_value(p, one);
-	free(one);
 }
 
 /* :show EXPR computes EXPR (twice for :show EXPR loops, the loops taking
@@ -906,9 +938,20 @@ static void cmd_load(struct app *a, const char *file, int argcol)
 	struct run_call c = { .file = file };
 	if (run_job(a, &c) < 0) {
 		set_error(p, argcol, c.err.msg);
+		/* raised inside a function (of the file, or typed earlier): its
+		 * line with the caret, from the code as it ran (for a lesson, its
+		 * statements, not the JSON around them), as qkv eval shows it */
+		size_t len;
+		struct qkv_error ran;
+		const char *code = session_load_failure(p->session, &len, &ran);
+		if (code && strchr(ran.msg, '\n')) {
+			struct errline_source src = { code, len, 1 };
+			find_function_line(p, &src, &ran);
+		}
 		return;
 	}
 	after_run(a);
+	take_value(p, NULL);
 	snprintf(p->message, sizeof p->message, "Loaded %.300s.", file);
 }
 

@@ -1,6 +1,6 @@
 /* prompt_view.c: the prompt's view beside its input (ui/prompt.c): the
  * value a line made or :show shows, as a heatmap with its title, cell cursor,
- * slices and inspector, the loops of :show EXPR loops, a listing (:ls,
+ * slices and inspector (a value not a tensor: its text under its name), the loops of :show EXPR loops, a listing (:ls,
  * :help), and what a running statement prints so far; the view's keys once
  * Tab gives it the focus (e exports what it shows: export_key.c). Reads
  * the prompt's state; runs no statement. */
@@ -230,7 +230,14 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 	int left = h - (top - y);
 	const struct tensor *t = p->shown->t;
 	if (!t) {
-		term_put(top, x, p->shown->text, w);
+		/* a value that is not a tensor (`X.shape`, a list, a number): its
+		 * text under its name, as a tensor's heatmap is, so that no older
+		 * heatmap stays as if it were the value just typed */
+		attron(A_BOLD);
+		term_put(top, x, p->shown_name[0] ? p->shown_name : "value", w);
+		attroff(A_BOLD);
+		if (left > 1)
+			draw_wrapped(p->shown->text, top + 1, x, w, left - 1, 0, 0);
 	} else if (p->loops) {
 		/* :show EXPR loops: the lesson's loops view, with the comparison's
 		 * numbers and verdict (lesson/compare's) */

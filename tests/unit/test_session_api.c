@@ -242,6 +242,43 @@ Test(session_api, the_last_value_should_be_the_last_tensor_or_number_of_a_line_t
 	session_free(s);
 }
 
+/* A line whose values are neither tensors nor numbers (`X.shape`, a list, a
+ * string, a type) makes its last one, as text: the prompt's view shows it
+ * instead of going on drawing an older tensor under its name. */
+Test(session_api, a_line_that_makes_no_tensor_or_number_should_make_its_last_value_as_text)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct session_value v;
+	must_run(s, "X = torch.zeros(2, 5)");
+	const char *lines[][2] = {
+		{ "X.shape", "torch.Size([2, 5])" },
+		{ "X.size()", "torch.Size([2, 5])" },
+		{ "[1, 2]", "[1, 2]" },
+		{ "w = 'text'", "'text'" },
+		{ "type(X)", "<class 'torch.Tensor'>" },
+		{ "X.shape; print('after it')", "torch.Size([2, 5])" },
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+		must_run(s, lines[i][0]);
+		cr_assert(session_last_value(s, &v), "%s", lines[i][0]);
+		cr_assert_null(v.t, "%s", lines[i][0]);
+		cr_assert_str_eq(v.text, lines[i][1], "%s", lines[i][0]);
+		session_value_free(&v);
+	}
+	/* a tensor or a number of the same line still comes first */
+	must_run(s, "X.shape; n = 4; w = 'x'");
+	cr_assert(session_last_value(s, &v));
+	cr_assert_str_eq(v.text, "4");
+	session_value_free(&v);
+	/* None, a def, an import make no value */
+	const char *none[] = { "q = None", "def f(a): return a", "import math" };
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+		must_run(s, none[i]);
+		cr_assert_not(session_last_value(s, &v), "%s", none[i]);
+	}
+	session_free(s);
+}
+
 /* ---- :show, :ls, completion, :reset ------------------------------------------------------- */
 
 Test(session_api, show_should_evaluate_without_changing_the_workspace_and_loops_should_compare)
@@ -634,6 +671,66 @@ Test(session_api, save_should_write_the_code_before_then_the_statements_typed_an
 	session_free(s);
 	unlink(path);
 	unlink(bad);
+	rmdir(dir);
+}
+
+/* An error raised inside a function of a file :load ran: the code as it
+ * ran and the error's place in it (the traceback's line, not the JSON
+ * file's), for the prompt to show the function's line with a caret. */
+Test(session_api, a_failed_load_should_keep_its_code_and_the_place_of_the_error_in_it)
+{
+	char dir[] = "/tmp/qkv-session-load-XXXXXX";
+	cr_assert_not_null(mkdtemp(dir));
+	char py[128], json[128];
+	snprintf(py, sizeof py, "%s/f.qkv", dir);
+	snprintf(json, sizeof json, "%s/f.json", dir);
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err, ran;
+	size_t len;
+	cr_assert_null(session_load_failure(s, &len, &ran), "no load yet");
+
+	FILE *f = fopen(py, "w");
+	fputs("def f(a):\n    b = a + 1\n    return b.nope\n\ny = f(torch.ones(2))\n", f);
+	fclose(f);
+	cr_assert_eq(session_load(s, py, &err), -1);
+	char want[256];
+	snprintf(want, sizeof want, "%s:3:14: ", py);
+	cr_assert(strncmp(err.msg, want, strlen(want)) == 0, "%s", err.msg);
+	cr_assert(strstr(err.msg, "\n  line 3, in f"), "%s", err.msg);
+	const char *code = session_load_failure(s, &len, &ran);
+	cr_assert_not_null(code);
+	cr_assert_eq(len, strlen(code));
+	cr_assert(strncmp(code, "def f(a):\n", 10) == 0, "%s", code);
+	cr_assert_eq(ran.line, 3);
+	cr_assert_eq(ran.col, 14);
+	cr_assert(strstr(ran.msg, "\n  line 3, in f"), "%s", ran.msg);
+
+	/* a lesson: the place in the code its steps make, not in the JSON */
+	f = fopen(json, "w");
+	fputs("{\"format\": 1, \"id\": \"l\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
+	      "  {\"title\": \"a\", \"text\": \"x\", \"code\": [\"def g(a):\", \"    return a.nope\"]},\n"
+	      "  {\"title\": \"b\", \"text\": \"x\", \"code\": [\"y = g(torch.ones(2))\"]}]}\n", f);
+	fclose(f);
+	cr_assert_eq(session_load(s, json, &err), -1);
+	cr_assert_eq(err.line, 2, "%s", err.msg);
+	code = session_load_failure(s, &len, &ran);
+	cr_assert_not_null(code);
+	cr_assert_str_eq(code, "def g(a):\n    return a.nope\ny = g(torch.ones(2))");
+	cr_assert_eq(ran.line, 2);
+	cr_assert_eq(ran.col, 14);
+
+	/* a file that cannot be read, or a load that runs, leaves none */
+	snprintf(want, sizeof want, "%s/missing.qkv", dir);
+	cr_assert_eq(session_load(s, want, &err), -1);
+	cr_assert_null(session_load_failure(s, &len, &ran));
+	f = fopen(py, "w");
+	fputs("z = 1\n", f);
+	fclose(f);
+	cr_assert_eq(session_load(s, py, &err), 0, "%s", err.msg);
+	cr_assert_null(session_load_failure(s, &len, &ran));
+	session_free(s);
+	unlink(py);
+	unlink(json);
 	rmdir(dir);
 }
 
