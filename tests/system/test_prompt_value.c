@@ -54,6 +54,15 @@ static void write_file(const char *suffix, const char *text)
 	close(fd);
 }
 
+/* On screen s, the function's line `row` (as drawn, after its margin and
+ * indentation) and under it the caret, in the column of word. */
+static void assert_caret_under(const char *s, const char *row, const char *word)
+{
+	const char *at = strstr(s, row);
+	cr_assert(at && strchr(at, '\n'), "%s", s);
+	cr_assert_eq(screen_column(strchr(at, '\n') + 1, "^"), screen_column(at, word), "%s", s);
+}
+
 /* ---- a value that is not a tensor ------------------------------------------------------ */
 
 static void shape_as_text(int w, int h)
@@ -124,9 +133,7 @@ static void load_function_error(int w, int h)
 	/* the place, the traceback, the function's line and the caret under "nope" */
 	const char *want[] = { place, "\n   line 4, in f\n     return b.nope()\n", NULL };
 	char *s = tmux_see_all(session, want);
-	const char *row = strstr(s, "     return b.nope()\n");
-	const char *caret = row ? strchr(row, '\n') + 1 : NULL;
-	cr_assert(caret && screen_column(caret, "^") == screen_column(row, "nope"), "%s", s);
+	assert_caret_under(s, "     return b.nope()\n", "nope");
 	free(s);
 	/* it changed nothing: f is not defined */
 	tmux_keys(session, "C-u");
@@ -160,8 +167,7 @@ Test(prompt_value, load_of_a_lesson_should_show_the_line_of_its_function_that_ra
 	tmux_line(session, cmd);
 	const char *want[] = { place, "steps[0].code[1]: ", "\n   line 2, in g\n     return a.nope\n", NULL };
 	char *s = tmux_see_all(session, want);
-	const char *row = strstr(s, "     return a.nope\n");
-	cr_assert(screen_column(strchr(row, '\n') + 1, "^") == screen_column(row, "nope"), "%s", s);
+	assert_caret_under(s, "     return a.nope\n", "nope");
 	free(s);
 }
 
@@ -178,7 +184,6 @@ Test(prompt_value, a_function_loaded_should_show_its_line_when_a_typed_call_rais
 	free(tmux_see(session, "Loaded "));
 	tmux_line(session, "h(1)");
 	char *s = tmux_see(session, "\n   line 2, in h\n     return a / nope\n");
-	const char *row = strstr(s, "     return a / nope\n");
-	cr_assert(screen_column(strchr(row, '\n') + 1, "^") == screen_column(row, "nope"), "%s", s);
+	assert_caret_under(s, "     return a / nope\n", "nope");
 	free(s);
 }
