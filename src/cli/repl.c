@@ -259,6 +259,24 @@ static void keep_loaded(struct repl *r, const char *path)
 	strbuf_free(&code);
 }
 
+/* After a :load that failed inside a function: under its traceback, the
+ * function's line with a caret, from the code :load ran (or a source
+ * before it), as for a statement typed. */
+static void show_load_function_line(struct repl *r)
+{
+	size_t len;
+	struct qkv_error ran;
+	const char *code = session_load_failure(r->s, &len, &ran);
+	if (!code || !strchr(ran.msg, '\n'))
+		return;
+	struct errline_source *sources = xcalloc((size_t)r->nsources + 1, sizeof *sources);
+	memcpy(sources, r->sources, sizeof *sources * (size_t)r->nsources);
+	sources[0] = (struct errline_source){ r->typed.s ? r->typed.s : "", r->typed.len, 1 };
+	sources[r->nsources] = (struct errline_source){ code, len, 1 };
+	cli_show_function_line(sources, r->nsources + 1, &ran);
+	free(sources);
+}
+
 /* Drops the first n bytes of pending (the lines that ran). */
 static void pending_drop(struct repl *r, size_t n)
 {
@@ -431,6 +449,8 @@ int cli_repl(int argc, char **argv, enum kernel_variant kv)
 			if (rc < 0) {
 				cli_show_caret(l, strlen(l), r.line_no, r.line_no, err.col, !r.tty);
 				fprintf(stderr, "error: %s\n", err.msg);
+				if (cmd.id == CMD_LOAD)
+					show_load_function_line(&r);
 				r.errors++;
 			}
 			if (rc == 0 && cmd.id == CMD_LOAD)

@@ -5,7 +5,7 @@
  * no value (print, def) leaves the view and its title as they were. And
  * :load of a file whose function raises shows, under the traceback, the
  * function's line with the caret under its column (as qkv eval does), for
- * a file of statements and for a lesson. */
+ * a file of statements and for a lesson, and so does qkv repl's :load. */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -186,4 +186,23 @@ Test(prompt_value, a_function_loaded_should_show_its_line_when_a_typed_call_rais
 	char *s = tmux_see(session, "\n   line 2, in h\n     return a / nope\n");
 	assert_caret_under(s, "     return a / nope\n", "nope");
 	free(s);
+}
+
+/* qkv repl's :load too: under the traceback, the function's line and the
+ * caret, as for a statement typed (cli/caret.c). */
+Test(prompt_value, the_plain_repls_load_should_show_the_line_of_a_function_that_raised, .fini = finish)
+{
+	write_file(".qkv", "def f(a):\n    b = a + 1\n    return b.nope()\n\ny = f(torch.ones(2))\n");
+	char input[128], want[512];
+	snprintf(input, sizeof input, ":load %s\n", file);
+	snprintf(want, sizeof want, "error: %s:3:14: 'Tensor' object has no attribute 'nope' in qkv\n"
+		 "  line 3, in f\n"
+		 "    return b.nope()\n"
+		 "             ^\n", file);
+	const char *argv[] = { "qkv", "repl", NULL };
+	char *out, *err;
+	run_qkv(argv, input, NULL, &out, &err);
+	cr_expect(strstr(err, want), "%s", err);
+	free(out);
+	free(err);
 }
