@@ -196,7 +196,9 @@ static const struct {
 	  NULL },
 	{ "load",
 	  ":load FILE runs a file's statements in the workspace: a lesson (.json) gives\n"
-	  "the code of all its steps in order, any other file is read as statements.",
+	  "the code of all its steps in order, any other file is read as statements.\n"
+	  "A statement that fails undoes the whole file and is named FILE:LINE:COL;\n"
+	  "raised inside a function, the function's line is shown with a caret.",
 	  NULL },
 	{ "export",
 	  ":export NAME FILE.svg writes the heatmap of a tensor of the workspace (or\n"
