@@ -236,8 +236,23 @@ void prompt_draw_view(struct app *a, int y, int x, int w, int h)
 		attron(A_BOLD);
 		term_put(top, x, p->shown_name[0] ? p->shown_name : "value", w);
 		attroff(A_BOLD);
-		if (left > 1)
-			draw_wrapped(p->shown->text, top + 1, x, w, left - 1, 0, 0);
+		if (left > 1) {
+			/* at most what the lines can hold (4 bytes a column at most),
+			 * cut at a character: the text of a list of a million is not
+			 * wrapped whole at each key, and its cut still ends in "…" */
+			const char *text = p->shown->text;
+			size_t room = (size_t)left * (size_t)(w > 0 ? w : 1) * 4 + 4, n = strnlen(text, room + 1);
+			struct strbuf cut;
+			strbuf_init(&cut);
+			if (n > room) {
+				while (room > 0 && ((unsigned char)text[room] & 0xC0) == 0x80)
+					room--;
+				strbuf_putn(&cut, text, room);
+				text = cut.s;
+			}
+			draw_wrapped(text, top + 1, x, w, left - 1, 0, 0);
+			strbuf_free(&cut);
+		}
 	} else if (p->loops) {
 		/* :show EXPR loops: the lesson's loops view, with the comparison's
 		 * numbers and verdict (lesson/compare's) */
