@@ -164,6 +164,7 @@ Test(completion, tab_twice_in_qkv_repl_should_list_the_names, .fini = finish)
 	start(100, 30, NULL, "repl");
 	free(tmux_see(session, ">>>"));
 	tmux_line(session, "attn_scores = 1");
+	free(tmux_see(session, ">>> attn_scores = 1\n>>>"));
 	tmux_line(session, "attn_weights = 2");
 	free(tmux_see(session, ">>> attn_weights = 2\n>>>"));
 	tmux_type(session, "at");
@@ -227,6 +228,9 @@ Test(completion, tab_should_complete_after_a_long_name_and_a_dot, .fini = finish
 	free(tmux_see(session, ">>>"));
 	snprintf(line, sizeof line, "%s = torch.ones(2)", name);
 	tmux_line(session, line);
+	/* the next prompt first: keys typed while the line runs are echoed by
+	 * the terminal, before readline has it back in raw mode */
+	free(tmux_see(session, "torch.ones(2)\n>>>"));
 	snprintf(line, sizeof line, "%s.softm", name);
 	tmux_type(session, line);
 	free(tmux_see(session, ".softm"));
