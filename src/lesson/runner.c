@@ -3,6 +3,7 @@
  * without changing the workspace, and turns positions inside code and
  * expressions into positions in the lesson file. Never prints. */
 #include "lesson/runner.h"
+#include "lesson/codeplace.h"
 #include "lesson/compare.h"
 #include "lesson/exercise.h"
 #include "core/format.h"
@@ -24,6 +25,7 @@ struct runner {
 	struct interp *I;
 	bool own;                  /* I is the runner's (runner_new), else borrowed (runner_on) */
 	int done;
+	int first;                 /* the lesson-wide number of the first line of the code running */
 	struct strbuf out;         /* output of the code being run */
 	struct out_piece *pieces;  /* and by statement */
 	int npieces;
@@ -77,7 +79,7 @@ static void capture(void *udata, const struct value *v, const char *text)
 	strbuf_init(&t);
 	strbuf_puts(&t, text);
 	strbuf_putc(&t, '\n');
-	r->pieces[r->npieces++] = (struct out_piece){ last, strbuf_detach(&t) };
+	r->pieces[r->npieces++] = (struct out_piece){ last - r->first + 1, strbuf_detach(&t) };
 }
 
 static void drop_pieces(struct runner *r)
@@ -145,28 +147,35 @@ static double now_ms(void)
 
 /* Runs code (lines of a step or a timing entry); a failure is reported at
  * the failing statement's place in the file. */
-static int run_code(struct runner *r, const char *code, const struct code_line *lines, int nlines, const char *path,
+static int run_code(struct runner *r, const char *code, const struct code_line *lines, const char *path,
 		    int flags, struct qkv_error *err)
 {
 	struct qkv_error e;
-	enum interp_status st = interp_run(r->I, code, strlen(code), 1, flags, &e);
+	/* numbered lesson-wide: a function's line stays its own in any step */
+	r->first = codeplace_first_line(r->l, lines);
+	enum interp_status st = interp_run(r->I, code, strlen(code), r->first, flags, &e);
 	if (st == INTERP_OK)
 		return 0;
-	int rc = st == INTERP_INTERRUPTED ? RUNNER_INTERRUPTED : -1;
-	int k = e.line - 1;
-	struct loc at = lesson_code_loc(r->l, lines, nlines, k, e.col);
-	char *p;
-	/* code given as an array names the element; one string with several
-	 * lines names the line */
-	if (nlines > 1 && lines[0].str_off != lines[nlines - 1].str_off)
-		p = subpath("%s[%d]", path, k < 0 ? 0 : k);
-	else if (nlines > 1)
-		p = subpath("%s (line %d)", path, k < 0 ? 1 : k + 1);
-	else
-		p = xstrdup(path);
-	lesson_error(r->l, at, p, err, "%s", e.msg);
-	free(p);
-	return rc;
+	int line, last;
+	interp_statement_lines(r->I, &line, &last);
+	codeplace_error(r->l, &e, line, path, err);
+	return st == INTERP_INTERRUPTED ? RUNNER_INTERRUPTED : -1;
+}
+
+/* An error evaluating the expression whose string is at `at`: at its
+ * column of the expression when it has one line, else (raised inside a
+ * function, its traceback naming the function's lines) at its start. */
+static void *expr_error(struct runner *r, struct loc at, const char *path, const struct qkv_error *e,
+			struct qkv_error *err)
+{
+	struct strbuf msg;
+	strbuf_init(&msg);
+	codeplace_traceback(r->l, e->msg, e->line, e->col, &msg);
+	struct loc inner = at;
+	inner.col += !codeplace_has_traceback(e->msg) && e->line == 1 ? e->col : 1;
+	lesson_error(r->l, inner, path, err, "%s", msg.s);
+	strbuf_free(&msg);
+	return NULL;
 }
 
 /* Evaluates a show's or an expect's expression: its value as a tensor (a
@@ -182,8 +191,7 @@ static struct tensor *eval_tensor(struct runner *r, const char *expr, struct loc
 		if (bare_name && strstr(e.msg, "is not defined"))
 			return lesson_error(r->l, at, path, err, "no tensor named '%s' exists after this step's code",
 					    expr), NULL;
-		struct loc inner = { at.line, at.col + (e.line == 1 ? e.col : 1) };
-		return lesson_error(r->l, inner, path, err, "%s", e.msg), NULL;
+		return expr_error(r, at, path, &e, err);
 	}
 	struct tensor *t = NULL;
 	if (v->kind == V_TENSOR)
@@ -282,11 +290,12 @@ struct timing_watch {
 	double excluded;           /* ms spent in the callback since */
 };
 
-/* The first line of every statement of code (1-based), counted by the parser;
- * returns how many. A syntax error ends the count (running reports it). */
-static int statement_lines(const char *code, int **lines)
+/* The first line of every statement of code (its first line numbered
+ * first), counted by the parser; returns how many. A syntax error ends the
+ * count (running reports it). */
+static int statement_lines(const char *code, int first, int **lines)
 {
-	struct parser *p = parser_new(code, strlen(code), 1);
+	struct parser *p = parser_new(code, strlen(code), first);
 	int n = 0, cap = 0;
 	*lines = NULL;
 	for (;;) {
@@ -343,7 +352,7 @@ static int eval_timing(struct runner *r, const struct show *s, struct shown *sh,
 		if (r->progress) {
 			w.p = (struct runner_progress){ st, s, t->label, i, s->ntimings, 0, 0, 0, t->repeat, 0, sh->timing_ms,
 							false };
-			w.p.nstatements = statement_lines(t->code, &w.first_line);
+			w.p.nstatements = statement_lines(t->code, codeplace_first_line(r->l, t->lines), &w.first_line);
 			interp_set_observer(r->I, timing_statement, &w);
 		}
 		int rc = 0;
@@ -355,7 +364,7 @@ static int eval_timing(struct runner *r, const struct show *s, struct shown *sh,
 				timing_report(&w, 0);
 			w.t0 = now_ms();
 			w.excluded = 0;
-			rc = run_code(r, t->code, t->lines, t->nlines, p, INTERP_DRY_RUN, err);
+			rc = run_code(r, t->code, t->lines, p, INTERP_DRY_RUN, err);
 			double ms = now_ms() - w.t0 - w.excluded;
 			best = ms < best ? ms : best;
 		}
@@ -473,7 +482,7 @@ int runner_step(struct runner *r, struct step_result *out, struct qkv_error *err
 	drop_pieces(r);	/* printed by an exercise check since the last step */
 	char *p = subpath("%s.code", st->path);
 	/* cancelled (Ctrl-C) part way, the step is undone whole, to run again */
-	int rc = run_code(r, st->code, st->lines, st->nlines, p, INTERP_PER_STATEMENT | INTERP_UNDO_ALL_ON_INTERRUPT,
+	int rc = run_code(r, st->code, st->lines, p, INTERP_PER_STATEMENT | INTERP_UNDO_ALL_ON_INTERRUPT,
 			  err);
 	free(p);
 	if (rc == RUNNER_INTERRUPTED) {
@@ -529,7 +538,7 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 		struct qkv_error e2;
 		struct value *v = interp_eval(r->I, e->expr, strlen(e->expr), &e2);
 		if (!v)
-			return lesson_error(r->l, e->at, e->path, err, "%s", e2.msg);
+			return expr_error(r, e->at, e->path, &e2, err), -1;
 		struct strbuf sb;
 		strbuf_init(&sb);
 		value_repr(&sb, v);
@@ -616,7 +625,7 @@ int runner_check_exercise(struct runner *r, const struct step *st, int k, bool *
 	struct solution_watch w = { want, x->tol, false };
 	interp_set_observer(r->I, watch_solution, &w);
 	char *p = subpath("%s.solution", x->path);
-	int rc = run_code(r, x->solution, x->solution_lines, x->nsolution, p, INTERP_DRY_RUN, err);
+	int rc = run_code(r, x->solution, x->solution_lines, p, INTERP_DRY_RUN, err);
 	free(p);
 	interp_set_observer(r->I, NULL, NULL);
 	tensor_unref(want);

@@ -4,6 +4,7 @@
  * Never changes the caller's workspace, never prints, never leaves a partial
  * or temporary file behind, and never replaces a file unless asked to. */
 #include "lesson/save.h"
+#include "lesson/codeplace.h"
 #include "lesson/lesson.h"
 #include "core/file.h"
 #include "core/format.h"
@@ -394,34 +395,6 @@ static bool ends_with_json(const char *path)
 	return len >= 5 && strcasecmp(path + len - 5, ".json") == 0;
 }
 
-static void append_lesson_code(const struct lesson *l, struct strbuf *code)
-{
-	bool first = true;
-	for (int i = 0; i < l->nsteps; i++) {
-		if (!*l->steps[i].code)
-			continue;
-		if (!first)
-			strbuf_putc(code, '\n');
-		strbuf_puts(code, l->steps[i].code);
-		first = false;
-	}
-}
-
-bool save_code_origin(const struct lesson *l, int line, int *step, int *k)
-{
-	for (int i = 0; i < l->nsteps && line >= 1; i++) {
-		if (!*l->steps[i].code)
-			continue;
-		if (line <= l->steps[i].nlines) {
-			*step = i;
-			*k = line - 1;
-			return true;
-		}
-		line -= l->steps[i].nlines;
-	}
-	return false;
-}
-
 /* The lesson to *lesson when the caller wants it, else freed. */
 static void keep_or_free(struct lesson *l, struct lesson **lesson)
 {
@@ -440,7 +413,7 @@ int save_load_code(const char *path, struct strbuf *code, struct lesson **lesson
 		l = lesson_load_file(path, NULL, NULL, err);
 		if (!l)
 			return -1;
-		append_lesson_code(l, code);
+		codeplace_steps_code(l, code);
 		keep_or_free(l, lesson);
 		return 0;
 	}
@@ -454,7 +427,7 @@ int save_load_code(const char *path, struct strbuf *code, struct lesson **lesson
 		free(text);
 		if (!l)
 			return -1;
-		append_lesson_code(l, code);
+		codeplace_steps_code(l, code);
 		keep_or_free(l, lesson);
 		return 0;
 	}

@@ -51,8 +51,5 @@ int save_write_lesson(const char *path, bool overwrite, const char *title, const
  * unchanged. With lesson not NULL, *lesson is the lesson loaded (the
  * caller frees it), or NULL for a file of statements or a failure. */
 int save_load_code(const char *path, struct strbuf *code, struct lesson **lesson, struct qkv_error *err);
-/* Where line `line` (from 1) of save_load_code's text of lesson l comes
- * from: true with the step's index and the line's index in its code. */
-bool save_code_origin(const struct lesson *l, int line, int *step, int *k);
 
 #endif

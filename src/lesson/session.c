@@ -4,6 +4,7 @@
  * line makes (exercise.c's exercise_judge); :show, :ls, :reset, :save, :load
  * and completion. Never prints, never touches a terminal, never exits. */
 #include "lesson/session.h"
+#include "lesson/codeplace.h"
 #include "core/mem.h"
 #include "core/ops.h"
 #include "lang/interp.h"
@@ -441,13 +442,12 @@ int session_load(struct session *s, const char *path, struct qkv_error *err)
 		s->load_err = e;
 	}
 	strbuf_free(&code);
-	int rc = 0, step, k;
-	if (st != SESSION_OK && l && save_code_origin(l, e.line, &step, &k)) {
+	int rc = 0;
+	if (st != SESSION_OK && l) {
 		/* a lesson's statement: its place in the JSON file, named as qkv check does */
-		const struct step *sp = &l->steps[step];
-		struct loc at = lesson_code_loc(l, sp->lines, sp->nlines, k, e.col);
-		rc = error_set(err, at.line, at.col, "%s:%d:%d: %s.code[%d]: %s", l->name, at.line, at.col, sp->path,
-			       k, e.msg);
+		int line, last;
+		interp_statement_lines(s->I, &line, &last);
+		rc = codeplace_error(l, &e, line, NULL, err);
 	} else if (st != SESSION_OK) {
 		rc = error_set(err, e.line, e.col, "%s:%d:%d: %s", path, e.line, e.col, e.msg);
 	}

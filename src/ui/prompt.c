@@ -16,6 +16,7 @@
 #include "core/mem.h"
 #include "core/utf8.h"
 #include "export/command.h"
+#include "lesson/codeplace.h"
 #include "lesson/commands.h"
 #include "lesson/compare.h"
 #include "lesson/exercise.h"
@@ -475,23 +476,28 @@ static void set_error(struct prompt *p, int col, const char *msg)
 	error_fn_text = NULL;
 }
 
-/* set_error of a statement that failed (col: its column in the input, as
- * set_error's); an error raised inside a function the student typed
- * earlier gets that function's line (find_function_line). */
 /* For an error raised inside a function (err's traceback; its line and
  * column in the source that defines it): the function's line, with the
  * caret under its column, as qkv repl shows it (view/errline), into
- * error_fn. It is looked for in the statements run so far (each numbered
- * from 1, as run_src runs them) and last in extra (the code :load ran, its
- * lines numbered from 1 too) when not NULL: the last of them whose line it
- * can be, a def run later replacing one before it. */
+ * error_fn. It is looked for in the lesson's steps (on a lesson's prompt),
+ * the statements run since (each numbered from 1, as run_src runs them)
+ * and last in extra (the code :load ran, its lines numbered from 1 too)
+ * when not NULL: the last of them whose line it can be, a def run later
+ * replacing one before it. */
 static void find_function_line(struct prompt *p, const struct errline_source *extra, const struct qkv_error *err)
 {
-	int n;
-	const char *const *typed = session_statements(p->session, &n);
-	struct errline_source *sources = xcalloc((size_t)n + 2, sizeof *sources);
-	for (int i = 0; i < n; i++)
-		sources[i] = (struct errline_source){ typed[i], strlen(typed[i]), 1 };
+	int ntyped, n = 0;
+	const char *const *typed = session_statements(p->session, &ntyped);
+	struct errline_source *sources = xcalloc((size_t)ntyped + 3, sizeof *sources);
+	/* a function of the lesson's: its steps ran numbered lesson-wide */
+	struct strbuf lesson_code;
+	strbuf_init(&lesson_code);
+	if (p->step && cur && cur->lesson) {
+		codeplace_steps_code(cur->lesson, &lesson_code);
+		sources[n++] = (struct errline_source){ lesson_code.s ? lesson_code.s : "", lesson_code.len, 1 };
+	}
+	for (int i = 0; i < ntyped; i++)
+		sources[n++] = (struct errline_source){ typed[i], strlen(typed[i]), 1 };
 	if (extra)
 		sources[n++] = *extra;
 	struct errline e;
@@ -499,9 +505,13 @@ static void find_function_line(struct prompt *p, const struct errline_source *ex
 		error_fn_text = xstrndup(e.text, e.len);
 		error_fn = (struct errline){ error_fn_text, e.len, e.col };
 	}
+	strbuf_free(&lesson_code);
 	free(sources);
 }
 
+/* set_error of a statement that failed (col: its column in the input, as
+ * set_error's); an error raised inside a function gets that function's
+ * line (find_function_line). */
 static void set_run_error(struct prompt *p, int col, const struct qkv_error *err)
 {
 	set_error(p, col, err->msg);

@@ -215,6 +215,33 @@ Test(function_caret, the_lessons_prompt_should_show_the_functions_line_of_a_nest
 	dir_remove(state);
 }
 
+/* A function of the lesson's own (lesson 3, step 7, the document's
+ * scaled_dot_product_attention) called at its prompt on the 2-D Q, K, V, as
+ * a student might: under the error, the function's line from the step's
+ * code and the caret (the steps' lines are numbered lesson-wide, so the
+ * line is the lesson's; it was not shown). */
+Test(function_caret, the_lessons_prompt_should_show_the_line_of_a_function_of_the_lesson)
+{
+	char state[64];
+	snprintf(state, sizeof state, "/tmp/qkv-fcaret-state-%d", (int)getpid());
+	dir_remove(state);
+	const char *session = tmux_start_qkv(100, 30, state, NULL, "3 --step 7", "sleep 30");
+	free(tmux_see(session, "step 7/"));
+	tmux_keys(session, ":");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "scaled_dot_product_attention(Q, K, V)");
+	char *s = tmux_see(session, "sqrt(dim_k)\n");
+	cr_expect(strstr(s, "\n IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)\n"
+			    "   line 64, in scaled_dot_product_attention\n"
+			    "     scores = torch.bmm(query, key.transpose(1, 2)) / sqrt(dim_k)\n"
+			    "                                                ^\n"
+			    ">>> scaled_dot_product_attention(Q, K, V)"),
+		  "%s", s);
+	free(s);
+	tmux_private_server_end();
+	dir_remove(state);
+}
+
 /* qkv --repl, 120x40 and 80x24: a line wider than the screen is cut around
  * the caret, "…" where it goes on; a def typed later replaces an earlier
  * one of the same name (its line is the one shown) */

@@ -42,6 +42,26 @@ Test(lessons, every_broken_lesson_should_be_refused_with_its_exact_message)
 	free(list);
 }
 
+/* An error raised inside a function a step before: qkv check and qkv run
+ * name the statement that called it and, under it, the function's line,
+ * each at its place in the file (the function's line was taken for one of
+ * the calling step's: no place, or the wrong one). */
+Test(lessons, an_error_inside_a_function_should_name_the_call_and_the_functions_line)
+{
+	static const char *const cmds[] = { "check", "run" };
+	static const char want[] =
+		"qkv: tests/lessons/bad/59-error-inside-a-function.json:21:10: steps[1].code[1]: name 'd_k' is not defined\n"
+		"  tests/lessons/bad/59-error-inside-a-function.json:13:44: steps[0].code[2], in attend\n";
+	for (int i = 0; i < 2; i++) {
+		char *out, *err;
+		int rc = qkv(cmds[i], "tests/lessons/bad/59-error-inside-a-function.json", NULL, NULL, &out, &err);
+		cr_expect_eq(rc, 2, "qkv %s: exit %d", cmds[i], rc);
+		cr_expect_str_eq(err, want, "qkv %s", cmds[i]);
+		free(out);
+		free(err);
+	}
+}
+
 Test(lessons, a_missing_file_and_a_huge_file_should_be_refused)
 {
 	char *out, *err;

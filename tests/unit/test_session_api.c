@@ -712,7 +712,13 @@ Test(session_api, a_failed_load_should_keep_its_code_and_the_place_of_the_error_
 	      "  {\"title\": \"b\", \"text\": \"x\", \"code\": [\"y = g(torch.ones(2))\"]}]}\n", f);
 	fclose(f);
 	cr_assert_eq(session_load(s, json, &err), -1);
-	cr_assert_eq(err.line, 2, "%s", err.msg);
+	/* in the message, the statement that ran and the function's line, each
+	 * at its place in the JSON file, as qkv check names them */
+	cr_assert_eq(err.line, 3, "%s", err.msg);
+	char *tb = strchr(err.msg, '\n');
+	cr_assert(tb && strstr(err.msg, ":3:41: steps[1].code: 'Tensor' object has no attribute") &&
+		  strstr(tb, ":2:67: steps[0].code[1], in g"),
+		  "%s", err.msg);
 	code = session_load_failure(s, &len, &ran);
 	cr_assert_not_null(code);
 	cr_assert_str_eq(code, "def g(a):\n    return a.nope\ny = g(torch.ones(2))");
