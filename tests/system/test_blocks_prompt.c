@@ -81,7 +81,7 @@ static void blocks_at(int w, int h, const char *env)
 	cr_assert(strstr(s, " >>> for i in range(3):\n ...     print(i * i)\n 0\n 1\n 4\n"), "%s", s);
 	free(s);
 	/* after return the next line goes back a level */
-	tmux_line(session, "def half(v):");
+	line_to("def half(v):", 8);
 	line_to("return v / 2", 4);
 	tmux_keys(session, "Enter");
 	tmux_line(session, "half(x[1])");

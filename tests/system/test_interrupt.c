@@ -278,6 +278,9 @@ Test(interrupt, ctrl_c_should_stop_a_while_loop_typed_at_the_prompt, .fini = sto
 	free(tmux_see(session, ">>>"));
 	tmux_keys(session, "'n = 0' Enter");
 	tmux_keys(session, "'while True:' Enter");
+	/* typed once the line is taken, as a person types it (keys waiting
+	 * with it are a paste, which brings its own indentation) */
+	free(tmux_see(session, ">>> while True:\n..."));
 	tmux_keys(session, "'n += 1' Enter");
 	keys_then_computing("Enter");	/* the empty line runs the block */
 	free(tmux_see(session, "Running..."));
