@@ -81,6 +81,23 @@ Test(prompt_view, an_expression_should_be_titled_by_itself, .fini = finish)
 	free(s);
 }
 
+/* print() makes no value: the tensor a line ending in one shows is named
+ * after the statement that made it ("print(X)" was its title, and
+ * "print(X)[0, 0]" its cell's name) */
+Test(prompt_view, a_line_ending_in_print_should_title_the_value_by_what_made_it, .fini = finish)
+{
+	start(80, 24);
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "X = torch.ones(2, 3); print(X)");
+	char *s = tmux_see(session, "X  (2\u00d73, float32)");
+	cr_assert(strstr(s, "X[0, 0] = 1.0000") && !strstr(s, "print(X)["), "%s", s);
+	free(s);
+	tmux_line(session, "Y = X @ X.T; print(X); print(\"a;b\", end=\"\")");
+	s = tmux_see(session, "Y  (2\u00d72, float32)");
+	cr_assert(strstr(s, "Y[0, 0] = ") && !strstr(s, "print("), "%s", s);
+	free(s);
+}
+
 Test(prompt_view, a_3d_tensor_should_show_a_slice_that_brackets_change, .fini = finish)
 {
 	start(120, 40);
