@@ -151,9 +151,10 @@ Test(prompt_value, load_should_show_the_line_of_a_function_that_raised_at_120x40
 	load_function_error(120, 40);
 }
 
-/* A lesson loaded: the place in its JSON file, named as qkv check names
- * it, and the function's line from its code with the caret in that code's
- * column (not the JSON's). */
+/* A lesson loaded: the statement that called the function and the
+ * function's line, each at its place in the JSON file, named as qkv check
+ * names them, and under them the function's line from its code with the
+ * caret in that code's column (not the JSON's). */
 Test(prompt_value, load_of_a_lesson_should_show_the_line_of_its_function_that_raised, .fini = finish)
 {
 	write_file(".json", "{\"format\": 1, \"id\": \"l\", \"title\": \"t\", \"source\": \"s\", \"summary\": \"s\", \"steps\": [\n"
@@ -161,11 +162,12 @@ Test(prompt_value, load_of_a_lesson_should_show_the_line_of_its_function_that_ra
 			    "  {\"title\": \"b\", \"text\": \"x\", \"code\": [\"y = g(torch.ones(2))\"]}]}\n");
 	start(120, 40, "--repl");
 	free(tmux_see(session, ">>>"));
-	char cmd[128], place[128];
+	char cmd[128], call[128], fn[128];
 	snprintf(cmd, sizeof cmd, ":load %s", file);
-	snprintf(place, sizeof place, "%s:2:", file);
+	snprintf(call, sizeof call, "%s:3:41: steps[1].code: ", file);
+	snprintf(fn, sizeof fn, "%s:2:67: steps[0].code[1], in g\n     return a.nope\n", file);
 	tmux_line(session, cmd);
-	const char *want[] = { place, "steps[0].code[1]: ", "\n   line 2, in g\n     return a.nope\n", NULL };
+	const char *want[] = { call, fn, NULL };
 	char *s = tmux_see_all(session, want);
 	assert_caret_under(s, "     return a.nope\n", "nope");
 	free(s);
