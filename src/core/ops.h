@@ -167,6 +167,11 @@ enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_ARGMAX,
 /* Over dim (all dims when all is true); keepdim as in torch. */
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err);
+/* Over the n distinct dims given (from 0), at once: sum(dim=(0, 2)),
+ * numpy's axis=(0, 2); none (numpy's axis=()) reduces each element alone.
+ * SUM, MEAN, MAX and MIN. */
+struct tensor *ops_reduce_dims(const struct ops_ctx *ctx, struct tensor *t, int n, const int *dims, bool keepdim,
+			       enum reduce_op op, struct qkv_error *err);
 /* torch.max / torch.min over dim: the values and the int64 indices of the
  * first largest (smallest) element of each line, the first NaN winning, as
  * torch's kernel picks them; keepdim as in torch. -1 with err for a bad dim
@@ -180,6 +185,9 @@ int ops_max_dim(const struct ops_ctx *ctx, struct tensor *t, int dim, bool keepd
  * for integers). torch refuses integers. */
 struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim, bool keepdim,
 		       double correction, bool take_sqrt, struct qkv_error *err);
+/* ops_var over the n distinct dims given (from 0), at once, as ops_reduce_dims. */
+struct tensor *ops_var_dims(const struct ops_ctx *ctx, struct tensor *t, int n, const int *dims, bool keepdim,
+			    double correction, bool take_sqrt, struct qkv_error *err);
 /* isinf / isnan / isfinite elementwise: a bool tensor of t's shape. */
 enum ops_class { OPS_ISINF, OPS_ISNAN, OPS_ISFINITE };
 struct tensor *ops_classify(struct tensor *t, enum ops_class what);

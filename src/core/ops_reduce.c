@@ -1,5 +1,5 @@
 /* ops_reduce.c: reductions with PyTorch's rules (sum, mean, max, min,
- * argmax, argmin over a dim or over everything, keepdim), the tests of
+ * argmax, argmin over a dim, several or everything, keepdim), the tests of
  * every element (isnan, isinf, isfinite, all, any) and isclose. Like ops.c,
  * never prints: a bad dim comes back as NULL with a message in the error
  * record. */
@@ -417,4 +417,96 @@ struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, in
 	}
 	tensor_unref(c);
 	return out;
+}
+
+/* ---- over several dims at once ------------------------------------------------------------ */
+
+/* t with the dims marked in red moved last, in order, and merged into one
+ * (the kept dims before it, in order): a reduction over its last dim is
+ * one over all of them. With none marked, a last dim of 1 (numpy's
+ * axis=(): each element alone). */
+static struct tensor *merge_reduced(const struct ops_ctx *ctx, struct tensor *t, const bool *red,
+				    struct qkv_error *err)
+{
+	int perm[TENSOR_MAX_DIMS], k = 0, nk = 0;
+	int64_t shape[TENSOR_MAX_DIMS], n = 1;
+	for (int i = 0; i < t->ndim; i++)
+		if (!red[i]) {
+			perm[k++] = i;
+			shape[nk++] = t->shape[i];
+		}
+	for (int i = 0; i < t->ndim; i++)
+		if (red[i]) {
+			perm[k++] = i;
+			n *= t->shape[i];
+		}
+	if (nk == TENSOR_MAX_DIMS) {
+		error_set(err, 0, 0, "a tensor has at most %d dims", TENSOR_MAX_DIMS);
+		return NULL;
+	}
+	shape[nk] = n;
+	struct tensor *p = ops_permute(t, perm, t->ndim, err);
+	if (!p)
+		return NULL;
+	struct tensor *m = ops_reshape(ctx, p, nk + 1, shape, err);
+	tensor_unref(p);
+	return m;
+}
+
+/* r (reduced over the last dim of merge_reduced's tensor) given the shape a
+ * reduction of t over red keeps (a 1 in place of each dim reduced) with
+ * keepdim; r itself without. */
+static struct tensor *keep_dims(const struct ops_ctx *ctx, struct tensor *r, const struct tensor *t, const bool *red,
+				bool keepdim, struct qkv_error *err)
+{
+	if (!r || !keepdim)
+		return r;
+	int64_t shape[TENSOR_MAX_DIMS];
+	for (int i = 0; i < t->ndim; i++)
+		shape[i] = red[i] ? 1 : t->shape[i];
+	struct tensor *k = ops_reshape(ctx, r, t->ndim, shape, err);
+	tensor_unref(r);
+	return k;
+}
+
+/* Marks the n distinct dims (from 0) in red; whether they are all of t's
+ * (or t is 0-d: there is nothing but everything to reduce). */
+static bool mark_dims(const struct tensor *t, int n, const int *dims, bool *red)
+{
+	memset(red, 0, sizeof(bool) * TENSOR_MAX_DIMS);
+	for (int i = 0; i < n; i++)
+		red[dims[i]] = true;
+	return t->ndim == 0 || (n == t->ndim && n > 0);
+}
+
+struct tensor *ops_reduce_dims(const struct ops_ctx *ctx, struct tensor *t, int n, const int *dims, bool keepdim,
+			       enum reduce_op op, struct qkv_error *err)
+{
+	bool red[TENSOR_MAX_DIMS];
+	if (mark_dims(t, n, dims, red))
+		return ops_reduce(ctx, t, true, 0, keepdim, op, err);
+	if (n == 1)
+		return ops_reduce(ctx, t, false, dims[0], keepdim, op, err);
+	struct tensor *m = merge_reduced(ctx, t, red, err);
+	if (!m)
+		return NULL;
+	struct tensor *r = ops_reduce(ctx, m, false, m->ndim - 1, false, op, err);
+	tensor_unref(m);
+	return keep_dims(ctx, r, t, red, keepdim, err);
+}
+
+struct tensor *ops_var_dims(const struct ops_ctx *ctx, struct tensor *t, int n, const int *dims, bool keepdim,
+			    double correction, bool take_sqrt, struct qkv_error *err)
+{
+	bool red[TENSOR_MAX_DIMS];
+	if (mark_dims(t, n, dims, red))
+		return ops_var(ctx, t, true, 0, keepdim, correction, take_sqrt, err);
+	if (n == 1)
+		return ops_var(ctx, t, false, dims[0], keepdim, correction, take_sqrt, err);
+	struct tensor *m = merge_reduced(ctx, t, red, err);
+	if (!m)
+		return NULL;
+	struct tensor *r = ops_var(ctx, m, false, m->ndim - 1, false, correction, take_sqrt, err);
+	tensor_unref(m);
+	return keep_dims(ctx, r, t, red, keepdim, err);
 }

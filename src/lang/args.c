@@ -176,6 +176,42 @@ int args_axis(struct call *c, struct args *a, int i, int ndim, enum flavor fl, i
 	return 0;
 }
 
+int args_reduce_dims(struct call *c, struct args *a, int i, int ndim, enum flavor fl, bool several, bool *all,
+		     int *n, int *dims, struct qkv_error *err)
+{
+	const struct value *v = a->v[i];
+	*all = !v || v->kind == V_NONE;
+	*n = 0;
+	if (*all)
+		return 0;
+	if (several && v->kind == V_LIST && fl == FLAVOR_NUMPY)	/* numpy takes a tuple of axes, not a list */
+		return args_error(err, c, a, i, "TypeError: 'list' object cannot be interpreted as an integer");
+	if (!several || !(v->kind == V_TUPLE || v->kind == V_LIST)) {
+		*n = 1;
+		return args_axis(c, a, i, ndim, fl, dims, err);
+	}
+	bool seen[TENSOR_MAX_DIMS] = { false };	/* distinct dims in range: *n stays within ndim */
+	for (int k = 0; k < v->n; k++) {
+		const struct value *d = v->items[k];
+		if (d->kind != V_INT && fl == FLAVOR_NUMPY)
+			return args_error(err, c, a, i, "TypeError: '%s' object cannot be interpreted as an integer",
+					  value_type_name(d));
+		if (d->kind != V_INT)
+			return args_error(err, c, a, i, "%s(): the dims must be ints, not %s", c->name,
+					  value_type_name(d));
+		int dim;
+		if (args_norm_dim(d->i, ndim, fl, &dim, err) < 0)
+			return args_error(err, c, a, i, "%s", err->msg);
+		if (seen[dim])
+			return args_error(err, c, a, i, fl == FLAVOR_NUMPY ? "ValueError: duplicate value in 'axis'"
+					  : "dim %d appears multiple times in the list of dims", dim);
+		seen[dim] = true;
+		dims[(*n)++] = dim;
+	}
+	*all = *n == 0 && fl == FLAVOR_TORCH;	/* torch's dim=() is every dim */
+	return 0;
+}
+
 int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err)
 {
 	return args_axis(c, a, i, ndim, FLAVOR_TORCH, out, err);

@@ -49,6 +49,12 @@ int args_norm_dim(int64_t d, int ndim, enum flavor fl, int *out, struct qkv_erro
 int args_axis(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *out, struct qkv_error *err);
 /* args_axis with torch's message. */
 int args_dim(struct call *c, struct args *a, int i, int ndim, int *out, struct qkv_error *err);
+/* Argument i as the dims a reduction is over (sum, mean, amax, var, numpy's
+ * max...): None or absent (*all), one dim, or (when several may be) a
+ * torch tuple or list (empty: *all) or a numpy tuple (empty: none, *n = 0);
+ * each normalised, none twice (torch's or numpy's message), into dims[*n]. */
+int args_reduce_dims(struct call *c, struct args *a, int i, int ndim, enum flavor fl, bool several, bool *all,
+		     int *n, int *dims, struct qkv_error *err);
 /* A tuple of dims (permute, numpy's transpose) from the collected "*" tuple:
  * *n of them, each normalised, none twice (torch's or numpy's message). */
 int args_dims(struct call *c, struct args *a, int i, int ndim, enum flavor fl, int *n, int *dims,

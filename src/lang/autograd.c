@@ -214,6 +214,8 @@ static const struct rule rules[] = {
 	{ "torch.Tensor", R_SELF, NULL, NULL },
 	{ "torch.abs", R_FN, "AbsBackward0", NULL },
 	{ "torch.allclose", R_NONE, NULL, NULL },
+	{ "torch.amax", R_FN, "AmaxBackward0", NULL },
+	{ "torch.amin", R_FN, "AminBackward0", NULL },
 	{ "torch.arange", R_CREATE, NULL, NULL },
 	{ "torch.argmax", R_NONE, NULL, NULL },
 	{ "torch.argmin", R_NONE, NULL, NULL },

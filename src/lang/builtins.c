@@ -485,15 +485,16 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 	if (args_bind(c, numpy ? P("a", "axis", "keepdims") : P("input", "dim", "keepdim"), 1, &a, err) < 0)
 		return NULL;
 	struct tensor *x;
-	bool owned = false, keep;
-	int dim = 0;
+	bool owned = false, keep, all;
+	int dims[TENSOR_MAX_DIMS], n;
 	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
 		return args_fail(&a);
-	bool all = !a.v[1] || a.v[1]->kind == V_NONE;
 	struct tensor *r = NULL;
-	if ((all || args_axis(c, &a, 1, x->ndim, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) == 0) &&
+	enum flavor fl = numpy ? FLAVOR_NUMPY : FLAVOR_TORCH;
+	/* argmax and argmin take one dim, the others several */
+	if (args_reduce_dims(c, &a, 1, x->ndim, fl, op < REDUCE_ARGMAX, &all, &n, dims, err) == 0 &&
 	    args_bool(c, &a, 2, false, &keep, err) == 0) {
-		r = ops_reduce(OPS(c), x, all, dim, keep, op, err);
+		r = all ? ops_reduce(OPS(c), x, true, 0, keep, op, err) : ops_reduce_dims(OPS(c), x, n, dims, keep, op, err);
 		if (!r)
 			args_error(err, c, &a, 1, "%s", err->msg);
 	}
@@ -504,6 +505,8 @@ static struct value *reduce(struct call *c, enum reduce_op op, bool numpy, struc
 
 static struct value *f_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, false, err); }
 static struct value *f_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, false, err); }
+static struct value *f_amax(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, false, err); }
+static struct value *f_amin(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MIN, false, err); }
 static struct value *np_sum(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_SUM, true, err); }
 static struct value *np_mean(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MEAN, true, err); }
 static struct value *np_max(struct call *c, struct qkv_error *err) { return reduce(c, REDUCE_MAX, true, err); }
@@ -1280,7 +1283,7 @@ static const struct builtin functions[] = {
 	{ "torch.softmax", f_softmax }, { "torch.exp", f_exp }, { "torch.sqrt", f_sqrt }, { "torch.log", f_log },
 	{ "torch.abs", f_abs }, { "torch.tanh", f_tanh }, { "torch.relu", f_relu },
 	{ "torch.sin", f_sin }, { "torch.cos", f_cos },
-	{ "torch.sum", f_sum }, { "torch.mean", f_mean },
+	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.amax", f_amax }, { "torch.amin", f_amin },
 	{ "torch.argmax", f_argmax }, { "torch.argmin", f_argmin },
 	{ "torch.isinf", f_isinf }, { "torch.isnan", f_isnan }, { "torch.isfinite", f_isfinite },
 	{ "torch.cat", f_cat }, { "torch.stack", f_stack },

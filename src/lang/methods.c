@@ -227,12 +227,14 @@ static struct value *m_reduce(struct call *c, enum reduce_op op, struct qkv_erro
 	bool numpy = is_numpy(c);
 	if (args_bind(c, numpy ? P("axis", "keepdims") : P("dim", "keepdim"), 0, &a, err) < 0)
 		return NULL;
-	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
-	int dim = 0;
-	if ((!all && args_axis(c, &a, 0, SELF(c)->ndim, SELF(c)->flavor, &dim, err) < 0) ||
+	bool all, keep;
+	int dims[TENSOR_MAX_DIMS], n;
+	/* argmax and argmin take one dim, the others several */
+	if (args_reduce_dims(c, &a, 0, SELF(c)->ndim, SELF(c)->flavor, op < REDUCE_ARGMAX, &all, &n, dims, err) < 0 ||
 	    args_bool(c, &a, 1, false, &keep, err) < 0)
 		return args_fail(&a);
-	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, dim, keep, op, err);
+	struct tensor *r = all ? ops_reduce(OPS(c), SELF(c), true, 0, keep, op, err)
+			       : ops_reduce_dims(OPS(c), SELF(c), n, dims, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
 	return args_done(c, &a, r, err);
@@ -258,11 +260,13 @@ static struct value *m_amax_common(struct call *c, enum reduce_op op, struct qkv
 	struct args a;
 	if (args_bind(c, P("dim", "keepdim"), 0, &a, err) < 0)
 		return NULL;
-	bool all = !a.v[0] || a.v[0]->kind == V_NONE, keep;
-	int dim = 0;
-	if ((!all && args_dim(c, &a, 0, SELF(c)->ndim, &dim, err) < 0) || args_bool(c, &a, 1, false, &keep, err) < 0)
+	bool all, keep;
+	int dims[TENSOR_MAX_DIMS], n;
+	if (args_reduce_dims(c, &a, 0, SELF(c)->ndim, FLAVOR_TORCH, true, &all, &n, dims, err) < 0 ||
+	    args_bool(c, &a, 1, false, &keep, err) < 0)
 		return args_fail(&a);
-	struct tensor *r = ops_reduce(OPS(c), SELF(c), all, dim, keep, op, err);
+	struct tensor *r = all ? ops_reduce(OPS(c), SELF(c), true, 0, keep, op, err)
+			       : ops_reduce_dims(OPS(c), SELF(c), n, dims, keep, op, err);
 	if (!r)
 		args_error(err, c, &a, 0, "%s", err->msg);
 	return args_done(c, &a, r, err);

@@ -258,38 +258,6 @@ struct value *rank_topk(struct call *c, struct qkv_error *err)
 
 /* ---- std and var ------------------------------------------------------------------------ */
 
-/* A dim argument that may be None (all), an int, or a list or tuple of
- * dims: all of them distinct (all) or one. */
-static int dims_of(struct call *c, struct bound *b, int i, bool *all, int *dim, struct qkv_error *err)
-{
-	struct value *v = arg(b, i);
-	*all = !v || v->kind == V_NONE;
-	if (*all)
-		return 0;
-	if (v->kind != V_LIST && v->kind != V_TUPLE)
-		return dim_of(c, b, i, dim, err);
-	int ndim = b->x->ndim;
-	bool seen[TENSOR_MAX_DIMS] = { false };
-	for (int k = 0; k < v->n; k++) {
-		int64_t d;
-		int nd;
-		if (value_to_int(v->items[k], &d, "dim", err) < 0 || args_norm_dim(d, ndim, b->x->flavor, &nd, err) < 0)
-			return args_error(err, c, &b->a, i - b->off, "%s", err->msg);
-		if (seen[nd])
-			return args_error(err, c, &b->a, i - b->off, "dim %d appears multiple times in the list of dims", nd);
-		seen[nd] = true;
-		*dim = nd;
-	}
-	if (v->n == 0 || v->n == ndim) {
-		*all = true;
-		return 0;
-	}
-	if (v->n == 1)
-		return 0;
-	return args_error(err, c, &b->a, i - b->off, "%s() over %d of %d dims is not supported in qkv: give one dim or all",
-			  c->name, v->n, ndim);
-}
-
 static struct value *spread(struct call *c, bool take_sqrt, struct qkv_error *err)
 {
 	bool numpy = (c->self ? c->self->t->flavor : FLAVOR_TORCH) == FLAVOR_NUMPY || strncmp(c->name, "np.", 3) == 0;
@@ -298,12 +266,14 @@ static struct value *spread(struct call *c, bool take_sqrt, struct qkv_error *er
 		  : bind(c, P("input", "dim", "unbiased", "keepdim", "correction"), 1, &b, err) < 0)
 		return NULL;
 	bool all, keep;
-	int dim = 0;
+	int dims[TENSOR_MAX_DIMS], n = 0;
 	double corr = 1;
+	enum flavor fl = numpy ? FLAVOR_NUMPY : FLAVOR_TORCH;
 	if (numpy) {
 		if (given(&b, 2) || given(&b, 3))
 			return FAIL_AT(c, &b, given(&b, 2) ? 2 : 3, "%s(): dtype= and out= are not supported in qkv", c->name);
-		if (dims_of(c, &b, 1, &all, &dim, err) < 0 || args_double(c, &b.a, 4 - b.off, 0, &corr, err) < 0 ||
+		if (args_reduce_dims(c, &b.a, 1 - b.off, b.x->ndim, fl, true, &all, &n, dims, err) < 0 ||
+		    args_double(c, &b.a, 4 - b.off, 0, &corr, err) < 0 ||
 		    args_bool(c, &b.a, 5 - b.off, false, &keep, err) < 0)
 			return bound_fail(&b);
 	} else {
@@ -315,7 +285,7 @@ static struct value *spread(struct call *c, bool take_sqrt, struct qkv_error *er
 				return FAIL_AT(c, &b, 2, "%s(): unbiased given twice", c->name);
 			at = 1;
 			all = true;
-		} else if (dims_of(c, &b, 1, &all, &dim, err) < 0) {
+		} else if (args_reduce_dims(c, &b.a, 1 - b.off, b.x->ndim, fl, true, &all, &n, dims, err) < 0) {
 			return bound_fail(&b);
 		}
 		if (args_bool(c, &b.a, at - b.off, true, &unbiased, err) < 0 || args_bool(c, &b.a, 3 - b.off, false, &keep, err) < 0)
@@ -330,7 +300,8 @@ static struct value *spread(struct call *c, bool take_sqrt, struct qkv_error *er
 			corr = (double)ci;
 		}
 	}
-	struct tensor *r = ops_var(OPS(c), b.x, all, dim, keep, corr, take_sqrt, err);
+	struct tensor *r = all ? ops_var(OPS(c), b.x, true, 0, keep, corr, take_sqrt, err)
+			       : ops_var_dims(OPS(c), b.x, n, dims, keep, corr, take_sqrt, err);
 	if (!r)
 		args_error(err, c, &b.a, -1, "%s", err->msg);
 	return bound_done(c, &b, r, err);

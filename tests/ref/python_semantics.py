@@ -189,6 +189,15 @@ PROGRAMS = [
     ("numpy_xor_of_float_arrays", "import numpy as np\nx = np.ones(2) ^ np.ones(2)"),
     ("numpy_xor_of_an_integer_array_and_a_float", "import numpy as np\nx = np.array([5, 3]) ^ 1.5"),
     ("numpy_and_of_float_arrays", "import numpy as np\nx = np.ones(2) & np.ones(2)"),
+    # reductions over several dims at once: torch's tuple or list (empty: every dim), numpy's tuple (empty: none)
+    ("reductions_over_several_dims_torch", "import torch\nX = torch.arange(24.).reshape(2, 3, 4)\nprint(X.sum(dim=(0, 2)), X.sum(dim=()), X.mean((0, -1)), X.amax(dim=(0, 2)), torch.amin(X, (0, 2)))\nprint(X.sum((0, 2), keepdim=True).shape, torch.sum(X, [1, 2]), torch.mean(X, dim=[0, 1]).shape, X.bool().sum((0, 1)), X.amin((2, 0), True).shape)\nprint(X.var(dim=(0, 2)), X.std((0, 2)), torch.amax(X), X.transpose(0, 2).sum((0, 1)), X.sum(dim=(-1, -2, 0)), X[:, :, :0].amax((0, 1)).shape)\nprint(X.var((0, 2), keepdim=True).shape, torch.var(X, [1, 2], unbiased=False), X.sum(dim=[]))"),
+    ("reductions_over_a_repeated_dim_torch", "import torch\nX = torch.ones(2, 3)\nX.sum(dim=(0, -2))"),
+    ("reductions_over_a_dim_out_of_range_torch", "import torch\nX = torch.ones(2, 3)\nX.mean(dim=(0, 5))"),
+    ("reductions_over_several_dims_of_integers_torch", "import torch\nX = torch.ones(2, 3, dtype=torch.int64)\nprint(X.sum((0, 1)), X.amax((0, 1)))\nX.mean((0, 1))"),
+    ("reductions_over_several_axes_numpy", "import numpy as np\na = np.arange(24.).reshape(2, 3, 4)\nprint(np.sum(a, axis=(0, 2)), a.mean(axis=(0, -1)), a.max(axis=(0, 2)), np.amin(a, (0, 2)), a.min(axis=(1, 2), keepdims=True).shape)\nprint(np.var(a, axis=(0, 2)), np.std(a, axis=(0, 2)), a.sum(axis=()).shape, np.mean(a, (2, 0)), np.max(a, axis=(0, 1, 2)), np.arange(6).reshape(2, 3).sum(axis=(0, 1)))"),
+    ("reductions_over_a_repeated_axis_numpy", "import numpy as np\nnp.sum(np.ones((2, 3)), axis=(0, 0))"),
+    ("reductions_over_a_list_of_axes_numpy", "import numpy as np\nnp.sum(np.ones((2, 3)), axis=[0, 1])"),
+    ("reductions_over_an_axis_out_of_range_numpy", "import numpy as np\nnp.ones((2, 3)).mean(axis=(0, 2))"),
 ]
 
 
