@@ -32,27 +32,29 @@ struct value *runtime_iter(struct interp *I, struct value *v, struct qkv_error *
 {
 	(void)I;
 	switch (v->kind) {
-	case V_LIST: case V_TUPLE: case V_SIZE: case V_SET:
+	case V_LIST: case V_TUPLE: case V_SIZE:
 		return make_iter(IT_SEQ, v, -1);
+	case V_SET:	/* n: its size, which must not change while it is iterated */
+		return make_iter(IT_SEQ, v, v->n);
 	case V_STR:
 		return make_iter(IT_STR, v, (int64_t)strlen(v->str));
 	case V_RANGE:
 		return make_iter(IT_RANGE, v, value_range_len(v));
 	case V_DICT:
-		return make_iter(IT_DICT_KEYS, v, -1);
+		return make_iter(IT_DICT_KEYS, v, v->n);
 	case V_TENSOR:
 		if (v->t->ndim == 0)
 			return error_set(err, 0, 0, "TypeError: iteration over a 0-d tensor"), NULL;
 		return make_iter(IT_TENSOR, v, v->t->shape[0]);
 	case V_ITER:
 		if (v->it->view) {	/* a dict view starts over each time */
-			struct value *c = make_iter(v->it->kind, v->it->src, -1);
+			struct value *c = make_iter(v->it->kind, v->it->src, v->it->src->n);
 			return c;
 		}
 		return value_ref(v);
 	case V_INSTANCE:
 		if (v->inst->modules && v->inst->cls->cls->builtin != CLS_USER)
-			return make_iter(IT_DICT_VALUES, v->inst->modules, -1);
+			return make_iter(IT_DICT_VALUES, v->inst->modules, v->inst->modules->n);
 		break;
 	default:
 		break;
@@ -66,6 +68,8 @@ int runtime_next(struct interp *I, struct value *itv, struct value **out, struct
 	struct value *src = it->src;
 	switch (it->kind) {
 	case IT_SEQ:
+		if (src->kind == V_SET && it->n >= 0 && src->n != it->n)
+			return error_set(err, 0, 0, "RuntimeError: Set changed size during iteration");
 		if (it->i >= src->n)
 			return 0;
 		if (it->i == 0)
@@ -97,6 +101,8 @@ int runtime_next(struct interp *I, struct value *itv, struct value **out, struct
 		return 1;
 	}
 	case IT_DICT_KEYS: case IT_DICT_VALUES: case IT_DICT_ITEMS:
+		if (it->n >= 0 && src->n != it->n)	/* n: the size it had when the iteration began */
+			return error_set(err, 0, 0, "RuntimeError: dictionary changed size during iteration");
 		if (it->i >= src->n)
 			return 0;
 		if (it->kind == IT_DICT_ITEMS) {

@@ -189,6 +189,13 @@ PROGRAMS = [
     ("numpy_xor_of_float_arrays", "import numpy as np\nx = np.ones(2) ^ np.ones(2)"),
     ("numpy_xor_of_an_integer_array_and_a_float", "import numpy as np\nx = np.array([5, 3]) ^ 1.5"),
     ("numpy_and_of_float_arrays", "import numpy as np\nx = np.ones(2) & np.ones(2)"),
+    # a dict or a set changed in size while it is iterated stops the loop; a value replaced does not
+    ("dict_changed_size_during_iteration", "d = {1: 2, 3: 4}\nfor k in d:\n    d[k + 10] = 1"),
+    ("dict_view_changed_size_during_iteration", "d = {1: 2, 3: 4}\nn = 0\nfor k, v in d.items():\n    n += 1\n    if n == 2:\n        del d[1]"),
+    ("dict_values_replaced_during_iteration", "d = {1: 2, 3: 4}\nfor k in d:\n    d[k] = k * 10\nfor v in d.values():\n    d[1] = v\nprint(d, [k for k in d])"),
+    ("set_changed_size_during_iteration", "s = {1, 2}\nfor k in s:\n    s.add(k + 10)"),
+    ("set_same_item_added_during_iteration", "s = {1, 2}\nfor k in s:\n    s.add(k)\nprint(s)\nl = [1, 2]\nfor x in l:\n    if len(l) < 5:\n        l.append(x)\nprint(l)"),
+    ("set_changed_size_in_a_comprehension", "s = {1, 2, 3}\nprint([s.discard(x) for x in s])"),
     # reductions over several dims at once: torch's tuple or list (empty: every dim), numpy's tuple (empty: none)
     ("reductions_over_several_dims_torch", "import torch\nX = torch.arange(24.).reshape(2, 3, 4)\nprint(X.sum(dim=(0, 2)), X.sum(dim=()), X.mean((0, -1)), X.amax(dim=(0, 2)), torch.amin(X, (0, 2)))\nprint(X.sum((0, 2), keepdim=True).shape, torch.sum(X, [1, 2]), torch.mean(X, dim=[0, 1]).shape, X.bool().sum((0, 1)), X.amin((2, 0), True).shape)\nprint(X.var(dim=(0, 2)), X.std((0, 2)), torch.amax(X), X.transpose(0, 2).sum((0, 1)), X.sum(dim=(-1, -2, 0)), X[:, :, :0].amax((0, 1)).shape)\nprint(X.var((0, 2), keepdim=True).shape, torch.var(X, [1, 2], unbiased=False), X.sum(dim=[]))"),
     ("reductions_over_a_repeated_dim_torch", "import torch\nX = torch.ones(2, 3)\nX.sum(dim=(0, -2))"),
