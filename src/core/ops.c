@@ -589,22 +589,39 @@ struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct o
 	return out;
 }
 
+/* x shifted by y (op '<' left, '>' right) as each library shifts int64:
+ * torch as the machine's shift instructions do (the count taken modulo 64),
+ * numpy as counts past the width (or negative) fill the value in: 0, or
+ * -1 to the right of a negative. */
+static int64_t shift(int64_t x, int64_t y, char op, enum flavor fl)
+{
+	if (fl == FLAVOR_NUMPY && (uint64_t)y >= 64)
+		return op == '<' || x >= 0 ? 0 : -1;
+	unsigned k = (unsigned)((uint64_t)y & 63);
+	return op == '<' ? (int64_t)((uint64_t)x << k) : x >> k;	/* >> of a negative: arithmetic (gcc, clang) */
+}
+
 struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b, char op,
 			   struct qkv_error *err)
 {
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
-	const char *name = op == '|' ? "bitwise_or" : op == '^' ? "bitwise_xor" : "bitwise_and";
-	const char sym[] = { op, 0 };
+	bool shifts = op == '<' || op == '>';
 	enum flavor fl = result_flavor(a, b);
+	const char *name = op == '|' ? "bitwise_or" : op == '^' ? "bitwise_xor" : op == '&' ? "bitwise_and"
+			   : fl == FLAVOR_NUMPY ? (op == '<' ? "left_shift" : "right_shift") : (op == '<' ? "lshift" : "rshift");
+	const char *sym = op == '<' ? "<<" : op == '>' ? ">>" : op == '|' ? "|" : op == '^' ? "^" : "&";
 	enum dtype rd = promote(a, b, fl);
-	if (dtype_is_float(rd)) {	/* each library's own words */
-		if (fl == FLAVOR_NUMPY)
+	if (dtype_is_float(rd) || (shifts && rd == DT_BOOL)) {	/* each library's own words */
+		if (fl == FLAVOR_NUMPY && rd == DT_BOOL)
+			error_set(err, 0, 0, "np.%s of two bool arrays gives int8, which qkv does not have: "
+				  "shift ints (.astype(int))", name);
+		else if (fl == FLAVOR_NUMPY)
 			error_set(err, 0, 0, "ufunc '%s' not supported for the input types, and the inputs could not be "
 				  "safely coerced to any supported types according to the casting rule ''safe''", name);
 		else
 			error_set(err, 0, 0, "\"%s_cpu\" not implemented for '%s'", name,
-				  rd == DT_F32 ? "Float" : "Double");
+				  rd == DT_F32 ? "Float" : rd == DT_F64 ? "Double" : "Bool");
 		return NULL;
 	}
 	if (ops_broadcast_shape(ctx, a.t, b.t, &ndim, shape, sym, err) < 0)
@@ -614,7 +631,7 @@ struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct o
 	int64_t n = tensor_numel(out);
 	for (int64_t i = 0; i < n; i++) {
 		int64_t x = tensor_get_i64(ea, i), y = tensor_get_i64(eb, i);
-		int64_t r = op == '|' ? (x | y) : op == '^' ? (x ^ y) : (x & y);
+		int64_t r = shifts ? shift(x, y, op, fl) : op == '|' ? (x | y) : op == '^' ? (x ^ y) : (x & y);
 		if (rd == DT_I64)
 			((int64_t *)out->storage->data)[i] = r;
 		else
@@ -628,14 +645,23 @@ struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct o
 struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err)
 {
 	(void)ctx;
-	if (a->dtype != DT_BOOL) {
-		error_set(err, 0, 0, "~ needs a bool tensor, got %s", dtype_name(a->dtype));
+	if (dtype_is_float(a->dtype)) {	/* each library's own words */
+		if (a->flavor == FLAVOR_NUMPY)
+			error_set(err, 0, 0, "TypeError: ufunc 'invert' not supported for the input types, and the inputs "
+				  "could not be safely coerced to any supported types according to the casting rule ''safe''");
+		else
+			error_set(err, 0, 0, "TypeError: ~ (operator.invert) is only implemented on integer and "
+				  "Boolean-type tensors");
 		return NULL;
 	}
-	struct tensor *out = tensor_new(DT_BOOL, a->flavor, a->ndim, a->shape);
+	struct tensor *out = tensor_new(a->dtype, a->flavor, a->ndim, a->shape);
 	int64_t n = tensor_numel(a);
-	for (int64_t i = 0; i < n; i++)
-		((uint8_t *)out->storage->data)[i] = tensor_get(a, i) == 0;
+	for (int64_t i = 0; i < n; i++) {
+		if (a->dtype == DT_I64)
+			((int64_t *)out->storage->data)[i] = ~tensor_get_i64(a, i);
+		else
+			((uint8_t *)out->storage->data)[i] = tensor_get(a, i) == 0;
+	}
 	return out;
 }
 

@@ -116,11 +116,14 @@ struct tensor *ops_binary(const struct ops_ctx *ctx, struct operand a, struct op
 struct tensor *ops_compare(const struct ops_ctx *ctx, struct operand a, struct operand b,
 			   enum cmp_op op, struct qkv_error *err);
 /* Elementwise &, | or ^ (op) of bool or integer tensors, as torch.bitwise_and,
- * _or, _xor and numpy's ufuncs: float operands are refused in their words. */
+ * _or, _xor and numpy's ufuncs, or the shifts << ('<') and >> ('>') of
+ * integers (bools promoted): float operands are refused in their words. */
 struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct operand b, char op,
 			   struct qkv_error *err);
 struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
 			 struct qkv_error *err);
+/* ~: not of a bool tensor, the bits inverted of an integer one; floats are
+ * refused in the library's words. */
 struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err);
 
 /* ---- the attention building blocks ------------------------------------------- */

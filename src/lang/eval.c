@@ -188,9 +188,8 @@ struct value *eval_binop(struct interp *I, int op, struct value *a, struct value
 		case OP_BITAND: r = ops_logical(&I->ops, oa, ob, '&', err); break;
 		case OP_BITOR: r = ops_logical(&I->ops, oa, ob, '|', err); break;
 		case OP_BITXOR: r = ops_logical(&I->ops, oa, ob, '^', err); break;
-		case OP_LSHIFT: case OP_RSHIFT:
-			return error_set(err, 0, 0, "qkv does not shift tensors with %s (only Python ints)",
-					 op_name(op)), NULL;
+		case OP_LSHIFT: r = ops_logical(&I->ops, oa, ob, '<', err); break;
+		case OP_RSHIFT: r = ops_logical(&I->ops, oa, ob, '>', err); break;
 		default:
 			goto unsupported;
 		}

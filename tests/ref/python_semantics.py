@@ -189,6 +189,14 @@ PROGRAMS = [
     ("numpy_xor_of_float_arrays", "import numpy as np\nx = np.ones(2) ^ np.ones(2)"),
     ("numpy_xor_of_an_integer_array_and_a_float", "import numpy as np\nx = np.array([5, 3]) ^ 1.5"),
     ("numpy_and_of_float_arrays", "import numpy as np\nx = np.ones(2) & np.ones(2)"),
+    # shifts and ~ of integer tensors and arrays: torch shifts as the machine does (count modulo 64), numpy fills in
+    ("shifts_and_invert_of_integer_tensors", "import torch\nx = torch.tensor([1, -8, 5])\nprint(x << 2, x >> 1, ~x, ~torch.tensor(5), 1 << torch.tensor([1, 2]), torch.tensor([True]) << 1, x << torch.tensor([1, 0, 3]))\nprint(torch.tensor([1]) << 64, torch.tensor([1]) << 63, torch.tensor([-1]) >> 64, torch.tensor([4]) >> 100, torch.tensor([1]) << -1, torch.tensor([4]) >> -1, ~torch.tensor([True, False]))\ny = x\nx <<= 2\nprint(y)"),
+    ("shift_of_a_float_tensor", "import torch\nx = torch.tensor([1.5]) << 2"),
+    ("shift_of_bool_tensors", "import torch\nx = torch.tensor([True]) >> torch.tensor([True])"),
+    ("invert_of_a_float_tensor", "import torch\nx = ~torch.tensor([1.5])"),
+    ("shifts_and_invert_of_integer_arrays", "import numpy as np\na = np.array([1, -8, 5])\nprint(a << 2, a >> 1, ~a, 2 << np.array([1, 2]), np.array([True]) << 1, np.array([1]) << 64, np.array([1]) << -1, np.array([3]) >> 70, np.array([-3]) >> 70, ~np.array([True, False]))\nb = a\na >>= 1\nprint(b)"),
+    ("shift_of_a_float_array", "import numpy as np\nx = np.array([1.5]) << 1"),
+    ("invert_of_a_float_array", "import numpy as np\nx = ~np.array([1.5])"),
     # a dict or a set changed in size while it is iterated stops the loop; a value replaced does not
     ("dict_changed_size_during_iteration", "d = {1: 2, 3: 4}\nfor k in d:\n    d[k + 10] = 1"),
     ("dict_view_changed_size_during_iteration", "d = {1: 2, 3: 4}\nn = 0\nfor k, v in d.items():\n    n += 1\n    if n == 2:\n        del d[1]"),
