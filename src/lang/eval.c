@@ -154,11 +154,79 @@ static struct value *int_bitop(int op, const struct value *a, const struct value
 	return value_int(r);
 }
 
+/* t as a tensor of flavour fl (the same values), in a value: numpy's 0-d
+ * one a numpy scalar, as qkv keeps those. */
+static struct value *as_flavor(struct tensor *t, enum flavor fl)
+{
+	struct tensor *v = tensor_alias(t);
+	v->flavor = fl;
+	return value_from_result(v);
+}
+
+static bool is_compare(int op)
+{
+	return op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
+}
+
+/* A torch tensor and a numpy array (not 0-d) as Python meets them: the
+ * tensor's operators compute through numpy (the array's ufunc, the tensor
+ * read as an array) and give a tensor back, bools as torch's uint8, which
+ * qkv does not have; the array's defer to the tensor's reflected ones,
+ * which refuse it, all but /; == and != say the two are not equal; an
+ * ordering is refused both ways. */
+static struct value *mixed_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err)
+{
+	bool np_left = a->t->flavor == FLAVOR_NUMPY;
+	const char *na = np_left ? "numpy.ndarray" : "Tensor", *nb = np_left ? "Tensor" : "numpy.ndarray";
+	if (op == OP_EQ || op == OP_NE)
+		return value_bool(op == OP_NE);
+	if (is_compare(op))
+		return error_set(err, 0, 0, "TypeError: '%s' not supported between instances of '%s' and '%s'",
+				 op_name(op), na, nb), NULL;
+	if (np_left && op == OP_ADD)
+		return error_set(err, 0, 0, "TypeError: Concatenation operation is not implemented for NumPy arrays, "
+				 "use np.concatenate() instead. Please do not rely on this error; it may not be given "
+				 "on all Python implementations."), NULL;
+	if (np_left && op == OP_DIV) {	/* Tensor.__rtruediv__: reciprocal(tensor) * array */
+		struct value *one = value_int(1);
+		struct value *r = eval_binop(I, OP_DIV, one, b, err);
+		value_unref(one);
+		struct value *q = r ? eval_binop(I, OP_MUL, r, a, err) : NULL;
+		value_unref(r);
+		return q;
+	}
+	if (np_left)
+		return error_set(err, 0, 0, "TypeError: unsupported operand type(s) for %s: 'numpy.ndarray' and 'Tensor'",
+				 op == OP_POW ? "** or pow()" : op_name(op)), NULL;
+	struct value *x = as_flavor(a->t, FLAVOR_NUMPY);
+	struct value *r = eval_binop(I, op, x, b, err);
+	value_unref(x);
+	if (!r)
+		return NULL;
+	struct value *t = NULL;
+	if (r->kind == V_TENSOR && r->t->dtype != DT_BOOL) {
+		t = as_flavor(r->t, FLAVOR_TORCH);
+	} else if (r->kind == V_INT) {	/* numpy's 0-d result (t @ a), a scalar: a 0-d tensor again */
+		struct tensor *z = tensor_new(DT_I64, FLAVOR_TORCH, 0, NULL);
+		*(int64_t *)z->storage->data = r->i;
+		t = value_tensor(z);
+	} else if (r->kind == V_FLOAT) {
+		t = value_tensor(ops_scalar(r->f32 ? DT_F32 : DT_F64, FLAVOR_TORCH, r->f));
+	} else {
+		error_set(err, 0, 0, "%s of a tensor and a numpy array of bools gives torch's uint8, which qkv does not "
+			  "have: convert one of them (torch.from_numpy(a), t.numpy())", op_name(op));
+	}
+	value_unref(r);
+	return t;
+}
+
 struct value *eval_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err)
 {
 	if (op == OP_MOD && a->kind == V_STR)
 		return runtime_percent(I, a->str, b, err);
 	bool ta = a->kind == V_TENSOR, tb = b->kind == V_TENSOR;
+	if (ta && tb && a->t->flavor != b->t->flavor && (a->t->flavor == FLAVOR_NUMPY ? a : b)->t->ndim > 0)
+		return mixed_binop(I, op, a, b, err);
 	if (ta || tb) {
 		if ((!ta && !value_is_number(a)) || (!tb && !value_is_number(b)))
 			goto unsupported;

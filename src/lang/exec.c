@@ -507,8 +507,11 @@ static int exec_augassign(struct interp *I, const struct node *n, struct qkv_err
 	}
 	if (!v) {
 		error_locate(err, n->line, n->col);
-	} else if (old->kind == V_TENSOR && v->kind == V_TENSOR) {
-		/* x += y on a tensor writes into x (and every view of it) */
+	} else if (old->kind == V_TENSOR && v->kind == V_TENSOR &&
+		   !(rhs->kind == V_TENSOR && rhs->t->flavor != old->t->flavor && rhs->t->ndim > 0)) {
+		/* x += y on a tensor writes into x (and every view of it); with a
+		 * numpy array, a tensor's += is refused and Python's x = x + y
+		 * makes a new one */
 		if (v->t->dtype != old->t->dtype && dtype_is_float(v->t->dtype) && !dtype_is_float(old->t->dtype)) {
 			error_set(err, n->line, n->col, "the result of type %s cannot be stored in place in an "
 				  "%s tensor", dtype_name(v->t->dtype), dtype_name(old->t->dtype));

@@ -189,6 +189,15 @@ PROGRAMS = [
     ("numpy_xor_of_float_arrays", "import numpy as np\nx = np.ones(2) ^ np.ones(2)"),
     ("numpy_xor_of_an_integer_array_and_a_float", "import numpy as np\nx = np.array([5, 3]) ^ 1.5"),
     ("numpy_and_of_float_arrays", "import numpy as np\nx = np.ones(2) & np.ones(2)"),
+    # a tensor and a numpy array: the tensor's operators compute through numpy and give a tensor; the array's refuse, but /
+    ("tensor_then_numpy_array", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nf32 = np.array([1.5, 2.0], dtype=np.float32)\nprint(t + a, g + a, g * f, t + f32, g + f32, t @ a, g @ a, t / a, g ** a, t >> a, t == a, t != a, g == f, t - a)\nprint(torch.tensor([[1., 2.], [3., 4.]]) @ np.eye(2), torch.tensor(2.) + a, a / t, f / g, a == t, a != t)\nt2 = t\nt += a\nprint(t, t2, t is t2)"),
+    ("numpy_array_plus_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = a + t"),
+    ("numpy_array_times_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = f * g"),
+    ("numpy_array_matmul_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = np.eye(2) @ torch.ones(2, 2)"),
+    ("numpy_array_pow_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = a ** t"),
+    ("numpy_array_below_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = a < t"),
+    ("tensor_below_numpy_array", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = g <= f"),
+    ("numpy_array_in_place_plus_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\na += t"),
     # shifts and ~ of integer tensors and arrays: torch shifts as the machine does (count modulo 64), numpy fills in
     ("shifts_and_invert_of_integer_tensors", "import torch\nx = torch.tensor([1, -8, 5])\nprint(x << 2, x >> 1, ~x, ~torch.tensor(5), 1 << torch.tensor([1, 2]), torch.tensor([True]) << 1, x << torch.tensor([1, 0, 3]))\nprint(torch.tensor([1]) << 64, torch.tensor([1]) << 63, torch.tensor([-1]) >> 64, torch.tensor([4]) >> 100, torch.tensor([1]) << -1, torch.tensor([4]) >> -1, ~torch.tensor([True, False]))\ny = x\nx <<= 2\nprint(y)"),
     ("shift_of_a_float_tensor", "import torch\nx = torch.tensor([1.5]) << 2"),
