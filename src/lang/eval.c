@@ -187,7 +187,14 @@ static struct value *mixed_binop(struct interp *I, int op, struct value *a, stru
 		return error_set(err, 0, 0, "TypeError: Concatenation operation is not implemented for NumPy arrays, "
 				 "use np.concatenate() instead. Please do not rely on this error; it may not be given "
 				 "on all Python implementations."), NULL;
-	if (np_left && op == OP_DIV) {	/* Tensor.__rtruediv__: reciprocal(tensor) * array */
+	if (np_left && op != OP_DIV)
+		return error_set(err, 0, 0, "TypeError: unsupported operand type(s) for %s: 'numpy.ndarray' and 'Tensor'",
+				 op == OP_POW ? "** or pow()" : op_name(op)), NULL;
+	const struct tensor *tt = np_left ? b->t : a->t;
+	if (tt->grad.requires_grad || tt->grad.fn)	/* numpy reads the tensor */
+		return error_set(err, 0, 0, "RuntimeError: Can't call numpy() on Tensor that requires grad. Use "
+				 "tensor.detach().numpy() instead."), NULL;
+	if (np_left) {	/* Tensor.__rtruediv__: reciprocal(tensor) * array */
 		struct value *one = value_int(1);
 		struct value *r = eval_binop(I, OP_DIV, one, b, err);
 		value_unref(one);
@@ -195,9 +202,6 @@ static struct value *mixed_binop(struct interp *I, int op, struct value *a, stru
 		value_unref(r);
 		return q;
 	}
-	if (np_left)
-		return error_set(err, 0, 0, "TypeError: unsupported operand type(s) for %s: 'numpy.ndarray' and 'Tensor'",
-				 op == OP_POW ? "** or pow()" : op_name(op)), NULL;
 	struct value *x = as_flavor(a->t, FLAVOR_NUMPY);
 	struct value *r = eval_binop(I, op, x, b, err);
 	value_unref(x);

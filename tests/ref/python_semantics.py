@@ -198,6 +198,7 @@ PROGRAMS = [
     ("numpy_array_below_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = a < t"),
     ("tensor_below_numpy_array", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\nx = g <= f"),
     ("numpy_array_in_place_plus_tensor", "import numpy as np\nimport torch\na = np.array([1, 2]); t = torch.tensor([1, 3]); g = torch.tensor([1.0, 3.0]); f = np.array([1.5, 2.0])\na += t"),
+    ("tensor_requiring_grad_then_numpy_array", "import numpy as np\nimport torch\nw = torch.ones(2, requires_grad=True)\nprint(w == np.ones(2), w.detach() + np.ones(2))\nx = (w * 2) @ np.ones(2)"),
     # shifts and ~ of integer tensors and arrays: torch shifts as the machine does (count modulo 64), numpy fills in
     ("shifts_and_invert_of_integer_tensors", "import torch\nx = torch.tensor([1, -8, 5])\nprint(x << 2, x >> 1, ~x, ~torch.tensor(5), 1 << torch.tensor([1, 2]), torch.tensor([True]) << 1, x << torch.tensor([1, 0, 3]))\nprint(torch.tensor([1]) << 64, torch.tensor([1]) << 63, torch.tensor([-1]) >> 64, torch.tensor([4]) >> 100, torch.tensor([1]) << -1, torch.tensor([4]) >> -1, ~torch.tensor([True, False]))\ny = x\nx <<= 2\nprint(y)"),
     ("shift_of_a_float_tensor", "import torch\nx = torch.tensor([1.5]) << 2"),
