@@ -642,6 +642,40 @@ struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct o
 	return out;
 }
 
+struct tensor *ops_where(const struct ops_ctx *ctx, struct tensor *cond, struct operand a, struct operand b,
+			 enum flavor fl, struct qkv_error *err)
+{
+	int nd, ndim;
+	int64_t ab[TENSOR_MAX_DIMS], shape[TENSOR_MAX_DIMS];
+	enum dtype rd = promote(a, b, fl);
+	if (ops_broadcast_shape(ctx, a.t, b.t, &nd, ab, "where", err) < 0)
+		return NULL;
+	struct tensor *both = ops_expand(a.t, nd, ab, err);	/* (only its shape counts) */
+	int rc = ops_broadcast_shape(ctx, both, cond, &ndim, shape, "where", err);
+	tensor_unref(both);
+	if (rc < 0)
+		return NULL;
+	struct tensor *out = ops_full(ctx, rd, fl, ndim, shape, 0, err);
+	if (!out)
+		return NULL;
+	struct tensor *ca = ops_to_dtype(a.t, rd), *cb = ops_to_dtype(b.t, rd);
+	struct tensor *ea = ops_expand(ca, ndim, shape, err), *eb = ops_expand(cb, ndim, shape, err);
+	struct tensor *ec = ops_expand(cond, ndim, shape, err);
+	size_t es = dtype_size(rd);
+	int64_t n = tensor_numel(out);
+	for (int64_t i = 0; i < n; i++) {
+		const struct tensor *from = tensor_get(ec, i) != 0 ? ea : eb;	/* numpy: any non-zero holds */
+		memcpy((char *)out->storage->data + (size_t)i * es,
+		       (const char *)from->storage->data + (size_t)tensor_flat_offset(from, i) * es, es);
+	}
+	tensor_unref(ea);
+	tensor_unref(eb);
+	tensor_unref(ec);
+	tensor_unref(ca);
+	tensor_unref(cb);
+	return out;
+}
+
 struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err)
 {
 	(void)ctx;

@@ -122,6 +122,11 @@ struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct o
 			   struct qkv_error *err);
 struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
 			 struct qkv_error *err);
+/* torch.where / np.where(cond, a, b): each element of a where cond holds
+ * (numpy: is not zero), else of b, the three broadcast, a and b promoted
+ * as an operator promotes them; the result of flavour fl. */
+struct tensor *ops_where(const struct ops_ctx *ctx, struct tensor *cond, struct operand a, struct operand b,
+			 enum flavor fl, struct qkv_error *err);
 /* ~: not of a bool tensor, the bits inverted of an integer one; floats are
  * refused in the library's words. */
 struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, struct qkv_error *err);

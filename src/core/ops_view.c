@@ -306,9 +306,9 @@ struct tensor *ops_expand(struct tensor *t, int ndim, const int64_t *shape, stru
 		goto bad;
 	int64_t st[TENSOR_MAX_DIMS];
 	int off = ndim - t->ndim;
-	for (int i = 0; i < ndim; i++) {
-		if (i < off) {
-			st[i] = 0;
+	for (int i = ndim - 1; i >= 0; i--) {
+		if (i < off) {	/* a new dim: of 1, the stride torch gives it (over the dims after it) */
+			st[i] = shape[i] != 1 ? 0 : i + 1 < ndim ? shape[i + 1] * st[i + 1] : 1;
 			continue;
 		}
 		int64_t s = t->shape[i - off];

@@ -1385,6 +1385,8 @@ static void name_index_build(void)
 		name_index_add(b->name, b);
 	for (const struct builtin *b = rank_functions; b->name; b++)
 		name_index_add(b->name, b);
+	for (const struct builtin *b = pieces_functions; b->name; b++)
+		name_index_add(b->name, b);
 }
 
 static const struct named *name_find(const char *qualified)
@@ -1467,6 +1469,8 @@ void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *uda
 	for (const struct builtin *b = py_functions; b->name; b++)
 		fn(udata, b->name);
 	for (const struct builtin *b = rank_functions; b->name; b++)
+		fn(udata, b->name);
+	for (const struct builtin *b = pieces_functions; b->name; b++)
 		fn(udata, b->name);
 	static const char *const classes[] = { "torch.nn.Module", "torch.nn.ModuleList", "torch.nn.Sequential" };
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)

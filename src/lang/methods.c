@@ -520,6 +520,7 @@ static const struct builtin tensor_methods[] = {
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
 	{ "sort", rank_sort }, { "argsort", rank_argsort }, { "topk", rank_topk }, { "std", rank_std },
 	{ "var", rank_var }, { "flatten", rank_flatten }, { "mm", rank_mm },
+	{ "split", pieces_split }, { "chunk", pieces_chunk }, { "expand", pieces_expand }, { "repeat", pieces_repeat },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

@@ -6,6 +6,7 @@
  * that carry their type's name. Called through builtins.c's and methods.c's
  * tables; never prints. */
 #include "lang/args.h"
+#include "lang/bound.h"
 #include "lang/runtime.h"
 #include "core/mem.h"
 
@@ -18,73 +19,6 @@
 static struct ops_ctx *OPS(struct call *c)
 {
 	return &c->I->ops;
-}
-
-/* A call binds as a function (input first) or as a method (c->self is the
- * input): the method's parameters are the function's without the first, so
- * argument i of the function is at i - off. */
-struct bound {
-	struct args a;
-	int off;	/* 1 for a method */
-	struct tensor *x;
-	bool owned;	/* x made here from a list (numpy) */
-};
-
-/* Argument i (as the function numbers them), or NULL when not given. */
-static struct value *arg(struct bound *b, int i)
-{
-	return b->a.v[i - b->off];
-}
-
-static bool given(struct bound *b, int i)
-{
-	return arg(b, i) && arg(b, i)->kind != V_NONE;
-}
-
-static int bind(struct call *c, const char *const *params, int nreq, struct bound *b, struct qkv_error *err)
-{
-	b->off = c->self ? 1 : 0;
-	b->owned = false;
-	if (args_bind(c, params + b->off, nreq - b->off, &b->a, err) < 0)
-		return -1;
-	if (c->self) {
-		b->x = c->self->t;
-		return 0;
-	}
-	struct value *v = b->a.v[0];
-	if (v->kind == V_TENSOR) {
-		b->x = v->t;
-		return 0;
-	}
-	if (strncmp(c->name, "np.", 3) != 0) {
-		args_tensor(c, &b->a, 0, &b->x, err);
-		args_release(&b->a);
-		return -1;
-	}
-	b->x = args_to_tensor(c, &b->a, 0, FLAVOR_NUMPY, false, DT_F64, err);
-	if (!b->x) {
-		args_release(&b->a);
-		return -1;
-	}
-	b->owned = true;
-	return 0;
-}
-
-static struct value *bound_fail(struct bound *b)
-{
-	if (b->owned)
-		tensor_unref(b->x);
-	return args_fail(&b->a);
-}
-
-/* An error at argument i (the function's numbering), then the call fails. */
-#define FAIL_AT(c, b, i, ...) (args_error(err, c, &(b)->a, (i) - (b)->off, __VA_ARGS__), bound_fail(b))
-
-static struct value *bound_done(struct call *c, struct bound *b, struct tensor *r, struct qkv_error *err)
-{
-	if (b->owned)
-		tensor_unref(b->x);
-	return args_done(c, &b->a, r, err);
 }
 
 /* torch.return_types.NAME(values=..., indices=...): a tuple of the two that
@@ -121,7 +55,7 @@ static int dim_of(struct call *c, struct bound *b, int i, int *dim, struct qkv_e
 static struct value *max_min(struct call *c, bool min, struct qkv_error *err)
 {
 	struct bound b;
-	if (bind(c, P("input", "dim", "keepdim"), 1, &b, err) < 0)
+	if (bound_bind(c, P("input", "dim", "keepdim"), 1, &b, err) < 0)
 		return NULL;
 	bool keep;
 	int dim;
@@ -172,7 +106,7 @@ static int sort_kind_of(struct call *c, struct bound *b, int i, enum sort_kind *
 static struct value *np_sort_common(struct call *c, bool want_indices, struct qkv_error *err)
 {
 	struct bound b;
-	if (bind(c, P("a", "axis", "kind", "order"), 1, &b, err) < 0)
+	if (bound_bind(c, P("a", "axis", "kind", "order"), 1, &b, err) < 0)
 		return NULL;
 	enum sort_kind kind;
 	int axis = 0;
@@ -219,7 +153,7 @@ static struct value *torch_sort_common(struct call *c, bool want_indices, struct
 	if ((c->self ? c->self->t->flavor : FLAVOR_TORCH) == FLAVOR_NUMPY)
 		return np_sort_common(c, want_indices, err);
 	struct bound b;
-	if (bind(c, P("input", "dim", "descending", "stable"), 1, &b, err) < 0)
+	if (bound_bind(c, P("input", "dim", "descending", "stable"), 1, &b, err) < 0)
 		return NULL;
 	int dim = -1;
 	bool desc, stable;
@@ -243,7 +177,7 @@ static struct value *rank_np_argsort(struct call *c, struct qkv_error *err) { re
 struct value *rank_topk(struct call *c, struct qkv_error *err)
 {
 	struct bound b;
-	if (bind(c, P("input", "k", "dim", "largest", "sorted"), 2, &b, err) < 0)
+	if (bound_bind(c, P("input", "k", "dim", "largest", "sorted"), 2, &b, err) < 0)
 		return NULL;
 	int64_t k;
 	int dim = -1;
@@ -262,8 +196,8 @@ static struct value *spread(struct call *c, bool take_sqrt, struct qkv_error *er
 {
 	bool numpy = (c->self ? c->self->t->flavor : FLAVOR_TORCH) == FLAVOR_NUMPY || strncmp(c->name, "np.", 3) == 0;
 	struct bound b;
-	if (numpy ? bind(c, P("a", "axis", "dtype", "out", "ddof", "keepdims"), 1, &b, err) < 0
-		  : bind(c, P("input", "dim", "unbiased", "keepdim", "correction"), 1, &b, err) < 0)
+	if (numpy ? bound_bind(c, P("a", "axis", "dtype", "out", "ddof", "keepdims"), 1, &b, err) < 0
+		  : bound_bind(c, P("input", "dim", "unbiased", "keepdim", "correction"), 1, &b, err) < 0)
 		return NULL;
 	bool all, keep;
 	int dims[TENSOR_MAX_DIMS], n = 0;
@@ -317,7 +251,7 @@ struct value *rank_flatten(struct call *c, struct qkv_error *err)
 {
 	struct bound b;
 	if (c->self && c->self->t->flavor == FLAVOR_NUMPY) {
-		if (bind(c, P("a", "order"), 1, &b, err) < 0)
+		if (bound_bind(c, P("a", "order"), 1, &b, err) < 0)
 			return NULL;
 		if (given(&b, 1) && !(arg(&b, 1)->kind == V_STR && strcmp(arg(&b, 1)->str, "C") == 0))
 			return FAIL_AT(c, &b, 1, "flatten(): qkv flattens in C order only");
@@ -329,7 +263,7 @@ struct value *rank_flatten(struct call *c, struct qkv_error *err)
 		tensor_unref(copy);
 		return bound_done(c, &b, r, err);
 	}
-	if (bind(c, P("input", "start_dim", "end_dim"), 1, &b, err) < 0)
+	if (bound_bind(c, P("input", "start_dim", "end_dim"), 1, &b, err) < 0)
 		return NULL;
 	int64_t s, e;
 	if (args_int(c, &b.a, 1 - b.off, 0, &s, err) < 0 || args_int(c, &b.a, 2 - b.off, -1, &e, err) < 0)
@@ -344,7 +278,7 @@ struct value *rank_flatten(struct call *c, struct qkv_error *err)
 struct value *rank_mm(struct call *c, struct qkv_error *err)
 {
 	struct bound b;
-	if (bind(c, P("input", "mat2"), 2, &b, err) < 0)
+	if (bound_bind(c, P("input", "mat2"), 2, &b, err) < 0)
 		return NULL;
 	struct tensor *m2;
 	if (args_tensor(c, &b.a, 1 - b.off, &m2, err) < 0)

@@ -154,6 +154,15 @@ struct value *rank_mm(struct call *c, struct qkv_error *err);
 /* np.float32(x) & co (a call of numpy's dtype dt) */
 struct value *rank_np_scalar(struct call *c, enum dtype dt, struct qkv_error *err);
 
+/* pieces.c: split, chunk, expand, repeat, where: functions and tensor
+ * methods alike. pieces_functions ends with a NULL name. */
+extern const struct builtin pieces_functions[];
+struct value *pieces_split(struct call *c, struct qkv_error *err);
+struct value *pieces_chunk(struct call *c, struct qkv_error *err);
+struct value *pieces_expand(struct call *c, struct qkv_error *err);
+struct value *pieces_repeat(struct call *c, struct qkv_error *err);
+struct value *pieces_where(struct call *c, struct qkv_error *err);
+
 /* A function or constant of a module ("torch", "randn"), a submodule, or NULL. */
 struct value *runtime_module_attr(const char *module, const char *name);
 /* What a bare name means when the workspace does not define it, or NULL. */

@@ -1,0 +1,358 @@
+/* pieces.c: the functions and tensor methods that cut a tensor into pieces
+ * or repeat it, and that choose between two: split and chunk (views along a
+ * dim, as a tuple), expand (a view), repeat (a copy), torch.where and
+ * np.where (an elementwise choice, or the indices of the true elements).
+ * Each binds its arguments as torch or numpy names them (lang/bound.h),
+ * refuses what they refuse in their words, and calls core/ops; called
+ * through builtins.c's and methods.c's tables; never prints. */
+#include "lang/bound.h"
+#include "lang/runtime.h"
+#include "core/mem.h"
+#include "core/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static struct ops_ctx *OPS(struct call *c)
+{
+	return &c->I->ops;
+}
+
+/* A method torch's tensors have and numpy's arrays do not (numpy's
+ * a.repeat repeats each element, which qkv does not do): -1 with the
+ * error an array's missing attribute gives. */
+static int torch_only(struct call *c, const char *name, struct qkv_error *err)
+{
+	if (!c->self || c->self->t->flavor != FLAVOR_NUMPY)
+		return 0;
+	return error_set(err, 0, 0, "'ndarray' object has no attribute '%s' in qkv", name);
+}
+
+/* ---- split and chunk ------------------------------------------------------------------- */
+
+/* The views of x along dim of the sizes given, as a tuple; NULL with err
+ * when they would be more items than a tuple may hold. */
+static struct value *views_along(struct tensor *x, int dim, const int64_t *sizes, int64_t n, struct qkv_error *err)
+{
+	if (value_check_items(V_TUPLE, n, err) < 0)
+		return NULL;
+	struct value *r = value_seq(V_TUPLE, (int)n);
+	int64_t start = 0;
+	for (int64_t i = 0; i < n; i++) {
+		r->items[i] = value_tensor(ops_slice(x, dim, true, start, true, start + sizes[i], 1, err));
+		start += sizes[i];
+	}
+	return r;
+}
+
+/* Pieces of size `size` (the last smaller) of a dim of n: their count into
+ * *count and their sizes, malloc'd. torch gives one piece of a dim of 0. */
+static int64_t *even_pieces(int64_t n, int64_t size, int64_t *count)
+{
+	*count = n == 0 || size == 0 ? 1 : (n + size - 1) / size;
+	int64_t *sizes = xcalloc((size_t)*count, sizeof *sizes);
+	for (int64_t i = 0; i < *count; i++)
+		sizes[i] = n - i * size < size ? n - i * size : size;
+	return sizes;
+}
+
+static int split_dim(struct call *c, struct bound *b, int i, int *dim, struct qkv_error *err)
+{
+	*dim = 0;
+	if (b->x->ndim == 0)
+		return args_error(err, c, &b->a, -1, "split expects at least a 1-dimensional tensor");
+	return given(b, i) ? args_dim(c, &b->a, i - b->off, b->x->ndim, dim, err) : 0;
+}
+
+/* torch.split(tensor, split_size_or_sections, dim=0), x.split(...) */
+struct value *pieces_split(struct call *c, struct qkv_error *err)
+{
+	struct bound b;
+	if (torch_only(c, "split", err) < 0 || bound_bind(c, P("tensor", "split_size_or_sections", "dim"), 2, &b, err) < 0)
+		return NULL;
+	int dim;
+	if (split_dim(c, &b, 2, &dim, err) < 0)
+		return bound_fail(&b);
+	int64_t n = b.x->shape[dim], count = 0, *sizes = NULL;
+	struct value *s = arg(&b, 1);
+	if (s->kind == V_LIST || s->kind == V_TUPLE) {
+		struct strbuf list;
+		strbuf_init(&list);
+		int64_t sum = 0;
+		bool negative = false;
+		sizes = xcalloc((size_t)s->n + 1, sizeof *sizes);
+		for (int k = 0; k < s->n; k++) {
+			if (s->items[k]->kind != V_INT) {
+				free(sizes);
+				strbuf_free(&list);
+				return FAIL_AT(c, &b, 1, "%s(): split_size_or_sections must be an int or a list of ints, "
+					       "not a list holding %s", c->name, value_type_name(s->items[k]));
+			}
+			sizes[k] = s->items[k]->i;
+			negative = negative || sizes[k] < 0;
+			sum = negative ? sum : sum + sizes[k];
+			strbuf_printf(&list, "%s%lld", k ? ", " : "", (long long)sizes[k]);
+		}
+		count = s->n;
+		if (negative || sum != n) {
+			struct value *r = negative
+				? FAIL_AT(c, &b, 1, "split_with_sizes expects split_sizes have only non-negative entries, "
+					  "but got split_sizes=[%s]", list.s ? list.s : "")
+				: FAIL_AT(c, &b, 1, "split_with_sizes expects split_sizes to sum exactly to %lld (input "
+					  "tensor's size at dimension %d), but got split_sizes=[%s]", (long long)n, dim,
+					  list.s ? list.s : "");
+			free(sizes);
+			strbuf_free(&list);
+			return r;
+		}
+		strbuf_free(&list);
+	} else {
+		int64_t size;
+		if (args_int(c, &b.a, 1 - b.off, 0, &size, err) < 0)
+			return bound_fail(&b);
+		if (size < 0)
+			return FAIL_AT(c, &b, 1, "split expects split_size be non-negative, but got split_size=%lld",
+				       (long long)size);
+		if (size == 0 && n != 0)
+			return FAIL_AT(c, &b, 1, "split_size can only be 0 if dimension size is 0, but got dimension "
+				       "size of %lld", (long long)n);
+		sizes = even_pieces(n, size, &count);
+	}
+	struct value *r = views_along(b.x, dim, sizes, count, err);
+	free(sizes);
+	return r ? bound_return(&b, r) : bound_fail(&b);
+}
+
+/* torch.chunk(input, chunks, dim=0), x.chunk(...): pieces of
+ * ceil(n / chunks), so there may be fewer than chunks */
+struct value *pieces_chunk(struct call *c, struct qkv_error *err)
+{
+	struct bound b;
+	if (torch_only(c, "chunk", err) < 0 || bound_bind(c, P("input", "chunks", "dim"), 2, &b, err) < 0)
+		return NULL;
+	int dim;
+	int64_t chunks;
+	if (split_dim(c, &b, 2, &dim, err) < 0 || args_int(c, &b.a, 1 - b.off, 0, &chunks, err) < 0)
+		return bound_fail(&b);
+	if (chunks <= 0)
+		return FAIL_AT(c, &b, 1, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
+	int64_t n = b.x->shape[dim], count, *sizes;
+	if (n == 0) {	/* as many empty pieces as asked for */
+		count = chunks;
+		if (value_check_items(V_TUPLE, count, err) < 0)
+			return bound_fail(&b);
+		sizes = xcalloc((size_t)count, sizeof *sizes);
+	} else {
+		sizes = even_pieces(n, (n + chunks - 1) / chunks, &count);
+	}
+	struct value *r = views_along(b.x, dim, sizes, count, err);
+	free(sizes);
+	return r ? bound_return(&b, r) : bound_fail(&b);
+}
+
+/* ---- expand and repeat ----------------------------------------------------------------- */
+
+static const char *shape_text(char *buf, size_t size, int ndim, const int64_t *shape)
+{
+	return tensor_shape_str(buf, size, ndim, shape);
+}
+
+/* x.expand(*sizes): a view, -1 keeping a dim, new dims in front */
+struct value *pieces_expand(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (torch_only(c, "expand", err) < 0 || args_bind(c, P("*"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x = c->self->t;
+	int nd;
+	int64_t shape[TENSOR_MAX_DIMS];
+	char want[96], have[96];
+	if (args_shape(c, &a, 0, &nd, shape, true, err) < 0)
+		return args_fail(&a);
+	if (nd < x->ndim)
+		return args_error(err, c, &a, 0, "expand(torch.%sTensor{%s}, size=%s): the number of sizes provided (%d) "
+				  "must be greater or equal to the number of dimensions in the tensor (%d)",
+				  x->dtype == DT_F32 ? "Float" : x->dtype == DT_F64 ? "Double" : x->dtype == DT_I64 ? "Long"
+				  : "Bool", shape_text(have, sizeof have, x->ndim, x->shape), shape_text(want, sizeof want, nd,
+				  shape), nd, x->ndim), args_fail(&a);
+	/* as torch checks them: from the last dim */
+	int off = nd - x->ndim;
+	int64_t target[TENSOR_MAX_DIMS];
+	memcpy(target, shape, sizeof target);
+	for (int i = nd - 1; i >= 0; i--) {
+		int64_t size = i >= off ? x->shape[i - off] : 1;
+		if (shape[i] == -1 && i < off)
+			return args_error(err, c, &a, 0, "The expanded size of the tensor (-1) isn't allowed in a leading, "
+					  "non-existing dimension %d", i), args_fail(&a);
+		if (shape[i] == -1)
+			shape[i] = size;
+		if (size != 1 && size != shape[i])
+			return args_error(err, c, &a, 0, "The expanded size of the tensor (%lld) must match the existing "
+					  "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+					  (long long)shape[i], (long long)size, i, shape_text(want, sizeof want, nd, target),
+					  shape_text(have, sizeof have, x->ndim, x->shape)), args_fail(&a);
+	}
+	return args_done(c, &a, ops_expand(x, nd, shape, err), err);
+}
+
+/* x.repeat(*sizes): a copy, x tiled sizes[i] times along each dim (new
+ * dims in front) */
+struct value *pieces_repeat(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (torch_only(c, "repeat", err) < 0 || args_bind(c, P("*"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x = c->self->t;
+	int nd;
+	int64_t reps[TENSOR_MAX_DIMS], shape[TENSOR_MAX_DIMS], src[TENSOR_MAX_DIMS];
+	if (args_shape(c, &a, 0, &nd, reps, true, err) < 0)
+		return args_fail(&a);
+	if (nd < x->ndim)
+		return args_error(err, c, &a, 0, "Number of dimensions of repeat dims can not be smaller than number of "
+				  "dimensions of tensor"), args_fail(&a);
+	int off = nd - x->ndim;
+	for (int i = 0; i < nd; i++) {
+		src[i] = i < off ? 1 : x->shape[i - off];
+		shape[i] = reps[i] * src[i];
+	}
+	for (int i = 0; i < nd; i++) {
+		char buf[96];
+		if (shape[i] < 0)
+			return args_error(err, c, &a, 0, "Trying to create tensor with negative dimension %lld: %s",
+					  (long long)shape[i], shape_text(buf, sizeof buf, nd, shape)), args_fail(&a);
+	}
+	struct tensor *out = ops_full(OPS(c), x->dtype, x->flavor, nd, shape, 0, err);
+	if (!out)
+		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
+	size_t es = dtype_size(x->dtype);
+	int64_t n = tensor_numel(out);
+	char *to = out->storage->data;
+	const char *from = x->storage->data;
+	for (int64_t i = 0; i < n; i++) {
+		/* out's index, dim by dim from the last, each taken modulo x's size */
+		int64_t rest = i, flat = 0, scale = 1;
+		for (int d = nd - 1; d >= 0; d--) {
+			int64_t k = rest % shape[d];
+			rest /= shape[d];
+			if (d >= off) {
+				flat += (k % src[d]) * scale;
+				scale *= src[d];
+			}
+		}
+		memcpy(to + (size_t)i * es, from + (size_t)tensor_flat_offset(x, flat) * es, es);
+	}
+	return args_done(c, &a, out, err);
+}
+
+/* ---- where ----------------------------------------------------------------------------- */
+
+/* The indices of cond's true (numpy: non-zero) elements, one tensor of
+ * them per dim, in row-major order: torch.nonzero(as_tuple=True). */
+static struct value *true_indices(struct tensor *cond, struct qkv_error *err)
+{
+	int nd = cond->ndim > 0 ? cond->ndim : 1;
+	int64_t n = tensor_numel(cond), count = 0;
+	for (int64_t i = 0; i < n; i++)
+		count += tensor_get(cond, i) != 0;
+	if (value_check_items(V_TUPLE, nd, err) < 0)
+		return NULL;
+	struct value *r = value_seq(V_TUPLE, nd);
+	for (int d = 0; d < nd; d++)
+		r->items[d] = value_tensor(tensor_new(DT_I64, cond->flavor, 1, &count));
+	int64_t k = 0;
+	for (int64_t i = 0; i < n; i++) {
+		if (tensor_get(cond, i) == 0)
+			continue;
+		int64_t rest = i;
+		for (int d = cond->ndim - 1; d >= 0; d--) {
+			((int64_t *)r->items[d]->t->storage->data)[k] = rest % cond->shape[d];
+			rest /= cond->shape[d];
+		}
+		if (cond->ndim == 0)
+			((int64_t *)r->items[0]->t->storage->data)[k] = 0;
+		k++;
+	}
+	return r;
+}
+
+/* Argument i of where as an operand: a tensor, a number, or (numpy) what
+ * np.array makes of it; *made holds a tensor made here. */
+static int where_operand(struct call *c, struct args *a, int i, bool numpy, struct operand *o, struct ops_number *box,
+			 struct tensor **made, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	*made = NULL;
+	if (v->kind == V_TENSOR || value_is_number(v)) {
+		*o = eval_operand(v, box);
+		return 0;
+	}
+	if (!numpy)
+		return args_error(err, c, a, i, "where(): argument %d must be a Tensor or a number, not %s", i + 1,
+				  value_type_name(v));
+	*made = args_to_tensor(c, a, i, FLAVOR_NUMPY, false, DT_F64, err);
+	if (!*made)
+		return -1;
+	*o = (struct operand){ *made, false };
+	return 0;
+}
+
+/* torch.where(condition, input, other) and np.where(condition, x, y): each
+ * element from input where the condition holds, else from other; with the
+ * condition alone, the indices where it holds. */
+static struct value *where(struct call *c, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, numpy ? P("condition", "x", "y") : P("condition", "input", "other"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *cond;
+	bool own_cond = false;
+	if (a.v[0]->kind == V_TENSOR && (a.v[0]->t->flavor == FLAVOR_NUMPY) == numpy) {
+		cond = a.v[0]->t;
+	} else if (numpy) {
+		if (!(cond = args_to_tensor(c, &a, 0, FLAVOR_NUMPY, false, DT_F64, err)))
+			return args_fail(&a);
+		own_cond = true;
+	} else {
+		return args_error(err, c, &a, 0, "where(): argument 'condition' (position 1) must be Tensor, not %s",
+				  a.v[0]->kind == V_TENSOR ? "numpy.ndarray" : value_type_name(a.v[0])), args_fail(&a);
+	}
+	struct value *r = NULL;
+	if (!numpy && cond->dtype != DT_BOOL) {
+		args_error(err, c, &a, 0, "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
+			   cond->dtype == DT_F32 ? "Float" : cond->dtype == DT_F64 ? "Double" : "Long");
+	} else if (!a.v[1] && !a.v[2]) {
+		r = true_indices(cond, err);
+	} else if (!a.v[1] || !a.v[2]) {
+		args_error(err, c, &a, -1, numpy ? "ValueError: either both or neither of x and y should be given"
+						  : "where(): give both input and other, or neither");
+	} else {
+		struct operand x, y;
+		struct ops_number bx, by;
+		struct tensor *mx = NULL, *my = NULL;
+		if (where_operand(c, &a, 1, numpy, &x, &bx, &mx, err) == 0 &&
+		    where_operand(c, &a, 2, numpy, &y, &by, &my, err) == 0) {
+			struct tensor *t = ops_where(OPS(c), cond, x, y, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, err);
+			if (t)
+				r = value_from_result(t);
+			else
+				args_error(err, c, &a, -1, "%s", err->msg);
+		}
+		tensor_unref(mx);
+		tensor_unref(my);
+	}
+	if (own_cond)
+		tensor_unref(cond);
+	return r ? args_return(&a, r) : args_fail(&a);
+}
+
+struct value *pieces_where(struct call *c, struct qkv_error *err) { return where(c, false, err); }
+static struct value *pieces_np_where(struct call *c, struct qkv_error *err) { return where(c, true, err); }
+
+const struct builtin pieces_functions[] = {
+	{ "torch.split", pieces_split }, { "torch.chunk", pieces_chunk }, { "torch.where", pieces_where },
+	{ "numpy.where", pieces_np_where },
+	{ NULL, NULL },
+};
