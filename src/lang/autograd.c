@@ -169,6 +169,8 @@ static const struct rule rules[] = {
 	{ "builtins.tuple", R_UNBIND, "UnbindBackward0", NULL },
 	{ "builtins.type", R_SELF, NULL, NULL },
 	{ "builtins.zip", R_SELF, NULL, NULL },
+	{ "copy.copy", R_SELF, NULL, NULL },
+	{ "copy.deepcopy", R_SELF, NULL, NULL },
 	{ "math.cos", R_NONE, NULL, NULL },
 	{ "math.exp", R_NONE, NULL, NULL },
 	{ "math.log", R_NONE, NULL, NULL },

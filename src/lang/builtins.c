@@ -1317,6 +1317,7 @@ static const struct builtin functions[] = {
 
 static const char *const modules[] = {
 	"torch", "torch.nn", "torch.nn.functional", "numpy", "numpy.random", "scipy", "scipy.special", "math",
+	"copy",
 };
 
 static const struct {

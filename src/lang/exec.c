@@ -164,7 +164,7 @@ static int exec_import(struct interp *I, const struct node *n, struct qkv_error 
 		struct value *v = NULL;
 		const char *bind;
 		char root[64];
-		if (strcmp(n->str, nm->str) == 0) {	/* import a.b [as c] */
+		if (n->op == 'i') {	/* import a.b [as c] */
 			if (!runtime_module_exists(nm->str))
 				goto unknown;
 			size_t len = strcspn(nm->str, ".");
@@ -203,7 +203,7 @@ static int exec_import(struct interp *I, const struct node *n, struct qkv_error 
 unknown:
 		value_unref(v);
 		error_set(err, n->line, n->col, "no module named '%s' in qkv (it provides torch, torch.nn, "
-			  "torch.nn.functional, numpy, scipy.special and math)", n->str);
+			  "torch.nn.functional, numpy, scipy.special, math and copy)", n->str);
 		return -1;
 	}
 	return 0;

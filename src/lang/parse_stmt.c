@@ -183,33 +183,36 @@ static char *parse_as_name(struct parser *p, bool *ok)
 	return name;
 }
 
-/* import torch / import torch.nn as nn */
+/* import torch / import torch.nn as nn / import math, copy: the modules,
+ * each a name (its path) with its `as` name; op 'i' tells it from `from`. */
 static struct node *parse_import(struct parser *p)
 {
-	struct node *n = parse_node_new(N_IMPORT, p->tok.line, p->tok.col), *name;
-	int line, col;
-	char *as;
-	bool ok;
+	struct node *n = parse_node_new(N_IMPORT, p->tok.line, p->tok.col);
+	n->op = 'i';
 	parse_advance(p);
-	line = p->tok.line;
-	col = p->tok.col;
-	n->str = parse_module_path(p, "import");
-	if (!n->str) {
-		node_free(n);
-		return NULL;
-	}
-	as = parse_as_name(p, &ok);
-	if (!ok) {
-		node_free(n);
-		return NULL;
-	}
-	name = parse_node_new(N_NAME, line, col);
-	name->str = xstrdup(n->str);
-	parse_node_add_name(&n->kwnames, 0, as);
-	parse_node_add(n, name);
-	if (p->tok.kind == T_COMMA) {
-		node_free(n);
-		return parse_fail(p, "import one module per statement");
+	for (;;) {
+		int line = p->tok.line, col = p->tok.col;
+		bool ok;
+		char *path = parse_module_path(p, "import");
+		if (!path) {
+			node_free(n);
+			return NULL;
+		}
+		char *as = parse_as_name(p, &ok);
+		if (!ok) {
+			free(path);
+			node_free(n);
+			return NULL;
+		}
+		struct node *name = parse_node_new(N_NAME, line, col);
+		name->str = path;
+		if (!n->str)
+			n->str = xstrdup(path);
+		parse_node_add_name(&n->kwnames, n->nkids, as);
+		parse_node_add(n, name);
+		if (p->tok.kind != T_COMMA)
+			break;
+		parse_advance(p);
 	}
 	return parse_end(p, n);
 }

@@ -578,7 +578,23 @@ static struct value *f_tensor_type(struct call *c, struct qkv_error *err)
 	return error_set(err, c->node->line, c->node->col, "use torch.tensor(...) to make a tensor"), NULL;
 }
 
+/* copy.deepcopy(x) and copy.copy(x) */
+static struct value *copy_common(struct call *c, bool deep, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("x"), 1, &a, err) < 0)
+		return NULL;
+	struct value *r = deep ? runtime_deepcopy(a.v[0], err) : runtime_copy(a.v[0], err);
+	if (!r)
+		return args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a);
+	return args_return(&a, r);
+}
+
+static struct value *py_deepcopy(struct call *c, struct qkv_error *err) { return copy_common(c, true, err); }
+static struct value *py_copy(struct call *c, struct qkv_error *err) { return copy_common(c, false, err); }
+
 const struct builtin py_functions[] = {
+	{ "copy.deepcopy", py_deepcopy }, { "copy.copy", py_copy },
 	{ "builtins.range", py_range }, { "builtins.enumerate", py_enumerate }, { "builtins.zip", py_zip },
 	{ "builtins.map", py_map }, { "builtins.filter", py_filter }, { "builtins.sorted", py_sorted },
 	{ "builtins.reversed", py_reversed }, { "builtins.any", py_any }, { "builtins.all", py_all },

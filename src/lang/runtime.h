@@ -154,6 +154,13 @@ struct value *rank_mm(struct call *c, struct qkv_error *err);
 /* np.float32(x) & co (a call of numpy's dtype dt) */
 struct value *rank_np_scalar(struct call *c, enum dtype dt, struct qkv_error *err);
 
+/* copy.deepcopy(v) as Python's (containers, tensors, modules copied, each
+ * once; classes and functions shared; a tensor with a grad_fn refused as
+ * torch refuses it) and copy.copy(v) (a new container of the same items, a
+ * tensor on the same storage); NULL with err. (workspace.c) */
+struct value *runtime_deepcopy(struct value *v, struct qkv_error *err);
+struct value *runtime_copy(struct value *v, struct qkv_error *err);
+
 /* pieces.c: split, chunk, expand, repeat, where: functions and tensor
  * methods alike. pieces_functions ends with a NULL name. */
 extern const struct builtin pieces_functions[];

@@ -49,6 +49,8 @@ void interp_free(struct interp *I)
 struct memo {
 	struct value **from, **to;
 	int n, cap;
+	bool python;   /* copy.deepcopy's: classes and functions are shared, as Python shares them */
+	bool nonleaf;  /* (python) it met a tensor torch refuses to deep-copy */
 };
 
 static struct value *memo_find(const struct memo *m, const struct value *v)
@@ -82,10 +84,12 @@ static struct value *deep_copy(struct value *v, struct memo *m, int depth)
 	struct value *seen = memo_find(m, v);
 	if (seen)
 		return value_ref(seen);
-	if (depth > COPY_MAX_DEPTH)
+	if (depth > COPY_MAX_DEPTH || (m->python && (v->kind == V_CLASS || v->kind == V_FUNCTION)))
 		return value_ref(v);
 	switch (v->kind) {
 	case V_TENSOR: {
+		if (m->python && v->t->grad.fn)
+			m->nonleaf = true;
 		struct tensor *c = ops_clone(v->t);
 		c->grad = v->t->grad;
 		c->from = v->t->from;
@@ -181,6 +185,49 @@ static struct value *deep_copy(struct value *v, struct memo *m, int depth)
 		return n;
 	}
 	default:
+		return value_ref(v);
+	}
+}
+
+struct value *runtime_deepcopy(struct value *v, struct qkv_error *err)
+{
+	struct memo m = { .python = true };
+	struct value *c = deep_copy(v, &m, 0);
+	free(m.from);
+	free(m.to);
+	if (!m.nonleaf)
+		return c;
+	value_unref(c);
+	return error_set(err, 0, 0, "RuntimeError: Only Tensors created explicitly by the user (graph leaves) support "
+			 "the deepcopy protocol at the moment"), NULL;
+}
+
+struct value *runtime_copy(struct value *v, struct qkv_error *err)
+{
+	struct value *n;
+	switch (v->kind) {
+	case V_LIST:
+	case V_SET:
+		n = v->kind == V_SET ? value_set() : value_seq(V_LIST, 0);
+		for (int i = 0; i < v->n; i++)
+			value_list_push(n, value_ref(v->items[i]));
+		if (v->kind == V_SET)
+			value_set_layout_copy(n, v);
+		return n;
+	case V_DICT:
+		n = value_dict();
+		for (int i = 0; i < v->n; i++)
+			value_dict_set(n, v->keys[i], value_ref(v->items[i]));
+		return n;
+	case V_TENSOR:	/* a new tensor on the same storage, as torch's copy.copy gives */
+		n = value_tensor(tensor_alias(v->t));
+		n->parameter = v->parameter;
+		return n;
+	case V_INSTANCE:
+	case V_OBJECT:
+		return error_set(err, 0, 0, "copy.copy of a '%s' object is not supported in qkv: copy.deepcopy copies it "
+				 "whole", value_type_name(v)), NULL;
+	default:	/* numbers, strings, tuples, functions, classes, modules: themselves */
 		return value_ref(v);
 	}
 }

@@ -1003,6 +1003,7 @@ Test(parser, notebook_lines_should_parse)
 		{"import torch.nn as nn", "(import torch.nn torch.nn as nn)"},
 		{"import numpy as np", "(import numpy numpy as np)"},
 		{"from scipy.special import softmax", "(import scipy.special softmax)"},
+		{"import math, copy, torch.nn as nn", "(import math math copy torch.nn as nn)"},
 	};
 	EXPECT_CASES(cases);
 }
@@ -1060,7 +1061,7 @@ Test(parser, bad_inputs_should_report_the_exact_line_and_column)
 		{"x = '\\x4'", "error 1:6: invalid \\x escape: it needs 2 hex digits"},
 		{"x = '\\0'", "error 1:6: strings cannot contain NUL characters"},
 		{"import", "error 1:7: expected a module name after 'import'"},
-		{"import torch, numpy", "error 1:13: import one module per statement"},
+		{"import torch, numpy as", "error 1:23: expected a name after 'as'"},
 		{"from . import x", "error 1:6: relative imports (from . import x) are not supported"},
 		{"from torch import *", "error 1:19: 'import *' is not supported; name what you import, as in "
 					"from torch import nn"},
