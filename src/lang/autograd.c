@@ -34,6 +34,7 @@ enum rule_kind {
 	R_NUMPY,     /* numpy sees the data: refused when a tensor requires grad */
 	R_UNBIND,    /* a list of the first dimension's items (list(x)) */
 	R_ATTENTION, /* F.scaled_dot_product_attention: as its last product */
+	R_EINSUM,    /* torch.einsum: the node of the path torch takes for the equation (einsum.c) */
 	R_SELF,      /* the function sets its receiver's state itself (requires_grad_), or makes
 	                no tensor of its own (enumerate, zip, getattr, torch.no_grad): as it is */
 };
@@ -232,6 +233,7 @@ static const struct rule rules[] = {
 	{ "torch.chunk", R_UNBIND, "SplitBackward0", NULL },
 	{ "torch.cos", R_FN, "CosBackward0", NULL },
 	{ "torch.dot", R_FN, "DotBackward0", NULL },
+	{ "torch.einsum", R_EINSUM, NULL, NULL },
 	{ "torch.empty", R_CREATE, NULL, NULL },
 	{ "torch.equal", R_NONE, NULL, NULL },
 	{ "torch.exp", R_FN, "ExpBackward0", NULL },
@@ -557,7 +559,7 @@ static bool gives_only(enum rule_kind k)
 {
 	switch (k) {
 	case R_NONE: case R_NUMPY: case R_FN: case R_VIEW: case R_DIM: case R_SAME: case R_RESHAPE:
-	case R_MATMUL: case R_LINEAR: case R_DROPOUT: case R_ATTENTION:
+	case R_MATMUL: case R_LINEAR: case R_DROPOUT: case R_ATTENTION: case R_EINSUM:
 		return true;
 	default:
 		return false;
@@ -674,6 +676,12 @@ struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn
 			give(r, &in, in.grad, matmul_fn(q->ndim, v->ndim), NULL);
 		break;
 	}
+	case R_EINSUM:
+		if (c->nargs >= 2 && c->args[0]->kind == V_STR) {
+			bool list = c->nargs == 2 && (c->args[1]->kind == V_LIST || c->args[1]->kind == V_TUPLE);
+			give(r, &in, in.grad, einsum_grad_fn(c->args[0]->str, list ? c->args[1]->n : c->nargs - 1), NULL);
+		}
+		break;
 	}
 	return r;
 }

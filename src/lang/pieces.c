@@ -353,6 +353,6 @@ static struct value *pieces_np_where(struct call *c, struct qkv_error *err) { re
 
 const struct builtin pieces_functions[] = {
 	{ "torch.split", pieces_split }, { "torch.chunk", pieces_chunk }, { "torch.where", pieces_where },
-	{ "numpy.where", pieces_np_where },
+	{ "numpy.where", pieces_np_where }, { "torch.einsum", pieces_einsum },
 	{ NULL, NULL },
 };

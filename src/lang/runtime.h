@@ -169,6 +169,10 @@ struct value *pieces_chunk(struct call *c, struct qkv_error *err);
 struct value *pieces_expand(struct call *c, struct qkv_error *err);
 struct value *pieces_repeat(struct call *c, struct qkv_error *err);
 struct value *pieces_where(struct call *c, struct qkv_error *err);
+/* einsum.c: torch.einsum, and the backward node torch attaches to its result
+ * for eq over nops operands (grad_fn) */
+struct value *pieces_einsum(struct call *c, struct qkv_error *err);
+const char *einsum_grad_fn(const char *eq, int nops);
 
 /* A function or constant of a module ("torch", "randn"), a submodule, or NULL. */
 struct value *runtime_module_attr(const char *module, const char *name);
