@@ -125,6 +125,7 @@ static const struct rule rules[] = {
 	{ "Tensor.transpose", R_VIEW, "TransposeBackward0", NULL },
 	{ "Tensor.tril", R_FN, "TrilBackward0", NULL },
 	{ "Tensor.triu", R_FN, "TriuBackward0", NULL },
+	{ "Tensor.type", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.unsqueeze", R_VIEW, "UnsqueezeBackward0", NULL },
 	{ "Tensor.var", R_FN, "VarBackward0", NULL },
 	{ "Tensor.view", R_VIEW, "ViewBackward0", NULL },

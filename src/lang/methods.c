@@ -476,6 +476,39 @@ static struct value *m_to(struct call *c, struct qkv_error *err)
 	return args_done(c, &a, ops_to_dtype(SELF(c), dt), err);
 }
 
+/* x.type(): its type's name ('torch.FloatTensor'); x.type(dtype) or
+ * x.type('torch.DoubleTensor'): x as that dtype (x itself when it is). */
+static struct value *m_type(struct call *c, struct qkv_error *err)
+{
+	static const char *const names[] = { [DT_F32] = "torch.FloatTensor", [DT_F64] = "torch.DoubleTensor",
+					      [DT_I64] = "torch.LongTensor", [DT_BOOL] = "torch.BoolTensor" };
+	struct args a;
+	if (is_numpy(c))
+		return error_set(err, 0, 0, "'ndarray' object has no attribute 'type' in qkv"), NULL;
+	if (args_bind(c, P("dtype"), 0, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0];
+	if (!v || v->kind == V_NONE)
+		return args_return(&a, value_str(names[SELF(c)->dtype]));
+	enum dtype dt = DT_F32;
+	bool known = v->kind == V_DTYPE;
+	if (known) {
+		dt = v->dtype;
+	} else if (v->kind == V_STR) {
+		for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+			if (names[k] && strcmp(v->str, names[k]) == 0) {
+				dt = (enum dtype)k;
+				known = true;
+			}
+		if (!known)
+			return args_error(err, c, &a, 0, "ValueError: invalid type: '%s'", v->str), args_fail(&a);
+	}
+	if (!known)
+		return args_error(err, c, &a, 0, "type(): argument 'dtype' must be torch.dtype or str, not %s",
+				  value_type_name(v)), args_fail(&a);
+	return args_done(c, &a, dt == SELF(c)->dtype ? tensor_ref(SELF(c)) : ops_to_dtype(SELF(c), dt), err);
+}
+
 static struct value *m_tolist_rec(struct tensor *t)
 {
 	if (t->ndim == 0) {
@@ -520,7 +553,7 @@ static const struct builtin tensor_methods[] = {
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
 	{ "sort", rank_sort }, { "argsort", rank_argsort }, { "topk", rank_topk }, { "std", rank_std },
 	{ "var", rank_var }, { "flatten", rank_flatten }, { "mm", rank_mm },
-	{ "split", pieces_split }, { "chunk", pieces_chunk }, { "expand", pieces_expand }, { "repeat", pieces_repeat },
+	{ "type", m_type }, { "split", pieces_split }, { "chunk", pieces_chunk }, { "expand", pieces_expand }, { "repeat", pieces_repeat },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 
