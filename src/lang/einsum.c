@@ -224,7 +224,11 @@ struct value *pieces_einsum(struct call *c, struct qkv_error *err)
 		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
 	int64_t nsummed = 1;
 	for (int k = 0; k < nsum; k++)
-		nsummed *= size[sum[k]];
+		if (__builtin_mul_overflow(nsummed, size[sum[k]], &nsummed)) {
+			tensor_unref(out);
+			return args_error(err, c, &a, 0, "einsum(): the sum runs over more terms than an int64 counts"),
+			       args_fail(&a);
+		}
 	bool ints = x[0]->dtype == DT_I64;
 	int64_t n = tensor_numel(out), idx[NLABELS] = { 0 }, steps = 0;
 	for (int64_t i = 0; i < n; i++) {

@@ -160,6 +160,17 @@ static const char *shape_text(char *buf, size_t size, int ndim, const int64_t *s
 	return tensor_shape_str(buf, size, ndim, shape);
 }
 
+/* Whether a tensor of this shape (sizes not negative) counts its elements
+ * in an int64. */
+static bool numel_fits(int ndim, const int64_t *shape)
+{
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++)
+		if (__builtin_mul_overflow(n, shape[i], &n))
+			return false;
+	return true;
+}
+
 /* x.expand(*sizes): a view, -1 keeping a dim, new dims in front */
 struct value *pieces_expand(struct call *c, struct qkv_error *err)
 {
@@ -195,6 +206,9 @@ struct value *pieces_expand(struct call *c, struct qkv_error *err)
 					  (long long)shape[i], (long long)size, i, shape_text(want, sizeof want, nd, target),
 					  shape_text(have, sizeof have, x->ndim, x->shape)), args_fail(&a);
 	}
+	if (!numel_fits(nd, shape))
+		return args_error(err, c, &a, 0, "expand: a tensor of shape %s would hold more elements than an int64 "
+				  "counts", shape_text(want, sizeof want, nd, shape)), args_fail(&a);
 	return args_done(c, &a, ops_expand(x, nd, shape, err), err);
 }
 
@@ -216,7 +230,9 @@ struct value *pieces_repeat(struct call *c, struct qkv_error *err)
 	int off = nd - x->ndim;
 	for (int i = 0; i < nd; i++) {
 		src[i] = i < off ? 1 : x->shape[i - off];
-		shape[i] = reps[i] * src[i];
+		if (__builtin_mul_overflow(reps[i], src[i], &shape[i]) || (reps[i] >= 0 && !numel_fits(i + 1, shape)))
+			return args_error(err, c, &a, 0, "repeat: the result would hold more elements than an int64 "
+					  "counts"), args_fail(&a);
 	}
 	for (int i = 0; i < nd; i++) {
 		char buf[96];
