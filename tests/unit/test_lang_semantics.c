@@ -123,3 +123,17 @@ Test(lang_semantics, a_chain_of_100000_operators_should_be_one_error_naming_the_
 	cr_expect_str_eq(error_of(b.s), "expression too long: more than 3000 operations in a chain (such as 1 + 1 + ...)");
 	strbuf_free(&b);
 }
+
+/* sizes whose count of elements (or of einsum's terms) overflows an int64
+ * are refused before anything is counted (repeat's shape wrapped to a
+ * negative size) */
+Test(lang_semantics, sizes_past_an_int64_should_be_refused)
+{
+	cr_expect_str_eq(error_of("x = torch.ones(1, 6).repeat(2**62, 2**62)"),
+			 "repeat: the result would hold more elements than an int64 counts");
+	cr_expect_str_eq(error_of("x = torch.ones(1, 6).expand(2**62, 6)"),
+			 "expand: a tensor of shape [4611686018427387904, 6] would hold more elements than an int64 counts");
+	cr_expect_str_eq(error_of("a = torch.ones(1).expand(2**40)\nx = torch.einsum('i,j->', a, a)"),
+			 "einsum(): the sum runs over more terms than an int64 counts");
+	cr_expect_str_eq(error_of("x = torch.ones(2).split(1)[1]"), "");
+}
