@@ -52,7 +52,7 @@ static struct value *views_along(struct tensor *x, int dim, const int64_t *sizes
  * *count and their sizes, malloc'd. torch gives one piece of a dim of 0. */
 static int64_t *even_pieces(int64_t n, int64_t size, int64_t *count)
 {
-	*count = n == 0 || size == 0 ? 1 : (n + size - 1) / size;
+	*count = n == 0 || size == 0 ? 1 : n / size + (n % size != 0);
 	int64_t *sizes = xcalloc((size_t)*count, sizeof *sizes);
 	for (int64_t i = 0; i < *count; i++)
 		sizes[i] = n - i * size < size ? n - i * size : size;
@@ -67,6 +67,48 @@ static int split_dim(struct call *c, struct bound *b, int i, int *dim, struct qk
 	return given(b, i) ? args_dim(c, &b->a, i - b->off, b->x->ndim, dim, err) : 0;
 }
 
+/* The sizes a list or tuple of sections gives (argument 1), which must add
+ * up to n, the size of dim; NULL with torch's error. */
+static int64_t *section_sizes(struct call *c, struct bound *b, int64_t n, int dim, int64_t *count,
+			      struct qkv_error *err)
+{
+	const struct value *s = arg(b, 1);
+	struct strbuf list;
+	strbuf_init(&list);
+	strbuf_puts(&list, "");
+	int64_t sum = 0;
+	bool negative = false, over = false;
+	int64_t *sizes = xcalloc((size_t)s->n + 1, sizeof *sizes);
+	for (int k = 0; k < s->n; k++) {
+		if (s->items[k]->kind != V_INT) {
+			args_error(err, c, &b->a, 1 - b->off, "%s(): split_size_or_sections must be an int or a list of "
+				   "ints, not a list holding %s", c->name, value_type_name(s->items[k]));
+			goto fail;
+		}
+		sizes[k] = s->items[k]->i;
+		negative = negative || sizes[k] < 0;
+		over = over || __builtin_add_overflow(sum, sizes[k], &sum);
+		strbuf_printf(&list, "%s%lld", k ? ", " : "", (long long)sizes[k]);
+	}
+	if (negative) {
+		args_error(err, c, &b->a, 1 - b->off, "split_with_sizes expects split_sizes have only non-negative "
+			   "entries, but got split_sizes=[%s]", list.s);
+		goto fail;
+	}
+	if (over || sum != n) {
+		args_error(err, c, &b->a, 1 - b->off, "split_with_sizes expects split_sizes to sum exactly to %lld "
+			   "(input tensor's size at dimension %d), but got split_sizes=[%s]", (long long)n, dim, list.s);
+		goto fail;
+	}
+	strbuf_free(&list);
+	*count = s->n;
+	return sizes;
+fail:
+	strbuf_free(&list);
+	free(sizes);
+	return NULL;
+}
+
 /* torch.split(tensor, split_size_or_sections, dim=0), x.split(...) */
 struct value *pieces_split(struct call *c, struct qkv_error *err)
 {
@@ -76,39 +118,10 @@ struct value *pieces_split(struct call *c, struct qkv_error *err)
 	int dim;
 	if (split_dim(c, &b, 2, &dim, err) < 0)
 		return bound_fail(&b);
-	int64_t n = b.x->shape[dim], count = 0, *sizes = NULL;
-	struct value *s = arg(&b, 1);
-	if (s->kind == V_LIST || s->kind == V_TUPLE) {
-		struct strbuf list;
-		strbuf_init(&list);
-		int64_t sum = 0;
-		bool negative = false;
-		sizes = xcalloc((size_t)s->n + 1, sizeof *sizes);
-		for (int k = 0; k < s->n; k++) {
-			if (s->items[k]->kind != V_INT) {
-				free(sizes);
-				strbuf_free(&list);
-				return FAIL_AT(c, &b, 1, "%s(): split_size_or_sections must be an int or a list of ints, "
-					       "not a list holding %s", c->name, value_type_name(s->items[k]));
-			}
-			sizes[k] = s->items[k]->i;
-			negative = negative || sizes[k] < 0;
-			sum = negative ? sum : sum + sizes[k];
-			strbuf_printf(&list, "%s%lld", k ? ", " : "", (long long)sizes[k]);
-		}
-		count = s->n;
-		if (negative || sum != n) {
-			struct value *r = negative
-				? FAIL_AT(c, &b, 1, "split_with_sizes expects split_sizes have only non-negative entries, "
-					  "but got split_sizes=[%s]", list.s ? list.s : "")
-				: FAIL_AT(c, &b, 1, "split_with_sizes expects split_sizes to sum exactly to %lld (input "
-					  "tensor's size at dimension %d), but got split_sizes=[%s]", (long long)n, dim,
-					  list.s ? list.s : "");
-			free(sizes);
-			strbuf_free(&list);
-			return r;
-		}
-		strbuf_free(&list);
+	int64_t n = b.x->shape[dim], count = 0, *sizes;
+	if (arg(&b, 1)->kind == V_LIST || arg(&b, 1)->kind == V_TUPLE) {
+		if (!(sizes = section_sizes(c, &b, n, dim, &count, err)))
+			return bound_fail(&b);
 	} else {
 		int64_t size;
 		if (args_int(c, &b.a, 1 - b.off, 0, &size, err) < 0)
@@ -146,7 +159,7 @@ struct value *pieces_chunk(struct call *c, struct qkv_error *err)
 			return bound_fail(&b);
 		sizes = xcalloc((size_t)count, sizeof *sizes);
 	} else {
-		sizes = even_pieces(n, (n + chunks - 1) / chunks, &count);
+		sizes = even_pieces(n, n / chunks + (n % chunks != 0), &count);
 	}
 	struct value *r = views_along(b.x, dim, sizes, count, err);
 	free(sizes);
