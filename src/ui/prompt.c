@@ -484,6 +484,47 @@ static void set_error(struct prompt *p, int col, const char *msg)
  * and last in extra (the code :load ran, its lines numbered from 1 too)
  * when not NULL: the last of them whose line it can be, a def run later
  * replacing one before it. */
+/* The error shown (p->error), its traceback's lines that are the lesson's
+ * (source 0 of the n given; the steps' lines count lesson-wide) named as
+ * "step S, line K", as a notebook names a cell's: a line the sources after
+ * it define the function on too is theirs, a def run later replacing one
+ * before it; the innermost's is the one whose line is shown (from_lesson). */
+static void name_lesson_lines(struct prompt *p, const struct lesson *l, const struct errline_source *sources,
+			      int n, bool from_lesson)
+{
+	const char *tb = strstr(p->error, "\n  line ");
+	if (!tb)
+		return;
+	struct strbuf out;
+	strbuf_init(&out);
+	strbuf_putn(&out, p->error, (size_t)(tb - p->error));
+	while (tb) {
+		const char *next = strstr(tb + 1, "\n  line ");
+		size_t len = next ? (size_t)(next - tb) : strlen(tb);
+		int line, at = 0, step;
+		char name[128];
+		bool lessons = false;
+		if (sscanf(tb, "\n  line %d, in %n%127[^\n]", &line, &at, name) == 2) {
+			lessons = next ? errline_defines(&sources[0], line, name) : from_lesson;
+			for (int i = 1; next && lessons && i < n; i++)
+				lessons = !errline_defines(&sources[i], line, name);
+		}
+		struct loc where;
+		char *path = NULL;
+		if (lessons && codeplace_find(l, line, 1, &where, &path, &step) && step >= 0) {
+			strbuf_printf(&out, "\n  step %d, line %d, in ", step + 1,
+				      line - codeplace_first_line(l, l->steps[step].lines) + 1);
+			strbuf_putn(&out, tb + at, len - (size_t)at);
+		} else {
+			strbuf_putn(&out, tb, len);
+		}
+		free(path);
+		tb = next;
+	}
+	utf8_snprintf(p->error, sizeof p->error, "%s", out.s ? out.s : "");
+	strbuf_free(&out);
+}
+
 static void find_function_line(struct prompt *p, const struct errline_source *extra, const struct qkv_error *err)
 {
 	int ntyped, n = 0;
@@ -501,10 +542,14 @@ static void find_function_line(struct prompt *p, const struct errline_source *ex
 	if (extra)
 		sources[n++] = *extra;
 	struct errline e;
-	if (errline_in_function(&e, sources, n, ERRLINE_LAST, err)) {
+	bool found = errline_in_function(&e, sources, n, ERRLINE_LAST, err);
+	if (found) {
 		error_fn_text = xstrndup(e.text, e.len);
 		error_fn = (struct errline){ error_fn_text, e.len, e.col };
 	}
+	if (lesson_code.s)
+		name_lesson_lines(p, cur->lesson, sources, n,
+				  found && e.text >= lesson_code.s && e.text < lesson_code.s + lesson_code.len);
 	strbuf_free(&lesson_code);
 	free(sources);
 }

@@ -102,6 +102,11 @@ static bool in_function(const struct errline_source *s, int line, const char *na
 	return false;
 }
 
+bool errline_defines(const struct errline_source *s, int line, const char *name)
+{
+	return in_function(s, line, name);
+}
+
 bool errline_in_function(struct errline *e, const struct errline_source *sources, int nsources,
 			 enum errline_pick pick, const struct qkv_error *err)
 {

@@ -45,6 +45,10 @@ enum errline_pick {
 bool errline_in_function(struct errline *e, const struct errline_source *sources, int n,
 			 enum errline_pick pick, const struct qkv_error *err);
 
+/* Whether line `line` of s lies in a function called name (a def of it
+ * above, or a lambda on it). */
+bool errline_defines(const struct errline_source *s, int line, const char *name);
+
 /* The blanks before the caret: as many terminal columns as the characters
  * before its column take (two for a wide one such as 日, blanks past the
  * end of the line), each tab a tab (a terminal then moves the line and the

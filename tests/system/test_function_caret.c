@@ -217,9 +217,11 @@ Test(function_caret, the_lessons_prompt_should_show_the_functions_line_of_a_nest
 
 /* A function of the lesson's own (lesson 3, step 7, the document's
  * scaled_dot_product_attention) called at its prompt on the 2-D Q, K, V, as
- * a student might: under the error, the function's line from the step's
- * code and the caret (the steps' lines are numbered lesson-wide, so the
- * line is the lesson's; it was not shown). */
+ * a student might: under the error, its place named as a notebook names a
+ * cell's (the step, the line in its code), the function's line and the
+ * caret (the steps' lines are numbered lesson-wide, so the line is the
+ * lesson's; it was not shown); called from a function typed at the prompt,
+ * that one's line as before. */
 Test(function_caret, the_lessons_prompt_should_show_the_line_of_a_function_of_the_lesson)
 {
 	char state[64];
@@ -232,11 +234,19 @@ Test(function_caret, the_lessons_prompt_should_show_the_line_of_a_function_of_th
 	tmux_line(session, "scaled_dot_product_attention(Q, K, V)");
 	char *s = tmux_see(session, "sqrt(dim_k)\n");
 	cr_expect(strstr(s, "\n IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)\n"
-			    "   line 64, in scaled_dot_product_attention\n"
+			    "   step 7, line 3, in scaled_dot_product_attention\n"
 			    "     scores = torch.bmm(query, key.transpose(1, 2)) / sqrt(dim_k)\n"
 			    "                                                ^\n"
 			    ">>> scaled_dot_product_attention(Q, K, V)"),
 		  "%s", s);
+	free(s);
+	tmux_keys(session, "C-u");
+	tmux_line(session, "def g(x): return scaled_dot_product_attention(x, x, x)");
+	free(tmux_see(session, ">>> def g(x): return scaled_dot_product_attention(x, x, x)\n"));
+	tmux_line(session, "g(Q)");
+	s = tmux_see(session, "   line 1, in g\n");
+	cr_expect(strstr(s, "   line 1, in g\n   step 7, line 3, in scaled_dot_product_attention\n"
+			    "     scores = torch.bmm"), "%s", s);
 	free(s);
 	tmux_private_server_end();
 	dir_remove(state);
