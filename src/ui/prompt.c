@@ -652,6 +652,24 @@ static void after_run(struct app *a)
 	drop_loops(p);
 }
 
+/* Steps over *c when it is part of a string: *quote is the quote open (0
+ * when none). Whether it was (a quote that opens or closes one counts). */
+static bool in_string(const char **c, char *quote)
+{
+	if (*quote) {
+		if (**c == '\\' && (*c)[1])
+			(*c)++;
+		else if (**c == *quote)
+			*quote = 0;
+		return true;
+	}
+	if (**c == '\'' || **c == '"') {
+		*quote = **c;
+		return true;
+	}
+	return false;
+}
+
 /* The last statement of a line (after its last ';' outside brackets and
  * strings), trimmed, into buf; returns the offset in line of the ';'
  * before it, or 0 when it is the first. */
@@ -662,13 +680,8 @@ static size_t last_statement(const char *line, char *buf, size_t size)
 	int depth = 0;
 	char quote = 0;
 	for (const char *c = line; *c; c++) {
-		if (quote) {
-			if (*c == '\\' && c[1])
-				c++;
-			else if (*c == quote)
-				quote = 0;
-		} else if (*c == '\'' || *c == '"') {
-			quote = *c;
+		if (in_string(&c, &quote)) {
+			continue;
 		} else if (*c == '#') {
 			end = c;
 			break;
@@ -708,13 +721,8 @@ static bool is_print_call(const char *st)
 	int depth = 0;
 	char quote = 0;
 	for (; *c; c++) {
-		if (quote) {
-			if (*c == '\\' && c[1])
-				c++;
-			else if (*c == quote)
-				quote = 0;
-		} else if (*c == '\'' || *c == '"') {
-			quote = *c;
+		if (in_string(&c, &quote)) {
+			continue;
 		} else if (*c == '(') {
 			depth++;
 		} else if (*c == ')' && --depth == 0) {
