@@ -179,7 +179,10 @@ Test(completion, tab_twice_in_qkv_repl_should_list_the_names, .fini = finish)
 	tmux_type(session, "torch.s");
 	tmux_keys(session, "Tab");
 	s = tmux_see(session, "torch.softmax");
-	cr_assert(strstr(s, "torch.sin") && strstr(s, "torch.sum") && strstr(s, "torch.std\n>>> torch.s"), "%s", s);
+	/* readline lists in columns, so torch.sum (the last name) ends the
+	 * list whatever the width; the prompt comes back under it */
+	const char *sum = strstr(s, "torch.sum");
+	cr_assert(strstr(s, "torch.sin") && strstr(s, "torch.split") && sum && strstr(sum, "\n>>> torch.s"), "%s", s);
 	free(s);
 }
 
