@@ -3,11 +3,13 @@
  * each statement (the same parse the runner runs, so the "... " lines are
  * the ones Python would prompt for); when a block typed at a prompt is
  * finished and how deep its next line goes; the first statement of a
- * pasted cell. Parses and scans only; runs nothing. */
+ * pasted cell; the name of the value a line made. Parses and scans only;
+ * runs nothing. */
 #include "lesson/statements.h"
 #include "lang/ast.h"
 #include "lang/parser.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void statements_mark_continued(const char *code, int nlines, bool *cont)
@@ -213,5 +215,51 @@ enum statements_split statements_first(const char *src, size_t len, size_t *end)
 	parser_free(p);
 	if (r == STATEMENTS_ONE)
 		*end = until;
+	return r;
+}
+
+/* ---- the name of a line's value --------------------------------------------------- */
+
+/* Whether s is the statement print(...), which makes no value. */
+static bool is_print_call(const struct node *s)
+{
+	const struct node *e = s->kind == N_EXPR ? s->kids[0] : NULL;
+	return e && e->kind == N_CALL && e->kids[0]->kind == N_NAME && strcmp(e->kids[0]->str, "print") == 0;
+}
+
+enum statements_name statements_value_name(const char *line, char *buf, size_t size)
+{
+	buf[0] = 0;
+	size_t len = strlen(line);
+	struct parser *p = parser_new(line, len, 1);
+	struct node *last = NULL;
+	size_t start = 0, end = 0;
+	enum parse_status ps;
+	for (;;) {
+		struct node *stmt = NULL;
+		struct qkv_error err;
+		if ((ps = parser_next(p, &stmt, &err)) != PARSE_OK)
+			break;
+		if (is_print_call(stmt)) {
+			node_free(stmt);
+			continue;
+		}
+		node_free(last);
+		last = stmt;
+		parser_last_span(p, NULL, &start, &end);
+	}
+	parser_free(p);
+	enum statements_name r = STATEMENTS_NAME_NONE;
+	const struct node *target = last && (last->kind == N_ASSIGN || last->kind == N_AUGASSIGN) ? last->kids[0] : NULL;
+	if (ps != PARSE_END || !last || size == 0) {
+		r = STATEMENTS_NAME_NONE;
+	} else if (target && target->kind == N_NAME) {
+		snprintf(buf, size, "%s", target->str);
+		r = STATEMENTS_NAME_ASSIGNED;
+	} else if (last->kind == N_EXPR) {
+		snprintf(buf, size, "%.*s", (int)(end - start), line + start);
+		r = STATEMENTS_NAME_EXPRESSION;
+	}
+	node_free(last);
 	return r;
 }

@@ -5,7 +5,8 @@
  * end of a line, a class's body) after "... ", as Python's REPL shows it;
  * the prompts (ui/prompt.c, cli/repl.c) learn when a block typed line by
  * line is finished, how deep the next line is indented, and where each
- * statement of a pasted cell ends, to run it one statement at a time. */
+ * statement of a pasted cell ends, to run it one statement at a time;
+ * the full screen's prompt, the name the value a line made goes by. */
 #ifndef QKV_LESSON_STATEMENTS_H
 #define QKV_LESSON_STATEMENTS_H
 
@@ -46,5 +47,16 @@ enum statements_split {
  * b = 2`) and the blank lines and comments before it. For running a pasted
  * cell, or lines read from a pipe, one statement at a time. */
 enum statements_split statements_first(const char *src, size_t len, size_t *end);
+
+enum statements_name {
+	STATEMENTS_NAME_NONE,        /* no name: a statement, a target not a name, a syntax error */
+	STATEMENTS_NAME_ASSIGNED,    /* buf: the name its last statement assigns (X = ..., X += ...) */
+	STATEMENTS_NAME_EXPRESSION,  /* buf: the text of its last statement, an expression (Q @ K.T) */
+};
+/* What the value a line made (typed at a prompt, as one line) goes by,
+ * parsed as the runner parses it: its last statement, passing over the
+ * print(...) calls that end the line (they make no value: "X = ...;
+ * print(X)" names X). buf gets the name or the text (cut to size). */
+enum statements_name statements_value_name(const char *line, char *buf, size_t size);
 
 #endif

@@ -652,56 +652,6 @@ static void after_run(struct app *a)
 	drop_loops(p);
 }
 
-/* Steps over *c when it is part of a string: *quote is the quote open (0
- * when none). Whether it was (a quote that opens or closes one counts). */
-static bool in_string(const char **c, char *quote)
-{
-	if (*quote) {
-		if (**c == '\\' && (*c)[1])
-			(*c)++;
-		else if (**c == *quote)
-			*quote = 0;
-		return true;
-	}
-	if (**c == '\'' || **c == '"') {
-		*quote = **c;
-		return true;
-	}
-	return false;
-}
-
-/* The last statement of a line (after its last ';' outside brackets and
- * strings), trimmed, into buf; returns the offset in line of the ';'
- * before it, or 0 when it is the first. */
-static size_t last_statement(const char *line, char *buf, size_t size)
-{
-	size_t before = 0;
-	const char *start = line, *end = line + strlen(line);
-	int depth = 0;
-	char quote = 0;
-	for (const char *c = line; *c; c++) {
-		if (in_string(&c, &quote)) {
-			continue;
-		} else if (*c == '#') {
-			end = c;
-			break;
-		} else if (strchr("([{", *c)) {
-			depth++;
-		} else if (strchr(")]}", *c) && depth > 0) {
-			depth--;
-		} else if (*c == ';' && depth == 0 && strspn(c + 1, " \t") < strlen(c + 1)) {
-			start = c + 1;	/* a ';' that ends the line starts nothing */
-			before = (size_t)(c - line);
-		}
-	}
-	while (start < end && (*start == ' ' || *start == '\t'))
-		start++;
-	while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == ';'))
-		end--;
-	snprintf(buf, size, "%.*s", (int)(end - start), start);
-	return before;
-}
-
 /* Whether a and b are the same value shown: the very tensor, or text alike. */
 static bool same_value(const struct session_value *a, const struct session_value *b)
 {
@@ -710,53 +660,17 @@ static bool same_value(const struct session_value *a, const struct session_value
 	return a->text && b->text && strcmp(a->text, b->text) == 0;
 }
 
-/* Whether statement st is one call of print, print(...) and nothing after. */
-static bool is_print_call(const char *st)
-{
-	if (strncmp(st, "print", 5) != 0)
-		return false;
-	const char *c = st + 5 + strspn(st + 5, " ");
-	if (*c != '(')
-		return false;
-	int depth = 0;
-	char quote = 0;
-	for (; *c; c++) {
-		if (in_string(&c, &quote)) {
-			continue;
-		} else if (*c == '(') {
-			depth++;
-		} else if (*c == ')' && --depth == 0) {
-			return c[1 + strspn(c + 1, " ")] == 0;
-		}
-	}
-	return false;
-}
-
-/* The name the value a line made goes by: the variable its last statement
- * assigns ("X = [1 2; 3 4]", "X += 1"), when the workspace holds that very
- * value under it; else the statement itself when it is an expression
- * ("Q @ K.T", "X.shape"); else "". The print() calls that end the line
- * are passed over: they make no value. */
+/* The name the value a line made goes by (lesson/statements.h): the
+ * variable its last statement assigns ("X = [1 2; 3 4]", "X += 1"), when
+ * the workspace holds that very value under it; else the statement itself
+ * when it is an expression ("Q @ K.T", "X.shape"); else "". */
 static void name_value(struct prompt *p, const char *line)
 {
 	if (!p->shown)
 		return;
 	char st[sizeof p->shown_name];
-	/* print() makes no value: the one shown is of a statement before it
-	 * ("X = ...; print(X)" shows X, not "print(X)", whose [0, 0] is none) */
-	char *head = xstrdup(line);
-	size_t before = last_statement(head, st, sizeof st);
-	while (before > 0 && is_print_call(st)) {
-		head[before] = 0;
-		before = last_statement(head, st, sizeof st);
-	}
-	free(head);
-	size_t id = strspn(st, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-	const char *op = st + id + strspn(st + id, " ");
-	bool assigns = id > 0 && !(st[0] >= '0' && st[0] <= '9') &&
-		       ((op[0] == '=' && op[1] != '=') || (op[0] && strchr("+-*/@%", op[0]) && op[1] == '='));
-	if (assigns) {
-		st[id] = 0;
+	switch (statements_value_name(line, st, sizeof st)) {
+	case STATEMENTS_NAME_ASSIGNED: {
 		struct session_value v;
 		struct qkv_error err;
 		if (session_show(p->session, st, &v, &err) == 0) {
@@ -764,19 +678,14 @@ static void name_value(struct prompt *p, const char *line)
 				snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
 			session_value_free(&v);
 		}
-		return;
+		break;
 	}
-	/* an expression has no '=' of its own outside brackets (==, <=, >=, != are comparisons) */
-	int depth = 0;
-	for (const char *c = st; *c; c++) {
-		if (strchr("([{", *c))
-			depth++;
-		else if (strchr(")]}", *c) && depth > 0)
-			depth--;
-		else if (*c == '=' && depth == 0 && c[1] != '=' && (c == st || !strchr("=<>!", c[-1])))
-			return;
+	case STATEMENTS_NAME_EXPRESSION:
+		snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
+		break;
+	case STATEMENTS_NAME_NONE:
+		break;
 	}
-	snprintf(p->shown_name, sizeof p->shown_name, "%s", st);
 }
 
 /* The view shows the value the statements just run (stmt, or NULL for

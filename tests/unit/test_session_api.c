@@ -788,6 +788,35 @@ Test(session_api, a_pasted_cell_should_split_into_its_statements_with_the_lines_
 	cr_assert_eq(statements_first("x = = 1\ny = 2\n", 14, &end), STATEMENTS_ERROR);
 }
 
+/* the title of the value a line typed at the prompt made: what its last
+ * statement assigns or is, passing over the print() calls after it, and
+ * strings, brackets and comments holding ';', '=' or "print(" */
+Test(session_api, a_line_should_name_its_value_by_its_last_statement)
+{
+	struct { const char *line; enum statements_name kind; const char *name; } cases[] = {
+		{ "X = [1 2; 3 4]", STATEMENTS_NAME_ASSIGNED, "X" },
+		{ "X += 1  # more", STATEMENTS_NAME_ASSIGNED, "X" },
+		{ "a = 1; Q @ K.T ;", STATEMENTS_NAME_EXPRESSION, "Q @ K.T" },
+		{ "W = softmax(S); print(W); print('x;y')", STATEMENTS_NAME_ASSIGNED, "W" },
+		{ "s = 'a; b = print(c)'", STATEMENTS_NAME_ASSIGNED, "s" },
+		{ "x.shape", STATEMENTS_NAME_EXPRESSION, "x.shape" },
+		{ "f(a=1)[0] == 2", STATEMENTS_NAME_EXPRESSION, "f(a=1)[0] == 2" },
+		{ "a, b = 1, 2", STATEMENTS_NAME_NONE, "" },
+		{ "x[0] = 5", STATEMENTS_NAME_NONE, "" },
+		{ "print(X)", STATEMENTS_NAME_NONE, "" },
+		{ "X = = 1", STATEMENTS_NAME_NONE, "" },
+		{ "", STATEMENTS_NAME_NONE, "" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char buf[64];
+		cr_assert_eq(statements_value_name(cases[k].line, buf, sizeof buf), cases[k].kind, "%s", cases[k].line);
+		cr_assert_str_eq(buf, cases[k].name, "%s", cases[k].line);
+	}
+	char small[4];
+	cr_assert_eq(statements_value_name("Q @ K.T", small, sizeof small), STATEMENTS_NAME_EXPRESSION);
+	cr_assert_str_eq(small, "Q @", "cut to the buffer");
+}
+
 Test(session_api, a_block_in_the_history_file_should_come_back_as_one_entry)
 {
 	const char *entries[] = { "x = 1", "for i in range(3):\n    print(i)\n\n    print(-i)", "\\weird", "\\|odd" };
