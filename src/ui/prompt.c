@@ -11,8 +11,9 @@
  * screen scrolls sideways) while the input up to it is unchanged; an
  * error raised inside a function typed earlier shows, under its traceback,
  * the function's line with the caret (view/errline, as qkv repl). The
- * view beside the input is prompt_view.c's. */
-#include "ui/internal.h"
+ * view beside the input is prompt_view.c's; where the input, its error and
+ * the matches Tab listed go, and their drawing, prompt_draw.c's. */
+#include "ui/prompt_input.h"
 #include "core/mem.h"
 #include "core/utf8.h"
 #include "export/command.h"
@@ -38,23 +39,14 @@
 #define HISTORY_MAX 1000
 
 static struct app *cur;            /* readline's callbacks carry no context */
+struct prompt_input in;
 static unsigned char queue[64];    /* bytes of the key being fed to readline */
 static int qhead, qlen;
-static struct strbuf block;        /* the lines of a block typed so far ("" at ">>> ") */
-static int error_row;              /* 0, or the line of a multi-line input the error is on */
-static char *error_input;          /* the input the error is about, as it went back into the line */
-static size_t error_at;            /* the byte of it the caret is under */
-static bool error_fresh;           /* it has just gone back (cursor_to_error) */
-static struct errline error_fn;    /* for an error raised inside a function: its line
-                                      (text owned, error_fn_text) with the caret, or none */
-static char *error_fn_text;
 static bool readline_ready;
 static char history_path[4096];
 static char history_news[512];     /* a history problem not yet shown, or "" */
 static char history_error[512];    /* why the last history save failed, or "" */
 static bool history_keep_out;      /* damaged, and could not be set aside: never written */
-static char **listed;              /* the matches Tab listed (readline's), until the next key */
-static int nlisted;
 static bool pasting;               /* between the brackets of a bracketed paste */
 static struct strbuf paste;        /* what was pasted so far */
 static char esc_seq[32];           /* the start of an escape sequence held back */
@@ -96,11 +88,11 @@ static void deprep_nothing(void)
 
 static void forget_matches(void)
 {
-	for (int i = 0; i < nlisted; i++)
-		free(listed[i]);
-	free(listed);
-	listed = NULL;
-	nlisted = 0;
+	for (int i = 0; i < in.nlisted; i++)
+		free(in.listed[i]);
+	free(in.listed);
+	in.listed = NULL;
+	in.nlisted = 0;
 }
 
 /* readline's listing of the matches (a second Tab, or the first when it
@@ -111,15 +103,15 @@ static void show_matches(char **matches, int n, int longest)
 {
 	(void)longest;	/* bytes: the columns are measured as drawn */
 	forget_matches();
-	listed = xmalloc(sizeof *listed * (size_t)(n > 0 ? n : 1));
+	in.listed = xmalloc(sizeof *in.listed * (size_t)(n > 0 ? n : 1));
 	for (int i = 0; i < n; i++) {
 		const char *m = matches[i + 1], *slash = NULL;
 		for (const char *c = m; rl_filename_completion_desired && *c; c++)
 			if (*c == '/' && c[1])
 				slash = c;
-		listed[i] = xstrdup(slash ? slash + 1 : m);
+		in.listed[i] = xstrdup(slash ? slash + 1 : m);
 	}
-	nlisted = n;
+	in.nlisted = n;
 }
 
 static void on_line(char *line);
@@ -157,7 +149,7 @@ static void readline_start(void)
 		readline_ready = true;
 	}
 	lineedit_set_session(cur->prompt.session);
-	rl_callback_handler_install(block.len ? "... " : ">>> ", on_line);
+	rl_callback_handler_install(in.block.len ? "... " : ">>> ", on_line);
 }
 
 static int do_nothing(int count, int key)
@@ -236,8 +228,6 @@ static void drop_nul_bytes(void)
 		rl_mark = rl_end;
 }
 
-static void cursor_to_error(struct app *a);
-
 /* Runs readline on the bytes seq (n of them) as typed keys. */
 static void feed_bytes(struct app *a, const char *seq, size_t n)
 {
@@ -252,7 +242,7 @@ static void feed_bytes(struct app *a, const char *seq, size_t n)
 			finish_ended_line();
 		forget_undo();
 		drop_nul_bytes();
-		cursor_to_error(a);	/* a line that failed came back */
+		prompt_cursor_to_error(a);	/* a line that failed came back */
 	}
 	qhead = qlen = 0;
 }
@@ -355,8 +345,6 @@ const char *prompt_history_error(void)
 static struct strbuf printed;
 static size_t printed_total;       /* bytes ever added to printed */
 static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool running;               /* a statement runs (frames say so) */
-static bool showing;               /* :show EXPR computes (frames say so) */
 
 #define PRINTED_MAX (1 << 20)      /* a loop that prints forever keeps its last lines */
 
@@ -379,7 +367,7 @@ static void capture(void *udata, const struct session_output *o)
 
 char *prompt_running_output(void)
 {
-	if (!running)
+	if (!in.running)
 		return NULL;
 	pthread_mutex_lock(&printed_lock);
 	char *now = xstrdup(printed.s ? printed.s : "");
@@ -412,9 +400,9 @@ static int run_job(struct app *a, struct run_call *c)
 {
 	c->s = a->prompt.session;
 	struct job j = { .kind = JOB_CALL, .fn = run_call, .ctx = c };
-	running = true;
+	in.running = true;
 	job_run(a, &j);
-	running = false;
+	in.running = false;
 	prompt_view_forget(&a->prompt);	/* it may have changed the value shown in place */
 	return c->rc;
 }
@@ -472,8 +460,8 @@ static void set_error(struct prompt *p, int col, const char *msg)
 {
 	snprintf(p->error, sizeof p->error, "%s", msg);
 	p->error_col = strchr(msg, '\n') ? 0 : col > 0 ? col : 1;
-	free(error_fn_text);
-	error_fn_text = NULL;
+	free(in.error_fn_text);
+	in.error_fn_text = NULL;
 }
 
 /* For an error raised inside a function (err's traceback; its line and
@@ -544,8 +532,8 @@ static void find_function_line(struct prompt *p, const struct errline_source *ex
 	struct errline e;
 	bool found = errline_in_function(&e, sources, n, ERRLINE_LAST, err);
 	if (found) {
-		error_fn_text = xstrndup(e.text, e.len);
-		error_fn = (struct errline){ error_fn_text, e.len, e.col };
+		in.error_fn_text = xstrndup(e.text, e.len);
+		in.error_fn = (struct errline){ in.error_fn_text, e.len, e.col };
 	}
 	if (lesson_code.s)
 		name_lesson_lines(p, cur->lesson, sources, n,
@@ -571,25 +559,25 @@ static void set_run_error(struct prompt *p, int col, const struct qkv_error *err
 static void put_back(const struct prompt *p, const char *text)
 {
 	lineedit_set_next(text);
-	free(error_input);
-	error_input = xstrdup(text ? text : "");
-	const char *row = error_input;
-	for (int r = 1; r < error_row && strchr(row, '\n'); r++)
+	free(in.error_input);
+	in.error_input = xstrdup(text ? text : "");
+	const char *row = in.error_input;
+	for (int r = 1; r < in.error_row && strchr(row, '\n'); r++)
 		row = strchr(row, '\n') + 1;
 	size_t k = p->error_col > 1 ? (size_t)p->error_col - 1 : 0;
-	error_at = (size_t)(row - error_input) + utf8_offset_n(row, strcspn(row, "\n"), k);
-	error_fresh = true;
+	in.error_at = (size_t)(row - in.error_input) + utf8_offset_n(row, strcspn(row, "\n"), k);
+	in.error_fresh = true;
 }
 
 static void clear_error(struct prompt *p)
 {
 	p->error[0] = 0;
-	error_row = 0;
-	free(error_input);
-	error_input = NULL;
-	error_fresh = false;
-	free(error_fn_text);
-	error_fn_text = NULL;
+	in.error_row = 0;
+	free(in.error_input);
+	in.error_input = NULL;
+	in.error_fresh = false;
+	free(in.error_fn_text);
+	in.error_fn_text = NULL;
 }
 
 static void show_listing(struct prompt *p, const char *text)
@@ -795,7 +783,7 @@ static void run_cell(struct app *a, const char *src, size_t len)
 			while (n > 0 && blank(src[b + n - 1]))
 				n--;
 			char *back = xstrndup(src + b, n);
-			error_row = strchr(back, '\n') && p->error_col ? err.line - skipped : 0;
+			in.error_row = strchr(back, '\n') && p->error_col ? err.line - skipped : 0;
 			put_back(p, back);
 			free(back);
 			return;
@@ -872,9 +860,9 @@ static void cmd_show(struct app *a, char *arg, int argcol)
 	}
 	struct show_call c = { .s = p->session, .expr = arg, .loops = loops };
 	struct job j = { .kind = JOB_CALL, .fn = show_call, .ctx = &c };
-	showing = true;
+	in.showing = true;
 	job_run(a, &j);
-	showing = false;
+	in.showing = false;
 	prompt_view_forget(p);	/* (an expression may change a value in place) */
 	if (c.rc < 0) {
 		set_run_error(p, argcol + (c.err.col > 0 ? c.err.col - 1 : 0), &c.err);
@@ -988,9 +976,9 @@ static void cmd_export(struct app *a, const struct command *c)
 	struct prompt *p = &a->prompt;
 	struct export_call x = { .s = p->session, .c = c };
 	struct job j = { .kind = JOB_CALL, .fn = export_call, .ctx = &x };
-	showing = true;
+	in.showing = true;
 	job_run(a, &j);
-	showing = false;
+	in.showing = false;
 	prompt_view_forget(p);	/* (an expression may change a value in place) */
 	if (x.rc < 0)
 		set_error(p, x.err.col, x.err.msg);
@@ -1066,21 +1054,21 @@ static void take_block(struct app *a, bool cell)
 {
 	bool done;
 	if (cell) {
-		strbuf_putc(&block, '\n');	/* the end of a pasted cell ends its blocks */
-		done = session_is_complete(block.s, block.len);
-		block.s[--block.len] = 0;
+		strbuf_putc(&in.block, '\n');	/* the end of a pasted cell ends its blocks */
+		done = session_is_complete(in.block.s, in.block.len);
+		in.block.s[--in.block.len] = 0;
 	} else {
-		done = session_is_complete(block.s, block.len);
+		done = session_is_complete(in.block.s, in.block.len);
 	}
 	if (!done) {
 		rl_set_prompt("... ");
-		lineedit_offer_indent(block.s, block.len);
+		lineedit_offer_indent(in.block.s, in.block.len);
 		return;
 	}
 	rl_set_prompt(">>> ");
-	size_t len = block.len;
-	char *src = strbuf_detach(&block);
-	strbuf_init(&block);
+	size_t len = in.block.len;
+	char *src = strbuf_detach(&in.block);
+	strbuf_init(&in.block);
 	lineedit_history_add(src);	/* a block is one entry: Up brings it back whole */
 	if (memchr(src, '\n', len) == src + len - 1) {
 		src[len - 1] = 0;
@@ -1104,7 +1092,7 @@ static void on_line(char *line)
 	clear_error(p);
 	forget_matches();
 	if (!line) {	/* Ctrl-D: on an empty line it leaves; in a block, it ends the block */
-		if (!block.len) {
+		if (!in.block.len) {
 			prompt_close(a);
 			return;
 		}
@@ -1112,7 +1100,7 @@ static void on_line(char *line)
 	}
 	const char *s = line + strspn(line, " \t");
 	bool several = strchr(line, '\n') != NULL;	/* from the history, or a fix put back */
-	if (!block.len && !several && *s == ':') {
+	if (!in.block.len && !several && *s == ':') {
 		lineedit_history_add(line);
 		run_command(a, line);
 		if (a->prompt.open && a->prompt.error[0])
@@ -1120,12 +1108,12 @@ static void on_line(char *line)
 		free(line);
 		return;
 	}
-	if (!block.len && !*s && !several) {
+	if (!in.block.len && !*s && !several) {
 		free(line);
 		return;
 	}
-	strbuf_puts(&block, *s ? line : "");	/* a line of only indentation is empty */
-	strbuf_putc(&block, '\n');
+	strbuf_puts(&in.block, *s ? line : "");	/* a line of only indentation is empty */
+	strbuf_putc(&in.block, '\n');
 	free(line);
 	take_block(a, several);
 }
@@ -1174,11 +1162,11 @@ static void end_paste(struct app *a)
 	}
 	clear_error(p);
 	forget_matches();
-	strbuf_putn(&block, rl_line_buffer, (size_t)rl_point);
-	strbuf_puts(&block, text.s);
-	strbuf_puts(&block, rl_line_buffer + rl_point);
-	if (block.s[block.len - 1] != '\n')
-		strbuf_putc(&block, '\n');
+	strbuf_putn(&in.block, rl_line_buffer, (size_t)rl_point);
+	strbuf_puts(&in.block, text.s);
+	strbuf_puts(&in.block, rl_line_buffer + rl_point);
+	if (in.block.s[in.block.len - 1] != '\n')
+		strbuf_putc(&in.block, '\n');
 	strbuf_free(&text);
 	rl_delete_text(0, rl_end);	/* undoably: the undo list stays true to the line */
 	rl_point = 0;
@@ -1194,7 +1182,7 @@ static void end_paste(struct app *a)
 	}
 	take_block(a, true);
 	lineedit_take_next();	/* the line goes on: what the next one starts with, now */
-	cursor_to_error(a);
+	prompt_cursor_to_error(a);
 }
 
 /* ---- opening, keys, drawing ------------------------------------------------------ */
@@ -1213,7 +1201,7 @@ void prompt_open(struct app *a, struct interp *from, const struct step *st, int 
 		p->hint = 0;
 		if (!printed.s) {
 			strbuf_init(&printed);
-			strbuf_init(&block);
+			strbuf_init(&in.block);
 			strbuf_init(&paste);
 		}
 	}
@@ -1230,7 +1218,7 @@ void prompt_close(struct app *a)
 	if (!p->open)
 		return;
 	rl_callback_handler_remove();
-	strbuf_reset(&block);
+	strbuf_reset(&in.block);
 	lineedit_set_next(NULL);
 	pasting = false;
 	esc_len = 0;
@@ -1285,9 +1273,9 @@ static void end_note(struct prompt *p)
  * was typed. */
 static const char *drop_input(struct app *a)
 {
-	const char *what = block.len ? "block" : rl_end > 0 || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH) ?
+	const char *what = in.block.len ? "block" : rl_end > 0 || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH) ?
 			   "line" : NULL;
-	strbuf_reset(&block);
+	strbuf_reset(&in.block);
 	lineedit_set_next(NULL);	/* (before the new line takes it) */
 	drop_line(a);
 	pasting = false;
@@ -1468,7 +1456,7 @@ static bool take_utf8(struct app *a, int ch)
 static void feed_key(struct app *a, int ch)
 {
 	struct prompt *p = &a->prompt;
-	if (p->view_focus || (ch == '\t' && rl_end == 0 && !block.len)) {
+	if (p->view_focus || (ch == '\t' && rl_end == 0 && !in.block.len)) {
 		if (prompt_view_key(a, ch))
 			return;
 		p->view_focus = false;	/* any other key goes to the line */
@@ -1497,431 +1485,4 @@ static void feed_key(struct app *a, int ch)
 	}
 	end_search_before_prefix((unsigned char)seq[0]);
 	feed_bytes(a, seq, strlen(seq));
-}
-
-/* The bytes of the character at s (1 for a byte that begins none). */
-static size_t char_bytes(const char *s)
-{
-	uint32_t cp;
-	int n = utf8_decode(s, strlen(s), &cp);
-	return n > 0 ? (size_t)n : 1;
-}
-
-/* The columns the first n bytes of s take on the screen, as drawn (a
- * character's ASCII twin where the locale is not UTF-8): the cursor stands
- * after them, not n columns in. */
-static int columns_of(const char *s, size_t n)
-{
-	char *part = xstrndup(s, n);
-	int w = term_width_of(part);
-	free(part);
-	return w;
-}
-
-/* ---- where the input and its error go ------------------------------------------- */
-
-/* The lines of the input: the block typed so far (its last lines, after
- * ">>> " and "... ") above readline's line, which holds several when it
- * came back from the history or an error. */
-static int count_lines(const char *s)
-{
-	int n = 1;
-	for (; s && *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static int rows_cap(const struct app *a)
-{
-	return a->rows / 3 > 2 ? a->rows / 3 : 2;
-}
-
-static int block_rows(const struct app *a)
-{
-	int n = block.len ? count_lines(block.s) - 1 : 0;	/* it ends with '\n' */
-	return n < rows_cap(a) ? n : rows_cap(a);
-}
-
-static int input_rows(const struct app *a)
-{
-	int n = count_lines(rl_line_buffer);
-	return n < rows_cap(a) ? n : rows_cap(a);
-}
-
-/* How readline's line is drawn: its rows, those shown (the cursor's among
- * them), and how far the cursor's row is scrolled sideways to keep the
- * cursor in view; the other rows are not scrolled. */
-struct input_view {
-	const char *buf;
-	int nrows, shown, first;   /* rows of the line, rows shown, the first shown */
-	int cur_row;               /* the cursor's */
-	int cursor_col;            /* its column in its row, the row's prompt included, unscrolled */
-	size_t skip;               /* bytes of the cursor's row (its prompt included) left of the screen */
-	int skipped;               /* the columns they take */
-};
-
-/* The prompt before row r of the line: readline's (or its search's) on
- * the first, "... " on the others. */
-static const char *row_prompt(int r)
-{
-	return r > 0 ? "... " : rl_display_prompt ? rl_display_prompt : ">>> ";
-}
-
-/* Row r of buf (n bytes long, without its '\n'). */
-static const char *row_of(const char *buf, int r, int *n)
-{
-	for (; r > 0 && strchr(buf, '\n'); r--)
-		buf = strchr(buf, '\n') + 1;
-	*n = (int)strcspn(buf, "\n");
-	return buf;
-}
-
-/* Row r as drawn before scrolling: its prompt, then its text. */
-static void row_text(struct strbuf *sb, const char *buf, int r)
-{
-	int n;
-	const char *l = row_of(buf, r, &n);
-	strbuf_reset(sb);
-	strbuf_puts(sb, row_prompt(r));
-	strbuf_putn(sb, l, (size_t)n);
-}
-
-static void input_view(const struct app *a, struct input_view *v)
-{
-	int w = a->cols;
-	memset(v, 0, sizeof *v);
-	v->buf = rl_line_buffer ? rl_line_buffer : "";
-	v->nrows = count_lines(v->buf);
-	v->shown = input_rows(a);
-	int line_at = 0;
-	for (int i = 0; i < rl_point && v->buf[i]; i++)
-		if (v->buf[i] == '\n') {
-			v->cur_row++;
-			line_at = i + 1;
-		}
-	v->first = v->cur_row >= v->shown ? v->cur_row - v->shown + 1 : 0;
-	v->cursor_col = term_width_of(row_prompt(v->cur_row)) +
-			columns_of(v->buf + line_at, (size_t)(rl_point > line_at ? rl_point - line_at : 0));
-	int shift = v->cursor_col >= w - 1 ? v->cursor_col - (w - 2) : 0;
-	if (shift > 0) {
-		struct strbuf row;
-		strbuf_init(&row);
-		row_text(&row, v->buf, v->cur_row);
-		while (row.s[v->skip] && v->skipped < shift) {
-			size_t n1 = char_bytes(row.s + v->skip);
-			v->skipped += columns_of(row.s + v->skip, n1);
-			v->skip += n1;
-		}
-		strbuf_free(&row);
-	}
-}
-
-/* Whether the line still holds the input the error is about, up to the
- * mistake and its first byte (or the whole input, for a mistake at its
- * end): the caret then belongs under it. Once that changed (Ctrl-U, a
- * line from the history, a search) the error is the last input's, shown
- * apart from the line, without a caret. */
-static bool error_attached(void)
-{
-	const char *buf = rl_line_buffer ? rl_line_buffer : "";
-	if (!error_input || RL_ISSTATE(RL_STATE_ISEARCH | RL_STATE_NSEARCH))
-		return false;
-	size_t len = strlen(error_input), n = error_at < len ? error_at + 1 : len;
-	return strncmp(buf, error_input, n) == 0;
-}
-
-/* The screen column of the caret under the mistake, in the line as it is
- * drawn now (scrolled sideways, its first rows out of view), or -1 when
- * there is none to draw: an error without a column (a traceback), the line
- * no longer the input that failed, the mistake out of view. */
-static int error_caret_x(const struct app *a)
-{
-	if (!a->prompt.error[0] || !a->prompt.error_col || !error_attached())
-		return -1;
-	struct input_view v;
-	input_view(a, &v);
-	int er = error_row > 0 ? error_row - 1 : 0;
-	if (er >= v.nrows || er < v.first || er >= v.first + v.shown)
-		return -1;
-	int n;
-	const char *l = row_of(v.buf, er, &n);
-	size_t at = error_at - (size_t)(l - v.buf);	/* (the line is the input up to it) */
-	int x = term_width_of(row_prompt(er)) + columns_of(l, at) - (er == v.cur_row ? v.skipped : 0);
-	return x >= 0 && x < a->cols ? x : -1;
-}
-
-/* Just after the input that failed came back into the line, the cursor
- * at its end: when the caret would be out of view there (the line from the
- * mistake to its end is wider than the screen, or the mistake is on a row
- * of a long block not shown), the cursor goes to the mistake instead, and
- * the line scrolls to show it with the caret under it. */
-static void cursor_to_error(struct app *a)
-{
-	if (!error_fresh || !rl_line_buffer)
-		return;
-	error_fresh = false;
-	if (!a->prompt.error_col || !error_attached() || error_caret_x(a) >= 0)
-		return;
-	rl_point = error_at <= (size_t)rl_end ? (int)error_at : rl_end;
-}
-
-/* The error's text as drawn: the message, or, once the line is no longer
- * the input it is about, the message as the last input's. */
-static const char *error_text(const struct app *a)
-{
-	static char detached[sizeof ((struct prompt *)0)->error + 16];
-	if (error_attached() || !a->prompt.error[0])
-		return a->prompt.error;
-	snprintf(detached, sizeof detached, "Last error: %s", a->prompt.error);
-	return detached;
-}
-
-/* The error under the input: whether the message fits beside the caret,
- * and the lines the message takes below it (one blank if beside). */
-static bool error_beside(const struct app *a)
-{
-	int x = error_caret_x(a);
-	return x >= 0 && x + 2 + term_width_of(error_text(a)) <= a->cols;
-}
-
-/* The rows of the function's line an error was raised on and of its
- * caret, under the message (2), or 0 when there is none. */
-static int error_fn_lines(void)
-{
-	return error_fn_text ? 2 : 0;
-}
-
-/* The lines the error may take: the message's, up to half the screen, less
- * the input's (a message naming a long path keeps its end), 4 at least (6
- * for a traceback), and the function's line with its caret. */
-static int error_lines(const struct app *a)
-{
-	if (error_beside(a))
-		return 1;
-	const char *text = error_text(a);
-	bool traceback = strchr(text, '\n') != NULL;
-	int room = a->rows / 2 - block_rows(a) - input_rows(a) - error_fn_lines(), least = traceback ? 6 : 4;
-	int cap = room > least ? room : least;
-	int n = draw_wrapped(text, 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
-	return (n < cap ? n : cap) + error_fn_lines();
-}
-
-/* The message above the input (an exercise's question may be long, and a
- * verdict comes before it): the lines it takes wrapped, all of them up to a
- * third of the screen (3 at least). */
-static const char *message_text(const struct app *a)
-{
-	static char note[160];
-	if (running || showing) {
-		char done[96];
-		job_progress_note(done, sizeof done);	/* after half a second: how far */
-		snprintf(note, sizeof note, "Running...%s%s%s (Ctrl-C stops it; nothing of it is kept then)",
-			 done[0] ? " [" : "", done, done[0] ? "]" : "");
-		return note;
-	}
-	return a->prompt.message;
-}
-
-static int message_lines(const struct app *a)
-{
-	int n = draw_wrapped(message_text(a), 0, 0, a->cols - 2, 0, 0, A_NORMAL);	/* counts, draws nothing */
-	int most = a->rows / 3 > 3 ? a->rows / 3 : 3;
-	return n < 1 ? 1 : n < most ? n : most;
-}
-
-/* The matches Tab listed, under the input as readline lists them: sorted
- * down the columns, each column as wide as the widest match and 2 more,
- * as many columns as the width takes; at most rows_cap rows (fewer when
- * the rest of the prompt takes the screen), the last of them then saying
- * how many more there are. */
-struct match_grid {
-	int rows, cols, colw;      /* rows of matches */
-	int shown;                 /* the matches shown (the first ones) */
-	bool more;                 /* a row saying how many are not */
-};
-
-static void match_grid(const struct app *a, struct match_grid *g)
-{
-	memset(g, 0, sizeof *g);
-	if (!nlisted)
-		return;
-	int widest = 0;
-	for (int i = 0; i < nlisted; i++) {
-		int w = term_width_of(listed[i]);
-		widest = w > widest ? w : widest;
-	}
-	int room = a->cols - 2;	/* a column of margin each side, as the other lines */
-	g->colw = widest + 2;
-	g->cols = room / g->colw > 0 ? room / g->colw : 1;
-	g->rows = (nlisted + g->cols - 1) / g->cols;
-	/* a third of the screen, less when a long error takes the room */
-	int others = message_lines(a) + block_rows(a) + input_rows(a) + (a->prompt.error[0] ? 1 + error_lines(a) : 0);
-	int cap = rows_cap(a) < a->rows - 4 - others ? rows_cap(a) : a->rows - 4 - others;
-	cap = cap > 2 ? cap : 2;
-	if (g->rows > cap) {
-		g->rows = cap - 1;
-		g->more = true;
-	}
-	g->shown = g->rows * g->cols < nlisted ? g->rows * g->cols : nlisted;
-	if (g->more) {	/* the columns only as many as the matches shown fill */
-		g->cols = (g->shown + g->rows - 1) / g->rows;
-	}
-}
-
-static int match_lines(const struct app *a)
-{
-	struct match_grid g;
-	match_grid(a, &g);
-	return g.rows + g.more;
-}
-
-/* Draws the listing from row y; the rows used. */
-static int draw_matches(const struct app *a, int y)
-{
-	struct match_grid g;
-	match_grid(a, &g);
-	for (int r = 0; r < g.rows; r++) {
-		move(y + r, 0);
-		clrtoeol();
-		for (int c = 0; c < g.cols; c++) {
-			int i = c * g.rows + r;	/* down the columns */
-			int x = 1 + c * g.colw;
-			if (i < g.shown && x < a->cols - 1)
-				term_put(y + r, x, listed[i], a->cols - 1 - x);
-		}
-	}
-	if (g.more) {
-		char more[96];
-		snprintf(more, sizeof more, "\u2026 and %d more: type more of the name", nlisted - g.shown);
-		move(y + g.rows, 0);
-		clrtoeol();
-		attron(A_DIM);
-		term_put(y + g.rows, 1, more, a->cols - 2);
-		attroff(A_DIM);
-	}
-	return g.rows + g.more;
-}
-
-/* The error goes under its line of a multi-line input when its caret is
- * drawn, else above the line, as for one line. */
-static bool error_in_input(const struct app *a)
-{
-	return a->prompt.error[0] && error_row > 0 && input_rows(a) > 1 && error_caret_x(a) >= 0;
-}
-
-int prompt_lines(const struct app *a)
-{
-	const struct prompt *p = &a->prompt;
-	if (!p->open)
-		return 0;
-	int n = message_lines(a) + block_rows(a) + input_rows(a) + match_lines(a);
-	if (error_in_input(a))
-		return n + 1 + (error_beside(a) ? 0 : error_lines(a));
-	return n + (p->error[0] ? 1 + error_lines(a) : 0);
-}
-
-/* Under the message of an error raised inside a function, at y: the
- * function's line and the caret under its column (view/errline), fitted
- * to the width w less a column of margin each side. */
-static void draw_fn_line(int y, int w)
-{
-	struct strbuf row, caret;
-	strbuf_init(&row);
-	strbuf_init(&caret);
-	errline_fit(&error_fn, w - 2, &row, &caret);
-	attroff(A_BOLD);
-	term_put(y, 1, row.s, w - 2);
-	attron(A_BOLD);
-	term_put(y + 1, 1, caret.s, w - 2);
-	strbuf_free(&row);
-	strbuf_free(&caret);
-}
-
-/* The caret row at y and the message beside it or wrapped below; the rows used. */
-static int draw_error(struct app *a, int y, bool below)
-{
-	int w = a->cols;
-	int col = error_caret_x(a);
-	const char *text = error_text(a);
-	move(y, 0);
-	clrtoeol();
-	attron(A_BOLD);
-	if (col >= 0)
-		term_put(y, col, "^", 1);
-	if (error_beside(a))
-		term_put(y, col + 2, text, w - col - 2);
-	y++;
-	int rows = 1;
-	if (!error_beside(a) || !below) {
-		for (int i = 0; i < error_lines(a); i++) {
-			move(y + i, 0);
-			clrtoeol();
-		}
-		if (!error_beside(a)) {
-			int ml = error_lines(a) - error_fn_lines();
-			draw_wrapped(text, y, 1, w - 2, ml, 0, A_BOLD);
-			if (error_fn_text)
-				draw_fn_line(y + ml, w);
-		}
-		rows += error_lines(a);
-	}
-	attroff(A_BOLD);
-	return rows;
-}
-
-void prompt_draw(struct app *a, int y)
-{
-	struct prompt *p = &a->prompt;
-	int w = a->cols;
-	/* the message (exercise, news) */
-	int ml = message_lines(a);
-	for (int i = 0; i < ml; i++) {
-		move(y + i, 0);
-		clrtoeol();
-	}
-	draw_wrapped(message_text(a), y, 1, w - 2, ml, 0, A_BOLD);
-	y += ml;
-	/* a caret under the failing column and the message beside it, or
-	 * wrapped on the lines below when they do not fit side by side */
-	if (p->error[0] && !error_in_input(a))
-		y += draw_error(a, y, false);
-	/* the block typed so far: its last lines */
-	int br = block_rows(a), total = block.len ? count_lines(block.s) - 1 : 0;
-	const char *l = block.s;
-	for (int i = 0; i < total; i++) {
-		const char *nl = strchr(l, '\n');
-		if (i >= total - br) {
-			char row[1024];
-			snprintf(row, sizeof row, "%s%.*s", i == 0 ? ">>> " : "... ", (int)(nl - l), l);
-			move(y, 0);
-			clrtoeol();
-			term_put(y++, 0, row, w);
-		}
-		l = nl + 1;
-	}
-	/* the input: readline's prompt (or its search prompt) and text, a line
-	 * of it after another, the cursor's kept in view */
-	struct input_view v;
-	input_view(a, &v);
-	struct strbuf row;
-	strbuf_init(&row);
-	int cy = y, cx = 0;
-	for (int r = v.first; r < v.nrows && r < v.first + v.shown; r++) {
-		row_text(&row, v.buf, r);
-		size_t skip = 0;	/* bytes of row left of the screen */
-		if (r == v.cur_row) {
-			skip = v.skip;
-			cy = y;
-			cx = v.cursor_col - v.skipped;
-		}
-		move(y, 0);
-		clrtoeol();
-		term_put(y++, 0, row.s + skip, w);
-		if (error_in_input(a) && r == error_row - 1)
-			y += draw_error(a, y, true);
-	}
-	strbuf_free(&row);
-	y += draw_matches(a, y);
-	move(cy, cx);
-	term_cursor(!p->view_focus);
 }
