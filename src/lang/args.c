@@ -421,14 +421,12 @@ static void nest_fill(const struct value *v, struct tensor *t, int64_t *pos)
 struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor fl, bool has_dtype,
 			      enum dtype dtype, struct qkv_error *err)
 {
-	struct value *v = a->v[i];
-	if (v->kind == V_TENSOR && v->t->ndim == 0) {
-		struct tensor *t = ops_to_dtype(v->t, has_dtype ? dtype : v->t->dtype);
-		struct tensor *r = ops_clone(t);
-		tensor_unref(t);
-		r->flavor = fl;
-		return r;
-	}
+	return args_value_to_tensor(c, a, i, a->v[i], fl, has_dtype, dtype, err);
+}
+
+struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struct value *v, enum flavor fl,
+				    bool has_dtype, enum dtype dtype, struct qkv_error *err)
+{
 	if (v->kind == V_TENSOR) {
 		struct tensor *t = ops_to_dtype(v->t, has_dtype ? dtype : v->t->dtype);
 		struct tensor *r = ops_clone(t);

@@ -77,6 +77,9 @@ int args_dtype(struct call *c, struct args *a, int i, bool *given, enum dtype *o
  * int64, all-bool data bool, unless dtype is given. */
 struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor fl, bool has_dtype,
 			      enum dtype dtype, struct qkv_error *err);
+/* The same of v, an item of argument i (an operand of einsum's "*"). */
+struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struct value *v, enum flavor fl,
+				    bool has_dtype, enum dtype dtype, struct qkv_error *err);
 
 /* Ending a built-in: each releases the bound arguments. args_fail returns
  * NULL (err already filled); args_return returns v; args_done turns an op's

@@ -10,6 +10,7 @@
 #include "core/mem.h"
 #include "core/strbuf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,6 +329,156 @@ static int where_operand(struct call *c, struct args *a, int i, bool numpy, stru
 	return 0;
 }
 
+/* ---- numpy's split and array_split ----------------------------------------------------- */
+
+/* Python's int % int (the sign of the divisor), and float % float. */
+static int64_t py_mod(int64_t n, int64_t d)
+{
+	int64_t r = d == -1 ? 0 : n % d;
+	return r != 0 && (r < 0) != (d < 0) ? r + d : r;
+}
+
+static double py_fmod(double n, double d)
+{
+	double r = fmod(n, d);
+	return r != 0 && (r < 0) != (d < 0) ? r + d : r;
+}
+
+/* The pieces' count from a number of sections v, for a dim of n (numpy's
+ * int(v), after split's check that n % v is 0); -1 with numpy's error. */
+static int64_t section_count(struct call *c, struct args *a, bool equal, int64_t n, int64_t *count,
+			     struct qkv_error *err)
+{
+	const struct value *v = a->v[1];
+	double f = v->kind == V_FLOAT ? v->f : 0;
+	int64_t k = v->kind == V_INT ? v->i : v->kind == V_BOOL ? v->b : 0;
+	if (equal && v->kind == V_FLOAT && (f == 0 || py_fmod((double)n, f) != 0))
+		return args_error(err, c, a, 1, "%s", f == 0 ? "ZeroDivisionError: float modulo"
+							     : "ValueError: array split does not result in an equal division");
+	if (equal && v->kind != V_FLOAT && (k == 0 || py_mod(n, k) != 0))
+		return args_error(err, c, a, 1, "%s", k == 0 ? "ZeroDivisionError: integer modulo by zero"
+							     : "ValueError: array split does not result in an equal division");
+	if (v->kind == V_FLOAT && !isfinite(f))
+		return args_error(err, c, a, 1, "%s", isnan(f) ? "ValueError: cannot convert float NaN to integer"
+								: "OverflowError: cannot convert float infinity to integer");
+	if (v->kind == V_FLOAT)
+		k = f >= 9.2e18 ? INT64_MAX : f <= -9.2e18 ? INT64_MIN : (int64_t)f;
+	if (k <= 0)
+		return args_error(err, c, a, 1, "ValueError: number sections must be larger than 0.");
+	*count = k;
+	return 0;
+}
+
+/* The points where the pieces begin and end, from a list, tuple or 1-D
+ * array of indices (each a slice's bound: negative from the end, clamped;
+ * None none): *count + 1 of them, the first and the last left none (0 and
+ * the end; has[] false). -1 with numpy's error for one that is not an int. */
+static int index_points(struct call *c, struct args *a, int64_t *count, int64_t **at, bool **has,
+			struct qkv_error *err)
+{
+	const struct value *v = a->v[1];
+	bool tensor = v->kind == V_TENSOR;
+	int64_t n = tensor ? (v->t->ndim ? v->t->shape[0] : 0) : v->kind == V_STR ? 0 : v->n;	/* ("" holds no index) */
+	if (tensor && (v->t->ndim != 1 || dtype_is_float(v->t->dtype)))
+		return args_error(err, c, a, 1, "TypeError: %s", v->t->ndim > 1 ? "only integer scalar arrays can be "
+				  "converted to a scalar index" : "slice indices must be integers or None or have an "
+				  "__index__ method");
+	if (value_check_items(V_LIST, n + 1, err) < 0)
+		return args_error(err, c, a, 1, "%s", err->msg);
+	*at = xcalloc((size_t)n + 2, sizeof **at);
+	*has = xcalloc((size_t)n + 2, sizeof **has);
+	for (int64_t k = 0; k < n; k++) {
+		const struct value *it = tensor ? NULL : v->items[k];
+		if (it && it->kind != V_INT && it->kind != V_BOOL && it->kind != V_NONE)
+			return args_error(err, c, a, 1, "TypeError: slice indices must be integers or None or have an "
+					  "__index__ method");
+		(*has)[k + 1] = !it || it->kind != V_NONE;
+		(*at)[k + 1] = !it ? tensor_get_i64(v->t, k) : it->kind == V_BOOL ? it->b : it->kind == V_INT ? it->i : 0;
+	}
+	*count = n + 1;
+	return 0;
+}
+
+/* np.split(ary, indices_or_sections, axis=0), np.array_split(...): a list
+ * of views of ary along axis; split's sections must divide it equally,
+ * array_split's first pieces are one longer. ary must be an array for
+ * split (numpy asks for its shape), anything an array is made of for
+ * array_split. */
+static struct value *np_split(struct call *c, bool equal, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("ary", "indices_or_sections", "axis"), 2, &a, err) < 0)
+		return NULL;
+	struct value *v = a.v[0], *r = NULL;
+	struct tensor *x = NULL;
+	int64_t count = 0, *at = NULL;
+	bool *has = NULL;
+	if (v->kind == V_TENSOR && v->t->flavor == FLAVOR_NUMPY)
+		x = tensor_ref(v->t);
+	else if (equal && v->kind != V_TENSOR)
+		return args_error(err, c, &a, 0, "AttributeError: '%s' object has no attribute 'shape'",
+				  value_type_name(v)), args_fail(&a);
+	else if (!(x = args_to_tensor(c, &a, 0, FLAVOR_NUMPY, false, DT_F64, err)))
+		return args_fail(&a);
+	/* axis indexes ary's shape, a tuple */
+	int64_t axis = 0;
+	if (a.v[2] && a.v[2]->kind != V_INT && a.v[2]->kind != V_BOOL) {
+		args_error(err, c, &a, 2, "TypeError: tuple indices must be integers or slices, not %s",
+			   value_type_name(a.v[2]));
+		goto done;
+	}
+	if (a.v[2])
+		axis = a.v[2]->kind == V_BOOL ? a.v[2]->b : a.v[2]->i;
+	if (axis < -x->ndim || axis >= x->ndim) {
+		args_error(err, c, &a, a.v[2] ? 2 : 0, "IndexError: tuple index out of range");
+		goto done;
+	}
+	int dim = (int)(axis < 0 ? axis + x->ndim : axis);
+	int64_t n = x->shape[dim];
+	if (a.v[1]->kind == V_TENSOR && a.v[1]->t->ndim == 0) {	/* a 0-d array: int() of it */
+		struct tensor *t = a.v[1]->t;
+		struct value *num = dtype_is_float(t->dtype) ? value_float(tensor_get(t, 0)) : value_int(tensor_get_i64(t, 0));
+		value_unref(a.v[1]);
+		a.v[1] = num;
+	}
+	enum value_kind k1 = a.v[1]->kind;
+	if (k1 == V_INT || k1 == V_BOOL || k1 == V_FLOAT) {
+		if (section_count(c, &a, equal, n, &count, err) < 0)
+			goto done;
+		if (value_check_items(V_LIST, count, err) < 0) {
+			args_error(err, c, &a, 1, "%s", err->msg);
+			goto done;
+		}
+		/* the first n % count pieces one longer */
+		at = xcalloc((size_t)count + 1, sizeof *at);
+		has = xcalloc((size_t)count + 1, sizeof *has);
+		for (int64_t i = 0; i < count; i++) {
+			at[i + 1] = at[i] + n / count + (i < n % count);
+			has[i + 1] = true;
+		}
+	} else if (k1 == V_LIST || k1 == V_TUPLE || k1 == V_TENSOR || (k1 == V_STR && !a.v[1]->str[0])) {
+		if (index_points(c, &a, &count, &at, &has, err) < 0)
+			goto done;
+	} else {
+		args_error(err, c, &a, 1, k1 == V_STR ? "TypeError: slice indices must be integers or None or have an "
+			   "__index__ method" : "TypeError: '%s' object cannot be interpreted as an integer",
+			   value_type_name(a.v[1]));
+		goto done;
+	}
+	r = value_seq(V_LIST, (int)count);
+	for (int64_t i = 0; i < count; i++)
+		r->items[i] = value_tensor(ops_slice(x, dim, i > 0 && has[i], at[i], i < count - 1 && has[i + 1],
+						     at[i + 1], 1, err));
+done:
+	free(at);
+	free(has);
+	tensor_unref(x);
+	return r ? args_return(&a, r) : args_fail(&a);
+}
+
+static struct value *pieces_np_split(struct call *c, struct qkv_error *err) { return np_split(c, true, err); }
+static struct value *pieces_np_array_split(struct call *c, struct qkv_error *err) { return np_split(c, false, err); }
+
 /* torch.where(condition, input, other) and np.where(condition, x, y): each
  * element from input where the condition holds, else from other; with the
  * condition alone, the indices where it holds. */
@@ -383,5 +534,7 @@ static struct value *pieces_np_where(struct call *c, struct qkv_error *err) { re
 const struct builtin pieces_functions[] = {
 	{ "torch.split", pieces_split }, { "torch.chunk", pieces_chunk }, { "torch.where", pieces_where },
 	{ "numpy.where", pieces_np_where }, { "torch.einsum", pieces_einsum },
+	{ "numpy.einsum", pieces_np_einsum }, { "numpy.split", pieces_np_split },
+	{ "numpy.array_split", pieces_np_array_split },
 	{ NULL, NULL },
 };

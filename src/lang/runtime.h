@@ -172,6 +172,7 @@ struct value *pieces_where(struct call *c, struct qkv_error *err);
 /* einsum.c: torch.einsum, and the backward node torch attaches to its result
  * for eq over nops operands (grad_fn) */
 struct value *pieces_einsum(struct call *c, struct qkv_error *err);
+struct value *pieces_np_einsum(struct call *c, struct qkv_error *err);
 const char *einsum_grad_fn(const char *eq, int nops);
 
 /* A function or constant of a module ("torch", "randn"), a submodule, or NULL. */
