@@ -731,6 +731,57 @@ struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_un
 	return retype(out, rd);
 }
 
+/* 10**n as C's pow gives it, as torch and numpy take it (n >= 0). */
+static double power_of_ten(int64_t n)
+{
+	return pow(10.0, (double)(n < 400 ? n : 400));
+}
+
+struct tensor *ops_round(struct tensor *a, int64_t decimals, bool has_decimals, struct qkv_error *err)
+{
+	bool numpy = a->flavor == FLAVOR_NUMPY;
+	if (a->dtype == DT_BOOL && numpy && decimals == 0)
+		return error_set(err, 0, 0, "np.round of bools gives float16, which qkv does not have: round "
+				 "a.astype(np.float32)"), NULL;
+	if (a->dtype == DT_BOOL)
+		return error_set(err, 0, 0, numpy ? "Cannot cast ufunc '%s' output from dtype('float64') to dtype('bool') "
+				 "with casting rule 'same_kind'" : "\"round_vml_cpu\" not implemented for 'Bool'",
+				 decimals > 0 ? "multiply" : "divide"), NULL;
+	if (a->dtype == DT_I64 && !numpy && has_decimals)
+		return error_set(err, 0, 0, "\"round_cpu\" not implemented for 'Long'"), NULL;
+	struct tensor *c = contig_as(a, a->dtype);
+	struct tensor *out = tensor_new(a->dtype, a->flavor, a->ndim, a->shape);
+	int64_t n = tensor_numel(c);
+	bool down = decimals < 0;	/* divide first, multiply back */
+	double p = power_of_ten(down ? -decimals : decimals);
+	if (a->dtype == DT_F32) {
+		const float *x = tensor_data(c);
+		float *y = out->storage->data, pf = (float)p;
+		for (int64_t i = 0; i < n; i++) {
+			float s = down ? x[i] / pf : x[i] * pf;	/* (a float, rounded: no excess precision) */
+			float r = nearbyintf(s);
+			y[i] = down ? r * pf : r / pf;
+		}
+	} else if (a->dtype == DT_F64) {
+		const double *x = tensor_data(c);
+		double *y = out->storage->data;
+		for (int64_t i = 0; i < n; i++) {
+			double r = nearbyint(down ? x[i] / p : x[i] * p);
+			y[i] = down ? r * p : r / p;
+		}
+	} else {
+		const int64_t *x = tensor_data(c);
+		int64_t *y = out->storage->data;
+		for (int64_t i = 0; i < n; i++) {
+			double r = down ? nearbyint((double)x[i] / p) * p : (double)x[i];
+			y[i] = !down ? x[i] : r >= 9.2233720368547758e18 || r < -9.2233720368547758e18 || isnan(r) ? INT64_MIN
+			       : (int64_t)r;
+		}
+	}
+	tensor_unref(c);
+	return out;
+}
+
 /* ---- Ctrl-C and progress around the long kernels ----------------------------
  * A matmul, softmax or attention may run for seconds. Each op below starts
  * the count of its work (kernel_progress_begin, in the kernels' units, for

@@ -122,6 +122,12 @@ struct tensor *ops_logical(const struct ops_ctx *ctx, struct operand a, struct o
 			   struct qkv_error *err);
 struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
 			 struct qkv_error *err);
+/* torch.round(a, decimals=d) and np.round(a, d): each element times 10**d
+ * (divided by 10**-d for d < 0), rounded half to even and divided back, in
+ * a's own float type as both compute it; integers are a copy for d >= 0
+ * (torch refuses them with decimals), numpy's rounded in double for d < 0;
+ * bools refused, in torch's words or numpy's. */
+struct tensor *ops_round(struct tensor *a, int64_t decimals, bool has_decimals, struct qkv_error *err);
 /* torch.where / np.where(cond, a, b): each element of a where cond holds
  * (numpy: is not zero), else of b, the three broadcast, a and b promoted
  * as an operator promotes them; the result of flavour fl. */

@@ -427,6 +427,15 @@ struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor
 struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struct value *v, enum flavor fl,
 				    bool has_dtype, enum dtype dtype, struct qkv_error *err)
 {
+	if (value_is_number(v) && v->np) {	/* a numpy scalar: a 0-d array of its own dtype */
+		struct tensor *s = value_scalar_array(v);
+		struct tensor *t = ops_to_dtype(s, has_dtype ? dtype : s->dtype);
+		tensor_unref(s);
+		struct tensor *r = ops_clone(t);
+		tensor_unref(t);
+		r->flavor = fl;
+		return r;
+	}
 	if (v->kind == V_TENSOR) {
 		struct tensor *t = ops_to_dtype(v->t, has_dtype ? dtype : v->t->dtype);
 		struct tensor *r = ops_clone(t);

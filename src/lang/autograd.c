@@ -22,7 +22,8 @@ enum rule_kind {
 	R_CREATE,    /* R_NONE, and takes requires_grad= (torch.randn(2, requires_grad=True)) */
 	R_FN,        /* fn when an input requires grad */
 	R_VIEW,      /* R_FN, and the result is a view of the first input */
-	R_DIM,       /* fn, or fn2 when a dim is given (sum: SumBackward0 / SumBackward1) */
+	R_DIM,       /* fn, or fn2 when a dim is given (sum: SumBackward0 / SumBackward1), or
+	                round's decimals (RoundBackward0 / RoundBackward1) */
 	R_SAME,      /* the input itself when nothing changes (contiguous, float), else fn */
 	R_RESHAPE,   /* a view (ReshapeAliasBackward0) or a copy (UnsafeViewBackward0) */
 	R_MATMUL,    /* by the operands' dimensions (MmBackward0, UnsafeViewBackward0, ...) */
@@ -106,6 +107,7 @@ static const struct rule rules[] = {
 	{ "Tensor.requires_grad", R_NONE, NULL, NULL },
 	{ "Tensor.requires_grad_", R_SELF, NULL, NULL },
 	{ "Tensor.reshape", R_RESHAPE, NULL, NULL },
+	{ "Tensor.round", R_DIM, "RoundBackward0", "RoundBackward1" },
 	{ "Tensor.shape", R_NONE, NULL, NULL },
 	{ "Tensor.sin", R_FN, "SinBackward0", NULL },
 	{ "Tensor.size", R_NONE, NULL, NULL },
@@ -186,6 +188,7 @@ static const struct rule rules[] = {
 	{ "numpy.argmax", R_NUMPY, NULL, NULL },
 	{ "numpy.argmin", R_NUMPY, NULL, NULL },
 	{ "numpy.argsort", R_NUMPY, NULL, NULL },
+	{ "numpy.around", R_NUMPY, NULL, NULL },
 	{ "numpy.array", R_NUMPY, NULL, NULL },
 	{ "numpy.array_split", R_NUMPY, NULL, NULL },
 	{ "numpy.concatenate", R_NUMPY, NULL, NULL },
@@ -208,6 +211,7 @@ static const struct rule rules[] = {
 	{ "numpy.random.rand", R_NUMPY, NULL, NULL },
 	{ "numpy.random.randn", R_NUMPY, NULL, NULL },
 	{ "numpy.random.seed", R_NUMPY, NULL, NULL },
+	{ "numpy.round", R_NUMPY, NULL, NULL },
 	{ "numpy.sin", R_NUMPY, NULL, NULL },
 	{ "numpy.sort", R_NUMPY, NULL, NULL },
 	{ "numpy.split", R_NUMPY, NULL, NULL },
@@ -278,6 +282,7 @@ static const struct rule rules[] = {
 	{ "torch.randn", R_CREATE, NULL, NULL },
 	{ "torch.randn_like", R_CREATE, NULL, NULL },
 	{ "torch.relu", R_FN, "ReluBackward0", NULL },
+	{ "torch.round", R_DIM, "RoundBackward0", "RoundBackward1" },
 	{ "torch.sin", R_FN, "SinBackward0", NULL },
 	{ "torch.softmax", R_FN, "SoftmaxBackward0", NULL },
 	{ "torch.sort", R_FN, "SortBackward0", NULL },
@@ -454,7 +459,8 @@ static bool dim_given(const struct call *c, int pos)
 	if (pos < c->nargs)
 		return c->args[pos]->kind != V_NONE;
 	for (int k = 0; k < c->nkw; k++)
-		if ((strcmp(c->kwnames[k], "dim") == 0 || strcmp(c->kwnames[k], "axis") == 0) &&
+		if ((strcmp(c->kwnames[k], "dim") == 0 || strcmp(c->kwnames[k], "axis") == 0 ||
+		     strcmp(c->kwnames[k], "decimals") == 0) &&
 		    c->kwargs[k]->kind != V_NONE)
 			return true;
 	return false;

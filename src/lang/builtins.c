@@ -1157,6 +1157,12 @@ static struct value *py_abs(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("x"), 1, &a, err) < 0)
 		return NULL;
 	struct value *v = a.v[0];
+	if (v->np) {	/* a numpy scalar: a 0-d array's abs, a numpy scalar of its dtype */
+		struct tensor *t = value_scalar_array(v);
+		struct tensor *r = ops_unary(&c->I->ops, t, EW_ABS, err);
+		tensor_unref(t);
+		return args_done(c, &a, r, err);
+	}
 	if (v->kind == V_FLOAT)
 		return args_return(&a, value_float(fabs(v->f)));
 	if (v->kind == V_INT || v->kind == V_BOOL) {
@@ -1166,53 +1172,6 @@ static struct value *py_abs(struct call *c, struct qkv_error *err)
 		return args_return(&a, value_int(x < 0 ? -x : x));
 	}
 	return args_error(err, c, &a, 0, "bad operand type for abs(): %s", value_type_name(v)), args_fail(&a);
-}
-
-static struct value *py_round(struct call *c, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P("number", "ndigits"), 1, &a, err) < 0)
-		return NULL;
-	double x;
-	int64_t nd;
-	if (args_double(c, &a, 0, 0, &x, err) < 0 || args_int(c, &a, 1, 0, &nd, err) < 0)
-		return args_fail(&a);
-	if (a.v[0]->kind == V_INT || a.v[0]->kind == V_BOOL) {
-		/* Python: round(int) and round(int, n) are ints (half to even) */
-		int64_t v = a.v[0]->kind == V_INT ? a.v[0]->i : a.v[0]->b;
-		if (!a.v[1] || a.v[1]->kind == V_NONE || nd >= 0)
-			return args_return(&a, value_int(v));
-		if (nd < -18)
-			return args_return(&a, value_int(0));
-		int64_t p = 1;
-		for (int64_t k = 0; k < -nd; k++)
-			p *= 10;
-		int64_t q = v / p, r = v % p;
-		if (r < 0) {
-			r += p;
-			q--;
-		}
-		if (2 * r > p || (2 * r == p && (q & 1)))
-			q++;
-		int64_t out;
-		if (__builtin_mul_overflow(q, p, &out))
-			return args_error(err, c, &a, 0, "integer overflow in round()"), args_fail(&a);
-		return args_return(&a, value_int(out));
-	}
-	if (!a.v[1] || a.v[1]->kind == V_NONE) {
-		double r = nearbyint(x);	/* round half to even, as Python */
-		if (!isfinite(r) || fabs(r) >= 9.2e18)
-			return args_error(err, c, &a, 0, "cannot round %g to an integer", x), args_fail(&a);
-		return args_return(&a, value_int((int64_t)r));
-	}
-	if (nd > 300 || nd < -300)
-		return args_return(&a, value_float(nd > 0 ? x : 0.0 * x));
-	char buf[400];
-	snprintf(buf, sizeof buf, "%.*f", nd >= 0 ? (int)nd : 0, nd >= 0 ? x : x / pow(10, (double)-nd));
-	double r = strtod(buf, NULL);
-	if (nd < 0)
-		r = nearbyint(x / pow(10, (double)-nd)) * pow(10, (double)-nd);
-	return args_return(&a, value_float(r));
 }
 
 /* quit() and exit(): the program ends after this statement with Python's
@@ -1310,7 +1269,7 @@ static const struct builtin functions[] = {
 	{ "math.sin", m_sin }, { "math.cos", m_cos },
 	{ "builtins.print", py_print }, { "builtins.len", py_len }, { "builtins.float", py_float },
 	{ "builtins.int", py_int }, { "builtins.bool", py_bool }, { "builtins.str", py_str },
-	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", py_round },
+	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", rounding_python },
 	{ "builtins.quit", py_quit }, { "builtins.exit", py_quit },
 	{ "builtins.chr", py_chr }, { "builtins.ord", py_ord },
 };
@@ -1345,9 +1304,12 @@ static const struct {
 /* Every built-in module and function by its qualified name, in a hash table
  * built once, each with its value (immortal: value_immortal): a loop looks
  * the same names up on every line. A name in two tables is the first one's
- * (modules, then functions[], then py_functions[]), as a search of them in
+ * (modules, then functions[], then tables[]), as a search of them in
  * that order finds. */
 #define NAME_INDEX_SIZE 1024	/* a power of two, over twice the names */
+
+/* The other files' tables of functions, after functions[], in this order. */
+static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions };
 
 struct named {
 	const char *name;
@@ -1382,12 +1344,9 @@ static void name_index_build(void)
 		name_index_add(modules[i], NULL);
 	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
 		name_index_add(functions[i].name, &functions[i]);
-	for (const struct builtin *b = py_functions; b->name; b++)
-		name_index_add(b->name, b);
-	for (const struct builtin *b = rank_functions; b->name; b++)
-		name_index_add(b->name, b);
-	for (const struct builtin *b = pieces_functions; b->name; b++)
-		name_index_add(b->name, b);
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (const struct builtin *b = tables[t]; b->name; b++)
+			name_index_add(b->name, b);
 }
 
 static const struct named *name_find(const char *qualified)
@@ -1437,9 +1396,13 @@ struct value *runtime_module_attr(const char *module, const char *name)
 	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
 		if (strcmp(constants[i].name, q) == 0)
 			return value_float(constants[i].value);
-	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
-		if (strcmp(dtypes[i].name, q) == 0)
-			return value_dtype(dtypes[i].dt, dtypes[i].fl);
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
+		if (strcmp(dtypes[i].name, q) == 0) {
+			struct value *d = value_dtype(dtypes[i].dt, dtypes[i].fl);
+			d->np = dtypes[i].fl == FLAVOR_NUMPY;	/* np.float64 is a type */
+			return d;
+		}
+	}
 	return NULL;
 }
 
@@ -1467,12 +1430,9 @@ void runtime_each_name(void (*fn)(void *udata, const char *qualified), void *uda
 {
 	for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++)
 		fn(udata, functions[i].name);
-	for (const struct builtin *b = py_functions; b->name; b++)
-		fn(udata, b->name);
-	for (const struct builtin *b = rank_functions; b->name; b++)
-		fn(udata, b->name);
-	for (const struct builtin *b = pieces_functions; b->name; b++)
-		fn(udata, b->name);
+	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+		for (const struct builtin *b = tables[t]; b->name; b++)
+			fn(udata, b->name);
 	static const char *const classes[] = { "torch.nn.Module", "torch.nn.ModuleList", "torch.nn.Sequential" };
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
 		fn(udata, classes[i]);

@@ -224,10 +224,26 @@ static struct value *mixed_binop(struct interp *I, int op, struct value *a, stru
 	return t;
 }
 
+/* Two numbers, one of them a numpy scalar, as numpy's scalar math meets
+ * them: as 0-d arrays (a Python int an int64, a float a float64), so that
+ * np.float32 with np.float32 stays float32, with anything else makes
+ * float64, and a division by zero gives inf or nan; the result a numpy
+ * scalar. */
+static struct value *scalar_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err)
+{
+	struct value *x = value_tensor(value_scalar_array(a)), *y = value_tensor(value_scalar_array(b));
+	struct value *r = eval_binop(I, op, x, y, err);
+	value_unref(x);
+	value_unref(y);
+	return r;
+}
+
 struct value *eval_binop(struct interp *I, int op, struct value *a, struct value *b, struct qkv_error *err)
 {
 	if (op == OP_MOD && a->kind == V_STR)
 		return runtime_percent(I, a->str, b, err);
+	if (value_is_number(a) && value_is_number(b) && (a->np || b->np))
+		return scalar_binop(I, op, a, b, err);
 	bool ta = a->kind == V_TENSOR, tb = b->kind == V_TENSOR;
 	if (ta && tb && a->t->flavor != b->t->flavor && (a->t->flavor == FLAVOR_NUMPY ? a : b)->t->ndim > 0)
 		return mixed_binop(I, op, a, b, err);
@@ -325,6 +341,12 @@ static struct value *unop(struct interp *I, int op, struct value *a, struct qkv_
 			return error_set(err, 0, 0, "negation of a bool tensor is not supported (use ~ to invert it)"),
 			       NULL;
 		return value_from_result(ops_unary(&I->ops, a->t, EW_NEG, err));
+	}
+	if (value_is_number(a) && a->np) {	/* a numpy scalar: a 0-d array's operator */
+		struct value *x = value_tensor(value_scalar_array(a));
+		struct value *r = unop(I, op, x, err);
+		value_unref(x);
+		return r;
 	}
 	if (op == '~' && (a->kind == V_INT || a->kind == V_BOOL))
 		return value_int(~(a->kind == V_INT ? a->i : a->b));

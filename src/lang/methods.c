@@ -553,7 +553,8 @@ static const struct builtin tensor_methods[] = {
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
 	{ "sort", rank_sort }, { "argsort", rank_argsort }, { "topk", rank_topk }, { "std", rank_std },
 	{ "var", rank_var }, { "flatten", rank_flatten }, { "mm", rank_mm },
-	{ "type", m_type }, { "split", pieces_split }, { "chunk", pieces_chunk }, { "expand", pieces_expand }, { "repeat", pieces_repeat },
+	{ "type", m_type }, { "round", rounding_method }, { "split", pieces_split }, { "chunk", pieces_chunk },
+	{ "expand", pieces_expand }, { "repeat", pieces_repeat },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 
@@ -626,6 +627,20 @@ static const struct builtin *find(const struct builtin *table, size_t n, const c
 
 struct value *runtime_attr(struct interp *I, struct value *self, const char *name, struct qkv_error *err)
 {
+	if (value_is_number(self) && self->np && name[0] != '_') {
+		/* a numpy scalar has a 0-d array's attributes (item, dtype, shape,
+		 * round, astype, ...), and np.float64 a float's besides */
+		struct value *x = value_tensor(value_scalar_array(self));
+		struct value *r = runtime_attr(I, x, name, err);
+		value_unref(x);
+		if (r && r->kind == V_TENSOR && r->t->ndim == 0 && r->t->flavor == FLAVOR_NUMPY) {
+			struct value *s = value_from_result(tensor_ref(r->t));	/* (x.T: the scalar) */
+			value_unref(r);
+			return s;
+		}
+		if (r)
+			return r;
+	}
 	if (self->kind == V_MODULE) {
 		struct value *v = runtime_module_attr(self->str, name);
 		if (!v)
@@ -677,6 +692,8 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 		return class_attr(I, self, name, err);
 	if (self->kind == V_DTYPE && strcmp(name, "is_floating_point") == 0)
 		return value_bool(dtype_is_float(self->dtype));
+	if (self->kind == V_DTYPE && self->np && strcmp(name, "__name__") == 0)	/* np.float32.__name__ */
+		return value_str(self->dtype == DT_BOOL ? "bool_" : dtype_name(self->dtype));
 	if (strcmp(name, "__name__") == 0 && (self->kind == V_FUNC || self->kind == V_FUNCTION)) {
 		const char *dot = self->kind == V_FUNC ? strrchr(self->str, '.') : NULL;
 		return value_str(self->kind == V_FUNCTION ? self->fn->name : dot ? dot + 1 : self->str);

@@ -402,6 +402,12 @@ static struct value *py_type(struct call *c, struct qkv_error *err)
 	struct value *v = a.v[0];
 	if (v->kind == V_INSTANCE)
 		return args_return(&a, value_ref(v->inst->cls));
+	if (value_is_number(v) && v->np) {	/* np.float64, np.float32, np.int64, np.bool_ */
+		struct value *d = value_dtype(v->kind == V_BOOL ? DT_BOOL : v->kind == V_INT ? DT_I64 :
+					      v->f32 ? DT_F32 : DT_F64, FLAVOR_NUMPY);
+		d->np = true;
+		return args_return(&a, d);
+	}
 	const char *name;
 	switch (v->kind) {
 	case V_BOOL: name = "builtins.bool"; break;

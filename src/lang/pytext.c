@@ -45,8 +45,9 @@ int runtime_format_field(struct interp *I, const struct node *at, struct strbuf 
 			 const char *spec, struct qkv_error *err)
 {
 	bool plain = !spec || !*spec;
-	/* a 0-d tensor's empty spec formats its .item(): value_format_field knows how */
-	if (conv != 'r' && conv != 's' && (!plain || v->kind == V_TENSOR))
+	/* a 0-d tensor's empty spec formats its .item(), a np.float32's
+	 * float(self): value_format_field knows how */
+	if (conv != 'r' && conv != 's' && (!plain || v->kind == V_TENSOR || (v->kind == V_FLOAT && v->f32)))
 		return value_format_field(out, v, spec, err);
 	struct strbuf text;
 	strbuf_init(&text);

@@ -161,6 +161,15 @@ struct value *rank_np_scalar(struct call *c, enum dtype dt, struct qkv_error *er
 struct value *runtime_deepcopy(struct value *v, struct qkv_error *err);
 struct value *runtime_copy(struct value *v, struct qkv_error *err);
 
+/* rounding.c: Python's round() (numpy's for its scalars and arrays),
+ * torch.round and np.round (np.around) as functions and methods.
+ * rounding_functions ends with a NULL name. */
+extern const struct builtin rounding_functions[];
+struct value *rounding_python(struct call *c, struct qkv_error *err);
+struct value *rounding_torch(struct call *c, struct qkv_error *err);
+struct value *rounding_numpy(struct call *c, struct qkv_error *err);
+struct value *rounding_method(struct call *c, struct qkv_error *err);
+
 /* pieces.c: split, chunk, expand, repeat, where: functions and tensor
  * methods alike. pieces_functions ends with a NULL name. */
 extern const struct builtin pieces_functions[];

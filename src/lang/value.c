@@ -156,10 +156,16 @@ struct value *value_from_result(struct tensor *t)
 	if (!t)
 		return NULL;
 	if (t->ndim == 0 && t->flavor == FLAVOR_NUMPY) {
-		struct value *s = t->dtype == DT_BOOL ? value_bool(tensor_get(t, 0) != 0)
-				: t->dtype == DT_I64 ? value_int(tensor_get_i64(t, 0))
-				: value_float(tensor_get(t, 0));
+		/* a value of its own: the shared bools and small ints are Python's */
+		struct value *s = make(t->dtype == DT_BOOL ? V_BOOL : t->dtype == DT_I64 ? V_INT : V_FLOAT);
+		if (t->dtype == DT_BOOL)
+			s->b = tensor_get(t, 0) != 0;
+		else if (t->dtype == DT_I64)
+			s->i = tensor_get_i64(t, 0);
+		else
+			s->f = tensor_get(t, 0);
 		s->f32 = t->dtype == DT_F32;
+		s->np = true;
 		tensor_unref(t);
 		return s;
 	}
@@ -1426,9 +1432,9 @@ const char *value_type_name(const struct value *v)
 {
 	switch (v->kind) {
 	case V_NONE: return "NoneType";
-	case V_BOOL: return "bool";
-	case V_INT: return "int";
-	case V_FLOAT: return "float";
+	case V_BOOL: return v->np ? "numpy.bool_" : "bool";
+	case V_INT: return v->np ? "numpy.int64" : "int";
+	case V_FLOAT: return v->np ? (v->f32 ? "numpy.float32" : "numpy.float64") : "float";
 	case V_STR: return "str";
 	case V_TENSOR: return v->t->flavor == FLAVOR_NUMPY ? "ndarray" : "Tensor";
 	case V_LIST: return "list";
@@ -1438,7 +1444,7 @@ const char *value_type_name(const struct value *v)
 	case V_FUNC: return "builtin_function";
 	case V_METHOD: return "method";
 	case V_OBJECT: return v->obj->kind == OBJ_LINEAR ? "Linear" : "Dropout";
-	case V_DTYPE: return "dtype";
+	case V_DTYPE: return v->np ? "type" : "dtype";
 	case V_DICT: return "dict";
 	case V_SET: return "set";
 	case V_RANGE: return "range";
@@ -1700,7 +1706,12 @@ static void repr_plain(struct strbuf *out, const struct value *v)
 			strbuf_puts(out, ", inplace=False)");
 		}
 		break;
-	case V_DTYPE: dtype_repr(out, v->dtype, v->flavor); break;
+	case V_DTYPE:
+		if (v->np)
+			strbuf_printf(out, "<class 'numpy.%s'>", v->dtype == DT_BOOL ? "bool_" : dtype_name(v->dtype));
+		else
+			dtype_repr(out, v->dtype, v->flavor);
+		break;
 	case V_DICT: dict_repr(out, v); break;
 	case V_SET: set_repr(out, v); break;
 	case V_RANGE:
@@ -1757,13 +1768,25 @@ void value_str_of(struct strbuf *out, const struct value *v)
 		strbuf_puts(out, v->str);
 	else if (v->kind == V_TENSOR && !v->parameter)
 		format_str(out, v->t);
-	else if (v->kind == V_DTYPE && v->flavor == FLAVOR_NUMPY)
+	else if (v->kind == V_DTYPE && v->flavor == FLAVOR_NUMPY && !v->np)
 		strbuf_puts(out, dtype_name(v->dtype));
 	else
 		value_repr(out, v);
 }
 
 /* ---- conversions ---------------------------------------------------------------- */
+
+struct tensor *value_scalar_array(const struct value *v)
+{
+	if (v->kind == V_INT) {
+		struct tensor *t = tensor_new(DT_I64, FLAVOR_NUMPY, 0, NULL);
+		*(int64_t *)t->storage->data = v->i;
+		return t;
+	}
+	struct tensor *t = tensor_new(v->kind == V_BOOL ? DT_BOOL : v->f32 ? DT_F32 : DT_F64, FLAVOR_NUMPY, 0, NULL);
+	tensor_set(t, 0, value_as_double(v));
+	return t;
+}
 
 int value_truth(const struct value *v, struct qkv_error *err)
 {
@@ -1827,6 +1850,10 @@ int value_format_field(struct strbuf *out, const struct value *v, const char *sp
 				strbuf_puts(out, tensor_get(v->t, 0) ? "True" : "False");
 			else
 				strbuf_printf(out, "%lld", (long long)tensor_get_i64(v->t, 0));
+			return 0;
+		}
+		if (v->kind == V_FLOAT && v->f32) {	/* np.float32.__format__ formats float(self) */
+			format_py_float(out, v->f);
 			return 0;
 		}
 		value_str_of(out, v);

@@ -68,6 +68,10 @@ struct value {
 	int64_t i;
 	double f;
 	bool f32;               /* V_FLOAT: a numpy float32 scalar (prints in float32 digits) */
+	bool np;                /* V_FLOAT, V_INT, V_BOOL: a numpy scalar (np.float64, with f32
+	                           np.float32, np.int64, np.bool_), whose operators and attributes
+	                           are a 0-d array's; V_DTYPE: numpy's scalar type (np.float64),
+	                           not a dtype (a.dtype), though the two compare equal */
 	char *str;              /* V_STR text, V_MODULE/V_FUNC/V_METHOD name (owned) */
 	const struct builtin *builtin; /* V_FUNC: its function when known (the immortal ones), or NULL */
 	struct tensor *t;       /* V_TENSOR */
@@ -293,6 +297,9 @@ static inline bool value_is_number(const struct value *v)   /* bool, int or floa
 	return v->kind == V_BOOL || v->kind == V_INT || v->kind == V_FLOAT;
 }
 double value_as_double(const struct value *v); /* precondition: value_is_number */
+/* A number as numpy's scalar math takes it: a 0-d array of its dtype (a
+ * Python int an int64 one, a float a float64 one, a numpy scalar its own). */
+struct tensor *value_scalar_array(const struct value *v);
 
 /* The list tracking the containers made on this thread from now on (an
  * interpreter's, while it runs), or NULL. Returns the previous one. */

@@ -137,3 +137,19 @@ Test(lang_semantics, sizes_past_an_int64_should_be_refused)
 			 "einsum(): the sum runs over more terms than an int64 counts");
 	cr_expect_str_eq(error_of("x = torch.ones(2).split(1)[1]"), "");
 }
+
+/* what numpy does and qkv cannot: np.round of bools makes float16; einsum
+ * and round are refused in qkv's words where qkv lacks a form numpy has */
+Test(lang_semantics, numpy_forms_qkv_lacks_should_be_refused_in_its_words)
+{
+	cr_expect_str_eq(error_of("import numpy as np\nx = np.round(np.array([True]))"),
+			 "np.round of bools gives float16, which qkv does not have: round a.astype(np.float32)");
+	cr_expect_str_eq(error_of("import numpy as np\nx = np.einsum('i...', np.ones((2, 3)))"),
+			 "einsum(): '...' (an ellipsis) is not supported in qkv: name each dim");
+	cr_expect_str_eq(error_of("import numpy as np\nx = np.einsum(np.ones(2), [0])"),
+			 "einsum(): qkv takes the subscripts as a str ('ij,jk->ik'), not numpy's sublist form");
+	cr_expect_str_eq(error_of("import numpy as np\nx = np.einsum('ij', np.ones((2, 2)), out=np.ones((2, 2)))"),
+			 "einsum(): out= is not supported in qkv");
+	cr_expect_str_eq(error_of("import numpy as np\nx = np.array_split(np.ones(3), 10**8)"),
+			 "MemoryError: a list of 100000000 items is over qkv's limit of 10000000 items");
+}
