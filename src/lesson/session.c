@@ -71,7 +71,7 @@ static void emit(void *udata, const struct value *v, const char *text)
 		o.t = v->t;
 	} else if (v && value_is_number(v)) {
 		o.kind = SESSION_NUMBER;
-		o.dtype = v->kind == V_FLOAT ? DT_F64 : v->kind == V_INT ? DT_I64 : DT_BOOL;
+		o.dtype = v->kind == V_FLOAT ? (v->f32 ? DT_F32 : DT_F64) : v->kind == V_INT ? DT_I64 : DT_BOOL;
 		o.number = value_as_double(v);
 		o.integer = v->kind == V_INT ? v->i : v->kind == V_BOOL ? (int64_t)o.number : 0;
 	}
