@@ -324,6 +324,7 @@ struct nest {
 	int ndim;
 	int64_t shape[TENSOR_MAX_DIMS];
 	bool any_float, any_int, any_bool;
+	bool any_f64;	/* a float that is not numpy's float32 (a Python float, a float64) */
 	int64_t count;
 };
 
@@ -364,7 +365,7 @@ static int nest_scan(struct call *c, struct args *a, int i, const struct value *
 				}
 			}
 			if (dtype_is_float(v->t->dtype))
-				n->any_float = true;
+				n->any_float = true, n->any_f64 = n->any_f64 || v->t->dtype == DT_F64;
 			else if (v->t->dtype == DT_I64)
 				n->any_int = true;
 			else
@@ -380,15 +381,17 @@ static int nest_scan(struct call *c, struct args *a, int i, const struct value *
 	if (depth != n->ndim && !(n->count == 0 && depth <= n->ndim && depth == n->ndim))
 		goto ragged;
 	if (v->kind == V_FLOAT)
-		n->any_float = true;
+		n->any_float = true, n->any_f64 = n->any_f64 || !v->f32;
 	else if (v->kind == V_INT)
 		n->any_int = true;
 	else if (v->kind == V_BOOL)
 		n->any_bool = true;
 	else if (v->kind == V_TENSOR && tensor_numel(v->t) == 1 && v->t->dtype == DT_BOOL)
 		n->any_bool = true;
+	else if (v->kind == V_TENSOR && tensor_numel(v->t) == 1 && dtype_is_float(v->t->dtype))
+		n->any_float = true, n->any_f64 = n->any_f64 || v->t->dtype == DT_F64;
 	else if (v->kind == V_TENSOR && tensor_numel(v->t) == 1)
-		dtype_is_float(v->t->dtype) ? (n->any_float = true) : (n->any_int = true);
+		n->any_int = true;
 	else
 		return args_error(err, c, a, i, "%s(): expected numbers, found %s", c->name, value_type_name(v));
 	n->count++;
@@ -446,7 +449,10 @@ struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struc
 	struct nest n = { .fl = fl };
 	if (nest_scan(c, a, i, v, 0, &n, err) < 0)
 		return NULL;
-	enum dtype dt = n.any_float ? (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32) : n.any_int ? DT_I64 :
+	/* numpy: float32 when every float is numpy's float32 and no int is
+	 * there to make it float64 (np.array([np.float32(1), 2.5]) is float64) */
+	bool f32 = fl == FLAVOR_NUMPY ? !n.any_f64 && !n.any_int : true;
+	enum dtype dt = n.any_float ? (f32 ? DT_F32 : DT_F64) : n.any_int ? DT_I64 :
 			n.any_bool ? DT_BOOL : (fl == FLAVOR_NUMPY ? DT_F64 : DT_F32);
 	if (has_dtype)
 		dt = dtype;
