@@ -466,6 +466,27 @@ struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struc
 	return t;
 }
 
+int args_operand(struct call *c, struct args *a, int i, bool numpy, struct operand *o, struct ops_number *box,
+		 struct tensor **made, struct qkv_error *err)
+{
+	struct value *v = a->v[i];
+	*made = NULL;
+	if (v->kind == V_TENSOR || value_is_number(v)) {
+		*o = eval_operand(v, box);
+		return 0;
+	}
+	if (!numpy) {
+		const char *dot = strrchr(c->name, '.');
+		return args_error(err, c, a, i, "%s(): argument %d must be a Tensor or a number, not %s",
+				  dot ? dot + 1 : c->name, i + 1, value_type_name(v));
+	}
+	*made = args_to_tensor(c, a, i, FLAVOR_NUMPY, false, DT_F64, err);
+	if (!*made)
+		return -1;
+	*o = (struct operand){ *made, false };
+	return 0;
+}
+
 void args_release(struct args *a)
 {
 	for (int i = 0; i < a->n; i++) {

@@ -77,6 +77,12 @@ int args_dtype(struct call *c, struct args *a, int i, bool *given, enum dtype *o
  * int64, all-bool data bool, unless dtype is given. */
 struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor fl, bool has_dtype,
 			      enum dtype dtype, struct qkv_error *err);
+/* Argument i as an operand of an elementwise op (where, maximum, clamp):
+ * a tensor, a number, or (numpy) what np.array makes of it, then *made
+ * holds the tensor made here (unref it). -1 with err at the argument. */
+struct ops_number;
+int args_operand(struct call *c, struct args *a, int i, bool numpy, struct operand *o, struct ops_number *box,
+		 struct tensor **made, struct qkv_error *err);
 /* The same of v, an item of argument i (an operand of einsum's "*"). */
 struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struct value *v, enum flavor fl,
 				    bool has_dtype, enum dtype dtype, struct qkv_error *err);

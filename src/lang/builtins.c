@@ -1309,7 +1309,8 @@ static const struct {
 #define NAME_INDEX_SIZE 1024	/* a power of two, over twice the names */
 
 /* The other files' tables of functions, after functions[], in this order. */
-static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions };
+static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
+						bounds_functions, arrays_functions };
 
 struct named {
 	const char *name;
@@ -1396,6 +1397,8 @@ struct value *runtime_module_attr(const char *module, const char *name)
 	for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
 		if (strcmp(constants[i].name, q) == 0)
 			return value_float(constants[i].value);
+	if (strcmp(q, "numpy.newaxis") == 0)	/* x[:, np.newaxis]: None */
+		return value_none();
 	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
 		if (strcmp(dtypes[i].name, q) == 0) {
 			struct value *d = value_dtype(dtypes[i].dt, dtypes[i].fl);

@@ -444,6 +444,13 @@ static int indices_in_range(const struct tensor *t, int dim, int orig, const int
 	return 0;
 }
 
+/* Whether index ix adds a dim of 1: None, or numpy's name for it
+ * (x[:, np.newaxis]), known by its name, as the index is not yet run. */
+static bool none_index(const struct node *ix)
+{
+	return (ix->kind == N_CONST && ix->op == 'N') || (ix->kind == N_ATTR && strcmp(ix->str, "newaxis") == 0);
+}
+
 /* x[...] of a tensor: a view sharing x's storage when every index is an
  * integer, a slice or None; a copy when one is a list of indices (torch's
  * advanced indexing, one list per subscript, *advanced then set), which a
@@ -459,7 +466,7 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 	*advanced = false;
 	for (int i = 0; i < nidx; i++) {
 		const struct node *ix = n->kids[i + 1];
-		if (ix->kind != N_CONST || ix->op != 'N')
+		if (!none_index(ix))
 			used++;
 	}
 	if (used > t->ndim) {
@@ -471,7 +478,7 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 	for (int i = 0, orig = 0; i < nidx; i++) {
 		const struct node *ix = n->kids[i + 1];
 		struct tensor *next = NULL;
-		if (ix->kind != N_CONST || ix->op != 'N')
+		if (!none_index(ix))
 			orig++;	/* (the dimension of t this index takes is orig - 1) */
 		if (ix->kind == N_SLICE) {
 			bool hs, he, hst;
@@ -482,7 +489,7 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 				goto fail;
 			next = ops_slice(cur, dim, hs, s, he, e, hst ? st : 1, err);
 			dim++;
-		} else if (ix->kind == N_CONST && ix->op == 'N') {
+		} else if (none_index(ix)) {
 			next = ops_unsqueeze(cur, dim, err);
 			dim++;
 		} else {
@@ -532,7 +539,7 @@ struct tensor *eval_index_tensor(struct interp *I, struct tensor *t, const struc
 	 * None stands between it and an integer index: not done here */
 	for (int i = first + 1; *advanced && i < last; i++) {
 		const struct node *ix = n->kids[i + 1];
-		if (ix->kind == N_SLICE || (ix->kind == N_CONST && ix->op == 'N')) {
+		if (ix->kind == N_SLICE || none_index(ix)) {
 			error_set(err, ix->line, ix->col, "qkv does not combine a list of indices with an integer index "
 				  "across a slice");
 			goto fail;

@@ -331,6 +331,8 @@ static struct value *m_unsqueeze(struct call *c, struct qkv_error *err)
 
 static struct value *m_squeeze(struct call *c, struct qkv_error *err)
 {
+	if (is_numpy(c))
+		return arrays_squeeze(c, err);	/* numpy's axis must be a dim of 1 */
 	struct args a;
 	if (args_bind(c, P("dim"), 0, &a, err) < 0)
 		return NULL;
@@ -554,7 +556,8 @@ static const struct builtin tensor_methods[] = {
 	{ "sort", rank_sort }, { "argsort", rank_argsort }, { "topk", rank_topk }, { "std", rank_std },
 	{ "var", rank_var }, { "flatten", rank_flatten }, { "mm", rank_mm },
 	{ "type", m_type }, { "round", rounding_method }, { "split", pieces_split }, { "chunk", pieces_chunk },
-	{ "expand", pieces_expand }, { "repeat", pieces_repeat },
+	{ "expand", pieces_expand }, { "repeat", pieces_repeat }, { "clip", bounds_clip_method },
+	{ "clamp", bounds_clamp_method }, { "clamp_", bounds_clamp_ },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

@@ -308,27 +308,6 @@ static struct value *true_indices(struct tensor *cond, struct qkv_error *err)
 	return r;
 }
 
-/* Argument i of where as an operand: a tensor, a number, or (numpy) what
- * np.array makes of it; *made holds a tensor made here. */
-static int where_operand(struct call *c, struct args *a, int i, bool numpy, struct operand *o, struct ops_number *box,
-			 struct tensor **made, struct qkv_error *err)
-{
-	struct value *v = a->v[i];
-	*made = NULL;
-	if (v->kind == V_TENSOR || value_is_number(v)) {
-		*o = eval_operand(v, box);
-		return 0;
-	}
-	if (!numpy)
-		return args_error(err, c, a, i, "where(): argument %d must be a Tensor or a number, not %s", i + 1,
-				  value_type_name(v));
-	*made = args_to_tensor(c, a, i, FLAVOR_NUMPY, false, DT_F64, err);
-	if (!*made)
-		return -1;
-	*o = (struct operand){ *made, false };
-	return 0;
-}
-
 /* ---- numpy's split and array_split ----------------------------------------------------- */
 
 /* Python's int % int (the sign of the divisor), and float % float. */
@@ -512,8 +491,8 @@ static struct value *where(struct call *c, bool numpy, struct qkv_error *err)
 		struct operand x, y;
 		struct ops_number bx, by;
 		struct tensor *mx = NULL, *my = NULL;
-		if (where_operand(c, &a, 1, numpy, &x, &bx, &mx, err) == 0 &&
-		    where_operand(c, &a, 2, numpy, &y, &by, &my, err) == 0) {
+		if (args_operand(c, &a, 1, numpy, &x, &bx, &mx, err) == 0 &&
+		    args_operand(c, &a, 2, numpy, &y, &by, &my, err) == 0) {
 			struct tensor *t = ops_where(OPS(c), cond, x, y, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, err);
 			if (t)
 				r = value_from_result(t);

@@ -170,6 +170,20 @@ struct value *rounding_torch(struct call *c, struct qkv_error *err);
 struct value *rounding_numpy(struct call *c, struct qkv_error *err);
 struct value *rounding_method(struct call *c, struct qkv_error *err);
 
+/* arrays.c: np.full, the _like makers, np.empty, np.identity, np.asarray,
+ * np.expand_dims and np.squeeze (a.squeeze of an array too).
+ * arrays_functions ends with a NULL name. */
+extern const struct builtin arrays_functions[];
+struct value *arrays_squeeze(struct call *c, struct qkv_error *err);
+
+/* bounds.c: np.maximum, np.minimum, np.clip, torch.clamp and torch.clip,
+ * and the methods clip, clamp and clamp_. bounds_functions ends with a NULL
+ * name. */
+extern const struct builtin bounds_functions[];
+struct value *bounds_clip_method(struct call *c, struct qkv_error *err);
+struct value *bounds_clamp_method(struct call *c, struct qkv_error *err);
+struct value *bounds_clamp_(struct call *c, struct qkv_error *err);
+
 /* pieces.c: split, chunk, expand, repeat, where: functions and tensor
  * methods alike. pieces_functions ends with a NULL name. */
 extern const struct builtin pieces_functions[];

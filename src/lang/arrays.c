@@ -1,0 +1,265 @@
+/* arrays.c: numpy's array makers and shape helpers that torch names
+ * otherwise: np.full and np.full_like, np.zeros_like, np.ones_like,
+ * np.empty and np.empty_like (zeros: an empty array's values are whatever
+ * was there), np.identity, np.asarray (the array itself when it already is
+ * one), np.expand_dims and np.squeeze (views; a.squeeze is numpy's here
+ * too), each binding its arguments as numpy names them and refusing what
+ * numpy refuses in its words. Called through builtins.c's and methods.c's
+ * tables; never prints. */
+#include "lang/args.h"
+#include "lang/runtime.h"
+
+#include <string.h>
+
+#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static struct ops_ctx *OPS(struct call *c)
+{
+	return &c->I->ops;
+}
+
+/* The dtype numpy gives an array filled with v: int64, float64 (a float32
+ * scalar's float32), bool. */
+static enum dtype fill_dtype(const struct value *v)
+{
+	return v->kind == V_INT ? DT_I64 : v->kind == V_BOOL ? DT_BOOL : v->f32 ? DT_F32 : DT_F64;
+}
+
+/* An array of shape ndim/shape and dtype dt holding v everywhere. */
+static struct tensor *filled(struct call *c, enum dtype dt, int ndim, const int64_t *shape, const struct value *v,
+			     struct qkv_error *err)
+{
+	struct tensor *t = ops_full(OPS(c), dt, FLAVOR_NUMPY, ndim, shape, 0, err);
+	if (!t || !v)
+		return t;
+	int64_t n = tensor_numel(t);
+	if (dt == DT_I64 && v->kind == V_INT) {	/* exact, past 2**53 */
+		int64_t *d = t->storage->data;
+		for (int64_t i = 0; i < n; i++)
+			d[i] = v->i;
+	} else {
+		double x = value_as_double(v);
+		for (int64_t i = 0; i < n; i++)
+			tensor_set(t, i, x);
+	}
+	return t;
+}
+
+/* Argument i as a number to fill with; -1 with numpy's words otherwise. */
+static int fill_value(struct call *c, struct args *a, int i, struct qkv_error *err)
+{
+	if (value_is_number(a->v[i]))
+		return 0;
+	return args_error(err, c, a, i, "%s(): qkv fills with a number (an int, a float or a bool), not %s", c->name,
+			  value_type_name(a->v[i]));
+}
+
+/* np.full(shape, fill_value, dtype=None) */
+static struct value *np_full(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("shape", "fill_value", "dtype"), 2, &a, err) < 0)
+		return NULL;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	bool has_dt;
+	enum dtype dt;
+	if (args_shape(c, &a, 0, &ndim, shape, false, err) < 0 || fill_value(c, &a, 1, err) < 0 ||
+	    args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
+		return args_fail(&a);
+	return args_done(c, &a, filled(c, has_dt ? dt : fill_dtype(a.v[1]), ndim, shape, a.v[1], err), err);
+}
+
+/* np.empty(shape, dtype=float) */
+static struct value *np_empty(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("shape", "dtype"), 1, &a, err) < 0)
+		return NULL;
+	int ndim;
+	int64_t shape[TENSOR_MAX_DIMS];
+	bool has_dt;
+	enum dtype dt;
+	if (args_shape(c, &a, 0, &ndim, shape, false, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+		return args_fail(&a);
+	return args_done(c, &a, filled(c, has_dt ? dt : DT_F64, ndim, shape, NULL, err), err);
+}
+
+/* np.zeros_like(a, dtype=None), ones_like, empty_like and full_like(a,
+ * fill_value, dtype=None): a's shape and dtype (a list made an array). */
+static struct value *like(struct call *c, int fill, struct qkv_error *err)
+{
+	struct args a;
+	bool full = fill < 0;
+	if (args_bind(c, full ? P("a", "fill_value", "dtype") : P("a", "dtype"), full ? 2 : 1, &a, err) < 0)
+		return NULL;
+	int dt_at = full ? 2 : 1;
+	bool has_dt;
+	enum dtype dt;
+	if ((full && fill_value(c, &a, 1, err) < 0) || args_dtype(c, &a, dt_at, &has_dt, &dt, err) < 0)
+		return args_fail(&a);
+	struct tensor *x = a.v[0]->kind == V_TENSOR ? tensor_ref(a.v[0]->t)
+			   : args_to_tensor(c, &a, 0, FLAVOR_NUMPY, false, DT_F64, err);
+	if (!x)
+		return args_fail(&a);
+	struct value *one = full ? NULL : value_int(fill);
+	struct tensor *t = filled(c, has_dt ? dt : x->dtype, x->ndim, x->shape, full ? a.v[1] : one, err);
+	value_unref(one);
+	tensor_unref(x);
+	return args_done(c, &a, t, err);
+}
+
+static struct value *np_zeros_like(struct call *c, struct qkv_error *err) { return like(c, 0, err); }
+static struct value *np_ones_like(struct call *c, struct qkv_error *err) { return like(c, 1, err); }
+static struct value *np_full_like(struct call *c, struct qkv_error *err) { return like(c, -1, err); }
+
+/* np.identity(n, dtype=None) */
+static struct value *np_identity(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("n", "dtype"), 1, &a, err) < 0)
+		return NULL;
+	int64_t n;
+	bool has_dt;
+	enum dtype dt;
+	if (args_int(c, &a, 0, 0, &n, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+		return args_fail(&a);
+	if (n < 0)
+		return args_error(err, c, &a, 0, "ValueError: negative dimensions are not allowed"), args_fail(&a);
+	int64_t shape[2] = { n, n };
+	struct tensor *t = filled(c, has_dt ? dt : DT_F64, 2, shape, NULL, err);
+	for (int64_t i = 0; t && i < n; i++)
+		tensor_set(t, i * n + i, 1);
+	return args_done(c, &a, t, err);
+}
+
+/* np.asarray(a, dtype=None): a itself when it is an array of that dtype */
+static struct value *np_asarray(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("a", "dtype"), 1, &a, err) < 0)
+		return NULL;
+	bool has_dt;
+	enum dtype dt;
+	if (args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+		return args_fail(&a);
+	struct value *v = a.v[0];
+	if (v->kind == V_TENSOR && v->t->flavor == FLAVOR_NUMPY && (!has_dt || dt == v->t->dtype))
+		return args_return(&a, value_ref(v));
+	return args_done(c, &a, args_to_tensor(c, &a, 0, FLAVOR_NUMPY, has_dt, dt, err), err);
+}
+
+/* Argument i as numpy's axes: an int or a tuple of them, each normalised
+ * against ndim, none twice ("repeated axis"); *n of them into axes. */
+static int axes_of(struct call *c, struct args *a, int i, int ndim, int *n, int *axes, struct qkv_error *err)
+{
+	const struct value *v = a->v[i];
+	bool one = v->kind == V_INT || v->kind == V_BOOL;
+	if (!one && v->kind != V_TUPLE && v->kind != V_LIST)
+		return args_error(err, c, a, i, "TypeError: '%s' object cannot be interpreted as an integer",
+				  value_type_name(v));
+	*n = one ? 1 : v->n;
+	if (*n > TENSOR_MAX_DIMS)
+		return args_error(err, c, a, i, "ValueError: repeated axis");
+	for (int k = 0; k < *n; k++) {
+		const struct value *e = one ? v : v->items[k];
+		if (e->kind != V_INT && e->kind != V_BOOL)
+			return args_error(err, c, a, i, "TypeError: '%s' object cannot be interpreted as an integer",
+					  value_type_name(e));
+		if (args_norm_dim(e->kind == V_INT ? e->i : e->b, ndim, FLAVOR_NUMPY, &axes[k], err) < 0)
+			return args_error(err, c, a, i, "%s", err->msg);
+		for (int j = 0; j < k; j++)
+			if (axes[j] == axes[k])
+				return args_error(err, c, a, i, "ValueError: repeated axis");
+	}
+	return 0;
+}
+
+/* The array argument 0 is (a list made one); NULL with err. */
+static struct tensor *array_arg(struct call *c, struct args *a, struct qkv_error *err)
+{
+	if (a->v[0]->kind == V_TENSOR)
+		return tensor_ref(a->v[0]->t);
+	return args_to_tensor(c, a, 0, FLAVOR_NUMPY, false, DT_F64, err);
+}
+
+/* np.expand_dims(a, axis): a view with a dim of 1 at each axis (numbered
+ * in the result) */
+static struct value *np_expand_dims(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("a", "axis"), 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x = array_arg(c, &a, err);
+	if (!x)
+		return args_fail(&a);
+	int n, axes[TENSOR_MAX_DIMS];
+	int out = x->ndim + (a.v[1]->kind == V_TUPLE || a.v[1]->kind == V_LIST ? a.v[1]->n : 1);
+	if (out > TENSOR_MAX_DIMS) {
+		tensor_unref(x);
+		return args_error(err, c, &a, 1, "expand_dims: a qkv array has at most %d dims", TENSOR_MAX_DIMS),
+		       args_fail(&a);
+	}
+	if (axes_of(c, &a, 1, out, &n, axes, err) < 0) {
+		tensor_unref(x);
+		return args_fail(&a);
+	}
+	bool at[TENSOR_MAX_DIMS] = { false };
+	for (int k = 0; k < n; k++)
+		at[axes[k]] = true;
+	int64_t shape[TENSOR_MAX_DIMS];
+	for (int d = 0, j = 0; d < out; d++)
+		shape[d] = at[d] ? 1 : x->shape[j++];
+	struct tensor *r = ops_reshape(OPS(c), x, out, shape, err);
+	tensor_unref(x);
+	return args_done(c, &a, r, err);
+}
+
+/* np.squeeze(a, axis=None) and a.squeeze(axis=None): a view without the
+ * dims of 1 (those of axis alone, each of which must be 1) */
+struct value *arrays_squeeze(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	bool method = c->self != NULL;
+	if (args_bind(c, method ? P("axis") : P("a", "axis"), method ? 0 : 1, &a, err) < 0)
+		return NULL;
+	int ax = method ? 0 : 1;
+	struct tensor *x = method ? tensor_ref(c->self->t) : array_arg(c, &a, err);
+	if (!x)
+		return args_fail(&a);
+	bool drop[TENSOR_MAX_DIMS] = { false };
+	if (a.v[ax] && a.v[ax]->kind != V_NONE) {
+		int n, axes[TENSOR_MAX_DIMS];
+		if (axes_of(c, &a, ax, x->ndim, &n, axes, err) < 0) {
+			tensor_unref(x);
+			return args_fail(&a);
+		}
+		for (int k = 0; k < n; k++) {
+			if (x->shape[axes[k]] != 1) {
+				tensor_unref(x);
+				return args_error(err, c, &a, ax, "ValueError: cannot select an axis to squeeze out which has "
+						  "size not equal to one"), args_fail(&a);
+			}
+			drop[axes[k]] = true;
+		}
+	} else {
+		for (int d = 0; d < x->ndim; d++)
+			drop[d] = x->shape[d] == 1;
+	}
+	int64_t shape[TENSOR_MAX_DIMS];
+	int out = 0;
+	for (int d = 0; d < x->ndim; d++)
+		if (!drop[d])
+			shape[out++] = x->shape[d];
+	struct tensor *r = ops_reshape(OPS(c), x, out, shape, err);
+	tensor_unref(x);
+	return args_done(c, &a, r, err);
+}
+
+const struct builtin arrays_functions[] = {
+	{ "numpy.full", np_full }, { "numpy.full_like", np_full_like }, { "numpy.zeros_like", np_zeros_like },
+	{ "numpy.ones_like", np_ones_like }, { "numpy.empty", np_empty }, { "numpy.empty_like", np_zeros_like },
+	{ "numpy.identity", np_identity }, { "numpy.asarray", np_asarray }, { "numpy.expand_dims", np_expand_dims },
+	{ "numpy.squeeze", arrays_squeeze },
+	{ NULL, NULL },
+};
