@@ -1105,6 +1105,43 @@ static int need_float(const struct tensor *t, const char *what, struct qkv_error
 			 "(write the numbers with a decimal point, or call .float())", what, dtype_name(t->dtype));
 }
 
+struct tensor *ops_log_softmax(struct tensor *t, int dim, struct qkv_error *err)
+{
+	if (need_float(t, "log_softmax", err) < 0 || (dim = ops_norm_dim(dim, t->ndim, err)) < 0)
+		return NULL;
+	if (t->ndim == 0)
+		return ops_scalar(t->dtype, t->flavor, 0.0);
+	int last = t->ndim - 1;
+	struct tensor *moved = dim == last ? tensor_ref(t) : ops_transpose(t, dim, last, err);
+	struct tensor *c = ops_clone(moved);	/* rows in order, computed in place */
+	tensor_unref(moved);
+	int64_t cols = c->shape[last], rows = cols ? tensor_numel(c) / cols : 0;
+	bool f32 = c->dtype == DT_F32;
+	for (int64_t r = 0; r < rows; r++) {
+		double m = -INFINITY, s = 0;
+		for (int64_t k = 0; k < cols; k++) {
+			double x = tensor_get(c, r * cols + k);
+			m = x > m || x != x ? x : m;
+		}
+		for (int64_t k = 0; k < cols; k++) {
+			double d = tensor_get(c, r * cols + k) - m;
+			s += f32 ? (double)expf((float)d) : exp(d);
+		}
+		/* as torch: x - (max + log(sum)), in the tensor's type */
+		double shift = f32 ? (double)((float)m + logf((float)s)) : m + log(s);
+		for (int64_t k = 0; k < cols; k++)
+			tensor_set(c, r * cols + k, f32 ? (double)((float)tensor_get(c, r * cols + k) - (float)shift)
+							: tensor_get(c, r * cols + k) - shift);
+	}
+	if (dim == last)
+		return c;
+	struct tensor *back = ops_transpose(c, dim, last, err);
+	struct tensor *out = ops_contiguous(back);
+	tensor_unref(back);
+	tensor_unref(c);
+	return out;
+}
+
 struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim, struct qkv_error *err)
 {
 	if (need_float(t, "softmax", err) < 0)

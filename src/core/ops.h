@@ -152,6 +152,10 @@ struct tensor *ops_softmax(const struct ops_ctx *ctx, struct tensor *t, int dim,
 			   struct qkv_error *err);
 /* softmax over all elements (scipy's axis=None) */
 struct tensor *ops_softmax_all(const struct ops_ctx *ctx, struct tensor *t, struct qkv_error *err);
+/* log_softmax along dim: x - (max + log(sum(exp(x - max)))) of each row,
+ * as torch computes it in the tensor's type (the sum in double); a row of
+ * -inf or with a NaN is NaN, as torch's. */
+struct tensor *ops_log_softmax(struct tensor *t, int dim, struct qkv_error *err);
 /* where mask (bool, broadcastable to t) is true, value. In place writes into
  * t's storage (t keeps its shape; mask must broadcast to t's shape). */
 struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,

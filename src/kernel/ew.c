@@ -357,7 +357,26 @@ void ew_compare_i64(uint8_t *out, const int64_t *a, const int64_t *astr, const i
 
 /* ---- unary ----------------------------------------------------------------------
  * out and a are (n) contiguous; out may equal a. exp and log are libm's.
- * relu keeps NaN (like torch) and turns -0.0 into 0. */
+ * relu keeps NaN (like torch) and turns -0.0 into 0. sigmoid is 1 / (1 +
+ * exp(-x)), gelu x / 2 (1 + erf(x / sqrt 2)) (float: erf_vec, or erff for
+ * EW_GELU_LIBM, as torch's scalar path) and its tanh approximation
+ * x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as torch's CPU
+ * kernels compute them, in the tensor's type. */
+/* erf as torch's vectorised float kernels compute it (Abramowitz and
+ * Stegun 7.1.26, with fused multiply-adds): within a few units in the last
+ * place of erff, but not the same, and torch's GELU of a contiguous float
+ * tensor of two or more elements shows the difference (around 1e-4 of
+ * the result past x = -3). */
+static float erf_vec(float x)
+{
+	float ax = fabsf(x);
+	float t = 1.0f / fmaf(0.3275911f, ax, 1.0f);
+	float r = fmaf(fmaf(fmaf(fmaf(1.061405429f, t, -1.453152027f), t, 1.421413741f), t, -0.284496736f), t,
+		       0.254829592f);
+	float e = expf(-(x * x));
+	return copysignf(fmaf(-e * t, r, 1.0f), x);
+}
+
 void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op)
 {
 	switch (op) {
@@ -396,6 +415,24 @@ void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op)
 	case EW_COS:
 		for (int64_t i = 0; i < n; i++)
 			out[i] = cosf(a[i]);
+		break;
+	case EW_SIGMOID:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = 1.0f / (1.0f + expf(-a[i]));
+		break;
+	case EW_GELU:	/* (torch's vectorised kernel gives +0, not -0, far left) */
+		for (int64_t i = 0; i < n; i++)
+			out[i] = a[i] * 0.5f * (1.0f + erf_vec(a[i] * (float)M_SQRT1_2)) + 0.0f;
+		break;
+	case EW_GELU_LIBM:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = a[i] * 0.5f * (1.0f + erff(a[i] * (float)M_SQRT1_2));
+		break;
+	case EW_GELU_TANH:
+		for (int64_t i = 0; i < n; i++) {
+			float x = a[i], inner = (float)(M_SQRT2 * M_2_SQRTPI * 0.5) * (x + 0.044715f * (x * x * x));
+			out[i] = 0.5f * x * (1.0f + tanhf(inner));
+		}
 		break;
 	}
 }
@@ -438,6 +475,21 @@ void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op)
 	case EW_COS:
 		for (int64_t i = 0; i < n; i++)
 			out[i] = cos(a[i]);
+		break;
+	case EW_SIGMOID:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = 1.0 / (1.0 + exp(-a[i]));
+		break;
+	case EW_GELU:
+	case EW_GELU_LIBM:
+		for (int64_t i = 0; i < n; i++)
+			out[i] = a[i] * 0.5 * (1.0 + erf(a[i] * M_SQRT1_2));
+		break;
+	case EW_GELU_TANH:
+		for (int64_t i = 0; i < n; i++) {
+			double x = a[i], inner = M_SQRT2 * M_2_SQRTPI * 0.5 * (x + 0.044715 * (x * x * x));
+			out[i] = 0.5 * x * (1.0 + tanh(inner));
+		}
 		break;
 	}
 }

@@ -189,7 +189,8 @@ void ew_compare_f64(uint8_t *out, const double *a, const int64_t *astr, const do
 		    const int64_t *bstr, const int64_t *shape, int ndim, enum cmp_op op);
 
 /* out and a are length n contiguous; out may equal a */
-enum ew_unary { EW_NEG, EW_EXP, EW_SQRT, EW_ABS, EW_LOG, EW_TANH, EW_RELU, EW_SIN, EW_COS };
+enum ew_unary { EW_NEG, EW_EXP, EW_SQRT, EW_ABS, EW_LOG, EW_TANH, EW_RELU, EW_SIN, EW_COS, EW_SIGMOID, EW_GELU,
+		EW_GELU_LIBM, EW_GELU_TANH };
 void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op);
 void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op);
 

@@ -335,9 +335,6 @@ static struct value *unary(struct call *c, enum ew_unary op, bool numpy, struct 
 	}
 	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
 		return args_fail(&a);
-	if (op == EW_SQRT || op == EW_LOG) {
-		/* numpy gives nan with a warning; qkv says so instead of hiding it */
-	}
 	struct tensor *r = ops_unary(OPS(c), x, op, err);
 	if (owned)
 		tensor_unref(x);
@@ -352,6 +349,29 @@ static struct value *f_tanh(struct call *c, struct qkv_error *err) { return unar
 static struct value *f_relu(struct call *c, struct qkv_error *err) { return unary(c, EW_RELU, false, err); }
 static struct value *f_sin(struct call *c, struct qkv_error *err) { return unary(c, EW_SIN, false, err); }
 static struct value *f_cos(struct call *c, struct qkv_error *err) { return unary(c, EW_COS, false, err); }
+static struct value *f_sigmoid(struct call *c, struct qkv_error *err) { return unary(c, EW_SIGMOID, false, err); }
+
+/* F.gelu(input, approximate='none'): erf's, or 'tanh''s approximation */
+static struct value *F_gelu(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("input", "approximate"), 1, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (args_tensor(c, &a, 0, &x, err) < 0)
+		return args_fail(&a);
+	if (!dtype_is_float(x->dtype))
+		return args_error(err, c, &a, 0, "\"GeluKernelImpl\" not implemented for '%s'",
+				  x->dtype == DT_BOOL ? "Bool" : "Long"), args_fail(&a);
+	const struct value *ap = a.v[1];
+	if (ap && (ap->kind != V_STR || (strcmp(ap->str, "none") != 0 && strcmp(ap->str, "tanh") != 0)))
+		return args_error(err, c, &a, 1, "approximate argument must be either none or tanh."), args_fail(&a);
+	bool tanh_form = ap && strcmp(ap->str, "tanh") == 0;
+	/* torch's vectorised erf for a contiguous tensor of two or more, libm's else */
+	bool vec = tensor_numel(x) >= 2 && tensor_is_contiguous(x);
+	return args_done(c, &a, ops_unary(OPS(c), x, tanh_form ? EW_GELU_TANH : vec ? EW_GELU : EW_GELU_LIBM, err),
+			 err);
+}
 static struct value *np_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, true, err); }
 static struct value *np_sqrt(struct call *c, struct qkv_error *err) { return unary(c, EW_SQRT, true, err); }
 static struct value *np_log(struct call *c, struct qkv_error *err) { return unary(c, EW_LOG, true, err); }
@@ -400,7 +420,8 @@ static struct value *np_dot(struct call *c, struct qkv_error *err)
 	return two_tensors(c, P("a", "b"), ops_matmul, true, err);
 }
 
-/* softmax: torch.softmax(input, dim), F.softmax(input, dim=None) */
+/* softmax: torch.softmax(input, dim), F.softmax(input, dim=None); and
+ * log_softmax (torch.log_softmax, F.log_softmax), told apart by name */
 static struct value *softmax_common(struct call *c, bool implicit_dim, struct qkv_error *err)
 {
 	struct args a;
@@ -421,12 +442,15 @@ static struct value *softmax_common(struct call *c, bool implicit_dim, struct qk
 		return args_fail(&a);
 	}
 	struct tensor *in = has_dt ? ops_to_dtype(x, dt) : tensor_ref(x);
-	struct tensor *r = ops_softmax(OPS(c), in, dim, err);
+	bool log = strstr(c->name, "log_softmax") != NULL;
+	struct tensor *r = log ? ops_log_softmax(in, dim, err) : ops_softmax(OPS(c), in, dim, err);
 	tensor_unref(in);
 	return args_done(c, &a, r, err);
 }
 
 static struct value *f_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, false, err); }
+static struct value *f_log_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, false, err); }
+static struct value *F_log_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, true, err); }
 static struct value *F_softmax(struct call *c, struct qkv_error *err) { return softmax_common(c, true, err); }
 
 static struct value *scipy_softmax(struct call *c, struct qkv_error *err)
@@ -1249,7 +1273,9 @@ static const struct builtin functions[] = {
 	{ "torch.allclose", f_allclose }, { "torch.isclose", f_isclose }, { "torch.equal", f_equal },
 	{ "torch.transpose", f_transpose }, { "torch.masked_fill", f_masked_fill }, { "torch.numel", f_numel },
 	{ "torch.nn.Linear", nn_linear }, { "torch.nn.Dropout", nn_dropout }, { "torch.nn.Parameter", nn_parameter },
-	{ "torch.nn.functional.softmax", F_softmax }, { "torch.nn.functional.dropout", F_dropout },
+	{ "torch.nn.functional.softmax", F_softmax }, { "torch.log_softmax", f_log_softmax },
+	{ "torch.nn.functional.log_softmax", F_log_softmax }, { "torch.sigmoid", f_sigmoid },
+	{ "torch.nn.functional.sigmoid", f_sigmoid }, { "torch.nn.functional.gelu", F_gelu }, { "torch.nn.functional.dropout", F_dropout },
 	{ "torch.nn.functional.linear", F_linear }, { "torch.nn.functional.relu", f_relu },
 	{ "torch.nn.functional.scaled_dot_product_attention", F_sdpa },
 	{ "numpy.array", np_array }, { "numpy.stack", np_stack }, { "numpy.concatenate", np_concatenate },

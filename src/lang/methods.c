@@ -301,6 +301,7 @@ static struct value *m_log(struct call *c, struct qkv_error *err) { return m_una
 static struct value *m_abs(struct call *c, struct qkv_error *err) { return m_unary(c, EW_ABS, err); }
 static struct value *m_tanh(struct call *c, struct qkv_error *err) { return m_unary(c, EW_TANH, err); }
 static struct value *m_relu(struct call *c, struct qkv_error *err) { return m_unary(c, EW_RELU, err); }
+static struct value *m_sigmoid(struct call *c, struct qkv_error *err) { return m_unary(c, EW_SIGMOID, err); }
 static struct value *m_sin(struct call *c, struct qkv_error *err) { return m_unary(c, EW_SIN, err); }
 static struct value *m_cos(struct call *c, struct qkv_error *err) { return m_unary(c, EW_COS, err); }
 
@@ -312,7 +313,8 @@ static struct value *m_softmax(struct call *c, struct qkv_error *err)
 	int dim;
 	if (args_need_float(c, &a, -1, SELF(c), err) < 0 || args_dim(c, &a, 0, SELF(c)->ndim, &dim, err) < 0)
 		return args_fail(&a);
-	return args_done(c, &a, ops_softmax(OPS(c), SELF(c), dim, err), err);
+	bool log = strcmp(c->name, "log_softmax") == 0;	/* x.log_softmax(dim) */
+	return args_done(c, &a, log ? ops_log_softmax(SELF(c), dim, err) : ops_softmax(OPS(c), SELF(c), dim, err), err);
 }
 
 static struct value *m_unsqueeze(struct call *c, struct qkv_error *err)
@@ -549,7 +551,8 @@ static const struct builtin tensor_methods[] = {
 	{ "amin", m_amin }, { "all", m_all }, { "any", m_any }, { "argmax", m_argmax }, { "argmin", m_argmin },
 	{ "isinf", m_isinf }, { "isnan", m_isnan }, { "isfinite", m_isfinite },
 	{ "exp", m_exp }, { "sqrt", m_sqrt }, { "log", m_log }, { "abs", m_abs }, { "tanh", m_tanh },
-	{ "relu", m_relu }, { "sin", m_sin }, { "cos", m_cos },
+	{ "relu", m_relu }, { "sin", m_sin }, { "cos", m_cos }, { "sigmoid", m_sigmoid },
+	{ "log_softmax", m_softmax },
 	{ "softmax", m_softmax }, { "unsqueeze", m_unsqueeze }, { "squeeze", m_squeeze },
 	{ "matmul", m_matmul }, { "dot", m_dot }, { "tril", m_tril }, { "triu", m_triu },
 	{ "item", m_item }, { "size", m_size }, { "stride", m_stride }, { "dim", m_dim }, { "numel", m_numel },
