@@ -264,9 +264,19 @@ int args_shape(struct call *c, struct args *a, int i, int *ndim, int64_t *shape,
 	if (args_ints(c, a, i, "size", ndim, shape, err) < 0)
 		return -1;
 	for (int k = 0; k < *ndim; k++) {
-		if (shape[k] < 0 && !(allow_neg1 && shape[k] == -1))
+		if (shape[k] >= 0 || (allow_neg1 && shape[k] == -1))
+			continue;
+		if (allow_neg1)
 			return args_error(err, c, a, i, "%s(): negative size %lld in the shape", c->name,
 					  (long long)shape[k]);
+		if (strncmp(c->name, "np.", 3) == 0 || strncmp(c->name, "numpy.", 6) == 0)
+			return args_error(err, c, a, i, "ValueError: negative dimensions are not allowed");
+		char list[TENSOR_MAX_DIMS * 22 + 2] = "";
+		size_t len = 0;
+		for (int j = 0; j < *ndim; j++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", j ? ", " : "", (long long)shape[j]);
+		return args_error(err, c, a, i, "Trying to create tensor with negative dimension %lld: [%s]",
+				  (long long)shape[k], list);
 	}
 	return 0;
 }

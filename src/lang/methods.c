@@ -560,7 +560,8 @@ static const struct builtin tensor_methods[] = {
 	{ "var", rank_var }, { "flatten", rank_flatten }, { "mm", rank_mm },
 	{ "type", m_type }, { "round", rounding_method }, { "split", pieces_split }, { "chunk", pieces_chunk },
 	{ "expand", pieces_expand }, { "repeat", pieces_repeat }, { "clip", bounds_clip_method },
-	{ "clamp", bounds_clamp_method }, { "clamp_", bounds_clamp_ },
+	{ "clamp", bounds_clamp_method }, { "clamp_", bounds_clamp_ }, { "normal_", sampling_normal_ },
+	{ "uniform_", sampling_uniform_ },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

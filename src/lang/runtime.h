@@ -170,6 +170,13 @@ struct value *rounding_torch(struct call *c, struct qkv_error *err);
 struct value *rounding_numpy(struct call *c, struct qkv_error *err);
 struct value *rounding_method(struct call *c, struct qkv_error *err);
 
+/* sampling.c: np.random.normal, uniform, random and random_sample; the
+ * tensor methods normal_ and uniform_. sampling_functions ends with a NULL
+ * name. */
+extern const struct builtin sampling_functions[];
+struct value *sampling_normal_(struct call *c, struct qkv_error *err);
+struct value *sampling_uniform_(struct call *c, struct qkv_error *err);
+
 /* arrays.c: np.full, the _like makers, np.empty, np.identity, np.asarray,
  * np.expand_dims and np.squeeze (a.squeeze of an array too).
  * arrays_functions ends with a NULL name. */

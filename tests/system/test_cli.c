@@ -41,7 +41,7 @@ static const struct bad bad_inputs[] = {
 	{ "torch.ones(2, 3).T.view(6)", 24, "non-contiguous" },
 	{ "torch.ones(2, 3).transpose(0, 4)", 31, "Dimension out of range (expected to be in range of [-2, 1], but got 4)" },
 	{ "torch.softmax(torch.ones(2, 2), dim=-3)", 33, "Dimension out of range (expected to be in range of [-2, 1], but got -3)" },
-	{ "torch.randn(-1, 3)", 13, "negative size -1" },
+	{ "torch.randn(-1, 3)", 13, "negative dimension -1: [-1, 3]" },
 	{ "torch.ones(2, 3).view(4, 2)", 22, "invalid for a tensor of shape [2, 3]" },
 	{ "print(\"abc)", 7, "unterminated string" },
 	{ "X = [1 2 3; 4 5]", 16, "row 2 has 2 elements, row 1 has 3" },
