@@ -3,7 +3,8 @@
  * np.empty and np.empty_like (zeros: an empty array's values are whatever
  * was there), np.identity, np.asarray (the array itself when it already is
  * one), np.expand_dims and np.squeeze (views; a.squeeze is numpy's here
- * too), each binding its arguments as numpy names them and refusing what
+ * too), np.outer and np.diag; and torch.as_tensor (np.asarray's twin),
+ * each binding its arguments as numpy names them and refusing what
  * numpy refuses in its words. Called through builtins.c's and methods.c's
  * tables; never prints. */
 #include "lang/args.h"
@@ -133,21 +134,25 @@ static struct value *np_identity(struct call *c, struct qkv_error *err)
 	return args_done(c, &a, t, err);
 }
 
-/* np.asarray(a, dtype=None): a itself when it is an array of that dtype */
-static struct value *np_asarray(struct call *c, struct qkv_error *err)
+/* np.asarray(a, dtype=None): a itself when it is an array of that dtype;
+ * torch.as_tensor(data, dtype=None) the same for a tensor */
+static struct value *as_array(struct call *c, enum flavor fl, struct qkv_error *err)
 {
 	struct args a;
-	if (args_bind(c, P("a", "dtype"), 1, &a, err) < 0)
+	if (args_bind(c, fl == FLAVOR_NUMPY ? P("a", "dtype") : P("data", "dtype"), 1, &a, err) < 0)
 		return NULL;
 	bool has_dt;
 	enum dtype dt;
 	if (args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
 		return args_fail(&a);
 	struct value *v = a.v[0];
-	if (v->kind == V_TENSOR && v->t->flavor == FLAVOR_NUMPY && (!has_dt || dt == v->t->dtype))
+	if (v->kind == V_TENSOR && v->t->flavor == fl && (!has_dt || dt == v->t->dtype))
 		return args_return(&a, value_ref(v));
-	return args_done(c, &a, args_to_tensor(c, &a, 0, FLAVOR_NUMPY, has_dt, dt, err), err);
+	return args_done(c, &a, args_to_tensor(c, &a, 0, fl, has_dt, dt, err), err);
 }
+
+static struct value *np_asarray(struct call *c, struct qkv_error *err) { return as_array(c, FLAVOR_NUMPY, err); }
+static struct value *t_as_tensor(struct call *c, struct qkv_error *err) { return as_array(c, FLAVOR_TORCH, err); }
 
 /* Argument i as numpy's axes: an int or a tuple of them, each normalised
  * against ndim, none twice ("repeated axis"); *n of them into axes. */
@@ -256,10 +261,90 @@ struct value *arrays_squeeze(struct call *c, struct qkv_error *err)
 	return args_done(c, &a, r, err);
 }
 
+/* np.outer(a, b): a and b flattened, each a[i] * b[j] (promoted as * does) */
+static struct value *np_outer(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("a", "b"), 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x[2] = { NULL, NULL }, *col = NULL, *row = NULL, *r = NULL;
+	for (int i = 0; i < 2; i++) {
+		struct tensor *t = a.v[i]->kind == V_TENSOR ? tensor_ref(a.v[i]->t)
+				   : args_to_tensor(c, &a, i, FLAVOR_NUMPY, false, DT_F64, err);
+		if (!t)
+			goto done;
+		int64_t n = tensor_numel(t);
+		int64_t shape[2] = { i ? 1 : n, i ? n : 1 };
+		x[i] = ops_reshape(OPS(c), t, 2, shape, err);
+		tensor_unref(t);
+		if (!x[i])
+			goto done;
+	}
+	col = x[0];
+	row = x[1];
+	r = ops_binary(OPS(c), (struct operand){ col, false }, (struct operand){ row, false }, EW_MUL, err);
+	if (r)
+		r->flavor = FLAVOR_NUMPY;
+done:
+	tensor_unref(x[0]);
+	tensor_unref(x[1]);
+	return r ? args_done(c, &a, r, err) : args_fail(&a);
+}
+
+/* Element si of src (in its logical order) into element di of dst, of the
+ * same dtype: int64 exactly, past 2**53. */
+static void put(struct tensor *dst, int64_t di, const struct tensor *src, int64_t si)
+{
+	if (dst->dtype == DT_I64)
+		((int64_t *)dst->storage->data)[di] = tensor_get_i64(src, si);
+	else
+		tensor_set(dst, di, tensor_get(src, si));
+}
+
+/* np.diag(v, k=0): a 1-d v on the k-th diagonal of a square array of
+ * zeros; the k-th diagonal of a 2-d v (a copy) */
+static struct value *np_diag(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("v", "k"), 1, &a, err) < 0)
+		return NULL;
+	int64_t k;
+	if (args_int(c, &a, 1, 0, &k, err) < 0)
+		return args_fail(&a);
+	struct tensor *v = array_arg(c, &a, err);
+	if (!v)
+		return args_fail(&a);
+	struct tensor *r = NULL;
+	if (v->ndim == 1) {
+		int64_t n = v->shape[0], off = k < 0 ? -k : k, size;
+		if (__builtin_add_overflow(n, off, &size)) {
+			tensor_unref(v);
+			return args_error(err, c, &a, 1, "diag: k is far too large"), args_fail(&a);
+		}
+		int64_t shape[2] = { size, size };
+		r = filled(c, v->dtype, 2, shape, NULL, err);
+		for (int64_t i = 0; r && i < n; i++)
+			put(r, (k >= 0 ? i : i - k) * size + (k >= 0 ? i + k : i), v, i);
+	} else if (v->ndim == 2) {
+		int64_t rows = v->shape[0], cols = v->shape[1];
+		int64_t r0 = k < 0 ? -k : 0, c0 = k > 0 ? k : 0;
+		int64_t n = r0 < rows && c0 < cols ? (rows - r0 < cols - c0 ? rows - r0 : cols - c0) : 0;
+		r = filled(c, v->dtype, 1, &n, NULL, err);
+		for (int64_t i = 0; r && i < n; i++)
+			put(r, i, v, (r0 + i) * cols + c0 + i);
+	} else {
+		tensor_unref(v);
+		return args_error(err, c, &a, 0, "ValueError: Input must be 1- or 2-d."), args_fail(&a);
+	}
+	tensor_unref(v);
+	return args_done(c, &a, r, err);
+}
+
 const struct builtin arrays_functions[] = {
 	{ "numpy.full", np_full }, { "numpy.full_like", np_full_like }, { "numpy.zeros_like", np_zeros_like },
 	{ "numpy.ones_like", np_ones_like }, { "numpy.empty", np_empty }, { "numpy.empty_like", np_zeros_like },
 	{ "numpy.identity", np_identity }, { "numpy.asarray", np_asarray }, { "numpy.expand_dims", np_expand_dims },
-	{ "numpy.squeeze", arrays_squeeze },
+	{ "numpy.squeeze", arrays_squeeze }, { "numpy.outer", np_outer }, { "numpy.diag", np_diag },
+	{ "torch.as_tensor", t_as_tensor },
 	{ NULL, NULL },
 };

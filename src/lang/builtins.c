@@ -1336,7 +1336,8 @@ static const struct {
 
 /* The other files' tables of functions, after functions[], in this order. */
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
-						bounds_functions, arrays_functions, sampling_functions };
+						bounds_functions, arrays_functions, sampling_functions,
+						accumulate_functions };
 
 struct named {
 	const char *name;

@@ -561,7 +561,7 @@ static const struct builtin tensor_methods[] = {
 	{ "type", m_type }, { "round", rounding_method }, { "split", pieces_split }, { "chunk", pieces_chunk },
 	{ "expand", pieces_expand }, { "repeat", pieces_repeat }, { "clip", bounds_clip_method },
 	{ "clamp", bounds_clamp_method }, { "clamp_", bounds_clamp_ }, { "normal_", sampling_normal_ },
-	{ "uniform_", sampling_uniform_ },
+	{ "uniform_", sampling_uniform_ }, { "cumsum", accumulate_cumsum_method },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

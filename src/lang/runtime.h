@@ -170,6 +170,11 @@ struct value *rounding_torch(struct call *c, struct qkv_error *err);
 struct value *rounding_numpy(struct call *c, struct qkv_error *err);
 struct value *rounding_method(struct call *c, struct qkv_error *err);
 
+/* accumulate.c: np.cumsum, torch.cumsum (and x.cumsum), np.count_nonzero.
+ * accumulate_functions ends with a NULL name. */
+extern const struct builtin accumulate_functions[];
+struct value *accumulate_cumsum_method(struct call *c, struct qkv_error *err);
+
 /* sampling.c: np.random.normal, uniform, random and random_sample; the
  * tensor methods normal_ and uniform_. sampling_functions ends with a NULL
  * name. */
