@@ -53,8 +53,7 @@ static struct value *np_cumsum(struct call *c, struct qkv_error *err)
 	if (args_bind(c, method ? P("axis") : P("a", "axis"), method ? 0 : 1, &a, err) < 0)
 		return NULL;
 	int ax = method ? 0 : 1;
-	struct tensor *x = method ? tensor_ref(c->self->t) : a.v[0]->kind == V_TENSOR ? tensor_ref(a.v[0]->t)
-			   : args_to_tensor(c, &a, 0, FLAVOR_NUMPY, false, DT_F64, err);
+	struct tensor *x = method ? tensor_ref(c->self->t) : args_array(c, &a, 0, err);
 	if (!x)
 		return args_fail(&a);
 	int dim = 0;
@@ -115,8 +114,7 @@ static struct value *np_count_nonzero(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("a", "axis"), 1, &a, err) < 0)
 		return NULL;
-	struct tensor *x = a.v[0]->kind == V_TENSOR ? tensor_ref(a.v[0]->t)
-			   : args_to_tensor(c, &a, 0, FLAVOR_NUMPY, false, DT_F64, err);
+	struct tensor *x = args_array(c, &a, 0, err);
 	if (!x)
 		return args_fail(&a);
 	int64_t n = tensor_numel(x);

@@ -476,6 +476,13 @@ struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struc
 	return t;
 }
 
+struct tensor *args_array(struct call *c, struct args *a, int i, struct qkv_error *err)
+{
+	if (a->v[i]->kind == V_TENSOR)
+		return tensor_ref(a->v[i]->t);
+	return args_to_tensor(c, a, i, FLAVOR_NUMPY, false, DT_F64, err);
+}
+
 int args_operand(struct call *c, struct args *a, int i, bool numpy, struct operand *o, struct ops_number *box,
 		 struct tensor **made, struct qkv_error *err)
 {

@@ -83,6 +83,9 @@ struct tensor *args_to_tensor(struct call *c, struct args *a, int i, enum flavor
 struct ops_number;
 int args_operand(struct call *c, struct args *a, int i, bool numpy, struct operand *o, struct ops_number *box,
 		 struct tensor **made, struct qkv_error *err);
+/* Argument i as numpy takes an array: a tensor itself (a new reference),
+ * or what np.array makes of a list or a number; NULL with err. */
+struct tensor *args_array(struct call *c, struct args *a, int i, struct qkv_error *err);
 /* The same of v, an item of argument i (an operand of einsum's "*"). */
 struct tensor *args_value_to_tensor(struct call *c, struct args *a, int i, struct value *v, enum flavor fl,
 				    bool has_dtype, enum dtype dtype, struct qkv_error *err);

@@ -99,8 +99,7 @@ static struct value *like(struct call *c, int fill, struct qkv_error *err)
 	enum dtype dt;
 	if ((full && fill_value(c, &a, 1, err) < 0) || args_dtype(c, &a, dt_at, &has_dt, &dt, err) < 0)
 		return args_fail(&a);
-	struct tensor *x = a.v[0]->kind == V_TENSOR ? tensor_ref(a.v[0]->t)
-			   : args_to_tensor(c, &a, 0, FLAVOR_NUMPY, false, DT_F64, err);
+	struct tensor *x = args_array(c, &a, 0, err);
 	if (!x)
 		return args_fail(&a);
 	struct value *one = full ? NULL : value_int(fill);
@@ -180,14 +179,6 @@ static int axes_of(struct call *c, struct args *a, int i, int ndim, int *n, int 
 	return 0;
 }
 
-/* The array argument 0 is (a list made one); NULL with err. */
-static struct tensor *array_arg(struct call *c, struct args *a, struct qkv_error *err)
-{
-	if (a->v[0]->kind == V_TENSOR)
-		return tensor_ref(a->v[0]->t);
-	return args_to_tensor(c, a, 0, FLAVOR_NUMPY, false, DT_F64, err);
-}
-
 /* np.expand_dims(a, axis): a view with a dim of 1 at each axis (numbered
  * in the result) */
 static struct value *np_expand_dims(struct call *c, struct qkv_error *err)
@@ -195,7 +186,7 @@ static struct value *np_expand_dims(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P("a", "axis"), 2, &a, err) < 0)
 		return NULL;
-	struct tensor *x = array_arg(c, &a, err);
+	struct tensor *x = args_array(c, &a, 0, err);
 	if (!x)
 		return args_fail(&a);
 	int n, axes[TENSOR_MAX_DIMS];
@@ -229,7 +220,7 @@ struct value *arrays_squeeze(struct call *c, struct qkv_error *err)
 	if (args_bind(c, method ? P("axis") : P("a", "axis"), method ? 0 : 1, &a, err) < 0)
 		return NULL;
 	int ax = method ? 0 : 1;
-	struct tensor *x = method ? tensor_ref(c->self->t) : array_arg(c, &a, err);
+	struct tensor *x = method ? tensor_ref(c->self->t) : args_array(c, &a, 0, err);
 	if (!x)
 		return args_fail(&a);
 	bool drop[TENSOR_MAX_DIMS] = { false };
@@ -269,8 +260,7 @@ static struct value *np_outer(struct call *c, struct qkv_error *err)
 		return NULL;
 	struct tensor *x[2] = { NULL, NULL }, *col = NULL, *row = NULL, *r = NULL;
 	for (int i = 0; i < 2; i++) {
-		struct tensor *t = a.v[i]->kind == V_TENSOR ? tensor_ref(a.v[i]->t)
-				   : args_to_tensor(c, &a, i, FLAVOR_NUMPY, false, DT_F64, err);
+		struct tensor *t = args_array(c, &a, i, err);
 		if (!t)
 			goto done;
 		int64_t n = tensor_numel(t);
@@ -311,7 +301,7 @@ static struct value *np_diag(struct call *c, struct qkv_error *err)
 	int64_t k;
 	if (args_int(c, &a, 1, 0, &k, err) < 0)
 		return args_fail(&a);
-	struct tensor *v = array_arg(c, &a, err);
+	struct tensor *v = args_array(c, &a, 0, err);
 	if (!v)
 		return args_fail(&a);
 	struct tensor *r = NULL;

@@ -40,12 +40,9 @@ static struct tensor *bound_by(struct call *c, struct args *a, int i, bool numpy
  * 0-d one, so two numbers give a numpy scalar); NULL with err. */
 static struct tensor *numpy_first(struct call *c, struct args *a, struct qkv_error *err)
 {
-	struct value *v = a->v[0];
-	if (v->kind == V_TENSOR)
-		return tensor_ref(v->t);
-	if (value_is_number(v))
-		return value_scalar_array(v);
-	return args_to_tensor(c, a, 0, FLAVOR_NUMPY, false, DT_F64, err);
+	if (value_is_number(a->v[0]))
+		return value_scalar_array(a->v[0]);
+	return args_array(c, a, 0, err);
 }
 
 static struct value *np_extreme(struct call *c, enum ew_op op, struct qkv_error *err)
