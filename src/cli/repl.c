@@ -100,9 +100,11 @@ static int show(struct session *s, const struct command *c, struct qkv_error *er
 		if (rc == 0) {
 			struct strbuf sb;
 			strbuf_init(&sb);
-			if (v.t)
+			if (v.t) {
+				const struct print_options *was = format_use_options(session_print_options(s));
 				format_repr(&sb, v.t);
-			else
+				format_use_options(was);
+			} else
 				strbuf_puts(&sb, v.text);
 			printf("%s\n", sb.s);
 			strbuf_free(&sb);

@@ -1,7 +1,9 @@
 /* format.c: value text byte for byte as PyTorch 1.13, NumPy 1.24 and Python
  * print it (tensor reprs, numpy repr/str, float repr, f-string specs), for
- * every layer that shows a value. Pure: reads tensors, appends to a strbuf;
- * never writes a tensor, prints, or allocates outside strbuf and mem. */
+ * every layer that shows a value, under the print options in use (set by
+ * torch.set_printoptions and np.set_printoptions). Reads tensors, appends to
+ * a strbuf; never writes a tensor, prints, or allocates outside strbuf and
+ * mem. */
 #include "core/format.h"
 #include "core/mem.h"
 
@@ -11,12 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Printing options shared by torch and numpy defaults. */
-#define SUMMARY_THRESHOLD 1000
-#define EDGE_ITEMS 3
-#define TORCH_LINEWIDTH 80
-#define NUMPY_LINEWIDTH 75
-#define NUMPY_PRECISION 8
+const struct print_options format_defaults = {
+	.torch = { .precision = 4, .edgeitems = 3, .linewidth = 80, .threshold = 1000, .sci_mode = -1 },
+	.np = { .precision = 8, .edgeitems = 3, .linewidth = 75, .threshold = 1000, .suppress = false,
+		.floatmode = NP_MAXPREC, .sign = '-' },
+};
+
+static const struct print_options *opts = &format_defaults;
+
+const struct print_options *format_use_options(const struct print_options *o)
+{
+	const struct print_options *was = opts;
+	opts = o;
+	return was;
+}
 
 /* ---- big integers for exact digit generation --------------------------- */
 
@@ -184,12 +194,13 @@ struct digits {
 	int exp10;        /* decimal exponent of the first digit */
 };
 
-/* numpy's Dragon4 in "unique" mode: the shortest digits that read back to
- * the same value (IEEE round-half-even bounds), but never past cutoff_max
- * digits (total or after the point) and at least cutoff_min digits, the last
- * digit rounded from the exact binary value. -1 disables a cutoff. */
-static void dragon4(double v, bool f32, enum cutoff mode, int cutoff_max, int cutoff_min,
-		struct digits *out)
+/* numpy's Dragon4. Unique: the shortest digits that read back to the same
+ * value (IEEE round-half-even bounds), but never past cutoff_max digits
+ * (total or after the point) and at least cutoff_min digits. Not unique: the
+ * exact value's digits up to cutoff_max. Either way the last digit is
+ * rounded from the exact binary value, a tie to even. -1 disables a cutoff. */
+static void dragon4(double v, bool f32, bool unique, enum cutoff mode, int cutoff_max, int cutoff_min,
+		    struct digits *out)
 {
 	struct fparts p;
 	fparts_split(v, f32, &p);
@@ -260,9 +271,9 @@ static void dragon4(double v, bool f32, enum cutoff mode, int cutoff_max, int cu
 		}
 		big_add(&sum, &value, &mhigh);
 		int c = big_cmp(&value, &mlow);
-		low = even ? c <= 0 : c < 0;
+		low = unique && (even ? c <= 0 : c < 0);
 		c = big_cmp(&sum, &scale);
-		high = even ? c >= 0 : c > 0;
+		high = unique && (even ? c >= 0 : c > 0);
 		if (((low || high) && dexp <= cut_min) || dexp == cut_max)
 			break;
 		out->d[n++] = (char)('0' + digit);
@@ -331,20 +342,27 @@ static void trim_fraction(struct strbuf *b, size_t start, int *frac, enum trim t
 	}
 }
 
-/* numpy dragon4_positional(x, precision, min_digits, unique=True, trim,
+/* How np_positional and np_scientific write a number: numpy's unique and
+ * sign (plus: a '+' before a number that is not negative). */
+struct np_style {
+	bool unique, plus;
+};
+
+/* numpy dragon4_positional(x, precision, min_digits, unique, trim, sign,
  * pad_left, pad_right); precision counts digits after the point when
  * fractional, significant digits otherwise; -1 means "not given". */
-static void np_positional(struct strbuf *out, double v, bool f32, int precision, int min_digits,
-		bool fractional, enum trim trim, int pad_left, int pad_right)
+static void np_positional(struct strbuf *out, double v, bool f32, struct np_style st, int precision,
+			  int min_digits, bool fractional, enum trim trim, int pad_left, int pad_right)
 {
+	bool unique = st.unique;
 	struct strbuf b;
 	strbuf_init(&b);
 	bool neg = signbit(v) != 0;
-	if (neg)
-		strbuf_putc(&b, '-');
+	if (neg || st.plus)
+		strbuf_putc(&b, neg ? '-' : '+');
 	struct digits dg;
 	enum cutoff mode = fractional ? CUTOFF_FRACTION : CUTOFF_TOTAL;
-	dragon4(fabs(v), f32, mode, precision, min_digits, &dg);
+	dragon4(fabs(v), f32, unique, mode, precision, min_digits, &dg);
 
 	int whole, frac = 0;
 	if (dg.exp10 >= 0) {
@@ -371,6 +389,8 @@ static void np_positional(struct strbuf *out, double v, bool f32, int precision,
 	int want = min_digits < 0 ? 0 : min_digits;
 	if (!fractional)
 		want = min_digits - whole;
+	if (!unique && fractional && precision > want)	/* (0 has no digits of its own) */
+		want = precision;
 	if (trim == TRIM_ONE_ZERO) {
 		if (frac == 0) {
 			strbuf_putc(&b, '0');
@@ -387,27 +407,27 @@ static void np_positional(struct strbuf *out, double v, bool f32, int precision,
 			strbuf_putc(&b, ' ');
 		strbuf_pad(&b, ' ', (size_t)(pad_right - frac));
 	}
-	int left = whole + (neg ? 1 : 0);
+	int left = whole + (neg || st.plus ? 1 : 0);
 	if (pad_left > left)
 		strbuf_pad(out, ' ', (size_t)(pad_left - left));
 	strbuf_putn(out, b.s, b.len);
 	strbuf_free(&b);
 }
 
-/* numpy dragon4_scientific(x, precision, min_digits, unique=True, trim,
+/* numpy dragon4_scientific(x, precision, min_digits, unique, trim, sign,
  * pad_left, exp_digits); -1 means "not given". */
-static void np_scientific(struct strbuf *out, double v, bool f32, int precision, int min_digits,
-		enum trim trim, int pad_left, int exp_digits)
+static void np_scientific(struct strbuf *out, double v, bool f32, struct np_style st, int precision,
+			  int min_digits, enum trim trim, int pad_left, int exp_digits)
 {
-	bool neg = signbit(v) != 0;
-	int left = 1 + (neg ? 1 : 0);
+	bool neg = signbit(v) != 0, unique = st.unique;
+	int left = 1 + (neg || st.plus ? 1 : 0);
 	if (pad_left > left)
 		strbuf_pad(out, ' ', (size_t)(pad_left - left));
-	if (neg)
-		strbuf_putc(out, '-');
+	if (neg || st.plus)
+		strbuf_putc(out, neg ? '-' : '+');
 	struct digits dg;
-	dragon4(fabs(v), f32, CUTOFF_TOTAL, precision < 0 ? -1 : precision + 1,
-			min_digits < 0 ? -1 : min_digits + 1, &dg);
+	dragon4(fabs(v), f32, unique, CUTOFF_TOTAL, precision < 0 ? -1 : precision + 1,
+		min_digits < 0 ? -1 : min_digits + 1, &dg);
 
 	size_t start = out->len;
 	strbuf_putc(out, dg.d[0]);
@@ -419,6 +439,8 @@ static void np_scientific(struct strbuf *out, double v, bool f32, int precision,
 		strbuf_putc(out, '.');
 	}
 	int want = min_digits < 0 ? 0 : min_digits;
+	if (!unique && precision > want)
+		want = precision;
 	if (trim == TRIM_ONE_ZERO) {
 		if (frac == 0) {
 			strbuf_putc(out, '0');
@@ -457,7 +479,7 @@ static void put_shortest(struct strbuf *out, double v, bool f32, bool sci)
 	struct digits dg;
 	if (signbit(v))
 		strbuf_putc(out, '-');
-	dragon4(fabs(v), f32, CUTOFF_TOTAL, -1, -1, &dg);
+	dragon4(fabs(v), f32, true, CUTOFF_TOTAL, -1, -1, &dg);
 	if (sci) {
 		strbuf_putc(out, dg.d[0]);
 		if (dg.n > 1) {
@@ -490,7 +512,7 @@ void format_py_float(struct strbuf *out, double v)
 		return;
 	}
 	struct digits dg;
-	dragon4(fabs(v), false, CUTOFF_TOTAL, -1, -1, &dg);
+	dragon4(fabs(v), false, true, CUTOFF_TOTAL, -1, -1, &dg);
 	put_shortest(out, v, false, v != 0 && (dg.exp10 < -4 || dg.exp10 >= 16));
 }
 
@@ -517,25 +539,25 @@ void format_shortest(struct strbuf *out, double v, enum dtype dt)
 /* ---- which elements are shown ------------------------------------------- */
 
 /* Row-major logical flat indices of the elements a summarized print shows
- * (the first and last EDGE_ITEMS along every long axis), or of all elements.
- * Caller frees *idx. */
-static int64_t shown_indices(const struct tensor *t, bool summarize, int64_t **idx)
+ * (the first and last edge along every axis longer than 2·edge), or of all
+ * elements. Caller frees *idx. */
+static int64_t shown_indices(const struct tensor *t, bool summarize, int64_t edge, int64_t **idx)
 {
 	int64_t count = 1;
 	for (int i = 0; i < t->ndim; i++) {
 		int64_t n = t->shape[i];
-		count *= summarize && n > 2 * EDGE_ITEMS ? 2 * EDGE_ITEMS : n;
+		count *= summarize && n > 2 * edge ? 2 * edge : n;
 	}
 	*idx = xmalloc((size_t)(count > 0 ? count : 1) * sizeof **idx);
 	for (int64_t k = 0; k < count; k++) {
 		int64_t rest = k, flat = 0, step = 1;
 		for (int i = t->ndim - 1; i >= 0; i--) {
 			int64_t n = t->shape[i];
-			int64_t m = summarize && n > 2 * EDGE_ITEMS ? 2 * EDGE_ITEMS : n;
+			int64_t m = summarize && n > 2 * edge ? 2 * edge : n;
 			int64_t j = rest % m;
 			rest /= m;
-			if (m != n && j >= EDGE_ITEMS)
-				j = n - 2 * EDGE_ITEMS + j;
+			if (m != n && j >= edge)
+				j = n - 2 * edge + j;
 			flat += j * step;
 			step *= n;
 		}
@@ -579,19 +601,18 @@ struct torch_fmt {
 	bool summarize;
 };
 
-/* Python's "{:.4f}" / "{:.4e}" / "{:.0f}" of v, with Python's nan/inf. */
-static void torch_put_float(struct strbuf *out, const struct torch_fmt *f, double v)
+/* Python's "{:.4e}" (sci), "{:.0f}." (int_mode) or "{:.4f}" of v (4: the
+ * precision), with Python's nan and inf (without the point). */
+static void torch_put_float(struct strbuf *out, bool sci, bool int_mode, double v)
 {
-	if (!isfinite(v)) {
+	if (!isfinite(v))
 		put_nonfinite(out, v);
-		return;
-	}
-	if (f->sci)
-		strbuf_printf(out, "%.4e", v);
-	else if (f->int_mode)
+	else if (sci)
+		strbuf_printf(out, "%.*e", opts->torch.precision, v);
+	else if (int_mode)
 		strbuf_printf(out, "%.0f.", v);
 	else
-		strbuf_printf(out, "%.4f", v);
+		strbuf_printf(out, "%.*f", opts->torch.precision, v);
 }
 
 static void torch_put_raw(struct strbuf *out, const struct torch_fmt *f, int64_t flat)
@@ -602,7 +623,7 @@ static void torch_put_raw(struct strbuf *out, const struct torch_fmt *f, int64_t
 	else if (t->dtype == DT_I64)
 		put_int64(out, tensor_get_i64(t, flat));
 	else
-		torch_put_float(out, f, tensor_get(t, flat));
+		torch_put_float(out, f->sci, f->int_mode, tensor_get(t, flat));
 }
 
 /* Width of the widest shown element of an int64 or bool tensor. */
@@ -622,7 +643,10 @@ static int torch_int_width(const struct torch_fmt *f, const int64_t *idx, int64_
 }
 
 /* _Formatter for floats: int_mode and sci_mode from the nonzero finite
- * values, and the width of the widest of them (non-finite ones not counted). */
+ * values, and the width of the widest of them (non-finite ones not counted).
+ * A sci_mode set by torch.set_printoptions replaces the one chosen after the
+ * width is measured in it, as torch does (sci_mode=False can leave wide
+ * columns), and not at all when no value is nonzero and finite. */
 static void torch_float_modes(struct torch_fmt *f, const int64_t *idx, int64_t n)
 {
 	double amax = 0, amin = INFINITY;
@@ -645,11 +669,13 @@ static void torch_float_modes(struct torch_fmt *f, const int64_t *idx, int64_t n
 		if (!isfinite(v) || v == 0)
 			continue;
 		strbuf_reset(&tmp);
-		torch_put_float(&tmp, f, v);
+		torch_put_float(&tmp, f->sci, f->int_mode, v);
 		if ((int)tmp.len > f->width)
 			f->width = (int)tmp.len;
 	}
 	strbuf_free(&tmp);
+	if (opts->torch.sci_mode >= 0)
+		f->sci = opts->torch.sci_mode != 0;
 }
 
 /* The formatter is computed over the shown (summarized) elements only. */
@@ -662,7 +688,7 @@ static void torch_fmt_init(struct torch_fmt *f, const struct tensor *t, bool sum
 	f->width = 1;
 	f->summarize = summarize;
 	int64_t *idx;
-	int64_t n = shown_indices(t, summarize, &idx);
+	int64_t n = shown_indices(t, summarize, opts->torch.edgeitems, &idx);
 	if (f->floating)
 		torch_float_modes(f, idx, n);
 	else
@@ -687,11 +713,12 @@ static void torch_vector(struct strbuf *out, const struct torch_fmt *f, int64_t 
 	const struct tensor *t = f->t;
 	int64_t len = t->shape[t->ndim - 1];
 	int element_length = f->width + 2;
-	int per_line = (TORCH_LINEWIDTH - indent) / element_length;
+	int64_t edge = opts->torch.edgeitems;
+	int per_line = (int)floor((double)(opts->torch.linewidth - indent) / element_length);
 	if (per_line < 1)
 		per_line = 1;
-	bool summary = f->summarize && len > 2 * EDGE_ITEMS;
-	int64_t items = summary ? 2 * EDGE_ITEMS + 1 : len;
+	bool summary = f->summarize && len > 2 * edge;
+	int64_t items = summary ? 2 * edge + 1 : len;
 	strbuf_putc(out, '[');
 	for (int64_t k = 0; k < items; k++) {
 		if (k > 0) {
@@ -702,11 +729,11 @@ static void torch_vector(struct strbuf *out, const struct torch_fmt *f, int64_t 
 				strbuf_puts(out, ", ");
 			}
 		}
-		if (summary && k == EDGE_ITEMS) {
+		if (summary && k == edge) {
 			strbuf_puts(out, " ...");
 			continue;
 		}
-		int64_t i = summary && k > EDGE_ITEMS ? len - (items - k) : k;
+		int64_t i = summary && k > edge ? len - (items - k) : k;
 		torch_put_elem(out, f, base + i);
 	}
 	strbuf_putc(out, ']');
@@ -726,9 +753,9 @@ static void torch_block(struct strbuf *out, const struct torch_fmt *f, int axis,
 		torch_vector(out, f, base, indent);
 		return;
 	}
-	int64_t len = t->shape[axis], step = block_size(t, axis);
-	bool summary = f->summarize && len > 2 * EDGE_ITEMS;
-	int64_t items = summary ? 2 * EDGE_ITEMS + 1 : len;
+	int64_t len = t->shape[axis], step = block_size(t, axis), edge = opts->torch.edgeitems;
+	bool summary = f->summarize && len > 2 * edge;
+	int64_t items = summary ? 2 * edge + 1 : len;
 	strbuf_putc(out, '[');
 	for (int64_t k = 0; k < items; k++) {
 		if (k > 0) {
@@ -736,11 +763,11 @@ static void torch_block(struct strbuf *out, const struct torch_fmt *f, int axis,
 			strbuf_pad(out, '\n', (size_t)dims - 1);
 			strbuf_pad(out, ' ', (size_t)indent + 1);
 		}
-		if (summary && k == EDGE_ITEMS) {
+		if (summary && k == edge) {
 			strbuf_puts(out, "...");
 			continue;
 		}
-		int64_t i = summary && k > EDGE_ITEMS ? len - (items - k) : k;
+		int64_t i = summary && k > edge ? len - (items - k) : k;
 		torch_block(out, f, axis + 1, base + i * step, indent + 1);
 	}
 	strbuf_putc(out, ']');
@@ -777,7 +804,7 @@ static void torch_repr(struct strbuf *out, const struct tensor *t)
 		}
 	} else {
 		struct torch_fmt f;
-		torch_fmt_init(&f, t, numel > SUMMARY_THRESHOLD);
+		torch_fmt_init(&f, t, (double)numel > opts->torch.threshold);
 		torch_block(&body, &f, 0, 0, 7);
 		if (t->dtype == DT_F64) {
 			strbuf_init(&suffix[nsuffix]);
@@ -798,7 +825,7 @@ static void torch_repr(struct strbuf *out, const struct tensor *t)
 	strbuf_putn(out, body.s, body.len);
 	for (int i = 0; i < nsuffix; i++) {
 		long slen = (long)suffix[i].len;
-		if (last + slen + 2 > TORCH_LINEWIDTH) {
+		if (last + slen + 2 > opts->torch.linewidth) {
 			strbuf_puts(out, ",\n");
 			strbuf_pad(out, ' ', 7);
 			last = 7 + slen;
@@ -825,20 +852,25 @@ struct np_fmt {
 	int pad_left;
 	int pad_right;
 	int exp_size;
+	struct np_style style;
 	int int_width;        /* IntegerFormat's %{n}d */
 	bool scalar;          /* 0-d: bools print without the leading space */
 	bool summarize;
 	const char *sep;
 };
 
+/* FloatingFormat.fillFormat over the shown elements: positional or
+ * exponent form, and the pads and digits that line the column up. */
 static void np_float_fill(struct np_fmt *f, const int64_t *idx, int64_t n)
 {
 	const struct tensor *t = f->t;
+	enum np_floatmode mode = opts->np.floatmode;
 	f->exp_format = false;
-	f->precision = NUMPY_PRECISION;
+	f->precision = mode == NP_UNIQUE ? -1 : opts->np.precision;
+	f->style = (struct np_style){ .unique = true, .plus = opts->np.sign == '+' };
 	double amax = 0, amin = INFINITY;
 	int64_t finite = 0;
-	bool nonfinite = false, neginf = false;
+	bool nonfinite = false, neginf = false, negative = false;
 	for (int64_t i = 0; i < n; i++) {
 		double v = tensor_get(t, idx[i]);
 		if (!isfinite(v)) {
@@ -848,6 +880,7 @@ static void np_float_fill(struct np_fmt *f, const int64_t *idx, int64_t n)
 			continue;
 		}
 		finite++;
+		negative |= signbit(v) != 0;
 		if (v == 0)
 			continue;
 		if (fabs(v) > amax)
@@ -858,7 +891,7 @@ static void np_float_fill(struct np_fmt *f, const int64_t *idx, int64_t n)
 	if (amax > 0) {
 		/* max/min divides in the array's dtype */
 		double ratio = f->f32 ? (double)(float)(amax / amin) : amax / amin;
-		if (amax >= 1.e8 || amin < 0.0001 || ratio > 1000.)
+		if (amax >= 1.e8 || (!opts->np.suppress && (amin < 0.0001 || ratio > 1000.)))
 			f->exp_format = true;
 	}
 
@@ -870,53 +903,57 @@ static void np_float_fill(struct np_fmt *f, const int64_t *idx, int64_t n)
 		f->trim = TRIM_ZEROS;
 		f->exp_size = -1;
 		f->min_digits = -1;
-	} else if (f->exp_format) {
+	} else {
+		/* the finite values' digits as they come, before any padding */
+		bool fixed = mode == NP_FIXED;
+		struct np_style raw = { .unique = !fixed, .plus = f->style.plus };
+		enum trim trim = fixed ? TRIM_KEEP : TRIM_ZEROS;
 		int int_len = 0, frac_len = 0, exp_len = 0;
 		for (int64_t i = 0; i < n; i++) {
 			double v = tensor_get(t, idx[i]);
 			if (!isfinite(v))
 				continue;
 			strbuf_reset(&s);
-			np_scientific(&s, v, f->f32, NUMPY_PRECISION, -1, TRIM_ZEROS, -1, -1);
+			if (f->exp_format)
+				np_scientific(&s, v, f->f32, raw, f->precision, -1, trim, -1, -1);
+			else
+				np_positional(&s, v, f->f32, raw, f->precision, -1, true, trim, -1, -1);
 			const char *dot = strchr(s.s, '.'), *e = strchr(s.s, 'e');
+			const char *fend = e ? e : s.s + s.len;
 			if ((int)(dot - s.s) > int_len)
 				int_len = (int)(dot - s.s);
-			if ((int)(e - dot - 1) > frac_len)
-				frac_len = (int)(e - dot - 1);
-			if ((int)strlen(e + 1) > exp_len)
+			if ((int)(fend - dot - 1) > frac_len)
+				frac_len = (int)(fend - dot - 1);
+			if (e && (int)strlen(e + 1) > exp_len)
 				exp_len = (int)strlen(e + 1);
 		}
-		f->exp_size = exp_len - 1;
-		f->trim = TRIM_KEEP;
-		f->precision = frac_len;
-		f->min_digits = frac_len;
+		f->style.unique = raw.unique;
 		f->pad_left = int_len;
-		f->pad_right = f->exp_size + 2 + f->precision;
-	} else {
-		int int_len = 0, frac_len = 0;
-		for (int64_t i = 0; i < n; i++) {
-			double v = tensor_get(t, idx[i]);
-			if (!isfinite(v))
-				continue;
-			strbuf_reset(&s);
-			np_positional(&s, v, f->f32, NUMPY_PRECISION, -1, true, TRIM_ZEROS, -1, -1);
-			const char *dot = strchr(s.s, '.');
-			if ((int)(dot - s.s) > int_len)
-				int_len = (int)(dot - s.s);
-			if ((int)strlen(dot + 1) > frac_len)
-				frac_len = (int)strlen(dot + 1);
+		if (f->exp_format) {
+			f->exp_size = exp_len - 1;
+			f->trim = TRIM_KEEP;
+			f->precision = frac_len;
+			f->min_digits = frac_len;
+			f->pad_right = f->exp_size + 2 + f->precision;
+		} else {
+			f->pad_right = frac_len;
+			f->exp_size = -1;
+			if (fixed || mode == NP_MAXPREC_EQUAL) {
+				f->precision = f->min_digits = frac_len;
+				f->trim = TRIM_KEEP;
+			} else {
+				f->trim = TRIM_ZEROS;
+				f->min_digits = 0;
+			}
 		}
-		f->pad_left = int_len;
-		f->pad_right = frac_len;
-		f->exp_size = -1;
-		f->trim = TRIM_ZEROS;
-		f->min_digits = 0;
 	}
 	strbuf_free(&s);
+	if (opts->np.sign == ' ' && !negative)
+		f->pad_left++;
 
 	if (nonfinite) {
 		int offset = f->pad_right + 1;
-		int inflen = 3 + (neginf ? 1 : 0);
+		int inflen = 3 + (opts->np.sign != '-' || neginf ? 1 : 0);
 		if (3 - offset > f->pad_left)
 			f->pad_left = 3 - offset;
 		if (inflen - offset > f->pad_left)
@@ -933,7 +970,8 @@ static void np_fmt_init(struct np_fmt *f, const struct tensor *t, bool summarize
 	f->summarize = summarize;
 	f->sep = sep;
 	int64_t *idx;
-	int64_t n = shown_indices(t, summarize, &idx);
+	/* (with edgeitems 0 numpy's a[-0:] takes the whole axis) */
+	int64_t n = shown_indices(t, summarize && opts->np.edgeitems > 0, opts->np.edgeitems, &idx);
 	if (dtype_is_float(t->dtype)) {
 		np_float_fill(f, idx, n);
 	} else if (t->dtype == DT_I64 && n > 0) {
@@ -969,17 +1007,18 @@ static void np_put_elem(struct strbuf *out, const struct np_fmt *f, int64_t flat
 	}
 	double v = tensor_get(t, flat);
 	if (!isfinite(v)) {
-		const char *s = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+		const char *s = isnan(v) ? (f->style.plus ? "+nan" : "nan")
+				: v < 0 ? "-inf" : f->style.plus ? "+inf" : "inf";
 		int pad = f->pad_left + f->pad_right + 1 - (int)strlen(s);
 		if (pad > 0)
 			strbuf_pad(out, ' ', (size_t)pad);
 		strbuf_puts(out, s);
 	} else if (f->exp_format) {
-		np_scientific(out, v, f->f32, f->precision, f->min_digits, f->trim, f->pad_left,
-				f->exp_size);
+		np_scientific(out, v, f->f32, f->style, f->precision, f->min_digits, f->trim, f->pad_left,
+			      f->exp_size);
 	} else {
-		np_positional(out, v, f->f32, f->precision, f->min_digits, true, f->trim,
-				f->pad_left, f->pad_right);
+		np_positional(out, v, f->f32, f->style, f->precision, f->min_digits, true, f->trim, f->pad_left,
+			      f->pad_right);
 	}
 }
 
@@ -1019,9 +1058,10 @@ static void np_block(struct strbuf *out, const struct np_fmt *f, int axis, int64
 		np_put_elem(out, f, base);
 		return;
 	}
-	int64_t len = t->shape[axis], step = block_size(t, axis);
-	bool summary = f->summarize && 2 * EDGE_ITEMS < len;
-	int64_t lead = summary ? EDGE_ITEMS : 0, trail = summary ? EDGE_ITEMS : len;
+	int64_t len = t->shape[axis], step = block_size(t, axis), edge = opts->np.edgeitems;
+	bool summary = f->summarize && 2 * edge < len;
+	/* numpy always shows the last item, after "..." when edgeitems is 0 */
+	int64_t lead = summary ? edge : 0, trail = summary ? (edge > 0 ? edge : 1) : len;
 	size_t sep_len = strlen(f->sep);
 	size_t sep_strip = f->sep[sep_len - 1] == ' ' ? sep_len - 1 : sep_len;
 	struct strbuf s, word;
@@ -1076,7 +1116,7 @@ static void np_array2string(struct strbuf *out, const struct tensor *t, const ch
 		size_t prefix_len, int linewidth)
 {
 	struct np_fmt f;
-	np_fmt_init(&f, t, tensor_numel(t) > SUMMARY_THRESHOLD, sep);
+	np_fmt_init(&f, t, (double)tensor_numel(t) > opts->np.threshold, sep);
 	np_block(out, &f, 0, 0, 1 + (int)prefix_len, linewidth);
 }
 
@@ -1089,7 +1129,7 @@ static void np_repr(struct strbuf *out, const struct tensor *t)
 	strbuf_init(&a);
 	strbuf_puts(&a, "array(");
 	if (numel > 0) {
-		np_array2string(&a, t, ", ", 6, NUMPY_LINEWIDTH - 1);
+		np_array2string(&a, t, ", ", 6, opts->np.linewidth - 1);
 	} else if (t->ndim == 1) {
 		strbuf_puts(&a, "[]");
 	} else {
@@ -1102,7 +1142,7 @@ static void np_repr(struct strbuf *out, const struct tensor *t)
 		const char *nl = strrchr(a.s, '\n');
 		size_t last = a.len - (nl ? (size_t)(nl - a.s) + 1 : 0);
 		size_t dlen = strlen("dtype=)") + strlen(dtype_name(t->dtype));
-		if (last + dlen + 1 > NUMPY_LINEWIDTH) {
+		if ((long)(last + dlen + 1) > opts->np.linewidth) {
 			strbuf_putc(out, '\n');
 			strbuf_pad(out, ' ', 6);
 		} else {
@@ -1128,7 +1168,7 @@ static void np_str(struct strbuf *out, const struct tensor *t)
 		strbuf_puts(out, "[]");
 		return;
 	}
-	np_array2string(out, t, " ", 0, NUMPY_LINEWIDTH);
+	np_array2string(out, t, " ", 0, opts->np.linewidth);
 }
 
 void format_repr(struct strbuf *out, const struct tensor *t)

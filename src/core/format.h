@@ -1,13 +1,39 @@
 /* format.h: printing values exactly as the notebooks show them.
- * torch tensors print as torch 1.13's repr (precision 4, sci_mode switching,
- * threshold 1000 with edgeitems 3, linewidth 80); numpy arrays as numpy 1.24's
- * repr (array(...), precision 8, dragon4 shortest digits, linewidth 75) and str
- * (print(arr)); Python floats as Python's repr. Pure: appends to a strbuf. */
+ * torch tensors print as torch 1.13's repr (by default precision 4, sci_mode
+ * switching, threshold 1000 with edgeitems 3, linewidth 80); numpy arrays as
+ * numpy 1.24's repr (array(...), by default precision 8, dragon4 shortest
+ * digits, linewidth 75) and str (print(arr)); Python floats as Python's repr.
+ * Appends to a strbuf; the only state is which print options are in use. */
 #ifndef QKV_CORE_FORMAT_H
 #define QKV_CORE_FORMAT_H
 
 #include "core/strbuf.h"
 #include "core/tensor.h"
+
+/* How tensors and arrays print: torch's PRINT_OPTS (torch.set_printoptions)
+ * and numpy's print options (np.set_printoptions). format_defaults holds
+ * the libraries' defaults. */
+enum np_floatmode { NP_MAXPREC, NP_MAXPREC_EQUAL, NP_UNIQUE, NP_FIXED };
+struct print_options {
+	struct torch_print_options {
+		int precision, edgeitems, linewidth;
+		double threshold;	/* summarized past this many elements (may be inf) */
+		int sci_mode;		/* -1: chosen per tensor (None); 0 or 1: forced */
+	} torch;
+	struct np_print_options {
+		int precision, edgeitems, linewidth;
+		double threshold;
+		bool suppress;
+		enum np_floatmode floatmode;
+		char sign;		/* '-', '+' or ' ' */
+	} np;
+};
+extern const struct print_options format_defaults;
+/* Makes the functions below follow o (never NULL) until the next call, and
+ * returns the options they followed until now. An interpreter installs its
+ * own while its statements run. Not thread-safe: values are shown from one
+ * thread. */
+const struct print_options *format_use_options(const struct print_options *o);
 
 /* What a notebook shows for a bare expression: torch `tensor(...)` (with
  * `dtype=torch.float64` etc. when not a default dtype) or numpy `array(...)`. */

@@ -59,19 +59,19 @@ static struct value *create(struct call *c, enum fill fill, enum flavor fl, stru
 		break;
 	case FILL_RAND:
 		if (fl == FLAVOR_NUMPY)
-			np_fill_rand(&c->I->np_rng, d, n);
+			np_fill_rand(&c->I->g.np_rng, d, n);
 		else if (dt == DT_F32)
-			torch_fill_uniform_f32(&c->I->torch_rng, d, n, 0, 1);
+			torch_fill_uniform_f32(&c->I->g.torch_rng, d, n, 0, 1);
 		else
-			torch_fill_uniform_f64(&c->I->torch_rng, d, n, 0, 1);
+			torch_fill_uniform_f64(&c->I->g.torch_rng, d, n, 0, 1);
 		break;
 	case FILL_RANDN:
 		if (fl == FLAVOR_NUMPY)
-			np_fill_randn(&c->I->np_rng, d, n);
+			np_fill_randn(&c->I->g.np_rng, d, n);
 		else if (dt == DT_F32)
-			torch_fill_normal_f32(&c->I->torch_rng, d, n, 0, 1);
+			torch_fill_normal_f32(&c->I->g.torch_rng, d, n, 0, 1);
 		else
-			torch_fill_normal_f64(&c->I->torch_rng, d, n, 0, 1);
+			torch_fill_normal_f64(&c->I->g.torch_rng, d, n, 0, 1);
 		break;
 	}
 	return args_done(c, &a, t, err);
@@ -105,13 +105,13 @@ static struct value *like(struct call *c, enum fill fill, struct qkv_error *err)
 			for (int64_t i = 0; i < n; i++)
 				tensor_set(t, i, 1);
 		else if (fill == FILL_RAND && dt == DT_F32)
-			torch_fill_uniform_f32(&c->I->torch_rng, t->storage->data, n, 0, 1);
+			torch_fill_uniform_f32(&c->I->g.torch_rng, t->storage->data, n, 0, 1);
 		else if (fill == FILL_RAND && dt == DT_F64)
-			torch_fill_uniform_f64(&c->I->torch_rng, t->storage->data, n, 0, 1);
+			torch_fill_uniform_f64(&c->I->g.torch_rng, t->storage->data, n, 0, 1);
 		else if (fill == FILL_RANDN && dt == DT_F32)
-			torch_fill_normal_f32(&c->I->torch_rng, t->storage->data, n, 0, 1);
+			torch_fill_normal_f32(&c->I->g.torch_rng, t->storage->data, n, 0, 1);
 		else if (fill == FILL_RANDN && dt == DT_F64)
-			torch_fill_normal_f64(&c->I->torch_rng, t->storage->data, n, 0, 1);
+			torch_fill_normal_f64(&c->I->g.torch_rng, t->storage->data, n, 0, 1);
 	}
 	return args_done(c, &a, t, err);
 }
@@ -172,7 +172,7 @@ static struct value *f_randint(struct call *c, struct qkv_error *err)
 				  (long long)hi, (long long)lo), args_fail(&a);
 	struct tensor *t = ops_new(OPS(c), DT_I64, FLAVOR_TORCH, ndim, shape, err);
 	if (t)
-		torch_fill_randint(&c->I->torch_rng, t->storage->data, tensor_numel(t), lo, hi);
+		torch_fill_randint(&c->I->g.torch_rng, t->storage->data, tensor_numel(t), lo, hi);
 	return args_done(c, &a, t, err);
 }
 
@@ -277,7 +277,7 @@ static struct value *f_manual_seed(struct call *c, struct qkv_error *err)
 	int64_t s;
 	if (args_int(c, &a, 0, 0, &s, err) < 0)
 		return args_fail(&a);
-	torch_gen_seed(&c->I->torch_rng, (uint64_t)s);
+	torch_gen_seed(&c->I->g.torch_rng, (uint64_t)s);
 	return args_return(&a, value_none());
 }
 
@@ -286,7 +286,7 @@ static struct value *f_initial_seed(struct call *c, struct qkv_error *err)
 	struct args a;
 	if (args_bind(c, P(NULL), 0, &a, err) < 0)
 		return NULL;
-	return args_return(&a, value_int((int64_t)c->I->torch_rng.seed));
+	return args_return(&a, value_int((int64_t)c->I->g.torch_rng.seed));
 }
 
 static struct value *np_seed(struct call *c, struct qkv_error *err)
@@ -300,7 +300,7 @@ static struct value *np_seed(struct call *c, struct qkv_error *err)
 	if (s < 0 || s > 4294967295LL)
 		return args_error(err, c, &a, 0, "seed must be between 0 and 2**32 - 1, got %lld", (long long)s),
 		       args_fail(&a);
-	np_gen_seed(&c->I->np_rng, (uint32_t)s);
+	np_gen_seed(&c->I->g.np_rng, (uint32_t)s);
 	return args_return(&a, value_none());
 }
 
@@ -744,7 +744,7 @@ static struct value *F_dropout(struct call *c, struct qkv_error *err)
 		return args_fail(&a);
 	if (!training)
 		return args_done(c, &a, tensor_ref(x), err);
-	return args_done(c, &a, ops_dropout(OPS(c), x, p, &c->I->torch_rng, err), err);
+	return args_done(c, &a, ops_dropout(OPS(c), x, p, &c->I->g.torch_rng, err), err);
 }
 
 static struct value *F_linear(struct call *c, struct qkv_error *err)
@@ -829,7 +829,7 @@ static struct value *nn_linear(struct call *c, struct qkv_error *err)
 	struct tensor *w = tensor_new(DT_F32, FLAVOR_TORCH, 2, wshape);
 	/* reset_parameters: kaiming_uniform_(a=sqrt(5)) for the weight, then the bias */
 	double wb = torch_linear_weight_bound(in);
-	torch_fill_uniform_f32(&c->I->torch_rng, w->storage->data, tensor_numel(w), -wb, wb);
+	torch_fill_uniform_f32(&c->I->g.torch_rng, w->storage->data, tensor_numel(w), -wb, wb);
 	struct object *o = xcalloc(1, sizeof *o);
 	o->kind = OBJ_LINEAR;
 	o->in_features = in;
@@ -838,7 +838,7 @@ static struct value *nn_linear(struct call *c, struct qkv_error *err)
 	if (bias) {
 		struct tensor *b = tensor_new(DT_F32, FLAVOR_TORCH, 1, &out);
 		double bb = torch_linear_bias_bound(in);
-		torch_fill_uniform_f32(&c->I->torch_rng, b->storage->data, out, -bb, bb);
+		torch_fill_uniform_f32(&c->I->g.torch_rng, b->storage->data, out, -bb, bb);
 		o->bias = value_parameter(b);
 	} else {
 		o->bias = value_none();
@@ -1337,7 +1337,7 @@ static const struct {
 /* The other files' tables of functions, after functions[], in this order. */
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
-						accumulate_functions };
+						accumulate_functions, printopts_functions };
 
 struct named {
 	const char *name;

@@ -346,20 +346,31 @@ static int exec_with(struct interp *I, const struct node *n, struct qkv_error *e
 		return -1;
 	bool no_grad = m->kind == V_FUNC && (strcmp(m->str, "torch.no_grad") == 0 ||
 					      strcmp(m->str, "torch.inference_mode") == 0);
-	if (!no_grad) {
+	bool np_print = m->kind == V_FUNC && strcmp(m->str, "numpy.printoptions") == 0;
+	if (!no_grad && !np_print) {
 		value_unref(m);
 		return error_set(err, n->kids[0]->line, n->kids[0]->col,
-				 "qkv's `with` knows torch.no_grad() only");
+				 "qkv's `with` knows torch.no_grad() and np.printoptions() only");
+	}
+	/* np.printoptions: its options while the body runs, numpy's before put
+	 * back after it however it ends; `as` names them as a dict */
+	struct np_print_options np_before = I->g.print.np;
+	if (np_print) {
+		value_unref(m);
+		I->g.print.np = I->with_np_print;
+		m = printopts_numpy_dict(&I->g.print.np);
 	}
 	int rc = 0;
 	if (n->kids[1])
 		rc = exec_assign(I, n->kids[1], m, err);
 	value_unref(m);
-	if (rc < 0)
-		return -1;
-	I->no_grad++;
-	rc = exec_body(I, n->kids[2], err);
-	I->no_grad--;
+	if (rc == 0) {
+		I->no_grad += no_grad;
+		rc = exec_body(I, n->kids[2], err);
+		I->no_grad -= no_grad;
+	}
+	if (np_print)
+		I->g.print.np = np_before;
 	return rc;
 }
 
@@ -690,6 +701,7 @@ struct run_saved {
 	struct frame *frame;
 	struct code_tree *code;
 	int block_depth, tb_line;
+	const struct print_options *print;	/* the ones in use before */
 };
 
 /* While statements run, the kernels stop at the interrupt flag too, between
@@ -727,7 +739,8 @@ static struct run_saved run_enter(struct interp *I)
 		I->stack_base = &here;
 		kernels_follow(I);
 	}
-	struct run_saved r = { value_gc_use(I->gc), I->frame, I->code, I->block_depth, I->tb_line };
+	struct run_saved r = { value_gc_use(I->gc), I->frame, I->code, I->block_depth, I->tb_line,
+			       format_use_options(&I->g.print) };
 	I->frame = NULL;
 	I->block_depth = 0;
 	I->tb_line = 0;
@@ -745,6 +758,7 @@ static void run_leave(struct interp *I, struct run_saved r)
 	I->code = r.code;
 	I->block_depth = r.block_depth;
 	I->tb_line = r.tb_line;
+	format_use_options(r.print);
 }
 
 enum interp_status interp_run(struct interp *I, const char *src, size_t len, int first_line,
@@ -756,8 +770,7 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 	bool atomic = (flags & INTERP_ATOMIC) || dry;
 	/* keep the log of every statement, for an interrupt to undo them all */
 	bool whole = atomic || (flags & INTERP_UNDO_ALL_ON_INTERRUPT);
-	struct torch_gen torch_start = I->torch_rng;
-	struct np_gen np_start = I->np_rng;
+	struct interp_state start_state = I->g;
 	int start = I->nundo, mark_before = I->undo_mark;
 	struct run_saved gc = run_enter(I);
 	for (;;) {
@@ -770,8 +783,7 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 			status = ps == PARSE_INCOMPLETE ? INTERP_INCOMPLETE : INTERP_ERROR;
 			break;
 		}
-		struct torch_gen torch_saved = I->torch_rng;
-		struct np_gen np_saved = I->np_rng;
+		struct interp_state saved_state = I->g;
 		size_t span_start, span_end;
 		parser_last_span(p, &I->stmt_first, &span_start, &span_end);
 		I->stmt_last = I->stmt_first;
@@ -797,8 +809,7 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 			status = interp_interrupted(I) ? INTERP_INTERRUPTED : INTERP_ERROR;
 			if (!atomic && !(whole && status == INTERP_INTERRUPTED)) {
 				interp_undo_unwind(I, I->undo_mark, true);
-				I->torch_rng = torch_saved;
-				I->np_rng = np_saved;
+				I->g = saved_state;
 			}
 			break;
 		}
@@ -814,8 +825,7 @@ enum interp_status interp_run(struct interp *I, const char *src, size_t len, int
 		bool undo = atomic ? status != INTERP_OK || dry : status == INTERP_INTERRUPTED;
 		interp_undo_unwind(I, start, undo);
 		if (undo) {
-			I->torch_rng = torch_start;
-			I->np_rng = np_start;
+			I->g = start_state;
 		}
 	}
 	I->undo_mark = mark_before < start ? mark_before : start;
@@ -949,8 +959,7 @@ struct value *interp_eval(struct interp *I, const char *src, size_t len, struct 
 				  "expected one expression");
 			node_free(stmt);
 		} else {
-			struct torch_gen torch_saved = I->torch_rng;
-			struct np_gen np_saved = I->np_rng;
+			struct interp_state saved_state = I->g;
 			int mark = I->nundo, saved_mark = I->undo_mark;
 			unsigned saved_txn = I->txn;
 			struct run_saved gc = run_enter(I);
@@ -974,8 +983,7 @@ struct value *interp_eval(struct interp *I, const char *src, size_t len, struct 
 			I->undo_mark = saved_mark;
 			run_leave(I, gc);
 			I->txn = saved_txn;
-			I->torch_rng = torch_saved;
-			I->np_rng = np_saved;
+			I->g = saved_state;
 		}
 		node_free(extra);
 	} else if (ps == PARSE_END) {

@@ -107,6 +107,11 @@ void interp_statement_lines(const struct interp *I, int *first, int *last);
 void interp_complete(const struct interp *I, const char *context, const char *prefix,
 		     void (*fn)(void *udata, const char *name), void *udata);
 
+/* The print options its statements set (torch.set_printoptions,
+ * np.set_printoptions; core/format.h), which the printing follows while its
+ * statements run: for showing its values afterwards as they would print. */
+struct print_options;
+const struct print_options *interp_print_options(const struct interp *I);
 /* True once the program called quit() or exit(). */
 bool interp_quit_requested(const struct interp *I);
 /* The status it asked for, as Python's exit(n) gives it: 0 to 255. */

@@ -599,7 +599,7 @@ static struct value *call_object(struct call *c, struct value *callee, struct qk
 	if (o->kind == OBJ_DROPOUT) {
 		if (!o->training)
 			return args_done(c, &a, tensor_ref(x), err);
-		return args_done(c, &a, ops_dropout(OPS(c), x, o->p, &c->I->torch_rng, err), err);
+		return args_done(c, &a, ops_dropout(OPS(c), x, o->p, &c->I->g.torch_rng, err), err);
 	}
 	/* Linear: y = x · Wᵀ + b */
 	struct tensor *w = o->weight->t;

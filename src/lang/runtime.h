@@ -4,6 +4,7 @@
 #define QKV_LANG_RUNTIME_H
 
 #include "core/mem.h"
+#include "core/format.h"
 #include "core/rng.h"
 #include "kernel/kernel.h"
 #include "lang/ast.h"
@@ -76,10 +77,20 @@ enum { EXEC_BREAK = 1, EXEC_CONTINUE = 2, EXEC_RETURN = 3 };
 
 #define INTERP_MAX_DEPTH 1000   /* calls, as Python's recursion limit */
 
-struct interp {
-	struct ops_ctx ops;
+/* What a statement can change besides the workspace and its values, saved
+ * before it runs and put back when it is undone: the random streams, and the
+ * print options (torch.set_printoptions, np.set_printoptions), which are the
+ * ones in use while the interpreter runs statements. */
+struct interp_state {
 	struct torch_gen torch_rng;
 	struct np_gen np_rng;
+	struct print_options print;
+};
+
+struct interp {
+	struct ops_ctx ops;
+	struct interp_state g;
+	struct np_print_options with_np_print; /* what the last np.printoptions(...) gives */
 	int nvars, capvars;
 	char **names;
 	struct value **vals;
@@ -169,6 +180,14 @@ struct value *rounding_python(struct call *c, struct qkv_error *err);
 struct value *rounding_torch(struct call *c, struct qkv_error *err);
 struct value *rounding_numpy(struct call *c, struct qkv_error *err);
 struct value *rounding_method(struct call *c, struct qkv_error *err);
+
+/* printopts.c: torch.set_printoptions, np.set_printoptions,
+ * np.get_printoptions and np.printoptions (for `with`: it leaves the
+ * options it gives in I->with_np_print). printopts_functions ends with a
+ * NULL name. printopts_numpy_dict: numpy's options as get_printoptions
+ * gives them. */
+extern const struct builtin printopts_functions[];
+struct value *printopts_numpy_dict(const struct np_print_options *o);
 
 /* accumulate.c: np.cumsum, torch.cumsum (and x.cumsum), np.count_nonzero.
  * accumulate_functions ends with a NULL name. */

@@ -56,8 +56,8 @@ static struct value *np_distribution(struct call *c, bool normal, struct qkv_err
 	if (!a.v[2] || a.v[2]->kind == V_NONE) {	/* one number: a Python float */
 		double x = 0;
 		if (normal)
-			np_fill_randn(&c->I->np_rng, &x, 1);
-		return args_return(&a, value_float(normal ? p0 + p1 * x : p0 + range * np_gen_double(&c->I->np_rng)));
+			np_fill_randn(&c->I->g.np_rng, &x, 1);
+		return args_return(&a, value_float(normal ? p0 + p1 * x : p0 + range * np_gen_double(&c->I->g.np_rng)));
 	}
 	struct tensor *t = ops_new(&c->I->ops, DT_F64, FLAVOR_NUMPY, ndim, shape, err);
 	if (!t)
@@ -65,12 +65,12 @@ static struct value *np_distribution(struct call *c, bool normal, struct qkv_err
 	double *d = t->storage->data;
 	int64_t n = tensor_numel(t);
 	if (normal) {
-		np_fill_randn(&c->I->np_rng, d, n);
+		np_fill_randn(&c->I->g.np_rng, d, n);
 		for (int64_t i = 0; i < n; i++)
 			d[i] = p0 + p1 * d[i];
 	} else {
 		for (int64_t i = 0; i < n; i++)
-			d[i] = p0 + range * np_gen_double(&c->I->np_rng);
+			d[i] = p0 + range * np_gen_double(&c->I->g.np_rng);
 	}
 	return args_done(c, &a, t, err);
 }
@@ -89,10 +89,10 @@ static struct value *np_random(struct call *c, struct qkv_error *err)
 	if (size_of(c, &a, 0, &ndim, shape, err) < 0)
 		return args_fail(&a);
 	if (!a.v[0] || a.v[0]->kind == V_NONE)	/* one number: a Python float */
-		return args_return(&a, value_float(np_gen_double(&c->I->np_rng)));
+		return args_return(&a, value_float(np_gen_double(&c->I->g.np_rng)));
 	struct tensor *t = ops_new(&c->I->ops, DT_F64, FLAVOR_NUMPY, ndim, shape, err);
 	if (t)
-		np_fill_rand(&c->I->np_rng, t->storage->data, tensor_numel(t));
+		np_fill_rand(&c->I->g.np_rng, t->storage->data, tensor_numel(t));
 	return args_done(c, &a, t, err);
 }
 
@@ -122,7 +122,7 @@ static struct value *fill_(struct call *c, bool normal, struct qkv_error *err)
 				  p0, p1), args_fail(&a);
 	struct tensor *t = tensor_new(x->dtype, FLAVOR_TORCH, x->ndim, x->shape);
 	int64_t n = tensor_numel(t);
-	struct torch_gen *g = &c->I->torch_rng;
+	struct torch_gen *g = &c->I->g.torch_rng;
 	if (normal && x->dtype == DT_F32)
 		torch_fill_normal_f32(g, t->storage->data, n, p0, p1);
 	else if (normal)

@@ -14,8 +14,9 @@ struct interp *interp_new(enum kernel_variant variant)
 {
 	struct interp *I = xcalloc(1, sizeof *I);
 	ops_ctx_init(&I->ops, variant);
-	torch_gen_seed(&I->torch_rng, TORCH_DEFAULT_SEED);
-	np_gen_seed(&I->np_rng, NP_DEFAULT_SEED);
+	torch_gen_seed(&I->g.torch_rng, TORCH_DEFAULT_SEED);
+	np_gen_seed(&I->g.np_rng, NP_DEFAULT_SEED);
+	I->g.print = format_defaults;
 	I->gc = value_gc_list();
 	I->txn = I->txn_counter = 1;
 	return I;
@@ -237,8 +238,7 @@ struct interp *interp_clone(const struct interp *I)
 	struct interp *c = interp_new(I->ops.variant);
 	c->ops = I->ops;
 	c->interrupt = I->interrupt;
-	c->torch_rng = I->torch_rng;
-	c->np_rng = I->np_rng;
+	c->g = I->g;
 	struct value *old = value_gc_use(c->gc);
 	struct memo m = { 0 };
 	for (int i = 0; i < I->nvars; i++)
@@ -293,6 +293,11 @@ void interp_statement_lines(const struct interp *I, int *first, int *last)
 bool interp_quit_requested(const struct interp *I)
 {
 	return I->quit;
+}
+
+const struct print_options *interp_print_options(const struct interp *I)
+{
+	return &I->g.print;
 }
 
 int interp_quit_status(const struct interp *I)

@@ -541,7 +541,9 @@ int runner_expect(struct runner *r, const struct step *st, const struct step_res
 			return expr_error(r, e->at, e->path, &e2, err), -1;
 		struct strbuf sb;
 		strbuf_init(&sb);
-		value_repr(&sb, v);
+		const struct print_options *was = format_use_options(interp_print_options(r->I));
+		value_repr(&sb, v);	/* as the lesson's statements print it */
+		format_use_options(was);
 		value_unref(v);
 		out->pass = textcmp_match(sb.s, e->text, 0, e->text_tol, false, why, sizeof why);
 		if (!out->pass)

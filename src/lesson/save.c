@@ -360,11 +360,16 @@ int save_write_lesson(const char *path, bool overwrite, const char *title, const
 		return -1;
 	struct pinned *p = NULL;
 	int np = 0;
+	/* the values' text as the lesson's statements print them (with their
+	 * print options), which is how the runner will see them */
+	const struct print_options *was = format_use_options(interp_print_options(I));
 	if (collect(R, I, &p, &np, err) < 0) {
+		format_use_options(was);
 		interp_free(R);
 		return -1;
 	}
 	char *text = lesson_json(path, title, statements, n, p, np);
+	format_use_options(was);
 	free(p);
 	interp_free(R);
 	if (!text)

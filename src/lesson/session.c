@@ -5,6 +5,7 @@
  * and completion. Never prints, never touches a terminal, never exits. */
 #include "lesson/session.h"
 #include "lesson/codeplace.h"
+#include "core/format.h"
 #include "core/mem.h"
 #include "core/ops.h"
 #include "lang/interp.h"
@@ -301,7 +302,9 @@ int session_quit_status(const struct session *s)
 
 /* ---- values ------------------------------------------------------------------------- */
 
-static void value_out(const struct value *v, struct session_value *out)
+/* v for a view: a tensor as it is, anything else as its repr under the
+ * print options s's statements set. */
+static void value_out(const struct session *s, const struct value *v, struct session_value *out)
 {
 	memset(out, 0, sizeof *out);
 	if (v->kind == V_TENSOR) {
@@ -310,8 +313,15 @@ static void value_out(const struct value *v, struct session_value *out)
 	}
 	struct strbuf sb;
 	strbuf_init(&sb);
+	const struct print_options *was = format_use_options(interp_print_options(s->I));
 	value_repr(&sb, v);
+	format_use_options(was);
 	out->text = strbuf_detach(&sb);
+}
+
+const struct print_options *session_print_options(const struct session *s)
+{
+	return interp_print_options(s->I);
 }
 
 void session_value_free(struct session_value *v)
@@ -327,7 +337,7 @@ bool session_last_value(const struct session *s, struct session_value *out)
 		memset(out, 0, sizeof *out);
 		return false;
 	}
-	value_out(s->last, out);
+	value_out(s, s->last, out);
 	return true;
 }
 
@@ -337,7 +347,7 @@ int session_show(struct session *s, const char *expr, struct session_value *out,
 	struct value *v = interp_eval(s->I, expr, strlen(expr), err);
 	if (!v)
 		return -1;
-	value_out(v, out);
+	value_out(s, v, out);
 	value_unref(v);
 	return 0;
 }

@@ -112,6 +112,10 @@ void session_value_free(struct session_value *v);   /* and zeroes it */
  * tensor as what a line just made. False, with out zeroed, when that run
  * made no value (print(), def, import, a value None) or failed. */
 bool session_last_value(const struct session *s, struct session_value *out);
+/* The print options s's statements set (torch.set_printoptions,
+ * np.set_printoptions), for printing its tensors as they would print. */
+struct print_options;
+const struct print_options *session_print_options(const struct session *s);
 /* Evaluates the expression expr (`:show EXPR`) without changing the
  * workspace or the random streams: 0 with out filled, or -1 with err (col
  * within expr). */

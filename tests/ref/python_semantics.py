@@ -368,6 +368,72 @@ CHAR_AND_SET_PROGRAMS = [
 ]
 
 
+# torch.set_printoptions and np.set_printoptions: each program starts from
+# the libraries' defaults (run() puts them back after every program).
+PRINTOPTIONS_PROGRAMS = [
+    ("torch_printoptions_precision_and_sci_mode", "import torch\nx = torch.tensor([[1.123456, -2.5, 3e-5], [100.0, 0.5, 2.0]])\ntorch.set_printoptions(precision=2)\nprint(x)\ntorch.set_printoptions(sci_mode=False)\nprint(x)\nprint(torch.tensor([1e-5, 1.0, 123456.0]))\ntorch.set_printoptions(precision=6, sci_mode=True)\nprint(torch.tensor([1.0, 2.0, 30.0]), torch.tensor([0.0, 0.0]), torch.tensor([1.5, float('nan'), float('inf')]))\ntorch.set_printoptions(precision=0)\nprint(torch.tensor([1.5, 2.5, -0.4]))\ntorch.set_printoptions()\nprint(x)"),
+    ("torch_printoptions_profiles", "import torch\ntorch.set_printoptions(profile='short')\nprint(torch.arange(2000.0).reshape(40, 50) / 7)\ntorch.set_printoptions(profile='full', precision=1)\nprint(torch.arange(1001) % 7, torch.tensor([[1.25, 2.35]], dtype=torch.float64))\ntorch.set_printoptions(profile='nonsense')\nprint(torch.tensor([1.25, 2.35]))\ntorch.set_printoptions(profile='default')\nprint(torch.tensor([1.25, 2.35]), torch.arange(1001.)[-2:])"),
+    ("torch_printoptions_threshold_edgeitems_linewidth", "import torch\ntorch.set_printoptions(threshold=5, edgeitems=1, linewidth=30)\nprint(torch.arange(10), torch.arange(24.).reshape(2, 3, 4))\ntorch.set_printoptions(threshold=float('inf'), linewidth=40)\nprint(torch.full((4, 9), 0.25, requires_grad=True) * 1)\ntorch.set_printoptions(linewidth=-5)\nprint(torch.tensor([1.0, 2.0]))"),
+    ("numpy_printoptions_precision_suppress_floatmode_sign", "import numpy as np\na = np.array([[1.123456789, -2.5, 3e-5], [100.0, 0.5, 2.0]])\nnp.set_printoptions(precision=3, suppress=True)\nprint(repr(a))\nprint(a)\nnp.set_printoptions(floatmode='fixed')\nprint(repr(a), repr(np.array([0.0, 0.0])), repr(np.array([1e-9, 1.0, 3.0], dtype=np.float32)), repr(np.array([np.nan, 1.0])))\nnp.set_printoptions(sign='+', floatmode='maxprec_equal')\nprint(repr(a), repr(np.array([1, -2, 3])), repr(np.array([np.nan, np.inf, 0.5])))\nnp.set_printoptions(sign=' ', floatmode='unique', precision=2)\nprint(repr(np.array([1.5, 2.25, np.nan, np.inf])), repr(np.array([0.5, -0.25])), np.float64(1 / 3), np.float32(1 / 3))\nnp.set_printoptions(precision=0, sign='-')\nprint(repr(np.array([1.5, 2.5, 0.123])))\nprint(np.get_printoptions())"),
+    ("numpy_printoptions_threshold_edgeitems_linewidth", "import numpy as np\nnp.set_printoptions(threshold=5, edgeitems=0)\nprint(repr(np.arange(10.0)), repr(np.arange(20).reshape(4, 5)))\nnp.set_printoptions(edgeitems=2, threshold=1000, linewidth=20)\nprint(repr(np.arange(12.0) / 7))\nprint(np.arange(12.0) / 7)\nnp.set_printoptions(linewidth=75, threshold=np.inf)\nprint(np.arange(1001)[-3:], repr(np.zeros((2, 3), dtype=np.float32)))\nprint(np.get_printoptions()['threshold'])"),
+    ("numpy_printoptions_in_with", "import numpy as np\nimport torch\na = np.array([1 / 3, 2 / 3, 1e-6])\nwith np.printoptions(precision=2, suppress=True) as opts:\n    print(a)\n    print(opts['precision'], opts['suppress'])\n    torch.set_printoptions(precision=1)\nprint(a)\nprint(torch.tensor([1 / 3]))\ncm = np.printoptions(precision=3)\nprint(a)\nwith cm:\n    print(a)\nprint(a)"),
+    ("numpy_printoptions_bad_floatmode", "import numpy as np\nnp.set_printoptions(floatmode='short')"),
+    ("numpy_printoptions_bad_sign", "import numpy as np\nnp.set_printoptions(sign='x')"),
+    ("numpy_printoptions_bad_precision", "import numpy as np\nnp.set_printoptions(precision='3')"),
+    ("numpy_printoptions_nan_threshold", "import numpy as np\nnp.set_printoptions(threshold=float('nan'))"),
+    ("numpy_printoptions_string_threshold", "import numpy as np\nnp.set_printoptions(threshold='all')"),
+]
+
+
+def printoptions_program(seed):
+    """A program that sets random options and prints random tensors and
+    arrays (values written out, so that qkv reads the same ones)."""
+    import random
+    rnd = random.Random(seed)
+    lines = ["import torch", "import numpy as np"]
+
+    def val():
+        r = rnd.random()
+        if r < 0.05:
+            return rnd.choice(["float('nan')", "float('inf')", "-float('inf')", "-0.0", "0.0"])
+        if r < 0.25:
+            return str(rnd.randint(-50, 50)) + ".0"
+        mag = rnd.choice([1e-9, 1e-5, 1e-3, 0.1, 1, 10, 1000, 1e5, 1e9])
+        return repr(round(rnd.uniform(-1, 1) * mag, rnd.choice([1, 2, 3, 6, 12, 17])))
+
+    for _ in range(25):
+        lib = rnd.choice(["torch", "np"])
+        opts = []
+        if lib == "torch":
+            choices = [("precision=%d", lambda: rnd.randint(0, 9)), ("threshold=%d", lambda: rnd.choice([3, 10, 1000])),
+                       ("edgeitems=%d", lambda: rnd.randint(1, 4)), ("linewidth=%d", lambda: rnd.choice([10, 40, 120])),
+                       ("sci_mode=%s", lambda: rnd.choice(["True", "False", "None"])),
+                       ("profile='%s'", lambda: rnd.choice(["default", "short", "full"]))]
+        else:
+            choices = [("precision=%d", lambda: rnd.randint(0, 12)), ("threshold=%d", lambda: rnd.choice([3, 10, 1000])),
+                       ("edgeitems=%d", lambda: rnd.randint(0, 4)), ("linewidth=%d", lambda: rnd.choice([10, 40, 120])),
+                       ("suppress=%s", lambda: rnd.choice(["True", "False"])),
+                       ("floatmode='%s'", lambda: rnd.choice(["fixed", "unique", "maxprec", "maxprec_equal"])),
+                       ("sign='%s'", lambda: rnd.choice(["-", "+", " "]))]
+        for fmt, pick in choices:
+            if rnd.random() < 0.4:
+                opts.append(fmt % pick())
+        lines.append("%s.set_printoptions(%s)" % (lib, ", ".join(opts)))
+        shape = rnd.choice([(1,), (4,), (7,), (2, 3), (3, 5), (12,), (2, 2, 3), (9, 9)])
+        n = 1
+        for d in shape:
+            n *= d
+        vals = "[" + ", ".join(val() for _ in range(n)) + "]"
+        dt = rnd.choice(["float32", "float64"])
+        maker = "torch.tensor(%s, dtype=torch.%s)" if lib == "torch" else "np.array(%s, dtype=np.%s)"
+        x = (maker % (vals, dt)) + ".reshape" + repr(shape)
+        lines.append("print(repr(%s))" % x if lib == "np" and rnd.random() < 0.5 else "print(%s)" % x)
+    return "\n".join(lines)
+
+
+PRINTOPTIONS_PROGRAMS += [("printoptions_random_%d" % seed, printoptions_program(seed)) for seed in (1, 2, 3, 4)]
+
+
 def run(src):
     out = io.StringIO()
     err_type = err_msg = ""
@@ -380,7 +446,18 @@ def run(src):
                 err_msg = e.msg
             if isinstance(e, KeyError):
                 err_msg = repr(e.args[0])
+        finally:
+            reset_printoptions()
     return out.getvalue(), err_type, err_msg
+
+
+def reset_printoptions():
+    """The libraries' print options as they start, for the next program."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_printoptions(profile="default")
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].set_printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=75,
+                                              suppress=False, sign="-", floatmode="maxprec")
 
 
 def c_string(s):
@@ -392,7 +469,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     lines = ["/* generated by tests/ref/python_semantics.py with CPython %d.%d: do not edit */"
              % sys.version_info[:2]]
-    for name, src in PROGRAMS + CHAR_AND_SET_PROGRAMS:
+    for name, src in PROGRAMS + CHAR_AND_SET_PROGRAMS + PRINTOPTIONS_PROGRAMS:
         out, et, em = run(src)
         lines.append("{ %s,\n  %s,\n  %s, %s, %s }," % (c_string(name), c_string(src), c_string(out),
                                                        c_string(et), c_string(em)))

@@ -1,6 +1,8 @@
 /* test_interp.c: the evaluator in-process: statements as transactions, views
- * sharing storage, the workspace API the UI and lessons will use. */
+ * sharing storage, the workspace API the UI and lessons will use, the print
+ * options as an interpreter's own state. */
 #include "lang/interp.h"
+#include "core/format.h"
 #include "core/strbuf.h"
 
 #include <criterion/criterion.h>
@@ -376,6 +378,105 @@ Test(interp, small_ints_should_be_one_object_as_in_cpython)
 	struct interp *I = fresh();
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		cr_assert_str_eq(show(I, cases[i][0]), cases[i][1]);
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+/* torch.set_printoptions and np.set_printoptions are the interpreter's own
+ * state: each interpreter has its own options (a clone copies them), a
+ * failing statement or line puts them back, the printing outside a run
+ * follows the defaults unless a caller asks for an interpreter's, and what
+ * qkv does not follow is refused at its column. What the options print is
+ * checked against torch and numpy in tests/ref/python_semantics.py. */
+Test(interp, printoptions_a_failing_statement_or_line_should_put_the_options_back)
+{
+	struct interp *I = fresh();
+	struct qkv_error err;
+	cr_assert_str_eq(show(I, "import torch\nimport numpy as np\nx = torch.tensor([1 / 3])\na = np.array([1 / 3])\n"
+				 "def f():\n    torch.set_printoptions(precision=1)\n    np.set_printoptions(precision=2)\n"
+				 "    return 1 / 0\n"),
+			 "");
+	cr_assert_eq(run(I, "f()", INTERP_PER_STATEMENT, &err), INTERP_ERROR);
+	cr_assert_str_eq(show(I, "x\na"), "tensor([0.3333])\narray([0.33333333])\n");
+	/* a line runs whole: its error undoes the options set before it */
+	cr_assert_eq(run(I, "torch.set_printoptions(precision=1); np.set_printoptions(precision=2); y = nothing",
+			 INTERP_ATOMIC, &err),
+		     INTERP_ERROR);
+	cr_assert_str_eq(show(I, "x\na"), "tensor([0.3333])\narray([0.33333333])\n");
+	/* statement by statement: the ones before the error stay */
+	cr_assert_eq(run(I, "torch.set_printoptions(precision=1)\ny = nothing", INTERP_PER_STATEMENT, &err),
+		     INTERP_ERROR);
+	cr_assert_str_eq(show(I, "x\na"), "tensor([0.3])\narray([0.33333333])\n");
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+Test(interp, printoptions_each_interpreter_should_have_its_own_options_and_a_clone_a_copy)
+{
+	struct interp *I = fresh(), *J = interp_new(KERNEL_SIMD);
+	interp_set_output(J, capture, NULL);
+	show(I, "import torch\nx = torch.tensor([1 / 3])\ntorch.set_printoptions(precision=2)");
+	show(J, "import torch\nx = torch.tensor([1 / 3])");
+	cr_assert_str_eq(show(J, "x"), "tensor([0.3333])\n");
+	cr_assert_str_eq(show(I, "x"), "tensor([0.33])\n");
+	struct interp *C = interp_clone(I);
+	interp_set_output(C, capture, NULL);
+	cr_assert_str_eq(show(C, "x"), "tensor([0.33])\n");
+	show(C, "torch.set_printoptions(precision=6)");
+	cr_assert_str_eq(show(C, "x"), "tensor([0.333333])\n");
+	cr_assert_str_eq(show(I, "x"), "tensor([0.33])\n");
+
+	/* outside a run the printing follows the defaults, or the options a
+	 * caller asks for */
+	struct strbuf sb;
+	strbuf_init(&sb);
+	const struct value *x = interp_get(I, "x");
+	value_repr(&sb, x);
+	cr_assert_str_eq(sb.s, "tensor([0.3333])");
+	strbuf_reset(&sb);
+	const struct print_options *was = format_use_options(interp_print_options(I));
+	value_repr(&sb, x);
+	format_use_options(was);
+	cr_assert_str_eq(sb.s, "tensor([0.33])");
+	strbuf_free(&sb);
+	interp_free(C);
+	interp_free(J);
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+Test(interp, printoptions_what_qkv_does_not_follow_should_be_refused_at_the_argument)
+{
+	static const struct {
+		const char *src, *msg;
+		int col;
+	} bad[] = {
+		/* torch takes these and fails at the next print */
+		{ "torch.set_printoptions(precision=2.5)", "TypeError: precision must be an integer", 24 },
+		{ "torch.set_printoptions(precision=-1)", "ValueError: precision must be >= 0", 24 },
+		/* torch's a[-0:] would print every element after "..." */
+		{ "torch.set_printoptions(edgeitems=0)", "ValueError: edgeitems must be >= 1", 24 },
+		{ "torch.set_printoptions(sci_mode=1)", "TypeError: sci_mode must be True, False or None, not int", 24 },
+		{ "np.set_printoptions(precision=-1)", "ValueError: precision must be >= 0", 21 },
+		{ "np.set_printoptions(precision=80)", "ValueError: qkv takes precision up to 50, not 80", 21 },
+		{ "np.set_printoptions(formatter={'float': str})",
+		  "qkv does not support a formatter: it prints numbers as numpy does", 21 },
+		{ "np.set_printoptions(nanstr='NaN')", "qkv prints nan and inf as they are: nanstr is not supported", 21 },
+		{ "np.set_printoptions(legacy='1.13')",
+		  "qkv prints as numpy 1.24 does: legacy printing is not supported", 21 },
+		{ "np.set_printoptions(edgeitems=-2)", "ValueError: edgeitems must be >= 0", 21 },
+	};
+	struct interp *I = fresh();
+	show(I, "import torch\nimport numpy as np\nx = torch.tensor([1 / 3])");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct qkv_error err;
+		cr_assert_eq(run(I, bad[i].src, INTERP_ATOMIC, &err), INTERP_ERROR, "%s", bad[i].src);
+		cr_expect_str_eq(err.msg, bad[i].msg, "%s", bad[i].src);
+		cr_expect_eq(err.col, bad[i].col, "%s: col %d", bad[i].src, err.col);
+	}
+	cr_assert_str_eq(show(I, "x"), "tensor([0.3333])\n");
+	/* what numpy takes and qkv follows as it does */
+	cr_assert_str_eq(show(I, "np.set_printoptions(nanstr='nan', legacy=False, formatter=None)"), "");
 	interp_free(I);
 	strbuf_free(&printed);
 }

@@ -14,6 +14,7 @@
 #include "lesson/statements.h"
 #include "lesson/lesson.h"
 #include "lesson/runner.h"
+#include "core/format.h"
 #include "core/strbuf.h"
 
 #include <criterion/criterion.h>
@@ -885,4 +886,28 @@ Test(session_api, callback_keymaps_should_replace_the_searches_and_macros_that_c
 	Keymap vi = rl_get_keymap_by_name("vi-command");
 	cr_expect(vi['/'].function == rl_reverse_search_history);
 	cr_expect(vi['?'].function == rl_forward_search_history);
+}
+
+/* a value shown after a run (:show, the prompt's view) prints with the
+ * options the session's statements set */
+Test(session_api, show_should_print_with_the_print_options_the_statements_set)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	struct qkv_error err;
+	const char *src = "import torch\nx = torch.tensor([1 / 3])\ntorch.set_printoptions(precision=2)";
+	cr_assert_eq(session_run(s, src, strlen(src), 1, SESSION_ATOMIC, &err), 0, "%s", err.msg);
+	struct session_value v;
+	cr_assert_eq(session_show(s, "[x, 2]", &v, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(v.text, "[tensor([0.33]), 2]");
+	session_value_free(&v);
+	struct strbuf sb;
+	strbuf_init(&sb);
+	cr_assert_eq(session_show(s, "x", &v, &err), 0, "%s", err.msg);
+	const struct print_options *was = format_use_options(session_print_options(s));
+	format_repr(&sb, v.t);
+	format_use_options(was);
+	cr_assert_str_eq(sb.s, "tensor([0.33])");
+	strbuf_free(&sb);
+	session_value_free(&v);
+	session_free(s);
 }
