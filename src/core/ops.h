@@ -156,6 +156,11 @@ struct tensor *ops_softmax_all(const struct ops_ctx *ctx, struct tensor *t, stru
  * as torch computes it in the tensor's type (the sum in double); a row of
  * -inf or with a NaN is NaN, as torch's. */
 struct tensor *ops_log_softmax(struct tensor *t, int dim, struct qkv_error *err);
+/* torch's layer_norm of x over its last ndims dims, which must be shape
+ * (torch's message otherwise), with w and b (of shape; NULL: none) and eps,
+ * in torch's order of operations (ops_norm.c). */
+struct tensor *ops_layer_norm(struct tensor *x, int ndims, const int64_t *shape, const struct tensor *w,
+			      const struct tensor *b, double eps, struct qkv_error *err);
 /* where mask (bool, broadcastable to t) is true, value. In place writes into
  * t's storage (t keeps its shape; mask must broadcast to t's shape). */
 struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,

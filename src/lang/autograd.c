@@ -302,10 +302,14 @@ static const struct rule rules[] = {
 	{ "torch.min", R_DIM, "MinBackward1", "MinBackward0" },
 	{ "torch.mm", R_FN, "MmBackward0", NULL },
 	{ "torch.nn.Dropout", R_NONE, NULL, NULL },
+	{ "torch.nn.Embedding", R_NONE, NULL, NULL },
+	{ "torch.nn.LayerNorm", R_NONE, NULL, NULL },
 	{ "torch.nn.Linear", R_NONE, NULL, NULL },
 	{ "torch.nn.Parameter", R_PARAM, NULL, NULL },
 	{ "torch.nn.functional.dropout", R_DROPOUT, "MulBackward0", NULL },
+	{ "torch.nn.functional.embedding", R_FN, "EmbeddingBackward0", NULL },
 	{ "torch.nn.functional.gelu", R_FN, "GeluBackward0", NULL },
+	{ "torch.nn.functional.layer_norm", R_FN, "NativeLayerNormBackward0", NULL },
 	{ "torch.nn.functional.linear", R_LINEAR, NULL, NULL },
 	{ "torch.nn.functional.log_softmax", R_FN, "LogSoftmaxBackward0", NULL },
 	{ "torch.nn.functional.relu", R_FN, "ReluBackward0", NULL },
@@ -756,6 +760,11 @@ struct value *autograd_object(struct call *c, const struct value *callee, struct
 			give(r, &in, in.grad, linear_fn(x, bias), NULL);
 	} else if (o->kind == OBJ_DROPOUT && !is_input(&in, r->t)) {
 		give(r, &in, in.grad && o->training && o->p > 0, "MulBackward0", NULL);
+	} else if (o->kind == OBJ_EMBEDDING || o->kind == OBJ_LAYERNORM) {
+		add_input(&in, o->weight, false);
+		add_input(&in, o->bias, false);
+		in.grad = in.any_grad && c->I->no_grad == 0;
+		give(r, &in, in.grad, o->kind == OBJ_EMBEDDING ? "EmbeddingBackward0" : "NativeLayerNormBackward0", NULL);
 	}
 	return r;
 }

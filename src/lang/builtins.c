@@ -1337,7 +1337,7 @@ static const struct {
 /* The other files' tables of functions, after functions[], in this order. */
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
-						accumulate_functions, printopts_functions };
+						accumulate_functions, printopts_functions, nnlayers_functions };
 
 struct named {
 	const char *name;

@@ -296,9 +296,11 @@ static void walk_module(struct walk *w, struct value *m, const char *prefix)
 	if (w->what == 2)
 		walk_add(w, prefix, "", m);
 	if (m->kind == V_OBJECT) {
-		if (w->what == 0 && m->obj->kind == OBJ_LINEAR) {
-			walk_add(w, prefix, "weight", m->obj->weight);
-			if (m->obj->bias)
+		/* Linear, Embedding, LayerNorm: a weight and a bias (None: none) */
+		if (w->what == 0 && m->obj->kind != OBJ_DROPOUT) {
+			if (m->obj->weight->kind != V_NONE)
+				walk_add(w, prefix, "weight", m->obj->weight);
+			if (m->obj->bias && m->obj->bias->kind != V_NONE)
 				walk_add(w, prefix, "bias", m->obj->bias);
 		}
 		return;

@@ -74,10 +74,12 @@ static int assign_attr(struct interp *I, const struct node *target, struct value
 		return -1;
 	int rc = -1;
 	const char *name = target->str;
-	if (base->kind == V_OBJECT && base->obj->kind == OBJ_LINEAR &&
-	    (strcmp(name, "weight") == 0 || strcmp(name, "bias") == 0)) {
+	enum object_kind ok_kind = base->kind == V_OBJECT ? base->obj->kind : OBJ_DROPOUT;
+	if (ok_kind != OBJ_DROPOUT &&
+	    (strcmp(name, "weight") == 0 || (strcmp(name, "bias") == 0 && ok_kind != OBJ_EMBEDDING))) {
+		/* a module's parameters: Linear's bias and LayerNorm's may be None */
 		struct value **slot = name[0] == 'w' ? &base->obj->weight : &base->obj->bias;
-		bool ok = v->kind == V_TENSOR || (name[0] == 'b' && v->kind == V_NONE);
+		bool ok = v->kind == V_TENSOR || (v->kind == V_NONE && (name[0] == 'b' || ok_kind == OBJ_LAYERNORM));
 		if (!ok) {
 			error_set(err, target->line, target->col, "%s must be a tensor, got %s", name, value_type_name(v));
 		} else {

@@ -590,7 +590,9 @@ static struct value *call_object(struct call *c, struct value *callee, struct qk
 {
 	struct object *o = callee->obj;
 	struct args a;
-	c->name = o->kind == OBJ_LINEAR ? "Linear" : "Dropout";
+	c->name = object_kind_name(o->kind);
+	if (o->kind == OBJ_EMBEDDING || o->kind == OBJ_LAYERNORM)
+		return nnlayers_call(c, o, err);
 	if (args_bind(c, P("input"), 1, &a, err) < 0)
 		return NULL;
 	struct tensor *x;
@@ -683,9 +685,13 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 				return value_int(o->in_features);
 			if (strcmp(name, "out_features") == 0)
 				return value_int(o->out_features);
-		} else {
+		} else if (o->kind == OBJ_DROPOUT) {
 			if (strcmp(name, "p") == 0)
 				return value_float(o->p);
+		} else {
+			struct value *r = nnlayers_attr(o, name);
+			if (r)
+				return r;
 		}
 		if (strcmp(name, "training") == 0)
 			return value_bool(o->training);

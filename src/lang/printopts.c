@@ -14,7 +14,6 @@
 #include "lang/runtime.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -146,11 +145,8 @@ static int numpy_options(struct call *c, struct np_print_options *out, struct qk
 		return refuse(&a, -1);
 	if (given(&a, 4)) {
 		int t = value_truth(a.v[4], err);
-		if (t < 0) {
-			char why[sizeof err->msg];
-			snprintf(why, sizeof why, "%s", err->msg);
-			return refuse(&a, args_error(err, c, &a, 4, "%s", why));
-		}
+		if (t < 0)	/* (at the argument) */
+			return refuse(&a, args_error(err, c, &a, 4, "%s", err->msg));
 		o.suppress = t != 0;
 	}
 	*out = o;

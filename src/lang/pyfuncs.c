@@ -347,12 +347,10 @@ static bool func_type_matches(const char *type, const struct value *v)
 		return v->kind == V_INT || v->kind == V_BOOL;
 	if (strcmp(type, "builtins.object") == 0)
 		return true;
-	if (strcmp(type, "torch.nn.Linear") == 0)
-		return v->kind == V_OBJECT && v->obj->kind == OBJ_LINEAR;
-	if (strcmp(type, "torch.nn.Dropout") == 0)
-		return v->kind == V_OBJECT && v->obj->kind == OBJ_DROPOUT;
 	if (strcmp(type, "torch.nn.Parameter") == 0)
 		return v->kind == V_TENSOR && v->parameter;
+	if (strncmp(type, "torch.nn.", 9) == 0)	/* Linear, Dropout, Embedding, LayerNorm */
+		return v->kind == V_OBJECT && strcmp(type + 9, object_kind_name(v->obj->kind)) == 0;
 	if (strcmp(type, "builtins.tuple") == 0 && v->kind == V_SIZE)
 		return true;
 	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
@@ -409,6 +407,7 @@ static struct value *py_type(struct call *c, struct qkv_error *err)
 		return args_return(&a, d);
 	}
 	const char *name;
+	char module[40];
 	switch (v->kind) {
 	case V_BOOL: name = "builtins.bool"; break;
 	case V_INT: name = "builtins.int"; break;
@@ -421,7 +420,10 @@ static struct value *py_type(struct call *c, struct qkv_error *err)
 	case V_RANGE: name = "builtins.range"; break;
 	case V_TENSOR: name = v->t->flavor == FLAVOR_NUMPY ? "numpy.ndarray" : "torch.Tensor"; break;
 	case V_CLASS: name = "builtins.type"; break;
-	case V_OBJECT: name = v->obj->kind == OBJ_LINEAR ? "torch.nn.Linear" : "torch.nn.Dropout"; break;
+	case V_OBJECT:
+		snprintf(module, sizeof module, "torch.nn.%s", object_kind_name(v->obj->kind));
+		name = module;
+		break;
 	default:
 		return args_error(err, c, &a, 0, "type() of %s is not known to qkv", value_type_name(v)), args_fail(&a);
 	}

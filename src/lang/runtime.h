@@ -189,6 +189,14 @@ struct value *rounding_method(struct call *c, struct qkv_error *err);
 extern const struct builtin printopts_functions[];
 struct value *printopts_numpy_dict(const struct np_print_options *o);
 
+/* nnlayers.c: nn.Embedding and nn.LayerNorm (and F.embedding,
+ * F.layer_norm); nnlayers_functions ends with a NULL name. nnlayers_call
+ * calls such a module on its input; nnlayers_attr gives one of its
+ * attributes, or NULL when it has no such one. */
+extern const struct builtin nnlayers_functions[];
+struct value *nnlayers_call(struct call *c, struct object *o, struct qkv_error *err);
+struct value *nnlayers_attr(const struct object *o, const char *name);
+
 /* accumulate.c: np.cumsum, torch.cumsum (and x.cumsum), np.count_nonzero.
  * accumulate_functions ends with a NULL name. */
 extern const struct builtin accumulate_functions[];

@@ -1443,7 +1443,7 @@ const char *value_type_name(const struct value *v)
 	case V_MODULE: return "module";
 	case V_FUNC: return "builtin_function";
 	case V_METHOD: return "method";
-	case V_OBJECT: return v->obj->kind == OBJ_LINEAR ? "Linear" : "Dropout";
+	case V_OBJECT: return object_kind_name(v->obj->kind);
 	case V_DTYPE: return v->np ? "type" : "dtype";
 	case V_DICT: return "dict";
 	case V_SET: return "set";
@@ -1656,6 +1656,43 @@ void value_repr(struct strbuf *out, const struct value *v)
 		strbuf_puts(out, " ... (cut: over qkv's limit of 64 MiB for one text)");
 }
 
+const char *object_kind_name(enum object_kind k)
+{
+	static const char *const names[] = { [OBJ_LINEAR] = "Linear", [OBJ_DROPOUT] = "Dropout",
+					     [OBJ_EMBEDDING] = "Embedding", [OBJ_LAYERNORM] = "LayerNorm" };
+	return names[k];
+}
+
+/* torch's extra_repr of each module kind */
+static void object_repr(struct strbuf *out, const struct object *o)
+{
+	switch (o->kind) {
+	case OBJ_LINEAR:
+		strbuf_printf(out, "Linear(in_features=%lld, out_features=%lld, bias=%s)", (long long)o->in_features,
+			      (long long)o->out_features, o->bias && o->bias->kind != V_NONE ? "True" : "False");
+		break;
+	case OBJ_DROPOUT:
+		strbuf_puts(out, "Dropout(p=");
+		format_py_float(out, o->p);
+		strbuf_puts(out, ", inplace=False)");
+		break;
+	case OBJ_EMBEDDING:
+		strbuf_printf(out, "Embedding(%lld, %lld", (long long)o->in_features, (long long)o->out_features);
+		if (o->padding_idx >= 0)
+			strbuf_printf(out, ", padding_idx=%lld", (long long)o->padding_idx);
+		strbuf_putc(out, ')');
+		break;
+	case OBJ_LAYERNORM:
+		strbuf_puts(out, "LayerNorm((");
+		for (int i = 0; i < o->norm_ndim; i++)
+			strbuf_printf(out, i ? ", %lld" : "%lld", (long long)o->norm_shape[i]);
+		strbuf_puts(out, o->norm_ndim == 1 ? ",), eps=" : "), eps=");
+		format_py_float(out, o->p);
+		strbuf_printf(out, ", elementwise_affine=%s)", o->weight->kind == V_TENSOR ? "True" : "False");
+		break;
+	}
+}
+
 static void repr_plain(struct strbuf *out, const struct value *v)
 {
 	switch (v->kind) {
@@ -1689,6 +1726,17 @@ static void repr_plain(struct strbuf *out, const struct value *v)
 				return;
 			}
 		}
+		/* torch.nn's module classes, by the module torch defines them in */
+		static const char *const nn_classes[][2] = { { "torch.nn.Linear", "linear" },
+							     { "torch.nn.Dropout", "dropout" },
+							     { "torch.nn.Embedding", "sparse" },
+							     { "torch.nn.LayerNorm", "normalization" } };
+		for (size_t i = 0; i < sizeof nn_classes / sizeof nn_classes[0]; i++) {
+			if (strcmp(nn_classes[i][0], v->str) == 0) {
+				strbuf_printf(out, "<class 'torch.nn.modules.%s.%s'>", nn_classes[i][1], v->str + 9);
+				return;
+			}
+		}
 		strbuf_printf(out, "<built-in function %s>", v->str);
 		break;
 	}
@@ -1696,15 +1744,7 @@ static void repr_plain(struct strbuf *out, const struct value *v)
 		strbuf_printf(out, "<built-in method %s of %s object>", v->str, value_type_name(v->self));
 		break;
 	case V_OBJECT:
-		if (v->obj->kind == OBJ_LINEAR)
-			strbuf_printf(out, "Linear(in_features=%lld, out_features=%lld, bias=%s)",
-				      (long long)v->obj->in_features, (long long)v->obj->out_features,
-				      v->obj->bias && v->obj->bias->kind != V_NONE ? "True" : "False");
-		else {
-			strbuf_puts(out, "Dropout(p=");
-			format_py_float(out, v->obj->p);
-			strbuf_puts(out, ", inplace=False)");
-		}
+		object_repr(out, v->obj);
 		break;
 	case V_DTYPE:
 		if (v->np)

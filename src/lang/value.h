@@ -40,14 +40,19 @@ enum value_kind {
 	V_GRADFN,   /* x.grad_fn: str = torch's node name ("MmBackward0"), prints <MmBackward0 object> */
 };
 
-enum object_kind { OBJ_LINEAR, OBJ_DROPOUT };
+enum object_kind { OBJ_LINEAR, OBJ_DROPOUT, OBJ_EMBEDDING, OBJ_LAYERNORM };
+/* "Linear", "Dropout", "Embedding", "LayerNorm": the class's name in torch.nn */
+const char *object_kind_name(enum object_kind k);
 
 struct object {
 	enum object_kind kind;
-	struct value *weight;   /* Linear: (out, in) tensor */
-	struct value *bias;     /* Linear: (out,) tensor or None */
-	int64_t in_features, out_features;
-	double p;               /* Dropout */
+	struct value *weight;   /* Linear: (out, in); Embedding: (num, dim); LayerNorm: the shape or None */
+	struct value *bias;     /* Linear: (out,) tensor or None; LayerNorm: the shape or None */
+	int64_t in_features, out_features; /* Linear; Embedding: num_embeddings, embedding_dim */
+	double p;               /* Dropout; LayerNorm: eps */
+	int64_t padding_idx;    /* Embedding: the row kept at 0, or -1 */
+	int norm_ndim;          /* LayerNorm: normalized_shape */
+	int64_t norm_shape[TENSOR_MAX_DIMS];
 	bool training;
 };
 

@@ -385,6 +385,26 @@ PRINTOPTIONS_PROGRAMS = [
 ]
 
 
+# nn.Embedding and nn.LayerNorm (and F.embedding, F.layer_norm): torch's
+# weights, lookups and normalisation to the last bit, and torch's errors.
+NN_LAYER_PROGRAMS = [
+    ("nn_embedding_and_layer_norm", 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ntorch.manual_seed(0)\ne = nn.Embedding(10, 3)\nprint(e, e.weight)\ne2 = nn.Embedding(5, 2, padding_idx=-5)\nprint(e2, e2.padding_idx, e2.weight)\ny = e(torch.tensor([[1, 2], [3, 9]]))\nprint(y)\nprint(e.num_embeddings, e.embedding_dim, e.padding_idx, type(e), isinstance(e, nn.Embedding), isinstance(e, nn.Module))\nln = nn.LayerNorm(4)\nprint(ln, ln.weight, ln.bias, ln.normalized_shape, ln.eps, ln.elementwise_affine)\nx = torch.arange(8.).reshape(2, 4)\nprint(ln(x))\nln2 = nn.LayerNorm([2, 4], eps=1e-6, elementwise_affine=False)\nprint(ln2, ln2.weight)\nprint(ln2(x))\nprint(F.layer_norm(x, (4,)), F.embedding(torch.tensor([0, 4]), e.weight))\nh = torch.randn(3, 5, 16)\nprint(nn.LayerNorm(16)(h))\nprint(F.layer_norm(h, (5, 16), eps=1e-3))\nprint(F.layer_norm(h.double(), (16,)))\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.tok = nn.Embedding(7, 4)\n        self.ln = nn.LayerNorm(4)\n    def forward(self, idx):\n        return self.ln(self.tok(idx))\nb = Block()\nprint(b)\nprint([n for n, p in b.named_parameters()])\nprint(b(torch.tensor([1, 2, 6])))\nprint(sum(p.numel() for p in b.parameters()))'),
+    ("layer_norm_to_the_last_bit", 'import torch\nimport torch.nn.functional as F\ntorch.manual_seed(1)\nfor n in [1, 3, 7, 8, 9, 15, 16, 17, 31, 64, 100, 127, 128, 129, 200, 256, 300, 513, 1030, 2100]:\n    for dt in [torch.float32, torch.float64]:\n        x = (torch.randn(3, n) * 3 + 1.5).to(dt)\n        w = torch.randn(n).to(dt)\n        b = torch.randn(n).to(dt)\n        for args in [(None, None), (w, b), (w, None)]:\n            y = F.layer_norm(x, (n,), args[0], args[1])\n            print(n, dt, args[0] is None, args[1] is None, y.tolist()[2][:5], y.tolist()[0][-3:])'),
+    ("nn_layers_shapes_and_grad_fns", 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nprint(e.weight.shape, ln.normalized_shape, nn.LayerNorm((2, 3)).weight.shape, F.embedding(torch.tensor([[0, 1]]), torch.eye(3)).shape)\nprint(e(torch.tensor([1, 2])).requires_grad, ln(torch.ones(2, 4)).requires_grad, F.layer_norm(torch.ones(2, 4), [4]).requires_grad, nn.LayerNorm(4, elementwise_affine=False)(torch.ones(2, 4)).requires_grad)\nprint(ln(torch.ones(1, 4)), F.embedding(torch.tensor([2]), nn.Parameter(torch.eye(3))))'),
+    ('embedding_index_out_of_range', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = e(torch.tensor([10]))'),
+    ('embedding_of_float_indices', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = e(torch.tensor([1.0]))'),
+    ('embedding_of_a_negative_index', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = e(torch.tensor([-1]))'),
+    ('embedding_padding_idx_out_of_range', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = nn.Embedding(5, 2, padding_idx=5)'),
+    ('embedding_negative_size', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = nn.Embedding(-1, 2)'),
+    ('layer_norm_wrong_last_dim', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = ln(torch.ones(2, 3))'),
+    ('layer_norm_too_few_dims', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = ln(torch.ones(3))'),
+    ('layer_norm_of_integers', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = ln(torch.ones(2, 4, dtype=torch.int64))'),
+    ('layer_norm_weight_of_another_shape', 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ne = nn.Embedding(10, 3)\nln = nn.LayerNorm(4)\nx = F.layer_norm(torch.ones(2, 4), (4,), torch.ones(3))'),
+    ("layer_norm_weight_replaced_by_another_shape", "import torch\nimport torch.nn as nn\nln = nn.LayerNorm(4)\nln.weight = nn.Parameter(torch.ones(3))\ny = ln(torch.ones(2, 4))"),
+    ("embedding_weight_replaced_by_a_vector", "import torch\nimport torch.nn as nn\ne = nn.Embedding(4, 2)\ne.weight = nn.Parameter(torch.ones(3))\ny = e(torch.tensor([1]))"),
+]
+
+
 def printoptions_program(seed):
     """A program that sets random options and prints random tensors and
     arrays (values written out, so that qkv reads the same ones)."""
@@ -469,7 +489,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     lines = ["/* generated by tests/ref/python_semantics.py with CPython %d.%d: do not edit */"
              % sys.version_info[:2]]
-    for name, src in PROGRAMS + CHAR_AND_SET_PROGRAMS + PRINTOPTIONS_PROGRAMS:
+    for name, src in PROGRAMS + CHAR_AND_SET_PROGRAMS + PRINTOPTIONS_PROGRAMS + NN_LAYER_PROGRAMS:
         out, et, em = run(src)
         lines.append("{ %s,\n  %s,\n  %s, %s, %s }," % (c_string(name), c_string(src), c_string(out),
                                                        c_string(et), c_string(em)))
