@@ -161,6 +161,12 @@ struct tensor *ops_log_softmax(struct tensor *t, int dim, struct qkv_error *err)
  * in torch's order of operations (ops_norm.c). */
 struct tensor *ops_layer_norm(struct tensor *x, int ndims, const int64_t *shape, const struct tensor *w,
 			      const struct tensor *b, double eps, struct qkv_error *err);
+/* torch's p-norm (p 0, 1, 2, inf or -inf) over the ndims dims given (from 0;
+ * none: every dim), keepdim as in torch: the 2-norm of the innermost dims of
+ * a contiguous tensor in its vectorised order, the rest one by one, each in
+ * the tensor's type as torch's kernels compute them (ops_norm.c). */
+struct tensor *ops_vector_norm(const struct ops_ctx *ctx, struct tensor *t, double p, int ndims, const int *dims,
+			       bool keepdim, struct qkv_error *err);
 /* where mask (bool, broadcastable to t) is true, value. In place writes into
  * t's storage (t keeps its shape; mask must broadcast to t's shape). */
 struct tensor *ops_masked_fill(const struct ops_ctx *ctx, struct tensor *t, struct tensor *mask,

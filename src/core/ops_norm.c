@@ -1,5 +1,6 @@
-/* ops_norm.c: layer normalisation as torch 1.13's CPU kernel computes it
- * (nn.LayerNorm, F.layer_norm). Each row of the last dims is normalised by
+/* ops_norm.c: layer normalisation and vector norms as torch 1.13's CPU
+ * kernels compute them (nn.LayerNorm, F.layer_norm; torch.norm, x.norm,
+ * F.normalize). For layer normalisation: Each row of the last dims is normalised by
  * its mean and biased variance, which torch finds with Welford's algorithm
  * over the lanes of its AVX2 vectors (8 floats or 4 doubles) in chunks of
  * 16, the chunks' moments summed in a cascade, the lanes combined after the
@@ -7,7 +8,7 @@
  * the tensor's type; the two multiply-adds of y are fused, as torch's
  * compiler fused them (its moments are not). Done here in the same order,
  * checked against torch to the last bit. */
-#include "core/ops.h"
+#include "core/ops_private.h"
 #include "core/mem.h"
 
 #include <math.h>
@@ -168,4 +169,130 @@ struct tensor *ops_layer_norm(struct tensor *x, int ndims, const int64_t *shape,
 	}
 	free(row);
 	return c;
+}
+
+/* ---- vector norms ------------------------------------------------------------------ */
+
+/* torch's 2-norm of one contiguous row of n in the fast path (a reduction
+ * over the innermost dims): the squares fused into 8 (4 for double) lane
+ * sums a vector at a time, the lanes added in order, then the tail fused
+ * in one by one. */
+static double norm2_lanes(bool f32, const double *x, int64_t n)
+{
+	int lanes = f32 ? 8 : 4;
+	double acc[8] = { 0 };
+	int64_t d = 0;
+	for (; d + lanes <= n; d += lanes)
+		for (int e = 0; e < lanes; e++)
+			acc[e] = fmadd(f32, x[d + e], x[d + e], acc[e]);
+	double s = acc[0];
+	for (int e = 1; e < lanes; e++)
+		s = rnd(f32, s + acc[e]);
+	for (; d < n; d++)
+		s = fmadd(f32, x[d], x[d], s);
+	return rnd(f32, sqrt(s));
+}
+
+/* torch's p-norm of one row in its general reduction: one by one. */
+static double norm_seq(bool f32, const double *x, int64_t n, double p)
+{
+	double acc = isinf(p) && p > 0 ? 0 : isinf(p) ? INFINITY : 0;
+	for (int64_t k = 0; k < n; k++) {
+		double a = fabs(x[k]);
+		if (p == 2)
+			acc = fmadd(f32, x[k], x[k], acc);
+		else if (p == 1)
+			acc = rnd(f32, acc + a);
+		else if (p == 0)
+			acc = rnd(f32, acc + (x[k] != 0));
+		else if (isinf(p))	/* NaN wins, as torch's AbsMaxOps */
+			acc = isnan(a) || isnan(acc) ? NAN : p > 0 ? fmax(acc, a) : fmin(acc, a);
+	}
+	return p == 2 ? rnd(f32, sqrt(acc)) : acc;
+}
+
+/* Whether torch reduces t over red in its fast path: t contiguous and the
+ * dims reduced all after the ones kept (each kept one of more than 1). */
+static bool innermost(const struct tensor *t, const bool *red)
+{
+	if (!tensor_is_contiguous(t))
+		return false;
+	bool seen_red = false;
+	for (int i = 0; i < t->ndim; i++) {
+		if (red[i])
+			seen_red = true;
+		else if (seen_red && t->shape[i] > 1)
+			return false;
+	}
+	return true;
+}
+
+struct tensor *ops_vector_norm(const struct ops_ctx *ctx, struct tensor *t, double p, int ndims, const int *dims,
+			       bool keepdim, struct qkv_error *err)
+{
+	if (!dtype_is_float(t->dtype))
+		return error_set(err, 0, 0, "RuntimeError: norm(): input dtype should be either floating point or "
+				 "complex. Got %s instead.", t->dtype == DT_I64 ? "Long" : "Bool"),
+		       NULL;
+	if (!(p == 0 || p == 1 || p == 2 || isinf(p)))
+		return error_set(err, 0, 0, "qkv computes the norms of order 0, 1, 2, inf and -inf: p=%g is not "
+				 "supported", p),
+		       NULL;
+	bool red[TENSOR_MAX_DIMS] = { false };
+	for (int i = 0; i < ndims; i++)
+		red[dims[i]] = true;
+	int mem[TENSOR_MAX_DIMS];	/* t's dims in memory order, largest stride first */
+	for (int i = 0; i < t->ndim; i++) {
+		int j = i;
+		for (; j > 0 && llabs(t->strides[mem[j - 1]]) < llabs(t->strides[i]); j--)
+			mem[j] = mem[j - 1];
+		mem[j] = i;
+	}
+	if (ndims == 0 && t->ndim > 0) {	/* every dim, read in memory order (torch's iterator does) */
+		struct tensor *m = ops_permute(t, mem, t->ndim, err);
+		if (!m)
+			return NULL;
+		int all[TENSOR_MAX_DIMS] = { 0, 1, 2, 3 };
+		struct tensor *r = ops_vector_norm(ctx, m, p, m->ndim, all, false, err);
+		tensor_unref(m);
+		if (r && keepdim) {
+			int64_t ones[TENSOR_MAX_DIMS] = { 1, 1, 1, 1 };
+			struct tensor *k = ops_reshape(ctx, r, t->ndim, ones, err);
+			tensor_unref(r);
+			r = k;
+		}
+		return r;
+	}
+	int kept = 0;
+	int64_t shape[TENSOR_MAX_DIMS], kshape[TENSOR_MAX_DIMS], n = 1;
+	for (int i = 0; i < t->ndim; i++) {
+		shape[i] = red[i] ? 1 : t->shape[i];
+		if (red[i])
+			n *= t->shape[i];
+		else
+			kshape[kept++] = t->shape[i];
+	}
+	if (n == 0 && isinf(p) && p < 0)
+		return error_set(err, 0, 0, "RuntimeError: linalg.vector_norm cannot compute the -inf norm on an "
+				 "empty tensor because the operation does not have an identity"),
+		       NULL;
+	bool fast = p == 2 && innermost(t, red);
+	/* the reduced dims last, in t's order: one row of n per result */
+	struct tensor *v = t->ndim > 0 ? ops_merge_reduced(ctx, t, red, err) : tensor_ref(t);
+	if (!v)
+		return NULL;
+	struct tensor *c = ops_clone(v);	/* rows of n in order */
+	tensor_unref(v);
+	struct tensor *out = tensor_new(t->dtype, t->flavor, keepdim ? t->ndim : kept, keepdim ? shape : kshape);
+	int64_t rows = tensor_numel(out);
+	double *row = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *row);
+	bool f32 = t->dtype == DT_F32;
+	for (int64_t r = 0; r < rows; r++) {
+		for (int64_t j = 0; j < n; j++)
+			row[j] = tensor_get(c, r * n + j);
+		tensor_set(out, r, fast ? norm2_lanes(f32, row, n) : norm_seq(f32, row, n, p));
+	}
+	free(row);
+	tensor_unref(c);
+	return out;
 }

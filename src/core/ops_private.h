@@ -1,5 +1,6 @@
-/* ops_private.h: the helpers ops.c, ops_view.c and ops_reduce.c share (a
- * shape in messages, dtype choices and conversions). Included by src/core/ops*.c only; everyone else goes
+/* ops_private.h: the helpers ops.c, ops_view.c, ops_reduce.c and ops_norm.c
+ * share (a shape in messages, dtype choices and conversions, the reduced
+ * dims of a reduction moved last). Included by src/core/ops*.c only; everyone else goes
  * through core/ops.h. */
 #ifndef QKV_CORE_OPS_PRIVATE_H
 #define QKV_CORE_OPS_PRIVATE_H
@@ -42,5 +43,11 @@ static inline struct tensor *retype(struct tensor *out, enum dtype rd)
 	tensor_unref(out);
 	return r;
 }
+
+/* t with the dims marked in red moved last, in order, and merged into one
+ * (the kept dims before it, in order): a reduction over its last dim is one
+ * over all of them. With none marked, a last dim of 1. (ops_reduce.c) */
+struct tensor *ops_merge_reduced(const struct ops_ctx *ctx, struct tensor *t, const bool *red,
+				 struct qkv_error *err);
 
 #endif

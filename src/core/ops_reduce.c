@@ -425,8 +425,8 @@ struct tensor *ops_var(const struct ops_ctx *ctx, struct tensor *t, bool all, in
  * (the kept dims before it, in order): a reduction over its last dim is
  * one over all of them. With none marked, a last dim of 1 (numpy's
  * axis=(): each element alone). */
-static struct tensor *merge_reduced(const struct ops_ctx *ctx, struct tensor *t, const bool *red,
-				    struct qkv_error *err)
+struct tensor *ops_merge_reduced(const struct ops_ctx *ctx, struct tensor *t, const bool *red,
+				 struct qkv_error *err)
 {
 	int perm[TENSOR_MAX_DIMS], k = 0, nk = 0;
 	int64_t shape[TENSOR_MAX_DIMS], n = 1;
@@ -487,7 +487,7 @@ struct tensor *ops_reduce_dims(const struct ops_ctx *ctx, struct tensor *t, int 
 		return ops_reduce(ctx, t, true, 0, keepdim, op, err);
 	if (n == 1)
 		return ops_reduce(ctx, t, false, dims[0], keepdim, op, err);
-	struct tensor *m = merge_reduced(ctx, t, red, err);
+	struct tensor *m = ops_merge_reduced(ctx, t, red, err);
 	if (!m)
 		return NULL;
 	struct tensor *r = ops_reduce(ctx, m, false, m->ndim - 1, false, op, err);
@@ -503,7 +503,7 @@ struct tensor *ops_var_dims(const struct ops_ctx *ctx, struct tensor *t, int n, 
 		return ops_var(ctx, t, true, 0, keepdim, correction, take_sqrt, err);
 	if (n == 1)
 		return ops_var(ctx, t, false, dims[0], keepdim, correction, take_sqrt, err);
-	struct tensor *m = merge_reduced(ctx, t, red, err);
+	struct tensor *m = ops_merge_reduced(ctx, t, red, err);
 	if (!m)
 		return NULL;
 	struct tensor *r = ops_var(ctx, m, false, m->ndim - 1, false, correction, take_sqrt, err);

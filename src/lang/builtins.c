@@ -1301,8 +1301,8 @@ static const struct builtin functions[] = {
 };
 
 static const char *const modules[] = {
-	"torch", "torch.nn", "torch.nn.functional", "numpy", "numpy.random", "scipy", "scipy.special", "math",
-	"copy",
+	"torch", "torch.nn", "torch.nn.functional", "torch.linalg", "numpy", "numpy.random", "numpy.linalg",
+	"scipy", "scipy.special", "math", "copy",
 };
 
 static const struct {
@@ -1337,7 +1337,8 @@ static const struct {
 /* The other files' tables of functions, after functions[], in this order. */
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
-						accumulate_functions, printopts_functions, nnlayers_functions };
+						accumulate_functions, printopts_functions, nnlayers_functions,
+						norms_functions };
 
 struct named {
 	const char *name;

@@ -562,6 +562,7 @@ static const struct builtin tensor_methods[] = {
 	{ "expand", pieces_expand }, { "repeat", pieces_repeat }, { "clip", bounds_clip_method },
 	{ "clamp", bounds_clamp_method }, { "clamp_", bounds_clamp_ }, { "normal_", sampling_normal_ },
 	{ "uniform_", sampling_uniform_ }, { "cumsum", accumulate_cumsum_method },
+	{ "norm", norms_method },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

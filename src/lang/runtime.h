@@ -197,6 +197,12 @@ extern const struct builtin nnlayers_functions[];
 struct value *nnlayers_call(struct call *c, struct object *o, struct qkv_error *err);
 struct value *nnlayers_attr(const struct object *o, const char *name);
 
+/* norms.c: torch.norm, torch.linalg.norm and vector_norm, F.normalize,
+ * F.cosine_similarity, np.linalg.norm, and the method x.norm.
+ * norms_functions ends with a NULL name. */
+extern const struct builtin norms_functions[];
+struct value *norms_method(struct call *c, struct qkv_error *err);
+
 /* accumulate.c: np.cumsum, torch.cumsum (and x.cumsum), np.count_nonzero.
  * accumulate_functions ends with a NULL name. */
 extern const struct builtin accumulate_functions[];

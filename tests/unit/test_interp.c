@@ -41,6 +41,23 @@ static const char *show(struct interp *I, const char *expr)
 	return printed.s;
 }
 
+/* A statement qkv refuses: the message and the column it gives. */
+struct refused {
+	const char *src, *msg;
+	int col;
+};
+
+/* Each of the n statements fails in I, run whole, with its message at its column. */
+static void expect_refused(struct interp *I, const struct refused *bad, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct qkv_error err;
+		cr_expect_eq(run(I, bad[i].src, INTERP_ATOMIC, &err), INTERP_ERROR, "%s ran", bad[i].src);
+		cr_expect_str_eq(err.msg, bad[i].msg, "%s", bad[i].src);
+		cr_expect_eq(err.col, bad[i].col, "%s: column %d", bad[i].src, err.col);
+	}
+}
+
 Test(interp, a_failing_statement_should_undo_its_in_place_writes)
 {
 	struct interp *I = fresh();
@@ -59,7 +76,7 @@ Test(interp, a_failing_statement_should_undo_its_in_place_writes)
  * write through one, which would land in the copy, never happens silently */
 Test(interp, a_list_of_indices_should_copy_and_its_unsupported_forms_be_refused_at_their_place)
 {
-	static const struct { const char *src, *msg; int col; } bad[] = {
+	static const struct refused bad[] = {
 		{ "X[[1], [0]]", "qkv takes one list of indices per subscript", 8 },
 		{ "X[[0, 1]] = 0", "qkv cannot assign through a list of indices; assign to a slice", 3 },
 		{ "X[[True, False, True, True]]", "indexing with a list of booleans (a mask) is not supported in qkv", 3 },
@@ -73,11 +90,7 @@ Test(interp, a_list_of_indices_should_copy_and_its_unsupported_forms_be_refused_
 	struct interp *I = fresh();
 	struct qkv_error err;
 	cr_assert_eq(run(I, "X = torch.arange(12).view(4, 3)", 0, &err), INTERP_OK, "%s", err.msg);
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		cr_expect_eq(run(I, bad[i].src, INTERP_ATOMIC, &err), INTERP_ERROR, "%s ran", bad[i].src);
-		cr_expect_str_eq(err.msg, bad[i].msg, "%s", bad[i].src);
-		cr_expect_eq(err.col, bad[i].col, "%s: column %d", bad[i].src, err.col);
-	}
+	expect_refused(I, bad, sizeof bad / sizeof *bad);
 	cr_assert_str_eq(show(I, "X.sum()"), "tensor(66)\n", "X was written");
 	/* the copy is a copy */
 	cr_assert_eq(run(I, "Z = X[[0]]; Z += 100", 0, &err), INTERP_OK, "%s", err.msg);
@@ -447,10 +460,7 @@ Test(interp, printoptions_each_interpreter_should_have_its_own_options_and_a_clo
 
 Test(interp, printoptions_what_qkv_does_not_follow_should_be_refused_at_the_argument)
 {
-	static const struct {
-		const char *src, *msg;
-		int col;
-	} bad[] = {
+	static const struct refused bad[] = {
 		/* torch takes these and fails at the next print */
 		{ "torch.set_printoptions(precision=2.5)", "TypeError: precision must be an integer", 24 },
 		{ "torch.set_printoptions(precision=-1)", "ValueError: precision must be >= 0", 24 },
@@ -468,15 +478,31 @@ Test(interp, printoptions_what_qkv_does_not_follow_should_be_refused_at_the_argu
 	};
 	struct interp *I = fresh();
 	show(I, "import torch\nimport numpy as np\nx = torch.tensor([1 / 3])");
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct qkv_error err;
-		cr_assert_eq(run(I, bad[i].src, INTERP_ATOMIC, &err), INTERP_ERROR, "%s", bad[i].src);
-		cr_expect_str_eq(err.msg, bad[i].msg, "%s", bad[i].src);
-		cr_expect_eq(err.col, bad[i].col, "%s: col %d", bad[i].src, err.col);
-	}
+	expect_refused(I, bad, sizeof bad / sizeof bad[0]);
 	cr_assert_str_eq(show(I, "x"), "tensor([0.3333])\n");
 	/* what numpy takes and qkv follows as it does */
 	cr_assert_str_eq(show(I, "np.set_printoptions(nanstr='nan', legacy=False, formatter=None)"), "");
+	interp_free(I);
+	strbuf_free(&printed);
+}
+
+/* the norms qkv does not compute are refused at the argument that asks for
+ * one, never computed some other way */
+Test(interp, a_norm_qkv_does_not_compute_should_be_refused_at_its_argument)
+{
+	static const struct refused bad[] = {
+		{ "torch.norm(x, p='nuc')", "qkv computes vector norms: the 'nuc' norm is not supported", 15 },
+		{ "x.norm(p=3)", "qkv computes the norms of order 0, 1, 2, inf and -inf: p=3 is not supported", 8 },
+		{ "torch.linalg.norm(x, ord=2)", "qkv computes torch.linalg.norm with ord=None only (a vector's or a "
+		  "matrix's 2-norm): use torch.linalg.vector_norm for another order", 22 },
+		{ "np.linalg.norm(a, ord=2)", "qkv computes vector norms: a matrix norm (ord of a 2-D array or of two "
+		  "axes) is not supported", 19 },
+		{ "np.linalg.norm(a[0], ord=3)", "qkv computes the norms of order 0, 1, 2, inf and -inf: ord=3 is not "
+		  "supported", 22 },
+	};
+	struct interp *I = fresh();
+	show(I, "import torch\nimport numpy as np\nx = torch.ones(2, 3)\na = np.ones((2, 3))");
+	expect_refused(I, bad, sizeof bad / sizeof bad[0]);
 	interp_free(I);
 	strbuf_free(&printed);
 }
