@@ -22,6 +22,7 @@ enum rule_kind {
 	R_CREATE,    /* R_NONE, and takes requires_grad= (torch.randn(2, requires_grad=True)) */
 	R_FN,        /* fn when an input requires grad */
 	R_VIEW,      /* R_FN, and the result is a view of the first input */
+	R_BOUND,     /* fn when clamp's bounds are numbers, fn2 when one is a tensor */
 	R_DIM,       /* fn, or fn2 when a dim is given (sum: SumBackward0 / SumBackward1), or
 	                round's decimals (RoundBackward0 / RoundBackward1) */
 	R_SAME,      /* the input itself when nothing changes (contiguous, float), else fn */
@@ -64,9 +65,11 @@ static const struct rule rules[] = {
 	{ "Tensor.astype", R_NUMPY, NULL, NULL },
 	{ "Tensor.bool", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.chunk", R_UNBIND, "SplitBackward0", NULL },
-	{ "Tensor.clamp", R_FN, "ClampBackward1", NULL },
+	{ "Tensor.clamp", R_BOUND, "ClampBackward1", "ClampBackward0" },
 	{ "Tensor.clamp_", R_INPLACE, "ClampBackward1", NULL },
-	{ "Tensor.clip", R_FN, "ClampBackward1", NULL },
+	{ "Tensor.clamp_max", R_BOUND, "ClampMaxBackward0", "ClampMaxBackward1" },
+	{ "Tensor.clamp_min", R_BOUND, "ClampMinBackward0", "ClampMinBackward1" },
+	{ "Tensor.clip", R_BOUND, "ClampBackward1", "ClampBackward0" },
 	{ "Tensor.clone", R_FN, "CloneBackward0", NULL },
 	{ "Tensor.contiguous", R_SAME, "CloneBackward0", NULL },
 	{ "Tensor.copy", R_FN, "CloneBackward0", NULL },
@@ -274,8 +277,10 @@ static const struct rule rules[] = {
 	{ "torch.bmm", R_FN, "BmmBackward0", NULL },
 	{ "torch.cat", R_FN, "CatBackward0", NULL },
 	{ "torch.chunk", R_UNBIND, "SplitBackward0", NULL },
-	{ "torch.clamp", R_FN, "ClampBackward1", NULL },
-	{ "torch.clip", R_FN, "ClampBackward1", NULL },
+	{ "torch.clamp", R_BOUND, "ClampBackward1", "ClampBackward0" },
+	{ "torch.clamp_max", R_BOUND, "ClampMaxBackward0", "ClampMaxBackward1" },
+	{ "torch.clamp_min", R_BOUND, "ClampMinBackward0", "ClampMinBackward1" },
+	{ "torch.clip", R_BOUND, "ClampBackward1", "ClampBackward0" },
 	{ "torch.cos", R_FN, "CosBackward0", NULL },
 	{ "torch.cumsum", R_FN, "CumsumBackward0", NULL },
 	{ "torch.dot", R_FN, "DotBackward0", NULL },
@@ -519,6 +524,18 @@ static bool dim_given(const struct call *c, int pos)
 	return false;
 }
 
+/* Whether a bound of clamp (an argument after the input) is a tensor. */
+static bool tensor_bound(const struct call *c)
+{
+	for (int i = c->self ? 0 : 1; i < c->nargs; i++)
+		if (c->args[i]->kind == V_TENSOR)
+			return true;
+	for (int k = 0; k < c->nkw; k++)
+		if (strcmp(c->kwnames[k], "input") != 0 && c->kwargs[k]->kind == V_TENSOR)
+			return true;
+	return false;
+}
+
 /* Whether F.dropout(x, p, training) drops anything. */
 static bool drops(const struct call *c)
 {
@@ -621,7 +638,7 @@ static void record_write(const struct interp *I, struct tensor *t, const char *f
 static bool gives_only(enum rule_kind k)
 {
 	switch (k) {
-	case R_NONE: case R_NUMPY: case R_FN: case R_VIEW: case R_DIM: case R_SAME: case R_RESHAPE:
+	case R_NONE: case R_NUMPY: case R_FN: case R_VIEW: case R_DIM: case R_BOUND: case R_SAME: case R_RESHAPE:
 	case R_MATMUL: case R_LINEAR: case R_DROPOUT: case R_ATTENTION: case R_EINSUM:
 		return true;
 	default:
@@ -692,6 +709,9 @@ struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn
 		break;
 	case R_VIEW:
 		give(r, &in, in.grad, rule->fn, x);
+		break;
+	case R_BOUND:
+		give(r, &in, in.grad, tensor_bound(c) ? rule->fn2 : rule->fn, NULL);
 		break;
 	case R_DIM:
 		give(r, &in, in.grad, dim_given(c, c->self ? 0 : 1) ? rule->fn2 : rule->fn,

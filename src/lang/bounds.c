@@ -109,12 +109,15 @@ static struct value *torch_clamp(struct call *c, bool in_place, struct qkv_error
 	if (none(a.v[lo]) && none(a.v[lo + 1]))
 		return args_error(err, c, &a, -1, "torch.clamp: At least one of 'min' or 'max' must not be None"),
 		       args_fail(&a);
+	bool mixed = !none(a.v[lo]) && !none(a.v[lo + 1]) &&
+		     (a.v[lo]->kind == V_TENSOR) != (a.v[lo + 1]->kind == V_TENSOR);
 	for (int i = lo; i <= lo + 1; i++)
-		if (!none(a.v[i]) && a.v[i]->kind != V_TENSOR && !value_is_number(a.v[i]))
+		if (mixed || (!none(a.v[i]) && a.v[i]->kind != V_TENSOR && !value_is_number(a.v[i])))
 			return args_error(err, c, &a, i, "TypeError: clamp() received an invalid combination of arguments - "
-					  "got (Tensor, %s), but expected one of:\n * (Tensor input, Tensor min, Tensor max, "
-					  "*, Tensor out)\n * (Tensor input, Number min, Number max, *, Tensor out)",
-					  value_type_name(a.v[i])), args_fail(&a);
+					  "got (Tensor, %s%s%s), but expected one of:\n * (Tensor input, Tensor min, Tensor "
+					  "max, *, Tensor out)\n * (Tensor input, Number min, Number max, *, Tensor out)",
+					  value_type_name(a.v[lo]), mixed ? ", " : "", mixed ? value_type_name(a.v[lo + 1]) : ""),
+			       args_fail(&a);
 	struct tensor *r = clip(c, &a, lo, lo + 1, false, tensor_ref(x), err);
 	if (!r || !in_place)
 		return args_done(c, &a, r, err);
@@ -130,6 +133,30 @@ static struct value *torch_clamp(struct call *c, bool in_place, struct qkv_error
 }
 
 static struct value *t_clamp(struct call *c, struct qkv_error *err) { return torch_clamp(c, false, err); }
+
+/* torch.clamp_min(input, min) and x.clamp_min(min) (op EW_MAX); clamp_max
+ * (EW_MIN): one bound, a number or a tensor, required. */
+static struct value *clamp_one(struct call *c, enum ew_op op, struct qkv_error *err)
+{
+	struct args a;
+	bool method = c->self != NULL;
+	const char *bound = op == EW_MAX ? "min" : "max";
+	if (args_bind(c, method ? P(bound) : P("input", bound), method ? 1 : 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x;
+	if (method)
+		x = c->self->t;
+	else if (args_tensor(c, &a, 0, &x, err) < 0)
+		return args_fail(&a);
+	int i = method ? 0 : 1;
+	if (a.v[i]->kind != V_TENSOR && !value_is_number(a.v[i]))
+		return args_error(err, c, &a, i, "TypeError: clamp_%s() received an invalid %s: expected a number or "
+				  "a tensor, got %s", bound, bound, value_type_name(a.v[i])), args_fail(&a);
+	return args_done(c, &a, bound_by(c, &a, i, false, tensor_ref(x), op, err), err);
+}
+
+struct value *bounds_clamp_min(struct call *c, struct qkv_error *err) { return clamp_one(c, EW_MAX, err); }
+struct value *bounds_clamp_max(struct call *c, struct qkv_error *err) { return clamp_one(c, EW_MIN, err); }
 
 /* x.clamp(...), x.clip(...): torch's or numpy's by x's flavour */
 struct value *bounds_clip_method(struct call *c, struct qkv_error *err)
@@ -155,5 +182,6 @@ struct value *bounds_clamp_(struct call *c, struct qkv_error *err)
 const struct builtin bounds_functions[] = {
 	{ "numpy.maximum", np_maximum }, { "numpy.minimum", np_minimum }, { "numpy.clip", np_clip },
 	{ "torch.clamp", t_clamp }, { "torch.clip", t_clamp },
+	{ "torch.clamp_min", bounds_clamp_min }, { "torch.clamp_max", bounds_clamp_max },
 	{ NULL, NULL },
 };

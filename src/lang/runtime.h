@@ -228,6 +228,8 @@ extern const struct builtin bounds_functions[];
 struct value *bounds_clip_method(struct call *c, struct qkv_error *err);
 struct value *bounds_clamp_method(struct call *c, struct qkv_error *err);
 struct value *bounds_clamp_(struct call *c, struct qkv_error *err);
+struct value *bounds_clamp_min(struct call *c, struct qkv_error *err);
+struct value *bounds_clamp_max(struct call *c, struct qkv_error *err);
 
 /* pieces.c: split, chunk, expand, repeat, where: functions and tensor
  * methods alike. pieces_functions ends with a NULL name. */

@@ -414,6 +414,8 @@ NORM_PROGRAMS = [
     ("norm_dim_out_of_range", "import torch\nx = torch.ones(2, 3).norm(dim=2)"),
     ("np_norm_of_integers_and_along_axes", "import numpy as np\na = np.arange(12).reshape(3, 4)\nprint(np.linalg.norm(a), np.linalg.norm(a, axis=0), np.linalg.norm(a, axis=1, keepdims=True), np.linalg.norm(a, axis=(0, 1)), np.linalg.norm(a, 'fro'), np.linalg.norm(a[0], 1), np.linalg.norm(a[1], np.inf), np.linalg.norm(a[2], 0))"),
     ("cosine_similarity_of_rows_broadcast", "import torch\nimport torch.nn.functional as F\nq = torch.tensor([[1.0, 2.0, 3.0]])\nk = torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0], [0.0, 0.0, 0.0]])\nprint(F.cosine_similarity(q, k), F.cosine_similarity(q, k, dim=-1), F.normalize(k, dim=1), F.normalize(torch.zeros(2, 2)))"),
+    ("clamp_min_and_clamp_max_and_their_grad_fns", "import torch\nx = torch.tensor([-1.5, 0.2, 3.0], requires_grad=True)\nprint(x.clamp_min(0), torch.clamp_max(x, 1), x.clamp_min(torch.tensor([0., 1., 2.])), torch.clamp_min(torch.tensor([1, 5]), 2), torch.tensor([1, 5]).clamp_max(2.5))\nprint(x.clamp(min=0), x.clamp(min=torch.zeros(3)), torch.clip(x, torch.zeros(3)), x.clip(max=torch.ones(3)))"),
+    ("clamp_with_a_number_and_a_tensor", "import torch\nx = torch.ones(3)\ny = torch.clamp(x, 0, torch.ones(3))"),
 ]
 
 
