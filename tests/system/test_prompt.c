@@ -2,7 +2,8 @@
  * qkv --repl type a matrix and a softmax and see the numbers; a bad line
  * shows a caret and leaves the workspace; history survives a restart;
  * :save writes a lesson that check and run reproduce; a killed save leaves
- * the old file whole; an exercise answered wrong, then right, is marked. */
+ * the old file whole; an exercise answered wrong, then right, is marked;
+ * print options typed there change what prints after them. */
 #include "system.h"
 
 #include <criterion/criterion.h>
@@ -55,6 +56,29 @@ Test(prompt, softmax_of_a_typed_matrix_should_show_its_numbers, .fini = finish)
 	tmux_keys(session, "Enter");
 	char *s = tmux_see(session, "0.7311");
 	cr_assert(strstr(s, "0.2689") && strstr(s, "0.7311"), "%s", s);
+	free(s);
+}
+
+/* print options set at the prompt change what the lines after print; a
+ * line that fails leaves them as they were */
+Test(prompt, print_options_typed_at_the_prompt_should_change_what_prints, .fini = finish)
+{
+	fresh_state();
+	start("--repl");
+	free(tmux_see(session, ">>>"));
+	tmux_type(session, "torch.set_printoptions(precision=2)");
+	tmux_keys(session, "Enter");
+	tmux_type(session, "print(torch.tensor([1 / 3, 2 / 3]))");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "tensor([0.33, 0.67])"));
+	tmux_type(session, "torch.set_printoptions(precision=5); nothing");
+	tmux_keys(session, "Enter");
+	free(tmux_see(session, "is not defined"));
+	tmux_keys(session, "C-u");	/* (the failed line stays in the input for fixing) */
+	tmux_type(session, "print(torch.tensor([1 / 7]))");
+	tmux_keys(session, "Enter");
+	char *s = tmux_see(session, "tensor([0.14])");
+	cr_assert(!strstr(s, "0.14286"), "the failed line's options were kept:\n%s", s);
 	free(s);
 }
 
