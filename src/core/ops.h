@@ -161,6 +161,14 @@ struct tensor *ops_log_softmax(struct tensor *t, int dim, struct qkv_error *err)
  * in torch's order of operations (ops_norm.c). */
 struct tensor *ops_layer_norm(struct tensor *x, int ndims, const int64_t *shape, const struct tensor *w,
 			      const struct tensor *b, double eps, struct qkv_error *err);
+/* x tiled reps[i] times along each of nd dims (nd >= x's; new dims in
+ * front): torch's x.repeat, np.tile. (ops_repeat.c) */
+struct tensor *ops_tile(const struct ops_ctx *ctx, struct tensor *x, int nd, const int64_t *reps,
+			struct qkv_error *err);
+/* Each index i of x's dim repeated counts[i] times in place (counts[0] for
+ * all when ncounts is 1): np.repeat, torch.repeat_interleave. */
+struct tensor *ops_repeat_each(const struct ops_ctx *ctx, struct tensor *x, int dim, const int64_t *counts,
+			       int64_t ncounts, struct qkv_error *err);
 /* torch's p-norm (p 0, 1, 2, inf or -inf) over the ndims dims given (from 0;
  * none: every dim), keepdim as in torch: the 2-norm of the innermost dims of
  * a contiguous tensor in its vectorised order, the rest one by one, each in

@@ -230,51 +230,144 @@ struct value *pieces_expand(struct call *c, struct qkv_error *err)
  * dims in front) */
 struct value *pieces_repeat(struct call *c, struct qkv_error *err)
 {
+	if (c->self->t->flavor == FLAVOR_NUMPY)	/* a.repeat(repeats, axis): np.repeat */
+		return pieces_np_repeat(c, err);
 	struct args a;
-	if (torch_only(c, "repeat", err) < 0 || args_bind(c, P("*"), 1, &a, err) < 0)
+	if (args_bind(c, P("*"), 1, &a, err) < 0)
 		return NULL;
-	struct tensor *x = c->self->t;
 	int nd;
-	int64_t reps[TENSOR_MAX_DIMS], shape[TENSOR_MAX_DIMS], src[TENSOR_MAX_DIMS];
+	int64_t reps[TENSOR_MAX_DIMS];
 	if (args_shape(c, &a, 0, &nd, reps, true, err) < 0)
 		return args_fail(&a);
-	if (nd < x->ndim)
-		return args_error(err, c, &a, 0, "Number of dimensions of repeat dims can not be smaller than number of "
-				  "dimensions of tensor"), args_fail(&a);
-	int off = nd - x->ndim;
-	for (int i = 0; i < nd; i++) {
-		src[i] = i < off ? 1 : x->shape[i - off];
-		if (__builtin_mul_overflow(reps[i], src[i], &shape[i]) || (reps[i] >= 0 && !numel_fits(i + 1, shape)))
-			return args_error(err, c, &a, 0, "repeat: the result would hold more elements than an int64 "
-					  "counts"), args_fail(&a);
+	struct tensor *r = ops_tile(OPS(c), c->self->t, nd, reps, err);
+	return r ? args_done(c, &a, r, err) : (args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a));
+}
+
+/* np.tile(A, reps): reps (an int or a tuple) padded with 1s in front to A's
+ * dims, or A with 1s in front to theirs */
+static struct value *np_tile(struct call *c, struct qkv_error *err)
+{
+	struct args a;
+	if (args_bind(c, P("A", "reps"), 2, &a, err) < 0)
+		return NULL;
+	struct tensor *x = args_array(c, &a, 0, err);
+	int nd;
+	int64_t reps[TENSOR_MAX_DIMS], full[TENSOR_MAX_DIMS];
+	if (!x || args_shape(c, &a, 1, &nd, reps, true, err) < 0) {
+		tensor_unref(x);
+		return args_fail(&a);
 	}
-	for (int i = 0; i < nd; i++) {
-		char buf[96];
-		if (shape[i] < 0)
-			return args_error(err, c, &a, 0, "Trying to create tensor with negative dimension %lld: %s",
-					  (long long)shape[i], shape_text(buf, sizeof buf, nd, shape)), args_fail(&a);
-	}
-	struct tensor *out = ops_full(OPS(c), x->dtype, x->flavor, nd, shape, 0, err);
-	if (!out)
-		return args_error(err, c, &a, -1, "%s", err->msg), args_fail(&a);
-	size_t es = dtype_size(x->dtype);
-	int64_t n = tensor_numel(out);
-	char *to = out->storage->data;
-	const char *from = x->storage->data;
-	for (int64_t i = 0; i < n; i++) {
-		/* out's index, dim by dim from the last, each taken modulo x's size */
-		int64_t rest = i, flat = 0, scale = 1;
-		for (int d = nd - 1; d >= 0; d--) {
-			int64_t k = rest % shape[d];
-			rest /= shape[d];
-			if (d >= off) {
-				flat += (k % src[d]) * scale;
-				scale *= src[d];
-			}
+	int n = nd > x->ndim ? nd : x->ndim;
+	for (int i = 0; i < n; i++)
+		full[i] = i < n - nd ? 1 : reps[i - (n - nd)];
+	for (int i = 0; i < n; i++)
+		if (full[i] < 0) {
+			tensor_unref(x);
+			return args_error(err, c, &a, 1, "ValueError: negative dimensions are not allowed"), args_fail(&a);
 		}
-		memcpy(to + (size_t)i * es, from + (size_t)tensor_flat_offset(x, flat) * es, es);
+	struct tensor *r = ops_tile(OPS(c), x, n, full, err);
+	tensor_unref(x);
+	return r ? args_done(c, &a, r, err) : (args_error(err, c, &a, 1, "%s", err->msg), args_fail(&a));
+}
+
+/* Argument i as repeat counts, into *counts (*n of them, the caller frees):
+ * an int, or a list, tuple or 1-D integer tensor of them. */
+static int repeat_counts(struct call *c, struct args *a, int i, int64_t **counts, int64_t *n, struct qkv_error *err)
+{
+	const struct value *v = a->v[i];
+	*counts = NULL;
+	if (v->kind == V_INT || v->kind == V_BOOL) {
+		*n = 1;
+		*counts = xmalloc(sizeof **counts);
+		**counts = v->kind == V_INT ? v->i : v->b;
+		return 0;
 	}
-	return args_done(c, &a, out, err);
+	struct tensor *t = v->kind == V_TENSOR ? tensor_ref(v->t) : args_array(c, a, i, err);
+	if (!t)
+		return -1;
+	if (t->dtype != DT_I64 || t->ndim > 1) {
+		tensor_unref(t);
+		return args_error(err, c, a, i, "repeats must be an integer or a 1-D sequence of integers, not %s",
+				  value_type_name(v));
+	}
+	*n = tensor_numel(t);
+	*counts = xmalloc((size_t)(*n > 0 ? *n : 1) * sizeof **counts);
+	for (int64_t k = 0; k < *n; k++)
+		(*counts)[k] = tensor_get_i64(t, k);
+	tensor_unref(t);
+	return 0;
+}
+
+/* np.repeat(a, repeats, axis=None) and a.repeat(repeats, axis=None), or
+ * torch.repeat_interleave(input, repeats, dim=None) and its method: each
+ * element repeated in place along the axis, the array flattened first
+ * without one. */
+static struct value *repeat_each(struct call *c, bool numpy, struct qkv_error *err)
+{
+	struct args a;
+	bool method = c->self != NULL;
+	if (args_bind(c, method ? (numpy ? P("repeats", "axis") : P("repeats", "dim"))
+			       : (numpy ? P("a", "repeats", "axis") : P("input", "repeats", "dim")),
+		      method ? 1 : 2, &a, err) < 0)
+		return NULL;
+	int ir = method ? 0 : 1;
+	struct tensor *x = method ? tensor_ref(c->self->t) : numpy ? args_array(c, &a, 0, err) : NULL;
+	if (!method && !numpy) {
+		struct tensor *t;
+		if (args_tensor(c, &a, 0, &t, err) < 0)
+			return args_fail(&a);
+		x = tensor_ref(t);
+	}
+	if (!x)
+		return args_fail(&a);
+	int64_t *counts = NULL, n = 0;
+	struct tensor *r = NULL, *src = NULL;
+	int dim = 0;
+	if (!numpy && a.v[ir]->kind != V_INT && a.v[ir]->kind != V_TENSOR) {
+		args_error(err, c, &a, ir, "TypeError: repeat_interleave() received an invalid combination of arguments - "
+			   "got (%s), but expected one of: (Tensor repeats, int dim) or (int repeats, int dim)",
+			   value_type_name(a.v[ir]));
+		goto done;
+	}
+	if (repeat_counts(c, &a, ir, &counts, &n, err) < 0)
+		goto done;
+	if (a.v[ir + 1] && a.v[ir + 1]->kind != V_NONE) {
+		if (args_axis(c, &a, ir + 1, x->ndim, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) < 0)
+			goto done;
+		src = tensor_ref(x);
+	} else {	/* flattened */
+		int64_t len = tensor_numel(x);
+		if (!(src = ops_reshape(OPS(c), x, 1, &len, err)))
+			goto done;
+	}
+	if (numpy) {	/* numpy's words for a count it refuses */
+		for (int64_t k = 0; k < n; k++)
+			if (counts[k] < 0) {
+				args_error(err, c, &a, ir, "ValueError: negative dimensions are not allowed");
+				goto done;
+			}
+		if (n != 1 && n != src->shape[dim]) {
+			args_error(err, c, &a, ir, "ValueError: operands could not be broadcast together with shape (%lld,) "
+				   "(%lld,)", (long long)src->shape[dim], (long long)n);
+			goto done;
+		}
+	}
+	if (!(r = ops_repeat_each(OPS(c), src, dim, counts, n, err)))
+		args_error(err, c, &a, ir, "%s", err->msg);
+done:
+	free(counts);
+	tensor_unref(src);
+	tensor_unref(x);
+	return r ? args_done(c, &a, r, err) : args_fail(&a);
+}
+
+struct value *pieces_np_repeat(struct call *c, struct qkv_error *err) { return repeat_each(c, true, err); }
+struct value *pieces_repeat_interleave(struct call *c, struct qkv_error *err)
+{
+	if (c->self && c->self->t->flavor == FLAVOR_NUMPY)
+		return error_set(err, 0, 0, "AttributeError: 'numpy.ndarray' object has no attribute "
+				 "'repeat_interleave'"), NULL;
+	return repeat_each(c, false, err);
 }
 
 /* ---- where ----------------------------------------------------------------------------- */
@@ -511,6 +604,8 @@ struct value *pieces_where(struct call *c, struct qkv_error *err) { return where
 static struct value *pieces_np_where(struct call *c, struct qkv_error *err) { return where(c, true, err); }
 
 const struct builtin pieces_functions[] = {
+	{ "numpy.tile", np_tile }, { "numpy.repeat", pieces_np_repeat },
+	{ "torch.repeat_interleave", pieces_repeat_interleave },
 	{ "torch.split", pieces_split }, { "torch.chunk", pieces_chunk }, { "torch.where", pieces_where },
 	{ "numpy.where", pieces_np_where }, { "torch.einsum", pieces_einsum },
 	{ "numpy.einsum", pieces_np_einsum }, { "numpy.split", pieces_np_split },

@@ -238,6 +238,8 @@ struct value *pieces_split(struct call *c, struct qkv_error *err);
 struct value *pieces_chunk(struct call *c, struct qkv_error *err);
 struct value *pieces_expand(struct call *c, struct qkv_error *err);
 struct value *pieces_repeat(struct call *c, struct qkv_error *err);
+struct value *pieces_np_repeat(struct call *c, struct qkv_error *err);
+struct value *pieces_repeat_interleave(struct call *c, struct qkv_error *err);
 struct value *pieces_where(struct call *c, struct qkv_error *err);
 /* einsum.c: torch.einsum, and the backward node torch attaches to its result
  * for eq over nops operands (grad_fn) */

@@ -1,0 +1,103 @@
+/* ops_repeat.c: the copies that repeat a tensor's elements: tiling (torch's
+ * x.repeat, np.tile) and repeating each element in place (np.repeat,
+ * torch.repeat_interleave). Data movement only: the values are copied
+ * byte for byte. */
+#include "core/ops_private.h"
+
+#include <string.h>
+
+/* Whether the n sizes (not negative) multiply into an int64. */
+static bool numel_fits(int n, const int64_t *shape)
+{
+	int64_t k = 1;
+	for (int i = 0; i < n; i++)
+		if (__builtin_mul_overflow(k, shape[i], &k))
+			return false;
+	return true;
+}
+
+struct tensor *ops_tile(const struct ops_ctx *ctx, struct tensor *x, int nd, const int64_t *reps,
+			struct qkv_error *err)
+{
+	int64_t shape[TENSOR_MAX_DIMS], src[TENSOR_MAX_DIMS];
+	if (nd < x->ndim || nd > TENSOR_MAX_DIMS)
+		return error_set(err, 0, 0, "Number of dimensions of repeat dims can not be smaller than number of "
+				 "dimensions of tensor"),
+		       NULL;
+	int off = nd - x->ndim;
+	for (int i = 0; i < nd; i++) {
+		src[i] = i < off ? 1 : x->shape[i - off];
+		if (__builtin_mul_overflow(reps[i], src[i], &shape[i]) || (reps[i] >= 0 && !numel_fits(i + 1, shape)))
+			return error_set(err, 0, 0, "repeat: the result would hold more elements than an int64 counts"),
+			       NULL;
+	}
+	for (int i = 0; i < nd; i++) {
+		char buf[96];
+		if (shape[i] < 0)
+			return error_set(err, 0, 0, "Trying to create tensor with negative dimension %lld: %s",
+					 (long long)shape[i], tensor_shape_str(buf, sizeof buf, nd, shape)),
+			       NULL;
+	}
+	struct tensor *out = ops_new(ctx, x->dtype, x->flavor, nd, shape, err);
+	if (!out)
+		return NULL;
+	size_t es = dtype_size(x->dtype);
+	int64_t n = tensor_numel(out);
+	char *to = out->storage->data;
+	const char *from = x->storage->data;
+	for (int64_t i = 0; i < n; i++) {
+		/* out's index, dim by dim from the last, each taken modulo x's size */
+		int64_t rest = i, flat = 0, scale = 1;
+		for (int d = nd - 1; d >= 0; d--) {
+			int64_t k = rest % shape[d];
+			rest /= shape[d];
+			if (d >= off) {
+				flat += (k % src[d]) * scale;
+				scale *= src[d];
+			}
+		}
+		memcpy(to + (size_t)i * es, from + (size_t)tensor_flat_offset(x, flat) * es, es);
+	}
+	return out;
+}
+
+struct tensor *ops_repeat_each(const struct ops_ctx *ctx, struct tensor *x, int dim, const int64_t *counts,
+			       int64_t ncounts, struct qkv_error *err)
+{
+	int64_t len = x->shape[dim], total = 0;
+	if (ncounts != 1 && ncounts != len)
+		return error_set(err, 0, 0, "RuntimeError: repeats must have the same size as input along dim"), NULL;
+	for (int64_t i = 0; i < len; i++) {
+		int64_t r = counts[ncounts == 1 ? 0 : i];
+		if (r < 0)
+			return error_set(err, 0, 0, "RuntimeError: repeats can not be negative"), NULL;
+		if (__builtin_add_overflow(total, r, &total))
+			return error_set(err, 0, 0, "repeat: the result would hold more elements than an int64 counts"),
+			       NULL;
+	}
+	int64_t shape[TENSOR_MAX_DIMS];
+	memcpy(shape, x->shape, sizeof shape[0] * (size_t)x->ndim);
+	shape[dim] = total;
+	if (!numel_fits(x->ndim, shape))
+		return error_set(err, 0, 0, "repeat: the result would hold more elements than an int64 counts"), NULL;
+	struct tensor *out = ops_new(ctx, x->dtype, x->flavor, x->ndim, shape, err);
+	if (!out)
+		return NULL;
+	int64_t outer = 1, inner = 1;
+	for (int i = 0; i < dim; i++)
+		outer *= x->shape[i];
+	for (int i = dim + 1; i < x->ndim; i++)
+		inner *= x->shape[i];
+	size_t es = dtype_size(x->dtype);
+	char *to = out->storage->data;
+	const char *from = x->storage->data;
+	int64_t o_at = 0;
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < len; i++)
+			for (int64_t r = counts[ncounts == 1 ? 0 : i]; r > 0; r--)
+				for (int64_t k = 0; k < inner; k++, o_at++) {
+					int64_t flat = (o * len + i) * inner + k;
+					memcpy(to + (size_t)o_at * es, from + (size_t)tensor_flat_offset(x, flat) * es, es);
+				}
+	return out;
+}
