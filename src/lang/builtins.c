@@ -1338,7 +1338,7 @@ static const struct {
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
 						accumulate_functions, printopts_functions, nnlayers_functions,
-						norms_functions };
+						norms_functions, arith_functions };
 
 struct named {
 	const char *name;

@@ -565,6 +565,14 @@ static const struct builtin tensor_methods[] = {
 	{ "clamp_max", bounds_clamp_max }, { "normal_", sampling_normal_ },
 	{ "uniform_", sampling_uniform_ }, { "cumsum", accumulate_cumsum_method },
 	{ "norm", norms_method },
+	{ "add", arith_binary }, { "sub", arith_binary }, { "subtract", arith_binary }, { "mul", arith_binary },
+	{ "multiply", arith_binary }, { "div", arith_binary }, { "divide", arith_binary },
+	{ "true_divide", arith_binary }, { "floor_divide", arith_binary }, { "remainder", arith_binary },
+	{ "pow", arith_binary }, { "eq", arith_binary }, { "ne", arith_binary }, { "lt", arith_binary },
+	{ "le", arith_binary }, { "gt", arith_binary }, { "ge", arith_binary }, { "add_", arith_binary },
+	{ "sub_", arith_binary }, { "mul_", arith_binary }, { "div_", arith_binary }, { "maximum", arith_maximum },
+	{ "minimum", arith_minimum }, { "neg", arith_unary }, { "negative", arith_unary }, { "square", arith_unary },
+	{ "reciprocal", arith_unary },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

@@ -197,6 +197,17 @@ extern const struct builtin nnlayers_functions[];
 struct value *nnlayers_call(struct call *c, struct object *o, struct qkv_error *err);
 struct value *nnlayers_attr(const struct object *o, const char *name);
 
+/* arith.c: the function and method forms of the operators (torch.add,
+ * x.mul, x.add_, ...), torch.maximum and minimum, neg, square and
+ * reciprocal. arith_functions ends with a NULL name; the methods are
+ * arith_binary (the operators, in place when the name ends in _),
+ * arith_maximum, arith_minimum and arith_unary. */
+extern const struct builtin arith_functions[];
+struct value *arith_binary(struct call *c, struct qkv_error *err);
+struct value *arith_maximum(struct call *c, struct qkv_error *err);
+struct value *arith_minimum(struct call *c, struct qkv_error *err);
+struct value *arith_unary(struct call *c, struct qkv_error *err);
+
 /* norms.c: torch.norm, torch.linalg.norm and vector_norm, F.normalize,
  * F.cosine_similarity, np.linalg.norm, and the method x.norm.
  * norms_functions ends with a NULL name. */

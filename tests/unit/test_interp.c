@@ -506,3 +506,21 @@ Test(interp, a_norm_qkv_does_not_compute_should_be_refused_at_its_argument)
 	interp_free(I);
 	strbuf_free(&printed);
 }
+
+/* the operators' function forms refuse what qkv would not compute as torch
+ * does, at the argument */
+Test(interp, an_operator_form_qkv_does_not_compute_should_be_refused_at_its_argument)
+{
+	static const struct refused bad[] = {
+		{ "torch.add(x, 1, alpha=2)", "qkv's torch.add takes alpha=1 only: write x + alpha * y", 17 },
+		{ "x.sub(1, alpha=0.5)", "qkv's sub takes alpha=1 only: write x - alpha * y", 10 },
+		{ "torch.div(x, 2, rounding_mode='trunc')", "qkv does not divide with rounding_mode='trunc'; 'floor' (or //) "
+		  "rounds towards minus infinity", 17 },
+	};
+	struct interp *I = fresh();
+	show(I, "import torch\nx = torch.ones(2)");
+	expect_refused(I, bad, sizeof bad / sizeof bad[0]);
+	cr_assert_str_eq(show(I, "x"), "tensor([1., 1.])\n");
+	interp_free(I);
+	strbuf_free(&printed);
+}
