@@ -23,6 +23,8 @@ enum rule_kind {
 	R_FN,        /* fn when an input requires grad */
 	R_VIEW,      /* R_FN, and the result is a view of the first input */
 	R_BOUND,     /* fn when clamp's bounds are numbers, fn2 when one is a tensor */
+	R_AS,        /* x.expand_as(y), x.type_as(y): fn (a view of x when it shares x's storage), unless
+	                r is x; only x counts, y lends its shape or dtype */
 	R_DIM,       /* fn, or fn2 when a dim is given (sum: SumBackward0 / SumBackward1), or
 	                round's decimals (RoundBackward0 / RoundBackward1) */
 	R_SAME,      /* the input itself when nothing changes (contiguous, float), else fn */
@@ -77,6 +79,7 @@ static const struct rule rules[] = {
 	{ "Tensor.copy", R_FN, "CloneBackward0", NULL },
 	{ "Tensor.copy_", R_INPLACE, "CopyBackwards", NULL },
 	{ "Tensor.cos", R_FN, "CosBackward0", NULL },
+	{ "Tensor.cpu", R_SELF, NULL, NULL },
 	{ "Tensor.cumsum", R_FN, "CumsumBackward0", NULL },
 	{ "Tensor.data", R_DETACH, NULL, NULL },
 	{ "Tensor.detach", R_DETACH, NULL, NULL },
@@ -90,6 +93,7 @@ static const struct rule rules[] = {
 	{ "Tensor.eq", R_SELF, NULL, NULL },
 	{ "Tensor.exp", R_FN, "ExpBackward0", NULL },
 	{ "Tensor.expand", R_VIEW, "ExpandBackward0", NULL },
+	{ "Tensor.expand_as", R_AS, "ExpandBackward0", NULL },
 	{ "Tensor.fill_", R_INPLACE, "FillBackward2", NULL },
 	{ "Tensor.flatten", R_RESHAPE, NULL, NULL },
 	{ "Tensor.float", R_SAME, "ToCopyBackward0", NULL },
@@ -107,6 +111,7 @@ static const struct rule rules[] = {
 	{ "Tensor.le", R_SELF, NULL, NULL },
 	{ "Tensor.log", R_FN, "LogBackward0", NULL },
 	{ "Tensor.log_softmax", R_FN, "LogSoftmaxBackward0", NULL },
+	{ "Tensor.logical_not", R_NONE, NULL, NULL },
 	{ "Tensor.long", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.lt", R_SELF, NULL, NULL },
 	{ "Tensor.mT", R_VIEW, "TransposeBackward0", NULL },
@@ -167,6 +172,8 @@ static const struct rule rules[] = {
 	{ "Tensor.triu", R_FN, "TriuBackward0", NULL },
 	{ "Tensor.true_divide", R_SELF, NULL, NULL },
 	{ "Tensor.type", R_SAME, "ToCopyBackward0", NULL },
+	{ "Tensor.type_as", R_AS, "ToCopyBackward0", NULL },
+	{ "Tensor.unbind", R_UNBIND, "UnbindBackward0", NULL },
 	{ "Tensor.uniform_", R_INPLACE, "UniformBackward0", NULL },
 	{ "Tensor.unsqueeze", R_VIEW, "UnsqueezeBackward0", NULL },
 	{ "Tensor.var", R_FN, "VarBackward0", NULL },
@@ -312,6 +319,7 @@ static const struct rule rules[] = {
 	{ "torch.clamp_max", R_BOUND, "ClampMaxBackward0", "ClampMaxBackward1" },
 	{ "torch.clamp_min", R_BOUND, "ClampMinBackward0", "ClampMinBackward1" },
 	{ "torch.clip", R_BOUND, "ClampBackward1", "ClampBackward0" },
+	{ "torch.concat", R_FN, "CatBackward0", NULL },
 	{ "torch.cos", R_FN, "CosBackward0", NULL },
 	{ "torch.cumsum", R_FN, "CumsumBackward0", NULL },
 	{ "torch.div", R_SELF, NULL, NULL },
@@ -327,10 +335,12 @@ static const struct rule rules[] = {
 	{ "torch.floor_divide", R_SELF, NULL, NULL },
 	{ "torch.from_numpy", R_NONE, NULL, NULL },
 	{ "torch.full", R_CREATE, NULL, NULL },
+	{ "torch.full_like", R_CREATE, NULL, NULL },
 	{ "torch.ge", R_SELF, NULL, NULL },
 	{ "torch.gt", R_SELF, NULL, NULL },
 	{ "torch.inference_mode", R_SELF, NULL, NULL },
 	{ "torch.initial_seed", R_NONE, NULL, NULL },
+	{ "torch.is_tensor", R_NONE, NULL, NULL },
 	{ "torch.isclose", R_NONE, NULL, NULL },
 	{ "torch.isfinite", R_NONE, NULL, NULL },
 	{ "torch.isinf", R_NONE, NULL, NULL },
@@ -341,6 +351,7 @@ static const struct rule rules[] = {
 	{ "torch.linspace", R_CREATE, NULL, NULL },
 	{ "torch.log", R_FN, "LogBackward0", NULL },
 	{ "torch.log_softmax", R_FN, "LogSoftmaxBackward0", NULL },
+	{ "torch.logical_not", R_NONE, NULL, NULL },
 	{ "torch.lt", R_SELF, NULL, NULL },
 	{ "torch.manual_seed", R_NONE, NULL, NULL },
 	{ "torch.masked_fill", R_FN, "MaskedFillBackward0", NULL },
@@ -378,6 +389,7 @@ static const struct rule rules[] = {
 	{ "torch.numel", R_NONE, NULL, NULL },
 	{ "torch.ones", R_CREATE, NULL, NULL },
 	{ "torch.ones_like", R_CREATE, NULL, NULL },
+	{ "torch.outer", R_FN, "MulBackward0", NULL },
 	{ "torch.pow", R_SELF, NULL, NULL },
 	{ "torch.rand", R_CREATE, NULL, NULL },
 	{ "torch.rand_like", R_CREATE, NULL, NULL },
@@ -409,6 +421,7 @@ static const struct rule rules[] = {
 	{ "torch.tril", R_FN, "TrilBackward0", NULL },
 	{ "torch.triu", R_FN, "TriuBackward0", NULL },
 	{ "torch.true_divide", R_SELF, NULL, NULL },
+	{ "torch.unbind", R_UNBIND, "UnbindBackward0", NULL },
 	{ "torch.var", R_FN, "VarBackward0", NULL },
 	{ "torch.where", R_FN, "WhereBackward0", NULL },
 	{ "torch.zeros", R_CREATE, NULL, NULL },
@@ -692,7 +705,7 @@ static void record_write(const struct interp *I, struct tensor *t, const char *f
 static bool gives_only(enum rule_kind k)
 {
 	switch (k) {
-	case R_NONE: case R_NUMPY: case R_FN: case R_VIEW: case R_DIM: case R_BOUND: case R_SAME: case R_RESHAPE:
+	case R_NONE: case R_NUMPY: case R_FN: case R_VIEW: case R_DIM: case R_BOUND: case R_AS: case R_SAME: case R_RESHAPE:
 	case R_MATMUL: case R_LINEAR: case R_DROPOUT: case R_ATTENTION: case R_EINSUM:
 		return true;
 	default:
@@ -714,6 +727,11 @@ struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn
 		return fn(c, err);
 	struct inputs in;
 	collect(c, &in);
+	if (rule->kind == R_AS) {
+		inputs_clear(&in);
+		add_input(&in, c->self, false);
+		in.grad = in.any_grad && c->I->no_grad == 0;
+	}
 	struct value *want = NULL;
 	const struct node *want_at = NULL;
 	int nkw = c->nkw;
@@ -770,6 +788,10 @@ struct value *autograd_call(struct call *c, const char *qualified, builtin_fn fn
 	case R_DIM:
 		give(r, &in, in.grad, dim_given(c, c->self ? 0 : 1) ? rule->fn2 : rule->fn,
 		     strncmp(rule->fn, "Squeeze", 7) == 0 ? x : NULL);
+		break;
+	case R_AS:
+		if (r->kind == V_TENSOR && !is_input(&in, r->t))
+			give(r, &in, in.grad, rule->fn, x && r->t->storage == x->storage ? x : NULL);
 		break;
 	case R_SAME:
 		if (r->kind == V_TENSOR && !is_input(&in, r->t))

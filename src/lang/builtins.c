@@ -1269,7 +1269,7 @@ static const struct builtin functions[] = {
 	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.amax", f_amax }, { "torch.amin", f_amin },
 	{ "torch.argmax", f_argmax }, { "torch.argmin", f_argmin },
 	{ "torch.isinf", f_isinf }, { "torch.isnan", f_isnan }, { "torch.isfinite", f_isfinite },
-	{ "torch.cat", f_cat }, { "torch.stack", f_stack },
+	{ "torch.cat", f_cat }, { "torch.concat", f_cat }, { "torch.stack", f_stack },
 	{ "torch.allclose", f_allclose }, { "torch.isclose", f_isclose }, { "torch.equal", f_equal },
 	{ "torch.transpose", f_transpose }, { "torch.masked_fill", f_masked_fill }, { "torch.numel", f_numel },
 	{ "torch.nn.Linear", nn_linear }, { "torch.nn.Dropout", nn_dropout }, { "torch.nn.Parameter", nn_parameter },
@@ -1338,7 +1338,7 @@ static const struct {
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
 						accumulate_functions, printopts_functions, nnlayers_functions,
-						norms_functions, arith_functions };
+						norms_functions, arith_functions, aliases_functions };
 
 struct named {
 	const char *name;

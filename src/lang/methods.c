@@ -572,7 +572,8 @@ static const struct builtin tensor_methods[] = {
 	{ "le", arith_binary }, { "gt", arith_binary }, { "ge", arith_binary }, { "add_", arith_binary },
 	{ "sub_", arith_binary }, { "mul_", arith_binary }, { "div_", arith_binary }, { "maximum", arith_maximum },
 	{ "minimum", arith_minimum }, { "neg", arith_unary }, { "negative", arith_unary }, { "square", arith_unary },
-	{ "reciprocal", arith_unary },
+	{ "reciprocal", arith_unary }, { "cpu", aliases_cpu }, { "expand_as", aliases_expand_as },
+	{ "type_as", aliases_type_as }, { "logical_not", aliases_logical_not }, { "unbind", aliases_unbind },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 

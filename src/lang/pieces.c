@@ -185,45 +185,50 @@ static bool numel_fits(int ndim, const int64_t *shape)
 	return true;
 }
 
+struct tensor *pieces_expand_to(struct tensor *x, int nd, const int64_t *sizes, struct qkv_error *err)
+{
+	int64_t shape[TENSOR_MAX_DIMS];
+	char want[96], have[96];
+	memcpy(shape, sizes, sizeof shape[0] * (size_t)nd);
+	if (nd < x->ndim)
+		return error_set(err, 0, 0, "expand(torch.%sTensor{%s}, size=%s): the number of sizes provided (%d) "
+				 "must be greater or equal to the number of dimensions in the tensor (%d)",
+				 x->dtype == DT_F32 ? "Float" : x->dtype == DT_F64 ? "Double" : x->dtype == DT_I64 ? "Long"
+				 : "Bool", shape_text(have, sizeof have, x->ndim, x->shape), shape_text(want, sizeof want, nd,
+				 shape), nd, x->ndim), NULL;
+	/* as torch checks them: from the last dim */
+	int off = nd - x->ndim;
+	for (int i = nd - 1; i >= 0; i--) {
+		int64_t size = i >= off ? x->shape[i - off] : 1;
+		if (shape[i] == -1 && i < off)
+			return error_set(err, 0, 0, "The expanded size of the tensor (-1) isn't allowed in a leading, "
+					 "non-existing dimension %d", i), NULL;
+		if (shape[i] == -1)
+			shape[i] = size;
+		if (size != 1 && size != shape[i])
+			return error_set(err, 0, 0, "The expanded size of the tensor (%lld) must match the existing "
+					 "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+					 (long long)shape[i], (long long)size, i, shape_text(want, sizeof want, nd, sizes),
+					 shape_text(have, sizeof have, x->ndim, x->shape)), NULL;
+	}
+	if (!numel_fits(nd, shape))
+		return error_set(err, 0, 0, "expand: a tensor of shape %s would hold more elements than an int64 "
+				 "counts", shape_text(want, sizeof want, nd, shape)), NULL;
+	return ops_expand(x, nd, shape, err);
+}
+
 /* x.expand(*sizes): a view, -1 keeping a dim, new dims in front */
 struct value *pieces_expand(struct call *c, struct qkv_error *err)
 {
 	struct args a;
 	if (torch_only(c, "expand", err) < 0 || args_bind(c, P("*"), 1, &a, err) < 0)
 		return NULL;
-	struct tensor *x = c->self->t;
 	int nd;
 	int64_t shape[TENSOR_MAX_DIMS];
-	char want[96], have[96];
 	if (args_shape(c, &a, 0, &nd, shape, true, err) < 0)
 		return args_fail(&a);
-	if (nd < x->ndim)
-		return args_error(err, c, &a, 0, "expand(torch.%sTensor{%s}, size=%s): the number of sizes provided (%d) "
-				  "must be greater or equal to the number of dimensions in the tensor (%d)",
-				  x->dtype == DT_F32 ? "Float" : x->dtype == DT_F64 ? "Double" : x->dtype == DT_I64 ? "Long"
-				  : "Bool", shape_text(have, sizeof have, x->ndim, x->shape), shape_text(want, sizeof want, nd,
-				  shape), nd, x->ndim), args_fail(&a);
-	/* as torch checks them: from the last dim */
-	int off = nd - x->ndim;
-	int64_t target[TENSOR_MAX_DIMS];
-	memcpy(target, shape, sizeof target);
-	for (int i = nd - 1; i >= 0; i--) {
-		int64_t size = i >= off ? x->shape[i - off] : 1;
-		if (shape[i] == -1 && i < off)
-			return args_error(err, c, &a, 0, "The expanded size of the tensor (-1) isn't allowed in a leading, "
-					  "non-existing dimension %d", i), args_fail(&a);
-		if (shape[i] == -1)
-			shape[i] = size;
-		if (size != 1 && size != shape[i])
-			return args_error(err, c, &a, 0, "The expanded size of the tensor (%lld) must match the existing "
-					  "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
-					  (long long)shape[i], (long long)size, i, shape_text(want, sizeof want, nd, target),
-					  shape_text(have, sizeof have, x->ndim, x->shape)), args_fail(&a);
-	}
-	if (!numel_fits(nd, shape))
-		return args_error(err, c, &a, 0, "expand: a tensor of shape %s would hold more elements than an int64 "
-				  "counts", shape_text(want, sizeof want, nd, shape)), args_fail(&a);
-	return args_done(c, &a, ops_expand(x, nd, shape, err), err);
+	struct tensor *r = pieces_expand_to(c->self->t, nd, shape, err);
+	return r ? args_done(c, &a, r, err) : (args_error(err, c, &a, 0, "%s", err->msg), args_fail(&a));
 }
 
 /* x.repeat(*sizes): a copy, x tiled sizes[i] times along each dim (new

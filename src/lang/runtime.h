@@ -208,6 +208,16 @@ struct value *arith_maximum(struct call *c, struct qkv_error *err);
 struct value *arith_minimum(struct call *c, struct qkv_error *err);
 struct value *arith_unary(struct call *c, struct qkv_error *err);
 
+/* aliases.c: torch.is_tensor, full_like, logical_not, unbind, outer
+ * (aliases_functions, ending with a NULL name), and the methods x.cpu,
+ * expand_as, type_as, logical_not and unbind. */
+extern const struct builtin aliases_functions[];
+struct value *aliases_cpu(struct call *c, struct qkv_error *err);
+struct value *aliases_expand_as(struct call *c, struct qkv_error *err);
+struct value *aliases_type_as(struct call *c, struct qkv_error *err);
+struct value *aliases_logical_not(struct call *c, struct qkv_error *err);
+struct value *aliases_unbind(struct call *c, struct qkv_error *err);
+
 /* norms.c: torch.norm, torch.linalg.norm and vector_norm, F.normalize,
  * F.cosine_similarity, np.linalg.norm, and the method x.norm.
  * norms_functions ends with a NULL name. */
@@ -248,6 +258,9 @@ extern const struct builtin pieces_functions[];
 struct value *pieces_split(struct call *c, struct qkv_error *err);
 struct value *pieces_chunk(struct call *c, struct qkv_error *err);
 struct value *pieces_expand(struct call *c, struct qkv_error *err);
+/* x expanded to the nd sizes (-1 keeps a dim), as x.expand checks them; NULL
+ * with torch's message. */
+struct tensor *pieces_expand_to(struct tensor *x, int nd, const int64_t *sizes, struct qkv_error *err);
 struct value *pieces_repeat(struct call *c, struct qkv_error *err);
 struct value *pieces_np_repeat(struct call *c, struct qkv_error *err);
 struct value *pieces_repeat_interleave(struct call *c, struct qkv_error *err);

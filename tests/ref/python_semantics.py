@@ -444,6 +444,10 @@ ARITH_PROGRAMS = [
     ('maximum_method_of_a_number', 'import torch\nimport numpy as np\nx = torch.ones(2, requires_grad=True)\nk = torch.arange(3)\ny = x.maximum(2)'),
     ('add_of_a_string', "import torch\nimport numpy as np\nx = torch.ones(2, requires_grad=True)\nk = torch.arange(3)\ny = torch.add(x, 'a')"),
     ('numpy_arrays_have_no_add_method', 'import torch\nimport numpy as np\nx = torch.ones(2, requires_grad=True)\nk = torch.arange(3)\ny = np.ones(2).add(1)'),
+    ("small_torch_functions_and_methods", 'import torch\nimport numpy as np\nx = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)\nprint(torch.is_tensor(x), torch.is_tensor(np.ones(2)), torch.is_tensor(3))\nprint(torch.full_like(x, 7), torch.full_like(x, 2.5, dtype=torch.float64), torch.full_like(torch.arange(3), 4))\nprint(torch.logical_not(torch.tensor([True, False])), torch.tensor([0.0, 2.0]).logical_not())\nprint(torch.unbind(x), x.unbind(1), torch.unbind(torch.arange(6).reshape(3, 2), dim=-1))\nprint(torch.outer(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0, 5.0])), torch.outer(x[0], x[1]))\nprint(x.cpu() is x, x[0].expand_as(x), x.type_as(torch.ones(1, dtype=torch.float64)), torch.arange(3).type_as(x))\nprint(torch.concat([x, x], dim=1).shape, torch.concat((x, x)))\nprint(torch.zeros(3).expand_as(x), x.expand_as(torch.ones(2, 3)), x.type_as(x) is x, torch.zeros(2).type_as(x))'),
+    ('outer_of_a_matrix', 'import torch\nx = torch.ones(2, 3)\ny = torch.outer(x, x[0])'),
+    ('unbind_of_a_number', 'import torch\nx = torch.ones(2, 3)\ny = torch.unbind(torch.tensor(1.0))'),
+    ('expand_as_a_smaller_shape', 'import torch\nx = torch.ones(2, 3)\ny = x.expand_as(torch.ones(3))'),
 ]
 
 

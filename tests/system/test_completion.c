@@ -138,9 +138,9 @@ Test(completion, many_matches_should_fit_the_width_and_count_the_rest_at_80x24, 
 	many_matches(80, 24, false);
 }
 
-Test(completion, many_matches_should_fit_the_width_at_160x48, .fini = finish)
+Test(completion, many_matches_should_fit_the_width_at_220x60, .fini = finish)
 {
-	many_matches(160, 48, true);	/* (torch's 76 names take 16 rows of 5 at 132 columns) */
+	many_matches(220, 60, true);	/* (torch's 120 or so names take 15 rows of 8 at 200 columns) */
 }
 
 /* the prompt of a lesson lists too, above the status line */
