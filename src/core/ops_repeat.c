@@ -6,16 +6,6 @@
 
 #include <string.h>
 
-/* Whether the n sizes (not negative) multiply into an int64. */
-static bool numel_fits(int n, const int64_t *shape)
-{
-	int64_t k = 1;
-	for (int i = 0; i < n; i++)
-		if (__builtin_mul_overflow(k, shape[i], &k))
-			return false;
-	return true;
-}
-
 struct tensor *ops_tile(const struct ops_ctx *ctx, struct tensor *x, int nd, const int64_t *reps,
 			struct qkv_error *err)
 {
@@ -27,7 +17,7 @@ struct tensor *ops_tile(const struct ops_ctx *ctx, struct tensor *x, int nd, con
 	int off = nd - x->ndim;
 	for (int i = 0; i < nd; i++) {
 		src[i] = i < off ? 1 : x->shape[i - off];
-		if (__builtin_mul_overflow(reps[i], src[i], &shape[i]) || (reps[i] >= 0 && !numel_fits(i + 1, shape)))
+		if (__builtin_mul_overflow(reps[i], src[i], &shape[i]) || (reps[i] >= 0 && !tensor_numel_fits(i + 1, shape)))
 			return error_set(err, 0, 0, "repeat: the result would hold more elements than an int64 counts"),
 			       NULL;
 	}
@@ -78,7 +68,7 @@ struct tensor *ops_repeat_each(const struct ops_ctx *ctx, struct tensor *x, int 
 	int64_t shape[TENSOR_MAX_DIMS];
 	memcpy(shape, x->shape, sizeof shape[0] * (size_t)x->ndim);
 	shape[dim] = total;
-	if (!numel_fits(x->ndim, shape))
+	if (!tensor_numel_fits(x->ndim, shape))
 		return error_set(err, 0, 0, "repeat: the result would hold more elements than an int64 counts"), NULL;
 	struct tensor *out = ops_new(ctx, x->dtype, x->flavor, x->ndim, shape, err);
 	if (!out)

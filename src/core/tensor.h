@@ -165,6 +165,16 @@ static inline struct tensor *tensor_ref(struct tensor *t)
 	return t;
 }
 
+/* Whether the ndim sizes (none negative) multiply into an int64. */
+static inline bool tensor_numel_fits(int ndim, const int64_t *shape)
+{
+	int64_t n = 1;
+	for (int i = 0; i < ndim; i++)
+		if (__builtin_mul_overflow(n, shape[i], &n))
+			return false;
+	return true;
+}
+
 static inline int64_t tensor_numel(const struct tensor *t)
 {
 	int64_t n = 1;

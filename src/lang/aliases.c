@@ -1,5 +1,5 @@
 /* aliases.c: small torch functions and methods that are another operation
- * under torch's name: torch.is_tensor, torch.full_like, torch.logical_not,
+ * under torch's name: torch.is_tensor, torch.logical_not,
  * torch.unbind (x.unbind), torch.outer, and the methods x.cpu() (x itself:
  * qkv runs on the CPU), x.expand_as(y), x.type_as(y), x.logical_not(). Each
  * as torch gives it, with its errors. Called through builtins.c's and
@@ -27,22 +27,6 @@ static struct value *is_tensor(struct call *c, struct qkv_error *err)
 	if (args_bind(c, P("obj"), 1, &a, err) < 0)
 		return NULL;
 	return args_return(&a, value_bool(a.v[0]->kind == V_TENSOR && a.v[0]->t->flavor == FLAVOR_TORCH));
-}
-
-/* torch.full_like(input, fill_value, dtype=None) */
-static struct value *full_like(struct call *c, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P("input", "fill_value", "dtype"), 2, &a, err) < 0)
-		return NULL;
-	struct tensor *x;
-	double v;
-	bool has_dt;
-	enum dtype dt;
-	if (args_tensor(c, &a, 0, &x, err) < 0 || args_double(c, &a, 1, 0, &v, err) < 0 ||
-	    args_dtype(c, &a, 2, &has_dt, &dt, err) < 0)
-		return args_fail(&a);
-	return args_done(c, &a, ops_full(&c->I->ops, has_dt ? dt : x->dtype, x->flavor, x->ndim, x->shape, v, err), err);
 }
 
 static struct value *logical_not(struct call *c, struct qkv_error *err)
@@ -167,7 +151,7 @@ struct value *aliases_unbind(struct call *c, struct qkv_error *err)
 }
 
 const struct builtin aliases_functions[] = {
-	{ "torch.is_tensor", is_tensor }, { "torch.full_like", full_like }, { "torch.logical_not", logical_not },
+	{ "torch.is_tensor", is_tensor }, { "torch.logical_not", logical_not },
 	{ "torch.unbind", unbind }, { "torch.outer", outer },
 	{ NULL, NULL },
 };

@@ -30,7 +30,7 @@ static struct ops_ctx *OPS(struct call *c)
 
 /* ---- creation ------------------------------------------------------------------ */
 
-enum fill { FILL_ZEROS, FILL_ONES, FILL_RAND, FILL_RANDN };
+enum fill { FILL_ZEROS, FILL_ONES, FILL_RAND, FILL_RANDN, FILL_VALUE };
 
 static struct value *create(struct call *c, enum fill fill, enum flavor fl, struct qkv_error *err)
 {
@@ -73,6 +73,7 @@ static struct value *create(struct call *c, enum fill fill, enum flavor fl, stru
 		else
 			torch_fill_normal_f64(&c->I->g.torch_rng, d, n, 0, 1);
 		break;
+	case FILL_VALUE: break;	/* like() only */
 	}
 	return args_done(c, &a, t, err);
 }
@@ -88,23 +89,23 @@ static struct value *np_randn(struct call *c, struct qkv_error *err) { return cr
 
 static struct value *like(struct call *c, enum fill fill, struct qkv_error *err)
 {
+	bool full = fill == FILL_VALUE;	/* full_like(input, fill_value, dtype) */
 	struct args a;
-	if (args_bind(c, P("input", "dtype"), 1, &a, err) < 0)
+	if (args_bind(c, full ? P("input", "fill_value", "dtype") : P("input", "dtype"), full ? 2 : 1, &a, err) < 0)
 		return NULL;
 	struct tensor *x;
 	bool has_dt;
 	enum dtype dt;
-	if (args_tensor(c, &a, 0, &x, err) < 0 || args_dtype(c, &a, 1, &has_dt, &dt, err) < 0)
+	double v = fill == FILL_ONES;
+	if (args_tensor(c, &a, 0, &x, err) < 0 || (full && args_double(c, &a, 1, 0, &v, err) < 0) ||
+	    args_dtype(c, &a, full ? 2 : 1, &has_dt, &dt, err) < 0)
 		return args_fail(&a);
 	if (!has_dt)
 		dt = x->dtype;
-	struct tensor *t = ops_new(OPS(c), dt, x->flavor, x->ndim, x->shape, err);
+	struct tensor *t = ops_full(OPS(c), dt, x->flavor, x->ndim, x->shape, v, err);
 	if (t) {
 		int64_t n = tensor_numel(t);
-		if (fill == FILL_ONES)
-			for (int64_t i = 0; i < n; i++)
-				tensor_set(t, i, 1);
-		else if (fill == FILL_RAND && dt == DT_F32)
+		if (fill == FILL_RAND && dt == DT_F32)
 			torch_fill_uniform_f32(&c->I->g.torch_rng, t->storage->data, n, 0, 1);
 		else if (fill == FILL_RAND && dt == DT_F64)
 			torch_fill_uniform_f64(&c->I->g.torch_rng, t->storage->data, n, 0, 1);
@@ -120,6 +121,7 @@ static struct value *f_zeros_like(struct call *c, struct qkv_error *err) { retur
 static struct value *f_ones_like(struct call *c, struct qkv_error *err) { return like(c, FILL_ONES, err); }
 static struct value *f_rand_like(struct call *c, struct qkv_error *err) { return like(c, FILL_RAND, err); }
 static struct value *f_randn_like(struct call *c, struct qkv_error *err) { return like(c, FILL_RANDN, err); }
+static struct value *f_full_like(struct call *c, struct qkv_error *err) { return like(c, FILL_VALUE, err); }
 
 static struct value *f_full(struct call *c, struct qkv_error *err)
 {
@@ -1258,7 +1260,7 @@ static const struct builtin functions[] = {
 	{ "torch.randn", f_randn }, { "torch.rand", f_rand }, { "torch.randint", f_randint },
 	{ "torch.zeros", f_zeros }, { "torch.ones", f_ones }, { "torch.empty", f_zeros }, { "torch.full", f_full },
 	{ "torch.zeros_like", f_zeros_like }, { "torch.ones_like", f_ones_like },
-	{ "torch.rand_like", f_rand_like }, { "torch.randn_like", f_randn_like },
+	{ "torch.rand_like", f_rand_like }, { "torch.randn_like", f_randn_like }, { "torch.full_like", f_full_like },
 	{ "torch.arange", f_arange }, { "torch.eye", f_eye },
 	{ "torch.tensor", f_tensor }, { "torch.from_numpy", f_from_numpy },
 	{ "torch.tril", f_tril }, { "torch.triu", f_triu },

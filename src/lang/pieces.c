@@ -174,17 +174,6 @@ static const char *shape_text(char *buf, size_t size, int ndim, const int64_t *s
 	return tensor_shape_str(buf, size, ndim, shape);
 }
 
-/* Whether a tensor of this shape (sizes not negative) counts its elements
- * in an int64. */
-static bool numel_fits(int ndim, const int64_t *shape)
-{
-	int64_t n = 1;
-	for (int i = 0; i < ndim; i++)
-		if (__builtin_mul_overflow(n, shape[i], &n))
-			return false;
-	return true;
-}
-
 struct tensor *pieces_expand_to(struct tensor *x, int nd, const int64_t *sizes, struct qkv_error *err)
 {
 	int64_t shape[TENSOR_MAX_DIMS];
@@ -211,7 +200,7 @@ struct tensor *pieces_expand_to(struct tensor *x, int nd, const int64_t *sizes, 
 					 (long long)shape[i], (long long)size, i, shape_text(want, sizeof want, nd, sizes),
 					 shape_text(have, sizeof have, x->ndim, x->shape)), NULL;
 	}
-	if (!numel_fits(nd, shape))
+	if (!tensor_numel_fits(nd, shape))
 		return error_set(err, 0, 0, "expand: a tensor of shape %s would hold more elements than an int64 "
 				 "counts", shape_text(want, sizeof want, nd, shape)), NULL;
 	return ops_expand(x, nd, shape, err);
