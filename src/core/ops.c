@@ -699,16 +699,57 @@ struct tensor *ops_logical_not(const struct ops_ctx *ctx, struct tensor *a, stru
 	return out;
 }
 
+/* Whether op keeps an integer tensor's dtype: -x, abs, relu and sign do;
+ * torch's floor, ceil and trunc too (numpy's give floats). */
+static bool keeps_integers(enum ew_unary op, enum flavor fl)
+{
+	return op == EW_NEG || op == EW_ABS || op == EW_RELU || op == EW_SIGN || op == EW_SIGN_NAN ||
+	       (fl == FLAVOR_TORCH && (op == EW_FLOOR || op == EW_CEIL || op == EW_TRUNC));
+}
+
+/* The refusal torch or numpy gives op on bools, or NULL when it computes
+ * it (into bools for abs and sign, or floats). */
+static const char *bool_refusal(enum ew_unary op, enum flavor fl)
+{
+	if (fl == FLAVOR_NUMPY) {
+		if (op == EW_NEG)
+			return "TypeError: The numpy boolean negative, the `-` operator, is not supported, use the `~` "
+			       "operator or the logical_not function instead.";
+		if (op == EW_SIGN_NAN)
+			return "UFuncTypeError: ufunc 'sign' did not contain a loop with signature matching types "
+			       "<class 'numpy.dtype[bool_]'> -> None";
+		if (op != EW_ABS)	/* numpy computes these in float16 */
+			return "numpy computes this function of bools in float16, which qkv does not have: convert "
+			       "first (a.astype(np.float32))";
+		return NULL;
+	}
+	switch (op) {
+	case EW_NEG:
+		return "RuntimeError: Negation, the `-` operator, on a bool tensor is not supported. If you are "
+		       "trying to invert a mask, use the `~` or `logical_not()` operator instead.";
+	case EW_ABS: return "RuntimeError: \"abs_cpu\" not implemented for 'Bool'";
+	case EW_RELU: return "RuntimeError: Boolean inputs not supported for relu";
+	case EW_FLOOR: return "RuntimeError: \"floor_vml_cpu\" not implemented for 'Bool'";
+	case EW_CEIL: return "RuntimeError: \"ceil_vml_cpu\" not implemented for 'Bool'";
+	case EW_TRUNC: return "RuntimeError: \"trunc_vml_cpu\" not implemented for 'Bool'";
+	default: return NULL;
+	}
+}
+
 struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_unary op,
 			 struct qkv_error *err)
 {
 	(void)ctx;
-	(void)err;
 	enum dtype rd = a->dtype;
-	if (!dtype_is_float(rd) && op != EW_NEG && op != EW_ABS && op != EW_RELU)
+	if (rd == DT_BOOL) {
+		const char *refused = bool_refusal(op, a->flavor);
+		if (refused)
+			return error_set(err, 0, 0, "%s", refused), NULL;
+		if (op == EW_ABS || op == EW_SIGN)	/* a bool is its own abs and sign */
+			return ops_clone(a);
+	}
+	if (!dtype_is_float(rd) && !keeps_integers(op, a->flavor))
 		rd = default_float(a->flavor);
-	if (rd == DT_BOOL)
-		rd = DT_I64;
 	enum dtype cd = compute_dtype(rd);
 	struct tensor *c = contig_as(a, cd);
 	struct tensor *out = tensor_new(cd, a->flavor, a->ndim, a->shape);
@@ -721,8 +762,14 @@ struct tensor *ops_unary(const struct ops_ctx *ctx, struct tensor *a, enum ew_un
 		int64_t *y = out->storage->data;
 		for (int64_t i = 0; i < n; i++) {
 			uint64_t neg = 0 - (uint64_t)x[i];
-			y[i] = op == EW_NEG ? (int64_t)neg : op == EW_ABS ? (x[i] < 0 ? (int64_t)neg : x[i])
-			       : (x[i] > 0 ? x[i] : 0);
+			switch (op) {
+			case EW_NEG: y[i] = (int64_t)neg; break;
+			case EW_ABS: y[i] = x[i] < 0 ? (int64_t)neg : x[i]; break;
+			case EW_RELU: y[i] = x[i] > 0 ? x[i] : 0; break;
+			case EW_SIGN:
+			case EW_SIGN_NAN: y[i] = (x[i] > 0) - (x[i] < 0); break;
+			default: y[i] = x[i]; break;	/* floor, ceil, trunc */
+			}
 		}
 	} else {
 		ew_unary_f64(out->storage->data, tensor_data(c), n, op);

@@ -361,7 +361,11 @@ void ew_compare_i64(uint8_t *out, const int64_t *a, const int64_t *astr, const i
  * exp(-x)), gelu x / 2 (1 + erf(x / sqrt 2)) (float: erf_vec, or erff for
  * EW_GELU_LIBM, as torch's scalar path) and its tanh approximation
  * x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as torch's CPU
- * kernels compute them, in the tensor's type. */
+ * kernels compute them, in the tensor's type. floor, ceil, trunc, log2,
+ * log10, log1p, expm1, exp2 and erf are libm's (torch's vectorised log2,
+ * erf, ... may differ from them in the last bit of some elements, as its
+ * exp does); rsqrt is 1 / sqrt, as torch computes it. EW_SIGN is torch's
+ * (0 < x) - (x < 0), 0 for NaN; EW_SIGN_NAN numpy's, NaN for NaN. */
 /* erf as torch's vectorised float kernels compute it (Abramowitz and
  * Stegun 7.1.26, with fused multiply-adds): within a few units in the last
  * place of erff, but not the same, and torch's GELU of a contiguous float
@@ -376,6 +380,13 @@ static float erf_vec(float x)
 	float e = expf(-(x * x));
 	return copysignf(fmaf(-e * t, r, 1.0f), x);
 }
+
+/* out[i] = EXPR for every i (the functions below, one libm call each) */
+#define UNARY_LOOP(EXPR)                         \
+	do {                                     \
+		for (int64_t i = 0; i < n; i++)  \
+			out[i] = (EXPR);         \
+	} while (0)
 
 void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op)
 {
@@ -434,6 +445,18 @@ void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op)
 			out[i] = 0.5f * x * (1.0f + tanhf(inner));
 		}
 		break;
+	case EW_FLOOR: UNARY_LOOP(floorf(a[i])); break;
+	case EW_CEIL: UNARY_LOOP(ceilf(a[i])); break;
+	case EW_TRUNC: UNARY_LOOP(truncf(a[i])); break;
+	case EW_SIGN: UNARY_LOOP((float)((a[i] > 0) - (a[i] < 0))); break;
+	case EW_SIGN_NAN: UNARY_LOOP(a[i] > 0 ? 1.0f : a[i] < 0 ? -1.0f : a[i] == 0 ? 0.0f : a[i]); break;
+	case EW_RSQRT: UNARY_LOOP(1.0f / sqrtf(a[i])); break;
+	case EW_LOG2: UNARY_LOOP(log2f(a[i])); break;
+	case EW_LOG10: UNARY_LOOP(log10f(a[i])); break;
+	case EW_LOG1P: UNARY_LOOP(log1pf(a[i])); break;
+	case EW_EXPM1: UNARY_LOOP(expm1f(a[i])); break;
+	case EW_EXP2: UNARY_LOOP(exp2f(a[i])); break;
+	case EW_ERF: UNARY_LOOP(erff(a[i])); break;
 	}
 }
 
@@ -491,5 +514,19 @@ void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op)
 			out[i] = 0.5 * x * (1.0 + tanh(inner));
 		}
 		break;
+	case EW_FLOOR: UNARY_LOOP(floor(a[i])); break;
+	case EW_CEIL: UNARY_LOOP(ceil(a[i])); break;
+	case EW_TRUNC: UNARY_LOOP(trunc(a[i])); break;
+	case EW_SIGN: UNARY_LOOP((double)((a[i] > 0) - (a[i] < 0))); break;
+	case EW_SIGN_NAN: UNARY_LOOP(a[i] > 0 ? 1.0 : a[i] < 0 ? -1.0 : a[i] == 0 ? 0.0 : a[i]); break;
+	case EW_RSQRT: UNARY_LOOP(1.0 / sqrt(a[i])); break;
+	case EW_LOG2: UNARY_LOOP(log2(a[i])); break;
+	case EW_LOG10: UNARY_LOOP(log10(a[i])); break;
+	case EW_LOG1P: UNARY_LOOP(log1p(a[i])); break;
+	case EW_EXPM1: UNARY_LOOP(expm1(a[i])); break;
+	case EW_EXP2: UNARY_LOOP(exp2(a[i])); break;
+	case EW_ERF: UNARY_LOOP(erf(a[i])); break;
 	}
 }
+
+#undef UNARY_LOOP

@@ -190,7 +190,8 @@ void ew_compare_f64(uint8_t *out, const double *a, const int64_t *astr, const do
 
 /* out and a are length n contiguous; out may equal a */
 enum ew_unary { EW_NEG, EW_EXP, EW_SQRT, EW_ABS, EW_LOG, EW_TANH, EW_RELU, EW_SIN, EW_COS, EW_SIGMOID, EW_GELU,
-		EW_GELU_LIBM, EW_GELU_TANH };
+		EW_GELU_LIBM, EW_GELU_TANH, EW_FLOOR, EW_CEIL, EW_TRUNC, EW_SIGN, EW_SIGN_NAN, EW_RSQRT, EW_LOG2,
+		EW_LOG10, EW_LOG1P, EW_EXPM1, EW_EXP2, EW_ERF };
 void ew_unary_f32(float *out, const float *a, int64_t n, enum ew_unary op);
 void ew_unary_f64(double *out, const double *a, int64_t n, enum ew_unary op);
 

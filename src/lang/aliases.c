@@ -116,38 +116,30 @@ static struct value *as_other(struct call *c, bool expand, struct qkv_error *err
 	return args_done(c, &a, r, err);
 }
 
-/* The methods are torch's: a numpy array has none of them. */
-static bool numpy_self(struct call *c, struct qkv_error *err)
-{
-	if (c->self->t->flavor != FLAVOR_NUMPY)
-		return false;
-	error_set(err, 0, 0, "AttributeError: 'numpy.ndarray' object has no attribute '%s'", c->name);
-	return true;
-}
-
+/* The methods (numpy's arrays have none of them: runtime_attr refuses them there) */
 struct value *aliases_cpu(struct call *c, struct qkv_error *err)
 {
-	return numpy_self(c, err) ? NULL : cpu(c, err);
+	return cpu(c, err);
 }
 
 struct value *aliases_expand_as(struct call *c, struct qkv_error *err)
 {
-	return numpy_self(c, err) ? NULL : as_other(c, true, err);
+	return as_other(c, true, err);
 }
 
 struct value *aliases_type_as(struct call *c, struct qkv_error *err)
 {
-	return numpy_self(c, err) ? NULL : as_other(c, false, err);
+	return as_other(c, false, err);
 }
 
 struct value *aliases_logical_not(struct call *c, struct qkv_error *err)
 {
-	return numpy_self(c, err) ? NULL : logical_not(c, err);
+	return logical_not(c, err);
 }
 
 struct value *aliases_unbind(struct call *c, struct qkv_error *err)
 {
-	return c->self && numpy_self(c, err) ? NULL : unbind(c, err);
+	return unbind(c, err);
 }
 
 const struct builtin aliases_functions[] = {

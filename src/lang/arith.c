@@ -27,15 +27,6 @@ static const struct form forms[] = {
 	{ "gt", OP_GT }, { "ge", OP_GE },
 };
 
-/* -1 with numpy's message when c is a method of a numpy array (numpy has
- * none of these methods). */
-static int torch_method(const struct call *c, struct qkv_error *err)
-{
-	if (c->self && c->self->kind == V_TENSOR && c->self->t->flavor == FLAVOR_NUMPY)
-		return error_set(err, 0, 0, "AttributeError: 'numpy.ndarray' object has no attribute '%s'", c->name);
-	return 0;
-}
-
 /* The function's or method's own name: "add" for torch.add */
 static const char *form_name(const struct call *c)
 {
@@ -142,12 +133,12 @@ static struct value *extreme(struct call *c, enum ew_op op, struct qkv_error *er
 
 struct value *arith_maximum(struct call *c, struct qkv_error *err)
 {
-	return torch_method(c, err) < 0 ? NULL : extreme(c, EW_MAX, err);
+	return extreme(c, EW_MAX, err);
 }
 
 struct value *arith_minimum(struct call *c, struct qkv_error *err)
 {
-	return torch_method(c, err) < 0 ? NULL : extreme(c, EW_MIN, err);
+	return extreme(c, EW_MIN, err);
 }
 
 /* torch.neg(x), torch.square(x) (x * x), torch.reciprocal(x) (1 / x, a float)
@@ -182,12 +173,12 @@ static struct value *unary_form(struct call *c, struct qkv_error *err)
 
 struct value *arith_binary(struct call *c, struct qkv_error *err)
 {
-	return torch_method(c, err) < 0 ? NULL : binary_form(c, err);
+	return binary_form(c, err);
 }
 
 struct value *arith_unary(struct call *c, struct qkv_error *err)
 {
-	return torch_method(c, err) < 0 ? NULL : unary_form(c, err);
+	return unary_form(c, err);
 }
 
 const struct builtin arith_functions[] = {

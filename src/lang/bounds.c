@@ -167,15 +167,11 @@ struct value *bounds_clip_method(struct call *c, struct qkv_error *err)
 /* x.clamp(...) and x.clamp_(...): torch's alone */
 struct value *bounds_clamp_method(struct call *c, struct qkv_error *err)
 {
-	if (c->self->t->flavor == FLAVOR_NUMPY)
-		return error_set(err, 0, 0, "AttributeError: 'numpy.ndarray' object has no attribute 'clamp'"), NULL;
 	return torch_clamp(c, false, err);
 }
 
 struct value *bounds_clamp_(struct call *c, struct qkv_error *err)
 {
-	if (c->self->t->flavor == FLAVOR_NUMPY)
-		return error_set(err, 0, 0, "AttributeError: 'numpy.ndarray' object has no attribute 'clamp_'"), NULL;
 	return torch_clamp(c, true, err);
 }
 

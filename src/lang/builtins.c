@@ -324,6 +324,8 @@ static int np_operand(struct call *c, struct args *a, int i, struct tensor **out
 	return *out ? 0 : -1;
 }
 
+static bool math_has(const char *name);
+
 static struct value *unary(struct call *c, enum ew_unary op, bool numpy, struct qkv_error *err)
 {
 	struct args a;
@@ -332,8 +334,10 @@ static struct value *unary(struct call *c, enum ew_unary op, bool numpy, struct 
 	struct tensor *x;
 	bool owned = false;
 	if (a.v[0]->kind != V_TENSOR && value_is_number(a.v[0]) && !numpy) {
-		return args_error(err, c, &a, 0, "%s(): argument 1 must be a tensor, not %s (math.%s works on numbers)",
-				  c->name, value_type_name(a.v[0]), strrchr(c->name, '.') + 1), args_fail(&a);
+		const char *name = strrchr(c->name, '.') + 1;
+		return args_error(err, c, &a, 0, "%s(): argument 1 must be a tensor, not %s%s%s%s", c->name,
+				  value_type_name(a.v[0]), math_has(name) ? " (math." : "", math_has(name) ? name : "",
+				  math_has(name) ? " works on numbers)" : ""), args_fail(&a);
 	}
 	if ((numpy ? np_operand(c, &a, 0, &x, &owned, err) : args_tensor(c, &a, 0, &x, err)) < 0)
 		return args_fail(&a);
@@ -341,6 +345,11 @@ static struct value *unary(struct call *c, enum ew_unary op, bool numpy, struct 
 	if (owned)
 		tensor_unref(x);
 	return args_done(c, &a, r, err);
+}
+
+struct value *builtins_unary(struct call *c, enum ew_unary op, bool numpy, struct qkv_error *err)
+{
+	return unary(c, op, numpy, err);
 }
 
 static struct value *f_exp(struct call *c, struct qkv_error *err) { return unary(c, EW_EXP, false, err); }
@@ -1226,33 +1235,6 @@ static struct value *py_quit(struct call *c, struct qkv_error *err)
 	return args_return(&a, value_none());
 }
 
-/* math.* on Python numbers; domain: 0 any x, 1 x >= 0 (sqrt), 2 x > 0 (log). Python's messages
- * for an x outside it and for a finite x whose result overflows. */
-static struct value *math_fn(struct call *c, double (*fn)(double), int domain, struct qkv_error *err)
-{
-	struct args a;
-	if (args_bind(c, P("x"), 1, &a, err) < 0)
-		return NULL;
-	double x;
-	if (a.v[0]->kind == V_TENSOR && tensor_numel(a.v[0]->t) != 1)
-		return args_error(err, c, &a, 0, "%s() works on numbers; use torch.%s for tensors", c->name,
-				  strrchr(c->name, '.') + 1), args_fail(&a);
-	if (args_double(c, &a, 0, 0, &x, err) < 0)
-		return args_fail(&a);
-	if ((domain == 1 && x < 0) || (domain == 2 && x <= 0))
-		return args_error(err, c, &a, 0, "ValueError: math domain error"), args_fail(&a);
-	double r = fn(x);
-	if (isinf(r) && isfinite(x))
-		return args_error(err, c, &a, 0, "OverflowError: math range error"), args_fail(&a);
-	return args_return(&a, value_float(r));
-}
-
-static struct value *m_sqrt(struct call *c, struct qkv_error *err) { return math_fn(c, sqrt, 1, err); }
-static struct value *m_exp(struct call *c, struct qkv_error *err) { return math_fn(c, exp, 0, err); }
-static struct value *m_log(struct call *c, struct qkv_error *err) { return math_fn(c, log, 2, err); }
-static struct value *m_sin(struct call *c, struct qkv_error *err) { return math_fn(c, sin, 0, err); }
-static struct value *m_cos(struct call *c, struct qkv_error *err) { return math_fn(c, cos, 0, err); }
-
 /* ---- the table ------------------------------------------------------------------- */
 
 static const struct builtin functions[] = {
@@ -1293,8 +1275,6 @@ static const struct builtin functions[] = {
 	{ "numpy.arange", np_arange }, { "numpy.eye", np_eye },
 	{ "numpy.random.seed", np_seed }, { "numpy.random.rand", np_rand }, { "numpy.random.randn", np_randn },
 	{ "scipy.special.softmax", scipy_softmax },
-	{ "math.sqrt", m_sqrt }, { "math.exp", m_exp }, { "math.log", m_log },
-	{ "math.sin", m_sin }, { "math.cos", m_cos },
 	{ "builtins.print", py_print }, { "builtins.len", py_len }, { "builtins.float", py_float },
 	{ "builtins.int", py_int }, { "builtins.bool", py_bool }, { "builtins.str", py_str },
 	{ "builtins.repr", py_repr }, { "builtins.abs", py_abs }, { "builtins.round", rounding_python },
@@ -1340,7 +1320,7 @@ static const struct {
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
 						accumulate_functions, printopts_functions, nnlayers_functions,
-						norms_functions, arith_functions, aliases_functions };
+						norms_functions, arith_functions, aliases_functions, unary_functions };
 
 struct named {
 	const char *name;
@@ -1387,6 +1367,14 @@ static const struct named *name_find(const char *qualified)
 		if (strcmp(name_index[h].name, qualified) == 0)
 			return &name_index[h];
 	return NULL;
+}
+
+/* Whether the math module has a function of this name (math.floor). */
+static bool math_has(const char *name)
+{
+	char q[64];
+	snprintf(q, sizeof q, "math.%s", name);
+	return name_find(q) != NULL;
 }
 
 bool runtime_module_exists(const char *path)

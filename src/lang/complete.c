@@ -15,6 +15,7 @@ struct completion {
 	const char *prefix;
 	void (*fn)(void *, const char *);
 	void *udata;
+	bool ndarray;            /* a numpy array's: torch's own methods left out */
 };
 
 static void complete_qualified(void *udata, const char *q)
@@ -26,6 +27,8 @@ static void complete_qualified(void *udata, const char *q)
 	const char *rest = q + ml;
 	if (strchr(rest, '.'))
 		return;	/* a deeper name: torch.nn.Linear is not torch.<...> */
+	if (c->ndarray && runtime_torch_alone(rest))
+		return;
 	if (strncmp(rest, c->prefix, strlen(c->prefix)) == 0)
 		c->fn(c->udata, rest);
 }
@@ -99,7 +102,7 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 		for (int i = 0; globals[i]; i++)
 			if (strncmp(globals[i], prefix, pl) == 0)
 				fn(udata, globals[i]);
-		struct completion c = { "builtins.", prefix, fn, udata };
+		struct completion c = { "builtins.", prefix, fn, udata, false };
 		runtime_each_name(complete_qualified, &c);
 		return;
 	}
@@ -121,9 +124,10 @@ void interp_complete(const struct interp *I, const char *context, const char *pr
 		snprintf(module, sizeof module, "%s.", context);
 	else
 		module[0] = 0;
+	bool ndarray = m && m->kind == V_TENSOR && m->t->flavor == FLAVOR_NUMPY;
 	value_unref(g);
 	if (!module[0])
 		return;
-	struct completion c = { module, prefix, fn, udata };
+	struct completion c = { module, prefix, fn, udata, ndarray };
 	runtime_each_name(complete_qualified, &c);
 }

@@ -337,10 +337,7 @@ static struct value *unop(struct interp *I, int op, struct value *a, struct qkv_
 			return value_ref(a);
 		if (op == '~')
 			return value_from_result(ops_logical_not(&I->ops, a->t, err));
-		if (a->t->dtype == DT_BOOL)
-			return error_set(err, 0, 0, "negation of a bool tensor is not supported (use ~ to invert it)"),
-			       NULL;
-		return value_from_result(ops_unary(&I->ops, a->t, EW_NEG, err));
+		return value_from_result(ops_unary(&I->ops, a->t, EW_NEG, err));	/* (refused for bools) */
 	}
 	if (value_is_number(a) && a->np) {	/* a numpy scalar: a 0-d array's operator */
 		struct value *x = value_tensor(value_scalar_array(a));

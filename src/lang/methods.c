@@ -487,8 +487,6 @@ static struct value *m_type(struct call *c, struct qkv_error *err)
 	static const char *const names[] = { [DT_F32] = "torch.FloatTensor", [DT_F64] = "torch.DoubleTensor",
 					      [DT_I64] = "torch.LongTensor", [DT_BOOL] = "torch.BoolTensor" };
 	struct args a;
-	if (is_numpy(c))
-		return error_set(err, 0, 0, "'ndarray' object has no attribute 'type' in qkv"), NULL;
 	if (args_bind(c, P("dtype"), 0, &a, err) < 0)
 		return NULL;
 	struct value *v = a.v[0];
@@ -574,6 +572,9 @@ static const struct builtin tensor_methods[] = {
 	{ "minimum", arith_minimum }, { "neg", arith_unary }, { "negative", arith_unary }, { "square", arith_unary },
 	{ "reciprocal", arith_unary }, { "cpu", aliases_cpu }, { "expand_as", aliases_expand_as },
 	{ "type_as", aliases_type_as }, { "logical_not", aliases_logical_not }, { "unbind", aliases_unbind },
+	{ "floor", unary_method }, { "ceil", unary_method }, { "trunc", unary_method }, { "sign", unary_method },
+	{ "rsqrt", unary_method }, { "log2", unary_method }, { "log10", unary_method }, { "log1p", unary_method },
+	{ "expm1", unary_method }, { "exp2", unary_method }, { "erf", unary_method },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 
@@ -646,8 +647,35 @@ static const struct builtin *find(const struct builtin *table, size_t n, const c
 	return NULL;
 }
 
+/* The tensor attributes and methods numpy's arrays (and scalars) have too;
+ * the others qkv knows are torch's alone. */
+static const char *const ndarray_names[] = {
+	"T", "data", "shape", "ndim", "dtype", "size", "transpose", "view", "reshape", "copy", "astype", "sum",
+	"mean", "max", "min", "all", "any", "argmax", "argmin", "dot", "item", "sort", "argsort", "std", "var",
+	"flatten", "round", "repeat", "clip", "cumsum", "tolist", "squeeze",
+};
+
+/* Whether name is an attribute or method of torch's tensors that numpy's
+ * arrays lack (x.softmax, x.requires_grad, ...): Python's AttributeError
+ * then, where qkv could otherwise compute what numpy would refuse. */
+bool runtime_torch_alone(const char *name)
+{
+	static const char *const torch_attrs[] = { "mT", "requires_grad", "is_leaf", "grad_fn", "grad" };
+	for (size_t i = 0; i < sizeof ndarray_names / sizeof ndarray_names[0]; i++)
+		if (strcmp(name, ndarray_names[i]) == 0)
+			return false;
+	for (size_t i = 0; i < sizeof torch_attrs / sizeof torch_attrs[0]; i++)
+		if (strcmp(name, torch_attrs[i]) == 0)
+			return true;
+	return name[0] != '_' && find(tensor_methods, sizeof tensor_methods / sizeof tensor_methods[0], name);
+}
+
 struct value *runtime_attr(struct interp *I, struct value *self, const char *name, struct qkv_error *err)
 {
+	bool numpy_value = (value_is_number(self) && self->np) || (self->kind == V_TENSOR && self->t->flavor == FLAVOR_NUMPY);
+	if (numpy_value && runtime_torch_alone(name))
+		return error_set(err, 0, 0, "AttributeError: '%s' object has no attribute '%s'",
+				 self->kind == V_TENSOR ? "numpy.ndarray" : value_type_name(self), name), NULL;
 	if (value_is_number(self) && self->np && name[0] != '_') {
 		/* a numpy scalar has a 0-d array's attributes (item, dtype, shape,
 		 * round, astype, ...), and np.float64 a float's besides */

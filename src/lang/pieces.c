@@ -22,16 +22,6 @@ static struct ops_ctx *OPS(struct call *c)
 	return &c->I->ops;
 }
 
-/* A method torch's tensors have and numpy's arrays do not (numpy's
- * a.repeat repeats each element, which qkv does not do): -1 with the
- * error an array's missing attribute gives. */
-static int torch_only(struct call *c, const char *name, struct qkv_error *err)
-{
-	if (!c->self || c->self->t->flavor != FLAVOR_NUMPY)
-		return 0;
-	return error_set(err, 0, 0, "'ndarray' object has no attribute '%s' in qkv", name);
-}
-
 /* ---- split and chunk ------------------------------------------------------------------- */
 
 /* The views of x along dim of the sizes given, as a tuple; NULL with err
@@ -114,7 +104,7 @@ fail:
 struct value *pieces_split(struct call *c, struct qkv_error *err)
 {
 	struct bound b;
-	if (torch_only(c, "split", err) < 0 || bound_bind(c, P("tensor", "split_size_or_sections", "dim"), 2, &b, err) < 0)
+	if (bound_bind(c, P("tensor", "split_size_or_sections", "dim"), 2, &b, err) < 0)
 		return NULL;
 	int dim;
 	if (split_dim(c, &b, 2, &dim, err) < 0)
@@ -145,7 +135,7 @@ struct value *pieces_split(struct call *c, struct qkv_error *err)
 struct value *pieces_chunk(struct call *c, struct qkv_error *err)
 {
 	struct bound b;
-	if (torch_only(c, "chunk", err) < 0 || bound_bind(c, P("input", "chunks", "dim"), 2, &b, err) < 0)
+	if (bound_bind(c, P("input", "chunks", "dim"), 2, &b, err) < 0)
 		return NULL;
 	int dim;
 	int64_t chunks;
@@ -210,7 +200,7 @@ struct tensor *pieces_expand_to(struct tensor *x, int nd, const int64_t *sizes, 
 struct value *pieces_expand(struct call *c, struct qkv_error *err)
 {
 	struct args a;
-	if (torch_only(c, "expand", err) < 0 || args_bind(c, P("*"), 1, &a, err) < 0)
+	if (args_bind(c, P("*"), 1, &a, err) < 0)
 		return NULL;
 	int nd;
 	int64_t shape[TENSOR_MAX_DIMS];
@@ -358,9 +348,6 @@ done:
 struct value *pieces_np_repeat(struct call *c, struct qkv_error *err) { return repeat_each(c, true, err); }
 struct value *pieces_repeat_interleave(struct call *c, struct qkv_error *err)
 {
-	if (c->self && c->self->t->flavor == FLAVOR_NUMPY)
-		return error_set(err, 0, 0, "AttributeError: 'numpy.ndarray' object has no attribute "
-				 "'repeat_interleave'"), NULL;
 	return repeat_each(c, false, err);
 }
 

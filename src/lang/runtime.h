@@ -218,6 +218,17 @@ struct value *aliases_type_as(struct call *c, struct qkv_error *err);
 struct value *aliases_logical_not(struct call *c, struct qkv_error *err);
 struct value *aliases_unbind(struct call *c, struct qkv_error *err);
 
+/* unary.c: torch.floor, ceil, trunc, sign, rsqrt, log2, log10, log1p,
+ * expm1, exp2, erf, numpy's and scipy.special's, and the math module's
+ * functions (unary_functions, ending with a NULL name); the methods
+ * x.floor() and the rest are unary_method. */
+extern const struct builtin unary_functions[];
+struct value *unary_method(struct call *c, struct qkv_error *err);
+
+/* builtins.c's torch.exp and np.exp, for op: the input's checks, its
+ * conversion (numpy's take lists and numbers), ops_unary. */
+struct value *builtins_unary(struct call *c, enum ew_unary op, bool numpy, struct qkv_error *err);
+
 /* norms.c: torch.norm, torch.linalg.norm and vector_norm, F.normalize,
  * F.cosine_similarity, np.linalg.norm, and the method x.norm.
  * norms_functions ends with a NULL name. */
@@ -282,6 +293,9 @@ struct value *runtime_attr(struct interp *I, struct value *self, const char *nam
 struct value *runtime_call(struct call *c, struct value *callee, struct qkv_error *err);
 /* The built-in function with this qualified name, or NULL. */
 const struct builtin *runtime_find_function(const char *qualified);
+/* Whether a tensor attribute or method is torch's alone (x.softmax,
+ * x.requires_grad): numpy's arrays lack it (methods.c). */
+bool runtime_torch_alone(const char *name);
 /* Every tensor method, as "Tensor.NAME" (methods.c). */
 void runtime_each_method(void (*fn)(void *udata, const char *qualified), void *udata);
 /* Every function, constant, submodule and tensor method name, for completion:

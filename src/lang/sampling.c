@@ -105,9 +105,6 @@ static struct value *fill_(struct call *c, bool normal, struct qkv_error *err)
 	if (args_bind(c, normal ? P("mean", "std") : P("from", "to"), 0, &a, err) < 0)
 		return NULL;
 	struct tensor *x = c->self->t;
-	if (x->flavor == FLAVOR_NUMPY)
-		return args_error(err, c, &a, -1, "AttributeError: 'numpy.ndarray' object has no attribute '%s_'",
-				  normal ? "normal" : "uniform"), args_fail(&a);
 	double p0, p1;
 	if (number(c, &a, 0, 0.0, &p0, err) < 0 || number(c, &a, 1, 1.0, &p1, err) < 0)
 		return args_fail(&a);

@@ -243,3 +243,19 @@ Test(completion, tab_should_complete_after_a_long_name_and_a_dot, .fini = finish
 	snprintf(line, sizeof line, ">>> %s.softmax", name);
 	free(tmux_see(session, line));
 }
+
+/* a numpy array's names are numpy's: "a.so" completes to a.sort (a
+ * tensor's would list softmax too), and a.softmax is numpy's AttributeError */
+Test(completion, a_numpy_arrays_names_should_be_numpys, .fini = finish)
+{
+	start(100, 30, NULL, "repl");
+	free(tmux_see(session, ">>>"));
+	tmux_line(session, "import numpy as np; a = np.ones(2)");
+	free(tmux_see(session, "np.ones(2)\n>>>"));
+	tmux_type(session, "a.so");
+	tmux_keys(session, "Tab");
+	free(tmux_see(session, ">>> a.sort"));
+	tmux_keys(session, "C-u");
+	tmux_line(session, "a.softmax(0)");
+	free(tmux_see(session, "AttributeError: 'numpy.ndarray' object has no attribute 'softmax'"));
+}

@@ -365,6 +365,21 @@ Test(session_api, completion_should_offer_workspace_names_and_a_modules_function
 	session_free(s);
 }
 
+Test(session_api, completion_of_a_numpy_array_should_offer_numpys_methods_only)
+{
+	struct session *s = session_new(KERNEL_SIMD, 0);
+	must_run(s, "import numpy as np; a = np.ones(2); t = torch.ones(2)");
+	struct names n = { "" };
+	session_complete(s, "a", "s", add_name, &n);
+	cr_assert(strstr(n.all, "sum ") && strstr(n.all, "sort ") && strstr(n.all, "std "), "%s", n.all);
+	cr_assert_null(strstr(n.all, "softmax"), "%s", n.all);
+	cr_assert_null(strstr(n.all, "sign"), "%s", n.all);
+	memset(&n, 0, sizeof n);
+	session_complete(s, "t", "s", add_name, &n);
+	cr_assert(strstr(n.all, "sum ") && strstr(n.all, "softmax ") && strstr(n.all, "sign "), "%s", n.all);
+	session_free(s);
+}
+
 Test(session_api, reset_should_go_back_to_an_empty_workspace_and_forget_the_statements)
 {
 	struct session *s = session_new(KERNEL_SIMD, 0);
