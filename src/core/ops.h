@@ -165,6 +165,9 @@ struct tensor *ops_layer_norm(struct tensor *x, int ndims, const int64_t *shape,
  * front): torch's x.repeat, np.tile. (ops_repeat.c) */
 struct tensor *ops_tile(const struct ops_ctx *ctx, struct tensor *x, int nd, const int64_t *reps,
 			struct qkv_error *err);
+/* x with the order of the n distinct dims given (from 0) reversed, a copy:
+ * torch.flip, np.flip. (ops_repeat.c) */
+struct tensor *ops_flip(struct tensor *x, int n, const int *dims);
 /* Each index i of x's dim repeated counts[i] times in place (counts[0] for
  * all when ncounts is 1): np.repeat, torch.repeat_interleave. */
 struct tensor *ops_repeat_each(const struct ops_ctx *ctx, struct tensor *x, int dim, const int64_t *counts,
@@ -199,8 +202,10 @@ struct tensor *ops_dropout(const struct ops_ctx *ctx, struct tensor *t, double p
 /* ---- reductions and joins ---------------------------------------------------- */
 /* ARGMAX / ARGMIN: int64 indices of the first largest (smallest) element, a
  * NaN counting as both, as in torch and NumPy; an empty reduction is an
- * error, as for MAX and MIN. */
-enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_ARGMAX, REDUCE_ARGMIN };
+ * error, as for MAX and MIN. PROD multiplies in index order, floats in
+ * their own type, integers and bools as int64 (wrapping, as both do); an
+ * empty product is 1. */
+enum reduce_op { REDUCE_SUM, REDUCE_MEAN, REDUCE_MAX, REDUCE_MIN, REDUCE_ARGMAX, REDUCE_ARGMIN, REDUCE_PROD };
 /* Over dim (all dims when all is true); keepdim as in torch. */
 struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all, int dim,
 			  bool keepdim, enum reduce_op op, struct qkv_error *err);

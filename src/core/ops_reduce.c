@@ -1,5 +1,5 @@
 /* ops_reduce.c: reductions with PyTorch's rules (sum, mean, max, min,
- * argmax, argmin over a dim, several or everything, keepdim), the tests of
+ * argmax, argmin, prod over a dim, several or everything, keepdim), the tests of
  * every element (isnan, isinf, isfinite, all, any) and isclose. Like ops.c,
  * never prints: a bad dim comes back as NULL with a message in the error
  * record. */
@@ -100,6 +100,41 @@ static struct tensor *argreduce(struct tensor *t, const struct reduction *rs, bo
 	return out;
 }
 
+/* The product over rs (REDUCE_PROD), one factor after another in index
+ * order: floats in their own type, integers and bools as int64, wrapping. */
+static struct tensor *prod_reduce(struct tensor *t, const struct reduction *rs)
+{
+	int64_t outer = rs->outer, n = rs->n, inner = rs->inner;
+	enum dtype dt = dtype_is_float(t->dtype) ? t->dtype : DT_I64;
+	struct tensor *c = contig_as(t, dt);
+	struct tensor *out = tensor_new(dt, t->flavor, rs->ndim, rs->shape);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t in = 0; in < inner; in++) {
+			int64_t at = o * n * inner + in, to = o * inner + in;
+			if (dt == DT_F32) {
+				const float *x = tensor_data(c);
+				float acc = 1;
+				for (int64_t k = 0; k < n; k++)
+					acc *= x[at + k * inner];
+				((float *)out->storage->data)[to] = acc;
+			} else if (dt == DT_F64) {
+				const double *x = tensor_data(c);
+				double acc = 1;
+				for (int64_t k = 0; k < n; k++)
+					acc *= x[at + k * inner];
+				((double *)out->storage->data)[to] = acc;
+			} else {
+				const int64_t *x = tensor_data(c);
+				uint64_t acc = 1;
+				for (int64_t k = 0; k < n; k++)
+					acc *= (uint64_t)x[at + k * inner];
+				((int64_t *)out->storage->data)[to] = (int64_t)acc;
+			}
+		}
+	tensor_unref(c);
+	return out;
+}
+
 /* A float sum or mean of a t whose dims are not in memory order (a
  * transpose: perm from memory_order): computed on the view in memory order,
  * so that its additions come in the order torch's and numpy's do, then put
@@ -134,6 +169,8 @@ struct tensor *ops_reduce(const struct ops_ctx *ctx, struct tensor *t, bool all,
 	struct reduction rs;
 	if (reduction_of(t, all, dim, keepdim, &rs, err) < 0)
 		return NULL;
+	if (op == REDUCE_PROD)
+		return prod_reduce(t, &rs);
 	int64_t outer = rs.outer, n = rs.n, inner = rs.inner;
 	/* torch infers no float type for a mean, and has no argmax of bools */
 	if (t->flavor == FLAVOR_TORCH && op == REDUCE_MEAN && !dtype_is_float(t->dtype)) {

@@ -1,7 +1,7 @@
-/* ops_repeat.c: the copies that repeat a tensor's elements: tiling (torch's
- * x.repeat, np.tile) and repeating each element in place (np.repeat,
- * torch.repeat_interleave). Data movement only: the values are copied
- * byte for byte. */
+/* ops_repeat.c: the copies that repeat or reverse a tensor's elements:
+ * tiling (torch's x.repeat, np.tile), repeating each element in place
+ * (np.repeat, torch.repeat_interleave) and reversing dims (torch.flip,
+ * np.flip). Data movement only: the values are copied byte for byte. */
 #include "core/ops_private.h"
 
 #include <string.h>
@@ -89,5 +89,26 @@ struct tensor *ops_repeat_each(const struct ops_ctx *ctx, struct tensor *x, int 
 					int64_t flat = (o * len + i) * inner + k;
 					memcpy(to + (size_t)o_at * es, from + (size_t)tensor_flat_offset(x, flat) * es, es);
 				}
+	return out;
+}
+
+struct tensor *ops_flip(struct tensor *x, int n, const int *dims)
+{
+	bool flip[TENSOR_MAX_DIMS] = { false };
+	for (int i = 0; i < n; i++)
+		flip[dims[i]] = true;
+	struct tensor *out = tensor_new(x->dtype, x->flavor, x->ndim, x->shape);
+	int64_t total = tensor_numel(out), idx[TENSOR_MAX_DIMS] = { 0 };
+	size_t es = dtype_size(x->dtype);
+	char *to = out->storage->data;
+	const char *from = tensor_data(x);
+	for (int64_t k = 0; k < total; k++) {
+		int64_t at = 0;	/* x's element for out's index idx */
+		for (int d = 0; d < x->ndim; d++)
+			at += (flip[d] ? x->shape[d] - 1 - idx[d] : idx[d]) * x->strides[d];
+		memcpy(to + (size_t)k * es, from + (size_t)at * es, es);
+		for (int d = x->ndim - 1; d >= 0 && ++idx[d] == x->shape[d]; d--)
+			idx[d] = 0;
+	}
 	return out;
 }

@@ -77,15 +77,10 @@ static struct value *np_cumsum(struct call *c, struct qkv_error *err)
 static struct value *torch_cumsum(struct call *c, struct qkv_error *err)
 {
 	struct args a;
-	bool method = c->self != NULL;
-	if (args_bind(c, method ? P("dim") : P("input", "dim"), method ? 1 : 2, &a, err) < 0)
-		return NULL;
-	int at = method ? 0 : 1;
 	struct tensor *x;
-	if (method)
-		x = c->self->t;
-	else if (args_tensor(c, &a, 0, &x, err) < 0)
-		return args_fail(&a);
+	int at = args_bind_input(c, P("dim"), 1, &a, &x, err);
+	if (at < 0)
+		return NULL;
 	int dim = 0;
 	if (x->ndim > 0 && args_dim(c, &a, at, x->ndim, &dim, err) < 0)
 		return args_fail(&a);

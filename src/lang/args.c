@@ -99,6 +99,30 @@ int args_bind(struct call *c, const char *const *params, int nreq, struct args *
 	return 0;
 }
 
+int args_bind_input(struct call *c, const char *const *params, int nreq, struct args *a, struct tensor **x,
+		    struct qkv_error *err)
+{
+	const char *names[ARGS_MAX + 1];
+	bool method = c->self != NULL;
+	int k = 0;
+	if (!method)
+		names[k++] = "input";
+	for (int i = 0; params[i] && k < ARGS_MAX; i++)
+		names[k++] = params[i];
+	names[k] = NULL;
+	if (args_bind(c, names, nreq + !method, a, err) < 0)
+		return -1;
+	if (method) {
+		*x = c->self->t;
+		return 0;
+	}
+	if (args_tensor(c, a, 0, x, err) < 0) {
+		args_release(a);
+		return -1;
+	}
+	return 1;
+}
+
 int args_not_tensor(struct call *c, struct args *a, int i, struct qkv_error *err)
 {
 	struct value *v = a->v[i];

@@ -23,6 +23,13 @@ int args_error(struct qkv_error *err, struct call *c, struct args *a, int i, con
 	__attribute__((format(printf, 5, 6)));
 
 int args_not_tensor(struct call *c, struct args *a, int i, struct qkv_error *err);
+/* args_bind for a torch function that is a method too (torch.cumsum(input,
+ * dim) and x.cumsum(dim)): params and nreq are the method's; the function
+ * takes "input" before them. Sets *x to the receiver or the input tensor
+ * and returns the index of params[0] in a (0 or 1); -1 with err, a
+ * released, when a binding or the input is wrong. */
+int args_bind_input(struct call *c, const char *const *params, int nreq, struct args *a, struct tensor **x,
+		    struct qkv_error *err);
 /* Argument i's tensor into *out, or -1 with err (args_not_tensor) when it
  * is none. Inline: nearly every built-in asks for one. */
 static inline int args_tensor(struct call *c, struct args *a, int i, struct tensor **out, struct qkv_error *err)

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char LEAF_MSG[] = "a leaf Variable that requires grad is being used in an in-place operation.";
+static const char LEAF_MSG[] = "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.";
 static const char LEAF_VIEW_MSG[] =
-	"a view of a leaf Variable that requires grad is being used in an in-place operation.";
+	"RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.";
 static const char NUMPY_MSG[] =
-	"Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.";
-static const char FLOAT_MSG[] = "Only Tensors of floating point and complex dtype can require gradients";
+	"RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.";
+static const char FLOAT_MSG[] = "RuntimeError: Only Tensors of floating point and complex dtype can require gradients";
 
 enum rule_kind {
 	R_NONE,      /* the result never requires grad (creation, comparisons, numbers) */
@@ -100,6 +100,7 @@ static const struct rule rules[] = {
 	{ "Tensor.expm1", R_FN, "Expm1Backward0", NULL },
 	{ "Tensor.fill_", R_INPLACE, "FillBackward2", NULL },
 	{ "Tensor.flatten", R_RESHAPE, NULL, NULL },
+	{ "Tensor.flip", R_FN, "FlipBackward0", NULL },
 	{ "Tensor.float", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.floor", R_FN, "FloorBackward0", NULL },
 	{ "Tensor.floor_divide", R_SELF, NULL, NULL },
@@ -120,6 +121,7 @@ static const struct rule rules[] = {
 	{ "Tensor.log2", R_FN, "Log2Backward0", NULL },
 	{ "Tensor.log_softmax", R_FN, "LogSoftmaxBackward0", NULL },
 	{ "Tensor.logical_not", R_NONE, NULL, NULL },
+	{ "Tensor.logsumexp", R_FN, "LogsumexpBackward0", NULL },
 	{ "Tensor.long", R_SAME, "ToCopyBackward0", NULL },
 	{ "Tensor.lt", R_SELF, NULL, NULL },
 	{ "Tensor.mT", R_VIEW, "TransposeBackward0", NULL },
@@ -145,6 +147,7 @@ static const struct rule rules[] = {
 	{ "Tensor.numpy", R_NUMPY, NULL, NULL },
 	{ "Tensor.permute", R_VIEW, "PermuteBackward0", NULL },
 	{ "Tensor.pow", R_SELF, NULL, NULL },
+	{ "Tensor.prod", R_DIM, "ProdBackward0", "ProdBackward1" },
 	{ "Tensor.reciprocal", R_FN, "ReciprocalBackward0", NULL },
 	{ "Tensor.relu", R_FN, "ReluBackward0", NULL },
 	{ "Tensor.remainder", R_SELF, NULL, NULL },
@@ -276,10 +279,14 @@ static const struct rule rules[] = {
 	{ "numpy.expand_dims", R_NUMPY, NULL, NULL },
 	{ "numpy.expm1", R_NUMPY, NULL, NULL },
 	{ "numpy.eye", R_NUMPY, NULL, NULL },
+	{ "numpy.flip", R_NUMPY, NULL, NULL },
+	{ "numpy.fliplr", R_NUMPY, NULL, NULL },
+	{ "numpy.flipud", R_NUMPY, NULL, NULL },
 	{ "numpy.floor", R_NUMPY, NULL, NULL },
 	{ "numpy.full", R_NUMPY, NULL, NULL },
 	{ "numpy.full_like", R_NUMPY, NULL, NULL },
 	{ "numpy.get_printoptions", R_NUMPY, NULL, NULL },
+	{ "numpy.hstack", R_NUMPY, NULL, NULL },
 	{ "numpy.identity", R_NUMPY, NULL, NULL },
 	{ "numpy.isclose", R_NUMPY, NULL, NULL },
 	{ "numpy.isfinite", R_NUMPY, NULL, NULL },
@@ -301,6 +308,7 @@ static const struct rule rules[] = {
 	{ "numpy.ones_like", R_NUMPY, NULL, NULL },
 	{ "numpy.outer", R_NUMPY, NULL, NULL },
 	{ "numpy.printoptions", R_NUMPY, NULL, NULL },
+	{ "numpy.prod", R_NUMPY, NULL, NULL },
 	{ "numpy.random.normal", R_NUMPY, NULL, NULL },
 	{ "numpy.random.rand", R_NUMPY, NULL, NULL },
 	{ "numpy.random.randn", R_NUMPY, NULL, NULL },
@@ -327,6 +335,7 @@ static const struct rule rules[] = {
 	{ "numpy.triu", R_NUMPY, NULL, NULL },
 	{ "numpy.trunc", R_NUMPY, NULL, NULL },
 	{ "numpy.var", R_NUMPY, NULL, NULL },
+	{ "numpy.vstack", R_NUMPY, NULL, NULL },
 	{ "numpy.where", R_NUMPY, NULL, NULL },
 	{ "numpy.zeros", R_NUMPY, NULL, NULL },
 	{ "numpy.zeros_like", R_NUMPY, NULL, NULL },
@@ -367,6 +376,7 @@ static const struct rule rules[] = {
 	{ "torch.expm1", R_FN, "Expm1Backward0", NULL },
 	{ "torch.eye", R_CREATE, NULL, NULL },
 	{ "torch.flatten", R_RESHAPE, NULL, NULL },
+	{ "torch.flip", R_FN, "FlipBackward0", NULL },
 	{ "torch.floor", R_FN, "FloorBackward0", NULL },
 	{ "torch.floor_divide", R_SELF, NULL, NULL },
 	{ "torch.from_numpy", R_NONE, NULL, NULL },
@@ -374,6 +384,7 @@ static const struct rule rules[] = {
 	{ "torch.full_like", R_CREATE, NULL, NULL },
 	{ "torch.ge", R_SELF, NULL, NULL },
 	{ "torch.gt", R_SELF, NULL, NULL },
+	{ "torch.hstack", R_FN, "CatBackward0", NULL },
 	{ "torch.inference_mode", R_SELF, NULL, NULL },
 	{ "torch.initial_seed", R_NONE, NULL, NULL },
 	{ "torch.is_tensor", R_NONE, NULL, NULL },
@@ -391,6 +402,7 @@ static const struct rule rules[] = {
 	{ "torch.log2", R_FN, "Log2Backward0", NULL },
 	{ "torch.log_softmax", R_FN, "LogSoftmaxBackward0", NULL },
 	{ "torch.logical_not", R_NONE, NULL, NULL },
+	{ "torch.logsumexp", R_FN, "LogsumexpBackward0", NULL },
 	{ "torch.lt", R_SELF, NULL, NULL },
 	{ "torch.manual_seed", R_NONE, NULL, NULL },
 	{ "torch.masked_fill", R_FN, "MaskedFillBackward0", NULL },
@@ -419,6 +431,7 @@ static const struct rule rules[] = {
 	{ "torch.nn.functional.linear", R_LINEAR, NULL, NULL },
 	{ "torch.nn.functional.log_softmax", R_FN, "LogSoftmaxBackward0", NULL },
 	{ "torch.nn.functional.normalize", R_FN, "DivBackward0", NULL },
+	{ "torch.nn.functional.one_hot", R_NONE, NULL, NULL },
 	{ "torch.nn.functional.relu", R_FN, "ReluBackward0", NULL },
 	{ "torch.nn.functional.scaled_dot_product_attention", R_ATTENTION, NULL, NULL },
 	{ "torch.nn.functional.sigmoid", R_FN, "SigmoidBackward0", NULL },
@@ -430,6 +443,7 @@ static const struct rule rules[] = {
 	{ "torch.ones_like", R_CREATE, NULL, NULL },
 	{ "torch.outer", R_FN, "MulBackward0", NULL },
 	{ "torch.pow", R_SELF, NULL, NULL },
+	{ "torch.prod", R_DIM, "ProdBackward0", "ProdBackward1" },
 	{ "torch.rand", R_CREATE, NULL, NULL },
 	{ "torch.rand_like", R_CREATE, NULL, NULL },
 	{ "torch.randint", R_CREATE, NULL, NULL },
@@ -465,6 +479,7 @@ static const struct rule rules[] = {
 	{ "torch.trunc", R_FN, "TruncBackward0", NULL },
 	{ "torch.unbind", R_UNBIND, "UnbindBackward0", NULL },
 	{ "torch.var", R_FN, "VarBackward0", NULL },
+	{ "torch.vstack", R_FN, "CatBackward0", NULL },
 	{ "torch.where", R_FN, "WhereBackward0", NULL },
 	{ "torch.zeros", R_CREATE, NULL, NULL },
 	{ "torch.zeros_like", R_CREATE, NULL, NULL },

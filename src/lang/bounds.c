@@ -97,15 +97,10 @@ static struct value *np_clip(struct call *c, struct qkv_error *err)
 static struct value *torch_clamp(struct call *c, bool in_place, struct qkv_error *err)
 {
 	struct args a;
-	bool method = c->self != NULL;
-	if (args_bind(c, method ? P("min", "max") : P("input", "min", "max"), method ? 0 : 1, &a, err) < 0)
-		return NULL;
-	int lo = method ? 0 : 1;
 	struct tensor *x;
-	if (method)
-		x = c->self->t;
-	else if (args_tensor(c, &a, 0, &x, err) < 0)
-		return args_fail(&a);
+	int lo = args_bind_input(c, P("min", "max"), 0, &a, &x, err);
+	if (lo < 0)
+		return NULL;
 	if (none(a.v[lo]) && none(a.v[lo + 1]))
 		return args_error(err, c, &a, -1, "torch.clamp: At least one of 'min' or 'max' must not be None"),
 		       args_fail(&a);
@@ -139,16 +134,11 @@ static struct value *t_clamp(struct call *c, struct qkv_error *err) { return tor
 static struct value *clamp_one(struct call *c, enum ew_op op, struct qkv_error *err)
 {
 	struct args a;
-	bool method = c->self != NULL;
 	const char *bound = op == EW_MAX ? "min" : "max";
-	if (args_bind(c, method ? P(bound) : P("input", bound), method ? 1 : 2, &a, err) < 0)
-		return NULL;
 	struct tensor *x;
-	if (method)
-		x = c->self->t;
-	else if (args_tensor(c, &a, 0, &x, err) < 0)
-		return args_fail(&a);
-	int i = method ? 0 : 1;
+	int i = args_bind_input(c, P(bound), 1, &a, &x, err);
+	if (i < 0)
+		return NULL;
 	if (a.v[i]->kind != V_TENSOR && !value_is_number(a.v[i]))
 		return args_error(err, c, &a, i, "TypeError: clamp_%s() received an invalid %s: expected a number or "
 				  "a tensor, got %s", bound, bound, value_type_name(a.v[i])), args_fail(&a);

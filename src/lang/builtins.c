@@ -574,16 +574,40 @@ static struct value *np_isinf(struct call *c, struct qkv_error *err) { return cl
 static struct value *np_isnan(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISNAN, true, err); }
 static struct value *np_isfinite(struct call *c, struct qkv_error *err) { return classify(c, OPS_ISFINITE, true, err); }
 
-/* torch.cat / torch.stack / np.stack / np.concatenate */
-static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_error *err)
+/* How join joins: along a dim (cat, concatenate), along a new dim (stack),
+ * or as rows (vstack: 1-d ones become rows) or side by side (hstack:
+ * along dim 1, or 0 for 1-d ones) */
+enum join_kind { JOIN_CAT, JOIN_STACK, JOIN_VSTACK, JOIN_HSTACK };
+
+/* ts[i] as vstack (at least 2-d, a 1-d one a row) or hstack (at least 1-d) takes it */
+static struct tensor *at_least(const struct ops_ctx *ctx, struct tensor *t, enum join_kind kind, struct qkv_error *err)
+{
+	int want = kind == JOIN_VSTACK ? 2 : 1;
+	if (t->ndim >= want)
+		return t;
+	int64_t shape[2] = { 1, t->ndim == 1 ? t->shape[0] : 1 };
+	struct tensor *r = ops_reshape(ctx, t, want, want == 2 ? shape : shape + 1, err);
+	tensor_unref(t);
+	return r;
+}
+
+/* torch.cat / torch.stack / torch.vstack / torch.hstack and numpy's
+ * stack / concatenate / vstack / hstack */
+static struct value *join(struct call *c, enum join_kind kind, bool numpy, struct qkv_error *err)
 {
 	struct args a;
-	if (args_bind(c, numpy ? P("arrays", "axis") : P("tensors", "dim"), 1, &a, err) < 0)
+	bool stack = kind == JOIN_STACK, sides = kind >= JOIN_VSTACK;
+	const char *const *params = sides ? (numpy ? P("tup") : P("tensors")) : numpy ? P("arrays", "axis") : P("tensors", "dim");
+	if (args_bind(c, params, 1, &a, err) < 0)
 		return NULL;
 	struct value *list = a.v[0];
 	if (list->kind != V_LIST && list->kind != V_TUPLE)
 		return args_error(err, c, &a, 0, "%s() takes a list of tensors, not %s", c->name,
 				  value_type_name(list)), args_fail(&a);
+	if (sides && list->n == 0)
+		return args_error(err, c, &a, 0, numpy ? "ValueError: need at least one array to concatenate"
+				  : "RuntimeError: %s expects a non-empty TensorList", kind == JOIN_VSTACK ? "vstack" : "hstack"),
+		       args_fail(&a);
 	int64_t d;
 	if (args_int(c, &a, 1, 0, &d, err) < 0)
 		return args_fail(&a);
@@ -604,10 +628,16 @@ static struct value *join(struct call *c, bool stack, bool numpy, struct qkv_err
 				   value_type_name(e));
 			goto out;
 		}
+		if (sides && !(ts[made] = at_least(OPS(c), ts[made], kind, err))) {
+			args_error(err, c, &a, 0, "%s", err->msg);
+			goto out;
+		}
 	}
 	/* the dim is the first tensor's (one more for the new one stack makes) */
 	int dim = 0;
-	if (made > 0 && args_axis(c, &a, 1, ts[0]->ndim + stack, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) < 0)
+	if (sides)
+		dim = kind == JOIN_HSTACK && ts[0]->ndim > 1;
+	else if (made > 0 && args_axis(c, &a, 1, ts[0]->ndim + stack, numpy ? FLAVOR_NUMPY : FLAVOR_TORCH, &dim, err) < 0)
 		goto out;
 	r = stack ? ops_stack(OPS(c), ts, list->n, dim, err) : ops_cat(OPS(c), ts, list->n, dim, err);
 	if (!r)
@@ -619,10 +649,14 @@ out:
 	return r ? args_done(c, &a, r, err) : args_fail(&a);
 }
 
-static struct value *f_cat(struct call *c, struct qkv_error *err) { return join(c, false, false, err); }
-static struct value *f_stack(struct call *c, struct qkv_error *err) { return join(c, true, false, err); }
-static struct value *np_stack(struct call *c, struct qkv_error *err) { return join(c, true, true, err); }
-static struct value *np_concatenate(struct call *c, struct qkv_error *err) { return join(c, false, true, err); }
+static struct value *f_cat(struct call *c, struct qkv_error *err) { return join(c, JOIN_CAT, false, err); }
+static struct value *f_stack(struct call *c, struct qkv_error *err) { return join(c, JOIN_STACK, false, err); }
+static struct value *f_vstack(struct call *c, struct qkv_error *err) { return join(c, JOIN_VSTACK, false, err); }
+static struct value *f_hstack(struct call *c, struct qkv_error *err) { return join(c, JOIN_HSTACK, false, err); }
+static struct value *np_stack(struct call *c, struct qkv_error *err) { return join(c, JOIN_STACK, true, err); }
+static struct value *np_concatenate(struct call *c, struct qkv_error *err) { return join(c, JOIN_CAT, true, err); }
+static struct value *np_vstack(struct call *c, struct qkv_error *err) { return join(c, JOIN_VSTACK, true, err); }
+static struct value *np_hstack(struct call *c, struct qkv_error *err) { return join(c, JOIN_HSTACK, true, err); }
 
 static struct value *closeness(struct call *c, bool all, bool numpy, struct qkv_error *err)
 {
@@ -1253,7 +1287,8 @@ static const struct builtin functions[] = {
 	{ "torch.sum", f_sum }, { "torch.mean", f_mean }, { "torch.amax", f_amax }, { "torch.amin", f_amin },
 	{ "torch.argmax", f_argmax }, { "torch.argmin", f_argmin },
 	{ "torch.isinf", f_isinf }, { "torch.isnan", f_isnan }, { "torch.isfinite", f_isfinite },
-	{ "torch.cat", f_cat }, { "torch.concat", f_cat }, { "torch.stack", f_stack },
+	{ "torch.cat", f_cat }, { "torch.concat", f_cat }, { "torch.stack", f_stack }, { "torch.vstack", f_vstack },
+	{ "torch.hstack", f_hstack }, { "numpy.vstack", np_vstack }, { "numpy.hstack", np_hstack },
 	{ "torch.allclose", f_allclose }, { "torch.isclose", f_isclose }, { "torch.equal", f_equal },
 	{ "torch.transpose", f_transpose }, { "torch.masked_fill", f_masked_fill }, { "torch.numel", f_numel },
 	{ "torch.nn.Linear", nn_linear }, { "torch.nn.Dropout", nn_dropout }, { "torch.nn.Parameter", nn_parameter },
@@ -1320,7 +1355,8 @@ static const struct {
 static const struct builtin *const tables[] = { py_functions, rank_functions, pieces_functions, rounding_functions,
 						bounds_functions, arrays_functions, sampling_functions,
 						accumulate_functions, printopts_functions, nnlayers_functions,
-						norms_functions, arith_functions, aliases_functions, unary_functions };
+						norms_functions, arith_functions, aliases_functions, unary_functions,
+						products_functions, arrange_functions };
 
 struct named {
 	const char *name;

@@ -225,6 +225,18 @@ struct value *aliases_unbind(struct call *c, struct qkv_error *err);
 extern const struct builtin unary_functions[];
 struct value *unary_method(struct call *c, struct qkv_error *err);
 
+/* products.c: torch.prod, np.prod, torch.logsumexp (products_functions,
+ * ending with a NULL name), and the methods x.prod (a.prod) and
+ * x.logsumexp. */
+extern const struct builtin products_functions[];
+struct value *products_prod_method(struct call *c, struct qkv_error *err);
+struct value *products_logsumexp(struct call *c, struct qkv_error *err);
+
+/* arrange.c: torch.flip, np.flip, np.fliplr, np.flipud, F.one_hot
+ * (arrange_functions, ending with a NULL name), and the method x.flip. */
+extern const struct builtin arrange_functions[];
+struct value *arrange_flip_method(struct call *c, struct qkv_error *err);
+
 /* builtins.c's torch.exp and np.exp, for op: the input's checks, its
  * conversion (numpy's take lists and numbers), ops_unary. */
 struct value *builtins_unary(struct call *c, enum ew_unary op, bool numpy, struct qkv_error *err);

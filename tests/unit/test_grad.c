@@ -204,7 +204,7 @@ Test(grad, in_place_writes_to_a_leaf_should_fail_and_change_nothing)
 	struct qkv_error err = { 0 };
 	static const char code[] = "p2.zero_()";
 	cr_assert_eq(interp_run(I, code, strlen(code), 1, INTERP_PER_STATEMENT, &err), INTERP_ERROR);
-	cr_expect_str_eq(err.msg, "a leaf Variable that requires grad is being used in an in-place operation.");
+	cr_expect_str_eq(err.msg, "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.");
 	cr_expect_eq(err.line, 1);
 	cr_expect_eq(err.col, 9);	/* at the call's parenthesis, as qkv places call errors */
 	struct value *v = interp_eval(I, "p2.sum() != 0", 13, &err);
