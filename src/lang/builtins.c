@@ -1356,7 +1356,8 @@ static const struct builtin *const tables[] = { py_functions, rank_functions, pi
 						bounds_functions, arrays_functions, sampling_functions,
 						accumulate_functions, printopts_functions, nnlayers_functions,
 						norms_functions, arith_functions, aliases_functions, unary_functions,
-						products_functions, arrange_functions };
+						products_functions, arrange_functions, losses_functions,
+						select_functions };
 
 struct named {
 	const char *name;

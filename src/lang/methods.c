@@ -575,7 +575,8 @@ static const struct builtin tensor_methods[] = {
 	{ "floor", unary_method }, { "ceil", unary_method }, { "trunc", unary_method }, { "sign", unary_method },
 	{ "rsqrt", unary_method }, { "log2", unary_method }, { "log10", unary_method }, { "log1p", unary_method },
 	{ "expm1", unary_method }, { "exp2", unary_method }, { "erf", unary_method }, { "prod", products_prod_method },
-	{ "logsumexp", products_logsumexp }, { "flip", arrange_flip_method },
+	{ "logsumexp", products_logsumexp }, { "flip", arrange_flip_method }, { "gather", select_gather_method },
+	{ "nonzero", select_nonzero_method },
 	{ "tolist", m_tolist }, { "__T", m_T_fn }, { "requires_grad_", autograd_requires_grad_ },
 };
 
@@ -653,7 +654,7 @@ static const struct builtin *find(const struct builtin *table, size_t n, const c
 static const char *const ndarray_names[] = {
 	"T", "data", "shape", "ndim", "dtype", "size", "transpose", "view", "reshape", "copy", "astype", "sum",
 	"mean", "max", "min", "all", "any", "argmax", "argmin", "dot", "item", "sort", "argsort", "std", "var",
-	"flatten", "round", "repeat", "clip", "cumsum", "tolist", "squeeze", "prod",
+	"flatten", "round", "repeat", "clip", "cumsum", "tolist", "squeeze", "prod", "nonzero",
 };
 
 /* Whether name is an attribute or method of torch's tensors that numpy's

@@ -237,6 +237,17 @@ struct value *products_logsumexp(struct call *c, struct qkv_error *err);
 extern const struct builtin arrange_functions[];
 struct value *arrange_flip_method(struct call *c, struct qkv_error *err);
 
+/* losses.c: F.cross_entropy and F.nll_loss (losses_functions, ending
+ * with a NULL name). */
+extern const struct builtin losses_functions[];
+
+/* select.c: torch.gather, torch.nonzero, np.nonzero, F.pad
+ * (select_functions, ending with a NULL name), and the methods x.gather
+ * and x.nonzero (a.nonzero). */
+extern const struct builtin select_functions[];
+struct value *select_gather_method(struct call *c, struct qkv_error *err);
+struct value *select_nonzero_method(struct call *c, struct qkv_error *err);
+
 /* builtins.c's torch.exp and np.exp, for op: the input's checks, its
  * conversion (numpy's take lists and numbers), ops_unary. */
 struct value *builtins_unary(struct call *c, enum ew_unary op, bool numpy, struct qkv_error *err);
