@@ -168,6 +168,15 @@ struct tensor *ops_tile(const struct ops_ctx *ctx, struct tensor *x, int nd, con
 /* x with the order of the n distinct dims given (from 0) reversed, a copy:
  * torch.flip, np.flip. (ops_repeat.c) */
 struct tensor *ops_flip(struct tensor *x, int n, const int *dims);
+/* out[i][j]... = x[..., index[i][j]..., ...] along dim, out of index's
+ * shape (an int64 tensor of x's dims, no longer than x's but along dim):
+ * torch.gather, with its errors. (ops_repeat.c) */
+struct tensor *ops_gather(struct tensor *x, int dim, struct tensor *index, struct qkv_error *err);
+/* x placed at offset before[d] (negative: cropped) in a tensor of shape
+ * filled with value: F.pad's constant mode, the widths checked by the
+ * caller. (ops_repeat.c) */
+struct tensor *ops_pad(const struct ops_ctx *ctx, struct tensor *x, const int64_t *before, const int64_t *shape,
+		       double value, struct qkv_error *err);
 /* Each index i of x's dim repeated counts[i] times in place (counts[0] for
  * all when ncounts is 1): np.repeat, torch.repeat_interleave. */
 struct tensor *ops_repeat_each(const struct ops_ctx *ctx, struct tensor *x, int dim, const int64_t *counts,

@@ -1,7 +1,8 @@
-/* ops_repeat.c: the copies that repeat or reverse a tensor's elements:
- * tiling (torch's x.repeat, np.tile), repeating each element in place
- * (np.repeat, torch.repeat_interleave) and reversing dims (torch.flip,
- * np.flip). Data movement only: the values are copied byte for byte. */
+/* ops_repeat.c: the copies that move a tensor's elements: tiling (torch's
+ * x.repeat, np.tile), repeating each element in place (np.repeat,
+ * torch.repeat_interleave), reversing dims (torch.flip, np.flip), picking
+ * along a dim (torch.gather) and padding (F.pad). Data movement only: the
+ * values are copied byte for byte. */
 #include "core/ops_private.h"
 
 #include <string.h>
@@ -107,8 +108,68 @@ struct tensor *ops_flip(struct tensor *x, int n, const int *dims)
 		for (int d = 0; d < x->ndim; d++)
 			at += (flip[d] ? x->shape[d] - 1 - idx[d] : idx[d]) * x->strides[d];
 		memcpy(to + (size_t)k * es, from + (size_t)at * es, es);
-		for (int d = x->ndim - 1; d >= 0 && ++idx[d] == x->shape[d]; d--)
-			idx[d] = 0;
+		tensor_next_index(idx, x->shape, x->ndim);
+	}
+	return out;
+}
+
+struct tensor *ops_gather(struct tensor *x, int dim, struct tensor *index, struct qkv_error *err)
+{
+	if (index->dtype != DT_I64)
+		return error_set(err, 0, 0, "RuntimeError: gather(): Expected dtype int64 for index"), NULL;
+	if (index->ndim != x->ndim && !(x->ndim <= 1 && index->ndim <= 1))
+		return error_set(err, 0, 0, "RuntimeError: Index tensor must have the same number of dimensions as input "
+				 "tensor"), NULL;
+	for (int d = 0; d < index->ndim; d++)
+		if (d != dim && index->shape[d] > (x->ndim ? x->shape[d] : 1)) {
+			char b1[96], b2[96];
+			return error_set(err, 0, 0, "RuntimeError: Size does not match at dimension %d expected index %s to "
+					 "be smaller than self %s apart from dimension %d", d,
+					 tensor_shape_str(b1, sizeof b1, index->ndim, index->shape),
+					 tensor_shape_str(b2, sizeof b2, x->ndim, x->shape), dim), NULL;
+		}
+	struct tensor *out = tensor_new(x->dtype, x->flavor, index->ndim, index->shape);
+	int64_t n = tensor_numel(index), idx[TENSOR_MAX_DIMS] = { 0 }, size = x->ndim ? x->shape[dim] : 1;
+	size_t es = dtype_size(x->dtype);
+	const char *from = tensor_data(x);
+	const int64_t *picks = tensor_data(index);
+	for (int64_t k = 0; k < n; k++, tensor_next_index(idx, index->shape, index->ndim)) {
+		int64_t at = 0, src = 0;
+		for (int d = 0; d < index->ndim; d++)
+			at += idx[d] * index->strides[d];
+		int64_t pick = picks[at];
+		if (pick < 0 || pick >= size) {
+			tensor_unref(out);
+			return error_set(err, 0, 0, "RuntimeError: index %lld is out of bounds for dimension %d with size "
+					 "%lld", (long long)pick, dim, (long long)size), NULL;
+		}
+		for (int d = 0; d < x->ndim; d++)
+			src += (d == dim ? pick : idx[d]) * x->strides[d];
+		memcpy((char *)out->storage->data + (size_t)k * es, from + (size_t)src * es, es);
+	}
+	return out;
+}
+
+struct tensor *ops_pad(const struct ops_ctx *ctx, struct tensor *x, const int64_t *before, const int64_t *shape,
+		       double value, struct qkv_error *err)
+{
+	struct tensor *out = ops_full(ctx, x->dtype, x->flavor, x->ndim, shape, value, err);
+	if (!out)
+		return NULL;
+	int64_t n = tensor_numel(x), idx[TENSOR_MAX_DIMS] = { 0 };
+	size_t es = dtype_size(x->dtype);
+	for (int64_t k = 0; k < n; k++, tensor_next_index(idx, x->shape, x->ndim)) {
+		int64_t to = 0, from = 0;
+		bool inside = true;
+		for (int d = 0; d < x->ndim && inside; d++) {
+			int64_t o = idx[d] + before[d];	/* (cropped away when outside) */
+			inside = o >= 0 && o < shape[d];
+			to = to * shape[d] + o;
+			from += idx[d] * x->strides[d];
+		}
+		if (inside)
+			memcpy((char *)out->storage->data + (size_t)to * es, (const char *)tensor_data(x) + (size_t)from * es,
+			       es);
 	}
 	return out;
 }

@@ -175,6 +175,18 @@ static inline bool tensor_numel_fits(int ndim, const int64_t *shape)
 	return true;
 }
 
+/* Steps idx, a row-major index into shape, to the next element; whether
+ * there is one (at the end idx is all 0 again). */
+static inline bool tensor_next_index(int64_t *idx, const int64_t *shape, int ndim)
+{
+	for (int d = ndim - 1; d >= 0; d--) {
+		if (++idx[d] < shape[d])
+			return true;
+		idx[d] = 0;
+	}
+	return false;
+}
+
 static inline int64_t tensor_numel(const struct tensor *t)
 {
 	int64_t n = 1;

@@ -5,7 +5,7 @@
  * order); F.pad(input, pad, mode='constant', value=0) (pairs of widths from
  * the last dim backwards; a negative one crops). With torch's and numpy's
  * errors; called through builtins.c's and methods.c's tables; never
- * prints. */
+ * prints. The copying itself is core's (ops_gather, ops_pad). */
 #include "lang/args.h"
 #include "lang/runtime.h"
 
@@ -13,57 +13,7 @@
 
 #define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-/* Steps idx (a row-major index into shape) to the next element; whether
- * there is one. */
-static bool next_index(int64_t *idx, const int64_t *shape, int ndim)
-{
-	for (int d = ndim - 1; d >= 0; d--) {
-		if (++idx[d] < shape[d])
-			return true;
-		idx[d] = 0;
-	}
-	return false;
-}
-
 /* ---- gather ----------------------------------------------------------------------------- */
-
-/* out[i][j]... = x[..., index[i][j]..., ...] along dim: out has index's shape */
-static struct tensor *gather(struct tensor *x, int dim, struct tensor *index, struct qkv_error *err)
-{
-	if (index->dtype != DT_I64)
-		return error_set(err, 0, 0, "RuntimeError: gather(): Expected dtype int64 for index"), NULL;
-	if (index->ndim != x->ndim && !(x->ndim <= 1 && index->ndim <= 1))
-		return error_set(err, 0, 0, "RuntimeError: Index tensor must have the same number of dimensions as input "
-				 "tensor"), NULL;
-	for (int d = 0; d < index->ndim; d++)
-		if (d != dim && index->shape[d] > (x->ndim ? x->shape[d] : 1)) {
-			char b1[96], b2[96];
-			return error_set(err, 0, 0, "RuntimeError: Size does not match at dimension %d expected index %s to "
-					 "be smaller than self %s apart from dimension %d", d,
-					 tensor_shape_str(b1, sizeof b1, index->ndim, index->shape),
-					 tensor_shape_str(b2, sizeof b2, x->ndim, x->shape), dim), NULL;
-		}
-	struct tensor *out = tensor_new(x->dtype, x->flavor, index->ndim, index->shape);
-	int64_t n = tensor_numel(index), idx[TENSOR_MAX_DIMS] = { 0 }, size = x->ndim ? x->shape[dim] : 1;
-	size_t es = dtype_size(x->dtype);
-	const char *from = tensor_data(x);
-	for (int64_t k = 0; k < n; k++, next_index(idx, index->shape, index->ndim)) {
-		int64_t at = 0, pick = 0;
-		for (int d = 0; d < index->ndim; d++)
-			at += idx[d] * index->strides[d];
-		pick = ((const int64_t *)tensor_data(index))[at];
-		if (pick < 0 || pick >= size) {
-			tensor_unref(out);
-			return error_set(err, 0, 0, "RuntimeError: index %lld is out of bounds for dimension %d with size "
-					 "%lld", (long long)pick, dim, (long long)size), NULL;
-		}
-		int64_t src = 0;
-		for (int d = 0; d < x->ndim; d++)
-			src += (d == dim ? pick : idx[d]) * x->strides[d];
-		memcpy((char *)out->storage->data + (size_t)k * es, from + (size_t)src * es, es);
-	}
-	return out;
-}
 
 static struct value *torch_gather(struct call *c, struct qkv_error *err)
 {
@@ -74,7 +24,7 @@ static struct value *torch_gather(struct call *c, struct qkv_error *err)
 		return NULL;
 	if (args_dim(c, &a, at, x->ndim, &dim, err) < 0 || args_tensor(c, &a, at + 1, &index, err) < 0)
 		return args_fail(&a);
-	struct tensor *r = gather(x, dim, index, err);
+	struct tensor *r = ops_gather(x, dim, index, err);
 	return r ? args_done(c, &a, r, err) : (args_error(err, c, &a, at + 1, "%s", err->msg), args_fail(&a));
 }
 
@@ -94,7 +44,7 @@ static struct value *nonzero_of(struct tensor *x, bool as_tuple)
 	int64_t shape[2] = { count, cols }, idx[TENSOR_MAX_DIMS] = { 0 }, one[1] = { 1 };
 	struct tensor *pos = tensor_new(DT_I64, x->flavor, 2, shape);
 	int64_t *p = pos->storage->data;
-	for (int64_t i = 0, row = 0; i < n; i++, next_index(idx, nd ? x->shape : one, nd ? nd : 1))
+	for (int64_t i = 0, row = 0; i < n; i++, tensor_next_index(idx, nd ? x->shape : one, nd ? nd : 1))
 		if (tensor_get(x, i) != 0) {
 			for (int d = 0; d < cols; d++)
 				p[row * cols + d] = idx[d];
@@ -215,24 +165,9 @@ static struct value *pad(struct call *c, struct qkv_error *err)
 					  "and %lld resulted in a negative output size, which is invalid. Check dimension "
 					  "%d of your input.", (long long)x->shape[d], (long long)before[d],
 					  (long long)after[d], d), args_fail(&a);
-	struct tensor *out = ops_full(&c->I->ops, x->dtype, x->flavor, x->ndim, shape, value, err);
+	struct tensor *out = ops_pad(&c->I->ops, x, before, shape, value, err);
 	if (!out)
 		return args_error(err, c, &a, 1, "%s", err->msg), args_fail(&a);
-	int64_t n = tensor_numel(x), idx[TENSOR_MAX_DIMS] = { 0 };
-	size_t es = dtype_size(x->dtype);
-	for (int64_t k = 0; k < n; k++, next_index(idx, x->shape, x->ndim)) {
-		int64_t to = 0, from = 0;
-		bool inside = true;
-		for (int d = 0; d < x->ndim && inside; d++) {
-			int64_t o = idx[d] + before[d];	/* (cropped away when outside) */
-			inside = o >= 0 && o < shape[d];
-			to = to * shape[d] + o;
-			from += idx[d] * x->strides[d];
-		}
-		if (inside)
-			memcpy((char *)out->storage->data + (size_t)to * es, (const char *)tensor_data(x) + (size_t)from * es,
-			       es);
-	}
 	return args_done(c, &a, out, err);
 }
 
